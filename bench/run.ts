@@ -1,0 +1,52 @@
+/**
+ * `npm run bench [name...]`: runs every registered benchmark (or those whose name contains
+ * one of the arguments), prints one table, and writes bench/results.json.
+ *
+ * To add a benchmark: write bench/<name>.bench.ts with a default export of type Bench, and
+ * append it to `registry` below. Modules load lazily so a filtered run pays only for itself.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatTable, type Bench, type BenchResult } from './lib.js';
+
+const registry: Array<{ name: string; load: () => Promise<{ default: Bench }> }> = [
+  { name: 'store', load: () => import('./store.bench.js') },
+];
+
+const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const selected = filters.length ? registry.filter((b) => filters.some((f) => b.name.includes(f))) : registry;
+if (selected.length === 0) {
+  console.error(`no benchmark matches ${filters.join(', ')}; known: ${registry.map((b) => b.name).join(', ')}`);
+  process.exit(2);
+}
+
+const results: BenchResult[] = [];
+const startedAt = new Date().toISOString();
+for (const entry of selected) {
+  const bench = (await entry.load()).default;
+  console.error(`running ${bench.name}: ${bench.description}`);
+  const t = Date.now();
+  results.push(...(await bench.run()));
+  console.error(`  ${bench.name} done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+
+console.log(formatTable(results));
+const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
+await fs.writeFile(
+  out,
+  JSON.stringify(
+    {
+      startedAt,
+      node: process.version,
+      platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+      cpus: os.cpus().length,
+      benches: selected.map((b) => b.name),
+      results,
+    },
+    null,
+    2,
+  ) + '\n',
+);
+console.error(`wrote ${out}`);

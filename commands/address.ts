@@ -1,0 +1,91 @@
+/**
+ * /address <client-email> <currency> <network>: a client's deposit address, with a QR code.
+ * The service returns the same address for the same client, currency and network, so
+ * asking again is the way to look one up.
+ */
+import type { App } from '@slack/bolt';
+import QRCode from 'qrcode';
+import { z } from 'zod';
+import { refusal } from '../src/slack/access.js';
+import { context, fields, header, section } from '../src/slack/blocks.js';
+import { dmChannel, guarded } from '../src/slack/guard.js';
+import { words } from '../src/slack/text.js';
+import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../src/wallet/enums.js';
+import type { WalletAddress } from '../src/wallet/schemas.js';
+import type { CommandDeps } from './deps.js';
+
+export const name = '/address';
+const USAGE = 'Usage: `/address <client-email> <currency> <network>`, e.g. `/address alice@client.com USDT BSC`';
+
+export type AddressArgs = { email: string; currency: CurrencyMember; network: EnumMember };
+
+export function parseAddressArgs(text: string): { ok: true; args: AddressArgs } | { ok: false; errors: string[] } {
+  const w = words(text);
+  if (w.length !== 3) {
+    return { ok: false, errors: [`expected 3 values (client e-mail, currency, network), got ${w.length}`] };
+  }
+  const [email, cur, net] = w as [string, string, string];
+  const errors: string[] = [];
+  if (!z.email().safeParse(email).success) errors.push(`“${email}” is not an e-mail address`);
+  const currency = lookup(CURRENCIES, cur);
+  if (!currency) errors.push(`unknown currency “${cur}”; accepted: ${acceptedNames(CURRENCIES)} (or their codes)`);
+  const network = lookup(NETWORKS, net);
+  if (!network) errors.push(`unknown network “${net}”; accepted: ${acceptedNames(NETWORKS)} (or their codes)`);
+  if (errors.length || !currency || !network) return { ok: false, errors };
+  return { ok: true, args: { email, currency, network } };
+}
+
+const STATUS_TEXT: Record<WalletAddress['status'], string> = {
+  generated: ':white_check_mark: Generated: ready to receive funds',
+  pending: ':hourglass_flowing_sand: Pending: the address is still being generated. Do not share it until `/address` shows it as generated.',
+  failed: ':x: Generation failed: do not use this address. Try again later, or contact the wallet service if it keeps failing.',
+  unknown: ':grey_question: Unknown generation status: check with the wallet service before sharing it.',
+};
+
+export function renderAddress(args: AddressArgs, a: WalletAddress, qrNote: string) {
+  const blocks = [
+    header(`Deposit address: ${args.currency.name} on ${args.network.name}`),
+    section(a.address ? `\`\`\`${a.address}\`\`\`` : '_No address yet._'),
+    fields([
+      ['Client', args.email],
+      ['Client id', `\`${a.merchantClientId}\``],
+      ['Currency', args.currency.name],
+      ['Network', args.network.name],
+    ]),
+    section(`*Status*\n${STATUS_TEXT[a.status]}${a.message ? `\n_${a.message}_` : ''}`),
+    context(`The same client, currency and network always give this address. ${qrNote}`),
+  ];
+  return { text: `Deposit address for ${args.email} (${args.currency.name} on ${args.network.name}): ${a.address}`, blocks };
+}
+
+export function register(app: App, deps: CommandDeps): void {
+  app.command(name, async ({ command, ack, respond, client }) => {
+    await ack();
+    await guarded(deps.logger, respond, 'Address generation', async () => {
+      const refused = await refusal(deps.policy, 'viewers', command.user_id, deps.groups);
+      if (refused) return void (await respond({ response_type: 'ephemeral', text: refused }));
+      const parsed = parseAddressArgs(command.text);
+      if (!parsed.ok) {
+        return void (await respond({ response_type: 'ephemeral', text: `:warning: ${parsed.errors.join('\n:warning: ')}\n${USAGE}` }));
+      }
+      const { args } = parsed;
+      const address = await deps.wallet.generateAddress({ clientEmail: args.email, currency: args.currency, network: args.network });
+      let qrNote = 'A QR code of the address was sent to you in a direct message.';
+      if (!address.address) qrNote = '';
+      else try {
+        const png = await QRCode.toBuffer(address.address, { type: 'png', width: 320, margin: 2, errorCorrectionLevel: 'M' });
+        await client.files.uploadV2({
+          channel_id: await dmChannel(client, command.user_id),
+          file: png,
+          filename: `${args.currency.name}-${args.network.name}-${address.address}.png`,
+          title: `${args.currency.name} on ${args.network.name}: ${address.address}`,
+          initial_comment: `QR code of ${args.email}'s ${args.currency.name} deposit address on ${args.network.name}: \`${address.address}\``,
+        });
+      } catch (err) {
+        deps.logger.warn({ err }, 'could not upload the QR code');
+        qrNote = 'The QR code could not be sent this time.';
+      }
+      await respond({ response_type: 'ephemeral', ...renderAddress(args, address, qrNote) });
+    });
+  });
+}

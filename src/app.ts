@@ -1,0 +1,192 @@
+/**
+ * Builds and starts the whole app from a Config: store, wallet client (or the embedded
+ * sandbox), policy, Slack, the HTTP server and the jobs. main.ts calls it with the
+ * environment; tests call it with test ports and directories.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { DestinationStream } from 'pino';
+import { registerCommands } from '../commands/index.js';
+import type { CommandDeps } from '../commands/deps.js';
+import { configSecrets, type Config } from './config.js';
+import type { Deps } from './deps.js';
+import { sendJson, startHttpServer, type HttpServer, type Route } from './http/server.js';
+import { Scheduler } from './jobs/scheduler.js';
+import { createLogger, type Logger } from './log.js';
+import { loadPolicy, resolvePolicyPath } from './policy/load.js';
+import type { Policy } from './policy/schema.js';
+import { createSandbox, SANDBOX_MERCHANT, type Sandbox } from './sandbox/index.js';
+import { secrets } from './secrets.js';
+import { slackGroups } from './slack/access.js';
+import { createSlackApp, type SlackApp } from './slack/app.js';
+import { openStore, type Store } from './store/index.js';
+import { createWalletClient } from './wallet/client.js';
+
+export const VERSION: string = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+})();
+
+export interface StartOptions {
+  config: Config;
+  logger?: Logger;
+  /** Where log lines go when no logger is given (tests capture them). */
+  logDestination?: DestinationStream;
+  /** Use this policy instead of loading the file. */
+  policy?: Policy;
+  now?: () => number;
+}
+
+export interface RunningApp {
+  url: string;
+  port: number;
+  deps: Deps;
+  sandbox?: Sandbox;
+  slack?: SlackApp;
+  http: HttpServer;
+  stop(): Promise<void>;
+}
+
+const SETTINGS = 'settings';
+
+/** The webhook URL's secret path segment: configured, or generated once and kept in the store. */
+async function webhookSecret(config: Config, store: Store): Promise<string> {
+  if (config.webhookSecret) return config.webhookSecret;
+  return store.commit((tx) => {
+    const existing = tx.get<{ value: string }>(SETTINGS, 'webhookSecret');
+    if (existing) return existing.value;
+    const value = randomBytes(24).toString('base64url');
+    tx.put(SETTINGS, 'webhookSecret', { value });
+    return value;
+  });
+}
+
+export async function startApp(o: StartOptions): Promise<RunningApp> {
+  const { config } = o;
+  const logger = o.logger ?? createLogger({ level: config.logLevel, destination: o.logDestination });
+  const now = o.now ?? Date.now;
+  secrets.add(...configSecrets(config));
+  const cleanups: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const c of cleanups.reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.error({ err }, 'error while stopping');
+      }
+    }
+  };
+
+  try {
+    const store = await openStore({ dir: config.dataDir, logger: logger.child({ component: 'store' }) });
+    cleanups.push(() => store.close());
+
+    let sandbox: Sandbox | undefined;
+    let wallet = config.wallet;
+    if (!wallet.baseUrl) {
+      sandbox = await createSandbox({ port: config.sandboxPort, logger: logger.child({ component: 'sandbox' }), timestampUnit: wallet.timestampUnit });
+      cleanups.push(() => sandbox!.close());
+      wallet = { ...wallet, baseUrl: sandbox.url, ...SANDBOX_MERCHANT, email: SANDBOX_MERCHANT.email, password: SANDBOX_MERCHANT.password };
+      secrets.add(SANDBOX_MERCHANT.apiKey, SANDBOX_MERCHANT.password);
+    }
+    const walletClient = createWalletClient({
+      baseUrl: wallet.baseUrl!,
+      apiKey: wallet.apiKey!,
+      publicKey: wallet.publicKey!,
+      email: wallet.email!,
+      password: wallet.password!,
+      v2AuthScheme: wallet.v2AuthScheme,
+      refreshMethod: wallet.refreshMethod,
+      timestampUnit: wallet.timestampUnit,
+      timeoutMs: wallet.timeoutMs,
+      logger: logger.child({ component: 'wallet' }),
+    });
+
+    const policy = o.policy ?? loadPolicy(resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl));
+    const hookSecret = await webhookSecret(config, store);
+    secrets.add(hookSecret);
+
+    const scheduler = new Scheduler(logger.child({ component: 'jobs' }));
+    cleanups.push(() => scheduler.stop());
+
+    const deps: Deps = {
+      config,
+      logger,
+      store,
+      wallet: walletClient,
+      policy,
+      scheduler,
+      walletDescription: sandbox ? `embedded sandbox (${sandbox.url})` : wallet.baseUrl!,
+      version: VERSION,
+      now,
+    };
+
+    let slack: SlackApp | undefined;
+    if (config.slack.mode !== 'local') {
+      slack = createSlackApp({
+        mode: config.slack.mode,
+        botToken: config.slack.botToken!,
+        signingSecret: config.slack.signingSecret!,
+        appToken: config.slack.appToken,
+        apiUrl: config.slack.apiUrl,
+        logger,
+      });
+      const commandDeps: CommandDeps = { ...deps, groups: slackGroups(slack.app.client, logger, now) };
+      registerCommands(slack.app, commandDeps);
+    }
+
+    const routes: Route[] = [
+      { method: 'GET', path: '/healthz', handler: (_req, res) => sendJson(res, 200, { ok: true, version: VERSION }) },
+      {
+        method: 'GET',
+        path: '/readyz',
+        handler: async (_req, res) => {
+          const checks = await readiness(deps, slack);
+          sendJson(res, Object.values(checks).every((c) => c.ok) ? 200 : 503, checks);
+        },
+      },
+    ];
+    if (slack?.requestListener) {
+      const listener = slack.requestListener;
+      routes.push({ method: 'POST', path: '/slack/events', handler: (req, res) => listener(req, res) });
+    }
+    const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
+    cleanups.push(() => http.close());
+
+    if (slack) {
+      await slack.start();
+      cleanups.push(() => slack!.stop());
+    }
+    scheduler.start();
+
+    return { url: http.url, port: http.port, deps, sandbox, slack, http, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+interface Check {
+  ok: boolean;
+  detail: string;
+}
+
+async function readiness(deps: Deps, slack: SlackApp | undefined): Promise<Record<string, Check>> {
+  const s = deps.store.stats();
+  const store: Check = { ok: true, detail: `${s.records} records` };
+  let wallet: Check;
+  try {
+    if (!deps.wallet.authState().loggedIn) await deps.wallet.login();
+    const a = deps.wallet.authState();
+    wallet = { ok: a.loggedIn, detail: a.loggedIn ? `logged in until ${new Date(a.expiresAt ?? 0).toISOString()}` : 'not logged in' };
+  } catch (err) {
+    wallet = { ok: false, detail: (err as Error).message };
+  }
+  const slackCheck: Check = !slack
+    ? { ok: true, detail: 'local mode (no Slack credentials)' }
+    : { ok: slack.connected(), detail: `${slack.mode} mode${slack.connected() ? '' : ', not connected'}` };
+  return { store, wallet, slack: slackCheck };
+}

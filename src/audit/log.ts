@@ -1,0 +1,135 @@
+/**
+ * The append-only, hash-chained audit log (ARCHITECTURE.md invariant 7).
+ *
+ * Entries are written with `appendAudit(tx, ...)` inside the SAME store commit as the state
+ * change they describe, so the log and the state can never disagree after a crash. Each entry
+ * carries the hash of the previous one; a head record holds the last seq and hash so that
+ * deleting the newest entry is detected too, not only edits and gaps in the middle.
+ */
+import { createHash } from 'node:crypto';
+import { stringify as csvStringify } from 'csv-stringify/sync';
+import { configure } from 'safe-stable-stringify';
+import type { Store, Tx } from '../store/index.js';
+
+export const AUDIT_COLLECTION = 'audit';
+export const AUDIT_HEAD_COLLECTION = 'audit_head';
+const HEAD_ID = 'head';
+export const GENESIS_HASH = '0'.repeat(64);
+
+// Strict: a value JSON cannot represent (bigint, function, cycle) must fail loudly, not be hashed as something else.
+const canonical = configure({ bigint: false, circularValue: Error, deterministic: true, strict: true });
+
+export interface AuditEntry {
+  seq: number;
+  /** ISO 8601. */
+  at: string;
+  /** Slack user id, or "system" for jobs and recovery. */
+  actor: string;
+  action: string;
+  /** What the step is about, e.g. a withdrawal request id. */
+  subject: string;
+  details: Record<string, unknown>;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditInput {
+  actor: string;
+  action: string;
+  subject: string;
+  details?: Record<string, unknown>;
+  /** Default: now. */
+  at?: Date | number | string;
+}
+
+interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+export type AuditVerification = { ok: true; count: number } | { ok: false; seq: number; reason: string };
+
+export function auditId(seq: number): string {
+  return String(seq).padStart(12, '0');
+}
+
+export function hashAuditEntry(e: Omit<AuditEntry, 'hash'>): string {
+  const body = { seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: e.details, prevHash: e.prevHash };
+  const text = canonical(body);
+  if (typeof text !== 'string') throw new TypeError('audit entry cannot be serialized');
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function toIso(at: AuditInput['at']): string {
+  if (at === undefined) return new Date().toISOString();
+  return new Date(at).toISOString();
+}
+
+/** Appends one entry to the chain within the caller's commit; returns it. */
+export function appendAudit(tx: Tx, input: AuditInput): AuditEntry {
+  const head = tx.get<AuditHead>(AUDIT_HEAD_COLLECTION, HEAD_ID) ?? { seq: 0, hash: GENESIS_HASH };
+  // Round-trip through JSON so the hash covers exactly what the store will hold (no undefined fields, no Dates).
+  const details = JSON.parse(JSON.stringify(input.details ?? {})) as Record<string, unknown>;
+  const base = {
+    seq: head.seq + 1,
+    at: toIso(input.at),
+    actor: input.actor,
+    action: input.action,
+    subject: input.subject,
+    details,
+    prevHash: head.hash,
+  };
+  const entry: AuditEntry = { ...base, hash: hashAuditEntry(base) };
+  tx.put(AUDIT_COLLECTION, auditId(entry.seq), entry);
+  tx.put<AuditHead>(AUDIT_HEAD_COLLECTION, HEAD_ID, { seq: entry.seq, hash: entry.hash });
+  return entry;
+}
+
+/** The newest n entries, oldest first. */
+export function recentAudit(store: Store, n: number): AuditEntry[] {
+  if (n <= 0) return [];
+  const all = store.all<AuditEntry>(AUDIT_COLLECTION);
+  return all.slice(Math.max(0, all.length - n));
+}
+
+/** Walks the whole chain: contiguous seqs from 1, each prevHash links, each hash recomputes, and the head matches the end. */
+export function verifyAudit(store: Store): AuditVerification {
+  const entries = [...store.all<AuditEntry>(AUDIT_COLLECTION)].sort((a, b) => a.seq - b.seq);
+  let prev = GENESIS_HASH;
+  let expected = 1;
+  for (const e of entries) {
+    if (e.seq !== expected) {
+      return { ok: false, seq: expected, reason: `entry ${expected} is missing (found ${e.seq} next)` };
+    }
+    if (e.prevHash !== prev) return { ok: false, seq: e.seq, reason: `entry ${e.seq} does not link to the entry before it` };
+    let actual: string;
+    try {
+      actual = hashAuditEntry(e);
+    } catch {
+      return { ok: false, seq: e.seq, reason: `entry ${e.seq} cannot be serialized` };
+    }
+    if (actual !== e.hash) return { ok: false, seq: e.seq, reason: `entry ${e.seq} was altered (its hash does not match its content)` };
+    prev = e.hash;
+    expected++;
+  }
+  const head = store.get<AuditHead>(AUDIT_HEAD_COLLECTION, HEAD_ID);
+  const last = expected - 1;
+  if (!head) {
+    if (last === 0) return { ok: true, count: 0 };
+    return { ok: false, seq: last, reason: 'the audit head record is missing' };
+  }
+  if (head.seq !== last || head.hash !== prev) {
+    return { ok: false, seq: Math.min(head.seq, last + 1), reason: `the log ends at entry ${last} but ${head.seq} entries were written: entries were removed from the end` };
+  }
+  return { ok: true, count: last };
+}
+
+export const AUDIT_CSV_COLUMNS = ['seq', 'at', 'actor', 'action', 'subject', 'details', 'prevHash', 'hash'] as const;
+
+/** The whole log as CSV (header row included); details as canonical JSON. */
+export function auditCsv(store: Store): string {
+  const rows = store
+    .all<AuditEntry>(AUDIT_COLLECTION)
+    .map((e) => [e.seq, e.at, e.actor, e.action, e.subject, canonical(e.details) ?? '{}', e.prevHash, e.hash]);
+  return csvStringify(rows, { header: true, columns: [...AUDIT_CSV_COLUMNS] });
+}

@@ -1,0 +1,180 @@
+/**
+ * Environment -> typed configuration. Every problem is collected and reported at once,
+ * naming the variable; a secret's value is never echoed back.
+ */
+import { z } from 'zod';
+
+export type SlackMode = 'local' | 'http' | 'socket';
+
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: string;
+  dataDir: string;
+  policyFile: string | undefined;
+  publicUrl: string | undefined;
+  webhookSecret: string | undefined;
+  webhookSignatureRequired: boolean;
+  slack: {
+    mode: SlackMode;
+    botToken: string | undefined;
+    signingSecret: string | undefined;
+    appToken: string | undefined;
+    apiUrl: string | undefined;
+  };
+  wallet: {
+    /** undefined: run the embedded sandbox and use its credentials. */
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    publicKey: string | undefined;
+    email: string | undefined;
+    password: string | undefined;
+    v2AuthScheme: string;
+    refreshMethod: 'POST' | 'PUT' | 'GET';
+    timestampUnit: 'ms' | 's';
+    timeoutMs: number;
+  };
+  sandboxPort: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Configuration is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Variables whose values are secrets: never echoed in errors, registered for scrubbing. */
+export const SECRET_VARIABLES = [
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'WALLET_API_KEY',
+  'WALLET_MERCHANT_PASSWORD',
+  'WEBHOOK_SECRET',
+] as const;
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const url = (what: string) =>
+  optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), `must be an http(s) URL (${what})`);
+
+const intInRange = (min: number, max: number, def: number) =>
+  optionalString
+    .transform((v) => (v === undefined ? def : Number(v)))
+    .refine((n) => Number.isInteger(n) && n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const schema = z.object({
+  PORT: intInRange(0, 65535, 3000),
+  HOST: optionalString,
+  LOG_LEVEL: optionalString.refine(
+    (v) => v === undefined || (LOG_LEVELS as readonly string[]).includes(v),
+    `must be one of ${LOG_LEVELS.join(', ')}`,
+  ),
+  DATA_DIR: optionalString,
+  POLICY_FILE: optionalString,
+  PUBLIC_URL: url('the public base URL of this app'),
+  WEBHOOK_SECRET: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z0-9_-]{24,}$/.test(v),
+    'must be at least 24 characters of letters, digits, - or _ (it is a URL path segment)',
+  ),
+  WEBHOOK_SIGNATURE: optionalString.refine(
+    (v) => v === undefined || ['required', 'off'].includes(v),
+    'must be "required" or "off"',
+  ),
+  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), 'must be a bot token (xoxb-...)'),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), 'must be an app-level token (xapp-...)'),
+  SLACK_API_URL: url('the Slack Web API base, e.g. https://slack.com/api/'),
+  WALLET_API_BASE_URL: url('the wallet service'),
+  WALLET_API_KEY: optionalString,
+  WALLET_PUBLIC_KEY: optionalString,
+  WALLET_MERCHANT_EMAIL: optionalString.refine((v) => v === undefined || z.email().safeParse(v).success, 'must be an e-mail address'),
+  WALLET_MERCHANT_PASSWORD: optionalString,
+  WALLET_V2_AUTH_SCHEME: optionalString.refine((v) => v === undefined || /^[A-Za-z]+$/.test(v), 'must be a single word such as Bearer'),
+  WALLET_REFRESH_METHOD: optionalString.refine((v) => v === undefined || ['POST', 'PUT', 'GET'].includes(v.toUpperCase()), 'must be POST, PUT or GET'),
+  WALLET_TIMESTAMP_UNIT: optionalString.refine((v) => v === undefined || v === 'ms' || v === 's', 'must be "ms" or "s"'),
+  WALLET_TIMEOUT_MS: intInRange(500, 120_000, 10_000),
+  SANDBOX_PORT: intInRange(0, 65535, 4000),
+});
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? '?');
+      const shown = (SECRET_VARIABLES as readonly string[]).includes(name) ? '' : ` (got ${JSON.stringify(env[name])})`;
+      problems.push(`${name}: ${issue.message}${shown}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+
+  // Slack credentials come in pairs; half a pair is a mistake worth stopping for.
+  if (Boolean(e.SLACK_BOT_TOKEN) !== Boolean(e.SLACK_SIGNING_SECRET)) {
+    problems.push(
+      e.SLACK_BOT_TOKEN
+        ? 'SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set'
+        : 'SLACK_BOT_TOKEN: required when SLACK_SIGNING_SECRET is set',
+    );
+  }
+  if (e.SLACK_APP_TOKEN && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN is set (Socket Mode)');
+
+  if (e.WALLET_API_BASE_URL) {
+    for (const name of ['WALLET_API_KEY', 'WALLET_PUBLIC_KEY', 'WALLET_MERCHANT_EMAIL', 'WALLET_MERCHANT_PASSWORD'] as const) {
+      if (!e[name]) problems.push(`${name}: required when WALLET_API_BASE_URL is set`);
+    }
+    // The spec says HTTPS only; plain HTTP is allowed to loopback for tests and local tools.
+    if (!/^https:\/\//.test(e.WALLET_API_BASE_URL) && !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(e.WALLET_API_BASE_URL)) {
+      problems.push(`WALLET_API_BASE_URL: must use https:// (got ${JSON.stringify(e.WALLET_API_BASE_URL)})`);
+    }
+  }
+  if (e.WEBHOOK_SIGNATURE === 'required' && !e.WEBHOOK_SECRET) {
+    problems.push('WEBHOOK_SECRET: required when WEBHOOK_SIGNATURE=required (it is the HMAC key)');
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const mode: SlackMode = !e.SLACK_BOT_TOKEN ? 'local' : e.SLACK_APP_TOKEN ? 'socket' : 'http';
+  return {
+    port: e.PORT,
+    host: e.HOST ?? '0.0.0.0',
+    logLevel: e.LOG_LEVEL ?? 'info',
+    dataDir: e.DATA_DIR ?? './data',
+    policyFile: e.POLICY_FILE,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    webhookSecret: e.WEBHOOK_SECRET,
+    webhookSignatureRequired: e.WEBHOOK_SIGNATURE === 'required',
+    slack: {
+      mode,
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+    },
+    wallet: {
+      baseUrl: e.WALLET_API_BASE_URL?.replace(/\/+$/, ''),
+      apiKey: e.WALLET_API_KEY,
+      publicKey: e.WALLET_PUBLIC_KEY,
+      email: e.WALLET_MERCHANT_EMAIL,
+      password: e.WALLET_MERCHANT_PASSWORD,
+      v2AuthScheme: e.WALLET_V2_AUTH_SCHEME ?? 'Bearer',
+      refreshMethod: (e.WALLET_REFRESH_METHOD?.toUpperCase() ?? 'POST') as 'POST' | 'PUT' | 'GET',
+      timestampUnit: (e.WALLET_TIMESTAMP_UNIT ?? 'ms') as 'ms' | 's',
+      timeoutMs: e.WALLET_TIMEOUT_MS,
+    },
+    sandboxPort: e.SANDBOX_PORT,
+  };
+}
+
+/** The secret values of a configuration, for the scrubbing registry. */
+export function configSecrets(c: Config): string[] {
+  return [c.slack.botToken, c.slack.signingSecret, c.slack.appToken, c.wallet.apiKey, c.wallet.password, c.webhookSecret].filter(
+    (v): v is string => typeof v === 'string',
+  );
+}

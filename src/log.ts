@@ -1,0 +1,70 @@
+/**
+ * pino, configured so that secrets cannot reach the output: known secret-bearing paths
+ * are redacted, errors are serialized without request configs or headers, and every
+ * line is scrubbed of registered secret values just before it is written.
+ */
+import { pino, type Logger, type DestinationStream } from 'pino';
+import { secrets as defaultSecrets, type SecretRegistry } from './secrets.js';
+
+export type { Logger };
+
+const SECRET_KEYS = [
+  'authorization',
+  'Authorization',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'password',
+  'newPassword',
+  'apiKey',
+  'secret',
+  'signingSecret',
+  'webhookSecret',
+  'botToken',
+  'appToken',
+  'otp',
+  'cookie',
+];
+
+const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `headers.${k}`, `*.headers.${k}`]);
+
+/** An error reduced to what helps an operator: never an axios config, request, or headers. */
+export function serializeError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const e = err as Error & { code?: unknown; status?: unknown; kind?: unknown; cause?: unknown };
+  const out: Record<string, unknown> = { type: e.name, message: e.message };
+  if (typeof e.code === 'string' || typeof e.code === 'number') out.code = e.code;
+  if (typeof e.status === 'number') out.status = e.status;
+  if (typeof e.kind === 'string') out.kind = e.kind;
+  const axiosLike = err as { isAxiosError?: boolean; response?: { status?: number }; config?: { method?: string; url?: string } };
+  if (axiosLike.isAxiosError) {
+    out.status = axiosLike.response?.status;
+    out.method = axiosLike.config?.method;
+    out.url = axiosLike.config?.url?.split('?')[0];
+  } else if (e.stack) {
+    out.stack = e.stack;
+  }
+  if (e.cause !== undefined && e.cause !== err) out.cause = serializeError(e.cause);
+  return out;
+}
+
+export interface LoggerOptions {
+  level?: string;
+  destination?: DestinationStream;
+  secrets?: SecretRegistry;
+  name?: string;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const registry = opts.secrets ?? defaultSecrets;
+  return pino(
+    {
+      name: opts.name,
+      level: opts.level ?? 'info',
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      serializers: { err: serializeError, error: serializeError },
+      hooks: { streamWrite: (line: string) => registry.scrub(line) },
+    },
+    opts.destination ?? pino.destination({ fd: 1, sync: false }),
+  );
+}

@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { policySchema, type Policy } from './schema.js';
+
+export class PolicyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PolicyError';
+  }
+}
+
+/** Parse and validate policy YAML; the error lists every problem with its path. */
+export function parsePolicy(text: string, source = 'policy'): Policy {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    throw new PolicyError(`${source} is not valid YAML: ${(err as Error).message}`);
+  }
+  const parsed = policySchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
+    throw new PolicyError(`${source} is invalid:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * POLICY_FILE if given; else ./policy.yml; else, only where no real money can move
+ * (local mode), the commented example.
+ */
+export function resolvePolicyPath(policyFile: string | undefined, allowExample: boolean, cwd = process.cwd()): string {
+  if (policyFile) {
+    const p = resolve(cwd, policyFile);
+    if (!existsSync(p)) throw new PolicyError(`POLICY_FILE ${policyFile} does not exist`);
+    return p;
+  }
+  const own = resolve(cwd, 'policy.yml');
+  if (existsSync(own)) return own;
+  const example = resolve(cwd, 'policy.example.yml');
+  if (allowExample && existsSync(example)) return example;
+  throw new PolicyError('No policy file: copy policy.example.yml to policy.yml and edit it, or set POLICY_FILE.');
+}
+
+export function loadPolicy(path: string): Policy {
+  return parsePolicy(readFileSync(path, 'utf8'), path);
+}

@@ -1,0 +1,26 @@
+/**
+ * Who may do what. Policy entries are user ids, user-group ids or "*"; group membership
+ * comes from a resolver the caller provides (the Slack layer asks Slack), so this module
+ * stays free of Slack.
+ */
+import type { Policy, Role } from './schema.js';
+
+export interface GroupResolver {
+  /** Member user ids of a user group; may be cached by the implementation. */
+  membersOf(groupId: string): Promise<readonly string[]>;
+}
+
+export async function matches(entries: readonly string[], userId: string, groups?: GroupResolver): Promise<boolean> {
+  if (entries.includes('*') || entries.includes(userId)) return true;
+  if (!groups) return false;
+  for (const entry of entries) {
+    if (entry.startsWith('S') && (await groups.membersOf(entry)).includes(userId)) return true;
+  }
+  return false;
+}
+
+export async function hasRole(policy: Policy, role: Role, userId: string, groups?: GroupResolver): Promise<boolean> {
+  // Admins can always see; seeing is the least a treasury admin needs.
+  if (role === 'viewers' && (await matches(policy.people.admins, userId, groups))) return true;
+  return matches(policy.people[role], userId, groups);
+}

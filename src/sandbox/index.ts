@@ -1,0 +1,288 @@
+/**
+ * The embedded sandbox wallet service: the spec + docs/wallet-service-choices.md over real
+ * HTTP on node:http, with test controls (fault injection, token expiry, balances,
+ * simulated deposits) as methods. Used in-process by tests and the app's local mode, and
+ * alone through `npm run sandbox` (cli.ts). Choices the docs leave open are listed in
+ * src/sandbox/README.md.
+ */
+import { pino } from 'pino';
+import type { Logger } from '../log.js';
+import { KYB_STATUSES, CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
+import { login, OtpStore, refresh, requestOtp, resetPassword, TokenStore } from './auth.js';
+import { depositRoute, remittanceRoute, simulateDeposit, simulateRemittance, type DepositInput, type RemittanceInput } from './deposits.js';
+import { FaultQueue, type Fault } from './faults.js';
+import { generateAddress } from './generate-address.js';
+import { startHttpServer, type RecordedRequest, type Route } from './http.js';
+import { formatMoney, parseMoney } from './money.js';
+import { seedSandbox } from './seed.js';
+import { SandboxState, type KybName, type Role, type TransactionRecord } from './state.js';
+import { listTransactions, type TimestampUnit } from './transactions.js';
+import { withdrawalPayload, type Remittance } from './webhook-payloads.js';
+import { registerWebhook, WebhookDispatcher, type Delivery } from './webhooks.js';
+import { withdraw } from './withdrawals.js';
+
+export type { TransactionRecord, Remittance, Delivery, Fault, DepositInput, RemittanceInput, RecordedRequest, KybName, Role, TimestampUnit };
+export { SimulationError } from './deposits.js';
+export { webhookChecksum, canonicalJson } from './webhook-payloads.js';
+export { signWebhook } from './webhooks.js';
+
+export const SANDBOX_MERCHANT = Object.freeze({
+  email: 'treasury@sandbox.test',
+  password: 'sandbox-password',
+  apiKey: 'sk_sandbox_0123456789abcdef',
+  publicKey: 'pk_sandbox_0123456789abcdef',
+});
+
+const HOUR = 3600_000;
+
+export interface SandboxOptions {
+  /** Default 0 (a free port) on 127.0.0.1. */
+  port?: number;
+  host?: string;
+  /** The sandbox's own log; password-reset OTPs are printed here. Default: silent. */
+  logger?: Logger;
+  /** Default true: clients, balances and ~60 transactions (seed.ts). */
+  seed?: boolean;
+  /** Access token lifetime, default 2 h. */
+  tokenLifetimeMs?: number;
+  /** Default 7 days. */
+  refreshTokenLifetimeMs?: number;
+  /** Unit of transactionTimeStamp and of the Start/EndTimeStamp filters. Default 'ms'. */
+  timestampUnit?: TimestampUnit;
+  webhook?: {
+    /** When set, deliveries carry Standard Webhooks headers (webhook-id, -timestamp, -signature). */
+    signingSecret?: string;
+    /** First retry delay, default 1000 ms; doubles per attempt. */
+    retryBaseMs?: number;
+    /** Attempts per notification in all, default 8. */
+    maxAttempts?: number;
+    /** Cap on one retry delay, default 60 000 ms. */
+    maxDelayMs?: number;
+    /** Time from PENDING to CONFIRMED/FAILED, default 3000 ms. */
+    confirmAfterMs?: number;
+    /** Per-attempt receiver timeout, default 10 000 ms. */
+    timeoutMs?: number;
+  };
+  /** Request body cap, default 1 MiB (larger bodies get 413). */
+  maxBodyBytes?: number;
+  now?: () => number;
+}
+
+export interface SandboxStats {
+  /** Requests received at each endpoint, whatever became of them (faults included). */
+  logins: number;
+  refreshes: number;
+  withdrawals: number;
+  /** Withdrawals that passed validation and moved money. */
+  withdrawalsCommitted: number;
+  /** Every request received, in order; `path` is the request target (path and query). */
+  requests: RecordedRequest[];
+}
+
+export interface NewMerchant {
+  email: string;
+  password: string;
+  apiKey: string;
+  publicKey: string;
+  kyb?: KybName;
+  role?: Role;
+  businessName?: string;
+}
+
+export interface Sandbox {
+  url: string;
+  port: number;
+  /** Stops the server, timers, pending webhook retries. Idempotent. */
+  close(): Promise<void>;
+  addMerchant(m: NewMerchant): void;
+  setKyb(email: string, kyb: string): void;
+  lastOtp(email: string): string | undefined;
+  /** Lifetime of access tokens issued from now on. */
+  setTokenLifetime(ms: number): void;
+  /** Every access token issued so far now answers 401. */
+  expireAccessTokens(): void;
+  expireRefreshTokens(): void;
+  stats: SandboxStats;
+  /** The next `times` requests whose target starts with pathPrefix (case-insensitive) get the fault. */
+  injectFault(pathPrefix: string, fault: Fault, times?: number): void;
+  clearFaults(): void;
+  /** Sets a client's balance; generates the client's address for that currency/network if needed. Merchant: the client's, else the sandbox merchant. */
+  setBalance(clientEmail: string, currency: string, network: string, amount: string): void;
+  balance(clientEmail: string, currency: string, network: string): string;
+  deposit(input: DepositInput): Promise<TransactionRecord>;
+  remittance(input: RemittanceInput): Promise<Remittance>;
+  /** Replaces the transaction list; missing fields get defaults, record i is i minutes older than now(). */
+  resetTransactions(records?: Partial<TransactionRecord>[]): void;
+  /** Copies, in insertion order. */
+  transactions(): TransactionRecord[];
+  webhook: {
+    /** The registered URL of a merchant (default: the sandbox merchant). */
+    url(merchantEmail?: string): string | undefined;
+    deliveries: Delivery[];
+  };
+}
+
+function businessNameFor(email: string): string {
+  const domain = email.split('@')[1] ?? 'merchant';
+  const name = domain.split('.')[0] ?? domain;
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)} Ltd`;
+}
+
+export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const now = opts.now ?? Date.now;
+  const log = opts.logger ?? pino({ level: 'silent' });
+  const unit: TimestampUnit = opts.timestampUnit ?? 'ms';
+  const state = new SandboxState(SANDBOX_MERCHANT.email);
+  state.addMerchant({ ...SANDBOX_MERCHANT, kyb: 'Approved', role: 'Merchant', businessName: 'Sandbox Treasury Ltd' });
+
+  const tokens = new TokenStore(now, {
+    accessMs: opts.tokenLifetimeMs ?? 2 * HOUR,
+    refreshMs: opts.refreshTokenLifetimeMs ?? 7 * 24 * HOUR,
+  });
+  const otps = new OtpStore(now);
+  const w = opts.webhook ?? {};
+  const webhooks = new WebhookDispatcher(
+    {
+      ...(w.signingSecret ? { signingSecret: w.signingSecret } : {}),
+      retryBaseMs: w.retryBaseMs ?? 1000,
+      maxAttempts: w.maxAttempts ?? 8,
+      maxDelayMs: w.maxDelayMs ?? 60_000,
+      confirmAfterMs: w.confirmAfterMs ?? 3000,
+      timeoutMs: w.timeoutMs ?? 10_000,
+    },
+    { now, log, urlFor: (email) => state.merchant(email)?.webhookUrl },
+  );
+  const faults = new FaultQueue();
+  const stats: SandboxStats = { logins: 0, refreshes: 0, withdrawals: 0, withdrawalsCommitted: 0, requests: [] };
+
+  if (opts.seed !== false) seedSandbox(state, SANDBOX_MERCHANT.email, now());
+
+  const auth = { state, tokens, log, now };
+  const sim = { state, webhooks, now };
+  const routes: Route[] = [
+    { methods: ['POST'], path: '/api/v2/auth/login', envelope: 'v2', counter: 'logins', handle: (r) => login(auth, r) },
+    { methods: ['POST', 'PUT'], path: '/api/v2/auth/refreshToken', envelope: 'v2', counter: 'refreshes', handle: (r) => refresh(auth, r) },
+    { methods: ['POST'], path: '/api/v2/auth/password-reset/otp', envelope: 'v2', handle: (r) => requestOtp({ ...auth, otps }, r) },
+    { methods: ['POST'], path: '/api/v2/auth/password-reset', envelope: 'v2', handle: (r) => resetPassword({ ...auth, otps }, r) },
+    { methods: ['POST', 'GET'], path: '/api/v1/walletaddress/generate', envelope: 'v1', handle: (r) => generateAddress(auth, r) },
+    {
+      methods: ['POST'],
+      path: '/api/merchantClientWithdrawal',
+      envelope: 'v1',
+      counter: 'withdrawals',
+      handle: (r) =>
+        withdraw(
+          {
+            ...auth,
+            onCommitted: (tx) => {
+              stats.withdrawalsCommitted += 1;
+              webhooks.lifecycle(tx.merchantEmail, 'withdrawal', (s) => withdrawalPayload(tx, s), 'CONFIRMED');
+            },
+          },
+          r,
+        ),
+    },
+    {
+      methods: ['GET'],
+      path: '/api/v2/analytics/transaction-record',
+      envelope: 'v2',
+      handle: (r) => listTransactions({ ...auth, unit, transactions: () => state.transactions() }, r),
+    },
+    { methods: ['PUT'], path: '/api/v1/merchant/remittancewebhook', envelope: 'v1', handle: (r) => registerWebhook(auth, r) },
+    { methods: ['POST'], path: '/sandbox/deposits', envelope: 'control', handle: (r) => depositRoute(sim, r) },
+    { methods: ['POST'], path: '/sandbox/remittances', envelope: 'control', handle: (r) => remittanceRoute(sim, r) },
+  ];
+
+  const server = await startHttpServer(
+    {
+      routes,
+      faults,
+      log,
+      maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
+      onRequest: (rec, route) => {
+        stats.requests.push(rec);
+        if (route?.counter) stats[route.counter] += 1;
+      },
+    },
+    opts.host ?? '127.0.0.1',
+    opts.port ?? 0,
+  );
+  const host = opts.host ?? '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+  log.info({ url }, 'sandbox wallet service listening');
+
+  const asset = (currency: string, network: string) => {
+    const c = lookup(CURRENCIES, currency);
+    const n = lookup(NETWORKS, network);
+    if (!c) throw new Error(`unknown currency ${currency}`);
+    if (!n) throw new Error(`unknown network ${network}`);
+    return { c, n };
+  };
+  const merchantFor = (clientEmail: string) => state.merchantOfClient(clientEmail)?.email ?? SANDBOX_MERCHANT.email;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: server.port,
+    close: () => {
+      closing ??= (async () => {
+        webhooks.close();
+        await server.close();
+      })();
+      return closing;
+    },
+    addMerchant: (m) => {
+      const kyb = m.kyb === undefined ? 'Approved' : lookup(KYB_STATUSES, m.kyb)?.name;
+      if (!kyb) throw new Error(`unknown KYB status ${m.kyb}`);
+      state.addMerchant({
+        email: m.email,
+        password: m.password,
+        apiKey: m.apiKey,
+        publicKey: m.publicKey,
+        kyb: kyb as KybName,
+        role: m.role ?? 'Merchant',
+        businessName: m.businessName ?? businessNameFor(m.email),
+      });
+    },
+    setKyb: (email, kyb) => {
+      const m = state.merchant(email);
+      if (!m) throw new Error(`no merchant ${email}`);
+      const k = lookup(KYB_STATUSES, kyb);
+      if (!k) throw new Error(`unknown KYB status ${kyb}`);
+      m.kyb = k.name as KybName;
+    },
+    lastOtp: (email) => otps.lastOtp(email),
+    setTokenLifetime: (ms) => {
+      tokens.lifetimes.accessMs = ms;
+    },
+    expireAccessTokens: () => tokens.expireAccess(),
+    expireRefreshTokens: () => tokens.expireRefresh(),
+    stats,
+    injectFault: (prefix, fault, times = 1) => faults.inject(prefix, fault, times),
+    clearFaults: () => faults.clear(),
+    setBalance: (clientEmail, currency, network, amount) => {
+      const { c, n } = asset(currency, network);
+      const value = parseMoney(amount);
+      if (!value || value.lt(0)) throw new Error(`not a balance: ${amount}`);
+      const merchant = merchantFor(clientEmail);
+      state.ensureAddress(merchant, clientEmail, c, n);
+      state.setBalance(merchant, clientEmail, c, n, value);
+    },
+    balance: (clientEmail, currency, network) => {
+      const { c, n } = asset(currency, network);
+      return formatMoney(state.balance(merchantFor(clientEmail), clientEmail, c, n));
+    },
+    deposit: async (input) => simulateDeposit(sim, input),
+    remittance: async (input) => simulateRemittance(sim, input),
+    resetTransactions: (records = []) => {
+      const t = now();
+      state.replaceTransactions(records.map((p, i) => state.completeRecord(p, i, t)));
+    },
+    transactions: () => state.transactions().map((tx) => ({ ...tx })),
+    webhook: {
+      url: (merchantEmail = SANDBOX_MERCHANT.email) => state.merchant(merchantEmail)?.webhookUrl,
+      deliveries: webhooks.deliveries,
+    },
+  };
+}
+

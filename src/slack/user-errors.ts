@@ -1,0 +1,31 @@
+/**
+ * What a user reads when something fails: short, actionable, honest about whether
+ * anything changed, and never a stack trace or a secret.
+ */
+import { isWalletError, WalletKybError, WalletRejectedError, WalletUnavailableError } from '../wallet/errors.js';
+import { secrets } from '../secrets.js';
+
+export function userMessage(err: unknown, action: string): string {
+  if (isWalletError(err)) {
+    switch (err.kind) {
+      case 'kyb': {
+        const e = err as WalletKybError;
+        return `:lock: ${action} failed: the merchant account's KYB verification is *${e.kybStatus}*. ${e.advice}`;
+      }
+      case 'auth':
+        return `:lock: ${action} failed: the wallet service rejected our credentials. An admin needs to check WALLET_MERCHANT_EMAIL / WALLET_MERCHANT_PASSWORD / WALLET_API_KEY. Nothing was changed.`;
+      case 'rejected':
+        return `:no_entry: ${action} was refused by the wallet service: “${secrets.scrub((err as WalletRejectedError).serviceMessage)}”. Nothing was changed.`;
+      case 'unavailable': {
+        const e = err as WalletUnavailableError;
+        const why = e.reason === 'timeout' ? 'did not answer in time' : 'could not be reached';
+        return `:hourglass: ${action} failed: the wallet service ${why}. Nothing was changed; try again in a minute.`;
+      }
+      case 'unknown_outcome':
+        return `:warning: ${action}: the wallet service did not confirm the result, so it may or may not have happened. It will be checked against the transaction list; do not retry by hand.`;
+      case 'validation':
+        return `:warning: ${action} failed: ${secrets.scrub(err.message)}`;
+    }
+  }
+  return `:warning: ${action} failed because of an internal error. Nothing was changed. The error was logged for the operators.`;
+}

@@ -1,0 +1,85 @@
+/**
+ * Export every transaction matching a filter as CSV (RFC 4180, via csv-stringify).
+ * Amounts are written exactly as the service sent them, never re-formatted.
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { TransactionRecord } from '../wallet/schemas.js';
+import type { WalletClient } from '../wallet/client.js';
+import type { TxQuery } from './filters.js';
+
+export const EXPORT_PAGE_SIZE = 100;
+/** A guard against an export that would not fit in one upload (Slack caps files at 1 GB; people at far less). */
+export const EXPORT_MAX_RECORDS = 200_000;
+
+export const CSV_COLUMNS = [
+  'createdAt',
+  'timestamp',
+  'type',
+  'status',
+  'amount',
+  'currency',
+  'network',
+  'fromAddress',
+  'toAddress',
+  'transactionHash',
+  'reference',
+  'explorerUrl',
+] as const;
+
+export function toCsvRow(r: TransactionRecord): string[] {
+  return [
+    r.createdAt ?? '',
+    r.timestamp ? r.timestamp.toISOString() : '',
+    r.type,
+    r.status,
+    r.amount,
+    r.currency?.name ?? r.currencyName,
+    r.network?.name ?? r.networkName,
+    r.fromAddress ?? '',
+    r.toAddress ?? '',
+    r.hash ?? '',
+    r.reference ?? '',
+    r.hashUrl ?? '',
+  ];
+}
+
+export function toCsv(records: TransactionRecord[]): string {
+  return stringify([[...CSV_COLUMNS], ...records.map(toCsvRow)], { record_delimiter: '\r\n' });
+}
+
+export interface ExportProgress {
+  page: number;
+  totalPages: number;
+  records: number;
+  totalRecords: number;
+}
+
+export class ExportTooLargeError extends Error {
+  constructor(readonly totalRecords: number) {
+    super(`${totalRecords} records match; narrow the filters (for example with from= and to=) to at most ${EXPORT_MAX_RECORDS}`);
+    this.name = 'ExportTooLargeError';
+  }
+}
+
+/** Walk every page of the filter; the page/pageSize of the query are ignored. */
+export async function exportTransactions(
+  wallet: WalletClient,
+  query: TxQuery,
+  onProgress: (p: ExportProgress) => void | Promise<void> = () => undefined,
+): Promise<{ csv: string; records: number }> {
+  const { page: _page, pageSize: _size, ...filters } = query;
+  const records: TransactionRecord[] = [];
+  let page = 1;
+  let totalPages = 1;
+  do {
+    const res = await wallet.listTransactions({ ...filters, page, pageSize: EXPORT_PAGE_SIZE });
+    if (page === 1 && res.totalRecords > EXPORT_MAX_RECORDS) throw new ExportTooLargeError(res.totalRecords);
+    records.push(...res.records);
+    totalPages = res.totalPages;
+    await onProgress({ page, totalPages, records: records.length, totalRecords: res.totalRecords });
+    // A page shorter than asked is the last one, whatever totalPages says.
+    if (res.records.length < EXPORT_PAGE_SIZE) break;
+    page += 1;
+  } while (page <= totalPages);
+  return { csv: toCsv(records), records: records.length };
+}

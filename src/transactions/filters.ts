@@ -1,0 +1,129 @@
+/**
+ * The /tx filter language: key=value words. Everything a user can get wrong is reported
+ * with what is accepted; nothing is silently ignored.
+ */
+import { z } from 'zod';
+import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 10;
+
+export interface TxQuery {
+  currency?: CurrencyMember;
+  network?: EnumMember;
+  status?: 'successful' | 'failed';
+  type?: 'deposit' | 'withdrawal';
+  hash?: string;
+  address?: string;
+  from?: Date;
+  to?: Date;
+  page: number;
+  pageSize: number;
+}
+
+/** The filters as the user wrote them, normalised; small enough to live in a button value. */
+export type RawFilters = Partial<Record<FilterKey, string>>;
+
+export const FILTER_KEYS = ['currency', 'network', 'status', 'type', 'hash', 'address', 'from', 'to', 'page', 'size'] as const;
+export type FilterKey = (typeof FILTER_KEYS)[number];
+
+export const FILTER_HELP =
+  'currency=USDT network=BSC status=successful|failed type=deposit|withdrawal hash=0x… address=0x… from=YYYY-MM-DD to=YYYY-MM-DD page=N size=N';
+
+function parseDate(value: string, endOfDay: boolean): Date | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return undefined;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  // Reject dates that rolled over (2026-02-31).
+  if (d.getUTCFullYear() !== Number(m[1]) || d.getUTCMonth() !== Number(m[2]) - 1 || d.getUTCDate() !== Number(m[3])) return undefined;
+  return endOfDay ? new Date(d.getTime() + 86_400_000 - 1) : d;
+}
+
+export type ParseResult = { ok: true; query: TxQuery; raw: RawFilters } | { ok: false; errors: string[] };
+
+export function parseFilters(words: string[]): ParseResult {
+  const errors: string[] = [];
+  const raw: RawFilters = {};
+  for (const word of words) {
+    const eq = word.indexOf('=');
+    if (eq <= 0) {
+      errors.push(`“${word}” is not a filter; write key=value (${FILTER_HELP})`);
+      continue;
+    }
+    const key = word.slice(0, eq).toLowerCase();
+    const value = word.slice(eq + 1);
+    if (!(FILTER_KEYS as readonly string[]).includes(key)) {
+      errors.push(`unknown filter “${key}”; accepted: ${FILTER_KEYS.join(', ')}`);
+      continue;
+    }
+    if (value === '') {
+      errors.push(`${key} needs a value`);
+      continue;
+    }
+    if (raw[key as FilterKey] !== undefined) errors.push(`${key} is given twice`);
+    raw[key as FilterKey] = value;
+  }
+  const result = fromRaw(raw);
+  return errors.length ? { ok: false, errors: [...errors, ...(result.ok ? [] : result.errors)] } : result;
+}
+
+/** Validate already-separated filters (from the command, or back from a button). */
+export function fromRaw(raw: RawFilters): ParseResult {
+  const errors: string[] = [];
+  const query: TxQuery = { page: 1, pageSize: DEFAULT_PAGE_SIZE };
+  if (raw.currency !== undefined) {
+    const c = lookup(CURRENCIES, raw.currency);
+    if (c) query.currency = c;
+    else errors.push(`unknown currency “${raw.currency}”; accepted: ${acceptedNames(CURRENCIES)}`);
+  }
+  if (raw.network !== undefined) {
+    const n = lookup(NETWORKS, raw.network);
+    if (n) query.network = n;
+    else errors.push(`unknown network “${raw.network}”; accepted: ${acceptedNames(NETWORKS)}`);
+  }
+  if (raw.status !== undefined) {
+    const s = raw.status.toLowerCase();
+    if (s === 'successful' || s === 'failed') query.status = s;
+    else errors.push(`status must be successful or failed, not “${raw.status}”`);
+  }
+  if (raw.type !== undefined) {
+    const t = raw.type.toLowerCase();
+    if (t === 'deposit' || t === 'withdrawal') query.type = t;
+    else errors.push(`type must be deposit or withdrawal, not “${raw.type}”`);
+  }
+  if (raw.hash !== undefined) {
+    if (/^[A-Za-z0-9]{8,128}$/.test(raw.hash)) query.hash = raw.hash;
+    else errors.push(`hash “${raw.hash}” does not look like a transaction hash`);
+  }
+  if (raw.address !== undefined) {
+    if (/^[A-Za-z0-9]{20,128}$/.test(raw.address)) query.address = raw.address;
+    else errors.push(`address “${raw.address}” does not look like a wallet address`);
+  }
+  for (const key of ['from', 'to'] as const) {
+    const v = raw[key];
+    if (v === undefined) continue;
+    const d = parseDate(v, key === 'to');
+    if (d) query[key] = d;
+    else errors.push(`${key} must be a date written YYYY-MM-DD, not “${v}”`);
+  }
+  if (query.from && query.to && query.from > query.to) errors.push('from is after to');
+  const int = (key: 'page' | 'size', min: number, max: number) => {
+    const v = raw[key];
+    if (v === undefined) return undefined;
+    const n = z.coerce.number().int().min(min).max(max).safeParse(v);
+    if (n.success && /^\d+$/.test(v)) return n.data;
+    errors.push(`${key} must be a whole number from ${min} to ${max}, not “${v}”`);
+    return undefined;
+  };
+  query.page = int('page', 1, 1_000_000) ?? 1;
+  query.pageSize = int('size', 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+  return errors.length ? { ok: false, errors } : { ok: true, query, raw };
+}
+
+/** "currency=USDT status=failed" for headers; "none" when unfiltered. */
+export function describeFilters(raw: RawFilters): string {
+  const parts = Object.entries(raw)
+    .filter(([k]) => k !== 'page' && k !== 'size')
+    .map(([k, v]) => `${k}=${v}`);
+  return parts.length ? parts.join(' ') : 'none';
+}

@@ -1,0 +1,99 @@
+/**
+ * Every wire detail of the wallet service that the spec leaves open, in one place
+ * (docs/wallet-service-choices.md). If the real service turns out to differ, this file
+ * (or the environment) is the only thing that should need to change.
+ */
+
+export type RefreshMethod = 'POST' | 'PUT' | 'GET';
+export type TimestampUnit = 'ms' | 's';
+
+export interface WalletAssumptions {
+  /** Scheme word in `Authorization: <scheme> <token>` on the v2 endpoints. */
+  v2AuthScheme: string;
+  refreshMethod: RefreshMethod;
+  /** Unit of transactionTimeStamp and of the StartTimeStamp/EndTimeStamp filters. */
+  timestampUnit: TimestampUnit;
+}
+
+export const DEFAULT_ASSUMPTIONS: Readonly<WalletAssumptions> = Object.freeze({
+  v2AuthScheme: 'Bearer',
+  refreshMethod: 'POST',
+  timestampUnit: 'ms',
+});
+
+export const PATHS = {
+  login: '/api/v2/auth/login',
+  refresh: '/api/v2/auth/refreshToken',
+  passwordResetOtp: '/api/v2/auth/password-reset/otp',
+  passwordReset: '/api/v2/auth/password-reset',
+  generateAddress: '/api/v1/walletaddress/generate',
+  withdrawal: '/api/merchantClientWithdrawal',
+  transactions: '/api/v2/analytics/transaction-record',
+  webhook: '/api/v1/merchant/remittancewebhook',
+} as const;
+
+/** The withdrawal endpoint is versioned by query and media-type parameter, not by path. */
+export const WITHDRAWAL_QUERY = { 'api-version': '1' } as const;
+export const WITHDRAWAL_CONTENT_TYPE = 'application/json-patch+json; ver=1.0';
+export const WITHDRAWAL_ACCEPT = 'text/plain; ver=1.0';
+
+/**
+ * How the refresh request carries the tokens. The refresh and access tokens go in the
+ * body for POST/PUT; a GET has no body, so they travel as query parameters (which is
+ * why the HTTP layer never logs query strings).
+ */
+export function refreshRequest(
+  method: RefreshMethod,
+  tokens: { refreshToken: string; token: string },
+): { params?: Record<string, string>; body?: Record<string, string> } {
+  const payload = { refreshToken: tokens.refreshToken, token: tokens.token };
+  return method === 'GET' ? { params: payload } : { body: payload };
+}
+
+/**
+ * Refresh this long before `expiresAtTimestamp`, so that a request is not sent with a
+ * token that expires in flight. Capped at a tenth of the token's lifetime so that short
+ * lifetimes (tests, odd deployments) do not refresh on every call.
+ */
+export const PROACTIVE_REFRESH_MS = 60_000;
+
+/** Backoff for idempotent retries: full jitter over base * 2^attempt, capped. */
+export const RETRY_BASE_MS = 200;
+export const RETRY_MAX_DELAY_MS = 2_000;
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_READ_RETRIES = 3;
+
+/**
+ * Overrides from the environment (WALLET_V2_AUTH_SCHEME, WALLET_REFRESH_METHOD,
+ * WALLET_TIMESTAMP_UNIT). Returns only what is set; throws one error naming every bad value.
+ */
+export function assumptionsFromEnv(env: Record<string, string | undefined> = process.env): Partial<WalletAssumptions> {
+  const out: Partial<WalletAssumptions> = {};
+  const problems: string[] = [];
+  const scheme = env.WALLET_V2_AUTH_SCHEME?.trim();
+  if (scheme) {
+    if (/^[A-Za-z][A-Za-z0-9-]*$/.test(scheme)) out.v2AuthScheme = scheme;
+    else problems.push('WALLET_V2_AUTH_SCHEME must be a single word such as Bearer');
+  }
+  const method = env.WALLET_REFRESH_METHOD?.trim().toUpperCase();
+  if (method) {
+    if (method === 'POST' || method === 'PUT' || method === 'GET') out.refreshMethod = method;
+    else problems.push('WALLET_REFRESH_METHOD must be POST, PUT or GET');
+  }
+  const unit = env.WALLET_TIMESTAMP_UNIT?.trim().toLowerCase();
+  if (unit) {
+    if (unit === 'ms' || unit === 's') out.timestampUnit = unit;
+    else problems.push('WALLET_TIMESTAMP_UNIT must be ms or s');
+  }
+  if (problems.length) throw new Error(`Invalid wallet settings: ${problems.join('; ')}`);
+  return out;
+}
+
+export function toWireTimestamp(date: Date, unit: TimestampUnit): number {
+  return unit === 's' ? Math.floor(date.getTime() / 1000) : date.getTime();
+}
+
+export function fromWireTimestamp(value: number, unit: TimestampUnit): Date {
+  return new Date(unit === 's' ? value * 1000 : value);
+}

@@ -1,0 +1,20 @@
+export { createWalletClient } from './client.js';
+export type {
+  WalletClient,
+  WalletClientOptions,
+  GenerateAddressInput,
+  WithdrawInput,
+  TransactionFilter,
+  CurrencyInput,
+  NetworkInput,
+} from './client.js';
+export * from './errors.js';
+export type {
+  Session,
+  WalletAddress,
+  AddressStatus,
+  WithdrawalResult,
+  TransactionRecord,
+  TransactionPage,
+} from './schemas.js';
+export { DEFAULT_ASSUMPTIONS, assumptionsFromEnv, type WalletAssumptions } from './assumptions.js';

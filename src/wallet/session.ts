@@ -1,0 +1,233 @@
+/**
+ * The merchant session behind the v2 endpoints: login on first need, refresh a little
+ * before expiry or after a 401, re-login when the refresh fails. Every login or refresh is
+ * single-flight: however many calls need a new token at once, one request goes out and
+ * they all wait for it.
+ */
+import type { Logger } from '../log.js';
+import type { SecretRegistry } from '../secrets.js';
+import { PATHS, PROACTIVE_REFRESH_MS, refreshRequest, type WalletAssumptions } from './assumptions.js';
+import { OPERATION_LABELS, WalletAuthError, WalletError, type WalletOperation } from './errors.js';
+import {
+  deadlineExceeded,
+  kybBlocked,
+  kybStateOf,
+  loginRefused,
+  serverFailure,
+  shapeError,
+  transportFailure,
+} from './failures.js';
+import { isRetryableStatus, TransportError, type HttpResponse, type WalletHttp } from './http.js';
+import { stringifyJson } from './json.js';
+import { loginResponseSchema, type Session } from './schemas.js';
+
+interface Tokens {
+  token: string;
+  refreshToken: string;
+  expiresAt: number;
+  obtainedAt: number;
+  email: string;
+  roles: string[];
+  businessName?: string;
+}
+
+export interface SessionDeps {
+  http: WalletHttp;
+  assumptions: WalletAssumptions;
+  credentials: { email: string; password: string };
+  secrets: SecretRegistry;
+  logger: Logger;
+  timeoutMs: number;
+  readRetries: number;
+}
+
+/** Wait for a shared promise, but give up at this caller's own deadline. */
+export function untilDeadline<T>(p: Promise<T>, deadline: number, op: WalletOperation, timeoutMs: number): Promise<T> {
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) return Promise.reject(deadlineExceeded(op, timeoutMs));
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(deadlineExceeded(op, timeoutMs)), remaining);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+export class SessionManager {
+  private current: Tokens | undefined;
+  private inflight: Promise<Tokens> | undefined;
+
+  constructor(private readonly d: SessionDeps) {}
+
+  state(): { loggedIn: boolean; expiresAt?: number; email: string } {
+    return this.current
+      ? { loggedIn: true, expiresAt: this.current.expiresAt, email: this.current.email }
+      : { loggedIn: false, email: this.d.credentials.email };
+  }
+
+  /** After a successful password reset of our own account, later logins use the new password. */
+  setPassword(password: string): void {
+    this.d.credentials.password = password;
+  }
+
+  /** A token good for the next request: logs in or refreshes first when needed. */
+  async accessToken(deadline: number, op: WalletOperation): Promise<string> {
+    if (this.inflight) return (await untilDeadline(this.inflight, deadline, op, this.d.timeoutMs)).token;
+    if (!this.current) return (await untilDeadline(this.start('login'), deadline, op, this.d.timeoutMs)).token;
+    if (this.dueForRefresh(this.current)) {
+      return (await untilDeadline(this.start('refresh'), deadline, op, this.d.timeoutMs)).token;
+    }
+    return this.current.token;
+  }
+
+  /**
+   * A request sent with `staleToken` got 401. If the session has moved on since (another
+   * caller already refreshed), the new token is returned without another refresh.
+   */
+  async afterUnauthorized(staleToken: string, deadline: number, op: WalletOperation): Promise<string> {
+    if (this.inflight) return (await untilDeadline(this.inflight, deadline, op, this.d.timeoutMs)).token;
+    if (this.current && this.current.token !== staleToken) return this.current.token;
+    return (await untilDeadline(this.start('refresh'), deadline, op, this.d.timeoutMs)).token;
+  }
+
+  async login(): Promise<Session> {
+    return toSession(await (this.inflight ?? this.start('login')));
+  }
+
+  async refresh(): Promise<Session> {
+    return toSession(await (this.inflight ?? this.start('refresh')));
+  }
+
+  private dueForRefresh(t: Tokens): boolean {
+    const margin = Math.min(PROACTIVE_REFRESH_MS, (t.expiresAt - t.obtainedAt) / 10);
+    return Date.now() >= t.expiresAt - margin;
+  }
+
+  private start(kind: 'login' | 'refresh'): Promise<Tokens> {
+    if (this.inflight) return this.inflight;
+    const run = async (): Promise<Tokens> => {
+      const previous = this.current;
+      if (kind === 'refresh' && previous) {
+        try {
+          return this.adopt(await this.refreshOnce(previous));
+        } catch (err) {
+          this.d.logger.warn(
+            { op: 'refresh', kind: err instanceof WalletError ? err.kind : 'error' },
+            'wallet session refresh failed; logging in again',
+          );
+        }
+      }
+      try {
+        return this.adopt(await this.loginOnce());
+      } catch (err) {
+        this.current = undefined;
+        throw err;
+      }
+    };
+    const p = run().finally(() => {
+      if (this.inflight === p) this.inflight = undefined;
+    });
+    this.inflight = p;
+    // Callers may all have given up at their deadlines; the outcome must not become an unhandled rejection.
+    p.catch(() => undefined);
+    return p;
+  }
+
+  private adopt(t: Tokens): Tokens {
+    this.d.secrets.add(t.token, t.refreshToken);
+    this.current = t;
+    return t;
+  }
+
+  private async loginOnce(): Promise<Tokens> {
+    const { email, password } = this.d.credentials;
+    const res = await this.exchange('login', {
+      method: 'POST',
+      path: PATHS.login,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: stringifyJson({ email, password }),
+    });
+    if (res.status >= 200 && res.status < 300) return this.readTokens('login', res);
+    if (res.status === 400 || res.status === 403) {
+      const state = kybStateOf(res);
+      if (state) throw kybBlocked(res, state);
+    }
+    throw loginRefused(res);
+  }
+
+  private async refreshOnce(previous: Tokens): Promise<Tokens> {
+    const method = this.d.assumptions.refreshMethod;
+    const { params, body } = refreshRequest(method, { refreshToken: previous.refreshToken, token: previous.token });
+    const res = await this.exchange('refresh', {
+      method,
+      path: PATHS.refresh,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      ...(params ? { params } : {}),
+      ...(body ? { body: stringifyJson(body) } : {}),
+    });
+    if (res.status >= 200 && res.status < 300) return this.readTokens('refresh', res);
+    throw loginRefused(res, 'refresh');
+  }
+
+  /** Login and refresh are safe to repeat: retried on network errors and 5xx within their own deadline. */
+  private async exchange(op: 'login' | 'refresh', req: Parameters<WalletHttp['send']>[0]): Promise<HttpResponse> {
+    try {
+      const { response, attempts } = await this.d.http.sendWithRetries(req, Date.now() + this.d.timeoutMs, op, this.d.readRetries);
+      if (isRetryableStatus(response.status)) throw serverFailure(op, response, { attempts });
+      return response;
+    } catch (err) {
+      if (err instanceof TransportError) throw transportFailure(op, err, { timeoutMs: this.d.timeoutMs });
+      throw err;
+    }
+  }
+
+  private readTokens(op: 'login' | 'refresh', res: HttpResponse): Tokens {
+    const parsed = loginResponseSchema.safeParse(res.body);
+    if (!parsed.success) {
+      // The body may hold tokens we could not read; register anything token-like before it can be quoted.
+      this.d.secrets.add(...tokenLike(res.body));
+      throw shapeError(op, res, parsed.error);
+    }
+    const env = parsed.data;
+    const data = env.data;
+    this.d.secrets.add(data.token, data.refreshToken);
+    if (env.isSuccessful === false) throw loginRefused(res, op);
+    const roles = data.roles ?? env.roles ?? [];
+    if (roles.length > 0 && !roles.some((r) => r.toLowerCase() === 'merchant')) {
+      throw new WalletAuthError(
+        `${OPERATION_LABELS[op]} failed: the account is not a merchant account (roles: ${roles.join(', ')}). Nothing was changed.`,
+        { operation: op, status: res.status },
+      );
+    }
+    return {
+      token: data.token,
+      refreshToken: data.refreshToken,
+      expiresAt: data.expiresAtTimestamp,
+      obtainedAt: Date.now(),
+      email: data.email ?? this.d.credentials.email,
+      roles,
+      ...(data.businessName ? { businessName: data.businessName } : {}),
+    };
+  }
+}
+
+function toSession(t: Tokens): Session {
+  return {
+    email: t.email,
+    expiresAt: t.expiresAt,
+    roles: [...t.roles],
+    ...(t.businessName ? { businessName: t.businessName } : {}),
+  };
+}
+
+function tokenLike(body: unknown): string[] {
+  const out: string[] = [];
+  const visit = (v: unknown, depth: number) => {
+    if (depth > 3 || !v || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v)) {
+      if (typeof x === 'string' && /token/i.test(k)) out.push(x);
+      else visit(x, depth + 1);
+    }
+  };
+  visit(body, 0);
+  return out;
+}

@@ -1,0 +1,6 @@
+export * from './types.js';
+export { createWithdrawalService, describeRequest, WITHDRAWALS } from './service.js';
+export type { WithdrawalService, WithdrawalServiceOptions, ListFilter, ReconcileReport, WithdrawalEventInput, WithdrawalEventResult } from './service.js';
+export { registerWithdrawalJobs, runExpiryAndReminders, runReconciliation, WITHDRAWAL_JOB_NAMES } from './jobs.js';
+export { formatAmount, parseAmount, sumAmounts } from './money.js';
+export { checkInput, selectTier, checkAllowlist, checkDailyLimit, dailyUsage, countedRequests, type DailyUsage, type Refusal } from './rules.js';

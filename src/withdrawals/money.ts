@@ -1,0 +1,44 @@
+/**
+ * Decimal helpers for withdrawal amounts: parsing what a person typed, comparing, summing,
+ * displaying. Never a binary float on the way.
+ */
+import { Decimal } from 'decimal.js';
+
+// Precision high enough for any sum of 18-decimal amounts we will ever see.
+export const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_DOWN, toExpNeg: -100, toExpPos: 100 });
+export type Dec = Decimal;
+
+const PLAIN = /^\d+(\.\d+)?$/;
+
+export type ParsedAmount = { ok: true; text: string; decimals: number } | { ok: false; message: string };
+
+/**
+ * A plain positive decimal ("12.5", "0.000000000000000001"). Grouping commas and spaces are
+ * dropped; leading zeros of the integer part are removed; the fraction is kept as typed, so the
+ * text that is approved is the text that is sent.
+ */
+export function parseAmount(input: string): ParsedAmount {
+  const cleaned = String(input).trim().replace(/[,_\s]/g, '');
+  if (!PLAIN.test(cleaned)) {
+    return { ok: false, message: `"${input}" is not an amount: write a plain positive number such as 250 or 12.5` };
+  }
+  const [intPart = '0', frac] = cleaned.split('.');
+  const int = intPart.replace(/^0+(?=\d)/, '');
+  const text = frac === undefined ? int : `${int}.${frac}`;
+  if (!new Dec(text).gt(0)) return { ok: false, message: 'the amount must be greater than zero' };
+  return { ok: true, text, decimals: frac?.length ?? 0 };
+}
+
+export function sumAmounts(amounts: readonly string[]): Decimal {
+  return amounts.reduce((acc, a) => acc.plus(a), new Dec(0));
+}
+
+/** "1,234.5 USDT": grouped integer part, fraction exactly as stored. */
+export function formatAmount(amount: string | Decimal, currency?: string): string {
+  const text = typeof amount === 'string' && /^-?\d+(\.\d+)?$/.test(amount) ? amount : new Dec(amount).toFixed();
+  const negative = text.startsWith('-');
+  const [int = '0', frac] = (negative ? text.slice(1) : text).split('.');
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const out = `${negative ? '-' : ''}${grouped}${frac ? `.${frac}` : ''}`;
+  return currency ? `${out} ${currency}` : out;
+}

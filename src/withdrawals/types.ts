@@ -1,0 +1,167 @@
+/**
+ * The withdrawal request as stored, and the answers of the service. Everything is JSON
+ * (the store keeps deep-frozen JSON copies): amounts are exact decimal strings, times ISO 8601.
+ */
+
+/**
+ * pending -> executing (same commit as the last approval) -> completed | failed | unknown
+ * pending -> rejected | expired
+ * unknown -> completed | failed (reconciliation, a webhook, or an admin)
+ */
+export type WithdrawalState = 'pending' | 'executing' | 'completed' | 'failed' | 'unknown' | 'rejected' | 'expired';
+
+export const FINAL_STATES: readonly WithdrawalState[] = ['completed', 'failed', 'rejected', 'expired'];
+/** States whose amount does not count towards the daily limit: no money moved and none will. */
+export const NOT_COUNTED_STATES: readonly WithdrawalState[] = ['rejected', 'expired', 'failed'];
+
+export interface Approval {
+  user: string;
+  at: string;
+  /** The tier's must_include entries (user or group ids) this approver satisfied when approving. */
+  satisfies: string[];
+}
+
+export interface AllowlistInfo {
+  /** listed: on the allowlist; unlisted: not on it (mode warn); off: the allowlist is not used. */
+  status: 'listed' | 'unlisted' | 'off';
+  label?: string;
+  /** No earlier completed withdrawal to this address on this network. */
+  neverPaidBefore: boolean;
+}
+
+export interface WithdrawalResultRecord {
+  /** wallet: the service's answer; reconcile: found in the transaction list; webhook; admin. */
+  source: 'wallet' | 'reconcile' | 'webhook' | 'admin';
+  serviceReference: string | null;
+  /** Exact decimal text, when known. */
+  amount: string | null;
+  fee: string | null;
+  feeCurrency: string | null;
+  transactionHash: string | null;
+}
+
+export interface WithdrawalError {
+  /** rejected: the service refused it; not_sent: nothing left here; reported_failed: the service lists it as failed; admin_not_sent. */
+  kind: 'rejected' | 'not_sent' | 'reported_failed' | 'admin_not_sent';
+  message: string;
+}
+
+export interface Confirmation {
+  /** Webhook TransactionStatus name (PENDING, CONFIRMED, FAILED, ...). */
+  status: string;
+  transactionHash: string | null;
+  updatedAt: string;
+}
+
+export interface HistoryItem {
+  at: string;
+  state: WithdrawalState;
+  by: string;
+  note?: string;
+}
+
+export interface WithdrawalRequest {
+  id: string;
+  /** Fixed at creation, sent with the one and only withdrawal POST. */
+  merchantReference: string;
+  requester: string;
+  /** Exact decimal text, as approved and as sent. */
+  amount: string;
+  /** Canonical currency name (e.g. USDT). */
+  currency: string;
+  /** Canonical network name (e.g. BSC). */
+  network: string;
+  destination: string;
+  clientEmail: string;
+  note: string;
+  state: WithdrawalState;
+  tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
+  approvals: Approval[];
+  rejection?: { user: string; at: string; reason: string };
+  createdAt: string;
+  expiresAt: string;
+  reminderSentAt?: string;
+  allowlist: AllowlistInfo;
+  /** When the state became executing (the send is about to happen or happened). */
+  sendStartedAt?: string;
+  result?: WithdrawalResultRecord;
+  error?: WithdrawalError;
+  /** Why the outcome is unknown (timeout, connection lost, restart...). */
+  unknownReason?: string;
+  resolution?: { by: string; at: string; outcome: 'sent' | 'not_sent'; note: string };
+  confirmation?: Confirmation;
+  history: HistoryItem[];
+}
+
+export interface RequestInput {
+  amount: string;
+  /** Name (any case), alias or code. */
+  currency: string;
+  network: string;
+  destination: string;
+  clientEmail: string;
+  note?: string;
+}
+
+export type RequestRule =
+  | 'not_requester'
+  | 'currency'
+  | 'network'
+  | 'amount'
+  | 'decimals'
+  | 'client_email'
+  | 'destination'
+  | 'allowlist'
+  | 'daily_limit'
+  | 'tier';
+
+export type DecisionReason =
+  | 'not_found'
+  | 'not_pending'
+  | 'expired'
+  | 'own_request'
+  | 'not_approver'
+  | 'already_approved'
+  | 'must_include_required'
+  | 'reason_required'
+  | 'not_admin'
+  | 'not_unknown'
+  | 'note_required';
+
+export type RequestOutcome = { ok: true; request: WithdrawalRequest } | { ok: false; rule: RequestRule; message: string };
+
+export type DecisionOutcome =
+  | {
+      ok: true;
+      request: WithdrawalRequest;
+      /** Present when this decision completed the approvals: resolves with the request once the send's result is recorded. Never rejects. */
+      execution?: Promise<WithdrawalRequest>;
+    }
+  | { ok: false; reason: DecisionReason; message: string };
+
+export type WithdrawalEventType =
+  | 'requested'
+  | 'approved'
+  | 'rejected'
+  | 'expired'
+  | 'reminder'
+  | 'executing'
+  | 'completed'
+  | 'failed'
+  | 'unknown'
+  | 'resolved'
+  | 'confirmation';
+
+export interface WithdrawalEvent {
+  type: WithdrawalEventType;
+  request: WithdrawalRequest;
+}
+
+export type WithdrawalListener = (event: WithdrawalEvent) => void | Promise<void>;
+
+/** Test-only seams to crash the process at precise points. Awaited when present. */
+export interface WithdrawalHooks {
+  afterApprovalDurable?: (request: WithdrawalRequest) => void | Promise<void>;
+  afterExecutingDurable?: (request: WithdrawalRequest) => void | Promise<void>;
+  afterWalletAnswered?: (request: WithdrawalRequest, outcome: 'success' | 'error') => void | Promise<void>;
+}

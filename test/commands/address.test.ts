@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isValidAddress } from '../../src/wallet/addresses.js';
+import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+async function address(text: string, user: string = USERS.viewer) {
+  const { res, responseUrl } = await t.command('/address', text, user);
+  expect(res.status).toBe(200);
+  const [reply] = await t.replies(responseUrl);
+  return { reply: reply!, text: visibleText(reply!) };
+}
+
+describe('/address', () => {
+  it('replies with the address, its details and a QR code in the DM, and repeats the same address', async () => {
+    const first = await address('alice@client.example usdt bsc');
+    expect(first.reply.response_type).toBe('ephemeral');
+    const code = /```(0x[0-9a-f]{40})```/.exec(first.text);
+    expect(code, first.text).not.toBeNull();
+    const addr = code![1]!;
+    expect(isValidAddress('evm', addr)).toBe(true);
+    expect(first.text).toContain('alice@client.example');
+    expect(first.text).toContain('USDT');
+    expect(first.text).toContain('BSC');
+    expect(first.text).toMatch(/Generated/);
+    expect(first.text).toMatch(/Client id\*\n`[0-9a-f-]{36}`/);
+
+    const qr = t.fake.files().find((f) => f.name.includes(addr));
+    expect(qr, 'QR upload').toBeDefined();
+    expect(qr!.content.subarray(1, 4).toString()).toBe('PNG');
+
+    const again = await address('alice@client.example 4 1');
+    expect(again.text).toContain(addr);
+  });
+
+  it('accepts names in any case, codes and the public aliases', async () => {
+    const tron = await address('bob@client.example usdt tron');
+    expect(tron.text).toMatch(/```T[1-9A-HJ-NP-Za-km-z]{33}```/);
+    const matic = await address('bob@client.example MATIC polygon');
+    const polygon = await address('bob@client.example POLYGON 3');
+    expect(/```(\w+)```/.exec(matic.text)![1]).toBe(/```(\w+)```/.exec(polygon.text)![1]);
+    const eth = await address('bob@client.example eth ethereum');
+    expect(eth.text).toContain('ETH on ETH');
+    const btc = await address('bob@client.example btc bsc');
+    expect(btc.text).toMatch(/```tb1\w+```/);
+  });
+
+  it('says exactly what is wrong and what is accepted', async () => {
+    const bad = await address('not-an-email dogecoin moon');
+    expect(bad.text).toContain('“not-an-email” is not an e-mail address');
+    expect(bad.text).toContain('unknown currency “dogecoin”; accepted: BTC');
+    expect(bad.text).toContain('unknown network “moon”; accepted: BSC');
+    expect(bad.text).toContain('Usage: `/address <client-email> <currency> <network>`');
+    const short = await address('alice@client.example usdt');
+    expect(short.text).toContain('expected 3 values');
+  });
+
+  it('explains pending and failed generation in words', async () => {
+    const pending = await address('carol+pending@client.example usdt bsc');
+    expect(pending.text).toMatch(/Pending: the address is still being generated/);
+    const failed = await address('carol+failfail@client.example usdt bsc');
+    expect(failed.text).toMatch(/Generation failed: do not use this address/);
+  });
+
+  it('refuses people who are not viewers, politely and privately, and admits user-group members', async () => {
+    const refused = await address('alice@client.example usdt bsc', USERS.outsider);
+    expect(refused.reply.response_type).toBe('ephemeral');
+    expect(refused.text).toContain('not allowed to view addresses');
+    expect(refused.text).not.toMatch(/```/);
+    const grouped = await address('alice@client.example usdt bsc', USERS.groupMember);
+    expect(grouped.text).toMatch(/```0x[0-9a-f]{40}```/);
+  });
+
+  it('turns wallet-service failures into short useful messages', async () => {
+    t.app.sandbox!.injectFault('/api/v1/walletaddress/generate', { kind: 'status', status: 503 }, 10);
+    const down = await address('dave@client.example usdt bsc');
+    expect(down.text).toMatch(/could not be reached|did not answer/);
+    expect(down.text).toContain('Nothing was changed');
+    expect(down.text).not.toMatch(/at \w+ \(|Error:|stack/);
+  });
+});
