@@ -84,6 +84,7 @@ export async function removeDir(dir: string): Promise<void> {
 
 function fmt(n: number | undefined): string {
   if (n === undefined || Number.isNaN(n)) return '';
+  if (Number.isInteger(n)) return String(n);
   if (Math.abs(n) >= 100) return n.toFixed(0);
   if (Math.abs(n) >= 1) return n.toFixed(2);
   return n.toPrecision(3);

@@ -58,6 +58,24 @@ export function renderAddress(args: AddressArgs, a: WalletAddress, qrNote: strin
   return { text: `Deposit address for ${args.email} (${args.currency.name} on ${args.network.name}): ${a.address}`, blocks };
 }
 
+/** The QR code goes to the user's DM (ephemeral replies cannot carry files); its failure never hides the address. */
+async function sendQrCode(deps: CommandDeps, client: App['client'], userId: string, args: AddressArgs, address: string): Promise<string> {
+  try {
+    const png = await QRCode.toBuffer(address, { type: 'png', width: 320, margin: 2, errorCorrectionLevel: 'M' });
+    await client.files.uploadV2({
+      channel_id: await dmChannel(client, userId),
+      file: png,
+      filename: `${args.currency.name}-${args.network.name}-${address}.png`,
+      title: `${args.currency.name} on ${args.network.name}: ${address}`,
+      initial_comment: `QR code of ${args.email}'s ${args.currency.name} deposit address on ${args.network.name}: \`${address}\``,
+    });
+    return 'A QR code of the address was sent to you in a direct message.';
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not upload the QR code');
+    return 'The QR code could not be sent this time.';
+  }
+}
+
 export function register(app: App, deps: CommandDeps): void {
   app.command(name, async ({ command, ack, respond, client }) => {
     await ack();
@@ -70,21 +88,7 @@ export function register(app: App, deps: CommandDeps): void {
       }
       const { args } = parsed;
       const address = await deps.wallet.generateAddress({ clientEmail: args.email, currency: args.currency, network: args.network });
-      let qrNote = 'A QR code of the address was sent to you in a direct message.';
-      if (!address.address) qrNote = '';
-      else try {
-        const png = await QRCode.toBuffer(address.address, { type: 'png', width: 320, margin: 2, errorCorrectionLevel: 'M' });
-        await client.files.uploadV2({
-          channel_id: await dmChannel(client, command.user_id),
-          file: png,
-          filename: `${args.currency.name}-${args.network.name}-${address.address}.png`,
-          title: `${args.currency.name} on ${args.network.name}: ${address.address}`,
-          initial_comment: `QR code of ${args.email}'s ${args.currency.name} deposit address on ${args.network.name}: \`${address.address}\``,
-        });
-      } catch (err) {
-        deps.logger.warn({ err }, 'could not upload the QR code');
-        qrNote = 'The QR code could not be sent this time.';
-      }
+      const qrNote = address.address ? await sendQrCode(deps, client, command.user_id, args, address.address) : '';
       await respond({ response_type: 'ephemeral', ...renderAddress(args, address, qrNote) });
     });
   });

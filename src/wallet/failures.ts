@@ -65,8 +65,10 @@ export function shapeError(op: WalletOperation, res: HttpResponse, error?: z.Zod
       { operation: op, status: res.status },
     );
   }
+  // Generation and webhook registration may have taken effect, but repeating them is harmless.
+  const effect = op === 'generateAddress' || op === 'setWebhookUrl' ? 'It is safe to try again.' : NOTHING_CHANGED;
   return new WalletValidationError(
-    `${OPERATION_LABELS[op]} failed: the wallet service's answer (HTTP ${res.status}) did not have the expected shape (${what}). ${NOTHING_CHANGED}`,
+    `${OPERATION_LABELS[op]} failed: the wallet service's answer (HTTP ${res.status}) did not have the expected shape (${what}). ${effect}`,
     { operation: op, status: res.status, source: 'response' },
   );
 }
@@ -164,7 +166,7 @@ export function kybStateOf(res: HttpResponse): string | undefined {
 
 export function kybBlocked(res: HttpResponse, state: string): WalletKybError {
   const advice = KYB_ADVICE[state] ?? 'Contact the wallet service.';
-  return new WalletKybError(`Wallet service login blocked: the merchant's KYB status is ${state}. ${advice}`, {
+  return new WalletKybError(`Wallet service login blocked: the merchant's KYB status is ${state}. ${advice} ${NOTHING_CHANGED}`, {
     operation: 'login',
     status: res.status,
     kybStatus: state,

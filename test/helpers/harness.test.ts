@@ -21,6 +21,15 @@ import {
 } from './slack-requests.js';
 import { startSocketFake } from './socket-fake.js';
 
+// app.start() in Socket Mode waits for Slack's hello forever; fail with a reason instead of at the test timeout.
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
 const SIGNING_SECRET = 'harness-signing-secret-0001';
 const BOT_TOKEN = 'xoxb-harness-bot-token';
 const APP_TOKEN = 'xapp-1-A0FAKE0001-1-harnessapptoken';
@@ -383,7 +392,7 @@ describe('Socket Mode against the socket fake', () => {
     });
     pingHandlers(app);
     try {
-      await app.start();
+      await within(app.start(), 5000, 'Socket Mode app.start()');
       await sock.connected();
       const open = fake.calls('apps.connections.open');
       expect(open.map((call) => call.token)).toEqual([APP_TOKEN]);
@@ -413,7 +422,7 @@ describe('Socket Mode against the socket fake', () => {
     const app = new App({ socketMode: true, appToken: APP_TOKEN, token: BOT_TOKEN, logger: createCaptureLogger(), clientOptions: { slackApiUrl: fake.url } });
     // No listener for /unhandled: Bolt never acks it.
     try {
-      await app.start();
+      await within(app.start(), 5000, 'Socket Mode app.start()');
       await expect(sock.sendEnvelope('slash_commands', slashCommand({ command: '/unhandled' }).payload, { timeoutMs: 100 })).rejects.toThrow(/no ack/);
     } finally {
       await app.stop();

@@ -78,6 +78,8 @@ export interface TestApp {
   submitView(user: string, view: Omit<ViewSubmissionOptions, 'userId'>): Promise<BoltResponse>;
   /** Waits until the response_url has received at least n posts, then returns them. */
   replies(responseUrl: string, n?: number, timeoutMs?: number): Promise<Array<Record<string, unknown>>>;
+  /** Waits until some post to the response_url satisfies pred; returns every post so far. */
+  repliesUntil(responseUrl: string, pred: (body: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Array<Record<string, unknown>>>;
   stop(): Promise<void>;
 }
 
@@ -155,6 +157,15 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
         if (Date.now() > deadline) {
           throw new Error(`expected ${n} response_url post(s), got ${got.length}: ${JSON.stringify(got).slice(0, 800)}`);
         }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async repliesUntil(responseUrl, pred, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const got = fake.responses.filter((r) => r.url === responseUrl).map((r) => r.body);
+        if (got.some(pred)) return got;
+        if (Date.now() > deadline) throw new Error(`no matching response_url post; got: ${JSON.stringify(got).slice(0, 800)}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },

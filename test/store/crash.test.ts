@@ -63,6 +63,7 @@ describe('crash safety', () => {
         const values = store.all<{ i: number; pad: string }>('n');
         const k = values.length;
         log.push(`round ${round}: delay ${delay} ms, acked up to ${maxAcked}, state holds ${k}`);
+        if (process.env.CRASH_DEBUG) console.error(log.at(-1), new Date().toISOString());
         const context = log.join('\n');
         // exactly keys 0..k-1, in commit order, each with its own value
         values.forEach((v, idx) => {

@@ -1,0 +1,148 @@
+/**
+ * The webhook alerts domain, wired: the receiver, its renderers in the outbox, background
+ * verification against the transaction list, reconciliation, and their scheduled jobs.
+ */
+import type { Scheduler } from '../jobs/scheduler.js';
+import type { Logger } from '../log.js';
+import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import type { Store, Tx } from '../store/index.js';
+import type { WalletClient } from '../wallet/client.js';
+import type { ExplorerNet } from './explorers.js';
+import { ALERT_RENDERER, ALERT_STATUS_RENDERER } from './ingest.js';
+import type { WebhookEvent } from './parse.js';
+import { reconcileDeposits, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
+import { createWebhookHandler, type WebhookHandler } from './receiver.js';
+import { renderAlert, renderStatusChange } from './render.js';
+import { ALERT_COLLECTIONS, type Alert } from './types.js';
+import { alertsToVerify, createVerifier, verifyAlert } from './verify.js';
+
+export { createWebhookHandler, DEFAULT_MAX_BODY_BYTES, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
+export { ingestEvent, ALERT_RENDERER, ALERT_STATUS_RENDERER, alertMessageKey, type IngestResult } from './ingest.js';
+export { readWebhook, eventKey, transactionKey, type WebhookEvent, type AlertKind } from './parse.js';
+export { renderAlert, renderStatusChange, type RenderedMessage } from './render.js';
+export { routeAlert, shouldMention } from './routing.js';
+export { reconcileDeposits, type ReconcileReport } from './reconcile.js';
+export { verifyAlert } from './verify.js';
+export { signBody, verifySignature, secretMatches } from './signature.js';
+export { ALERT_COLLECTIONS, type Alert, type StoredEvent } from './types.js';
+
+export interface WithdrawalEventInfo {
+  alertId: string;
+  merchantReference: string;
+  status?: string;
+  event: WebhookEvent;
+}
+
+export interface AlertsDeps {
+  store: Store;
+  outbox: Outbox;
+  wallet: Pick<WalletClient, 'listTransactions'>;
+  policy: Policy | (() => Policy);
+  logger: Logger;
+  secret: string | (() => string | undefined);
+  signatureRequired?: boolean;
+  maxBodyBytes?: number;
+  now?: () => number;
+  explorer?: ExplorerNet;
+  /** Inside the event's commit (durable with it): link a withdrawal event to its request. Synchronous. */
+  linkWithdrawal?: (tx: Tx, e: WithdrawalEventInfo) => void;
+  /** After the event is durable and acknowledged: the withdrawal service's notification hook. */
+  onWithdrawalEvent?: (e: WithdrawalEventInfo) => void | Promise<void>;
+  /** Background verification retry delays (tests shorten them). */
+  verifyRetryDelaysMs?: readonly number[];
+  reconcile?: ReconcileOptions;
+}
+
+export interface Alerts {
+  handler: WebhookHandler;
+  reconcile(o?: ReconcileOptions): Promise<ReconcileReport>;
+  /** Checks every recent unconfirmed alert against the transaction list once. */
+  verifyPending(): Promise<void>;
+  /** Resolves once background verifications in progress have finished (tests). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createAlerts(deps: AlertsDeps): Alerts {
+  const log = deps.logger.child({ module: 'alerts' });
+  const now = deps.now ?? Date.now;
+  const renderOpts = deps.explorer ? { explorer: deps.explorer } : {};
+
+  deps.outbox.registerRenderer(ALERT_RENDERER, (ref) => {
+    const a = deps.store.get<Alert>(ALERT_COLLECTIONS.alerts, ref);
+    return a ? renderAlert(a, renderOpts) : null;
+  });
+  deps.outbox.registerRenderer(ALERT_STATUS_RENDERER, (ref) => {
+    const i = ref.lastIndexOf('#');
+    const a = deps.store.get<Alert>(ALERT_COLLECTIONS.alerts, ref.slice(0, i));
+    const h = a?.history[Number(ref.slice(i + 1))];
+    return a && h ? renderStatusChange(a, h) : null;
+  });
+
+  const verifyDeps = { store: deps.store, outbox: deps.outbox, wallet: deps.wallet, logger: deps.logger, now };
+  const verifier = createVerifier(verifyDeps, deps.verifyRetryDelaysMs);
+
+  const handler = createWebhookHandler({
+    store: deps.store,
+    outbox: deps.outbox,
+    policy: deps.policy,
+    logger: deps.logger,
+    secret: deps.secret,
+    ...(deps.signatureRequired !== undefined ? { signatureRequired: deps.signatureRequired } : {}),
+    ...(deps.maxBodyBytes !== undefined ? { maxBodyBytes: deps.maxBodyBytes } : {}),
+    now,
+    ...(deps.linkWithdrawal
+      ? { linkWithdrawal: (tx, e) => deps.linkWithdrawal!(tx, { ...e, ...(e.event.statusName ? { status: e.event.statusName } : {}) }) }
+      : {}),
+    onAccepted: (r, event) => {
+      if (r.alert.hash && r.alert.verification.state !== 'confirmed') verifier.request(r.alertId);
+      if (event.kind === 'withdrawal' && event.merchantReference && deps.onWithdrawalEvent) {
+        const info: WithdrawalEventInfo = { alertId: r.alertId, merchantReference: event.merchantReference, event, ...(event.statusName ? { status: event.statusName } : {}) };
+        Promise.resolve()
+          .then(() => deps.onWithdrawalEvent!(info))
+          .catch((err: unknown) => log.error({ err, alertId: r.alertId }, 'onWithdrawalEvent hook failed'));
+      }
+    },
+  });
+
+  return {
+    handler,
+    reconcile: (o) =>
+      reconcileDeposits({ store: deps.store, outbox: deps.outbox, wallet: deps.wallet, policy: deps.policy, logger: deps.logger, now }, { ...deps.reconcile, ...o }),
+    async verifyPending() {
+      for (const id of alertsToVerify(deps.store, now())) {
+        try {
+          await verifyAlert(verifyDeps, id);
+        } catch (err) {
+          log.warn({ err, alertId: id }, 'verification failed; the next run retries');
+        }
+      }
+    },
+    idle: () => verifier.idle(),
+    stop: () => verifier.stop(),
+  };
+}
+
+export interface AlertJobOptions {
+  /** Default every 5 minutes. */
+  reconcileSchedule?: string;
+  /** Default every 2 minutes. */
+  verifySchedule?: string;
+}
+
+export function registerAlertJobs(scheduler: Scheduler, alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>, o: AlertJobOptions = {}): void {
+  scheduler.add({
+    name: 'alerts.reconcile-deposits',
+    schedule: o.reconcileSchedule ?? '*/5 * * * *',
+    run: async () => {
+      await alerts.reconcile();
+    },
+  });
+  scheduler.add({
+    name: 'alerts.verify-pending',
+    schedule: o.verifySchedule ?? '*/2 * * * *',
+    run: () => alerts.verifyPending(),
+    runOnStart: true,
+  });
+}

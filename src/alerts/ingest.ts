@@ -1,0 +1,128 @@
+/**
+ * The one place an event becomes (or changes) an alert. It runs inside a store.commit, so
+ * the duplicate check, the alert write and the outbox entries are one atomic step: two
+ * concurrent deliveries of the same notification cannot both create an alert.
+ */
+import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import type { Tx } from '../store/index.js';
+import { eventKey, transactionKey, type WebhookEvent } from './parse.js';
+import { routeAlert, shouldMention } from './routing.js';
+import { advances } from './status.js';
+import { ALERT_COLLECTIONS, type Alert, type AlertSource, type StoredEvent, type Verification } from './types.js';
+
+export const ALERT_RENDERER = 'alert';
+export const ALERT_STATUS_RENDERER = 'alert.status';
+
+export interface IngestContext {
+  outbox: Pick<Outbox, 'enqueue'>;
+  policy: Policy;
+  now: number;
+}
+
+export interface IngestInput {
+  event: WebhookEvent;
+  source: AlertSource;
+  raw?: string;
+  /** Known at ingestion (reconciliation reads the transaction list itself). */
+  verification?: Verification;
+}
+
+export type IngestResult =
+  | { outcome: 'duplicate'; eventId: string; alertId: string }
+  | { outcome: 'created' | 'advanced' | 'recorded'; eventId: string; alertId: string; alert: Alert };
+
+/** Fields an event may fill in when the alert lacks them (a reconciliation-born alert gets the webhook's details). */
+const FILLABLE = [
+  'amount',
+  'charge',
+  'totalAmount',
+  'currency',
+  'network',
+  'clientEmail',
+  'receiveAddress',
+  'depositAddress',
+  'receiverAddress',
+  'senderAddress',
+  'merchantReference',
+  'reference',
+] as const;
+
+export function alertMessageKey(alertId: string): string {
+  return `alert:${alertId}`;
+}
+
+export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): IngestResult {
+  const { event, source } = input;
+  const eventId = eventKey(event);
+  const alertId = transactionKey(event);
+  const seen = tx.get<StoredEvent>(ALERT_COLLECTIONS.events, eventId);
+  if (seen) return { outcome: 'duplicate', eventId, alertId: seen.alertId };
+
+  const stored: StoredEvent = { id: eventId, alertId, source, receivedAt: ctx.now, event, ...(input.raw !== undefined ? { raw: input.raw } : {}) };
+  tx.put(ALERT_COLLECTIONS.events, eventId, stored);
+
+  const existing = tx.get<Alert>(ALERT_COLLECTIONS.alerts, alertId);
+  if (!existing) {
+    const routeInput = { kind: event.kind, currency: event.currency, network: event.network, amount: event.amount };
+    const channel = routeAlert(ctx.policy, routeInput);
+    const mention = shouldMention(ctx.policy, routeInput);
+    const alert: Alert = stripUndefined({
+      id: alertId,
+      kind: event.kind,
+      typeName: event.typeName,
+      status: event.statusName,
+      hash: event.hash,
+      amount: event.amount,
+      charge: event.charge,
+      totalAmount: event.totalAmount,
+      currency: event.currency,
+      network: event.network,
+      clientEmail: event.clientEmail,
+      receiveAddress: event.receiveAddress,
+      depositAddress: event.depositAddress,
+      receiverAddress: event.receiverAddress,
+      senderAddress: event.senderAddress,
+      merchantReference: event.merchantReference,
+      reference: event.reference,
+      extra: event.kind === 'unknown' || Object.keys(event.extra).length ? event.extra : undefined,
+      channel,
+      mention,
+      source,
+      verification: input.verification ?? { state: 'unverified', attempts: 0 },
+      history: [{ ...(event.statusName ? { status: event.statusName } : {}), at: ctx.now, source, applied: true, eventId }],
+      messageKey: alertMessageKey(alertId),
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
+    tx.put(ALERT_COLLECTIONS.alerts, alertId, alert);
+    ctx.outbox.enqueue(tx, {
+      op: 'post',
+      renderer: ALERT_RENDERER,
+      ref: alertId,
+      key: alert.messageKey,
+      channel,
+      burst: { label: event.kind === 'unknown' ? 'notification' : event.kind, mention },
+    });
+    return { outcome: 'created', eventId, alertId, alert };
+  }
+
+  const applied = advances(existing.status, event.statusName);
+  const next: Alert = { ...existing, history: [...existing.history], updatedAt: ctx.now };
+  next.history.push({ ...(event.statusName ? { status: event.statusName } : {}), at: ctx.now, source, applied, eventId });
+  for (const f of FILLABLE) if (next[f] === undefined && event[f] !== undefined) next[f] = event[f];
+  if (input.verification?.state === 'confirmed' && next.verification.state !== 'confirmed') next.verification = input.verification;
+  if (applied) next.status = event.statusName;
+  tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
+  if (applied) {
+    // The message is edited to show the new status; the thread gets a line saying when it changed.
+    ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });
+    ctx.outbox.enqueue(tx, { op: 'reply', renderer: ALERT_STATUS_RENDERER, ref: `${alertId}#${next.history.length - 1}`, key: next.messageKey });
+  }
+  return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
+  return o;
+}

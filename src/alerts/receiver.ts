@@ -1,0 +1,148 @@
+/**
+ * POST /webhooks/wallet/:secret. The request path does only what the acknowledgement
+ * promises: check, parse, and commit the event (with its outbox entries) durably. Slack
+ * and the wallet service are never called here; verification and posting happen after.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../log.js';
+import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import type { Store, Tx } from '../store/index.js';
+import { parseJson } from '../wallet/json.js';
+import { ingestEvent, type IngestResult } from './ingest.js';
+import { readWebhook, type WebhookEvent } from './parse.js';
+import { secretMatches, verifySignature } from './signature.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+export interface WebhookHandlerDeps {
+  store: Store;
+  outbox: Pick<Outbox, 'enqueue' | 'kick'>;
+  policy: Policy | (() => Policy);
+  logger: Logger;
+  /** The secret path segment, also the HMAC key. A function, so a rotated secret applies at once. */
+  secret: string | (() => string | undefined);
+  signatureRequired?: boolean;
+  maxBodyBytes?: number;
+  now?: () => number;
+  /**
+   * Runs inside the event's commit for withdrawal events carrying a merchantReference, so the
+   * link to the approval card is as durable as the event. Must be synchronous; throwing makes
+   * the delivery fail (500) and the sender retry.
+   */
+  linkWithdrawal?: (tx: Tx, e: { alertId: string; merchantReference: string; event: WebhookEvent }) => void;
+  /** After the event is durable and acknowledged (never blocks the response). */
+  onAccepted?: (r: Exclude<IngestResult, { outcome: 'duplicate' }>, e: WebhookEvent) => void;
+}
+
+export type WebhookHandler = (req: IncomingMessage, res: ServerResponse, params: { secret: string }) => Promise<void>;
+
+function reply(res: ServerResponse, status: number, body: unknown, close = false): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
+  if (close) headers.connection = 'close';
+  res.writeHead(status, headers);
+  res.end(text);
+}
+
+class TooLarge extends Error {}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        req.off('data', onData);
+        req.pause();
+        reject(new TooLarge());
+        return;
+      }
+      chunks.push(c);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
+  reply(res, 413, { error: `body larger than ${max} bytes` }, true);
+  // Stop reading: the connection is closed once the answer is out.
+  res.on('finish', () => req.socket.destroy());
+}
+
+export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
+  const log = deps.logger.child({ module: 'webhook' });
+  const now = deps.now ?? Date.now;
+  const max = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const policy = typeof deps.policy === 'function' ? deps.policy : () => deps.policy as Policy;
+  const secret = typeof deps.secret === 'function' ? deps.secret : () => deps.secret as string;
+
+  return async (req, res, params) => {
+    const expected = secret();
+    if (!expected || !secretMatches(params.secret ?? '', expected)) {
+      // Same answer as an unknown route: the URL is the credential and reveals nothing.
+      req.resume();
+      reply(res, 404, { error: 'not found' });
+      return;
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max) return tooLarge(req, res, max);
+    let body: Buffer;
+    try {
+      body = await readBody(req, max);
+    } catch (err) {
+      if (err instanceof TooLarge) return tooLarge(req, res, max);
+      throw err;
+    }
+
+    if (deps.signatureRequired) {
+      const h = (name: string) => {
+        const v = req.headers[name];
+        return Array.isArray(v) ? v.join(' ') : v;
+      };
+      const check = verifySignature(expected, { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') }, body, now());
+      if (!check.ok) {
+        log.warn({ reason: check.reason }, 'webhook refused: signature');
+        reply(res, 401, { error: 'invalid signature' });
+        return;
+      }
+    }
+
+    const raw = body.toString('utf8');
+    let parsed: unknown;
+    try {
+      parsed = parseJson(raw);
+    } catch {
+      reply(res, 400, { error: 'body is not valid JSON' });
+      return;
+    }
+    const event = readWebhook(parsed);
+    const at = now();
+    const result = await deps.store.commit((tx) => {
+      const r = ingestEvent(tx, { event, source: 'webhook', raw }, { outbox: deps.outbox, policy: policy(), now: at });
+      if (r.outcome !== 'duplicate' && event.kind === 'withdrawal' && event.merchantReference && deps.linkWithdrawal) {
+        deps.linkWithdrawal(tx, { alertId: r.alertId, merchantReference: event.merchantReference, event });
+      }
+      return r;
+    });
+    reply(res, 200, { ok: true, duplicate: result.outcome === 'duplicate' });
+    log.info({ alertId: result.alertId, outcome: result.outcome, kind: event.kind, status: event.statusName }, 'webhook received');
+    if (result.outcome !== 'duplicate') {
+      deps.outbox.kick();
+      if (deps.onAccepted) {
+        const accepted = result;
+        setImmediate(() => {
+          try {
+            deps.onAccepted!(accepted, event);
+          } catch (err) {
+            log.error({ err, alertId: accepted.alertId }, 'webhook follow-up failed');
+          }
+        });
+      }
+    }
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Missed webhooks: the transaction list is the service's record of what happened. Recent
+ * deposits in it that no webhook told us about become alerts marked `reconciliation`; a
+ * deposit we know as PENDING but the list shows settled moves forward. Same key space as
+ * the webhooks, so a transaction is never alerted twice whichever way it arrives first.
+ */
+import type { Logger } from '../log.js';
+import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import type { Store } from '../store/index.js';
+import type { WalletClient } from '../wallet/client.js';
+import type { TransactionRecord } from '../wallet/schemas.js';
+import { ingestEvent, type IngestResult } from './ingest.js';
+import type { WebhookEvent } from './parse.js';
+
+export interface ReconcileDeps {
+  store: Store;
+  outbox: Pick<Outbox, 'enqueue' | 'kick'>;
+  wallet: Pick<WalletClient, 'listTransactions'>;
+  policy: Policy | (() => Policy);
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface ReconcileOptions {
+  lookbackMs?: number;
+  pages?: number;
+  pageSize?: number;
+}
+
+export interface ReconcileReport {
+  seen: number;
+  created: string[];
+  advanced: string[];
+}
+
+export function eventFromRecord(r: TransactionRecord): WebhookEvent | undefined {
+  if (!r.hash || r.type !== 'deposit' || r.status === 'unknown') return undefined;
+  return {
+    kind: 'deposit',
+    typeName: 'DEPOSIT',
+    statusName: r.status === 'successful' ? 'CONFIRMED' : 'FAILED',
+    hash: r.hash,
+    amount: r.amount,
+    ...(r.currency ? { currency: r.currency.name } : r.currencyName ? { currency: r.currencyName } : {}),
+    currencyKnown: !!r.currency,
+    ...(r.network ? { network: r.network.name } : r.networkName ? { network: r.networkName } : {}),
+    networkKnown: !!r.network,
+    ...(r.toAddress ? { receiveAddress: r.toAddress } : {}),
+    ...(r.fromAddress ? { depositAddress: r.fromAddress } : {}),
+    ...(r.reference ? { reference: r.reference } : {}),
+    extra: {},
+    body: { source: 'transaction-list', hash: r.hash, status: r.status },
+  };
+}
+
+export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions = {}): Promise<ReconcileReport> {
+  const now = deps.now ?? Date.now;
+  const policy = typeof deps.policy === 'function' ? deps.policy : () => deps.policy as Policy;
+  const lookbackMs = o.lookbackMs ?? 24 * 3_600_000;
+  const pages = o.pages ?? 2;
+  const pageSize = o.pageSize ?? 50;
+  const to = new Date(now());
+  const from = new Date(to.getTime() - lookbackMs);
+
+  const records: TransactionRecord[] = [];
+  for (let page = 1; page <= pages; page++) {
+    const res = await deps.wallet.listTransactions({ type: 'deposit', from, to, page, pageSize });
+    records.push(...res.records);
+    if (page >= res.totalPages) break;
+  }
+  // Oldest first, so alerts (and their Slack messages) come out in the order things happened.
+  records.sort((a, b) => (a.timestamp?.getTime() ?? 0) - (b.timestamp?.getTime() ?? 0));
+
+  const results = await deps.store.commit((tx) => {
+    const out: IngestResult[] = [];
+    for (const r of records) {
+      const event = eventFromRecord(r);
+      if (!event) continue;
+      const verification = {
+        state: 'confirmed' as const,
+        attempts: 0,
+        checkedAt: now(),
+        ...(r.hashUrl ? { hashUrl: r.hashUrl } : {}),
+        listStatus: r.status,
+      };
+      out.push(ingestEvent(tx, { event, source: 'reconciliation', verification }, { outbox: deps.outbox, policy: policy(), now: now() }));
+    }
+    return out;
+  });
+  const report: ReconcileReport = {
+    seen: records.length,
+    created: results.filter((r) => r.outcome === 'created').map((r) => r.alertId),
+    advanced: results.filter((r) => r.outcome === 'advanced').map((r) => r.alertId),
+  };
+  if (report.created.length || report.advanced.length) {
+    deps.outbox.kick();
+    deps.logger.warn({ created: report.created.length, advanced: report.advanced.length }, 'reconciliation found deposits no webhook reported');
+  }
+  return report;
+}

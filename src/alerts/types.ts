@@ -1,0 +1,68 @@
+/** The alert records kept in the store. */
+import type { AlertKind, WebhookEvent } from './parse.js';
+
+export const ALERT_COLLECTIONS = { events: 'webhook_events', alerts: 'alerts' } as const;
+
+export type AlertSource = 'webhook' | 'reconciliation';
+
+/** One received notification (or one reconciliation finding), keyed by its dedup key. */
+export interface StoredEvent {
+  id: string;
+  alertId: string;
+  source: AlertSource;
+  receivedAt: number;
+  /** The body exactly as received (webhooks only). */
+  raw?: string;
+  event: WebhookEvent;
+}
+
+export interface AlertHistoryEntry {
+  status?: string;
+  at: number;
+  source: AlertSource;
+  /** false: arrived late (or unknown) and did not change the alert. */
+  applied: boolean;
+  eventId: string;
+}
+
+export interface Verification {
+  /** confirmed: the service's transaction list has this hash; not_found: looked, not (yet) there. */
+  state: 'unverified' | 'confirmed' | 'not_found';
+  attempts: number;
+  checkedAt?: number;
+  hashUrl?: string;
+  addressUrl?: string;
+  listStatus?: string;
+}
+
+export interface Alert {
+  id: string;
+  kind: AlertKind;
+  typeName?: string;
+  status?: string;
+  hash?: string;
+  amount?: string;
+  charge?: string;
+  totalAmount?: string;
+  currency?: string;
+  network?: string;
+  clientEmail?: string;
+  receiveAddress?: string;
+  depositAddress?: string;
+  receiverAddress?: string;
+  senderAddress?: string;
+  merchantReference?: string;
+  reference?: string;
+  /** Unrecognised payloads: a few of their fields, for the generic rendering. */
+  extra?: Record<string, unknown>;
+  channel: string;
+  mention: boolean;
+  /** How we first learnt of it. */
+  source: AlertSource;
+  verification: Verification;
+  history: AlertHistoryEntry[];
+  /** The outbox message key of its Slack message. */
+  messageKey: string;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -1,0 +1,160 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+const DAY = 86_400_000;
+/** 40 records, newest first: 0..39, alternating currencies/types, one with an 18-decimal amount and a comma in its reference. */
+function seed() {
+  const records = Array.from({ length: 40 }, (_, i) => ({
+    transactionType: i % 4 === 3 ? ('Withdrawal' as const) : ('Deposit' as const),
+    transactionStatus: i % 5 === 4 ? ('FAILED' as const) : ('SUCCESSFUL' as const),
+    currency: i % 2 ? 'ETH' : 'USDT',
+    network: i % 2 ? 'ETH' : 'BSC',
+    amount: i === 1 ? '0.123456789012345678' : `${100 + i}.50`,
+    reference: i === 2 ? 'ref, with "quotes"' : `ref-${i}`,
+    transactionTimeStamp: Date.UTC(2026, 10, 20) - i * DAY,
+    createdAt: new Date(Date.UTC(2026, 10, 20) - i * DAY).toISOString().replace('Z', ''),
+  }));
+  t.app.sandbox!.resetTransactions(records);
+}
+
+async function tx(text: string, user: string = USERS.viewer) {
+  const { res, responseUrl } = await t.command('/tx', text, user);
+  expect(res.status).toBe(200);
+  const replies = await t.replies(responseUrl);
+  return { reply: replies[0]!, text: visibleText(replies[0]!), responseUrl };
+}
+
+function buttons(message: Record<string, unknown>): Array<{ action_id: string; value: string }> {
+  return ((message.blocks as Array<{ type: string; elements?: unknown[] }>) ?? [])
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements as Array<{ action_id: string; value: string }>);
+}
+
+describe('/tx', () => {
+  beforeEach(() => seed());
+
+  it('renders one page with a header, records and Next, and Next/Previous replace the message in place', async () => {
+    const first = await tx('size=10');
+    expect(first.text).toContain('Page 1 of 4 · 40 records · filters: `none`');
+    expect(first.text).toContain('*Deposit* · *100.5 USDT* · BSC · :white_check_mark: successful');
+    expect(first.text).toContain('*0.123456789012345678 ETH*');
+    expect(first.text).toMatch(/<https:\/\/[^|]+\|0x\w{4}…\w{4}> → <https:\/\/[^|]+\|/);
+    expect(first.text).toContain('2026-11-20 00:00 UTC');
+    const nav = buttons(first.reply);
+    expect(nav.map((b) => b.action_id)).toEqual(['tx_next']);
+
+    const { res, responseUrl } = await t.click(USERS.viewer, { actionId: 'tx_next', value: nav[0]!.value }, { message: { ts: '1', blocks: first.reply.blocks as unknown[] } });
+    expect(res.status).toBe(200);
+    const [page2] = await t.replies(responseUrl);
+    expect(page2!.replace_original).toBe(true);
+    expect(visibleText(page2!)).toContain('Page 2 of 4');
+    expect(visibleText(page2!)).toContain('*110.5 USDT*');
+    expect(buttons(page2!).map((b) => b.action_id)).toEqual(['tx_prev', 'tx_next']);
+
+    const prev = buttons(page2!)[0]!;
+    const back = await t.click(USERS.viewer, { actionId: 'tx_prev', value: prev.value }, { message: { ts: '1' } });
+    const [page1] = await t.replies(back.responseUrl);
+    expect(visibleText(page1!)).toContain('Page 1 of 4');
+  });
+
+  it('applies every filter, shows them in the header, and keeps them across pages', async () => {
+    const r = await tx('currency=usdt network=BSC type=deposit status=successful from=2026-10-15 to=2026-11-20 size=5');
+    expect(r.text).toContain('filters: `currency=usdt network=BSC type=deposit status=successful from=2026-10-15 to=2026-11-20`');
+    expect(r.text).not.toContain('ETH*');
+    expect(r.text).not.toContain('Withdrawal');
+    expect(r.text).not.toContain('failed');
+    const lines = r.text.split('\n').filter((l) => l.includes('*Deposit*'));
+    expect(lines.length).toBe(5);
+    const next = buttons(r.reply).find((b) => b.action_id === 'tx_next')!;
+    expect(JSON.parse(next.value).f).toMatchObject({ currency: 'usdt', type: 'deposit', from: '2026-10-15' });
+
+    const hash = t.app.sandbox!.transactions()[7]!.transactionHash;
+    const byHash = await tx(`hash=${hash}`);
+    expect(byHash.text).toContain('Page 1 of 1 · 1 record ·');
+    const addr = t.app.sandbox!.transactions()[3]!.toAddress;
+    const byAddress = await tx(`address=${addr}`);
+    expect(byAddress.text).toMatch(/· [1-9]\d* records? ·/);
+  });
+
+  it('says clearly when nothing matches and when a page is past the end', async () => {
+    const none = await tx('currency=BTC');
+    expect(none.text).toContain('No transactions match the filters `currency=BTC`');
+    const past = await tx('page=9 size=10');
+    expect(past.text).toContain('Page 9 is past the end: there are 4 pages');
+  });
+
+  it('reports unknown keys and bad values instead of ignoring them', async () => {
+    const r = await tx('colour=red currency=DOGE status=maybe from=2026-02-31 size=500 loose');
+    for (const expected of [
+      'unknown filter “colour”',
+      'unknown currency “DOGE”',
+      'status must be successful or failed',
+      'from must be a date written YYYY-MM-DD',
+      'size must be a whole number from 1 to 100',
+      '“loose” is not a filter',
+      'Usage: `/tx',
+    ]) {
+      expect(r.text).toContain(expected);
+    }
+  });
+
+  it('stays within Block Kit limits at the largest page size', async () => {
+    t.app.sandbox!.resetTransactions(
+      Array.from({ length: 100 }, (_, i) => ({ amount: `${i}.123456789012345678`, reference: `r${i}`, transactionTimeStamp: Date.UTC(2026, 10, 20) - i * 60_000 })),
+    );
+    const r = await tx('size=100');
+    const blocks = r.reply.blocks as Array<{ type: string; text?: { text: string } }>;
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    for (const b of blocks) if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(b.type === 'header' ? 150 : 3000);
+    expect((r.text.match(/\*Deposit\*|\*Withdrawal\*/g) ?? []).length).toBe(100);
+  });
+
+  it('refuses non-viewers', async () => {
+    const r = await tx('', USERS.outsider);
+    expect(r.text).toContain('not allowed to view addresses and transactions');
+  });
+
+  it('exports every matching record as an RFC 4180 CSV in a DM, with progress updates', async () => {
+    t.app.sandbox!.resetTransactions(
+      Array.from({ length: 230 }, (_, i) => ({
+        amount: i === 0 ? '0.123456789012345678' : `${i}.10`,
+        reference: i === 1 ? 'line one, "two"\nthree' : `r${i}`,
+        currency: 'USDT',
+        network: 'BSC',
+        transactionTimeStamp: Date.UTC(2026, 10, 20) - i * 60_000,
+      })),
+    );
+    const { res, responseUrl } = await t.command('/tx', 'export currency=USDT', USERS.viewer);
+    expect(res.status).toBe(200);
+    const file = await (async () => {
+      for (let i = 0; i < 200; i++) {
+        const f = t.fake.files().find((x) => x.name.endsWith('.csv'));
+        if (f) return f;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error('no CSV uploaded');
+    })();
+    expect(file.channel).toBe(t.fake.dmChannel(USERS.viewer));
+    const rows = parseCsv(file.content.toString('utf8')) as string[][];
+    expect(rows[0]).toEqual(['createdAt', 'timestamp', 'type', 'status', 'amount', 'currency', 'network', 'fromAddress', 'toAddress', 'transactionHash', 'reference', 'explorerUrl']);
+    expect(rows.length).toBe(231);
+    expect(rows[1]![4]).toBe('0.123456789012345678');
+    expect(rows[2]![10]).toBe('line one, "two"\nthree');
+    expect(file.content.toString('utf8')).toContain('"line one, ""two""\nthree"');
+
+    const replies = await t.repliesUntil(responseUrl, (r) => String(r.text).includes('Export finished'));
+    const texts = replies.map((r) => String(r.text));
+    expect(texts[0]).toContain('Exporting transactions');
+    expect(texts.at(-1)).toContain('Export finished: 230 records');
+    expect(replies.slice(1).every((r) => r.replace_original === true)).toBe(true);
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config', () => {
+  it('runs with no configuration at all: local mode, embedded sandbox, defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.slack.mode).toBe('local');
+    expect(c.wallet.baseUrl).toBeUndefined();
+    expect(c.dataDir).toBe('./data');
+    expect(c.logLevel).toBe('info');
+    expect(c.wallet).toMatchObject({ v2AuthScheme: 'Bearer', refreshMethod: 'POST', timestampUnit: 'ms', timeoutMs: 10_000 });
+  });
+
+  it('picks HTTP mode with a bot token and signing secret, Socket Mode with an app token too', () => {
+    const http = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' });
+    expect(http.slack.mode).toBe('http');
+    const socket = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', SLACK_APP_TOKEN: 'xapp-1' });
+    expect(socket.slack.mode).toBe('socket');
+  });
+
+  it('lists every problem at once, naming each variable', () => {
+    const p = problems({ PORT: 'eighty', LOG_LEVEL: 'loud', WALLET_TIMESTAMP_UNIT: 'ns', PUBLIC_URL: 'not a url', SLACK_APP_TOKEN: 'xoxb-wrong' });
+    expect(p.map((x) => x.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT', 'PUBLIC_URL', 'SLACK_APP_TOKEN', 'WALLET_TIMESTAMP_UNIT']);
+    expect(p.find((x) => x.startsWith('PORT'))).toContain('(got "eighty")');
+  });
+
+  it('requires the whole credential set that goes with a choice', () => {
+    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual(['SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set']);
+    const wallet = problems({ WALLET_API_BASE_URL: 'https://wallet.example.com' });
+    expect(wallet).toHaveLength(4);
+    expect(problems({ WALLET_API_BASE_URL: 'http://wallet.example.com', WALLET_API_KEY: 'k', WALLET_PUBLIC_KEY: 'p', WALLET_MERCHANT_EMAIL: 'a@b.co', WALLET_MERCHANT_PASSWORD: 'pw' })[0]).toMatch(/must use https/);
+    expect(problems({ WEBHOOK_SIGNATURE: 'required' })[0]).toMatch(/^WEBHOOK_SECRET: required/);
+  });
+
+  it('never echoes a secret value in its error', () => {
+    const secret = 'xoxp-this-is-a-user-token-not-a-bot-token';
+    const webhook = 'short!';
+    const p = problems({ SLACK_BOT_TOKEN: secret, SLACK_SIGNING_SECRET: 'x', WEBHOOK_SECRET: webhook });
+    expect(p.join('\n')).not.toContain(secret);
+    expect(p.join('\n')).not.toContain(webhook);
+    expect(p.some((x) => x.startsWith('SLACK_BOT_TOKEN: must be a bot token'))).toBe(true);
+  });
+});
