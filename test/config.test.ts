@@ -52,3 +52,14 @@ describe('config', () => {
     expect(p.some((x) => x.startsWith('SLACK_BOT_TOKEN: must be a bot token'))).toBe(true);
   });
 });
+
+describe('config: wallet-service choices', () => {
+  it('reads the open choices of the spec from the environment', () => {
+    const c = loadConfig({ WALLET_V2_AUTH_SCHEME: 'Token', WALLET_REFRESH_METHOD: 'put', WALLET_TIMESTAMP_UNIT: 's' });
+    expect(c.wallet).toMatchObject({ v2AuthScheme: 'Token', refreshMethod: 'PUT', timestampUnit: 's' });
+    expect(problems({ WALLET_REFRESH_METHOD: 'PATCH', WALLET_TIMESTAMP_UNIT: 'us' }).map((p) => p.split(':')[0]).sort()).toEqual([
+      'WALLET_REFRESH_METHOD',
+      'WALLET_TIMESTAMP_UNIT',
+    ]);
+  });
+});

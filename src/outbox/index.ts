@@ -48,6 +48,11 @@ export interface OutboxOptions {
   maxBackoffMs?: number;
   /** How far before an uncertain attempt the history lookup starts. */
   lookbackMs?: number;
+  /**
+   * After an attempt with an unknown outcome, wait at least this long before looking it up:
+   * Slack may still be processing a request whose response we gave up on.
+   */
+  unknownOutcomeDelayMs?: number;
 }
 
 export interface Outbox {
@@ -86,6 +91,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   const baseBackoffMs = o.baseBackoffMs ?? 1000;
   const maxBackoffMs = o.maxBackoffMs ?? 60_000;
   const lookbackMs = o.lookbackMs ?? 60_000;
+  const unknownOutcomeDelayMs = o.unknownOutcomeDelayMs ?? 5_000;
   const log = logger.child({ module: 'outbox' });
 
   const renderers = new Map<string, Renderer>();
@@ -305,7 +311,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   async function failed(entry: OutboxEntry, f: CallFailure): Promise<Outcome> {
     if (!f.retry) return park(entry, f.error);
     const attempts = entry.attempts + 1;
-    const delay = f.afterMs ?? backoff(attempts);
+    const delay = f.afterMs ?? Math.max(backoff(attempts), f.unknownOutcome ? unknownOutcomeDelayMs : 0);
     log.warn({ entry: entry.id, op: entry.op, lane: entry.lane, attempts, error: f.error, retryInMs: delay }, 'slack call failed; will retry');
     await store.commit((tx) => {
       const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, entry.id);

@@ -149,7 +149,8 @@ export class WebhookDispatcher {
       if (settled) return;
       settled = true;
       this.inflight.delete(req);
-      record(status, error);
+      // An attempt cut short by close() is not an attempt the receiver could answer.
+      if (!this.closed) record(status, error);
     };
     const req = send(target, {
       method: 'POST',

@@ -53,7 +53,8 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
     const receiver = new SocketModeReceiver({
       appToken: o.appToken,
       logger,
-      installerOptions: { clientOptions },
+      // A copy: the Socket Mode client writes its own retry policy (100 retries) into the object it is given.
+      installerOptions: { clientOptions: { ...clientOptions } },
     });
     receiver.client.on('connected', () => (up = true));
     receiver.client.on('disconnected', () => (up = false));

@@ -64,32 +64,6 @@ export const RETRY_MAX_DELAY_MS = 2_000;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_READ_RETRIES = 3;
 
-/**
- * Overrides from the environment (WALLET_V2_AUTH_SCHEME, WALLET_REFRESH_METHOD,
- * WALLET_TIMESTAMP_UNIT). Returns only what is set; throws one error naming every bad value.
- */
-export function assumptionsFromEnv(env: Record<string, string | undefined> = process.env): Partial<WalletAssumptions> {
-  const out: Partial<WalletAssumptions> = {};
-  const problems: string[] = [];
-  const scheme = env.WALLET_V2_AUTH_SCHEME?.trim();
-  if (scheme) {
-    if (/^[A-Za-z][A-Za-z0-9-]*$/.test(scheme)) out.v2AuthScheme = scheme;
-    else problems.push('WALLET_V2_AUTH_SCHEME must be a single word such as Bearer');
-  }
-  const method = env.WALLET_REFRESH_METHOD?.trim().toUpperCase();
-  if (method) {
-    if (method === 'POST' || method === 'PUT' || method === 'GET') out.refreshMethod = method;
-    else problems.push('WALLET_REFRESH_METHOD must be POST, PUT or GET');
-  }
-  const unit = env.WALLET_TIMESTAMP_UNIT?.trim().toLowerCase();
-  if (unit) {
-    if (unit === 'ms' || unit === 's') out.timestampUnit = unit;
-    else problems.push('WALLET_TIMESTAMP_UNIT must be ms or s');
-  }
-  if (problems.length) throw new Error(`Invalid wallet settings: ${problems.join('; ')}`);
-  return out;
-}
-
 export function toWireTimestamp(date: Date, unit: TimestampUnit): number {
   return unit === 's' ? Math.floor(date.getTime() / 1000) : date.getTime();
 }

@@ -17,4 +17,4 @@ export type {
   TransactionRecord,
   TransactionPage,
 } from './schemas.js';
-export { DEFAULT_ASSUMPTIONS, assumptionsFromEnv, type WalletAssumptions } from './assumptions.js';
+export { DEFAULT_ASSUMPTIONS, type WalletAssumptions } from './assumptions.js';

@@ -90,14 +90,14 @@ export async function waitFor<T>(check: () => T | undefined | false, what: strin
 
 export interface Receiver {
   url: string;
-  received: Array<{ headers: IncomingHttpHeaders; body: string; json: any }>;
+  received: Array<{ headers: IncomingHttpHeaders; body: string; json: any; probe?: unknown }>;
   /** Statuses to answer with, in order; then 200. */
   script: number[];
   close(): Promise<void>;
 }
 
 /** A webhook receiver on a random loopback port. */
-export async function startReceiver(script: number[] = []): Promise<Receiver> {
+export async function startReceiver(script: number[] = [], probe?: () => unknown): Promise<Receiver> {
   const received: Receiver['received'] = [];
   const state = { script: [...script] };
   const server: Server = createServer((req, res) => {
@@ -105,7 +105,8 @@ export async function startReceiver(script: number[] = []): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      received.push({ headers: req.headers, body, json: parseJson(body) });
+      // probe() runs the moment a notification arrives: what the sandbox looked like then.
+      received.push({ headers: req.headers, body, json: parseJson(body), probe: probe?.() });
       res.statusCode = state.script.shift() ?? 200;
       res.end('ok');
     });

@@ -54,15 +54,18 @@ describe('webhook registration', () => {
 
 describe('deposit webhooks', () => {
   it('PENDING then CONFIRMED, PascalCase as the public sample, credited on confirmation', async () => {
-    const { sb, rx } = await setup({ confirmAfterMs: 300 });
+    sb = await createSandbox({ seed: false, webhook: { ...fast, confirmAfterMs: 100 } });
+    const s = sb;
+    rx = await startReceiver([], () => s.balance('ada@client.test', 'USDT', 'BSC'));
+    await registerWebhook(sb, rx.url);
     const address = (await generate(sb, 'ada@client.test', '4', 'BSC')).json.data.address as string;
     const tx = await sb.deposit({ to: 'ada@client.test', amount: '250.123456', currency: 'USDT', network: 'BSC' });
     expect(tx).toMatchObject({ transactionType: 'Deposit', transactionStatus: 'SUCCESSFUL', toAddress: address, amount: '250.123456' });
-
-    await waitFor(() => rx.received.length >= 1, 'PENDING');
-    // Confirmation is 300 ms away: not credited yet.
+    // Not credited until it confirms.
     expect(sb.balance('ada@client.test', 'USDT', 'BSC')).toBe('0');
-    await waitFor(() => rx.received.length >= 2, 'CONFIRMED');
+    const r = rx;
+    await waitFor(() => r.received.length >= 2, 'PENDING and CONFIRMED');
+    expect(rx.received.map((x) => x.probe)).toEqual(['0', '250.123456']);
     expect(sb.balance('ada@client.test', 'USDT', 'BSC')).toBe('250.123456');
 
     const [pending, confirmed] = rx.received;
@@ -188,16 +191,25 @@ describe('delivery', () => {
     ]);
   });
 
-  it('close() stops pending retries and confirmations', async () => {
-    const { sb, rx } = await setup({ confirmAfterMs: 50, retryBaseMs: 40, maxDelayMs: 40 }, Array(10).fill(500));
+  it('close() cancels a pending confirmation', async () => {
+    const { sb, rx } = await setup({ confirmAfterMs: 50 });
     await generate(sb, 'c@client.test', '4', 'BSC');
     await sb.deposit({ to: 'c@client.test', amount: '1', currency: 'USDT', network: 'BSC' });
-    await waitFor(() => sb.webhook.deliveries.length >= 1, 'first attempt');
     await sb.close();
-    const seen = rx.received.length;
-    await new Promise((r) => setTimeout(r, 250));
-    expect(rx.received.length).toBe(seen);
+    await new Promise((r) => setTimeout(r, 200));
     expect(sb.balance('c@client.test', 'USDT', 'BSC')).toBe('0');
+    expect(rx.received.map((r) => JSON.parse(r.body).Data.Status)).not.toContain(3);
+  });
+
+  it('close() stops pending retries', async () => {
+    const { sb } = await setup({ confirmAfterMs: 60_000, retryBaseMs: 20, maxDelayMs: 20 }, Array(50).fill(500));
+    await generate(sb, 'c@client.test', '4', 'BSC');
+    await sb.deposit({ to: 'c@client.test', amount: '1', currency: 'USDT', network: 'BSC' });
+    await waitFor(() => sb.webhook.deliveries.length >= 2, 'a retry');
+    await sb.close();
+    const seen = sb.webhook.deliveries.length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sb.webhook.deliveries.length).toBe(seen);
   });
 
   it('no signature headers by default', async () => {

@@ -4,7 +4,7 @@
  * environment overrides of assumptions.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { assumptionsFromEnv, DEFAULT_ASSUMPTIONS } from '../../src/wallet/assumptions.js';
+import { DEFAULT_ASSUMPTIONS } from '../../src/wallet/assumptions.js';
 import { currency, KYB_ADVICE, network } from '../../src/wallet/enums.js';
 import type {
   WalletKybError,
@@ -154,16 +154,7 @@ describe('configurable assumptions', () => {
     expect(issued).toBe(1);
   });
 
-  it('environment overrides are validated in one error', () => {
-    expect(assumptionsFromEnv({})).toEqual({});
-    expect(assumptionsFromEnv({ WALLET_V2_AUTH_SCHEME: 'Token', WALLET_REFRESH_METHOD: 'put', WALLET_TIMESTAMP_UNIT: 'S' })).toEqual({
-      v2AuthScheme: 'Token',
-      refreshMethod: 'PUT',
-      timestampUnit: 's',
-    });
-    expect(() => assumptionsFromEnv({ WALLET_REFRESH_METHOD: 'PATCH', WALLET_TIMESTAMP_UNIT: 'us' })).toThrow(
-      /WALLET_REFRESH_METHOD.*WALLET_TIMESTAMP_UNIT/,
-    );
+  it('defaults the open choices as docs/wallet-service-choices.md says', () => {
     expect(DEFAULT_ASSUMPTIONS).toEqual({ v2AuthScheme: 'Bearer', refreshMethod: 'POST', timestampUnit: 'ms' });
   });
 });

@@ -1,0 +1,237 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { WebClient } from '@slack/web-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { COLLECTIONS, createOutbox, METADATA_EVENT_TYPE, type Outbox, type OutboxEntry, type OutboxOptions } from '../../src/outbox/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { startHistoryProxy, type HistoryProxy } from './history-proxy.js';
+
+const logger = createLogger({ level: 'silent' });
+const CH = 'C0OUTBOX01';
+const CH2 = 'C0OUTBOX02';
+
+interface Item {
+  id: string;
+  text: string;
+}
+
+let dir: string;
+let store: Store;
+let fake: FakeSlack;
+let proxy: HistoryProxy;
+let outbox: Outbox | undefined;
+
+function client(timeoutMs = 2000): WebClient {
+  return new WebClient('xoxb-outbox-test', { slackApiUrl: proxy.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: timeoutMs });
+}
+
+function makeOutbox(o: Partial<OutboxOptions> = {}, timeoutMs?: number): Outbox {
+  const ob = createOutbox({ store, client: client(timeoutMs), logger, paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50, unknownOutcomeDelayMs: 50, ...o });
+  ob.registerRenderer('item', (ref) => {
+    const item = store.get<Item>('items', ref);
+    return item ? { text: item.text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: item.text } }] } : null;
+  });
+  ob.registerRenderer('line', (ref) => ({ text: ref }));
+  outbox = ob;
+  return ob;
+}
+
+/** A domain change and its Slack post, in one commit, as the app does it. */
+async function post(ob: Outbox, id: string, text: string, channel = CH, burst = false): Promise<void> {
+  await store.commit((tx) => {
+    tx.put<Item>('items', id, { id, text });
+    ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel, ...(burst ? { burst: { label: 'deposit' } } : {}) });
+  });
+}
+
+async function change(ob: Outbox, id: string, text: string): Promise<void> {
+  await store.commit((tx) => {
+    tx.put<Item>('items', id, { id, text });
+    ob.enqueue(tx, { op: 'update', renderer: 'item', ref: id, key: `item:${id}` });
+  });
+}
+
+const topLevel = (channel = CH) => fake.channel(channel).filter((m) => !m.thread_ts);
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'outbox-'));
+  store = await openStore({ dir, logger });
+  fake = await startFakeSlack();
+  proxy = await startHistoryProxy(fake);
+});
+
+afterEach(async () => {
+  await outbox?.stop();
+  outbox = undefined;
+  await store.close().catch(() => undefined);
+  await proxy.close();
+  await fake.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('outbox', () => {
+  it('posts with metadata, stores the ts under the key, and collapses queued edits into the render at send time', async () => {
+    const ob = makeOutbox();
+    await post(ob, 'a', 'v1');
+    await change(ob, 'a', 'v2');
+    await change(ob, 'a', 'v3');
+    ob.start();
+    await ob.drain();
+    const msgs = topLevel();
+    expect(msgs).toHaveLength(1);
+    expect(msgs[0]!.text).toBe('v3');
+    expect(msgs[0]!.metadata).toEqual({ event_type: METADATA_EVENT_TYPE, event_payload: { outbox_id: expect.any(String) } });
+    expect(fake.calls('chat.update')).toHaveLength(0);
+    expect(ob.message('item:a')).toMatchObject({ channel: CH, ts: msgs[0]!.ts });
+    const entries = store.all<OutboxEntry>(COLLECTIONS.entries);
+    expect(entries.every((e) => e.state === 'done')).toBe(true);
+
+    // Later edits go to the same message.
+    await change(ob, 'a', 'v4');
+    await ob.drain();
+    expect(topLevel()).toHaveLength(1);
+    expect(topLevel()[0]!.text).toBe('v4');
+    expect(fake.calls('chat.update')).toHaveLength(1);
+  });
+
+  it('replies in the thread of a key, sends DMs and ephemerals', async () => {
+    const ob = makeOutbox();
+    ob.start();
+    await post(ob, 'a', 'parent');
+    await store.commit((tx) => {
+      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'first reply', key: 'item:a' });
+      ob.enqueue(tx, { op: 'dm', renderer: 'line', ref: 'hello in private', user: 'U0DMUSER1', key: 'dm:1' });
+      ob.enqueue(tx, { op: 'ephemeral', renderer: 'line', ref: 'only you', channel: CH, user: 'U0DMUSER1' });
+    });
+    await ob.drain();
+    const parent = topLevel()[0]!;
+    expect(fake.thread(CH, parent.ts).map((m) => m.text)).toEqual(['first reply']);
+    expect(fake.channel(fake.dmChannel('U0DMUSER1')).map((m) => m.text)).toEqual(['hello in private']);
+    expect(fake.ephemerals(CH, 'U0DMUSER1').map((e) => e.text)).toEqual(['only you']);
+  });
+
+  it('honours 429 Retry-After and posts once', async () => {
+    const ob = makeOutbox();
+    fake.failNext('chat.postMessage', { retryAfter: 1 });
+    await post(ob, 'a', 'rate limited');
+    ob.start();
+    await ob.drain();
+    const calls = fake.calls('chat.postMessage');
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.status).toBe(429);
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(950);
+    expect(topLevel()).toHaveLength(1);
+  });
+
+  it('retries 500s and still shows one message', async () => {
+    const ob = makeOutbox();
+    fake.failNext('chat.postMessage', { status: 500, times: 2 });
+    await post(ob, 'a', 'after 500s');
+    ob.start();
+    await ob.drain();
+    expect(fake.calls('chat.postMessage').length).toBeGreaterThanOrEqual(3);
+    expect(topLevel().map((m) => m.text)).toEqual(['after 500s']);
+  });
+
+  it('a lost response (timeout after Slack posted) never yields a second message: the earlier post is adopted', async () => {
+    const ob = makeOutbox({}, 100);
+    // Slack holds the answer past our timeout, then posts anyway.
+    fake.failNext('chat.postMessage', { delayMs: 250 });
+    await post(ob, 'a', 'slow slack');
+    ob.start();
+    await ob.drain();
+    await new Promise((r) => setTimeout(r, 300)); // anything late would show up by now
+    expect(topLevel().map((m) => m.text)).toEqual(['slow slack']);
+    expect(fake.calls('chat.postMessage')).toHaveLength(1);
+    expect(proxy.lookups.some((l) => l.method === 'conversations.history' && l.args.include_all_metadata === 'true')).toBe(true);
+    const e = store.all<OutboxEntry>(COLLECTIONS.entries)[0]!;
+    expect(e.result).toMatchObject({ adopted: true, ts: topLevel()[0]!.ts });
+  });
+
+  it('a timeout where Slack did NOT post leads to exactly one post after the lookup', async () => {
+    const ob = makeOutbox({}, 100);
+    fake.failNext('chat.postMessage', { delayMs: 250, status: 500 });
+    await post(ob, 'a', 'not posted the first time');
+    ob.start();
+    await ob.drain();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(topLevel().map((m) => m.text)).toEqual(['not posted the first time']);
+    expect(proxy.lookups.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('parks non-retryable errors and does not block the channel', async () => {
+    const ob = makeOutbox();
+    fake.failNext('chat.postMessage', { error: 'channel_not_found' });
+    await post(ob, 'a', 'lost channel');
+    await post(ob, 'b', 'next one');
+    await store.commit((tx) => ob.enqueue(tx, { op: 'update', renderer: 'item', ref: 'a', key: 'item:a' }));
+    ob.start();
+    await ob.drain();
+    expect(topLevel().map((m) => m.text)).toEqual(['next one']);
+    const entries = store.all<OutboxEntry>(COLLECTIONS.entries);
+    expect(entries.filter((e) => e.state === 'failed').map((e) => e.lastError)).toEqual(['channel_not_found', 'parent_message_failed']);
+  });
+
+  it('folds a burst into one summary with the details in its thread, and later edits reach the details', async () => {
+    const ob = makeOutbox({ burstThreshold: 3 });
+    for (let i = 1; i <= 6; i++) await post(ob, `d${i}`, `deposit ${i}`, CH, true);
+    await post(ob, 'other', 'other channel', CH2, true);
+    ob.start();
+    await ob.drain();
+    const top = topLevel();
+    expect(top).toHaveLength(1);
+    expect(top[0]!.text).toMatch(/^6 deposits in the last minute/);
+    expect(fake.thread(CH, top[0]!.ts).map((m) => m.text)).toEqual([1, 2, 3, 4, 5, 6].map((i) => `deposit ${i}`));
+    expect(topLevel(CH2).map((m) => m.text)).toEqual(['other channel']);
+
+    await change(ob, 'd3', 'deposit 3 confirmed');
+    await store.commit((tx) => ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'status line', key: 'item:d3' }));
+    await ob.drain();
+    const thread = fake.thread(CH, top[0]!.ts);
+    expect(thread.map((m) => m.text)).toContain('deposit 3 confirmed');
+    expect(thread.map((m) => m.text)).toContain('status line');
+    expect(topLevel()).toHaveLength(1);
+  });
+
+  it('Slack down for a long time, across a restart: nothing lost, order kept, no doubles', async () => {
+    let ob = makeOutbox();
+    fake.failNext('chat.postMessage', { status: 503, times: 1000 });
+    ob.start();
+    for (let i = 1; i <= 5; i++) await post(ob, `m${i}`, `alert ${i}`);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(topLevel()).toHaveLength(0);
+    expect(fake.calls('chat.postMessage').length).toBeGreaterThan(1);
+
+    // The process stops while Slack is still down; a new one takes over the same data.
+    await ob.stop();
+    await store.close();
+    store = await openStore({ dir, logger });
+    ob = makeOutbox();
+    ob.start();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(topLevel()).toHaveLength(0);
+
+    fake.reset(); // Slack is back
+    await ob.drain();
+    expect(topLevel().map((m) => m.text)).toEqual([1, 2, 3, 4, 5].map((i) => `alert ${i}`));
+    const backoffCapped = store.all<OutboxEntry>(COLLECTIONS.entries).every((e) => e.state === 'done');
+    expect(backoffCapped).toBe(true);
+  });
+
+  it('acts only on committed entries: a rolled-back enqueue is never sent', async () => {
+    const ob = makeOutbox();
+    ob.start();
+    await expect(
+      store.commit((tx) => {
+        ob.enqueue(tx, { op: 'post', renderer: 'line', ref: 'ghost', channel: CH, key: 'ghost' });
+        throw new Error('domain check failed');
+      }),
+    ).rejects.toThrow('domain check failed');
+    await post(ob, 'real', 'real one');
+    await ob.drain();
+    expect(topLevel().map((m) => m.text)).toEqual(['real one']);
+  });
+});
