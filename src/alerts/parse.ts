@@ -74,7 +74,7 @@ const text = z
   .optional()
   .catch(undefined);
 const decimal = wireDecimal.optional().catch(undefined);
-const anything = z.unknown();
+const anything = z.unknown().optional();
 
 const dataSchema = z.looseObject({
   transactionType: anything,
@@ -124,7 +124,9 @@ export function readWebhook(parsed: unknown): WebhookEvent {
   const body = normalizeBody(parsed);
   const root = isObject(body) ? body : {};
   const dataRaw = isObject(root.data) ? root.data : root;
-  const d = dataSchema.parse(dataRaw);
+  // Every field is optional and falls back on its own, so this only fails on a non-object.
+  const parsedData = dataSchema.safeParse(dataRaw);
+  const d = parsedData.success ? parsedData.data : dataSchema.parse({});
 
   const typeRaw = root.transactionType ?? root.type ?? d.transactionType;
   const type = lookup(WEBHOOK_TYPES, typeRaw);

@@ -35,7 +35,8 @@ export interface WebhookHandlerDeps {
   onAccepted?: (r: Exclude<IngestResult, { outcome: 'duplicate' }>, e: WebhookEvent) => void;
 }
 
-export type WebhookHandler = (req: IncomingMessage, res: ServerResponse, params: { secret: string }) => Promise<void>;
+/** `params.secret` is the path segment; typed as the router's params so it mounts directly in src/http/server.ts. */
+export type WebhookHandler = (req: IncomingMessage, res: ServerResponse, params: { secret?: string } & Record<string, string>) => Promise<void>;
 
 function reply(res: ServerResponse, status: number, body: unknown, close = false): void {
   if (res.headersSent) return;

@@ -3,7 +3,8 @@
  * digits), zod issue formatting for error messages, and header parsing.
  */
 import { z } from 'zod';
-import { parseJson, toPlain } from '../wallet/json.js';
+import { isLosslessNumber } from 'lossless-json';
+import { parseJson } from '../wallet/json.js';
 import type { SandboxRequest } from './http.js';
 
 export type Parsed = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
@@ -21,10 +22,22 @@ export function jsonObject(req: SandboxRequest): Parsed {
   return { ok: true, value: value as Record<string, unknown> };
 }
 
+/**
+ * LosslessNumbers to plain numbers, recursively. Unlike json.ts's toPlain this never
+ * throws: a number JS cannot hold (1e999999) becomes Infinity or a rounded value, which
+ * validation then refuses; it is only used where no amount lives.
+ */
+export function plain(value: unknown): unknown {
+  if (isLosslessNumber(value)) return Number(value.toString());
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  return value;
+}
+
 /** Same, with numbers turned into plain JS numbers (for bodies that carry no amounts). */
 export function plainJsonObject(req: SandboxRequest): Parsed {
   const parsed = jsonObject(req);
-  return parsed.ok ? { ok: true, value: toPlain(parsed.value) as Record<string, unknown> } : parsed;
+  return parsed.ok ? { ok: true, value: plain(parsed.value) as Record<string, unknown> } : parsed;
 }
 
 /** Names of required fields that are absent or null, for a "missing fields" message. */

@@ -8,9 +8,8 @@
 import { z } from 'zod';
 import { addressFamily, describeFormat, isValidAddress } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
-import { toPlain } from '../wallet/json.js';
 import { controlError, type Reply } from './envelopes.js';
-import { describeIssues, jsonObject } from './body.js';
+import { describeIssues, jsonObject, plain } from './body.js';
 import type { SandboxRequest } from './http.js';
 import { Money, formatMoney, parseMoney } from './money.js';
 import { addressUrl, externalAddress, txHash, txUrl } from './chain.js';
@@ -205,7 +204,7 @@ function controlBody(req: SandboxRequest): { ok: true; value: Record<string, unk
   if (!parsed.ok) return { ok: false, reply: controlError(400, parsed.message) };
   const v = { ...parsed.value };
   for (const k of ['amount', 'charge']) if (v[k] !== undefined && v[k] !== null && typeof v[k] === 'object') v[k] = String(v[k]);
-  return { ok: true, value: toPlain(v) as Record<string, unknown> };
+  return { ok: true, value: plain(v) as Record<string, unknown> };
 }
 
 function run<T>(fn: () => T): Reply {

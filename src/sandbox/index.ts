@@ -26,7 +26,7 @@ export { SimulationError } from './deposits.js';
 export { webhookChecksum, canonicalJson } from './webhook-payloads.js';
 export { signWebhook } from './webhooks.js';
 
-export const SANDBOX_MERCHANT = Object.freeze({
+export const SANDBOX_MERCHANT: Readonly<{ email: string; password: string; apiKey: string; publicKey: string }> = Object.freeze({
   email: 'treasury@sandbox.test',
   password: 'sandbox-password',
   apiKey: 'sk_sandbox_0123456789abcdef',

@@ -14,9 +14,9 @@ import { randomUUID } from 'node:crypto';
 import { isLosslessNumber } from 'lossless-json';
 import { addressFamily, describeFormat, isValidAddress } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { jsonDecimal, toPlain } from '../wallet/json.js';
+import { jsonDecimal } from '../wallet/json.js';
 import { v1Fail, v1Ok, type Reply } from './envelopes.js';
-import { header, jsonObject, missingFields, parseMediaType } from './body.js';
+import { header, jsonObject, missingFields, parseMediaType, plain } from './body.js';
 import { requireApiKey, type AuthDeps } from './auth.js';
 import type { SandboxRequest } from './http.js';
 import { Money, formatMoney, parseMoney, withdrawalFee } from './money.js';
@@ -78,10 +78,10 @@ function execute(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: strin
   }
   if (str('publicKey') !== publicKey) return v1Fail('Invalid public key', 'publicKey does not belong to this merchant');
 
-  const currency = lookup(CURRENCIES, toPlain(body.currency));
-  if (!currency) return v1Fail('Invalid currency', `Unknown currency ${JSON.stringify(toPlain(body.currency))}`);
-  const network = lookup(NETWORKS, toPlain(body.networkChain));
-  if (!network) return v1Fail('Invalid network chain', `Unknown networkChain ${JSON.stringify(toPlain(body.networkChain))}`);
+  const currency = lookup(CURRENCIES, plain(body.currency));
+  if (!currency) return v1Fail('Invalid currency', `Unknown currency ${JSON.stringify(plain(body.currency))}`);
+  const network = lookup(NETWORKS, plain(body.networkChain));
+  if (!network) return v1Fail('Invalid network chain', `Unknown networkChain ${JSON.stringify(plain(body.networkChain))}`);
 
   if (!isLosslessNumber(body.amount)) return v1Fail('Invalid amount', 'amount must be a JSON number');
   const amount = parseMoney(body.amount.toString());

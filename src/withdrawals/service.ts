@@ -2,11 +2,12 @@
  * The withdrawal request state machine (ARCHITECTURE.md sections 4 and 7).
  *
  * Every change is a compare-and-set inside one store commit, together with its audit entry;
- * anything done to the outside world waits for that commit to be durable. In particular the
- * last approval moves the request to `executing` in the same commit, and only once that is on
- * disk is the wallet service called, exactly once, with the merchantReference fixed at creation.
- * A request found `executing` at startup was possibly sent: it becomes `unknown` and is
- * reconciled against the transaction list, never resent.
+ * anything done to the outside world waits for that commit to be durable. The last approval
+ * moves the request to `approved` in its commit; the sender then claims it (approved ->
+ * executing, compare-and-set) and only once that is on disk is the wallet service called,
+ * exactly once, with the merchantReference fixed at creation. At startup a request still
+ * `approved` was never sent and is sent once; one found `executing` was possibly sent: it
+ * becomes `unknown` and is reconciled against the transaction list, never resent.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
@@ -90,8 +91,8 @@ export interface WithdrawalService {
   remindersDue(): Promise<WithdrawalRequest[]>;
   reconcileUnknown(): Promise<ReconcileReport>;
   resolveUnknown(id: string, adminId: string, outcome: 'sent' | 'not_sent', note: string): Promise<DecisionOutcome>;
-  /** At startup: executing -> unknown (possibly sent, never resent), then reconciliation and expiry. */
-  recover(): Promise<{ markedUnknown: string[]; reconcile: ReconcileReport; expired: string[] }>;
+  /** At startup: executing -> unknown (possibly sent, never resent); approved -> sent once (see idle()); then reconciliation and expiry. */
+  recover(): Promise<{ markedUnknown: string[]; resumed: string[]; reconcile: ReconcileReport; expired: string[] }>;
   onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult>;
   get(id: string): WithdrawalRequest | undefined;
   getByReference(merchantReference: string): WithdrawalRequest | undefined;
@@ -259,17 +260,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       const events: WithdrawalEvent[] = [];
       let executing = false;
       if (approvalsComplete(next)) {
-        // Same commit as the last approval: once durable, a restart finds `executing`, never a second chance to send.
-        next = transition(next, 'executing', userId, at, undefined, { sendStartedAt: at });
-        appendAudit(tx, {
-          at,
-          actor: SYSTEM,
-          action: 'send',
-          subject: id,
-          details: { merchantReference: cur.merchantReference, amount: cur.amount, currency: cur.currency, network: cur.network, destination: cur.destination },
-        });
+        // Durable before anything is sent; the send itself first moves it to executing (startSend).
+        next = transition(next, 'approved', userId, at);
         events.push(save(tx, next, 'approved'));
-        events.push({ type: 'executing', request: events[0]!.request });
         executing = true;
       } else {
         events.push(save(tx, next, 'approved'));
@@ -316,7 +309,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   function startSend(req: WithdrawalRequest): Promise<WithdrawalRequest> {
     const running = send(req)
       .catch((err: unknown) => {
-        // Only the store can fail here; the request stays executing and a restart turns it into unknown.
+        // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).
         logger.error({ err: serializeError(err), id: req.id }, 'could not record the outcome of a withdrawal; it will be reconciled after restart');
         return store.get<WithdrawalRequest>(WITHDRAWALS, req.id) ?? req;
       })
@@ -325,7 +318,26 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     return running;
   }
 
-  async function send(req: WithdrawalRequest): Promise<WithdrawalRequest> {
+  async function send(approved: WithdrawalRequest): Promise<WithdrawalRequest> {
+    // Compare-and-set approved -> executing, durable before the wallet call: whoever wins sends,
+    // and a restart that finds `executing` knows it may have been sent.
+    const claim = await store.commit((tx) => {
+      const cur = tx.get<WithdrawalRequest>(WITHDRAWALS, approved.id);
+      if (!cur || cur.state !== 'approved') return { request: cur ?? approved, event: undefined };
+      const at = iso();
+      const next = transition(cur, 'executing', SYSTEM, at, undefined, { sendStartedAt: at });
+      appendAudit(tx, {
+        at,
+        actor: SYSTEM,
+        action: 'send',
+        subject: cur.id,
+        details: { merchantReference: cur.merchantReference, amount: cur.amount, currency: cur.currency, network: cur.network, destination: cur.destination },
+      });
+      return { request: next, event: save(tx, next, 'executing') };
+    });
+    if (!claim.event) return claim.request;
+    const req = claim.request;
+    emit([claim.event]);
     if (hooks.afterExecutingDurable) await hooks.afterExecutingDurable(req);
     let result: Awaited<ReturnType<typeof wallet.withdraw>> | undefined;
     let failure: unknown;
@@ -544,9 +556,15 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       logger.warn({ ids: markedUnknown }, 'withdrawals found executing at startup are now unknown and will be reconciled');
       emit(events);
     }
+    // Approved but never claimed for sending: nothing reached the wallet service, so send it now, once.
+    const resumed = store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'approved' && !inFlight.has(r.id)).map((r) => {
+      logger.warn({ id: r.id }, 'resuming an approved withdrawal that was never sent');
+      void startSend(r);
+      return r.id;
+    });
     const reconcile = await reconcileUnknown();
     const expired = (await expireDue()).map((r) => r.id);
-    return { markedUnknown, reconcile, expired };
+    return { markedUnknown, resumed, reconcile, expired };
   }
 
   // ------------------------------------------------------------------ webhooks

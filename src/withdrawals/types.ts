@@ -4,11 +4,15 @@
  */
 
 /**
- * pending -> executing (same commit as the last approval) -> completed | failed | unknown
+ * pending -> approved (same commit as the last approval) -> executing (durable before the
+ * wallet call) -> completed | failed | unknown
  * pending -> rejected | expired
  * unknown -> completed | failed (reconciliation, a webhook, or an admin)
+ *
+ * `approved` and `executing` are separate so that a restart can tell "never sent" (approved:
+ * send it, once, with the same reference) from "maybe sent" (executing: unknown, reconcile).
  */
-export type WithdrawalState = 'pending' | 'executing' | 'completed' | 'failed' | 'unknown' | 'rejected' | 'expired';
+export type WithdrawalState = 'pending' | 'approved' | 'executing' | 'completed' | 'failed' | 'unknown' | 'rejected' | 'expired';
 
 export const FINAL_STATES: readonly WithdrawalState[] = ['completed', 'failed', 'rejected', 'expired'];
 /** States whose amount does not count towards the daily limit: no money moved and none will. */
@@ -82,7 +86,7 @@ export interface WithdrawalRequest {
   expiresAt: string;
   reminderSentAt?: string;
   allowlist: AllowlistInfo;
-  /** When the state became executing (the send is about to happen or happened). */
+  /** When the state became executing (the send was about to happen, or happened). */
   sendStartedAt?: string;
   result?: WithdrawalResultRecord;
   error?: WithdrawalError;

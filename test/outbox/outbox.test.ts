@@ -137,13 +137,13 @@ describe('outbox', () => {
   });
 
   it('a lost response (timeout after Slack posted) never yields a second message: the earlier post is adopted', async () => {
-    const ob = makeOutbox({}, 100);
-    // Slack holds the answer past our timeout, then posts anyway.
+    // Slack holds the answer past our timeout, then posts anyway; the lookup waits out that window.
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
     fake.failNext('chat.postMessage', { delayMs: 250 });
     await post(ob, 'a', 'slow slack');
     ob.start();
     await ob.drain();
-    await new Promise((r) => setTimeout(r, 300)); // anything late would show up by now
+    await new Promise((r) => setTimeout(r, 100)); // anything late would show up by now
     expect(topLevel().map((m) => m.text)).toEqual(['slow slack']);
     expect(fake.calls('chat.postMessage')).toHaveLength(1);
     expect(proxy.lookups.some((l) => l.method === 'conversations.history' && l.args.include_all_metadata === 'true')).toBe(true);
@@ -152,7 +152,7 @@ describe('outbox', () => {
   });
 
   it('a timeout where Slack did NOT post leads to exactly one post after the lookup', async () => {
-    const ob = makeOutbox({}, 100);
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
     fake.failNext('chat.postMessage', { delayMs: 250, status: 500 });
     await post(ob, 'a', 'not posted the first time');
     ob.start();

@@ -54,7 +54,7 @@ describe('webhook registration', () => {
 
 describe('deposit webhooks', () => {
   it('PENDING then CONFIRMED, PascalCase as the public sample, credited on confirmation', async () => {
-    sb = await createSandbox({ seed: false, webhook: { ...fast, confirmAfterMs: 100 } });
+    sb = await createSandbox({ seed: false, webhook: { ...fast, confirmAfterMs: 300 } });
     const s = sb;
     rx = await startReceiver([], () => s.balance('ada@client.test', 'USDT', 'BSC'));
     await registerWebhook(sb, rx.url);

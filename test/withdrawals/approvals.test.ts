@@ -59,7 +59,7 @@ describe('approvals', () => {
     expect(w.posts()).toBe(0);
     const second = await w.service.approve(r.id, 'U0DAVE');
     if (!second.ok) throw new Error(second.message);
-    expect(second.request.state).toBe('executing');
+    expect(second.request.state).toBe('approved');
     const done = await second.execution!;
     expect(done.state).toBe('completed');
     expect(done.approvals.map((a) => a.user)).toEqual(['U0CAROL', 'U0DAVE']);

@@ -105,12 +105,20 @@ describe('crash and restart', () => {
     expect(verifyAudit(c.store!).ok).toBe(true);
   });
 
-  it('killed after the last approval is durable (the same commit as executing): never sent blindly', async () => {
-    const { c, id } = await setup('10'); // 1 approval
+  it('killed after the last approval is durable, before the send was claimed: sent once after restart, same reference', async () => {
+    const { c, id, ref } = await setup('10'); // 1 approval
     const { s, recovered } = await crashAndRestart(c, { REQUEST_ID: id, APPROVER: 'U0CAROL', KILL_AT: 'afterApprovalDurable' });
-    expect(recovered.markedUnknown).toEqual([id]);
-    expect(s.get(id)?.state).toBe('unknown');
-    expect(c.sandbox.stats.withdrawals).toBe(0);
+    expect(recovered.markedUnknown).toEqual([]);
+    expect(recovered.resumed).toEqual([id]);
+    await s.idle();
+    expect(s.get(id)).toMatchObject({ state: 'completed', result: { source: 'wallet' } });
+    expect(c.sandbox.stats.withdrawals).toBe(1);
+    expect(c.sandbox.transactions().filter((t) => t.reference === ref)).toHaveLength(1);
+    // A second restart finds it completed and sends nothing more.
+    expect((await s.recover()).resumed).toEqual([]);
+    await s.idle();
+    expect(c.sandbox.stats.withdrawals).toBe(1);
+    expect(verifyAudit(c.store!).ok).toBe(true);
   });
 
   it('killed after the wallet answered, before the result was written: reconciled to completed, sent once', async () => {

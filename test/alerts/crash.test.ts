@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ALERT_COLLECTIONS } from '../../src/alerts/index.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { startHistoryProxy, type HistoryProxy } from '../outbox/history-proxy.js';
+import { depositSample, send, startPipeline, type Pipeline } from './setup.js';
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'receiver-child.ts');
+
+let child: ChildProcess | undefined;
+let p: Pipeline | undefined;
+let fake: FakeSlack | undefined;
+let proxy: HistoryProxy | undefined;
+let dir: string;
+
+afterEach(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await p?.close();
+  await proxy?.close();
+  await fake?.close();
+  p = undefined;
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function startChild(env: Record<string, string>): Promise<string> {
+  child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child!.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /READY (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child!.on('exit', (code) => reject(new Error(`child exited (${code}) before READY: ${stderr}`)));
+  });
+}
+
+async function kill(): Promise<void> {
+  const c = child!;
+  const exited = new Promise((r) => c.once('exit', r));
+  c.kill('SIGKILL');
+  await exited;
+}
+
+describe('a crash after the acknowledgement', () => {
+  it('killed after the 2xx and before posting: after restart the alert is posted exactly once', async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-crash-'));
+    fake = await startFakeSlack();
+    proxy = await startHistoryProxy(fake);
+    const url = await startChild({ DATA_DIR: dir, SLACK_URL: proxy.url, START_OUTBOX: '0' });
+    expect((await send(url, depositSample({ status: 3 }))).status).toBe(200);
+    await kill();
+    expect(fake.calls('chat.postMessage')).toHaveLength(0);
+
+    // Restart on the same data directory (the dead process's lock is taken over).
+    p = await startPipeline({ dir });
+    await p.outbox.drain();
+    expect(p.store.count(ALERT_COLLECTIONS.alerts)).toBe(1);
+    const msgs = p.fake.channel('C0USDT');
+    expect(msgs).toHaveLength(1);
+    expect(msgs[0]!.text).toMatch(/Deposit of 150\.25 USDT/);
+  });
+
+  it('killed while chat.postMessage is in flight (Slack posts anyway): after restart the message is adopted, not re-posted', async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-crash-'));
+    fake = await startFakeSlack();
+    proxy = await startHistoryProxy(fake);
+    fake.failNext('chat.postMessage', { delayMs: 300 });
+    const url = await startChild({ DATA_DIR: dir, SLACK_URL: proxy.url, START_OUTBOX: '1' });
+    expect((await send(url, depositSample({ status: 3 }))).status).toBe(200);
+    await fake.waitFor('chat.postMessage');
+    await kill();
+    await new Promise((r) => setTimeout(r, 400)); // Slack finishes the post the dead process asked for
+    expect(fake.channel('C0USDT')).toHaveLength(1);
+
+    // The restarted app talks to the same Slack.
+    p = await startPipeline({ dir, startOutbox: false });
+    const { WebClient } = await import('@slack/web-api');
+    const { createOutbox } = await import('../../src/outbox/index.js');
+    const { createAlerts } = await import('../../src/alerts/index.js');
+    const { parsePolicy } = await import('../../src/policy/load.js');
+    const { POLICY_YAML, SECRET, logger } = await import('./setup.js');
+    const client = new WebClient('xoxb-restart', { slackApiUrl: proxy.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    const outbox = createOutbox({ store: p.store, client, logger, paceMs: 2 });
+    createAlerts({ store: p.store, outbox, wallet: p.wallet, policy: parsePolicy(POLICY_YAML), logger, secret: SECRET });
+    outbox.start();
+    await outbox.drain();
+    await outbox.stop();
+    expect(fake.channel('C0USDT')).toHaveLength(1);
+    expect(fake.calls('chat.postMessage')).toHaveLength(1);
+    expect(proxy.lookups.filter((l) => l.method === 'conversations.history')).toHaveLength(1);
+  });
+});

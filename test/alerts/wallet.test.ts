@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ALERT_COLLECTIONS, registerAlertJobs, type Alert } from '../../src/alerts/index.js';
+import { Scheduler } from '../../src/jobs/scheduler.js';
+import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
+import { logger, startPipeline, type Pipeline } from './setup.js';
+
+let p: Pipeline | undefined;
+afterEach(async () => {
+  await p?.close();
+  p = undefined;
+});
+
+const alerts = () => p!.store.all<Alert>(ALERT_COLLECTIONS.alerts);
+
+async function until(pred: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('alerts against the sandbox wallet service', () => {
+  it('a real sandbox deposit: webhooks PENDING then CONFIRMED, verified against the transaction list in the background', async () => {
+    p = await startPipeline();
+    await p.wallet.setWebhookUrl(p.webhookUrl);
+    p.sandbox.setBalance('payer@example.com', 'USDT', 'BSC', '0');
+    const tx = await p.sandbox.deposit({ to: 'payer@example.com', amount: '20000.5', currency: 'USDT', network: 'BSC' });
+    await until(() => alerts()[0]?.status === 'CONFIRMED' && alerts()[0]?.verification.state === 'confirmed');
+    await p.alerts.idle();
+    await p.outbox.drain();
+    const a = alerts()[0]!;
+    expect(alerts()).toHaveLength(1);
+    expect(a).toMatchObject({ hash: tx.transactionHash, amount: '20000.5', mention: true, source: 'webhook' });
+    expect(a.verification.hashUrl).toBe(tx.transactionHashUrl);
+    const msgs = p.fake.channel('C0USDT').filter((m) => !m.thread_ts);
+    expect(msgs).toHaveLength(1);
+    const shown = JSON.stringify(msgs[0]!.blocks);
+    expect(shown).toContain('verified against the transaction list');
+    expect(shown).toContain(tx.transactionHashUrl);
+    // The verification lookup is by hash.
+    expect(p.sandbox.stats.requests.some((r) => r.path.includes('TransactionHash='))).toBe(true);
+  });
+
+  it('reconciliation finds a deposit whose webhook never arrived, once, through the scheduler job', async () => {
+    p = await startPipeline();
+    // No webhook URL registered: the sandbox cannot tell us.
+    p.sandbox.setBalance('quiet@example.com', 'BTC', 'BSC', '0');
+    const tx = await p.sandbox.deposit({ to: 'quiet@example.com', amount: '0.25', currency: 'BTC', network: 'BSC' });
+    const scheduler = new Scheduler(logger);
+    registerAlertJobs(scheduler, p.alerts);
+    await scheduler.runNow('alerts.reconcile-deposits');
+    await scheduler.runNow('alerts.reconcile-deposits');
+    const second = await p.alerts.reconcile();
+    expect(second.created).toEqual([]);
+    await p.outbox.drain();
+    expect(alerts()).toHaveLength(1);
+    expect(alerts()[0]).toMatchObject({ source: 'reconciliation', hash: tx.transactionHash, status: 'CONFIRMED', amount: '0.25', currency: 'BTC' });
+    const msgs = p.fake.channel('C0ALERTS');
+    expect(msgs).toHaveLength(1);
+    expect(JSON.stringify(msgs[0]!.blocks)).toContain('Found by reconciliation');
+
+    // The webhook turning up late is the same transaction: no second alert.
+    await p.wallet.setWebhookUrl(p.webhookUrl);
+    const tx2 = await p.sandbox.deposit({ to: 'quiet@example.com', amount: '0.3', currency: 'BTC', network: 'BSC' });
+    await until(() => alerts().length === 2 && alerts()[1]!.status === 'CONFIRMED');
+    expect((await p.alerts.reconcile()).created).toEqual([]);
+    expect(alerts().map((a) => a.hash)).toEqual([tx.transactionHash, tx2.transactionHash]);
+    await scheduler.stop();
+  });
+
+  it('a deposit whose webhook delivery keeps failing is recovered by reconciliation', async () => {
+    p = await startPipeline();
+    await p.wallet.setWebhookUrl(`${p.http.url}/webhooks/wallet/not-the-secret`);
+    p.sandbox.setBalance('lost@example.com', 'USDT', 'TRON', '0');
+    const tx = await p.sandbox.deposit({ to: 'lost@example.com', amount: '5', currency: 'USDT', network: 'TRON' });
+    await until(() => p!.sandbox.webhook.deliveries.filter((d) => d.transactionStatus === 'CONFIRMED').length >= 3);
+    expect(p.sandbox.webhook.deliveries.every((d) => d.status === 404)).toBe(true);
+    expect(alerts()).toHaveLength(0);
+    const report = await p.alerts.reconcile();
+    expect(report.created).toHaveLength(1);
+    await p.outbox.drain();
+    expect(alerts()[0]).toMatchObject({ hash: tx.transactionHash, source: 'reconciliation', network: 'TRON' });
+    expect(p.fake.channel('C0USDT')).toHaveLength(1);
+    expect(SANDBOX_MERCHANT.email).toBeTruthy();
+  });
+});

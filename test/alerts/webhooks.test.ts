@@ -1,0 +1,193 @@
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ALERT_COLLECTIONS, signBody, type Alert, type StoredEvent } from '../../src/alerts/index.js';
+import { HASH_A, HASH_B, SECRET, depositSample, send, startPipeline, type Pipeline } from './setup.js';
+
+let p: Pipeline | undefined;
+afterEach(async () => {
+  await p?.close();
+  p = undefined;
+});
+
+const alerts = () => p!.store.all<Alert>(ALERT_COLLECTIONS.alerts);
+const events = () => p!.store.all<StoredEvent>(ALERT_COLLECTIONS.events);
+const top = (channel: string) => p!.fake.channel(channel).filter((m) => !m.thread_ts);
+
+describe('webhook receiver', () => {
+  it('stores the PascalCase deposit sample before acking, posts it, and moves forward with later statuses', async () => {
+    p = await startPipeline();
+    const r = await send(p.webhookUrl, depositSample({ status: 2 }));
+    expect(r).toEqual({ status: 200, body: { ok: true, duplicate: false } });
+    // Durable before the 2xx: the alert and its outbox entry are already in the store.
+    expect(alerts()).toHaveLength(1);
+    expect(alerts()[0]).toMatchObject({ kind: 'deposit', status: 'PENDING', amount: '150.25', currency: 'USDT', network: 'BSC', channel: 'C0USDT', clientEmail: 'client@example.com' });
+    expect(events()[0]!.raw).toBe(depositSample({ status: 2 }));
+    await p.outbox.drain();
+    const [msg] = top('C0USDT');
+    expect(msg).toBeDefined();
+    const shown = JSON.stringify(msg!.blocks);
+    expect(shown).toContain('150.25 USDT');
+    expect(shown).toContain('client@example.com');
+    expect(shown).toContain('0x2222222222222222222222222222222222222222');
+    expect(shown).toContain(`https://bscscan.com/tx/${HASH_A}`);
+    expect(shown).toMatch(/pending/);
+
+    // CONFIRMED as a numeric string: the same message is edited and its thread gets a line.
+    expect((await send(p.webhookUrl, depositSample({ status: '3' }))).status).toBe(200);
+    await p.outbox.drain();
+    expect(top('C0USDT')).toHaveLength(1);
+    expect(JSON.stringify(top('C0USDT')[0]!.blocks)).toMatch(/confirmed/);
+    expect(p.fake.thread('C0USDT', msg!.ts).map((m) => m.text)).toEqual([expect.stringMatching(/Status changed to \*confirmed\*/)]);
+
+    // A redelivery is acknowledged and ignored; a late PENDING is recorded but changes nothing.
+    expect((await send(p.webhookUrl, depositSample({ status: 3 }))).body).toEqual({ ok: true, duplicate: true });
+    expect((await send(p.webhookUrl, depositSample({ status: 'ABOUT_TO_INITIATE' }))).body).toEqual({ ok: true, duplicate: false });
+    await p.outbox.drain();
+    const a = alerts()[0]!;
+    expect(a.status).toBe('CONFIRMED');
+    expect(a.history.map((h) => [h.status, h.applied])).toEqual([
+      ['PENDING', true],
+      ['CONFIRMED', true],
+      ['ABOUT_TO_INITIATE', false],
+    ]);
+    expect(p.fake.calls('chat.postMessage').filter((c) => !c.args.thread_ts)).toHaveLength(1);
+    expect(p.fake.calls('chat.update')).toHaveLength(1);
+  });
+
+  it('out of order: CONFIRMED then PENDING leaves one confirmed alert and one message', async () => {
+    p = await startPipeline();
+    await send(p.webhookUrl, depositSample({ status: 3, hash: HASH_B }));
+    await send(p.webhookUrl, depositSample({ status: 2, hash: HASH_B }));
+    await p.outbox.drain();
+    expect(alerts()).toHaveLength(1);
+    expect(alerts()[0]!.status).toBe('CONFIRMED');
+    expect(top('C0USDT')).toHaveLength(1);
+    expect(p.fake.calls('chat.update')).toHaveLength(0);
+    expect(JSON.stringify(top('C0USDT')[0]!.blocks)).toMatch(/confirmed/);
+  });
+
+  it('concurrent duplicate deliveries make one alert and one message', async () => {
+    p = await startPipeline();
+    const body = depositSample({ status: 3 });
+    const results = await Promise.all(Array.from({ length: 12 }, () => send(p!.webhookUrl, body)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(results.filter((r) => (r.body as { duplicate: boolean }).duplicate === false)).toHaveLength(1);
+    await p.outbox.drain();
+    expect(alerts()).toHaveLength(1);
+    expect(events()).toHaveLength(1);
+    expect(p.fake.calls('chat.postMessage')).toHaveLength(1);
+  });
+
+  it('a wrong secret gets 404 and stores nothing', async () => {
+    p = await startPipeline();
+    const r = await send(p.webhookUrl.replace(SECRET, SECRET.slice(0, -1) + 'x'), depositSample());
+    expect(r.status).toBe(404);
+    const r2 = await send(p.webhookUrl.replace(SECRET, 'short'), depositSample());
+    expect(r2.status).toBe(404);
+    expect(events()).toHaveLength(0);
+    expect(alerts()).toHaveLength(0);
+  });
+
+  it('malformed JSON gets 400 and stores nothing', async () => {
+    p = await startPipeline();
+    expect((await send(p.webhookUrl, '{"TransactionType": 1, "Data": {')).status).toBe(400);
+    expect(events()).toHaveLength(0);
+  });
+
+  it('an oversized body gets 413 without being read', async () => {
+    p = await startPipeline({ alerts: { maxBodyBytes: 1024 } });
+    const url = new URL(p.webhookUrl);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write('{"padding":"' + 'x'.repeat(2048)); // never finished: the server must answer anyway
+    });
+    expect(status).toBe(413);
+    // Streamed without a content-length, the cap still applies.
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write('{"padding":"' + 'x'.repeat(4096));
+    });
+    expect(chunked).toBe(413);
+    expect(events()).toHaveLength(0);
+  });
+
+  it('HMAC: a valid Standard Webhooks signature passes; bad, missing or stale ones get 401', async () => {
+    p = await startPipeline({ alerts: { signatureRequired: true } });
+    const body = depositSample({ status: 3 });
+    const ts = Math.floor(Date.now() / 1000);
+    const good = signBody(SECRET, 'msg_1', ts, body);
+    const headers = (t: number, sig: string) => ({ 'webhook-id': 'msg_1', 'webhook-timestamp': String(t), 'webhook-signature': sig });
+    expect((await send(p.webhookUrl, body, headers(ts, 'v1,AAAA' + good.slice(7)))).status).toBe(401);
+    expect((await send(p.webhookUrl, body)).status).toBe(401);
+    const stale = ts - 6 * 60;
+    expect((await send(p.webhookUrl, body, headers(stale, signBody(SECRET, 'msg_1', stale, body)))).status).toBe(401);
+    expect((await send(p.webhookUrl, body + ' ', headers(ts, good))).status).toBe(401);
+    expect(events()).toHaveLength(0);
+    // Several signatures (key rotation): one valid is enough.
+    expect((await send(p.webhookUrl, body, headers(ts, `v1,bm9wZQ== ${good}`))).status).toBe(200);
+    expect(events()).toHaveLength(1);
+  });
+
+  it('camelCase withdrawal with numeric-string enums: routed, exact amount, linked by merchantReference', async () => {
+    const linked: string[] = [];
+    const hooked: string[] = [];
+    p = await startPipeline({
+      alerts: {
+        linkWithdrawal: (tx, e) => {
+          tx.put('withdrawal_links', e.merchantReference, { alertId: e.alertId, status: e.status });
+          linked.push(e.merchantReference);
+        },
+        onWithdrawalEvent: (e) => void hooked.push(`${e.merchantReference}:${e.status}`),
+      },
+    });
+    const body = `{"transactionType":"WITHDRAW","data":{"checksum":"00","receiverAddress":"0x3333333333333333333333333333333333333333","amountRequested":"0.123456789012345678","amountSent":0.123456789012345678,"charge":"0.01","currency":"8","networkChain":"ETHEREUM","status":"CONFIRMED","transactionHash":"${HASH_B}","merchantReference":"wd_42","brandNewField":{"x":1}}}`;
+    expect((await send(p.webhookUrl, body)).status).toBe(200);
+    await p.outbox.drain();
+    await new Promise((r) => setTimeout(r, 20));
+    const a = alerts()[0]!;
+    expect(a).toMatchObject({ kind: 'withdrawal', currency: 'ETH', network: 'ETH', amount: '0.123456789012345678', merchantReference: 'wd_42', channel: 'C0WITHDRAW', status: 'CONFIRMED' });
+    expect(a.extra).toEqual({ brandNewField: { x: '1' } });
+    expect(p.store.get('withdrawal_links', 'wd_42')).toEqual({ alertId: a.id, status: 'CONFIRMED' });
+    expect(linked).toEqual(['wd_42']);
+    expect(hooked).toEqual(['wd_42:CONFIRMED']);
+    expect(JSON.stringify(top('C0WITHDRAW')[0]!.blocks)).toContain('wd_42');
+  });
+
+  it('remittance, enum names, string amounts; unknown payloads are kept and alerted generically', async () => {
+    p = await startPipeline();
+    const remittance = `{"transactionType":5,"data":{"amount":"25.5","charge":"0","currency":"USDC","networkChain":3,"status":"FAILED","transactionHash":"0x${'c'.repeat(64)}","senderAddress":"0x4444444444444444444444444444444444444444","receiverAddress":"0x5555555555555555555555555555555555555555","reference":"rm_1"}}`;
+    expect((await send(p.webhookUrl, remittance)).status).toBe(200);
+    const unknown = '{"event":"wallet.frozen","Amount":12.000000000000000001,"reason":"compliance"}';
+    expect((await send(p.webhookUrl, unknown)).status).toBe(200);
+    expect((await send(p.webhookUrl, unknown)).body).toEqual({ ok: true, duplicate: true });
+    await p.outbox.drain();
+    const [rem, gen] = alerts();
+    expect(rem).toMatchObject({ kind: 'remittance', currency: 'USDC', network: 'POLYGON', amount: '25.5', status: 'FAILED', reference: 'rm_1', channel: 'C0ALERTS' });
+    expect(gen).toMatchObject({ kind: 'unknown', channel: 'C0ALERTS', amount: '12.000000000000000001' });
+    expect(gen!.extra).toMatchObject({ event: 'wallet.frozen', reason: 'compliance' });
+    const msgs = top('C0ALERTS');
+    expect(msgs).toHaveLength(2);
+    expect(msgs[0]!.text).toMatch(/^Warning: Remittance/);
+    expect(JSON.stringify(msgs[0]!.blocks)).toContain(':warning:');
+    expect(JSON.stringify(msgs[1]!.blocks)).toContain('wallet.frozen');
+  });
+
+  it('mentions @here strictly above the per-currency threshold (decimal compare)', async () => {
+    p = await startPipeline();
+    await send(p.webhookUrl, depositSample({ hash: '0x' + '1'.repeat(64), amount: '10000.000001' }));
+    await send(p.webhookUrl, depositSample({ hash: '0x' + '2'.repeat(64), amount: '10000.000000' }));
+    await send(p.webhookUrl, depositSample({ hash: '0x' + '3'.repeat(64), amount: '"0.6"', currency: 'BTC' }));
+    await p.outbox.drain();
+    const usdt = top('C0USDT');
+    expect(usdt.map((m) => m.text!.startsWith('<!here>'))).toEqual([true, false]);
+    expect(top('C0ALERTS')[0]!.text).toMatch(/^<!here> /);
+  });
+});
