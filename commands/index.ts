@@ -6,9 +6,10 @@ import type { App } from '@slack/bolt';
 import * as address from './address.js';
 import * as treasury from './treasury.js';
 import * as tx from './tx.js';
+import * as withdraw from './withdraw.js';
 import type { CommandDeps } from './deps.js';
 
-export const COMMAND_MODULES = [address, tx, treasury] as const;
+export const COMMAND_MODULES = [address, withdraw, tx, treasury] as const;
 
 export function registerCommands(app: App, deps: CommandDeps): string[] {
   for (const m of COMMAND_MODULES) m.register(app, deps);

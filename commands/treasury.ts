@@ -5,8 +5,10 @@
 import type { App, RespondFn } from '@slack/bolt';
 import type { Role } from '../src/policy/schema.js';
 import { refusal } from '../src/slack/access.js';
-import { context, fields, header, section } from '../src/slack/blocks.js';
-import { guarded } from '../src/slack/guard.js';
+import { auditCsv, recentAudit, verifyAudit } from '../src/audit/index.js';
+import { context, fields, header, packLines, section } from '../src/slack/blocks.js';
+import { dmChannel, guarded } from '../src/slack/guard.js';
+import { registrationStatus } from '../src/webhooks/registration.js';
 import { words } from '../src/slack/text.js';
 import { userMessage } from '../src/slack/user-errors.js';
 import type { CommandDeps } from './deps.js';
@@ -75,7 +77,21 @@ export const VERBS: Record<string, Verb> = {
         ? `:large_green_circle: logged in as ${wallet.email}; token expires ${fmtTime(wallet.expiresAt)}`
         : ':red_circle: not logged in';
       const s = deps.store.stats();
-      const extra: Array<[string, string]> = [];
+      const hook = registrationStatus(deps.store);
+      const extra: Array<[string, string]> = [
+        [
+          'Webhook',
+          !hook
+            ? deps.config.publicUrl
+              ? ':grey_question: not registered yet'
+              : ':white_circle: not registered (PUBLIC_URL is not set)'
+            : hook.ok
+              ? `:large_green_circle: ${hook.shownUrl}, registered ${fmtTime(Date.parse(hook.at))}`
+              : `:red_circle: registration failed ${fmtTime(Date.parse(hook.at))}: ${hook.error ?? ''}`,
+        ],
+        ['Pending approvals', String(deps.withdrawals.pendingCount())],
+        ['Outbox', `${deps.outbox.pending()} message(s) waiting to be posted`],
+      ];
       await respond({
         response_type: 'ephemeral',
         text: 'Treasury status',
@@ -114,6 +130,64 @@ export const VERBS: Record<string, Verb> = {
         ],
       });
     },
+  },
+};
+
+VERBS.audit = {
+  usage: 'audit',
+  summary: 'the latest entries of the audit log, and whether its hash chain verifies (admins)',
+  role: 'admins',
+  run: async ({ deps, respond }) => {
+    const check = verifyAudit(deps.store);
+    const entries = recentAudit(deps.store, 20);
+    const lines = entries.map(
+      (e) => `\`#${e.seq}\` ${fmtTime(Date.parse(e.at))} · ${e.actor === 'system' ? 'system' : `<@${e.actor}>`} · *${e.action}* · \`${e.subject}\``,
+    );
+    await respond({
+      response_type: 'ephemeral',
+      text: 'Audit log',
+      blocks: [
+        header('Audit log'),
+        section(
+          check.ok
+            ? `:white_check_mark: Hash chain verified: ${check.count} entries.`
+            : `:rotating_light: *The audit log does not verify* at entry #${check.seq}: ${check.reason}`,
+        ),
+        ...packLines(lines.length ? lines : ['_No entries yet._']),
+        context('`/treasury audit export` sends the whole log as CSV.'),
+      ],
+    });
+  },
+};
+
+VERBS['audit export'] = {
+  usage: 'audit export',
+  summary: 'the whole audit log as a CSV file, in a DM (admins)',
+  role: 'admins',
+  run: async ({ deps, respond, client, userId }) => {
+    const check = verifyAudit(deps.store);
+    const day = new Date(deps.now()).toISOString().slice(0, 10);
+    await client.files.uploadV2({
+      channel_id: await dmChannel(client, userId),
+      file: Buffer.from(auditCsv(deps.store), 'utf8'),
+      filename: `audit-${day}.csv`,
+      title: `Audit log ${day}`,
+      initial_comment: check.ok ? `Audit log: ${check.count} entries, hash chain verified.` : `:rotating_light: Audit log export: the hash chain does NOT verify at entry #${check.seq} (${check.reason}).`,
+    });
+    await respond({ response_type: 'ephemeral', text: ':white_check_mark: The audit log was sent to you in a direct message.' });
+  },
+};
+
+VERBS['webhook register'] = {
+  usage: 'webhook register',
+  summary: 'register PUBLIC_URL/webhooks/wallet/<secret> with the wallet service (admins)',
+  role: 'admins',
+  run: async ({ deps, respond, userId }) => {
+    const r = await deps.registerWebhook(userId);
+    await respond({
+      response_type: 'ephemeral',
+      text: r.ok ? `:white_check_mark: Webhook registered: ${r.shownUrl}` : `:warning: Webhook not registered: ${r.error ?? 'unknown error'}`,
+    });
   },
 };
 

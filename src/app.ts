@@ -5,9 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { WebClient } from '@slack/web-api';
 import type { DestinationStream } from 'pino';
 import { registerCommands } from '../commands/index.js';
 import type { CommandDeps } from '../commands/deps.js';
+import { withdrawalNotifier } from '../commands/withdraw-notify.js';
+import { createAlerts, registerAlertJobs } from './alerts/index.js';
+import { createOutbox } from './outbox/index.js';
+import { registerWebhook } from './webhooks/registration.js';
+import { createWithdrawalService, registerWithdrawalJobs, type WithdrawalService } from './withdrawals/index.js';
 import { configSecrets, type Config } from './config.js';
 import type { Deps } from './deps.js';
 import { sendJson, startHttpServer, type HttpServer, type Route } from './http/server.js';
@@ -18,7 +24,8 @@ import type { Policy } from './policy/schema.js';
 import { createSandbox, SANDBOX_MERCHANT, type Sandbox } from './sandbox/index.js';
 import { secrets } from './secrets.js';
 import { slackGroups } from './slack/access.js';
-import { createSlackApp, type SlackApp } from './slack/app.js';
+import { boltLogger } from './slack/bolt-logger.js';
+import { createSlackApp, webClientOptions, type SlackApp } from './slack/app.js';
 import { openStore, type Store } from './store/index.js';
 import { createWalletClient } from './wallet/client.js';
 
@@ -112,6 +119,53 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }));
     cleanups.push(() => scheduler.stop());
 
+    // The outbox gets its own client: no retries inside it (the outbox retries, and knows
+    // when a retry could double a post), and 429s come back to it instead of sleeping.
+    const outboxClient = new WebClient(config.slack.botToken, {
+      ...webClientOptions(config.slack.apiUrl),
+      retryConfig: { retries: 0 },
+      logger: boltLogger(logger.child({ component: 'outbox-web' })),
+    });
+    const outbox = createOutbox({ store, client: outboxClient, logger: logger.child({ component: 'outbox' }), now });
+    cleanups.push(() => outbox.stop());
+
+    const explorerNet = sandbox ? 'testnet' : 'mainnet';
+    let withdrawals: WithdrawalService | undefined;
+    const notifier = withdrawalNotifier({ store, outbox, service: () => withdrawals!, policy, logger, explorerNet });
+    withdrawals = createWithdrawalService({
+      store,
+      wallet: walletClient,
+      policy,
+      logger: logger.child({ component: 'withdrawals' }),
+      now,
+      listener: notifier.listener,
+    });
+    cleanups.push(() => withdrawals!.idle());
+    const service = withdrawals;
+
+    const alerts = createAlerts({
+      store,
+      outbox,
+      wallet: walletClient,
+      policy,
+      logger,
+      secret: hookSecret,
+      signatureRequired: config.webhookSignatureRequired,
+      now,
+      explorer: explorerNet,
+      onWithdrawalEvent: async (e) => {
+        await service.onWithdrawalEvent({ merchantReference: e.merchantReference, status: e.status ?? '', transactionHash: e.event.hash ?? null });
+      },
+    });
+    cleanups.push(() => alerts.stop());
+
+    // Before anything new can happen: resume or reconcile what a previous process left.
+    const recovered = await service.recover();
+    if (recovered.markedUnknown.length || recovered.resumed.length) logger.warn({ ...recovered, reconcile: undefined }, 'recovered withdrawals');
+    await notifier.heal();
+    registerWithdrawalJobs(scheduler, service);
+    registerAlertJobs(scheduler, alerts);
+
     const deps: Deps = {
       config,
       logger,
@@ -119,7 +173,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       wallet: walletClient,
       policy,
       scheduler,
+      outbox,
+      withdrawals: service,
+      alerts,
+      registerWebhook: (by) => registerWebhook({ wallet: walletClient, store, logger, publicUrl: config.publicUrl, secret: hookSecret, by, now }),
       walletDescription: sandbox ? `embedded sandbox (${sandbox.url})` : wallet.baseUrl!,
+      explorerNet,
       version: VERSION,
       now,
     };
@@ -139,6 +198,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     }
 
     const routes: Route[] = [
+      { method: 'POST', path: '/webhooks/wallet/:secret', handler: (req, res, params) => alerts.handler(req, res, { secret: params.secret ?? '' }) },
       { method: 'GET', path: '/healthz', handler: (_req, res) => sendJson(res, 200, { ok: true, version: VERSION }) },
       {
         method: 'GET',
@@ -159,8 +219,11 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     if (slack) {
       await slack.start();
       cleanups.push(() => slack!.stop());
+      // Without Slack (local mode) posts wait in the outbox until a workspace is configured.
+      outbox.start();
     }
     scheduler.start();
+    if (config.publicUrl) void deps.registerWebhook('startup');
 
     return { url: http.url, port: http.port, deps, sandbox, slack, http, stop: stopAll };
   } catch (err) {

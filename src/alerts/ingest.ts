@@ -111,9 +111,11 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   const next: Alert = { ...existing, history: [...existing.history], updatedAt: ctx.now };
   next.history.push({ ...(event.statusName ? { status: event.statusName } : {}), at: ctx.now, source, applied, eventId });
   for (const f of FILLABLE) if (next[f] === undefined && event[f] !== undefined) next[f] = event[f];
-  if (input.verification?.state === 'confirmed' && next.verification.state !== 'confirmed') next.verification = input.verification;
+  const nowVerified = input.verification?.state === 'confirmed' && next.verification.state !== 'confirmed';
+  if (nowVerified) next.verification = input.verification!;
   if (applied) next.status = event.statusName;
   tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
+  if (!applied && nowVerified) ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });
   if (applied) {
     // The message is edited to show the new status; the thread gets a line saying when it changed.
     ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });

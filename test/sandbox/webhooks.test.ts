@@ -82,6 +82,8 @@ describe('deposit webhooks', () => {
     // Tampering breaks the checksum.
     expect(webhookChecksum({ ...d, Amount: 999 })).not.toBe(d.Checksum);
 
+    // The receiver has answered; the sandbox records each attempt once it reads that answer.
+    await waitFor(() => s.webhook.deliveries.length >= 2, 'both deliveries recorded');
     expect(sb.webhook.deliveries.map((x) => [x.status, x.attempt, x.transactionStatus])).toEqual([
       [200, 1, 'PENDING'],
       [200, 1, 'CONFIRMED'],
