@@ -84,7 +84,7 @@ async function ingestion(n: number): Promise<BenchResult[]> {
     const store = await openStore({ dir, logger });
     const client = new WebClient('xoxb-bench', { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 } });
     const outbox = createOutbox({ store, client, logger }); // not started: ingestion only
-    const alerts = createAlerts({ store, outbox, wallet: { listTransactions: () => new Promise(() => undefined) }, policy, logger, secret: SECRET });
+    const alerts = createAlerts({ store, outbox, wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) }, policy, logger, secret: SECRET });
     for (let start = 0; start < n; start += PREFILL_BATCH) {
       await store.commit((tx) => {
         for (let i = start; i < Math.min(n, start + PREFILL_BATCH); i++) {
@@ -123,7 +123,7 @@ async function webhookToSlack(): Promise<BenchResult[]> {
     const client = new WebClient('xoxb-bench', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
     // Pacing off: this measures our pipeline, not Slack's one-per-second etiquette.
     const outbox = createOutbox({ store, client, logger, paceMs: 0, burstThreshold: 1_000_000 });
-    const alerts = createAlerts({ store, outbox, wallet: { listTransactions: () => new Promise(() => undefined) }, policy, logger, secret: SECRET });
+    const alerts = createAlerts({ store, outbox, wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) }, policy, logger, secret: SECRET });
     outbox.start();
     const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });
     const url = `${http.url}/webhooks/wallet/${SECRET}`;

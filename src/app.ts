@@ -11,7 +11,7 @@ import { registerCommands } from '../commands/index.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { withdrawalNotifier } from '../commands/withdraw-notify.js';
 import { createAlerts, registerAlertJobs } from './alerts/index.js';
-import { createOutbox } from './outbox/index.js';
+import { createOutbox, type OutboxOptions } from './outbox/index.js';
 import { registerWebhook } from './webhooks/registration.js';
 import { createWithdrawalService, registerWithdrawalJobs, type WithdrawalService } from './withdrawals/index.js';
 import { configSecrets, type Config } from './config.js';
@@ -21,7 +21,7 @@ import { Scheduler } from './jobs/scheduler.js';
 import { createLogger, type Logger } from './log.js';
 import { loadPolicy, resolvePolicyPath } from './policy/load.js';
 import type { Policy } from './policy/schema.js';
-import { createSandbox, SANDBOX_MERCHANT, type Sandbox } from './sandbox/index.js';
+import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from './sandbox/index.js';
 import { secrets } from './secrets.js';
 import { slackGroups } from './slack/access.js';
 import { boltLogger } from './slack/bolt-logger.js';
@@ -45,6 +45,10 @@ export interface StartOptions {
   /** Use this policy instead of loading the file. */
   policy?: Policy;
   now?: () => number;
+  /** Options of the embedded sandbox (tests shorten its webhook delays). */
+  sandbox?: Partial<SandboxOptions>;
+  /** Tuning the tests need (pacing, backoff); production uses the outbox's defaults. */
+  outbox?: Partial<Pick<OutboxOptions, 'paceMs' | 'baseBackoffMs' | 'maxBackoffMs' | 'burstThreshold' | 'unknownOutcomeDelayMs'>>;
 }
 
 export interface RunningApp {
@@ -94,7 +98,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     let sandbox: Sandbox | undefined;
     let wallet = config.wallet;
     if (!wallet.baseUrl) {
-      sandbox = await createSandbox({ port: config.sandboxPort, logger: logger.child({ component: 'sandbox' }), timestampUnit: wallet.timestampUnit });
+      sandbox = await createSandbox({ port: config.sandboxPort, logger: logger.child({ component: 'sandbox' }), timestampUnit: wallet.timestampUnit, ...o.sandbox });
       cleanups.push(() => sandbox!.close());
       wallet = { ...wallet, baseUrl: sandbox.url, ...SANDBOX_MERCHANT, email: SANDBOX_MERCHANT.email, password: SANDBOX_MERCHANT.password };
       secrets.add(SANDBOX_MERCHANT.apiKey, SANDBOX_MERCHANT.password);
@@ -126,7 +130,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       retryConfig: { retries: 0 },
       logger: boltLogger(logger.child({ component: 'outbox-web' })),
     });
-    const outbox = createOutbox({ store, client: outboxClient, logger: logger.child({ component: 'outbox' }), now });
+    const outbox = createOutbox({ store, client: outboxClient, logger: logger.child({ component: 'outbox' }), now, ...o.outbox });
     cleanups.push(() => outbox.stop());
 
     const explorerNet = sandbox ? 'testnet' : 'mainnet';

@@ -334,12 +334,17 @@ export function createOutbox(o: OutboxOptions): Outbox {
   }
 
   /** Updates of the same message queued behind this entry: what we render now already shows their state. */
+  /**
+   * Pending edits of the message this entry is about to render in full (a post or an edit of
+   * the same key and renderer): they would show exactly what this one shows. A thread reply
+   * is another message, so it never absorbs the parent's edits.
+   */
   function collapsible(lane: Lane, entry: OutboxEntry): string[] {
-    if (!entry.key) return [];
+    if (!entry.key || (entry.op !== 'post' && entry.op !== 'update')) return [];
     return lane.ids.filter((id) => {
       if (id === entry.id) return false;
       const e = getEntry(id);
-      return !!e && e.state === 'pending' && e.op === 'update' && e.key === entry.key;
+      return !!e && e.state === 'pending' && e.op === 'update' && e.key === entry.key && e.renderer === entry.renderer;
     });
   }
 
@@ -350,7 +355,8 @@ export function createOutbox(o: OutboxOptions): Outbox {
       const done: OutboxEntry = { ...cur, state: 'done', result, finishedAt: now(), attempts: cur.attempts + 1 };
       delete done.lastError;
       tx.put(COLLECTIONS.entries, entry.id, done);
-      if (message && entry.key) {
+      // A reply names its parent's key; only the entry that created the keyed message records it.
+      if (message && entry.key && (entry.op === 'post' || entry.op === 'dm')) {
         const m = tx.get<OutboxMessage>(COLLECTIONS.messages, entry.key);
         if (m) tx.put<OutboxMessage>(COLLECTIONS.messages, entry.key, stripUndefined({ ...m, ...message }));
       }

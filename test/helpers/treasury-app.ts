@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { startApp, type RunningApp } from '../../src/app.js';
+import { startApp, type RunningApp, type StartOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
@@ -89,6 +89,10 @@ export interface TestAppOptions {
   fake?: FakeSlack;
   fakeOptions?: FakeSlackOptions;
   dataDir?: string;
+  /** Outbox tuning; tests default to fast pacing. */
+  outbox?: StartOptions['outbox'];
+  sandbox?: StartOptions['sandbox'];
+  now?: () => number;
 }
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
@@ -115,7 +119,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     },
   });
   const logger = createLogger({ level: 'debug', destination });
-  const app = await startApp({ config, logger, policy: o.policy ?? parsePolicy(TEST_POLICY_YAML) });
+  const app = await startApp({ config, logger, policy: o.policy ?? parsePolicy(TEST_POLICY_YAML), outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox }, sandbox: o.sandbox, now: o.now });
 
   const send = (body: Parameters<typeof sendToBolt>[2], opts?: SendOptions) => sendToBolt(app.url, signingSecret, body, opts);
 

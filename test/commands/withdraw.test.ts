@@ -1,0 +1,314 @@
+/**
+ * Withdrawals end to end: signed slash commands, modal submissions and button clicks in,
+ * the sandbox wallet service behind, and what people see in the fake Slack out.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { parsePolicy } from '../../src/policy/load.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import type { FakeMessage } from '../helpers/fake-slack.js';
+import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+
+const CLIENT = 'payouts@client.example';
+const DEST = '0x2222222222222222222222222222222222222222';
+const LISTED = '0x1111111111111111111111111111111111111111';
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
+  t = await startTestApp(o);
+  t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
+  t.app.sandbox!.setBalance(CLIENT, 'ETH', 'ETH', '100');
+  return t;
+}
+
+async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const topLevel = (a: TestApp, channel: string) => a.fake.channel(channel).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
+const card = (a: TestApp) => until('the approval card', () => topLevel(a, CHANNELS.approvals)[0]);
+const cardText = (m: FakeMessage) => visibleText(m as { text?: unknown; blocks?: unknown });
+const buttonIds = (m: FakeMessage) =>
+  ((m.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id: string }> }>).filter((b) => b.type === 'actions').flatMap((b) => b.elements!.map((e) => e.action_id));
+const dms = (a: TestApp, user: string) => a.fake.channel(a.fake.dmChannel(user)).map((m) => m.text ?? '');
+const only = (a: TestApp): WithdrawalRequest => {
+  const all = a.app.deps.withdrawals.list();
+  expect(all).toHaveLength(1);
+  return all[0]!;
+};
+
+async function requestOneLine(a: TestApp, text: string, user: string = USERS.alice) {
+  const { responseUrl } = await a.command('/withdraw', text, user);
+  const [reply] = await a.replies(responseUrl);
+  return visibleText(reply!);
+}
+
+async function click(a: TestApp, user: string, actionId: string, message: FakeMessage, opts: { retry?: boolean } = {}) {
+  const id = only(a).id;
+  const { res, responseUrl } = await a.click(user, { actionId, value: id }, { channel: CHANNELS.approvals, message: { ts: message.ts, blocks: message.blocks } });
+  expect(res.status).toBe(200);
+  void opts;
+  return responseUrl;
+}
+
+describe('/withdraw: requesting', () => {
+  it('opens the modal for requesters and refuses everyone else', async () => {
+    const a = await app();
+    await a.command('/withdraw', '', USERS.alice);
+    const view = await until('the modal', () => a.fake.views().find((v) => v.callback_id === 'wd_request_modal'));
+    expect(JSON.stringify(view.blocks)).toContain('Destination address');
+    const refused = await requestOneLine(a, '', USERS.viewer);
+    expect(refused).toContain('not allowed to request withdrawals');
+  });
+
+  it('shows validation errors next to the field in the modal, and creates nothing', async () => {
+    const a = await app();
+    const submit = (values: Record<string, string>) =>
+      a.submitView(USERS.alice, {
+        callbackId: 'wd_request_modal',
+        values: {
+          wd_amount: { value: { type: 'plain_text_input', value: values.amount ?? '10' } },
+          wd_currency: { value: { type: 'static_select', selected_option: { value: values.currency ?? 'USDT', text: { type: 'plain_text', text: 'x' } } } },
+          wd_network: { value: { type: 'static_select', selected_option: { value: values.network ?? 'BSC', text: { type: 'plain_text', text: 'x' } } } },
+          wd_destination: { value: { type: 'plain_text_input', value: values.destination ?? DEST } },
+          wd_client: { value: { type: 'email_text_input', value: values.client ?? CLIENT } },
+          wd_note: { value: { type: 'plain_text_input', value: values.note ?? null } },
+        },
+      });
+    const cases: Array<[Record<string, string>, string, RegExp]> = [
+      [{ amount: 'ten' }, 'wd_amount', /amount/i],
+      [{ amount: '0' }, 'wd_amount', /greater than zero/i],
+      [{ amount: '1.1234567' }, 'wd_amount', /6 decimal/],
+      [{ destination: '0x123' }, 'wd_destination', /address/i],
+      [{ destination: 'TE7Ut7NwLifP2XPdtz761z57MkEWJUTu7m' }, 'wd_destination', /address/i],
+      [{ client: 'nobody' }, 'wd_client', /e-mail/i],
+      [{ amount: '60000' }, 'wd_amount', /daily limit/i],
+    ];
+    for (const [values, block, message] of cases) {
+      const res = await submit(values);
+      expect(res.status).toBe(200);
+      const body = res.json as { response_action: string; errors: Record<string, string> };
+      expect(body.response_action, JSON.stringify(values)).toBe('errors');
+      expect(body.errors[block], JSON.stringify(body)).toMatch(message);
+    }
+    expect(a.app.deps.withdrawals.list()).toEqual([]);
+
+    const ok = await submit({ amount: '250.5', note: 'invoice 1042' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toBe('');
+    const c = await card(a);
+    expect(cardText(c)).toContain('250.5 USDT');
+    expect(cardText(c)).toContain('invoice 1042');
+  });
+
+  it('posts an approval card with everything an approver needs, and tells the requester', async () => {
+    const a = await app();
+    const reply = await requestOneLine(a, `5000 usdt bsc ${DEST} ${CLIENT} supplier payout #7`);
+    expect(reply).toContain(`the approval card is in <#${CHANNELS.approvals}>`);
+    const c = await card(a);
+    const text = cardText(c);
+    for (const s of [
+      `<@${USERS.alice}>`,
+      '5,000 USDT',
+      'BSC',
+      CLIENT,
+      `https://testnet.bscscan.com/address/${DEST}`,
+      'not on the allowlist',
+      'never paid before',
+      'supplier payout #7',
+      '2 needed',
+      '*2 more approvals needed*',
+      'USDT daily limit left: 45,000 USDT of 50,000 USDT',
+      'Expires <!date^',
+      only(a).merchantReference,
+    ]) {
+      expect(text, s).toContain(s);
+    }
+    expect(buttonIds(c)).toEqual(['wd_approve', 'wd_reject']);
+    await until('the requester DM', () => dms(a, USERS.alice).some((m) => m.includes('posted your withdrawal')));
+  });
+
+  it('refuses by rule with the rule named: tier, allowlist in enforce mode, decimals', async () => {
+    const enforce = parsePolicy(
+      TEST_POLICY_YAML.replace('mode: warn', 'mode: enforce').replace('      - { approvals: 3, must_include: [U0ERIN001] }', ''),
+    );
+    const a = await app({ policy: enforce });
+    expect(await requestOneLine(a, `10 USDT BSC ${DEST} ${CLIENT}`)).toMatch(/Not requested \(allowlist\)/);
+    expect(await requestOneLine(a, `20000 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/Not requested \(tier\)/);
+    expect(await requestOneLine(a, `1.0000001 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/Not requested \(decimals\)/);
+    expect(await requestOneLine(a, `10 USDT BSC`)).toContain('expected at least 5 values');
+    const ok = await requestOneLine(a, `10 USDT BSC ${LISTED} ${CLIENT}`);
+    expect(ok).toContain('Requested 10 USDT');
+    expect(cardText(await card(a))).toContain('allowlisted: Exchange hot wallet');
+  });
+});
+
+describe('/withdraw: approving', () => {
+  it('refuses those who may not decide, privately, and changes nothing', async () => {
+    const a = await app();
+    await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT}`);
+    const c = await card(a);
+    for (const [user, expected] of [
+      [USERS.alice, /your own withdrawal request/],
+      [USERS.viewer, /not an approver/],
+    ] as const) {
+      const url = await click(a, user, 'wd_approve', c);
+      const [reply] = await a.replies(url);
+      expect(reply!.response_type).toBe('ephemeral');
+      expect(String(reply!.text)).toMatch(expected);
+    }
+    await click(a, USERS.carol, 'wd_approve', c);
+    await until('the first approval', () => only(a).approvals.length === 1);
+    const again = await click(a, USERS.carol, 'wd_approve', c);
+    expect(String((await a.replies(again))[0]!.text)).toMatch(/already approved/);
+    expect(only(a)).toMatchObject({ state: 'pending', approvals: [{ user: USERS.carol }] });
+    const updated = await until('the card update', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*1 more approval needed*') && topLevel(a, CHANNELS.approvals)[0]);
+    expect(cardText(updated)).toContain(`:white_check_mark: <@${USERS.carol}>`);
+    expect(a.app.sandbox!.stats.withdrawals).toBe(0);
+  });
+
+  it('concurrent approvals, a double click and a retried interaction send exactly once; the card and the requester show the result', async () => {
+    const a = await app();
+    await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT}`);
+    const c = await card(a);
+    await Promise.all([
+      click(a, USERS.carol, 'wd_approve', c),
+      click(a, USERS.dave, 'wd_approve', c),
+      click(a, USERS.dave, 'wd_approve', c),
+      click(a, USERS.erin, 'wd_approve', c),
+      click(a, USERS.carol, 'wd_approve', c),
+    ]);
+    const done = await until('completion', () => only(a).state === 'completed' && only(a));
+    expect(a.app.sandbox!.stats.withdrawals).toBe(1);
+    expect(a.app.sandbox!.transactions().filter((x) => x.reference === done.merchantReference)).toHaveLength(1);
+    expect(done.approvals).toHaveLength(2);
+    const final = await until('the final card', () => {
+      const m = topLevel(a, CHANNELS.approvals)[0]!;
+      return cardText(m).includes('*Sent*') && m;
+    });
+    expect(cardText(final)).toMatch(/5,000 USDT withdrawn, fee [\d.]+ USDT\. Service reference `[^`]+`/);
+    expect(buttonIds(final)).toEqual([]);
+    await until('the completion DM', () => dms(a, USERS.alice).some((m) => m.includes('was sent')));
+    // One card, edited in place: never a second top-level message for the same request.
+    expect(topLevel(a, CHANNELS.approvals)).toHaveLength(1);
+  });
+
+  it('a rejection asks for a reason, ends the request, and tells the requester', async () => {
+    const a = await app();
+    await requestOneLine(a, `50 USDT BSC ${DEST} ${CLIENT}`);
+    const c = await card(a);
+    await click(a, USERS.dave, 'wd_reject', c);
+    const view = await until('the reason modal', () => a.fake.views().find((v) => v.callback_id === 'wd_reject_modal'));
+    const empty = await a.submitView(USERS.dave, { callbackId: 'wd_reject_modal', privateMetadata: view.private_metadata!, values: { reason: { value: { type: 'plain_text_input', value: ' ' } } } });
+    expect((empty.json as { errors: Record<string, string> }).errors.reason).toMatch(/reason/);
+    const res = await a.submitView(USERS.dave, {
+      callbackId: 'wd_reject_modal',
+      privateMetadata: view.private_metadata!,
+      values: { reason: { value: { type: 'plain_text_input', value: 'Wrong destination' } } },
+    });
+    expect(res.status).toBe(200);
+    expect(only(a)).toMatchObject({ state: 'rejected', rejection: { user: USERS.dave, reason: 'Wrong destination' } });
+    const final = await until('the rejected card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Rejected*') && topLevel(a, CHANNELS.approvals)[0]);
+    expect(buttonIds(final)).toEqual([]);
+    expect(cardText(final)).toContain('Wrong destination');
+    await until('the rejection DM', () => dms(a, USERS.alice).some((m) => m.includes('was rejected') && m.includes('Wrong destination')));
+    const late = await click(a, USERS.carol, 'wd_approve', final);
+    expect(String((await a.replies(late))[0]!.text)).toMatch(/no longer|not pending|rejected/i);
+    expect(a.app.sandbox!.stats.withdrawals).toBe(0);
+  });
+});
+
+describe('/withdraw: outcomes', () => {
+  it('a 400 shows the service message and is not retried', async () => {
+    const a = await app();
+    a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '5');
+    await requestOneLine(a, `50 USDT BSC ${DEST} ${CLIENT}`);
+    await click(a, USERS.carol, 'wd_approve', await card(a));
+    const failed = await until('failure', () => only(a).state === 'failed' && only(a));
+    expect(failed.error?.kind).toBe('rejected');
+    const final = await until('the failed card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Failed:*') && topLevel(a, CHANNELS.approvals)[0]);
+    expect(cardText(final)).toMatch(/balance/i);
+    expect(cardText(final)).toContain('it will not be retried');
+    expect(a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'))).toHaveLength(1);
+  });
+
+  it('a dropped connection after the service committed becomes "outcome unknown", is never resent, and reconciliation settles it', async () => {
+    const a = await app();
+    await requestOneLine(a, `50 USDT BSC ${DEST} ${CLIENT}`);
+    a.app.sandbox!.injectFault('/api/merchantClientWithdrawal', { kind: 'drop-after-commit' });
+    // Reconciliation must not find it before we look at the card.
+    a.app.sandbox!.injectFault('/api/v2/analytics', { kind: 'status', status: 503 }, 50);
+    await click(a, USERS.carol, 'wd_approve', await card(a));
+    await until('unknown', () => only(a).state === 'unknown');
+    const unknownCard = await until('the unknown card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Outcome unknown*') && topLevel(a, CHANNELS.approvals)[0]);
+    expect(buttonIds(unknownCard)).toEqual(['wd_resolve_sent', 'wd_resolve_not_sent']);
+    const refused = await click(a, USERS.carol, 'wd_resolve_sent', unknownCard);
+    expect(String((await a.replies(refused))[0]!.text)).toContain('not allowed to use treasury admin commands');
+
+    a.app.sandbox!.clearFaults();
+    await a.app.deps.scheduler.runNow('withdrawals:reconcile-unknown');
+    expect(only(a)).toMatchObject({ state: 'completed', result: { source: 'reconcile' } });
+    expect(a.app.sandbox!.stats.withdrawals).toBe(1);
+    await until('the reconciled card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('confirmed from the transaction list'));
+  });
+
+  it('an admin resolves an unknown request from the card, with a note that goes to the audit log', async () => {
+    const a = await app();
+    await requestOneLine(a, `50 USDT BSC ${DEST} ${CLIENT}`);
+    a.app.sandbox!.injectFault('/api/merchantClientWithdrawal', { kind: 'drop-before-commit' });
+    await click(a, USERS.carol, 'wd_approve', await card(a));
+    const c = await until('the unknown card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Outcome unknown*') && topLevel(a, CHANNELS.approvals)[0]);
+    await click(a, USERS.erin, 'wd_resolve_not_sent', c);
+    const view = await until('the resolve modal', () => a.fake.views().find((v) => v.callback_id === 'wd_resolve_modal'));
+    const res = await a.submitView(USERS.erin, {
+      callbackId: 'wd_resolve_modal',
+      privateMetadata: view.private_metadata!,
+      values: { reason: { value: { type: 'plain_text_input', value: 'Checked the dashboard: not there' } } },
+    });
+    expect(res.status).toBe(200);
+    expect(only(a)).toMatchObject({ state: 'failed', resolution: { by: USERS.erin, outcome: 'not_sent' } });
+    const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
+    const audit = visibleText((await a.replies(responseUrl))[0]!);
+    expect(audit).toMatch(/Hash chain verified: \d+ entries/);
+    expect(audit).toContain('*resolve*');
+    expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);
+  });
+
+  it('expires with the card saying so, reminds approvers first, and exports the audit log', async () => {
+    // Time moves on by itself (the outbox paces by it) and jumps when the test says so.
+    let offset = 0;
+    const a = await app({ now: () => Date.now() + offset });
+    await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT}`);
+    const c = await card(a);
+    offset += 100 * 60_000; // 20 minutes before expiry
+    await a.app.deps.scheduler.runNow('withdrawals:expiry-and-reminders');
+    const reminder = await until('the reminder', () => a.fake.thread(CHANNELS.approvals, c.ts).find((m) => (m.text ?? '').includes('Reminder')));
+    expect(reminder.text).toContain(`<@${USERS.carol}>`);
+    expect(reminder.text).not.toContain(`<@${USERS.alice}>`);
+    await a.app.deps.scheduler.runNow('withdrawals:expiry-and-reminders');
+    expect(a.fake.thread(CHANNELS.approvals, c.ts).filter((m) => (m.text ?? '').includes('Reminder'))).toHaveLength(1);
+
+    offset += 30 * 60_000;
+    await a.app.deps.scheduler.runNow('withdrawals:expiry-and-reminders');
+    expect(only(a).state).toBe('expired');
+    const final = await until('the expired card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Expired*') && topLevel(a, CHANNELS.approvals)[0]);
+    expect(buttonIds(final)).toEqual([]);
+    await until('the expiry DM', () => dms(a, USERS.alice).some((m) => m.includes('expired')));
+
+    await a.command('/treasury', 'audit export', USERS.erin);
+    const file = await until('the audit CSV', () => a.fake.files().find((f) => f.name.startsWith('audit-')));
+    expect(file.text.split(/\r?\n/)[0]).toBe('seq,at,actor,action,subject,details,prevHash,hash');
+    expect(file.text).toContain(',request,');
+    expect(file.text).toContain(',expire');
+  });
+});
