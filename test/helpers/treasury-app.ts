@@ -4,6 +4,8 @@
  * directory, a test policy and captured logs. Tests talk to it only through HTTP.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,6 +181,15 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
       if (!o.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A port nothing listens on right now, for apps whose PUBLIC_URL must be known before they start. */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
 }
 
 /** All text a message shows: its text and every text field of its blocks, flattened. */
