@@ -14,6 +14,8 @@ import { formatTable, type Bench, type BenchResult } from './lib.js';
 const registry: Array<{ name: string; load: () => Promise<{ default: Bench }> }> = [
   { name: 'store', load: () => import('./store.bench.js') },
   { name: 'webhooks', load: () => import('./webhooks.bench.js') },
+  { name: 'slack-ack', load: () => import('./slack-ack.bench.js') },
+  { name: 'withdrawals', load: () => import('./withdrawals.bench.js') },
 ];
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));

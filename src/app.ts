@@ -45,6 +45,8 @@ export interface StartOptions {
   /** Use this policy instead of loading the file. */
   policy?: Policy;
   now?: () => number;
+  /** A failed journal write: the process must stop (main.ts exits; restart recovers from disk). */
+  onFatal?: (err: Error) => void;
   /** Options of the embedded sandbox (tests shorten its webhook delays). */
   sandbox?: Partial<SandboxOptions>;
   /** Tuning the tests need (pacing, backoff); production uses the outbox's defaults. */
@@ -92,7 +94,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
   };
 
   try {
-    const store = await openStore({ dir: config.dataDir, logger: logger.child({ component: 'store' }) });
+    const store = await openStore({ dir: config.dataDir, logger: logger.child({ component: 'store' }), onFailure: o.onFatal });
     cleanups.push(() => store.close());
 
     let sandbox: Sandbox | undefined;

@@ -19,7 +19,15 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   let app;
   try {
-    app = await startApp({ config, logger });
+    app = await startApp({
+      config,
+      logger,
+      // Memory may be ahead of disk after a failed journal write: stop, and let a restart recover from disk.
+      onFatal: () => {
+        logger.flush();
+        process.exit(70);
+      },
+    });
   } catch (err) {
     if (err instanceof PolicyError || err instanceof StoreLockedError) {
       process.stderr.write(`${err.message}\n`);

@@ -8,7 +8,7 @@ import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
-import type { ExplorerNet } from './explorers.js';
+import type { ExplorerNet } from '../wallet/explorers.js';
 import { ALERT_RENDERER, ALERT_STATUS_RENDERER } from './ingest.js';
 import type { WebhookEvent } from './parse.js';
 import { reconcileDeposits, type ReconcileOptions, type ReconcileReport } from './reconcile.js';

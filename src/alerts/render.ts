@@ -3,7 +3,7 @@
  * record (the outbox calls them at send time, so an edit always shows the current state).
  */
 import { context, esc, fields, header, link, section, shorten, truncate } from '../slack/blocks.js';
-import { explorerTxUrl, type ExplorerNet } from './explorers.js';
+import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
 import { isFailure } from './status.js';
 import type { Alert, AlertHistoryEntry } from './types.js';
 

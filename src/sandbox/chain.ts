@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { addressFamily, deriveAddress, type AddressFamily } from '../wallet/addresses.js';
 import type { CurrencyMember, EnumMember } from '../wallet/enums.js';
+import { explorerFor, type Explorer } from '../wallet/explorers.js';
 
 /** EVM hashes are 0x + 64 hex; TRON, Bitcoin and Litecoin write the 64 hex digits bare. */
 export function txHash(family: AddressFamily, seed: string): string {
@@ -17,31 +18,16 @@ export function externalAddress(currency: CurrencyMember, network: EnumMember, s
   return deriveAddress(addressFamily(currency, network), `external:${seed}`);
 }
 
-interface Explorer {
-  tx: string;
-  address: string;
-}
-
-const byNetwork: Readonly<Record<string, Explorer>> = {
-  BSC: { tx: 'https://testnet.bscscan.com/tx/', address: 'https://testnet.bscscan.com/address/' },
-  ETH: { tx: 'https://sepolia.etherscan.io/tx/', address: 'https://sepolia.etherscan.io/address/' },
-  POLYGON: { tx: 'https://amoy.polygonscan.com/tx/', address: 'https://amoy.polygonscan.com/address/' },
-  CELO: { tx: 'https://alfajores.celoscan.io/tx/', address: 'https://alfajores.celoscan.io/address/' },
-  ARBITRUM: { tx: 'https://sepolia.arbiscan.io/tx/', address: 'https://sepolia.arbiscan.io/address/' },
-  AVALANCHE: { tx: 'https://testnet.snowtrace.io/tx/', address: 'https://testnet.snowtrace.io/address/' },
-  HECOCHAIN: { tx: 'https://testnet.hecoinfo.com/tx/', address: 'https://testnet.hecoinfo.com/address/' },
-  TRON: { tx: 'https://nile.tronscan.org/#/transaction/', address: 'https://nile.tronscan.org/#/address/' },
-};
-const btc: Explorer = { tx: 'https://mempool.space/testnet/tx/', address: 'https://mempool.space/testnet/address/' };
-const ltc: Explorer = { tx: 'https://litecoinspace.org/testnet/tx/', address: 'https://litecoinspace.org/testnet/address/' };
-
+// A sandbox stands in for a testnet deployment, so its links point at the test networks' explorers.
 function explorer(currency: CurrencyMember, network: EnumMember): Explorer {
-  const family = addressFamily(currency, network);
-  if (family === 'btc') return btc;
-  if (family === 'ltc') return ltc;
-  return byNetwork[network.name] ?? byNetwork.BSC!;
+  const e = explorerFor(currency.name, network.name, 'testnet');
+  // Every member of NETWORKS has an explorer; a new network without one should fail loudly here.
+  if (!e) throw new Error(`no testnet explorer for ${currency.name} on ${network.name}`);
+  return e;
 }
 
+// The hash and address are appended as given (no safety filter): the sandbox plays the
+// service, which links whatever hash the chain reported.
 export function txUrl(currency: CurrencyMember, network: EnumMember, hash: string): string {
   return explorer(currency, network).tx + hash;
 }

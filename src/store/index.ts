@@ -33,6 +33,11 @@ export interface StoreOptions {
   logger?: Logger;
   /** Journal size that triggers a snapshot; default max(4 MiB, current snapshot size). */
   compactAfterBytes?: number;
+  /**
+   * Called once when a journal write fails. Memory may then be ahead of disk, so the only
+   * safe move for a process is to stop and restart from what is on disk.
+   */
+  onFailure?: (err: StoreFailedError) => void;
 }
 
 export interface StoreStats {
@@ -345,6 +350,7 @@ class DurableStore implements Store {
   private closing = false;
   private closed: Promise<void> | undefined;
   private failed: StoreFailedError | undefined;
+  private readonly onFailure: StoreOptions['onFailure'];
 
   constructor(p: StoreParts) {
     this.dir = p.dir;
@@ -360,6 +366,7 @@ class DurableStore implements Store {
     this.journalBytes = p.journalBytes;
     this.logger = p.opts.logger;
     this.compactAfterBytes = p.opts.compactAfterBytes;
+    this.onFailure = p.opts.onFailure;
   }
 
   get<T>(collection: string, id: string): T | undefined {
@@ -582,5 +589,6 @@ class DurableStore implements Store {
     this.pending = [];
     for (const w of this.waiters.splice(0)) w.reject(this.failed);
     if (this.compaction && this.compaction.snapshotDone) this.abandonCompaction(this.compaction);
+    this.onFailure?.(this.failed);
   }
 }

@@ -8,7 +8,8 @@ import { CURRENCIES, NETWORKS, lookup } from './enums.js';
 
 export type ExplorerNet = 'mainnet' | 'testnet';
 
-interface Explorer {
+/** URL prefixes: append a transaction hash or an address. */
+export interface Explorer {
   tx: string;
   address: string;
 }

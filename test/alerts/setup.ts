@@ -12,7 +12,6 @@ import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } fr
 import { openStore, type Store } from '../../src/store/index.js';
 import { createWalletClient, type WalletClient } from '../../src/wallet/client.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
-import { startHistoryProxy, type HistoryProxy } from '../outbox/history-proxy.js';
 
 export const SECRET = 'whk_test_secret_0123456789abcdef';
 export const POLICY_YAML = `
@@ -38,7 +37,6 @@ export interface Pipeline {
   dir: string;
   store: Store;
   fake: FakeSlack;
-  proxy: HistoryProxy;
   outbox: Outbox;
   sandbox: Sandbox;
   wallet: WalletClient;
@@ -52,8 +50,7 @@ export async function startPipeline(o: { alerts?: Partial<AlertsDeps>; sandbox?:
   const dir = o.dir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-')));
   const store = await openStore({ dir, logger });
   const fake = await startFakeSlack();
-  const proxy = await startHistoryProxy(fake);
-  const client = new WebClient('xoxb-alerts-test', { slackApiUrl: proxy.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 2000 });
+  const client = new WebClient('xoxb-alerts-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 2000 });
   const outbox = createOutbox({ store, client, logger, paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50, unknownOutcomeDelayMs: 50 });
   const sandbox = await createSandbox({ seed: false, webhook: { retryBaseMs: 20, maxDelayMs: 100, confirmAfterMs: 50, maxAttempts: 3 }, ...o.sandbox });
   const wallet = createWalletClient({ baseUrl: sandbox.url, ...SANDBOX_MERCHANT, logger });
@@ -74,7 +71,6 @@ export async function startPipeline(o: { alerts?: Partial<AlertsDeps>; sandbox?:
     dir,
     store,
     fake,
-    proxy,
     outbox,
     sandbox,
     wallet,
@@ -87,7 +83,6 @@ export async function startPipeline(o: { alerts?: Partial<AlertsDeps>; sandbox?:
       await outbox.stop();
       await sandbox.close();
       await store.close().catch(() => undefined);
-      await proxy.close();
       await fake.close();
     },
   };

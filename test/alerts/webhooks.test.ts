@@ -54,6 +54,15 @@ describe('webhook receiver', () => {
     expect(p.fake.calls('chat.update')).toHaveLength(1);
   });
 
+  it('links to the test networks\' explorer when told to (sandbox wallet service)', async () => {
+    p = await startPipeline({ alerts: { explorer: 'testnet' } });
+    await send(p.webhookUrl, depositSample({ status: 3 }));
+    await p.outbox.drain();
+    const shown = JSON.stringify(top('C0USDT')[0]!.blocks);
+    expect(shown).toContain(`https://testnet.bscscan.com/tx/${HASH_A}`);
+    expect(shown).not.toContain('https://bscscan.com/');
+  });
+
   it('out of order: CONFIRMED then PENDING leaves one confirmed alert and one message', async () => {
     p = await startPipeline();
     await send(p.webhookUrl, depositSample({ status: 3, hash: HASH_B }));

@@ -338,6 +338,76 @@ describe('the user-visible model', () => {
     expect(link.permalink).toContain(`p${r.ts!.replace('.', '')}?thread_ts=${a.ts}`);
   });
 
+  it('conversations.history: newest first, threads folded, oldest/latest/inclusive, limit and cursor, metadata on request', async () => {
+    const meta = { event_type: 'test_event', event_payload: { id: 'x1' } };
+    const a = await c.chat.postMessage({ channel: 'C1', text: 'a' });
+    const b = await c.chat.postMessage({ channel: 'C1', text: 'b', metadata: meta });
+    await c.chat.postMessage({ channel: 'C1', text: 'reply', thread_ts: a.ts! });
+    await c.chat.postMessage({ channel: 'C1', text: 'broadcast', thread_ts: a.ts!, reply_broadcast: true });
+    const d = await c.chat.postMessage({ channel: 'C1', text: 'd' });
+    await c.chat.postMessage({ channel: 'C2', text: 'elsewhere' });
+    const texts = (r: { messages?: Array<{ text?: string }> }) => r.messages?.map((m) => m.text);
+
+    const all = await c.conversations.history({ channel: 'C1' });
+    expect(texts(all)).toEqual(['d', 'broadcast', 'b', 'a']);
+    expect(all.has_more).toBe(false);
+    const parent = all.messages!.find((m) => m.text === 'a')!;
+    expect(parent).toMatchObject({ ts: a.ts, thread_ts: a.ts, reply_count: 2 });
+    expect(all.messages!.find((m) => m.text === 'b')!.metadata).toBeUndefined();
+    const withMeta = await c.conversations.history({ channel: 'C1', include_all_metadata: true });
+    expect(withMeta.messages!.find((m) => m.text === 'b')!.metadata).toEqual(meta);
+
+    expect(texts(await c.conversations.history({ channel: 'C1', oldest: b.ts! }))).toEqual(['d', 'broadcast']);
+    expect(texts(await c.conversations.history({ channel: 'C1', oldest: b.ts!, inclusive: true }))).toEqual(['d', 'broadcast', 'b']);
+    expect(texts(await c.conversations.history({ channel: 'C1', latest: d.ts! }))).toEqual(['broadcast', 'b', 'a']);
+    expect(texts(await c.conversations.history({ channel: 'C1', oldest: a.ts!, latest: d.ts!, inclusive: true }))).toEqual(['d', 'broadcast', 'b', 'a']);
+
+    const first = await c.conversations.history({ channel: 'C1', limit: 3 });
+    expect(texts(first)).toEqual(['d', 'broadcast', 'b']);
+    expect(first.has_more).toBe(true);
+    const second = await c.conversations.history({ channel: 'C1', limit: 3, cursor: first.response_metadata!.next_cursor! });
+    expect(texts(second)).toEqual(['a']);
+    expect(second.has_more).toBe(false);
+    expect(second.response_metadata?.next_cursor).toBe('');
+
+    expect((await c.conversations.history({ channel: 'C0EMPTY' })).messages).toEqual([]);
+    await expect(c.conversations.history({ channel: 'C1', cursor: 'bm9wZQ==' })).rejects.toMatchObject({ data: { error: 'invalid_cursor' } });
+    await expect(c.conversations.history({ channel: 'C1', oldest: 'yesterday' })).rejects.toMatchObject({ data: { error: 'invalid_ts_oldest' } });
+  });
+
+  it('conversations.replies: the parent then its replies oldest first, from the parent or any reply', async () => {
+    const meta = { event_type: 'test_event', event_payload: { id: 'r2' } };
+    const p = await c.chat.postMessage({ channel: 'C1', text: 'parent' });
+    const lone = await c.chat.postMessage({ channel: 'C1', text: 'lone' });
+    const r1 = await c.chat.postMessage({ channel: 'C1', text: 'r1', thread_ts: p.ts! });
+    await c.chat.postMessage({ channel: 'C1', text: 'r2', thread_ts: p.ts!, metadata: meta });
+    await c.chat.postMessage({ channel: 'C1', text: 'r3', thread_ts: p.ts! });
+    const texts = (r: { messages?: Array<{ text?: string }> }) => r.messages?.map((m) => m.text);
+
+    const thread = await c.conversations.replies({ channel: 'C1', ts: p.ts! });
+    expect(texts(thread)).toEqual(['parent', 'r1', 'r2', 'r3']);
+    expect(thread.messages!.every((m) => m.thread_ts === p.ts)).toBe(true);
+    expect(thread.messages!.find((m) => m.text === 'r2')!.metadata).toBeUndefined();
+    const withMeta = await c.conversations.replies({ channel: 'C1', ts: p.ts!, include_all_metadata: true });
+    expect(withMeta.messages!.find((m) => m.text === 'r2')!.metadata).toEqual(meta);
+    expect(texts(await c.conversations.replies({ channel: 'C1', ts: r1.ts! }))).toEqual(['parent', 'r1', 'r2', 'r3']);
+
+    // The parent stays first even when the window starts after it.
+    expect(texts(await c.conversations.replies({ channel: 'C1', ts: p.ts!, oldest: r1.ts! }))).toEqual(['parent', 'r2', 'r3']);
+    expect(texts(await c.conversations.replies({ channel: 'C1', ts: p.ts!, oldest: r1.ts!, inclusive: true }))).toEqual(['parent', 'r1', 'r2', 'r3']);
+
+    const first = await c.conversations.replies({ channel: 'C1', ts: p.ts!, limit: 2 });
+    expect(texts(first)).toEqual(['parent', 'r1']);
+    expect(first.has_more).toBe(true);
+    const rest = await c.conversations.replies({ channel: 'C1', ts: p.ts!, limit: 2, cursor: first.response_metadata!.next_cursor! });
+    expect(texts(rest)).toEqual(['r2', 'r3']);
+    expect(rest.has_more).toBe(false);
+
+    expect(texts(await c.conversations.replies({ channel: 'C1', ts: lone.ts! }))).toEqual(['lone']);
+    await expect(c.conversations.replies({ channel: 'C1', ts: '1.000001' })).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
+    await expect(c.conversations.replies({ channel: 'C2', ts: p.ts! })).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
+  });
+
   it('DMs, users and user groups', async () => {
     const dm = await c.conversations.open({ users: 'U0CAROL001' });
     expect(dm.channel?.id).toMatch(/^D/);

@@ -142,3 +142,23 @@ describe('secrets', () => {
     expect(logs).not.toMatch(/Bearer [A-Za-z0-9._-]{10,}/);
   });
 });
+
+describe('one process per data directory', () => {
+  it('refuses to start a second app process on the same DATA_DIR, saying which process holds it', async () => {
+    const { spawn } = await import('node:child_process');
+    const root = new URL('../../', import.meta.url).pathname;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: t.dataDir, PORT: '0', SANDBOX_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(code).toBe(2);
+    expect(stderr).toContain(`is in use by process ${process.pid}`);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    // The first one is unaffected.
+    expect((await fetch(`${t.app.url}/healthz`)).status).toBe(200);
+  });
+});
