@@ -8,7 +8,9 @@ import { refusal } from '../src/slack/access.js';
 import { auditCsv, recentAudit, verifyAudit } from '../src/audit/index.js';
 import { context, fields, header, packLines, section } from '../src/slack/blocks.js';
 import { dmChannel, guarded } from '../src/slack/guard.js';
+import { dailyDigest } from '../src/transactions/digest.js';
 import { registrationStatus } from '../src/webhooks/registration.js';
+import { formatAmount } from '../src/withdrawals/index.js';
 import { words } from '../src/slack/text.js';
 import { userMessage } from '../src/slack/user-errors.js';
 import type { CommandDeps } from './deps.js';
@@ -175,6 +177,32 @@ VERBS['audit export'] = {
       initial_comment: check.ok ? `Audit log: ${check.count} entries, hash chain verified.` : `:rotating_light: Audit log export: the hash chain does NOT verify at entry #${check.seq} (${check.reason}).`,
     });
     await respond({ response_type: 'ephemeral', text: ':white_check_mark: The audit log was sent to you in a direct message.' });
+  },
+};
+
+VERBS.digest = {
+  usage: 'digest',
+  summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check',
+  role: 'viewers',
+  run: async ({ deps, respond }) => {
+    const d = await dailyDigest(deps.wallet, deps.now());
+    const lines = d.lines.map(
+      (l) =>
+        `*${l.currency}*: ${l.deposits.count} deposit(s) totalling ${formatAmount(l.deposits.total, l.currency)} · ${l.withdrawals.count} withdrawal(s) totalling ${formatAmount(l.withdrawals.total, l.currency)}${l.failed ? ` · :x: ${l.failed} failed` : ''}`,
+    );
+    const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
+    await respond({
+      response_type: 'ephemeral',
+      text: 'Treasury digest (last 24 hours)',
+      blocks: [
+        header('Treasury digest: last 24 hours'),
+        ...packLines(lines.length ? lines : ['_No transactions in the last 24 hours._']),
+        section(
+          `*Waiting for approval*: ${deps.withdrawals.pendingCount()}${unknown ? ` · :warning: *${unknown} withdrawal(s) with an unknown outcome* (see their cards)` : ''}`,
+        ),
+        context(`${d.records} transaction(s) from the wallet service's list${d.truncated ? ' (the oldest were left out: use /tx export for everything)' : ''}.`),
+      ],
+    });
   },
 };
 

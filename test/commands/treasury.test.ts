@@ -47,3 +47,22 @@ describe('/treasury', () => {
     expect(text).toContain('`status`');
   });
 });
+
+describe('/treasury digest', () => {
+  it('sums the last 24 hours per currency as decimals, and counts failures and waiting approvals', async () => {
+    const now = Date.now();
+    t.app.sandbox!.resetTransactions([
+      { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '0.1', transactionTimeStamp: now - 60_000 },
+      { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '0.2', transactionTimeStamp: now - 120_000 },
+      { transactionType: 'Withdrawal', currency: 'USDT', network: 'BSC', amount: '1000.5', transactionTimeStamp: now - 180_000 },
+      { transactionType: 'Deposit', currency: 'ETH', network: 'ETH', amount: '0.000000000000000001', transactionTimeStamp: now - 240_000 },
+      { transactionType: 'Deposit', transactionStatus: 'FAILED', currency: 'ETH', network: 'ETH', amount: '5', transactionTimeStamp: now - 300_000 },
+      { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '999', transactionTimeStamp: now - 2 * 86_400_000 },
+    ]);
+    const text = await treasury('digest');
+    expect(text).toContain('*USDT*: 2 deposit(s) totalling 0.3 USDT · 1 withdrawal(s) totalling 1,000.5 USDT');
+    expect(text).toContain('*ETH*: 1 deposit(s) totalling 0.000000000000000001 ETH · 0 withdrawal(s) totalling 0 ETH · :x: 1 failed');
+    expect(text).toContain('*Waiting for approval*: 0');
+    expect(text).toContain('5 transaction(s)');
+  });
+});
