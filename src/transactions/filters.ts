@@ -3,20 +3,16 @@
  * with what is accepted; nothing is silently ignored.
  */
 import { z } from 'zod';
+import type { TransactionFilter } from '../wallet/client.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
 
-export interface TxQuery {
+/** The client's filter, with members resolved and paging fixed. */
+export interface TxQuery extends Omit<TransactionFilter, 'currency' | 'network' | 'page' | 'pageSize'> {
   currency?: CurrencyMember;
   network?: EnumMember;
-  status?: 'successful' | 'failed';
-  type?: 'deposit' | 'withdrawal';
-  hash?: string;
-  address?: string;
-  from?: Date;
-  to?: Date;
   page: number;
   pageSize: number;
 }

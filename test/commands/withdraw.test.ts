@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
+import { until } from '../helpers/wait.js';
 import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 
 const CLIENT = 'payouts@client.example';
@@ -23,16 +24,6 @@ async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp>
   t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   t.app.sandbox!.setBalance(CLIENT, 'ETH', 'ETH', '100');
   return t;
-}
-
-async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const topLevel = (a: TestApp, channel: string) => a.fake.channel(channel).filter((m) => !m.thread_ts || m.thread_ts === m.ts);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../helpers/fake-slack.js';
+import { until } from '../helpers/wait.js';
 import { CHANNELS, freePort, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 
 const SECRET = 'wh_test_secret_0123456789abcdef';
@@ -22,15 +23,6 @@ afterAll(async () => {
   await t?.stop();
 });
 
-async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 const text = (m: FakeMessage) => visibleText(m as { text?: unknown; blocks?: unknown });
 
 describe('webhook registration', () => {
