@@ -2,6 +2,7 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { parseJson } from '../../src/wallet/json.js';
 import { SANDBOX_MERCHANT, type Sandbox } from '../../src/sandbox/index.js';
+import { until } from '../helpers/wait.js';
 
 export const M = SANDBOX_MERCHANT;
 
@@ -78,14 +79,8 @@ export function rawRequest(url: string, method: string, headers: Record<string, 
 }
 
 /** Polls until `check` returns a truthy value (no timing assertion: only a generous upper bound). */
-export async function waitFor<T>(check: () => T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+export function waitFor<T>(check: () => T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
+  return until(what, check, timeoutMs, 5);
 }
 
 export interface Receiver {
