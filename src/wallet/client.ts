@@ -418,7 +418,16 @@ export function createWalletClient(o: WalletClientOptions): WalletClient {
   };
 
   function readWithdrawal(res: HttpResponse, merchantReference: string): WithdrawalResult {
-    if (!is2xx(res.status)) refusal('withdraw', res, 'apiKey');
+    if (!is2xx(res.status)) {
+      // Only what the spec documents as a refusal is one: 400 (its failure envelope), and 401/403
+      // (credentials are checked before anything is processed). A redirect after processing, a
+      // 409 "duplicate reference", a proxy's 408/429: any of these may follow a real payout.
+      if (res.status === 400 || res.status === 401 || res.status === 403) refusal('withdraw', res, 'apiKey');
+      throw new WalletUnknownOutcomeError(
+        `Withdrawal outcome unknown: the wallet service answered HTTP ${res.status}, which is not a documented refusal. The money may have moved: check the transaction list for this merchant reference before doing anything else; do not resend blindly.`,
+        { operation: 'withdraw', status: res.status, merchantReference },
+      );
+    }
     const envelopeStatus = (res.body as { status?: unknown } | undefined)?.status;
     if (envelopeStatus !== undefined && String(envelopeStatus) !== '1') {
       // A success status with a failure envelope is not a documented answer: we cannot

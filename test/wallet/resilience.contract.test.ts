@@ -155,6 +155,22 @@ describe('withdrawal is never resent', () => {
     expect(requestsTo(sb, WD)).toHaveLength(1);
   });
 
+  it('any non-2xx other than the documented refusals (400, 401, 403) is unknown_outcome, not retried', async () => {
+    const client = await funded();
+    // A redirect after processing, a "duplicate reference" conflict, a proxy's timeout or rate limit:
+    // each may follow a real payout, so none may be read as "nothing was sent".
+    for (const status of [303, 404, 408, 409, 422, 429]) {
+      sb.injectFault(WD, { kind: 'status', status }, 1);
+      const err = await walletError(client.withdraw(withdrawal(`ref-${status}`)), 'unknown_outcome');
+      expect(err.status).toBe(status);
+      expect(err.mayHaveChanged).toBe(true);
+    }
+    expect(requestsTo(sb, WD)).toHaveLength(6);
+    // The documented refusal stays a refusal: the sandbox's own 400 for an unknown client.
+    const refused = await walletError(client.withdraw({ ...withdrawal('ref-400'), clientEmail: 'nobody@client.example' }), 'rejected');
+    expect(refused.mayHaveChanged).toBe(false);
+  });
+
   it('a timeout is unknown_outcome, not retried', async () => {
     const client = await funded({ timeoutMs: 300 });
     sb.injectFault(WD, { kind: 'delay', ms: 3_000 }, 3);
