@@ -66,7 +66,8 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
       const fee = res?.fee ? `, fee ${formatAmount(res.fee, res.feeCurrency ?? r.currency)}` : '';
       const amount = res?.amount ? formatAmount(res.amount, r.currency) : amountText(r);
       const by = res?.source === 'reconcile' ? ' (confirmed from the transaction list)' : res?.source === 'admin' ? ' (marked as sent by an admin)' : '';
-      return `:white_check_mark: *Sent*${by}: ${amount} withdrawn${fee}. Service reference \`${res?.serviceReference ?? 'unknown'}\``;
+      const odd = res?.mismatches?.length ? `\n:rotating_light: *The service's answer differs from what was approved:* ${res.mismatches.map(esc).join('; ')}. An admin must check it.` : '';
+      return `:white_check_mark: *Sent*${by}: ${amount} withdrawn${fee}. Service reference \`${res?.serviceReference ?? 'unknown'}\`${odd}`;
     }
     case 'failed':
       return `:x: *Failed:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
@@ -149,10 +150,19 @@ export function renderThread(ref: string, get: (id: string) => WithdrawalRequest
     }
     case 'approved':
       return { text: `<@${detail}> approved.` };
-    case 'confirmation': {
+    case 'confirmation':
+    case 'contradiction': {
+      const [status = '', ...mentions] = detail.split(' ');
       const url = explorerTxUrl(r.confirmation?.transactionHash ?? undefined, r.currency, r.network, net);
-      const warn = detail === 'FAILED' || detail === 'NOT_PROPAGATED' ? ':rotating_light: ' : '';
-      return { text: `${warn}Transfer status from the wallet service: *${detail}*${r.confirmation?.transactionHash ? ` · ${link(url, 'transaction')}` : ''}` };
+      const tx = r.confirmation?.transactionHash ? ` · ${link(url, 'transaction')}` : '';
+      const call = mentions.length ? ` ${mentions.join(' ')}` : '';
+      if (kind === 'contradiction') {
+        return {
+          text: `:rotating_light: The wallet service reports this transfer as *${status}*, but here it is *${r.state}*. Check the wallet service and the transaction list.${tx}${call}`,
+        };
+      }
+      const warn = status === 'FAILED' || status === 'NOT_PROPAGATED' ? ':rotating_light: ' : '';
+      return { text: `${warn}Transfer status from the wallet service: *${status}*${tx}${warn ? call : ''}` };
     }
     default:
       return { text: `${kind}: ${detail}` };

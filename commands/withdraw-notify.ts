@@ -1,18 +1,25 @@
 /**
- * Turns withdrawal events into outbox entries: the card in the approvals channel is posted
- * once and edited after every change, its thread gets reminders and transfer updates, and
- * the requester gets a DM for every outcome. The outbox renders from the current state,
- * so the content is never stale and never lost across a restart.
+ * Turns withdrawal events into outbox entries, inside the commit of the change itself: the
+ * card in the approvals channel is posted once and edited after every change, its thread
+ * gets reminders and transfer updates (admins are called on a failed or contradicting
+ * transfer), and the requester gets a DM for every outcome. The outbox renders from the
+ * current state, so the content is never stale, and never lost across a crash.
  */
 import type { Logger } from '../src/log.js';
 import type { Outbox, OutboxRequest } from '../src/outbox/index.js';
 import type { Policy } from '../src/policy/schema.js';
-import type { Store } from '../src/store/index.js';
+import type { Store, Tx } from '../src/store/index.js';
 import type { WithdrawalEvent, WithdrawalService } from '../src/withdrawals/index.js';
 import type { ExplorerNet } from '../src/wallet/explorers.js';
 import { CARD_RENDERER, DM_RENDERER, THREAD_RENDERER, cardKey, renderCard, renderDm, renderThread } from './withdraw-card.js';
 
 const DM_EVENTS = new Set(['requested', 'completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
+
+const mention = (ids: readonly string[]) =>
+  ids
+    .filter((a) => a !== '*')
+    .map((a) => (a.startsWith('S') ? `<!subteam^${a}>` : `<@${a}>`))
+    .join(' ');
 
 export function withdrawalMessages(event: WithdrawalEvent, policy: Policy): OutboxRequest[] {
   const r = event.request;
@@ -28,11 +35,13 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy): Outb
   if (event.type === 'reminder') {
     const approved = new Set(r.approvals.map((a) => a.user));
     const waiting = policy.people.approvers.filter((a) => a !== '*' && a !== r.requester && !approved.has(a));
-    const mentions = waiting.map((a) => (a.startsWith('S') ? `<!subteam^${a}>` : `<@${a}>`)).join(' ');
+    const mentions = mention(waiting);
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mentions}`, key });
   }
-  if (event.type === 'confirmation' && r.confirmation) {
-    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|confirmation|${r.confirmation.status}`, key });
+  if ((event.type === 'confirmation' || event.type === 'contradiction') && r.confirmation) {
+    const bad = event.type === 'contradiction' || r.confirmation.status === 'FAILED' || r.confirmation.status === 'NOT_PROPAGATED';
+    const admins = bad ? ` ${mention(policy.people.admins)}` : '';
+    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`, key });
   }
   if (DM_EVENTS.has(event.type)) {
     out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|${event.type}`, user: r.requester, key: `${key}:dm:${event.type}` });
@@ -41,7 +50,8 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy): Outb
 }
 
 export interface WithdrawalNotifier {
-  listener: (event: WithdrawalEvent) => Promise<void>;
+  /** For the service's onChange: runs inside the change's commit, so a notification is never lost. */
+  onChange: (event: WithdrawalEvent, tx: Tx) => void;
   /** At start: a card for every request that has none (a crash between the request and its enqueue). */
   heal(): Promise<void>;
 }
@@ -62,11 +72,8 @@ export function withdrawalNotifier(o: {
   o.outbox.registerRenderer(THREAD_RENDERER, (ref) => renderThread(ref, get, o.explorerNet));
   o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get));
   return {
-    async listener(event) {
-      const requests = withdrawalMessages(event, o.policy);
-      await o.store.commit((tx) => {
-        for (const req of requests) o.outbox.enqueue(tx, req);
-      });
+    onChange(event, tx) {
+      for (const req of withdrawalMessages(event, o.policy)) o.outbox.enqueue(tx, req);
     },
     async heal() {
       const missing = o.service().list().filter((r) => !o.outbox.message(cardKey(r.id)));

@@ -20,6 +20,7 @@ import { sendJson, startHttpServer, type HttpServer, type Route } from './http/s
 import { Scheduler } from './jobs/scheduler.js';
 import { createLogger, type Logger } from './log.js';
 import { loadPolicy, resolvePolicyPath } from './policy/load.js';
+import type { GroupResolver } from './policy/people.js';
 import type { Policy } from './policy/schema.js';
 import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from './sandbox/index.js';
 import { secrets } from './secrets.js';
@@ -64,6 +65,7 @@ export interface RunningApp {
 }
 
 const SETTINGS = 'settings';
+const NO_GROUPS: GroupResolver = { membersOf: async () => [] };
 
 /** The webhook URL's secret path segment: configured, or generated once and kept in the store. */
 async function webhookSecret(config: Config, store: Store): Promise<string> {
@@ -135,6 +137,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     const outbox = createOutbox({ store, client: outboxClient, logger: logger.child({ component: 'outbox' }), now, ...o.outbox });
     cleanups.push(() => outbox.stop());
 
+    // User-group membership (policy entries S...) comes from Slack; without Slack, only user ids count.
+    const groups = config.slack.mode === 'local' ? NO_GROUPS : slackGroups(outboxClient, logger, now);
     const explorerNet = sandbox ? 'testnet' : 'mainnet';
     let withdrawals: WithdrawalService | undefined;
     const notifier = withdrawalNotifier({ store, outbox, service: () => withdrawals!, policy, logger, explorerNet });
@@ -142,9 +146,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       store,
       wallet: walletClient,
       policy,
+      groups,
       logger: logger.child({ component: 'withdrawals' }),
       now,
-      listener: notifier.listener,
+      onChange: notifier.onChange,
     });
     cleanups.push(() => withdrawals!.idle());
     const service = withdrawals;
@@ -159,8 +164,9 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       signatureRequired: config.webhookSignatureRequired,
       now,
       explorer: explorerNet,
-      onWithdrawalEvent: async (e) => {
-        await service.onWithdrawalEvent({ merchantReference: e.merchantReference, status: e.status ?? '', transactionHash: e.event.hash ?? null });
+      // Inside the webhook's own commit: the request (and its card update) is as durable as the event.
+      linkWithdrawal: (tx, e) => {
+        service.applyWithdrawalEvent(tx, { merchantReference: e.merchantReference, status: e.status ?? '', transactionHash: e.event.hash ?? null });
       },
     });
     cleanups.push(() => alerts.stop());
@@ -199,10 +205,11 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         apiUrl: config.slack.apiUrl,
         logger,
       });
-      const commandDeps: CommandDeps = { ...deps, groups: slackGroups(slack.app.client, logger, now) };
+      const commandDeps: CommandDeps = { ...deps, groups };
       registerCommands(slack.app, commandDeps);
     }
 
+    const readiness = readinessProbe(deps, slack);
     const routes: Route[] = [
       { method: 'POST', path: '/webhooks/wallet/:secret', handler: (req, res, params) => alerts.handler(req, res, { secret: params.secret ?? '' }) },
       { method: 'GET', path: '/healthz', handler: (_req, res) => sendJson(res, 200, { ok: true, version: VERSION }) },
@@ -210,7 +217,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         method: 'GET',
         path: '/readyz',
         handler: async (_req, res) => {
-          const checks = await readiness(deps, slack);
+          const checks = await readiness();
           sendJson(res, Object.values(checks).every((c) => c.ok) ? 200 : 503, checks);
         },
       },
@@ -243,19 +250,31 @@ interface Check {
   detail: string;
 }
 
-async function readiness(deps: Deps, slack: SlackApp | undefined): Promise<Record<string, Check>> {
-  const s = deps.store.stats();
-  const store: Check = { ok: true, detail: `${s.records} records` };
-  let wallet: Check;
-  try {
-    if (!deps.wallet.authState().loggedIn) await deps.wallet.login();
+/** A failed login is not retried by readiness probes more often than this (no lockouts, no hammering). */
+const LOGIN_PROBE_INTERVAL_MS = 30_000;
+
+function readinessProbe(deps: Deps, slack: SlackApp | undefined): () => Promise<Record<string, Check>> {
+  let lastAttempt = 0;
+  let lastError: string | undefined;
+  return async () => {
+    const s = deps.store.stats();
+    const store: Check = { ok: true, detail: `${s.records} records` };
+    let wallet: Check;
+    if (!deps.wallet.authState().loggedIn && deps.now() - lastAttempt >= LOGIN_PROBE_INTERVAL_MS) {
+      lastAttempt = deps.now();
+      try {
+        await deps.wallet.login();
+        lastError = undefined;
+      } catch (err) {
+        lastError = (err as Error).message;
+      }
+    }
     const a = deps.wallet.authState();
-    wallet = { ok: a.loggedIn, detail: a.loggedIn ? `logged in until ${new Date(a.expiresAt ?? 0).toISOString()}` : 'not logged in' };
-  } catch (err) {
-    wallet = { ok: false, detail: (err as Error).message };
-  }
-  const slackCheck: Check = !slack
-    ? { ok: true, detail: 'local mode (no Slack credentials)' }
-    : { ok: slack.connected(), detail: `${slack.mode} mode${slack.connected() ? '' : ', not connected'}` };
-  return { store, wallet, slack: slackCheck };
+    if (a.loggedIn) wallet = { ok: true, detail: `logged in until ${new Date(a.expiresAt ?? 0).toISOString()}` };
+    else wallet = { ok: false, detail: lastError ?? 'not logged in' };
+    const slackCheck: Check = !slack
+      ? { ok: true, detail: 'local mode (no Slack credentials)' }
+      : { ok: slack.connected(), detail: `${slack.mode} mode${slack.connected() ? '' : ', not connected'}` };
+    return { store, wallet, slack: slackCheck };
+  };
 }

@@ -60,7 +60,10 @@ const optionalString = z
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
 const url = (what: string) =>
-  optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), `must be an http(s) URL (${what})`);
+  optionalString
+    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), `must be an http(s) URL (${what})`)
+    // Credentials in a URL would be shown wherever the URL is (status, logs): they belong in their own variables.
+    .refine((v) => v === undefined || !/^https?:\/\/[^/]*@/.test(v), 'must not contain a user name or password');
 
 const intInRange = (min: number, max: number, def: number) =>
   optionalString
@@ -109,7 +112,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? '?');
-      const shown = (SECRET_VARIABLES as readonly string[]).includes(name) ? '' : ` (got ${JSON.stringify(env[name])})`;
+      const value = env[name] ?? '';
+      const hidden = (SECRET_VARIABLES as readonly string[]).includes(name) || /:\/\/[^/]*@/.test(value);
+      const shown = hidden ? '' : ` (got ${JSON.stringify(env[name])})`;
       problems.push(`${name}: ${issue.message}${shown}`);
     }
     throw new ConfigError(problems);

@@ -15,9 +15,15 @@ export class SecretRegistry {
   add(...values: Array<string | undefined | null>): void {
     let changed = false;
     for (const v of values) {
-      if (v && v.length >= MIN_SECRET_LENGTH && !this.values.has(v)) {
-        this.values.add(v);
-        changed = true;
+      if (!v || v.length < MIN_SECRET_LENGTH) continue;
+      // A log line is JSON, and URLs carry encoded text: a secret with a quote or a backslash
+      // reaches the output escaped, so its escaped forms are secrets too.
+      const json = JSON.stringify(v).slice(1, -1);
+      for (const form of [v, json, JSON.stringify(json).slice(1, -1), encodeURIComponent(v)]) {
+        if (!this.values.has(form)) {
+          this.values.add(form);
+          changed = true;
+        }
       }
     }
     if (changed) this.pattern = undefined;

@@ -43,6 +43,11 @@ describe('config', () => {
     expect(problems({ WEBHOOK_SIGNATURE: 'required' })[0]).toMatch(/^WEBHOOK_SECRET: required/);
   });
 
+  it('refuses credentials inside URLs without echoing them', () => {
+    const p = problems({ WALLET_API_BASE_URL: 'https://merchant:hunter2hunter2@wallet.example.com', WALLET_API_KEY: 'k', WALLET_PUBLIC_KEY: 'p', WALLET_MERCHANT_EMAIL: 'a@b.co', WALLET_MERCHANT_PASSWORD: 'pw' });
+    expect(p).toEqual(['WALLET_API_BASE_URL: must not contain a user name or password']);
+  });
+
   it('never echoes a secret value in its error', () => {
     const secret = 'xoxp-this-is-a-user-token-not-a-bot-token';
     const webhook = 'short!';

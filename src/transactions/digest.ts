@@ -2,8 +2,8 @@
  * A day's treasury in numbers: deposits and withdrawals per currency from the service's
  * own transaction list (summed as decimals), for /treasury digest.
  */
-import { Decimal } from 'decimal.js';
 import type { WalletClient } from '../wallet/client.js';
+import { Dec } from '../withdrawals/money.js';
 
 export interface DigestLine {
   currency: string;
@@ -18,7 +18,7 @@ const MAX_PAGES = 20;
 export async function dailyDigest(wallet: Pick<WalletClient, 'listTransactions'>, now: number): Promise<{ lines: DigestLine[]; records: number; truncated: boolean }> {
   const from = new Date(now - 86_400_000);
   const to = new Date(now);
-  const by = new Map<string, { dep: Decimal; depN: number; wd: Decimal; wdN: number; failed: number }>();
+  const by = new Map<string, { dep: Dec; depN: number; wd: Dec; wdN: number; failed: number }>();
   let records = 0;
   let page = 1;
   let totalPages = 1;
@@ -28,7 +28,7 @@ export async function dailyDigest(wallet: Pick<WalletClient, 'listTransactions'>
     for (const r of res.records) {
       records++;
       const cur = r.currency?.name ?? (r.currencyName || '?');
-      const acc = by.get(cur) ?? { dep: new Decimal(0), depN: 0, wd: new Decimal(0), wdN: 0, failed: 0 };
+      const acc = by.get(cur) ?? { dep: new Dec(0), depN: 0, wd: new Dec(0), wdN: 0, failed: 0 };
       if (r.status === 'failed') acc.failed++;
       else if (r.type === 'deposit') (acc.dep = acc.dep.plus(r.amount)), acc.depN++;
       else if (r.type === 'withdrawal') (acc.wd = acc.wd.plus(r.amount)), acc.wdN++;

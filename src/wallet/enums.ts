@@ -145,3 +145,19 @@ export const networkSchema = enumSchema(NETWORKS, 'network');
 
 export const currency = (v: unknown) => lookup(CURRENCIES, v);
 export const network = (v: unknown) => lookup(NETWORKS, v);
+
+/**
+ * The one order of webhook statuses (alerts and withdrawals both rank by it): a status only
+ * ever replaces a lower one. The final statuses share the top rank, so once one is reached
+ * nothing later changes it. Unknown names are absent (callers rank them 0). No prototype, so
+ * a status text such as "constructor" is simply absent too.
+ */
+export const WEBHOOK_STATUS_RANK: Readonly<Record<string, number>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, number>, { ABOUT_TO_INITIATE: 1, PENDING: 2, CONFIRMED: 3, FAILED: 3, NOT_PROPAGATED: 3 }),
+);
+
+/** CONFIRMED, FAILED or NOT_PROPAGATED (by canonical name; any form `lookup` accepts works too). */
+export function isFinalWebhookStatus(name: unknown): boolean {
+  const canonical = typeof name === 'string' && name in WEBHOOK_STATUS_RANK ? name : lookup(WEBHOOK_STATUSES, name)?.name;
+  return canonical !== undefined && WEBHOOK_STATUS_RANK[canonical] === WEBHOOK_STATUS_RANK.CONFIRMED;
+}

@@ -9,16 +9,23 @@ export const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_DOWN, 
 export type Dec = Decimal;
 
 const PLAIN = /^\d+(\.\d+)?$/;
+// "1,234,567.5": commas only as thousands separators, in groups of exactly three. Anything
+// else with a comma ("0,5", "2,50", "1.000,50") is ambiguous between locales and refused.
+const GROUPED = /^\d{1,3}(,\d{3})+(\.\d+)?$/;
 
 export type ParsedAmount = { ok: true; text: string; decimals: number } | { ok: false; message: string };
 
 /**
- * A plain positive decimal ("12.5", "0.000000000000000001"). Grouping commas and spaces are
- * dropped; leading zeros of the integer part are removed; the fraction is kept as typed, so the
- * text that is approved is the text that is sent.
+ * A plain positive decimal ("12.5", "0.000000000000000001", "1,250.5"). Thousands commas are
+ * dropped; leading zeros of the integer part are removed; the fraction is kept as typed, so
+ * the text that is approved is the text that is sent.
  */
 export function parseAmount(input: string): ParsedAmount {
-  const cleaned = String(input).trim().replace(/[,_\s]/g, '');
+  const trimmed = String(input).trim();
+  if (trimmed.includes(',') && !GROUPED.test(trimmed)) {
+    return { ok: false, message: `"${input}" is ambiguous: use a point for decimals (12.5) and commas only between groups of three digits (1,250.5)` };
+  }
+  const cleaned = trimmed.replace(/,/g, '');
   if (!PLAIN.test(cleaned)) {
     return { ok: false, message: `"${input}" is not an amount: write a plain positive number such as 250 or 12.5` };
   }

@@ -17,8 +17,9 @@ import type { Policy } from '../policy/schema.js';
 import { hasRole, matches, type GroupResolver } from '../policy/people.js';
 import type { WalletClient } from '../wallet/client.js';
 import { WalletError, WalletRejectedError } from '../wallet/errors.js';
-import { CURRENCIES, WEBHOOK_STATUSES, lookup } from '../wallet/enums.js';
+import { CURRENCIES, WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
 import { appendAudit } from '../audit/log.js';
+import { Dec } from './money.js';
 import { checkAllowlist, checkDailyLimit, checkInput, dailyUsage, type DailyUsage } from './rules.js';
 import { formatAmount } from './money.js';
 import type {
@@ -47,6 +48,12 @@ export interface WithdrawalServiceOptions {
   logger: Logger;
   now?: () => number;
   listener?: WithdrawalListener;
+  /**
+   * Called inside the commit of every change, with its transaction: whatever it writes (the
+   * Slack notifications, through the outbox) is durable together with the change, or not at all.
+   * Synchronous; it must not throw (a throw is logged and its writes may be partial).
+   */
+  onChange?: (event: WithdrawalEvent, tx: Tx) => void;
   hooks?: WithdrawalHooks;
   /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
   reconcileMaxPages?: number;
@@ -94,6 +101,9 @@ export interface WithdrawalService {
   /** At startup: executing -> unknown (possibly sent, never resent); approved -> sent once (see idle()); then reconciliation and expiry. */
   recover(): Promise<{ markedUnknown: string[]; resumed: string[]; reconcile: ReconcileReport; expired: string[] }>;
   onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult>;
+  /** The same, inside a caller's commit (the webhook receiver's); emit the returned event once it is durable. */
+  applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent };
+  emitAfterCommit(event: WithdrawalEvent): void;
   get(id: string): WithdrawalRequest | undefined;
   getByReference(merchantReference: string): WithdrawalRequest | undefined;
   list(filter?: ListFilter): WithdrawalRequest[];
@@ -103,8 +113,6 @@ export interface WithdrawalService {
   idle(): Promise<void>;
 }
 
-/** Webhook statuses by progress; a status never replaces one of a higher rank. Terminal statuses share the top rank. */
-const STATUS_RANK: Record<string, number> = { ABOUT_TO_INITIATE: 1, PENDING: 2, NOT_PROPAGATED: 2, CONFIRMED: 3, FAILED: 3 };
 
 export function createWithdrawalService(o: WithdrawalServiceOptions): WithdrawalService {
   const { store, wallet, groups, hooks = {} } = o;
@@ -135,7 +143,15 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   /** Writes the request and returns the event; the caller emits after the commit is durable. */
   function save(tx: Tx, req: WithdrawalRequest, type: WithdrawalEventType): WithdrawalEvent {
     tx.put(WITHDRAWALS, req.id, req);
-    return { type, request: tx.get<WithdrawalRequest>(WITHDRAWALS, req.id)! };
+    const event: WithdrawalEvent = { type, request: tx.get<WithdrawalRequest>(WITHDRAWALS, req.id)! };
+    if (o.onChange) {
+      try {
+        o.onChange(event, tx);
+      } catch (err) {
+        logger.error({ err: serializeError(err), event: type, id: req.id }, 'withdrawal onChange hook failed');
+      }
+    }
+    return event;
   }
 
   function transition(req: WithdrawalRequest, state: WithdrawalState, by: string, at: string, note?: string, patch: Partial<WithdrawalRequest> = {}): WithdrawalRequest {
@@ -365,6 +381,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         return { request: cur ?? req, event: undefined };
       }
       if (result) {
+        const mismatches = answerMismatches(cur, result);
         const rec: WithdrawalResultRecord = {
           source: 'wallet',
           serviceReference: result.serviceReference,
@@ -372,7 +389,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
           fee: result.fee,
           feeCurrency: result.feeCurrency?.name ?? null,
           transactionHash: cur.confirmation?.transactionHash ?? null,
+          ...(mismatches.length ? { mismatches } : {}),
         };
+        if (mismatches.length) logger.error({ id: req.id, mismatches }, 'the wallet service answered for something other than what was approved');
         const next = transition(cur, 'completed', SYSTEM, at, undefined, { result: rec });
         appendAudit(tx, { at, actor: SYSTEM, action: 'result', subject: req.id, details: { outcome: 'completed', ...rec } });
         return { request: next, event: save(tx, next, 'completed') };
@@ -390,6 +409,20 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     logger.info({ id: req.id, state: r.request.state }, 'withdrawal send recorded');
     if (r.event) emit([r.event]);
     return r.request;
+  }
+
+  /** The service's answer checked against what was approved: it must be about the same payment. */
+  function answerMismatches(req: WithdrawalRequest, result: Awaited<ReturnType<typeof wallet.withdraw>>): string[] {
+    const out: string[] = [];
+    if (result.merchantReference && result.merchantReference !== req.merchantReference) {
+      out.push(`merchant reference ${result.merchantReference} instead of ${req.merchantReference}`);
+    }
+    if (result.destinationAddress && result.destinationAddress.toLowerCase() !== req.destination.toLowerCase()) {
+      out.push(`destination ${result.destinationAddress} instead of ${req.destination}`);
+    }
+    const requested = result.amountRequested ?? result.amount;
+    if (requested && !new Dec(requested).eq(req.amount)) out.push(`amount ${requested} instead of ${req.amount}`);
+    return out;
   }
 
   function outcomeDetails(result: { serviceReference: string; amount: string } | undefined, failure: unknown): Record<string, unknown> {
@@ -478,7 +511,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         logger.warn({ id: req.id, err: serializeError(err) }, 'reconciliation could not read the transaction list');
         continue;
       }
-      if (!hit) {
+      // A record whose status we cannot read proves it reached the service, not how it ended.
+      if (!hit || hit.status === 'unknown') {
         report.stillUnknown.push(req.id);
         continue;
       }
@@ -556,12 +590,30 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       logger.warn({ ids: markedUnknown }, 'withdrawals found executing at startup are now unknown and will be reconciled');
       emit(events);
     }
-    // Approved but never claimed for sending: nothing reached the wallet service, so send it now, once.
-    const resumed = store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'approved' && !inFlight.has(r.id)).map((r) => {
-      logger.warn({ id: r.id }, 'resuming an approved withdrawal that was never sent');
-      void startSend(r);
-      return r.id;
-    });
+    // Approved but never claimed for sending: nothing reached the wallet service. Within its
+    // expiry it is sent now, once; past it (a long outage) nobody expects it to go any more.
+    const approved = store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'approved' && !inFlight.has(r.id));
+    const overdue = approved.filter((r) => Date.parse(r.expiresAt) <= now());
+    if (overdue.length) {
+      const events = await store.commit((tx) => {
+        const at = iso();
+        return overdue.flatMap((r) => {
+          const cur = tx.get<WithdrawalRequest>(WITHDRAWALS, r.id);
+          if (!cur || cur.state !== 'approved') return [];
+          appendAudit(tx, { at, actor: SYSTEM, action: 'expire', subject: r.id, details: { reason: 'approved but not sent before its expiry (the app was down)' } });
+          return [save(tx, transition(cur, 'expired', SYSTEM, at, 'approved but not sent before its expiry; nothing was sent'), 'expired')];
+        });
+      });
+      logger.warn({ ids: events.map((e) => e.request.id) }, 'approved withdrawals past their expiry were not sent');
+      emit(events);
+    }
+    const resumed = approved
+      .filter((r) => !overdue.includes(r))
+      .map((r) => {
+        logger.warn({ id: r.id }, 'resuming an approved withdrawal that was never sent');
+        void startSend(r);
+        return r.id;
+      });
     const reconcile = await reconcileUnknown();
     const expired = (await expireDue()).map((r) => r.id);
     return { markedUnknown, resumed, reconcile, expired };
@@ -569,37 +621,52 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 
   // ------------------------------------------------------------------ webhooks
 
-  async function onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult> {
+  /**
+   * A withdrawal webhook, applied inside the caller's commit (the webhook receiver's, so the
+   * effect is as durable as the stored event). Returns the event to emit after that commit.
+   */
+  function applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent } {
     const status = lookup(WEBHOOK_STATUSES, e.status)?.name ?? String(e.status).toUpperCase();
-    const rank = STATUS_RANK[status] ?? 0;
+    const rank = WEBHOOK_STATUS_RANK[status] ?? 0;
     const hash = e.transactionHash ? String(e.transactionHash) : null;
-    const r = await store.commit((tx): WithdrawalEventResult & { event?: WithdrawalEvent } => {
-      const cur = tx.all<WithdrawalRequest>(WITHDRAWALS).find((x) => x.merchantReference === e.merchantReference);
-      if (!cur) return { matched: false, changed: false };
-      const prevRank = cur.confirmation ? (STATUS_RANK[cur.confirmation.status] ?? 0) : 0;
-      // Duplicates and late arrivals of an earlier status change nothing; a hash may still fill in.
-      const advance = rank > prevRank;
-      const fillsHash = !advance && !!hash && !!cur.confirmation && !cur.confirmation.transactionHash && status === cur.confirmation.status;
-      if (!advance && !fillsHash) return { matched: true, changed: false, request: cur };
-      const at = iso();
-      const confirmation = { status: advance ? status : cur.confirmation!.status, transactionHash: hash ?? cur.confirmation?.transactionHash ?? null, updatedAt: at };
-      let next: WithdrawalRequest = { ...cur, confirmation };
-      if (next.result && !next.result.transactionHash && confirmation.transactionHash) next = { ...next, result: { ...next.result, transactionHash: confirmation.transactionHash } };
-      let type: WithdrawalEventType = 'confirmation';
-      if (cur.state === 'unknown' && advance) {
-        // The service knows this reference: it was sent. Its webhook settles what the missing answer could not.
-        const failed = status === 'FAILED';
-        next = failed
-          ? transition(next, 'failed', SYSTEM, at, 'webhook reported FAILED', { error: { kind: 'reported_failed', message: 'The wallet service reported the withdrawal as failed.' } })
-          : transition(next, 'completed', SYSTEM, at, `webhook reported ${status}`, {
-              result: { source: 'webhook', serviceReference: null, amount: cur.amount, fee: null, feeCurrency: null, transactionHash: confirmation.transactionHash },
-            });
-        type = failed ? 'failed' : 'completed';
-      }
-      appendAudit(tx, { at, actor: SYSTEM, action: 'webhook', subject: cur.id, details: { status, transactionHash: confirmation.transactionHash, state: next.state } });
-      const event = save(tx, next, type);
-      return { matched: true, changed: true, request: event.request, event };
+    const cur = tx.all<WithdrawalRequest>(WITHDRAWALS).find((x) => x.merchantReference === e.merchantReference);
+    if (!cur) return { matched: false, changed: false };
+    const prevRank = cur.confirmation ? (WEBHOOK_STATUS_RANK[cur.confirmation.status] ?? 0) : 0;
+    // Duplicates and late arrivals of an earlier status change nothing; a hash may still fill in.
+    const advance = rank > prevRank;
+    const fillsHash = !advance && !!hash && !!cur.confirmation && !cur.confirmation.transactionHash && status === cur.confirmation.status;
+    if (!advance && !fillsHash) return { matched: true, changed: false, request: cur };
+    const at = iso();
+    const confirmation = { status: advance ? status : cur.confirmation!.status, transactionHash: hash ?? cur.confirmation?.transactionHash ?? null, updatedAt: at };
+    let next: WithdrawalRequest = { ...cur, confirmation };
+    if (next.result && !next.result.transactionHash && confirmation.transactionHash) next = { ...next, result: { ...next.result, transactionHash: confirmation.transactionHash } };
+    let type: WithdrawalEventType = 'confirmation';
+    if (cur.state === 'unknown' && advance && isFinalWebhookStatus(status)) {
+      // Only a final status settles what the missing answer could not; PENDING merely proves the service has it.
+      const failed = status !== 'CONFIRMED';
+      next = failed
+        ? transition(next, 'failed', SYSTEM, at, `webhook reported ${status}`, { error: { kind: 'reported_failed', message: `The wallet service reported the withdrawal as ${status}.` } })
+        : transition(next, 'completed', SYSTEM, at, `webhook reported ${status}`, {
+            result: { source: 'webhook', serviceReference: null, amount: cur.amount, fee: null, feeCurrency: null, transactionHash: confirmation.transactionHash },
+          });
+      type = failed ? 'failed' : 'completed';
+    }
+    // The service's final word against ours (sent but FAILED on chain, or refused here but CONFIRMED there): an admin must look.
+    const contradicts =
+      advance && isFinalWebhookStatus(status) && ((cur.state === 'completed' && status !== 'CONFIRMED') || (cur.state === 'failed' && status === 'CONFIRMED'));
+    appendAudit(tx, {
+      at,
+      actor: SYSTEM,
+      action: contradicts ? 'webhook_contradiction' : 'webhook',
+      subject: cur.id,
+      details: { status, transactionHash: confirmation.transactionHash, state: next.state },
     });
+    const event = save(tx, next, contradicts ? 'contradiction' : type);
+    return { matched: true, changed: true, request: event.request, event };
+  }
+
+  async function onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult> {
+    const r = await store.commit((tx) => applyWithdrawalEvent(tx, e));
     if (r.event) emit([r.event]);
     return { matched: r.matched, changed: r.changed, ...(r.request ? { request: r.request } : {}) };
   }
@@ -630,6 +697,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     resolveUnknown,
     recover,
     onWithdrawalEvent,
+    applyWithdrawalEvent,
+    emitAfterCommit: (event) => emit([event]),
     get: (id) => store.get<WithdrawalRequest>(WITHDRAWALS, id),
     getByReference: (ref) => store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.merchantReference === ref)[0],
     list,

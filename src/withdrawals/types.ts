@@ -42,6 +42,8 @@ export interface WithdrawalResultRecord {
   fee: string | null;
   feeCurrency: string | null;
   transactionHash: string | null;
+  /** Where the service's answer differs from what was approved (reference, destination, amount): an admin must look. */
+  mismatches?: string[];
 }
 
 export interface WithdrawalError {
@@ -154,7 +156,9 @@ export type WithdrawalEventType =
   | 'failed'
   | 'unknown'
   | 'resolved'
-  | 'confirmation';
+  | 'confirmation'
+  /** A final webhook status that contradicts our state (completed but FAILED, failed but CONFIRMED). */
+  | 'contradiction';
 
 export interface WithdrawalEvent {
   type: WithdrawalEventType;

@@ -32,8 +32,8 @@ afterEach(async () => {
   ctx = undefined;
 });
 
-const service = (c: Ctx): WithdrawalService =>
-  createWithdrawalService({ store: c.store!, wallet: walletFor(c.sandbox.url), policy: testPolicy(), groups, logger: quietLogger() });
+const service = (c: Ctx, now?: () => number): WithdrawalService =>
+  createWithdrawalService({ store: c.store!, wallet: walletFor(c.sandbox.url), policy: testPolicy(), groups, logger: quietLogger(), ...(now ? { now } : {}) });
 
 async function setup(amount: string, preApprovers: string[] = []): Promise<{ c: Ctx; id: string; ref: string }> {
   const c: Ctx = { dir: await tempDir(), sandbox: await createSandbox({ logger: quietLogger(), seed: false }) };
@@ -65,12 +65,12 @@ function runChild(c: Ctx, env: { REQUEST_ID: string; APPROVER: string; KILL_AT: 
   });
 }
 
-async function crashAndRestart(c: Ctx, env: { REQUEST_ID: string; APPROVER: string; KILL_AT: string }) {
+async function crashAndRestart(c: Ctx, env: { REQUEST_ID: string; APPROVER: string; KILL_AT: string }, now?: () => number) {
   const res = await runChild(c, env);
   expect(res.signal, `child did not die at ${env.KILL_AT}: ${res.out} ${res.err}`).toBe('SIGKILL');
   expect(res.out).toContain(`KILLED ${env.KILL_AT}`);
   c.store = await openStore({ dir: c.dir });
-  const s = service(c);
+  const s = service(c, now);
   const recovered = await s.recover();
   return { s, recovered };
 }
@@ -118,6 +118,17 @@ describe('crash and restart', () => {
     expect((await s.recover()).resumed).toEqual([]);
     await s.idle();
     expect(c.sandbox.stats.withdrawals).toBe(1);
+    expect(verifyAudit(c.store!).ok).toBe(true);
+  });
+
+  it('killed after the last approval, restarted only after the expiry: not sent, expired', async () => {
+    const { c, id } = await setup('10');
+    const later = () => Date.now() + 3 * 3_600_000; // the test policy expires requests after 2 h
+    const { s, recovered } = await crashAndRestart(c, { REQUEST_ID: id, APPROVER: 'U0CAROL', KILL_AT: 'afterApprovalDurable' }, later);
+    expect(recovered.resumed).toEqual([]);
+    await s.idle();
+    expect(s.get(id)?.state).toBe('expired');
+    expect(c.sandbox.stats.withdrawals).toBe(0);
     expect(verifyAudit(c.store!).ok).toBe(true);
   });
 

@@ -192,15 +192,51 @@ describe('withdrawal webhooks', () => {
     expect(w.events.filter((e) => e.type === 'confirmation')).toHaveLength(2);
   });
 
-  it('a webhook for an unknown request settles it', async () => {
+  it('only a final webhook status settles an unknown request: PENDING records, CONFIRMED completes', async () => {
     w = await world();
     const r = await requested(usdt('10'));
     w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
     expect((await approvedAndSent(r.id)).state).toBe('unknown');
-    const e = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'PENDING', transactionHash: '0xdef' });
+    const pending = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'PENDING', transactionHash: '0xdef' });
+    expect(pending.request).toMatchObject({ state: 'unknown', confirmation: { status: 'PENDING', transactionHash: '0xdef' } });
+    const e = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'CONFIRMED', transactionHash: '0xdef' });
     expect(e.request?.state).toBe('completed');
     expect(e.request?.result).toMatchObject({ source: 'webhook', transactionHash: '0xdef' });
     expect(w.posts()).toBe(1);
+  });
+
+  it('NOT_PROPAGATED or FAILED settles an unknown request as failed', async () => {
+    w = await world();
+    const r = await requested(usdt('10'));
+    w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
+    expect((await approvedAndSent(r.id)).state).toBe('unknown');
+    const e = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 5 });
+    expect(e.request).toMatchObject({ state: 'failed', error: { kind: 'reported_failed' } });
+  });
+
+  it('a final status that contradicts our state is recorded for an admin, and changes nothing else', async () => {
+    w = await world();
+    const r = await requested(usdt('10'));
+    expect((await approvedAndSent(r.id)).state).toBe('completed');
+    await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'PENDING' });
+    const e = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'FAILED', transactionHash: '0x9' });
+    expect(e.request).toMatchObject({ state: 'completed', confirmation: { status: 'FAILED' } });
+    expect(w.events.at(-1)?.type).toBe('contradiction');
+    expect(w.store.all<AuditEntry>(AUDIT_COLLECTION).map((x) => x.action)).toContain('webhook_contradiction');
+  });
+
+  it('applies inside a caller\'s commit, so the effect is durable with the caller\'s own write', async () => {
+    w = await world();
+    const r = await requested(usdt('10'));
+    w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
+    await approvedAndSent(r.id);
+    const applied = await w.store.commit((tx) => {
+      tx.put('webhook_events', 'e1', { received: true });
+      return w!.service.applyWithdrawalEvent(tx, { merchantReference: r.merchantReference, status: 'CONFIRMED' });
+    });
+    expect(applied.event?.type).toBe('completed');
+    expect(w.service.get(r.id)?.state).toBe('completed');
+    expect(w.store.get('webhook_events', 'e1')).toEqual({ received: true });
   });
 });
 
@@ -221,5 +257,23 @@ describe('jobs', () => {
     await scheduler.runNow(WITHDRAWAL_JOB_NAMES.reconcile);
     expect(w.service.get(r2.id)?.state).toBe('completed');
     await scheduler.stop();
+  });
+});
+
+describe('the service answer is checked against the approval', () => {
+  it('flags an answer about another reference, destination or amount for an admin', async () => {
+    // The wallet service's answer, as a faulty service could give it: the real sandbox sends, the reply is altered.
+    w = await world({
+      service: {
+        wallet: {
+          withdraw: async (i) => ({ ...(await w!.wallet.withdraw(i)), merchantReference: 'someone-else', amountRequested: '11' }),
+          listTransactions: (f) => w!.wallet.listTransactions(f),
+        },
+      },
+    });
+    const r = await requested(usdt('10'));
+    const done = await approvedAndSent(r.id);
+    expect(done.state).toBe('completed');
+    expect(done.result?.mismatches).toEqual([`merchant reference someone-else instead of ${r.merchantReference}`, 'amount 11 instead of 10']);
   });
 });

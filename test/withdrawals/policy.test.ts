@@ -28,6 +28,12 @@ describe('request rules', () => {
   it('refuses amounts that are not positive decimals, and more decimals than the currency has', async () => {
     w = await world();
     for (const bad of ['0', '0.000', '-5', 'abc', '1e3', '', '1.2.3']) refused(await w.service.request(usdt(bad), 'U0ALICE'), 'amount');
+    // A decimal comma is never read as a thousands separator: "0,5" is not 5, nor "2,50" 250.
+    for (const ambiguous of ['0,5', '2,50', '1,5', '1.000,50', '12,34,567']) {
+      const r = await w.service.request(usdt(ambiguous), 'U0ALICE');
+      refused(r, 'amount');
+      expect(!r.ok && r.message).toMatch(/ambiguous/);
+    }
     refused(await w.service.request(usdt('1.1234567'), 'U0ALICE'), 'decimals'); // USDT has 6
     const ok = await w.service.request(usdt('1,000.123456'), 'U0ALICE');
     expect(ok.ok && ok.request.amount).toBe('1000.123456');
