@@ -303,3 +303,29 @@ describe('/withdraw: outcomes', () => {
     expect(file.text).toContain(',expire');
   });
 });
+
+describe('/withdraw: user groups in the policy', () => {
+  it('a member of an approver group can approve, and a tier that must include the group completes with them', async () => {
+    const policy = parsePolicy(
+      TEST_POLICY_YAML.replace(`approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}]`, `approvers: [${USERS.carol}, ${USERS.erin}, S0APPROVE]`).replace(
+        '      - { max: 1000, approvals: 1 }',
+        '      - { max: 1000, approvals: 2, must_include: [S0APPROVE] }',
+      ),
+    );
+    const a = await app({ policy, fakeOptions: { usergroups: { S0APPROVE: [USERS.dave] } } });
+    await requestOneLine(a, `50 USDT BSC ${DEST} ${CLIENT}`);
+    const c = await card(a);
+    expect(cardText(c)).toContain('including <!subteam^S0APPROVE>');
+    const outsider = await click(a, USERS.viewer, 'wd_approve', c);
+    expect(String((await a.replies(outsider))[0]!.text)).toMatch(/not an approver/);
+    await click(a, USERS.carol, 'wd_approve', c);
+    await until('the first approval', () => only(a).approvals.length === 1);
+    // The last slot is the group's: another approver outside it cannot take it.
+    const notGroup = await click(a, USERS.erin, 'wd_approve', c);
+    expect(String((await a.replies(notGroup))[0]!.text)).toContain('still needs the approval of S0APPROVE');
+    await click(a, USERS.dave, 'wd_approve', c);
+    const done = await until('completion', () => only(a).state === 'completed' && only(a));
+    expect(done.approvals.find((x) => x.user === USERS.dave)?.satisfies).toEqual(['S0APPROVE']);
+    expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(1);
+  });
+});
