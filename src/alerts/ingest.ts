@@ -6,10 +6,10 @@
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
-import { eventKey, transactionKey, type WebhookEvent } from './parse.js';
+import { eventKey, lookupOnlyKeys, normalizeHash, transactionKeys, type WebhookEvent } from './parse.js';
 import { routeAlert, shouldMention } from './routing.js';
 import { advances } from './status.js';
-import { ALERT_COLLECTIONS, type Alert, type AlertSource, type StoredEvent, type Verification } from './types.js';
+import { ALERT_COLLECTIONS, type Alert, type AlertKey, type AlertSource, type StoredEvent, type Verification } from './types.js';
 
 export const ALERT_RENDERER = 'alert';
 export const ALERT_STATUS_RENDERER = 'alert.status';
@@ -32,8 +32,12 @@ export type IngestResult =
   | { outcome: 'duplicate'; eventId: string; alertId: string }
   | { outcome: 'created' | 'advanced' | 'recorded'; eventId: string; alertId: string; alert: Alert };
 
-/** Fields an event may fill in when the alert lacks them (a reconciliation-born alert gets the webhook's details). */
+/**
+ * Fields an event may fill in when the alert lacks them (a reconciliation-born alert gets the
+ * webhook's details; a withdrawal alerted before it had a hash keeps the hash once one tells it).
+ */
 const FILLABLE = [
+  'hash',
   'amount',
   'charge',
   'totalAmount',
@@ -52,17 +56,45 @@ export function alertMessageKey(alertId: string): string {
   return `alert:${alertId}`;
 }
 
+/** Whether an alert found under a secondary key can be this event's transaction: nothing they both name differs. */
+function compatible(a: Alert, e: WebhookEvent): boolean {
+  if (a.merchantReference && e.merchantReference && a.merchantReference !== e.merchantReference) return false;
+  if (a.hash && e.hash && normalizeHash(a.hash) !== normalizeHash(e.hash)) return false;
+  return true;
+}
+
+/** The alert this event belongs to: filed under its first key, or found through another one. */
+function findAlert(tx: Tx, keys: readonly string[], event: WebhookEvent): Alert | undefined {
+  for (const [i, key] of keys.entries()) {
+    const id = tx.get<AlertKey>(ALERT_COLLECTIONS.keys, key)?.alertId ?? key;
+    const a = tx.get<Alert>(ALERT_COLLECTIONS.alerts, id);
+    if (a && (i === 0 || compatible(a, event))) return a;
+  }
+  return undefined;
+}
+
+/** Lets the event's other keys find this alert later (first writer wins: an existing key is never repointed). */
+function recordKeys(tx: Tx, keys: readonly string[], alertId: string): void {
+  for (const key of keys) {
+    if (key === alertId || tx.get(ALERT_COLLECTIONS.keys, key) || tx.get(ALERT_COLLECTIONS.alerts, key)) continue;
+    tx.put<AlertKey>(ALERT_COLLECTIONS.keys, key, { key, alertId });
+  }
+}
+
 export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): IngestResult {
   const { event, source } = input;
-  const eventId = eventKey(event);
-  const alertId = transactionKey(event);
+  const keys = transactionKeys(event);
+  const existing = findAlert(tx, [...keys, ...lookupOnlyKeys(event)], event);
+  const alertId = existing?.id ?? keys[0]!;
+  // Per alert, not per key: the same status told with or without the hash is one event.
+  const eventId = eventKey(event, alertId);
   const seen = tx.get<StoredEvent>(ALERT_COLLECTIONS.events, eventId);
   if (seen) return { outcome: 'duplicate', eventId, alertId: seen.alertId };
 
   const stored: StoredEvent = { id: eventId, alertId, source, receivedAt: ctx.now, event, ...(input.raw !== undefined ? { raw: input.raw } : {}) };
   tx.put(ALERT_COLLECTIONS.events, eventId, stored);
+  recordKeys(tx, keys, alertId);
 
-  const existing = tx.get<Alert>(ALERT_COLLECTIONS.alerts, alertId);
   if (!existing) {
     const routeInput = { kind: event.kind, currency: event.currency, network: event.network, amount: event.amount };
     const channel = routeAlert(ctx.policy, routeInput);
@@ -110,12 +142,19 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   const applied = advances(existing.status, event.statusName);
   const next: Alert = { ...existing, history: [...existing.history], updatedAt: ctx.now };
   next.history.push({ ...(event.statusName ? { status: event.statusName } : {}), at: ctx.now, source, applied, eventId });
-  for (const f of FILLABLE) if (next[f] === undefined && event[f] !== undefined) next[f] = event[f];
+  let filled = false;
+  for (const f of FILLABLE) {
+    if (next[f] === undefined && event[f] !== undefined) {
+      next[f] = event[f];
+      filled = true;
+    }
+  }
   const nowVerified = input.verification?.state === 'confirmed' && next.verification.state !== 'confirmed';
   if (nowVerified) next.verification = input.verification!;
   if (applied) next.status = event.statusName;
   tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
-  if (!applied && nowVerified) ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });
+  // New details (the hash at last, say) are shown even when the status stays.
+  if (!applied && (nowVerified || filled)) ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });
   if (applied) {
     // The message is edited to show the new status; the thread gets a line saying when it changed.
     ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });

@@ -5,6 +5,7 @@
  * is kept, never dropped: an unrecognised payload still becomes a (generic) alert.
  */
 import { createHash } from 'node:crypto';
+import { Decimal } from 'decimal.js';
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
 import { CURRENCIES, NETWORKS, WEBHOOK_STATUSES, WEBHOOK_TYPES, lookup } from '../wallet/enums.js';
@@ -178,20 +179,111 @@ export function normalizeHash(hash: string): string {
   return /^0x[0-9a-f]+$/i.test(hash) ? hash.toLowerCase() : hash;
 }
 
-function bodyDigest(e: WebhookEvent): string {
-  return createHash('sha256').update(JSON.stringify(sortKeys(e.body))).digest('hex');
+const digest = (v: unknown): string => createHash('sha256').update(JSON.stringify(sortKeys(v))).digest('hex');
+
+/** Key space of a transaction type: a merchant deposit and a deposit are one transaction family. */
+function keySpace(e: WebhookEvent): string {
+  if (e.kind === 'deposit') return 'DEPOSIT';
+  if (e.kind === 'withdrawal') return 'WITHDRAW';
+  return e.typeName ?? 'UNKNOWN';
 }
 
-/** One alert per transaction: hash + type, or the body itself when there is no hash. */
+/** EVM addresses are case-insensitive hex; others are left as sent. */
+function normalizeAddress(a: string | undefined): string | undefined {
+  return a && /^0x[0-9a-f]{40}$/i.test(a) ? a.toLowerCase() : a;
+}
+
+/** "150.250" and "150.25" are the same amount. */
+function normalizeAmount(a: string | undefined): string | undefined {
+  if (a === undefined) return undefined;
+  try {
+    return new Decimal(a).toFixed();
+  } catch {
+    return a;
+  }
+}
+
+/**
+ * What identifies a transaction that has no hash (yet): fields that stay the same across its
+ * notifications. Never the checksum (it differs between deliveries of the same body) nor the
+ * status (that is what moves). A withdrawal's requested amount, not what was sent (which may
+ * only be known later).
+ */
+function stableFields(e: WebhookEvent): Record<string, string> {
+  const f: Record<string, string | undefined> = {
+    type: keySpace(e),
+    reference: e.reference,
+    merchantReference: e.merchantReference,
+    receiveAddress: normalizeAddress(e.receiveAddress),
+    depositAddress: normalizeAddress(e.depositAddress),
+    receiverAddress: normalizeAddress(e.receiverAddress),
+    senderAddress: normalizeAddress(e.senderAddress),
+    amount: normalizeAmount(e.kind === 'withdrawal' ? (e.amountRequested ?? e.amount) : e.amount),
+    currency: e.currency,
+    network: e.network,
+  };
+  return stripUndefined(f) as Record<string, string>;
+}
+
+/**
+ * An unrecognised payload has no fields we know to be its identity: what it says, minus the
+ * checksums, is all there is (keying it on the stable fields alone would fold unrelated
+ * notifications into one alert, and lose the others).
+ */
+function withoutChecksums(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutChecksums);
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).filter(([k]) => k.toLowerCase() !== 'checksum').map(([k, x]) => [k, withoutChecksums(x)]));
+  return v;
+}
+
+/**
+ * The keys this transaction is known by, the one a new alert is filed under first:
+ *  - a withdrawal with a merchantReference: by that reference (ours, fixed before it was
+ *    sent), so its early notifications without a hash and the later ones with it meet;
+ *  - by hash, deposits and merchant deposits (and reconciliation) in one key space;
+ *  - with neither, by its stable fields.
+ * A later key only finds an alert filed under it earlier, if that alert does not contradict
+ * the event (see ingest): a withdrawal's hash finds the alert of a notification that carried
+ * the hash but not the reference, never that of another reference paid in the same batch.
+ */
+export function transactionKeys(e: WebhookEvent): string[] {
+  const space = keySpace(e);
+  const keys: string[] = [];
+  if (e.kind === 'withdrawal' && e.merchantReference) keys.push(`${space}:ref:${e.merchantReference}`);
+  if (e.hash) keys.push(`${space}:${normalizeHash(e.hash)}`);
+  if (keys.length === 0) keys.push(e.kind === 'unknown' ? `${space}:body:${digest({ fields: stableFields(e), body: withoutChecksums(e.body) })}` : fieldsKey(e));
+  return keys;
+}
+
+const fieldsKey = (e: WebhookEvent): string => `${keySpace(e)}:fields:${digest(stableFields(e))}`;
+
+/**
+ * Keys looked up but never filed under: the stable-fields key of an event that now has a hash
+ * (its earlier notifications without one were filed there), and `<type>:<hash>`, where alerts
+ * were filed before deposits and merchant deposits shared one key space.
+ */
+export function lookupOnlyKeys(e: WebhookEvent): string[] {
+  const keys = transactionKeys(e);
+  const more: string[] = [];
+  if (e.hash && e.kind !== 'unknown' && !(e.kind === 'withdrawal' && e.merchantReference)) more.push(fieldsKey(e));
+  if (e.hash) more.push(`${e.typeName ?? 'UNKNOWN'}:${normalizeHash(e.hash)}`);
+  return more.filter((k) => !keys.includes(k));
+}
+
+/** The key a new alert for this event is filed under. */
 export function transactionKey(e: WebhookEvent): string {
-  if (!e.hash) return `body:${bodyDigest(e)}`;
-  return `${e.typeName ?? 'UNKNOWN'}:${normalizeHash(e.hash)}`;
+  return transactionKeys(e)[0]!;
 }
 
-/** One event per transaction status: a redelivery has the same key. */
-export function eventKey(e: WebhookEvent): string {
-  if (!e.hash) return `body:${bodyDigest(e)}`;
-  return `${transactionKey(e)}:${e.statusName ?? 'UNKNOWN'}`;
+/**
+ * One event per transaction status: a redelivery (whatever its checksum) has the same key.
+ * For an alert not filed under a hash, the hash is part of it: the same status told again
+ * with the hash at last is news (the hash is kept), not a duplicate.
+ */
+export function eventKey(e: WebhookEvent, alertId: string = transactionKey(e)): string {
+  const base = `${alertId}:${e.statusName ?? 'UNKNOWN'}`;
+  const hash = e.hash ? normalizeHash(e.hash) : undefined;
+  return hash && !alertId.endsWith(`:${hash}`) ? `${base}:${hash}` : base;
 }
 
 function stripUndefined<T extends object>(o: T): T {

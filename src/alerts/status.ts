@@ -1,22 +1,17 @@
 /**
- * Alert statuses only move forward. Terminal statuses (CONFIRMED, FAILED, NOT_PROPAGATED)
- * share the top rank: once one is reached, nothing later changes the alert.
+ * Alert statuses only move forward, by the one rank table of webhook statuses
+ * (`WEBHOOK_STATUS_RANK`). Final statuses (CONFIRMED, FAILED, NOT_PROPAGATED) share the top
+ * rank: once one is reached, nothing later changes the alert.
  */
-const RANK: Readonly<Record<string, number>> = {
-  ABOUT_TO_INITIATE: 1,
-  PENDING: 2,
-  CONFIRMED: 3,
-  FAILED: 3,
-  NOT_PROPAGATED: 3,
-};
+import { WEBHOOK_STATUS_RANK, isFinalWebhookStatus } from '../wallet/enums.js';
 
 /** Unknown statuses rank 0: recorded, but they never replace a known one. */
 export function statusRank(status: string | undefined): number {
-  return status ? (RANK[status] ?? 0) : 0;
+  return status ? (WEBHOOK_STATUS_RANK[status] ?? 0) : 0;
 }
 
 export function isTerminal(status: string | undefined): boolean {
-  return statusRank(status) === 3;
+  return isFinalWebhookStatus(status);
 }
 
 export function isFailure(status: string | undefined): boolean {

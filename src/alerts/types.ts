@@ -1,7 +1,13 @@
 /** The alert records kept in the store. */
 import type { AlertKind, WebhookEvent } from './parse.js';
 
-export const ALERT_COLLECTIONS = { events: 'webhook_events', alerts: 'alerts' } as const;
+export const ALERT_COLLECTIONS = { events: 'webhook_events', alerts: 'alerts', keys: 'alert_keys' } as const;
+
+/** Another key (a withdrawal's hash, its reference) under which an alert filed elsewhere is found. */
+export interface AlertKey {
+  key: string;
+  alertId: string;
+}
 
 export type AlertSource = 'webhook' | 'reconciliation';
 

@@ -7,9 +7,11 @@
  * what keeps alerts in order when Slack comes back) until it succeeds or is parked as failed.
  *
  * Doubles: every post carries message metadata naming its entry. Before re-sending a post
- * whose previous attempt may have reached Slack (timeout, reset, a crash mid-call: `sentAt`
- * is made durable before each send), the worker looks for that metadata in the channel's
- * recent history and adopts the message it finds.
+ * whose previous attempt may have reached Slack (timeout, reset, a crash mid-call: the doubt,
+ * `firstUncertainAt`, is made durable before each send), the worker looks for that metadata
+ * in the channel's history since the first doubtful attempt and adopts the message it finds.
+ * Only a post that failed in a way proving nothing was sent lifts the doubt; a lookup that
+ * fails (rate limit, missing scope) leaves it in place and is simply tried again later.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
@@ -81,7 +83,17 @@ interface Lane {
 
 type Outcome = { kind: 'done' } | { kind: 'parked' } | { kind: 'retry'; afterMs: number };
 
-const RETRY_LOOKUP_ERRORS = new Set(['missing_scope', 'unknown_method', 'not_allowed_token_type']);
+/** Lookup errors that waiting alone will not cure: an operator has to act (add the *:history scopes). */
+const OPERATOR_LOOKUP_ERRORS = new Set(['missing_scope', 'unknown_method', 'not_allowed_token_type', 'not_in_channel', 'channel_not_found']);
+
+/** History pages read before giving up on telling (a lookup that cannot finish is not a "not found"). */
+const LOOKUP_PAGES = 10;
+const LOOKUP_PAGE_SIZE = 100;
+
+/** Since when an entry's earlier attempts may have landed; undefined when none may have. */
+function uncertainSince(e: Pick<OutboxEntry, 'firstUncertainAt' | 'sentAt'>): number | undefined {
+  return e.firstUncertainAt ?? e.sentAt;
+}
 
 export function createOutbox(o: OutboxOptions): Outbox {
   const { store, client, logger } = o;
@@ -237,7 +249,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   // ------------------------------------------------------------------ burst
 
   const foldable = (e: OutboxEntry | undefined): e is OutboxEntry =>
-    !!e && e.state === 'pending' && e.op === 'post' && !!e.burst && !e.threadUnder && e.sentAt === undefined && e.attempts === 0;
+    !!e && e.state === 'pending' && e.op === 'post' && !!e.burst && !e.threadUnder && uncertainSince(e) === undefined && e.attempts === 0;
 
   async function foldBurst(lane: Lane, head: OutboxEntry): Promise<boolean> {
     if (!foldable(head)) return false;
@@ -308,7 +320,13 @@ export function createOutbox(o: OutboxOptions): Outbox {
     return { kind: 'parked' };
   }
 
-  async function failed(entry: OutboxEntry, f: CallFailure): Promise<Outcome> {
+  /**
+   * A call failed. `postNotSent`: the failed call was the post itself and its failure proves
+   * it never reached Slack; only then is the doubt about earlier attempts lifted (the lookup
+   * that preceded this post had ruled them out). Any other failure, a lookup's above all,
+   * leaves the doubt exactly as it was.
+   */
+  async function failed(entry: OutboxEntry, f: CallFailure, o: { postNotSent?: boolean } = {}): Promise<Outcome> {
     if (!f.retry) return park(entry, f.error);
     const attempts = entry.attempts + 1;
     const delay = f.afterMs ?? Math.max(backoff(attempts), f.unknownOutcome ? unknownOutcomeDelayMs : 0);
@@ -317,7 +335,10 @@ export function createOutbox(o: OutboxOptions): Outbox {
       const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, entry.id);
       if (!cur) return;
       const next: OutboxEntry = { ...cur, attempts, lastError: secrets.scrub(f.error) };
-      if (!f.unknownOutcome) delete next.sentAt;
+      if (o.postNotSent && !f.unknownOutcome) {
+        delete next.sentAt;
+        delete next.firstUncertainAt;
+      }
       tx.put(COLLECTIONS.entries, entry.id, next);
     });
     return { kind: 'retry', afterMs: delay };
@@ -371,12 +392,21 @@ export function createOutbox(o: OutboxOptions): Outbox {
     return { kind: 'done' };
   }
 
-  /** Marks the attempt durably before anything goes out; its resolution also proves the entry itself is durable. */
-  async function markAttempt(entry: OutboxEntry, patch: Partial<OutboxEntry>): Promise<OutboxEntry | undefined> {
+  /**
+   * Marks the attempt durably before anything goes out; its resolution also proves the entry
+   * itself is durable. A post also records the doubt it creates: `firstUncertainAt` keeps the
+   * earliest doubtful attempt (it is never moved forward while set), `sentAt` the latest.
+   */
+  async function markAttempt(entry: OutboxEntry, patch: Partial<OutboxEntry>, o: { post?: boolean } = {}): Promise<OutboxEntry | undefined> {
     return store.commit((tx) => {
       const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, entry.id);
       if (!cur || cur.state !== 'pending') return undefined;
-      const next = { ...cur, ...patch };
+      const next: OutboxEntry = { ...cur, ...patch };
+      if (o.post) {
+        const t = now();
+        next.firstUncertainAt = uncertainSince(cur) ?? t;
+        next.sentAt = t;
+      }
       tx.put(COLLECTIONS.entries, entry.id, next);
       return next;
     });
@@ -387,31 +417,36 @@ export function createOutbox(o: OutboxOptions): Outbox {
     channel: string;
   }
 
-  /** Looks for the message an uncertain attempt may have posted. undefined: not there; 'unknown': could not tell. */
+  /**
+   * Looks for the message a doubtful attempt may have posted, from a little before the FIRST
+   * doubtful attempt (later attempts move `sentAt`, never this start). undefined: it is not
+   * there. A failure: we could not tell; the caller retries later and the doubt stays.
+   */
   async function lookup(entry: OutboxEntry, channel: string, threadTs: string | undefined): Promise<Found | undefined | CallFailure> {
-    const oldest = ((entry.sentAt ?? now()) - lookbackMs) / 1000;
+    const oldest = ((uncertainSince(entry) ?? now()) - lookbackMs) / 1000;
     const matches = (m: { metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }) =>
       m.metadata?.event_type === METADATA_EVENT_TYPE && m.metadata.event_payload?.outbox_id === entry.id && typeof m.ts === 'string';
     try {
       let cursor: string | undefined;
-      for (let page = 0; page < 5; page++) {
+      for (let page = 0; page < LOOKUP_PAGES; page++) {
         const res = threadTs
-          ? await client.conversations.replies({ channel, ts: threadTs, oldest: oldest.toFixed(6), limit: 50, include_all_metadata: true, ...(cursor ? { cursor } : {}) })
-          : await client.conversations.history({ channel, oldest: oldest.toFixed(6), limit: 20, include_all_metadata: true, ...(cursor ? { cursor } : {}) });
+          ? await client.conversations.replies({ channel, ts: threadTs, oldest: oldest.toFixed(6), limit: LOOKUP_PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}) })
+          : await client.conversations.history({ channel, oldest: oldest.toFixed(6), limit: LOOKUP_PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}) });
         const hit = (res.messages ?? []).find((m) => matches(m as Parameters<typeof matches>[0]));
         if (hit?.ts) return { ts: hit.ts, channel };
         cursor = res.response_metadata?.next_cursor || undefined;
         if (!cursor) return undefined;
       }
-      return undefined;
+      // Unread pages remain: "not found" would be a guess, and a wrong guess is a double.
+      log.error({ entry: entry.id, channel, pages: LOOKUP_PAGES }, 'too many messages since the doubtful attempt to rule out a duplicate; will look again');
+      return { retry: true, error: 'lookup: window too large', unknownOutcome: true };
     } catch (err) {
       const f = classifySlackError(err);
-      if (!f.retry && RETRY_LOOKUP_ERRORS.has(f.error)) {
-        // Without history access we cannot tell; a possible double is better than a lost alert.
-        log.warn({ entry: entry.id, channel, error: f.error }, 'cannot read channel history to rule out a duplicate (add the *:history scopes); posting again');
-        return undefined;
-      }
-      return f.retry ? f : { retry: true, error: `lookup: ${f.error}`, unknownOutcome: true };
+      if (f.retry) return { ...f, error: `lookup: ${f.error}` };
+      // Waiting (the lane stays blocked, nothing is lost) beats posting blind: a double cannot be taken back.
+      const hint = OPERATOR_LOOKUP_ERRORS.has(f.error) ? ' (the app needs the *:history scopes and access to the channel)' : '';
+      log.error({ entry: entry.id, channel, error: f.error }, `cannot read channel history to rule out a duplicate${hint}; will look again`);
+      return { retry: true, error: `lookup: ${f.error}`, unknownOutcome: true };
     }
   }
 
@@ -457,7 +492,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
     if (!channel) return park(entry, 'no channel');
 
     // A previous attempt may have landed: look before posting again.
-    if (entry.sentAt !== undefined) {
+    if (uncertainSince(entry) !== undefined) {
       const found = await lookup(entry, channel, threadTs);
       if (isFailure(found)) return failed(entry, found);
       if (found) {
@@ -470,7 +505,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
     if (!rendered.ok) return park(entry, rendered.error);
     if (!rendered.content) return finish(entry, lane, { channel, skipped: true }, []);
     const collapsed = collapsible(lane, entry);
-    const marked = await markAttempt(entry, { sentAt: now(), ...(entry.op === 'dm' ? { dmChannel: channel } : {}) });
+    const marked = await markAttempt(entry, entry.op === 'dm' ? { dmChannel: channel } : {}, { post: true });
     if (!marked) return { kind: 'parked' };
     try {
       const res = await client.chat.postMessage({
@@ -487,7 +522,8 @@ export function createOutbox(o: OutboxOptions): Outbox {
       if (!ts) return failed(marked, { retry: true, error: 'chat.postMessage returned no ts', unknownOutcome: true });
       return finish(marked, lane, { channel: where, ts }, collapsed, { channel: where, ts, ...(threadTs ? { threadTs } : {}) });
     } catch (err) {
-      return failed(marked, classifySlackError(err));
+      const f = classifySlackError(err);
+      return failed(marked, f, { postNotSent: f.retry && !f.unknownOutcome });
     }
   }
 

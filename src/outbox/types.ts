@@ -39,12 +39,17 @@ export interface OutboxEntry extends OutboxRequest {
   createdAt: number;
   attempts: number;
   lastError?: string;
-  /**
-   * Set (durably) just before a post is sent and cleared when the attempt is known not to
-   * have reached Slack. While set, the outcome may be unknown: the next attempt first looks
-   * for the message in the channel's history.
-   */
+  /** When the latest post attempt was marked (durably, just before it went out). */
   sentAt?: number;
+  /**
+   * When the first post attempt whose outcome is still unknown was marked. Set (durably)
+   * before a post goes out and never moved while the doubt lasts, so the history lookup
+   * always reaches back to the earliest attempt that may have landed. Cleared only when a
+   * post attempt failed in a way that proves nothing was sent (the lookup before it having
+   * ruled out the earlier ones); a failed lookup never clears it.
+   * Entries written before this field existed carry only `sentAt`: it stands in for it.
+   */
+  firstUncertainAt?: number;
   /** DM channel id once conversations.open answered. */
   dmChannel?: string;
   /** Burst: the key of the summary message this post is a thread reply under. */

@@ -1,6 +1,8 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALERT_COLLECTIONS, signBody, type Alert, type StoredEvent } from '../../src/alerts/index.js';
+import { advances } from '../../src/alerts/status.js';
+import { WEBHOOK_STATUS_RANK, isFinalWebhookStatus } from '../../src/wallet/enums.js';
 import { HASH_A, HASH_B, SECRET, depositSample, send, startPipeline, type Pipeline } from './setup.js';
 
 let p: Pipeline | undefined;
@@ -199,4 +201,128 @@ describe('webhook receiver', () => {
     expect(usdt.map((m) => m.text!.startsWith('<!here>'))).toEqual([true, false]);
     expect(top('C0ALERTS')[0]!.text).toMatch(/^<!here> /);
   });
+
+  it('one withdrawal, one alert: notified before its hash, redelivered with another checksum, then with the hash', async () => {
+    p = await startPipeline();
+    const hash = '0x' + 'd'.repeat(64);
+    const sent: boolean[] = [];
+    for (const [status, checksum, withHash] of [
+      ['ABOUT_TO_INITIATE', '01', false],
+      ['ABOUT_TO_INITIATE', '02', false], // the same notification, another checksum
+      ['PENDING', '03', true],
+      ['CONFIRMED', '04', true],
+      ['CONFIRMED', '05', true],
+    ] as const) {
+      const r = await send(p.webhookUrl, withdrawal({ status, checksum, ...(withHash ? { hash } : {}) }));
+      sent.push((r.body as { duplicate: boolean }).duplicate);
+    }
+    expect(sent).toEqual([false, true, false, false, true]);
+    // The hash alone (no reference) and a late early status change nothing either.
+    expect((await send(p.webhookUrl, withdrawal({ status: 'CONFIRMED', checksum: '06', hash, noReference: true }))).body).toEqual({ ok: true, duplicate: true });
+    expect((await send(p.webhookUrl, withdrawal({ status: 'ABOUT_TO_INITIATE', checksum: '07' }))).body).toEqual({ ok: true, duplicate: true });
+    await p.outbox.drain();
+    expect(alerts()).toHaveLength(1);
+    const a = alerts()[0]!;
+    expect(a).toMatchObject({ kind: 'withdrawal', merchantReference: 'wd_77', hash, status: 'CONFIRMED' });
+    expect(a.history.map((h) => [h.status, h.applied])).toEqual([
+      ['ABOUT_TO_INITIATE', true],
+      ['PENDING', true],
+      ['CONFIRMED', true],
+    ]);
+    expect(top('C0WITHDRAW')).toHaveLength(1);
+    expect(p.fake.calls('chat.postMessage').filter((c) => !c.args.thread_ts)).toHaveLength(1);
+    expect(JSON.stringify(top('C0WITHDRAW')[0]!.blocks)).toContain(hash);
+  });
+
+  it('a withdrawal first told by hash alone keeps its alert when the reference turns up; two references paid in one batch stay two', async () => {
+    p = await startPipeline();
+    const hash = '0x' + 'e'.repeat(64);
+    await send(p.webhookUrl, withdrawal({ status: 'PENDING', checksum: '01', hash, noReference: true }));
+    await send(p.webhookUrl, withdrawal({ status: 'CONFIRMED', checksum: '02', hash }));
+    await send(p.webhookUrl, withdrawal({ status: 'CONFIRMED', checksum: '03', hash, reference: 'wd_other' }));
+    await p.outbox.drain();
+    expect(alerts().map((a) => [a.merchantReference, a.hash, a.status])).toEqual([
+      ['wd_77', hash, 'CONFIRMED'],
+      ['wd_other', hash, 'CONFIRMED'],
+    ]);
+    expect(top('C0WITHDRAW')).toHaveLength(2);
+  });
+
+  it('a merchant deposit webhook and reconciliation (DEPOSIT) of the same hash make one alert, whichever comes first', async () => {
+    p = await startPipeline();
+    p.sandbox.setBalance('payer@example.com', 'USDT', 'BSC', '0');
+    const first = await p.sandbox.deposit({ to: 'payer@example.com', amount: '150.25', currency: 'USDT', network: 'BSC' });
+    // Webhook first (PENDING), then reconciliation sees it settled.
+    expect((await send(p.webhookUrl, merchantDeposit(first.transactionHash!, 2))).body).toEqual({ ok: true, duplicate: false });
+    const report = await p.alerts.reconcile();
+    expect(report.created).toEqual([]);
+    expect(report.advanced).toHaveLength(1);
+    // Reconciliation first, then the merchant deposit webhook of the same status.
+    const second = await p.sandbox.deposit({ to: 'payer@example.com', amount: '150.25', currency: 'USDT', network: 'BSC' });
+    expect((await p.alerts.reconcile()).created).toHaveLength(1);
+    expect((await send(p.webhookUrl, merchantDeposit(second.transactionHash!.toUpperCase().replace(/^0X/, '0x'), 3))).body).toEqual({ ok: true, duplicate: true });
+    await p.outbox.drain();
+    expect(alerts().map((a) => [a.hash, a.status])).toEqual([
+      [first.transactionHash, 'CONFIRMED'],
+      [second.transactionHash, 'CONFIRMED'],
+    ]);
+    expect(top('C0USDT')).toHaveLength(2);
+  });
+
+  it('no hash, no reference: deduplicated on its stable fields, never on the checksum', async () => {
+    p = await startPipeline();
+    const remit = (checksum: string, amount: string, status = 'ABOUT_TO_INITIATE', hash?: string) =>
+      `{"transactionType":5,"data":{"checksum":"${checksum}","amount":"${amount}","charge":"0","currency":"USDC","networkChain":"POLYGON","status":"${status}",` +
+      (hash ? `"transactionHash":"${hash}",` : '') +
+      `"senderAddress":"0x4444444444444444444444444444444444444444","receiverAddress":"0x5555555555555555555555555555555555555555"}}`;
+    expect((await send(p.webhookUrl, remit('AA', '25.5'))).body).toEqual({ ok: true, duplicate: false });
+    expect((await send(p.webhookUrl, remit('BB', '25.50'))).body).toEqual({ ok: true, duplicate: true });
+    expect((await send(p.webhookUrl, remit('CC', '25.5', 'PENDING'))).body).toEqual({ ok: true, duplicate: false });
+    // Another amount is another transaction.
+    expect((await send(p.webhookUrl, remit('DD', '30'))).body).toEqual({ ok: true, duplicate: false });
+    // The hash turns up: the same alert, which keeps it, and later news of that hash finds it.
+    const hash = '0x' + 'f'.repeat(64);
+    expect((await send(p.webhookUrl, remit('EE', '25.5', 'CONFIRMED', hash))).body).toEqual({ ok: true, duplicate: false });
+    expect((await send(p.webhookUrl, remit('FF', '25.5', 'CONFIRMED', hash))).body).toEqual({ ok: true, duplicate: true });
+    await p.outbox.drain();
+    expect(alerts().map((a) => [a.amount, a.status, a.hash])).toEqual([
+      ['25.5', 'CONFIRMED', hash],
+      ['30', 'ABOUT_TO_INITIATE', undefined],
+    ]);
+    expect(top('C0ALERTS')).toHaveLength(2);
+  });
 });
+
+describe('webhook status order', () => {
+  it('is the one table of the wallet enums: final statuses rank top and never move', () => {
+    expect(WEBHOOK_STATUS_RANK).toEqual({ ABOUT_TO_INITIATE: 1, PENDING: 2, CONFIRMED: 3, FAILED: 3, NOT_PROPAGATED: 3 });
+    expect(['CONFIRMED', 'FAILED', 'NOT_PROPAGATED', '3', 'failed'].map(isFinalWebhookStatus)).toEqual([true, true, true, true, true]);
+    expect(['ABOUT_TO_INITIATE', 'PENDING', 'constructor', undefined, 'SETTLED'].map(isFinalWebhookStatus)).toEqual([false, false, false, false, false]);
+    expect(advances('PENDING', 'CONFIRMED')).toBe(true);
+    expect(advances('CONFIRMED', 'FAILED')).toBe(false);
+    expect(advances('PENDING', 'ABOUT_TO_INITIATE')).toBe(false);
+    expect(advances('PENDING', 'constructor')).toBe(false);
+  });
+});
+
+/** The documented camelCase withdrawal webhook (merchantReference wd_77 unless told otherwise). */
+function withdrawal(o: { status: string; checksum: string; hash?: string; reference?: string; noReference?: boolean }): string {
+  const data: Record<string, string> = {
+    checksum: o.checksum,
+    receiverAddress: '0x3333333333333333333333333333333333333333',
+    amountRequested: '12.5',
+    amountSent: o.status === 'ABOUT_TO_INITIATE' ? '0' : '12.5',
+    charge: '0.1',
+    currency: '4',
+    networkChain: 'BSC',
+    status: o.status,
+    ...(o.hash ? { transactionHash: o.hash } : {}),
+    ...(o.noReference ? {} : { merchantReference: o.reference ?? 'wd_77' }),
+  };
+  return JSON.stringify({ transactionType: 'WITHDRAW', data });
+}
+
+/** The deposit sample as a MERCHANT_DEPOSIT (TransactionType 4). */
+function merchantDeposit(hash: string, status: number): string {
+  return depositSample({ hash, status }).replace('"TransactionType":1', '"TransactionType":4');
+}

@@ -158,6 +158,71 @@ describe('outbox', () => {
     expect(fake.calls('conversations.history').length).toBeGreaterThanOrEqual(1);
   });
 
+  it('a failed duplicate check (history answers 429) never lifts the doubt: the earlier post is adopted, not repeated', async () => {
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
+    fake.failNext('chat.postMessage', { delayMs: 250 }); // lands, but after we gave up waiting
+    fake.failNext('conversations.history', { retryAfter: 0 });
+    await post(ob, 'a', 'slow slack, busy history');
+    ob.start();
+    await ob.drain();
+    await new Promise((r) => setTimeout(r, 100)); // anything late would show up by now
+    expect(topLevel().map((m) => m.text)).toEqual(['slow slack, busy history']);
+    expect(fake.calls('chat.postMessage')).toHaveLength(1);
+    const lookups = fake.calls('conversations.history');
+    expect(lookups[0]!.status).toBe(429);
+    expect(lookups.length).toBeGreaterThanOrEqual(2);
+    expect(store.all<OutboxEntry>(COLLECTIONS.entries)[0]!.result).toMatchObject({ adopted: true, ts: topLevel()[0]!.ts });
+  });
+
+  it('history unreadable (missing_scope): waits instead of posting blind, and adopts once it can look', async () => {
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 60 }, 100);
+    fake.failNext('chat.postMessage', { delayMs: 150 });
+    fake.failNext('conversations.history', { error: 'missing_scope', times: 3 });
+    await post(ob, 'a', 'no history scope yet');
+    ob.start();
+    await ob.drain();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(topLevel().map((m) => m.text)).toEqual(['no history scope yet']);
+    expect(fake.calls('chat.postMessage')).toHaveLength(1);
+    expect(fake.calls('conversations.history').length).toBeGreaterThanOrEqual(4);
+    expect(store.all<OutboxEntry>(COLLECTIONS.entries)[0]!.result).toMatchObject({ adopted: true });
+  });
+
+  it('keeps looking back to the FIRST doubtful attempt, however long the retries go on', async () => {
+    // A second: the fake Slack's ts has whole seconds (and a sequence number) only.
+    const lookbackMs = 1000;
+    let skew = 0;
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 20, lookbackMs, now: () => Date.now() + skew }, 100);
+    // The first post lands late (after our timeout and after the first lookups); the retries
+    // meanwhile get 503s (outcome unknown, nothing posted), so every attempt stays doubtful.
+    fake.failNext('chat.postMessage', { delayMs: 400 });
+    fake.failNext('chat.postMessage', { status: 503, times: 40 });
+    await post(ob, 'a', 'first attempt lands late');
+    ob.start();
+    await fake.waitFor('chat.postMessage');
+    // Our clock moves ten windows on, as if the retries had gone on that long: every later
+    // attempt is far outside the window measured from it; the first one is not.
+    skew = 10 * lookbackMs;
+    await ob.drain();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(topLevel().map((m) => m.text)).toEqual(['first attempt lands late']);
+    expect(fake.calls('chat.postMessage').length).toBeGreaterThanOrEqual(3);
+    const e = store.all<OutboxEntry>(COLLECTIONS.entries)[0]!;
+    expect(e.result).toMatchObject({ adopted: true, ts: topLevel()[0]!.ts });
+    expect(e.sentAt! - e.firstUncertainAt!).toBeGreaterThan(lookbackMs);
+  });
+
+  it('a post Slack refused outright (ok:false) proves nothing was sent: the retry posts without a lookup', async () => {
+    const ob = makeOutbox();
+    fake.failNext('chat.postMessage', { error: 'ratelimited' });
+    await post(ob, 'a', 'refused once');
+    ob.start();
+    await ob.drain();
+    expect(topLevel().map((m) => m.text)).toEqual(['refused once']);
+    expect(fake.calls('chat.postMessage')).toHaveLength(2);
+    expect(fake.calls('conversations.history')).toHaveLength(0);
+  });
+
   it('parks non-retryable errors and does not block the channel', async () => {
     const ob = makeOutbox();
     fake.failNext('chat.postMessage', { error: 'channel_not_found' });
