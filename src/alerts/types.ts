@@ -1,5 +1,5 @@
 /** The alert records kept in the store. */
-import type { AlertKind, WebhookEvent } from './parse.js';
+import type { WebhookEvent } from './parse.js';
 
 export const ALERT_COLLECTIONS = { events: 'webhook_events', alerts: 'alerts', keys: 'alert_keys' } as const;
 
@@ -41,24 +41,29 @@ export interface Verification {
   listStatus?: string;
 }
 
-export interface Alert {
+/** What an alert keeps of the webhook event that created it. */
+type EventFields = Pick<
+  WebhookEvent,
+  | 'kind'
+  | 'typeName'
+  | 'hash'
+  | 'amount'
+  | 'charge'
+  | 'totalAmount'
+  | 'currency'
+  | 'network'
+  | 'clientEmail'
+  | 'receiveAddress'
+  | 'depositAddress'
+  | 'receiverAddress'
+  | 'senderAddress'
+  | 'merchantReference'
+  | 'reference'
+>;
+
+export interface Alert extends EventFields {
   id: string;
-  kind: AlertKind;
-  typeName?: string;
   status?: string;
-  hash?: string;
-  amount?: string;
-  charge?: string;
-  totalAmount?: string;
-  currency?: string;
-  network?: string;
-  clientEmail?: string;
-  receiveAddress?: string;
-  depositAddress?: string;
-  receiverAddress?: string;
-  senderAddress?: string;
-  merchantReference?: string;
-  reference?: string;
   /** Unrecognised payloads: a few of their fields, for the generic rendering. */
   extra?: Record<string, unknown>;
   channel: string;

@@ -6,6 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { SLACK_IDS, messageTs, triggerId } from './slack-ids.js';
+import { readBody } from './http.js';
 
 export type Json = Record<string, unknown>;
 
@@ -337,12 +338,6 @@ export async function sendToBolt(
     ...opts.headers,
   };
   const res = await fetch(url, { method: 'POST', headers, body: raw });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
+  const { text, json } = await readBody(res);
   return { status: res.status, body: text, headers: Object.fromEntries(res.headers.entries()), json };
 }

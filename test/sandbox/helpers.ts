@@ -2,6 +2,7 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { parseJson } from '../../src/wallet/json.js';
 import { SANDBOX_MERCHANT, type Sandbox } from '../../src/sandbox/index.js';
+import { readBody } from '../helpers/http.js';
 import { until } from '../helpers/wait.js';
 
 export const M = SANDBOX_MERCHANT;
@@ -21,13 +22,7 @@ export async function call(sb: Sandbox, method: string, path: string, opts: { he
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(sb.url + path, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
+  const { text, json } = await readBody(res);
   return { status: res.status, headers: res.headers, text, json };
 }
 
