@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument, visit } from 'yaml';
 import { policySchema, type Policy } from './schema.js';
 
 export class PolicyError extends Error {
@@ -12,12 +12,16 @@ export class PolicyError extends Error {
 
 /** Parse and validate policy YAML; the error lists every problem with its path. */
 export function parsePolicy(text: string, source = 'policy'): Policy {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (err) {
-    throw new PolicyError(`${source} is not valid YAML: ${(err as Error).message}`);
-  }
+  const doc = parseDocument(text);
+  if (doc.errors.length) throw new PolicyError(`${source} is not valid YAML: ${doc.errors[0]!.message}`);
+  // Amounts must keep the digits written in the file: a YAML float would round 12345678901234567.5.
+  // Non-integers and integers past 2^53 are read as their source text (zod checks them as decimals).
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'number' && !Number.isSafeInteger(node.value) && typeof node.source === 'string') node.value = node.source;
+    },
+  });
+  const raw: unknown = doc.toJS();
   const parsed = policySchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);

@@ -21,15 +21,12 @@ export const durationSchema = z
     return Number(m[1]) * UNIT_MS[m[2]!.toLowerCase()]!;
   });
 
-/**
- * YAML numbers arrive as JS numbers; String() gives back the digits as written for any
- * value with up to 15 significant digits. Quote longer amounts in the file.
- */
+/** Amounts arrive as text (load.ts keeps YAML decimals as written) or as safe integers. */
 export const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
   const text = String(v).trim();
   try {
     const d = new Decimal(text);
-    if (d.isFinite() && d.gt(0)) return d.toString();
+    if (d.isFinite() && d.gt(0)) return d.toFixed();
   } catch {
     /* reported below */
   }

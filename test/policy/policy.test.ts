@@ -55,3 +55,16 @@ withdrawals:
     expect(await hasRole(p, 'approvers', 'U0ALICE', groups)).toBe(false);
   });
 });
+
+describe('policy amounts', () => {
+  it('keeps every digit written in the file, quoted or not', () => {
+    const p = parsePolicy(
+      example
+        .replace('daily_limit: { USDT: 50000 }', 'daily_limit: { USDT: 12345678901234567.5, ETH: 0.000000000000000001, BTC: "1.10" }')
+        .replace('mention_above: { USDT: 10000 }', 'mention_above: { USDT: 9007199254740993 }'),
+    );
+    expect(p.withdrawals.daily_limit).toEqual({ USDT: '12345678901234567.5', ETH: '0.000000000000000001', BTC: '1.1' });
+    expect(p.alerts.mention_above).toEqual({ USDT: '9007199254740993' });
+    expect(p.withdrawals.tiers.default![1]).toMatchObject({ max: '10000', approvals: 2 });
+  });
+});
