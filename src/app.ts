@@ -104,7 +104,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     if (!wallet.baseUrl) {
       sandbox = await createSandbox({ port: config.sandboxPort, logger: logger.child({ component: 'sandbox' }), timestampUnit: wallet.timestampUnit, ...o.sandbox });
       cleanups.push(() => sandbox!.close());
-      wallet = { ...wallet, baseUrl: sandbox.url, ...SANDBOX_MERCHANT, email: SANDBOX_MERCHANT.email, password: SANDBOX_MERCHANT.password };
+      wallet = { ...wallet, baseUrl: sandbox.url, ...SANDBOX_MERCHANT };
       secrets.add(SANDBOX_MERCHANT.apiKey, SANDBOX_MERCHANT.password);
     }
     const walletClient = createWalletClient({
@@ -140,9 +140,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     // User-group membership (policy entries S...) comes from Slack; without Slack, only user ids count.
     const groups = config.slack.mode === 'local' ? NO_GROUPS : slackGroups(outboxClient, logger, now);
     const explorerNet = sandbox ? 'testnet' : 'mainnet';
-    let withdrawals: WithdrawalService | undefined;
-    const notifier = withdrawalNotifier({ store, outbox, service: () => withdrawals!, policy, logger, explorerNet });
-    withdrawals = createWithdrawalService({
+    // The notifier renders from the service's state and the service notifies through it: tie the knot lazily.
+    let service: WithdrawalService | undefined;
+    const notifier = withdrawalNotifier({ store, outbox, service: () => service!, policy, logger, explorerNet });
+    service = createWithdrawalService({
       store,
       wallet: walletClient,
       policy,
@@ -151,8 +152,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
       onChange: notifier.onChange,
     });
-    cleanups.push(() => withdrawals!.idle());
-    const service = withdrawals;
+    const withdrawals = service;
+    cleanups.push(() => withdrawals.idle());
 
     const alerts = createAlerts({
       store,
@@ -166,16 +167,16 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       explorer: explorerNet,
       // Inside the webhook's own commit: the request (and its card update) is as durable as the event.
       linkWithdrawal: (tx, e) => {
-        service.applyWithdrawalEvent(tx, { merchantReference: e.merchantReference, status: e.status ?? '', transactionHash: e.event.hash ?? null });
+        withdrawals.applyWithdrawalEvent(tx, { merchantReference: e.merchantReference, status: e.status ?? '', transactionHash: e.event.hash ?? null });
       },
     });
     cleanups.push(() => alerts.stop());
 
     // Before anything new can happen: resume or reconcile what a previous process left.
-    const recovered = await service.recover();
+    const recovered = await withdrawals.recover();
     if (recovered.markedUnknown.length || recovered.resumed.length) logger.warn({ ...recovered, reconcile: undefined }, 'recovered withdrawals');
     await notifier.heal();
-    registerWithdrawalJobs(scheduler, service);
+    registerWithdrawalJobs(scheduler, withdrawals);
     registerAlertJobs(scheduler, alerts);
 
     const deps: Deps = {
@@ -186,7 +187,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       policy,
       scheduler,
       outbox,
-      withdrawals: service,
+      withdrawals,
       alerts,
       registerWebhook: (by) => registerWebhook({ wallet: walletClient, store, logger, publicUrl: config.publicUrl, secret: hookSecret, by, now }),
       walletDescription: sandbox ? `embedded sandbox (${sandbox.url})` : wallet.baseUrl!,
