@@ -97,11 +97,17 @@ export function register(app: App, deps: CommandDeps): void {
       }
       const filters = describeFilters(parsed.raw);
       await respond({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: Exporting transactions (filters: \`${filters}\`)…` });
-      let lastUpdate = 0;
+      // Slack accepts five posts per response_url: the start, at most three progress edits (at a
+      // quarter, half and three quarters of the pages, and at least a second apart) and the end.
+      let progressLeft = 3;
+      let nextMark = 0.25;
+      let lastUpdate = deps.now();
       try {
         const result = await exportTransactions(deps.wallet, parsed.query, async (p) => {
-          // Progress edits are throttled: Slack rate-limits response_url posts too.
-          if (p.page < p.totalPages && deps.now() - lastUpdate < 1_000) return;
+          const done = p.page / Math.max(p.totalPages, 1);
+          if (progressLeft === 0 || done >= 1 || done < nextMark || deps.now() - lastUpdate < 1_000) return;
+          progressLeft--;
+          while (nextMark <= done) nextMark += 0.25;
           lastUpdate = deps.now();
           await respond({
             replace_original: true,

@@ -77,6 +77,13 @@ describe('/tx', () => {
     const next = buttons(r.reply).find((b) => b.action_id === 'tx_next')!;
     expect(JSON.parse(next.value).f).toMatchObject({ currency: 'usdt', type: 'deposit', from: '2026-10-15' });
 
+    // Dates are whole UTC days, both ends included: 2026-11-18 and 2026-11-19 hold records 2 and 1.
+    const days = await tx('from=2026-11-18 to=2026-11-19');
+    expect(days.text).toContain('Page 1 of 1 · 2 records ·');
+    expect(days.text).toContain('2026-11-19 00:00 UTC');
+    expect(days.text).toContain('2026-11-18 00:00 UTC');
+    expect(days.text).not.toContain('2026-11-20 00:00 UTC');
+
     const hash = t.app.sandbox!.transactions()[7]!.transactionHash;
     const byHash = await tx(`hash=${hash}`);
     expect(byHash.text).toContain('Page 1 of 1 · 1 record ·');
@@ -157,4 +164,18 @@ describe('/tx', () => {
     expect(texts.at(-1)).toContain('Export finished: 230 records');
     expect(replies.slice(1).every((r) => r.replace_original === true)).toBe(true);
   });
+
+  it('a long export stays within the five posts Slack allows per response_url, and delivers its file', async () => {
+    t.app.sandbox!.resetTransactions(Array.from({ length: 1200 }, (_, i) => ({ amount: `${i}.5`, transactionTimeStamp: Date.UTC(2026, 10, 20) - i * 60_000 })));
+    t.app.sandbox!.injectFault('/api/v2/analytics', { kind: 'delay', ms: 350 }, 12);
+    const before = t.fake.files().length;
+    const { responseUrl } = await t.command('/tx', 'export', USERS.viewer);
+    const replies = await t.repliesUntil(responseUrl, (r) => /Export finished|failed/.test(String(r.text)), 15_000);
+    expect(String(replies.at(-1)!.text)).toContain('Export finished: 1200 records');
+    const posts = t.fake.responses.filter((r) => r.url === responseUrl);
+    expect(posts.length).toBeLessThanOrEqual(5);
+    expect(posts.length).toBeGreaterThan(2); // some progress was shown
+    expect(posts.every((p) => p.status === 200)).toBe(true);
+    expect(t.fake.files().length).toBe(before + 1);
+  }, 30_000);
 });
