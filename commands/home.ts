@@ -13,7 +13,7 @@ import type { CommandDeps } from './deps.js';
 export async function homeView(deps: CommandDeps, userId: string): Promise<View> {
   const pending = deps.withdrawals.list({ state: 'pending' });
   const canApprove = await hasRole(deps.policy, 'approvers', userId, deps.groups);
-  const waitingForMe = canApprove ? pending.filter((r) => r.requester !== userId && !r.approvals.some((a) => a.user === userId)) : [];
+  const waitingForMe = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
   const mine = deps.withdrawals.list({ requester: userId, limit: 5 });
   const line = (r: (typeof pending)[number]) => `• ${amountText(r)} on ${r.network} to \`${r.destination.slice(0, 10)}…\` · *${r.state}* · \`${r.id.slice(0, 8)}\``;
   return {

@@ -9,19 +9,15 @@ import type { Logger } from '../src/log.js';
 import type { Outbox, OutboxRequest } from '../src/outbox/index.js';
 import type { Policy } from '../src/policy/schema.js';
 import type { Store, Tx } from '../src/store/index.js';
-import type { WithdrawalEvent, WithdrawalService } from '../src/withdrawals/index.js';
+import { needsAdminAttention, type WithdrawalEvent, type WithdrawalService } from '../src/withdrawals/index.js';
 import type { ExplorerNet } from '../src/wallet/explorers.js';
 import { CARD_RENDERER, DM_RENDERER, THREAD_RENDERER, cardKey, renderCard, renderDm, renderThread } from './withdraw-card.js';
 
 const DM_EVENTS = new Set(['requested', 'completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
 
-const mention = (ids: readonly string[]) =>
-  ids
-    .filter((a) => a !== '*')
-    .map((a) => (a.startsWith('S') ? `<!subteam^${a}>` : `<@${a}>`))
-    .join(' ');
+const mention = (ids: readonly string[]) => ids.map((a) => (a === '*' ? '<!here>' : a.startsWith('S') ? `<!subteam^${a}>` : `<@${a}>`)).join(' ');
 
-export function withdrawalMessages(event: WithdrawalEvent, policy: Policy): OutboxRequest[] {
+export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, service: Pick<WithdrawalService, 'reminderTargets'>): OutboxRequest[] {
   const r = event.request;
   const key = cardKey(r.id);
   const out: OutboxRequest[] = [];
@@ -33,14 +29,10 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy): Outb
   if (event.type === 'approved') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`, key });
   if (event.type === 'executing') out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|approved`, user: r.requester, key: `${key}:dm:approved` });
   if (event.type === 'reminder') {
-    const approved = new Set(r.approvals.map((a) => a.user));
-    const waiting = policy.people.approvers.filter((a) => a !== '*' && a !== r.requester && !approved.has(a));
-    const mentions = mention(waiting);
-    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mentions}`, key });
+    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mention(service.reminderTargets(r))}`, key });
   }
   if ((event.type === 'confirmation' || event.type === 'contradiction') && r.confirmation) {
-    const bad = event.type === 'contradiction' || r.confirmation.status === 'FAILED' || r.confirmation.status === 'NOT_PROPAGATED';
-    const admins = bad ? ` ${mention(policy.people.admins)}` : '';
+    const admins = needsAdminAttention(event) ? ` ${mention(policy.people.admins)}` : '';
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`, key });
   }
   if (DM_EVENTS.has(event.type)) {
@@ -73,7 +65,7 @@ export function withdrawalNotifier(o: {
   o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get));
   return {
     onChange(event, tx) {
-      for (const req of withdrawalMessages(event, o.policy)) o.outbox.enqueue(tx, req);
+      for (const req of withdrawalMessages(event, o.policy, o.service())) o.outbox.enqueue(tx, req);
     },
     async heal() {
       const missing = o.service().list().filter((r) => !o.outbox.message(cardKey(r.id)));

@@ -2,14 +2,14 @@
  * /withdraw: request a withdrawal (a modal, or one line), and the approval card's buttons.
  * Every decision is the withdrawal service's; this file only asks it and shows the answer.
  */
-import type { App, BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, RespondFn, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
 import { section } from '../src/slack/blocks.js';
 import { guarded } from '../src/slack/guard.js';
 import { words } from '../src/slack/text.js';
 import { refusal } from '../src/slack/access.js';
 import { CURRENCIES, NETWORKS } from '../src/wallet/enums.js';
-import type { RequestInput, RequestRule } from '../src/withdrawals/index.js';
+import type { DecisionOutcome, RequestInput, RequestRule } from '../src/withdrawals/index.js';
 import { ACTIONS, amountText } from './withdraw-card.js';
 import type { CommandDeps } from './deps.js';
 
@@ -108,6 +108,19 @@ async function ephemeral(respond: RespondFn, text: string): Promise<void> {
 export function register(app: App, deps: CommandDeps): void {
   const { withdrawals } = deps;
 
+  /** A reason modal's submission: the decision's refusal goes next to the field; a failure never leaves Slack waiting. */
+  async function submitted(ack: (r?: ViewResponseAction) => Promise<void>, what: string, decide: () => Promise<DecisionOutcome>): Promise<void> {
+    let outcome: DecisionOutcome;
+    try {
+      outcome = await decide();
+    } catch (err) {
+      deps.logger.error({ err }, `withdrawal ${what} failed`);
+      return ack({ response_action: 'errors', errors: { reason: 'Something went wrong on our side; nothing was changed. Try again.' } });
+    }
+    if (!outcome.ok) return ack({ response_action: 'errors', errors: { reason: outcome.message.slice(0, 2000) } });
+    await ack();
+  }
+
   app.command(name, async ({ command, ack, respond, client }) => {
     await ack();
     await guarded(deps.logger, respond, 'Withdrawal request', async () => {
@@ -132,6 +145,8 @@ export function register(app: App, deps: CommandDeps): void {
   app.view<ViewSubmitAction>(VIEWS.request, async ({ ack, body, view }) => {
     const v = view.state.values;
     const input: RequestInput = {
+      // One modal asks for one payout, however many times it is submitted.
+      idempotencyKey: `view:${view.id}`,
       amount: readField(v, 'amount'),
       currency: readField(v, 'currency'),
       network: readField(v, 'network'),
@@ -163,9 +178,10 @@ export function register(app: App, deps: CommandDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTIONS.reject, async ({ ack, body, action, client, respond }) => {
     await ack();
     await guarded(deps.logger, respond, 'Rejection', async () => {
-      const r = withdrawals.get(action.value ?? '');
-      if (!r || r.state !== 'pending') return ephemeral(respond, ':information_source: This request is no longer waiting for a decision.');
-      if (r.requester === body.user.id) return ephemeral(respond, ':no_entry: You cannot decide on your own request.');
+      // Before asking for a reason: someone who may not reject is told so at once.
+      const refused = await withdrawals.checkDecision(action.value ?? '', body.user.id, 'reject');
+      if (refused && !refused.ok) return ephemeral(respond, `:no_entry: ${refused.message}`);
+      const r = withdrawals.get(action.value ?? '')!;
       await client.views.open({
         trigger_id: body.trigger_id,
         view: reasonModal(VIEWS.reject, 'Reject withdrawal', 'Reason (the requester sees it)', r.id, `Reject ${amountText(r)} on ${r.network} to \`${r.destination}\`?`),
@@ -175,9 +191,7 @@ export function register(app: App, deps: CommandDeps): void {
 
   app.view<ViewSubmitAction>(VIEWS.reject, async ({ ack, body, view }) => {
     const reason = view.state.values.reason?.value?.value?.trim() ?? '';
-    const outcome = await withdrawals.reject(view.private_metadata, body.user.id, reason);
-    if (!outcome.ok) return void (await ack({ response_action: 'errors', errors: { reason: outcome.message.slice(0, 2000) } }));
-    await ack();
+    await submitted(ack, 'rejection', () => withdrawals.reject(view.private_metadata, body.user.id, reason));
   });
 
   for (const [actionId, outcome] of [
@@ -213,8 +227,6 @@ export function register(app: App, deps: CommandDeps): void {
     const note = view.state.values.reason?.value?.value?.trim() ?? '';
     const refused = await refusal(deps.policy, 'admins', body.user.id, deps.groups);
     if (refused) return void (await ack({ response_action: 'errors', errors: { reason: refused } }));
-    const outcome = await withdrawals.resolveUnknown(meta.id, body.user.id, meta.outcome === 'sent' ? 'sent' : 'not_sent', note);
-    if (!outcome.ok) return void (await ack({ response_action: 'errors', errors: { reason: outcome.message.slice(0, 2000) } }));
-    await ack();
+    await submitted(ack, 'resolution', () => withdrawals.resolveUnknown(meta.id, body.user.id, meta.outcome === 'sent' ? 'sent' : 'not_sent', note));
   });
 }

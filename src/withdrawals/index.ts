@@ -1,5 +1,5 @@
 export * from './types.js';
-export { createWithdrawalService, describeRequest, WITHDRAWALS } from './service.js';
+export { createWithdrawalService, describeRequest, needsAdminAttention, WITHDRAWALS } from './service.js';
 export type { WithdrawalService, WithdrawalServiceOptions, ListFilter, ReconcileReport, WithdrawalEventInput, WithdrawalEventResult } from './service.js';
 export { registerWithdrawalJobs, runExpiryAndReminders, runReconciliation, WITHDRAWAL_JOB_NAMES } from './jobs.js';
 export { formatAmount, parseAmount, sumAmounts } from './money.js';

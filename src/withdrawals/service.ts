@@ -104,6 +104,9 @@ export interface WithdrawalService {
   /** The same, inside a caller's commit (the webhook receiver's); emit the returned event once it is durable. */
   applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent };
   emitAfterCommit(event: WithdrawalEvent): void;
+  checkDecision(id: string, userId: string, kind: 'approve' | 'reject'): Promise<DecisionOutcome | undefined>;
+  awaitingDecisionBy(userId: string): Promise<WithdrawalRequest[]>;
+  reminderTargets(r: WithdrawalRequest): string[];
   get(id: string): WithdrawalRequest | undefined;
   getByReference(merchantReference: string): WithdrawalRequest | undefined;
   list(filter?: ListFilter): WithdrawalRequest[];
@@ -173,6 +176,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     const outcome = await store.commit((tx): RequestOutcome & { event?: WithdrawalEvent } => {
       const t = now();
       const existing = tx.all<WithdrawalRequest>(WITHDRAWALS);
+      const key = input.idempotencyKey;
+      const again = key ? existing.find((r) => r.idempotencyKey === key && r.requester === requesterId) : undefined;
+      if (again) return { ok: true, request: again };
       const allowlist = checkAllowlist(p, checked, existing);
       if ('ok' in allowlist) return allowlist;
       // Inside the commit: two requests racing cannot both fit under the limit.
@@ -190,6 +196,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         clientEmail: checked.clientEmail,
         note: checked.note,
         state: 'pending',
+        ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
         tier: checked.tier,
         approvals: [],
         createdAt: at,
@@ -306,6 +313,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       const refusal = decisionRefusal(req, userId, t);
       if (refusal) return { outcome: refusal };
       if (!eligible) return { outcome: deny('not_approver', 'You are not an approver in the treasury policy.') };
+      if (req!.approvals.some((a) => a.user === userId)) {
+        return { outcome: deny('already_approved', 'You have already approved this request, so you cannot also reject it; ask another approver.') };
+      }
       if (!text) return { outcome: deny('reason_required', 'A rejection needs a reason.') };
       const at = iso(t);
       const next = transition(req!, 'rejected', userId, at, text, { rejection: { user: userId, at, reason: text } });
@@ -671,6 +681,46 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     return { matched: r.matched, changed: r.changed, ...(r.request ? { request: r.request } : {}) };
   }
 
+  // ------------------------------------------------------------------ who may act
+
+  /** Whether userId may approve (or reject) the request now; the refusal to show, or undefined. */
+  async function checkDecision(id: string, userId: string, kind: 'approve' | 'reject'): Promise<DecisionOutcome | undefined> {
+    const req = store.get<WithdrawalRequest>(WITHDRAWALS, id);
+    const refusal = decisionRefusal(req, userId, now());
+    if (refusal) return refusal;
+    if (!(await hasRole(policy(), 'approvers', userId, groups))) return deny('not_approver', 'You are not an approver in the treasury policy.');
+    if (req!.approvals.some((a) => a.user === userId)) {
+      return kind === 'approve'
+        ? deny('already_approved', 'You have already approved this request.')
+        : deny('already_approved', 'You have already approved this request, so you cannot also reject it; ask another approver.');
+    }
+    return undefined;
+  }
+
+  /** Pending requests userId could approve right now (their slot is not reserved for someone else). */
+  async function awaitingDecisionBy(userId: string): Promise<WithdrawalRequest[]> {
+    const out: WithdrawalRequest[] = [];
+    for (const r of list({ state: 'pending' })) {
+      if (await checkDecision(r.id, userId, 'approve')) continue;
+      const missing = r.tier.mustInclude.filter((e) => !r.approvals.some((a) => a.satisfies.includes(e)));
+      const slotsLeft = r.tier.approvals - r.approvals.length;
+      if (missing.length >= slotsLeft && !(await matches(missing, userId, groups))) continue;
+      out.push(r);
+    }
+    return out;
+  }
+
+  /**
+   * Whom a reminder is for: the policy's approvers who have not approved and are not the
+   * requester (user or group ids), or ['*'] when anyone may approve.
+   */
+  function reminderTargets(r: WithdrawalRequest): string[] {
+    const approvers = policy().people.approvers;
+    if (approvers.includes('*')) return ['*'];
+    const approved = new Set(r.approvals.map((a) => a.user));
+    return approvers.filter((a) => a !== r.requester && !approved.has(a));
+  }
+
   // ------------------------------------------------------------------ reads
 
   function list(filter: ListFilter = {}): WithdrawalRequest[] {
@@ -698,6 +748,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     recover,
     onWithdrawalEvent,
     applyWithdrawalEvent,
+    checkDecision,
+    awaitingDecisionBy,
+    reminderTargets,
     emitAfterCommit: (event) => emit([event]),
     get: (id) => store.get<WithdrawalRequest>(WITHDRAWALS, id),
     getByReference: (ref) => store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.merchantReference === ref)[0],
@@ -714,6 +767,13 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 }
 
 /** One line for a card or a DM: "250 USDT to 0x… on BSC". */
+/** A transfer the service reports as failed, or a final word that contradicts ours: admins must look. */
+export function needsAdminAttention(event: WithdrawalEvent): boolean {
+  if (event.type === 'contradiction') return true;
+  const status = event.request.confirmation?.status;
+  return event.type === 'confirmation' && (status === 'FAILED' || status === 'NOT_PROPAGATED');
+}
+
 export function describeRequest(r: Pick<WithdrawalRequest, 'amount' | 'currency' | 'network' | 'destination'>): string {
   return `${formatAmount(r.amount, r.currency)} to ${r.destination} on ${r.network}`;
 }

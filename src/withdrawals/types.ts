@@ -81,6 +81,7 @@ export interface WithdrawalRequest {
   clientEmail: string;
   note: string;
   state: WithdrawalState;
+  idempotencyKey?: string;
   tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
   approvals: Approval[];
   rejection?: { user: string; at: string; reason: string };
@@ -100,6 +101,11 @@ export interface WithdrawalRequest {
 }
 
 export interface RequestInput {
+  /**
+   * The same key from the same requester gives back the request it created, instead of a
+   * second one: a form submitted twice (Slack timed out the first answer) asks for one payout.
+   */
+  idempotencyKey?: string;
   amount: string;
   /** Name (any case), alias or code. */
   currency: string;

@@ -102,6 +102,31 @@ describe('/withdraw: requesting', () => {
     expect(cardText(c)).toContain('invoice 1042');
   });
 
+  it('a form submitted twice (Slack timed out the first answer) asks for one payout', async () => {
+    const a = await app();
+    const form = {
+      callbackId: 'wd_request_modal',
+      viewId: 'V0SAMEFORM',
+      values: {
+        wd_amount: { value: { type: 'plain_text_input', value: '75' } },
+        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
+        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
+        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
+        wd_note: { value: { type: 'plain_text_input', value: null } },
+      },
+    };
+    const [first, second] = await Promise.all([a.submitView(USERS.alice, form), a.submitView(USERS.alice, form)]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(only(a).amount).toBe('75');
+    await card(a);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(topLevel(a, CHANNELS.approvals)).toHaveLength(1);
+    // Another form is another request.
+    await a.submitView(USERS.alice, { ...form, viewId: 'V0OTHERFORM' });
+    expect(a.app.deps.withdrawals.list()).toHaveLength(2);
+  });
+
   it('posts an approval card with everything an approver needs, and tells the requester', async () => {
     const a = await app();
     const reply = await requestOneLine(a, `5000 usdt bsc ${DEST} ${CLIENT} supplier payout #7`);
@@ -192,6 +217,27 @@ describe('/withdraw: approving', () => {
     await until('the completion DM', () => dms(a, USERS.alice).some((m) => m.includes('was sent')));
     // One card, edited in place: never a second top-level message for the same request.
     expect(topLevel(a, CHANNELS.approvals)).toHaveLength(1);
+  });
+
+  it('Reject tells those who may not reject at once, without asking for a reason', async () => {
+    const a = await app();
+    await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT}`);
+    const c = await card(a);
+    for (const [user, expected] of [
+      [USERS.viewer, /not an approver/],
+      [USERS.alice, /your own withdrawal request/],
+    ] as const) {
+      const url = await click(a, user, 'wd_reject', c);
+      expect(String((await a.replies(url))[0]!.text)).toMatch(expected);
+    }
+    await click(a, USERS.carol, 'wd_approve', c);
+    await until('the approval', () => only(a).approvals.length === 1);
+    const approvedAlready = await click(a, USERS.carol, 'wd_reject', c);
+    expect(String((await a.replies(approvedAlready))[0]!.text)).toMatch(/already approved this request, so you cannot also reject it/);
+    expect(a.fake.views().filter((v) => v.callback_id === 'wd_reject_modal')).toEqual([]);
+    // The domain refuses it too, whatever the button does.
+    const direct = await a.app.deps.withdrawals.reject(only(a).id, USERS.carol, 'changed my mind');
+    expect(!direct.ok && direct.reason).toBe('already_approved');
   });
 
   it('a rejection asks for a reason, ends the request, and tells the requester', async () => {
