@@ -2,7 +2,7 @@
  * What a user reads when something fails: short, actionable, honest about whether
  * anything changed, and never a stack trace or a secret.
  */
-import { isWalletError, WalletKybError, WalletRejectedError, WalletUnavailableError } from '../wallet/errors.js';
+import { isWalletError, WalletKybError, WalletRejectedError, WalletUnavailableError, type WalletValidationError } from '../wallet/errors.js';
 import { secrets } from '../secrets.js';
 
 export function userMessage(err: unknown, action: string): string {
@@ -24,7 +24,10 @@ export function userMessage(err: unknown, action: string): string {
       case 'unknown_outcome':
         return `:warning: ${action}: the wallet service did not confirm the result, so it may or may not have happened. It will be checked against the transaction list; do not retry by hand.`;
       case 'validation':
-        return `:warning: ${action} failed: ${secrets.scrub(err.message)}`;
+        // Our input: the client's message says what was wrong. Their answer: its shape is for the log, not for people.
+        return (err as WalletValidationError).source === 'response'
+          ? `:warning: ${action} failed: the wallet service answered in a form this app does not understand. Nothing was changed; the details are in the log for the operators.`
+          : `:warning: ${action} failed: ${secrets.scrub(err.message)}`;
     }
   }
   return `:warning: ${action} failed because of an internal error. Nothing was changed. The error was logged for the operators.`;
