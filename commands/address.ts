@@ -78,8 +78,8 @@ export async function qrPng(address: string): Promise<Buffer> {
   return png;
 }
 
-/** The QR code goes to the user's DM (ephemeral replies cannot carry files); its failure never hides the address. */
-async function sendQrCode(deps: CommandDeps, client: App['client'], userId: string, args: AddressArgs, address: string): Promise<string> {
+/** The QR code goes to the user's DM (ephemeral replies cannot carry files); false if it could not be sent. */
+async function sendQrCode(deps: CommandDeps, client: App['client'], userId: string, args: AddressArgs, address: string): Promise<boolean> {
   try {
     const png = await qrPng(address);
     await client.files.uploadV2({
@@ -89,10 +89,10 @@ async function sendQrCode(deps: CommandDeps, client: App['client'], userId: stri
       title: `${args.currency.name} on ${args.network.name}: ${address}`,
       initial_comment: `QR code of ${args.email}'s ${args.currency.name} deposit address on ${args.network.name}: \`${address}\``,
     });
-    return 'A QR code of the address was sent to you in a direct message.';
+    return true;
   } catch (err) {
     deps.logger.warn({ err }, 'could not upload the QR code');
-    return 'The QR code could not be sent this time.';
+    return false;
   }
 }
 
@@ -108,8 +108,12 @@ export function register(app: App, deps: CommandDeps): void {
       }
       const { args } = parsed;
       const address = await deps.wallet.generateAddress({ clientEmail: args.email, currency: args.currency, network: args.network });
-      const qrNote = address.address ? await sendQrCode(deps, client, command.user_id, args, address.address) : '';
-      await respond({ response_type: 'ephemeral', ...renderAddress(args, address, qrNote) });
+      // The address first; the QR code follows (it takes several Slack calls that must not hold the answer back).
+      const usable = address.status === 'generated' && address.address !== '';
+      await respond({ response_type: 'ephemeral', ...renderAddress(args, address, usable ? 'A QR code of the address is on its way to your direct messages.' : '') });
+      if (usable && !(await sendQrCode(deps, client, command.user_id, args, address.address))) {
+        await respond({ response_type: 'ephemeral', replace_original: false, text: ':warning: The QR code could not be sent this time; the address above is all you need.' });
+      }
     });
   });
 }

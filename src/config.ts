@@ -106,6 +106,33 @@ const schema = z.object({
   SANDBOX_PORT: intInRange(0, 65535, 4000),
 });
 
+/** Rules between variables, checked on the raw text so they are reported with every format problem. */
+function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const problems: string[] = [];
+  // Slack credentials come in pairs; half a pair is a mistake worth stopping for.
+  if (set('SLACK_BOT_TOKEN') !== set('SLACK_SIGNING_SECRET')) {
+    problems.push(
+      set('SLACK_BOT_TOKEN') ? 'SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set' : 'SLACK_BOT_TOKEN: required when SLACK_SIGNING_SECRET is set',
+    );
+  }
+  if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN')) problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN is set (Socket Mode)');
+  const base = (env.WALLET_API_BASE_URL ?? '').trim();
+  if (base) {
+    for (const name of ['WALLET_API_KEY', 'WALLET_PUBLIC_KEY', 'WALLET_MERCHANT_EMAIL', 'WALLET_MERCHANT_PASSWORD']) {
+      if (!set(name)) problems.push(`${name}: required when WALLET_API_BASE_URL is set`);
+    }
+    // The spec says HTTPS only; plain HTTP is allowed to loopback for tests and local tools.
+    if (/^https?:\/\/[^/@]+(\/|$)/.test(base) && !/^https:\/\//.test(base) && !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(base)) {
+      problems.push(`WALLET_API_BASE_URL: must use https:// (got ${JSON.stringify(base)})`);
+    }
+  }
+  if ((env.WEBHOOK_SIGNATURE ?? '').trim() === 'required' && !set('WEBHOOK_SECRET')) {
+    problems.push('WEBHOOK_SECRET: required when WEBHOOK_SIGNATURE=required (it is the HMAC key)');
+  }
+  return problems;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
   const problems: string[] = [];
@@ -117,33 +144,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       const shown = hidden ? '' : ` (got ${JSON.stringify(env[name])})`;
       problems.push(`${name}: ${issue.message}${shown}`);
     }
-    throw new ConfigError(problems);
   }
+  problems.push(...crossFieldProblems(env));
+  if (problems.length || !parsed.success) throw new ConfigError(problems);
   const e = parsed.data;
-
-  // Slack credentials come in pairs; half a pair is a mistake worth stopping for.
-  if (Boolean(e.SLACK_BOT_TOKEN) !== Boolean(e.SLACK_SIGNING_SECRET)) {
-    problems.push(
-      e.SLACK_BOT_TOKEN
-        ? 'SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set'
-        : 'SLACK_BOT_TOKEN: required when SLACK_SIGNING_SECRET is set',
-    );
-  }
-  if (e.SLACK_APP_TOKEN && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN is set (Socket Mode)');
-
-  if (e.WALLET_API_BASE_URL) {
-    for (const name of ['WALLET_API_KEY', 'WALLET_PUBLIC_KEY', 'WALLET_MERCHANT_EMAIL', 'WALLET_MERCHANT_PASSWORD'] as const) {
-      if (!e[name]) problems.push(`${name}: required when WALLET_API_BASE_URL is set`);
-    }
-    // The spec says HTTPS only; plain HTTP is allowed to loopback for tests and local tools.
-    if (!/^https:\/\//.test(e.WALLET_API_BASE_URL) && !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(e.WALLET_API_BASE_URL)) {
-      problems.push(`WALLET_API_BASE_URL: must use https:// (got ${JSON.stringify(e.WALLET_API_BASE_URL)})`);
-    }
-  }
-  if (e.WEBHOOK_SIGNATURE === 'required' && !e.WEBHOOK_SECRET) {
-    problems.push('WEBHOOK_SECRET: required when WEBHOOK_SIGNATURE=required (it is the HMAC key)');
-  }
-  if (problems.length) throw new ConfigError(problems);
 
   const mode: SlackMode = !e.SLACK_BOT_TOKEN ? 'local' : e.SLACK_APP_TOKEN ? 'socket' : 'http';
   return {

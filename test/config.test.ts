@@ -31,8 +31,21 @@ describe('config', () => {
 
   it('lists every problem at once, naming each variable', () => {
     const p = problems({ PORT: 'eighty', LOG_LEVEL: 'loud', WALLET_TIMESTAMP_UNIT: 'ns', PUBLIC_URL: 'not a url', SLACK_APP_TOKEN: 'xoxb-wrong' });
-    expect(p.map((x) => x.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT', 'PUBLIC_URL', 'SLACK_APP_TOKEN', 'WALLET_TIMESTAMP_UNIT']);
+    expect(p.map((x) => x.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT', 'PUBLIC_URL', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN', 'WALLET_TIMESTAMP_UNIT']);
     expect(p.find((x) => x.startsWith('PORT'))).toContain('(got "eighty")');
+  });
+
+  it('reports format problems and missing companions together, in one error', () => {
+    const p = problems({ PORT: 'abc', SLACK_BOT_TOKEN: 'xoxb-1', WALLET_API_BASE_URL: 'https://wallet.example.com', LOG_LEVEL: 'chatty' });
+    expect(p.map((x) => x.split(':')[0]).sort()).toEqual([
+      'LOG_LEVEL',
+      'PORT',
+      'SLACK_SIGNING_SECRET',
+      'WALLET_API_KEY',
+      'WALLET_MERCHANT_EMAIL',
+      'WALLET_MERCHANT_PASSWORD',
+      'WALLET_PUBLIC_KEY',
+    ]);
   });
 
   it('requires the whole credential set that goes with a choice', () => {

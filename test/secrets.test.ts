@@ -23,3 +23,31 @@ describe('secret scrubbing', () => {
     expect(registry.scrub('a short note')).toBe('a short note');
   });
 });
+
+describe('error serializer', () => {
+  it('reduces an axios error to status, method and path: no config, headers, query or body', async () => {
+    const { default: axios } = await import('axios');
+    const { createServer } = await import('node:http');
+    const { serializeError } = await import('../src/log.js');
+    const srv = createServer((_req, res) => {
+      res.statusCode = 502;
+      res.end('upstream said: token=abc');
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as { port: number }).port;
+    let err: unknown;
+    try {
+      await axios.post(`http://127.0.0.1:${port}/api/thing?apiKey=sk_query_0123456789`, { password: 'body-secret-0123' }, { headers: { Authorization: 'ApiKey sk_header_0123456789' } });
+    } catch (e) {
+      err = e;
+    } finally {
+      srv.close();
+    }
+    const out = serializeError(err);
+    expect(out).toMatchObject({ status: 502, method: 'post', url: `http://127.0.0.1:${port}/api/thing` });
+    const text = JSON.stringify(out);
+    for (const secret of ['sk_query_0123456789', 'body-secret-0123', 'sk_header_0123456789', 'token=abc']) expect(text).not.toContain(secret);
+    expect(out).not.toHaveProperty('config');
+    expect(out).not.toHaveProperty('stack');
+  });
+});

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidAddress } from '../../src/wallet/addresses.js';
 import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -31,12 +32,20 @@ describe('/address', () => {
     expect(first.text).toMatch(/Generated/);
     expect(first.text).toMatch(/Client id\*\n`[0-9a-f-]{36}`/);
 
-    const qr = t.fake.files().find((f) => f.name.includes(addr));
-    expect(qr, 'QR upload').toBeDefined();
-    expect(qr!.content.subarray(1, 4).toString()).toBe('PNG');
+    expect(first.text).toContain('A QR code of the address is on its way to your direct messages.');
+    const qr = await until('the QR upload', () => t.fake.files().find((f) => f.name.includes(addr)));
+    expect(qr.content.subarray(1, 4).toString()).toBe('PNG');
+    expect(qr.channel).toBe(t.fake.dmChannel(USERS.viewer));
 
     const again = await address('alice@client.example 4 1');
     expect(again.text).toContain(addr);
+  });
+
+  it('still gives the address when the QR code cannot be sent, and says so', async () => {
+    t.fake.failNext('files.getUploadURLExternal', { error: 'internal_error', times: 5 });
+    const { responseUrl } = await t.command('/address', 'qrless@client.example usdt bsc', USERS.viewer);
+    const replies = await t.repliesUntil(responseUrl, (r) => String(r.text).includes('QR code could not be sent'));
+    expect(visibleText(replies[0]!)).toMatch(/```0x[0-9a-f]{40}```/);
   });
 
   it('accepts names in any case, codes and the public aliases', async () => {

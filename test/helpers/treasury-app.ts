@@ -75,7 +75,7 @@ export interface TestApp {
   click(
     user: string,
     action: { actionId: string; value: string; blockId?: string },
-    opts?: { channel?: string; message?: { ts: string; text?: string; blocks?: unknown[]; thread_ts?: string }; responseUrl?: string },
+    opts?: { channel?: string; message?: { ts: string; text?: string; blocks?: unknown[]; thread_ts?: string }; responseUrl?: string; send?: SendOptions },
   ): Promise<{ res: BoltResponse; responseUrl: string }>;
   submitView(user: string, view: Omit<ViewSubmissionOptions, 'userId'>): Promise<BoltResponse>;
   /** Waits until the response_url has received at least n posts, then returns them. */
@@ -151,6 +151,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
           responseUrl,
           actions: [{ actionId: action.actionId, value: action.value, blockId: action.blockId }],
         }),
+        opts.send,
       );
       return { res, responseUrl };
     },
