@@ -14,6 +14,7 @@ import { createAlerts, ingestEvent, readWebhook } from '../src/alerts/index.js';
 import { startHttpServer } from '../src/http/server.js';
 import { createLogger } from '../src/log.js';
 import { createOutbox } from '../src/outbox/index.js';
+import { registerAlertRenderers } from '../src/slack/alert-messages.js';
 import { parsePolicy } from '../src/policy/load.js';
 import { openStore } from '../src/store/index.js';
 import { parseJson } from '../src/wallet/json.js';
@@ -123,6 +124,7 @@ async function webhookToSlack(): Promise<BenchResult[]> {
     const client = new WebClient('xoxb-bench', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
     // Pacing off: this measures our pipeline, not Slack's one-per-second etiquette.
     const outbox = createOutbox({ store, client, logger, paceMs: 0, burstThreshold: 1_000_000 });
+    registerAlertRenderers(outbox, store);
     const alerts = createAlerts({ store, outbox, wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) }, policy, logger, secret: SECRET });
     outbox.start();
     const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });

@@ -11,6 +11,7 @@ import { registerCommands } from '../commands/index.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { withdrawalNotifier } from '../commands/withdraw-notify.js';
 import { createAlerts, registerAlertJobs } from './alerts/index.js';
+import { registerAlertRenderers } from './slack/alert-messages.js';
 import { createOutbox, type OutboxOptions } from './outbox/index.js';
 import { registerWebhook } from './webhooks/registration.js';
 import { createWithdrawalService, registerWithdrawalJobs, type WithdrawalService } from './withdrawals/index.js';
@@ -126,6 +127,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
 
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }));
     cleanups.push(() => scheduler.stop());
+    let httpPort: number | undefined;
+    const webhookBase = () => config.publicUrl ?? (sandbox && httpPort ? `http://127.0.0.1:${httpPort}` : undefined);
 
     // The outbox gets its own client: no retries inside it (the outbox retries, and knows
     // when a retry could double a post), and 429s come back to it instead of sleeping.
@@ -164,13 +167,13 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       secret: hookSecret,
       signatureRequired: config.webhookSignatureRequired,
       now,
-      explorer: explorerNet,
       // Inside the webhook's own commit: the request (and its card update) is as durable as the event.
       linkWithdrawal: (tx, e) => {
         withdrawals.applyWithdrawalEvent(tx, { merchantReference: e.merchantReference, status: e.status ?? '', transactionHash: e.event.hash ?? null });
       },
     });
     cleanups.push(() => alerts.stop());
+    registerAlertRenderers(outbox, store, { explorer: explorerNet });
 
     // Before anything new can happen: resume or reconcile what a previous process left.
     const recovered = await withdrawals.recover();
@@ -189,7 +192,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals,
       alerts,
-      registerWebhook: (by) => registerWebhook({ wallet: walletClient, store, logger, publicUrl: config.publicUrl, secret: hookSecret, by, now }),
+      registerWebhook: (by) => registerWebhook({ wallet: walletClient, store, logger, publicUrl: webhookBase(), secret: hookSecret, by, now }),
       walletDescription: sandbox ? `embedded sandbox (${sandbox.url})` : wallet.baseUrl!,
       explorerNet,
       version: VERSION,
@@ -237,7 +240,11 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox.start();
     }
     scheduler.start();
-    if (config.publicUrl) void deps.registerWebhook('startup');
+    // With the embedded sandbox the app is reachable on loopback, so its webhooks work with no PUBLIC_URL.
+    httpPort = http.port;
+    if (webhookBase()) {
+      deps.registerWebhook('startup').catch((err: unknown) => logger.error({ err }, 'webhook registration at startup failed'));
+    }
 
     return { url: http.url, port: http.port, deps, sandbox, slack, http, stop: stopAll };
   } catch (err) {

@@ -1,6 +1,7 @@
 /**
- * The webhook alerts domain, wired: the receiver, its renderers in the outbox, background
- * verification against the transaction list, reconciliation, and their scheduled jobs.
+ * The webhook alerts domain, wired: the receiver, background verification against the
+ * transaction list, reconciliation, and their scheduled jobs. What the alerts look like in
+ * Slack lives on the Slack side (`src/slack/alert-messages.ts`, `registerAlertRenderers`).
  */
 import type { Scheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../log.js';
@@ -8,24 +9,19 @@ import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
-import type { ExplorerNet } from '../wallet/explorers.js';
-import { ALERT_RENDERER, ALERT_STATUS_RENDERER } from './ingest.js';
 import type { WebhookEvent } from './parse.js';
 import { reconcileDeposits, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
 import { createWebhookHandler, type WebhookHandler } from './receiver.js';
-import { renderAlert, renderStatusChange } from './render.js';
-import { ALERT_COLLECTIONS, type Alert } from './types.js';
 import { alertsToVerify, createVerifier, verifyAlert } from './verify.js';
 
 export { createWebhookHandler, DEFAULT_MAX_BODY_BYTES, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
-export { ingestEvent, ALERT_RENDERER, ALERT_STATUS_RENDERER, alertMessageKey, type IngestResult } from './ingest.js';
+export { ingestEvent, ALERT_RENDERER, ALERT_STATUS_RENDERER, alertMessageKey, statusChangeRef, readStatusChangeRef, type IngestResult } from './ingest.js';
 export { readWebhook, eventKey, transactionKey, type WebhookEvent, type AlertKind } from './parse.js';
-export { renderAlert, renderStatusChange, type RenderedMessage } from './render.js';
 export { routeAlert, shouldMention } from './routing.js';
 export { reconcileDeposits, type ReconcileReport } from './reconcile.js';
 export { verifyAlert } from './verify.js';
 export { signBody, verifySignature, secretMatches } from './signature.js';
-export { ALERT_COLLECTIONS, type Alert, type StoredEvent } from './types.js';
+export { ALERT_COLLECTIONS, type Alert, type AlertHistoryEntry, type StoredEvent } from './types.js';
 
 export interface WithdrawalEventInfo {
   alertId: string;
@@ -44,7 +40,6 @@ export interface AlertsDeps {
   signatureRequired?: boolean;
   maxBodyBytes?: number;
   now?: () => number;
-  explorer?: ExplorerNet;
   /** Inside the event's commit (durable with it): link a withdrawal event to its request. Synchronous. */
   linkWithdrawal?: (tx: Tx, e: WithdrawalEventInfo) => void;
   /** After the event is durable and acknowledged: the withdrawal service's notification hook. */
@@ -67,19 +62,6 @@ export interface Alerts {
 export function createAlerts(deps: AlertsDeps): Alerts {
   const log = deps.logger.child({ module: 'alerts' });
   const now = deps.now ?? Date.now;
-  const renderOpts = deps.explorer ? { explorer: deps.explorer } : {};
-
-  deps.outbox.registerRenderer(ALERT_RENDERER, (ref) => {
-    const a = deps.store.get<Alert>(ALERT_COLLECTIONS.alerts, ref);
-    return a ? renderAlert(a, renderOpts) : null;
-  });
-  deps.outbox.registerRenderer(ALERT_STATUS_RENDERER, (ref) => {
-    const i = ref.lastIndexOf('#');
-    const a = deps.store.get<Alert>(ALERT_COLLECTIONS.alerts, ref.slice(0, i));
-    const h = a?.history[Number(ref.slice(i + 1))];
-    return a && h ? renderStatusChange(a, h) : null;
-  });
-
   const verifyDeps = { store: deps.store, outbox: deps.outbox, wallet: deps.wallet, logger: deps.logger, now };
   const verifier = createVerifier(verifyDeps, deps.verifyRetryDelaysMs);
 

@@ -14,6 +14,17 @@ import { ALERT_COLLECTIONS, type Alert, type AlertKey, type AlertSource, type St
 export const ALERT_RENDERER = 'alert';
 export const ALERT_STATUS_RENDERER = 'alert.status';
 
+/** The ref of an ALERT_STATUS_RENDERER entry: one line of the alert's history. */
+export function statusChangeRef(alertId: string, historyIndex: number): string {
+  return `${alertId}#${historyIndex}`;
+}
+
+export function readStatusChangeRef(ref: string): { alertId: string; historyIndex: number } | undefined {
+  const i = ref.lastIndexOf('#');
+  const tail = ref.slice(i + 1);
+  return i > 0 && /^\d+$/.test(tail) ? { alertId: ref.slice(0, i), historyIndex: Number(tail) } : undefined;
+}
+
 export interface IngestContext {
   outbox: Pick<Outbox, 'enqueue'>;
   policy: Policy;
@@ -158,7 +169,7 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   if (applied) {
     // The message is edited to show the new status; the thread gets a line saying when it changed.
     ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });
-    ctx.outbox.enqueue(tx, { op: 'reply', renderer: ALERT_STATUS_RENDERER, ref: `${alertId}#${next.history.length - 1}`, key: next.messageKey });
+    ctx.outbox.enqueue(tx, { op: 'reply', renderer: ALERT_STATUS_RENDERER, ref: statusChangeRef(alertId, next.history.length - 1), key: next.messageKey });
   }
   return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
 }

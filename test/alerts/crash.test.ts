@@ -79,11 +79,13 @@ describe('a crash after the acknowledgement', () => {
     const { WebClient } = await import('@slack/web-api');
     const { createOutbox } = await import('../../src/outbox/index.js');
     const { createAlerts } = await import('../../src/alerts/index.js');
+    const { registerAlertRenderers } = await import('../../src/slack/alert-messages.js');
     const { parsePolicy } = await import('../../src/policy/load.js');
     const { POLICY_YAML, SECRET, logger } = await import('./setup.js');
     const client = new WebClient('xoxb-restart', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
     const outbox = createOutbox({ store: p.store, client, logger, paceMs: 2 });
     createAlerts({ store: p.store, outbox, wallet: p.wallet, policy: parsePolicy(POLICY_YAML), logger, secret: SECRET });
+    registerAlertRenderers(outbox, p.store);
     outbox.start();
     await outbox.drain();
     await outbox.stop();

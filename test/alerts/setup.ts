@@ -9,8 +9,10 @@ import { createLogger } from '../../src/log.js';
 import { createOutbox, type Outbox } from '../../src/outbox/index.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { registerAlertRenderers } from '../../src/slack/alert-messages.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createWalletClient, type WalletClient } from '../../src/wallet/client.js';
+import type { ExplorerNet } from '../../src/wallet/explorers.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 
 export const SECRET = 'whk_test_secret_0123456789abcdef';
@@ -46,12 +48,22 @@ export interface Pipeline {
   close(): Promise<void>;
 }
 
-export async function startPipeline(o: { alerts?: Partial<AlertsDeps>; sandbox?: SandboxOptions; dir?: string; startOutbox?: boolean } = {}): Promise<Pipeline> {
+export interface PipelineOptions {
+  alerts?: Partial<AlertsDeps>;
+  /** Which block explorers the Slack messages link to. */
+  explorer?: ExplorerNet;
+  sandbox?: SandboxOptions;
+  dir?: string;
+  startOutbox?: boolean;
+}
+
+export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> {
   const dir = o.dir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-')));
   const store = await openStore({ dir, logger });
   const fake = await startFakeSlack();
   const client = new WebClient('xoxb-alerts-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 2000 });
   const outbox = createOutbox({ store, client, logger, paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50, unknownOutcomeDelayMs: 50 });
+  registerAlertRenderers(outbox, store, o.explorer ? { explorer: o.explorer } : {});
   const sandbox = await createSandbox({ seed: false, webhook: { retryBaseMs: 20, maxDelayMs: 100, confirmAfterMs: 50, maxAttempts: 3 }, ...o.sandbox });
   const wallet = createWalletClient({ baseUrl: sandbox.url, ...SANDBOX_MERCHANT, logger });
   const alerts = createAlerts({

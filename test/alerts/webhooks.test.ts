@@ -57,7 +57,7 @@ describe('webhook receiver', () => {
   });
 
   it('links to the test networks\' explorer when told to (sandbox wallet service)', async () => {
-    p = await startPipeline({ alerts: { explorer: 'testnet' } });
+    p = await startPipeline({ explorer: 'testnet' });
     await send(p.webhookUrl, depositSample({ status: 3 }));
     await p.outbox.drain();
     const shown = JSON.stringify(top('C0USDT')[0]!.blocks);
@@ -188,7 +188,39 @@ describe('webhook receiver', () => {
     expect(msgs).toHaveLength(2);
     expect(msgs[0]!.text).toMatch(/^Warning: Remittance/);
     expect(JSON.stringify(msgs[0]!.blocks)).toContain(':warning:');
+    // Money went out, not in: the warning says to check before resending, not that nothing was credited.
+    expect(JSON.stringify(msgs[0]!.blocks)).toMatch(/This remittance failed\.\*[^"]*did not leave the wallet[^"]*check the wallet service/);
+    expect(JSON.stringify(msgs[0]!.blocks)).not.toMatch(/credited/);
     expect(JSON.stringify(msgs[1]!.blocks)).toContain('wallet.frozen');
+  });
+
+  it('a FAILED or NOT_PROPAGATED deposit is posted with a visible warning; a confirmed one is not', async () => {
+    p = await startPipeline();
+    const failedHash = '0x' + 'f'.repeat(64);
+    const unsentHash = '0x' + 'e'.repeat(64);
+    await send(p.webhookUrl, depositSample({ hash: failedHash, status: 'FAILED' }));
+    await send(p.webhookUrl, depositSample({ hash: unsentHash, status: 'NOT_PROPAGATED' }));
+    await send(p.webhookUrl, depositSample({ hash: HASH_A, status: 'CONFIRMED' }));
+    await p.outbox.drain();
+    const byHash = (h: string) => top('C0USDT').find((m) => JSON.stringify(m.blocks).includes(h));
+    const warningOf = (blocks: unknown[] | undefined) =>
+      (blocks as Array<{ type: string; text?: { text: string } }>).filter((b) => b.type === 'section' && b.text?.text.startsWith(':warning:')).map((b) => b.text!.text);
+    const headerOf = (blocks: unknown[] | undefined) => (blocks as Array<{ type: string; text?: { text: string } }>).find((b) => b.type === 'header')!.text!.text;
+
+    const failed = byHash(failedHash)!;
+    expect(failed.text).toMatch(/^Warning: Deposit of 150\.25 USDT/);
+    expect(headerOf(failed.blocks)).toMatch(/^⚠️ /);
+    expect(warningOf(failed.blocks)).toEqual([':warning: *This deposit failed.* No funds were credited by it.']);
+
+    const unsent = byHash(unsentHash)!;
+    expect(unsent.text).toMatch(/^Warning: Deposit of 150\.25 USDT/);
+    expect(headerOf(unsent.blocks)).toMatch(/^⚠️ /);
+    expect(warningOf(unsent.blocks)).toEqual([':warning: *This deposit was not propagated to the network.* No funds were credited by it.']);
+
+    const fine = byHash(HASH_A)!;
+    expect(fine.text).not.toMatch(/Warning/);
+    expect(headerOf(fine.blocks)).not.toMatch(/⚠️/);
+    expect(warningOf(fine.blocks)).toEqual([]);
   });
 
   it('mentions @here strictly above the per-currency threshold (decimal compare)', async () => {

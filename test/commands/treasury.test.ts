@@ -25,8 +25,16 @@ describe('/treasury', () => {
     expect(await treasury('')).toContain('/address <client-email> <currency> <network>');
   });
 
-  it('status shows the wallet login and token expiry, the store, and the version', async () => {
+  it('status shows the wallet login and token expiry, the store, pending approvals, the webhook, and the version', async () => {
+    const r = await t.app.deps.withdrawals.request(
+      { amount: '10', currency: 'USDT', network: 'BSC', destination: '0x5555555555555555555555555555555555555555', clientEmail: 'status@client.example' },
+      USERS.alice,
+    );
+    expect(r.ok).toBe(true);
     const text = await treasury('status');
+    expect(text).toContain('*Pending approvals*\n1');
+    // With the embedded sandbox the loopback URL is registered, its secret hidden.
+    expect(text).toMatch(/\*Webhook\*\n:large_green_circle: http:\/\/127\.0\.0\.1:\d+\/webhooks\/wallet\/••••, registered/);
     expect(text).toMatch(/logged in as treasury@sandbox\.test; token expires \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     expect(text).toMatch(/embedded sandbox \(http:\/\/127\.0\.0\.1:\d+\)/);
     expect(text).toMatch(/\d+ records · [\d.]+ (B|KiB|MiB) on disk/);
@@ -62,7 +70,7 @@ describe('/treasury digest', () => {
     const text = await treasury('digest');
     expect(text).toContain('*USDT*: 2 deposit(s) totalling 0.3 USDT · 1 withdrawal(s) totalling 1,000.5 USDT');
     expect(text).toContain('*ETH*: 1 deposit(s) totalling 0.000000000000000001 ETH · 0 withdrawal(s) totalling 0 ETH · :x: 1 failed');
-    expect(text).toContain('*Waiting for approval*: 0');
+    expect(text).toContain(`*Waiting for approval*: ${t.app.deps.withdrawals.pendingCount()}`);
     expect(text).toContain('5 transaction(s)');
   });
 });

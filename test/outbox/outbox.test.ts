@@ -109,6 +109,42 @@ describe('outbox', () => {
     expect(fake.ephemerals(CH, 'U0DMUSER1').map((e) => e.text)).toEqual(['only you']);
   });
 
+  it('paces posts to one channel (a minimum gap between them), each channel on its own', async () => {
+    const PACE = 150;
+    const ob = makeOutbox({ paceMs: PACE });
+    for (const i of [1, 2, 3]) await post(ob, `a${i}`, `first channel ${i}`, CH);
+    for (const i of [1, 2, 3]) await post(ob, `b${i}`, `second channel ${i}`, CH2);
+    ob.start();
+    await ob.drain();
+    const posts = (channel: string) => fake.calls('chat.postMessage').filter((c) => c.args.channel === channel);
+    for (const channel of [CH, CH2]) {
+      const at = posts(channel).map((c) => c.at);
+      expect(at).toHaveLength(3);
+      // The next post goes out no sooner than the pace after the previous one was answered;
+      // a few ms of slack only so that a change of where the gap is measured from stays green.
+      for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(PACE - 5);
+    }
+    // The second channel's first post did not queue behind the first channel's paced posts.
+    expect(posts(CH2)[0]!.at).toBeLessThan(posts(CH)[1]!.at);
+    expect(topLevel(CH).map((m) => m.text)).toEqual(['first channel 1', 'first channel 2', 'first channel 3']);
+    expect(topLevel(CH2).map((m) => m.text)).toEqual(['second channel 1', 'second channel 2', 'second channel 3']);
+  });
+
+  it('a channel held back by its pace does not hold back another channel', async () => {
+    // A pace far longer than the test: if the wait were shared, the other channel's post would never come.
+    const ob = makeOutbox({ paceMs: 60_000 });
+    ob.start();
+    await post(ob, 'a1', 'first', CH);
+    await post(ob, 'a2', 'waits for the pace', CH);
+    await fake.waitFor('chat.postMessage', (c) => c.args.channel === CH && c.status !== undefined, 3000);
+    // Only now, with the first channel inside its pause, does the other channel get something to post.
+    await post(ob, 'b1', 'other channel', CH2);
+    await fake.waitFor('chat.postMessage', (c) => c.args.channel === CH2 && c.status !== undefined, 3000);
+    expect(topLevel(CH2).map((m) => m.text)).toEqual(['other channel']);
+    expect(topLevel(CH).map((m) => m.text)).toEqual(['first']);
+    expect(store.all<OutboxEntry>(COLLECTIONS.entries).find((e) => e.ref === 'a2')!.state).toBe('pending');
+  });
+
   it('honours 429 Retry-After and posts once', async () => {
     const ob = makeOutbox();
     fake.failNext('chat.postMessage', { retryAfter: 1 });

@@ -1,11 +1,15 @@
 /**
  * Alerts as Slack messages: plain `{ text, blocks }` objects, pure functions of the alert
  * record (the outbox calls them at send time, so an edit always shows the current state).
+ * This is the Slack side of the alerts domain: `src/alerts` decides what to post and when,
+ * and never knows about Block Kit.
  */
-import { context, esc, fields, header, link, section, shorten, truncate } from '../slack/blocks.js';
+import { ALERT_COLLECTIONS, ALERT_RENDERER, ALERT_STATUS_RENDERER, readStatusChangeRef, type Alert, type AlertHistoryEntry } from '../alerts/index.js';
+import { isFailure } from '../alerts/status.js';
+import type { Outbox } from '../outbox/index.js';
+import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
-import { isFailure } from './status.js';
-import type { Alert, AlertHistoryEntry } from './types.js';
+import { context, esc, fields, header, link, section, shorten, truncate } from './blocks.js';
 
 export interface RenderedMessage {
   text: string;
@@ -51,6 +55,25 @@ export function sourceLabel(a: Alert): string {
 
 const code = (v: string) => `\`${esc(v)}\``;
 
+/**
+ * What a failure means for the money depends on its direction: a failed deposit credited
+ * nothing, while a failed payment out must be checked before anyone sends it again (a
+ * resend on a false "failed" would pay twice).
+ */
+const FAILURE_CONSEQUENCE: Record<Alert['kind'], string> = {
+  deposit: 'No funds were credited by it.',
+  withdrawal: 'The funds did not leave the wallet: check the wallet service before sending it again.',
+  remittance: 'The funds did not leave the wallet: check the wallet service before sending it again.',
+  transfer: 'Check the wallet service for where the funds are.',
+  unknown: 'Check the wallet service for what happened.',
+};
+
+function failureWarning(a: Alert, title: string): string {
+  const what = a.status === 'NOT_PROPAGATED' ? 'was not propagated to the network' : 'failed';
+  const subject = a.kind === 'unknown' ? 'This notification reports a transaction that' : `This ${title.toLowerCase()}`;
+  return `:warning: *${subject} ${what}.* ${FAILURE_CONSEQUENCE[a.kind]}`;
+}
+
 function amountText(a: Alert): string {
   return a.amount ? `${a.amount} ${a.currency ?? ''}`.trim() : 'amount not given';
 }
@@ -68,7 +91,7 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
 
   const blocks: unknown[] = [header(`${failed ? '⚠️ ' : ''}${headline}`)];
   if (a.mention) blocks.push(section(`<!here> Large ${title.toLowerCase()}: *${esc(amountText(a))}*`));
-  if (failed) blocks.push(section(`:warning: *This ${title.toLowerCase()} ${a.status === 'NOT_PROPAGATED' ? 'was not propagated to the network' : 'failed'}.* No funds were credited by it.`));
+  if (failed) blocks.push(section(failureWarning(a, title)));
 
   const pairs: Array<[string, string]> = [['Status', statusLabel(a.status)]];
   if (a.kind !== 'unknown' || a.amount) pairs.push(['Amount', esc(amountText(a))]);
@@ -104,4 +127,22 @@ export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMess
   const warn = isFailure(h.status) ? ':warning: ' : '';
   const text = `${warn}Status changed to *${(h.status ?? 'unknown').replace(/_/g, ' ').toLowerCase()}* at ${when} (via ${via}).`;
   return { text, blocks: [section(text)] };
+}
+
+/**
+ * Call before `outbox.start()`: an alert entry the outbox reaches with no renderer is parked
+ * as failed, and entries left pending by a previous process are sent right at start.
+ */
+export function registerAlertRenderers(outbox: Pick<Outbox, 'registerRenderer'>, store: Pick<Store, 'get'>, opts: RenderOptions = {}): void {
+  const alert = (id: string) => store.get<Alert>(ALERT_COLLECTIONS.alerts, id);
+  outbox.registerRenderer(ALERT_RENDERER, (ref) => {
+    const a = alert(ref);
+    return a ? renderAlert(a, opts) : null;
+  });
+  outbox.registerRenderer(ALERT_STATUS_RENDERER, (ref) => {
+    const r = readStatusChangeRef(ref);
+    const a = r && alert(r.alertId);
+    const h = r && a?.history[r.historyIndex];
+    return a && h ? renderStatusChange(a, h) : null;
+  });
 }
