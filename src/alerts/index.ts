@@ -4,14 +4,12 @@
  * Slack lives on the Slack side (`src/slack/alert-messages.ts`, `registerAlertRenderers`).
  */
 import type { Scheduler } from '../jobs/scheduler.js';
-import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
-import type { Store, Tx } from '../store/index.js';
+import type { Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { WebhookEvent } from './parse.js';
 import { reconcileDeposits, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
-import { createWebhookHandler, type WebhookHandler } from './receiver.js';
+import { createWebhookHandler, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
 import { alertsToVerify, createVerifier, verifyAlert } from './verify.js';
 
 export { createWebhookHandler, DEFAULT_MAX_BODY_BYTES, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
@@ -30,16 +28,10 @@ export interface WithdrawalEventInfo {
   event: WebhookEvent;
 }
 
-export interface AlertsDeps {
-  store: Store;
+/** The receiver's parts, plus what verification and reconciliation need. */
+export interface AlertsDeps extends Pick<WebhookHandlerDeps, 'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now'> {
   outbox: Outbox;
   wallet: Pick<WalletClient, 'listTransactions'>;
-  policy: Policy | (() => Policy);
-  logger: Logger;
-  secret: string | (() => string | undefined);
-  signatureRequired?: boolean;
-  maxBodyBytes?: number;
-  now?: () => number;
   /** Inside the event's commit (durable with it): link a withdrawal event to its request. Synchronous. */
   linkWithdrawal?: (tx: Tx, e: WithdrawalEventInfo) => void;
   /** After the event is durable and acknowledged: the withdrawal service's notification hook. */
