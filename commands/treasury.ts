@@ -1,12 +1,12 @@
 /**
- * /treasury help | status | policy | audit [export] | webhook register: the app's own
+ * /treasury help | status | policy | audit [export] | digest | webhook register: the app's own
  * console. Verbs that change or reveal configuration are for `people.admins`.
  */
 import type { App, RespondFn } from '@slack/bolt';
 import type { Role } from '../src/policy/schema.js';
 import { refusal } from '../src/slack/access.js';
 import { auditCsv, recentAudit, verifyAudit } from '../src/audit/index.js';
-import { context, fields, header, packLines, section } from '../src/slack/blocks.js';
+import { context, fields, header, mention, packLines, section } from '../src/slack/blocks.js';
 import { dmChannel, guarded } from '../src/slack/guard.js';
 import { dailyDigest } from '../src/transactions/digest.js';
 import { registrationStatus } from '../src/webhooks/registration.js';
@@ -116,7 +116,7 @@ export const VERBS: Record<string, Verb> = {
     role: 'admins',
     run: async ({ deps, respond }) => {
       const p = deps.policy;
-      const who = (xs: string[]) => (xs.length ? xs.map((x) => (x === '*' ? 'everyone' : x.startsWith('S') ? `<!subteam^${x}>` : `<@${x}>`)).join(', ') : 'nobody');
+      const who = (xs: string[]) => (xs.length ? xs.map((x) => mention(x, 'everyone')).join(', ') : 'nobody');
       const tiers = Object.entries(p.withdrawals.tiers)
         .map(([cur, ts]) => `*${cur}*: ${ts.map((t) => `${t.max ? `≤ ${t.max}` : 'above'} → ${t.approvals} approval${t.approvals > 1 ? 's' : ''}${t.must_include.length ? ` incl. ${who(t.must_include)}` : ''}`).join('; ')}`)
         .join('\n');
@@ -133,89 +133,88 @@ export const VERBS: Record<string, Verb> = {
       });
     },
   },
-};
-
-VERBS.audit = {
-  usage: 'audit',
-  summary: 'the latest entries of the audit log, and whether its hash chain verifies (admins)',
-  role: 'admins',
-  run: async ({ deps, respond }) => {
-    const check = verifyAudit(deps.store);
-    const entries = recentAudit(deps.store, 20);
-    const lines = entries.map(
-      (e) => `\`#${e.seq}\` ${fmtTime(Date.parse(e.at))} · ${e.actor === 'system' ? 'system' : `<@${e.actor}>`} · *${e.action}* · \`${e.subject}\``,
-    );
-    await respond({
-      response_type: 'ephemeral',
-      text: 'Audit log',
-      blocks: [
-        header('Audit log'),
-        section(
-          check.ok
-            ? `:white_check_mark: Hash chain verified: ${check.count} entries.`
-            : `:rotating_light: *The audit log does not verify* at entry #${check.seq}: ${check.reason}`,
-        ),
-        ...packLines(lines.length ? lines : ['_No entries yet._']),
-        context('`/treasury audit export` sends the whole log as CSV.'),
-      ],
-    });
+  audit: {
+    usage: 'audit',
+    summary: 'the latest entries of the audit log, and whether its hash chain verifies (admins)',
+    role: 'admins',
+    run: async ({ deps, respond }) => {
+      const check = verifyAudit(deps.store);
+      const entries = recentAudit(deps.store, 20);
+      const lines = entries.map(
+        (e) => `\`#${e.seq}\` ${fmtTime(Date.parse(e.at))} · ${e.actor === 'system' ? 'system' : `<@${e.actor}>`} · *${e.action}* · \`${e.subject}\``,
+      );
+      await respond({
+        response_type: 'ephemeral',
+        text: 'Audit log',
+        blocks: [
+          header('Audit log'),
+          section(
+            check.ok
+              ? `:white_check_mark: Hash chain verified: ${check.count} entries.`
+              : `:rotating_light: *The audit log does not verify* at entry #${check.seq}: ${check.reason}`,
+          ),
+          ...packLines(lines.length ? lines : ['_No entries yet._']),
+          context('`/treasury audit export` sends the whole log as CSV.'),
+        ],
+      });
   },
-};
-
-VERBS['audit export'] = {
-  usage: 'audit export',
-  summary: 'the whole audit log as a CSV file, in a DM (admins)',
-  role: 'admins',
-  run: async ({ deps, respond, client, userId }) => {
-    const check = verifyAudit(deps.store);
-    const day = new Date(deps.now()).toISOString().slice(0, 10);
-    await client.files.uploadV2({
-      channel_id: await dmChannel(client, userId),
-      file: Buffer.from(auditCsv(deps.store), 'utf8'),
-      filename: `audit-${day}.csv`,
-      title: `Audit log ${day}`,
-      initial_comment: check.ok ? `Audit log: ${check.count} entries, hash chain verified.` : `:rotating_light: Audit log export: the hash chain does NOT verify at entry #${check.seq} (${check.reason}).`,
-    });
-    await respond({ response_type: 'ephemeral', text: ':white_check_mark: The audit log was sent to you in a direct message.' });
   },
-};
 
-VERBS.digest = {
-  usage: 'digest',
-  summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check',
-  role: 'viewers',
-  run: async ({ deps, respond }) => {
-    const d = await dailyDigest(deps.wallet, deps.now());
-    const lines = d.lines.map(
-      (l) =>
-        `*${l.currency}*: ${l.deposits.count} deposit(s) totalling ${formatAmount(l.deposits.total, l.currency)} · ${l.withdrawals.count} withdrawal(s) totalling ${formatAmount(l.withdrawals.total, l.currency)}${l.failed ? ` · :x: ${l.failed} failed` : ''}`,
-    );
-    const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
-    await respond({
-      response_type: 'ephemeral',
-      text: 'Treasury digest (last 24 hours)',
-      blocks: [
-        header('Treasury digest: last 24 hours'),
-        ...packLines(lines.length ? lines : ['_No transactions in the last 24 hours._']),
-        section(
-          `*Waiting for approval*: ${deps.withdrawals.pendingCount()}${unknown ? ` · :warning: *${unknown} withdrawal(s) with an unknown outcome* (see their cards)` : ''}`,
-        ),
-        context(`${d.records} transaction(s) from the wallet service's list${d.truncated ? ' (the oldest were left out: use /tx export for everything)' : ''}.`),
-      ],
-    });
+  'audit export': {
+    usage: 'audit export',
+    summary: 'the whole audit log as a CSV file, in a DM (admins)',
+    role: 'admins',
+    run: async ({ deps, respond, client, userId }) => {
+      const check = verifyAudit(deps.store);
+      const day = new Date(deps.now()).toISOString().slice(0, 10);
+      await client.files.uploadV2({
+        channel_id: await dmChannel(client, userId),
+        file: Buffer.from(auditCsv(deps.store), 'utf8'),
+        filename: `audit-${day}.csv`,
+        title: `Audit log ${day}`,
+        initial_comment: check.ok ? `Audit log: ${check.count} entries, hash chain verified.` : `:rotating_light: Audit log export: the hash chain does NOT verify at entry #${check.seq} (${check.reason}).`,
+      });
+      await respond({ response_type: 'ephemeral', text: ':white_check_mark: The audit log was sent to you in a direct message.' });
   },
-};
+  },
 
-VERBS['webhook register'] = {
-  usage: 'webhook register',
-  summary: 'register PUBLIC_URL/webhooks/wallet/<secret> with the wallet service (admins)',
-  role: 'admins',
-  run: async ({ deps, respond, userId }) => {
-    const r = await deps.registerWebhook(userId);
-    await respond({
-      response_type: 'ephemeral',
-      text: r.ok ? `:white_check_mark: Webhook registered: ${r.shownUrl}` : `:warning: Webhook not registered: ${r.error ?? 'unknown error'}`,
-    });
+  digest: {
+    usage: 'digest',
+    summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check',
+    role: 'viewers',
+    run: async ({ deps, respond }) => {
+      const d = await dailyDigest(deps.wallet, deps.now());
+      const lines = d.lines.map(
+        (l) =>
+          `*${l.currency}*: ${l.deposits.count} deposit(s) totalling ${formatAmount(l.deposits.total, l.currency)} · ${l.withdrawals.count} withdrawal(s) totalling ${formatAmount(l.withdrawals.total, l.currency)}${l.failed ? ` · :x: ${l.failed} failed` : ''}`,
+      );
+      const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
+      await respond({
+        response_type: 'ephemeral',
+        text: 'Treasury digest (last 24 hours)',
+        blocks: [
+          header('Treasury digest: last 24 hours'),
+          ...packLines(lines.length ? lines : ['_No transactions in the last 24 hours._']),
+          section(
+            `*Waiting for approval*: ${deps.withdrawals.pendingCount()}${unknown ? ` · :warning: *${unknown} withdrawal(s) with an unknown outcome* (see their cards)` : ''}`,
+          ),
+          context(`${d.records} transaction(s) from the wallet service's list${d.truncated ? ' (the oldest were left out: use /tx export for everything)' : ''}.`),
+        ],
+      });
+  },
+  },
+
+  'webhook register': {
+    usage: 'webhook register',
+    summary: 'register PUBLIC_URL/webhooks/wallet/<secret> with the wallet service (admins)',
+    role: 'admins',
+    run: async ({ deps, respond, userId }) => {
+      const r = await deps.registerWebhook(userId);
+      await respond({
+        response_type: 'ephemeral',
+        text: r.ok ? `:white_check_mark: Webhook registered: ${r.shownUrl}` : `:warning: Webhook not registered: ${r.error ?? 'unknown error'}`,
+      });
+  },
   },
 };
 

@@ -5,7 +5,7 @@
  */
 import type { KnownBlock } from '@slack/types';
 import type { Rendered } from '../src/outbox/index.js';
-import { actions, context, divider, esc, fields, header, link, section, shorten } from '../src/slack/blocks.js';
+import { actions, context, divider, esc, fields, header, link, mention, section, shorten } from '../src/slack/blocks.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../src/wallet/explorers.js';
 import type { WithdrawalRequest, WithdrawalService } from '../src/withdrawals/index.js';
 import { formatAmount } from '../src/withdrawals/index.js';
@@ -22,7 +22,7 @@ export const ACTIONS = {
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
 
-const who = (ids: readonly string[]) => ids.map((id) => (id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`)).join(', ');
+const who = (ids: readonly string[]) => ids.map((id) => mention(id, 'anyone')).join(', ');
 const time = (iso: string | undefined) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '?');
 const slackTime = (iso: string, fallback = time(iso)) =>
   `<!date^${Math.floor(Date.parse(iso) / 1000)}^{date_short_pretty} {time}|${fallback}>`;

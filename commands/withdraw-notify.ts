@@ -12,10 +12,11 @@ import type { Store, Tx } from '../src/store/index.js';
 import { needsAdminAttention, type WithdrawalEvent, type WithdrawalService } from '../src/withdrawals/index.js';
 import type { ExplorerNet } from '../src/wallet/explorers.js';
 import { CARD_RENDERER, DM_RENDERER, THREAD_RENDERER, cardKey, renderCard, renderDm, renderThread } from './withdraw-card.js';
+import { mention } from '../src/slack/blocks.js';
 
 const DM_EVENTS = new Set(['requested', 'completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
 
-const mention = (ids: readonly string[]) => ids.map((a) => (a === '*' ? '<!here>' : a.startsWith('S') ? `<!subteam^${a}>` : `<@${a}>`)).join(' ');
+const mentions = (ids: readonly string[]) => ids.map((a) => mention(a)).join(' ');
 
 export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, service: Pick<WithdrawalService, 'reminderTargets'>): OutboxRequest[] {
   const r = event.request;
@@ -29,10 +30,10 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, servi
   if (event.type === 'approved') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`, key });
   if (event.type === 'executing') out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|approved`, user: r.requester, key: `${key}:dm:approved` });
   if (event.type === 'reminder') {
-    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mention(service.reminderTargets(r))}`, key });
+    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mentions(service.reminderTargets(r))}`, key });
   }
   if ((event.type === 'confirmation' || event.type === 'contradiction') && r.confirmation) {
-    const admins = needsAdminAttention(event) ? ` ${mention(policy.people.admins)}` : '';
+    const admins = needsAdminAttention(event) ? ` ${mentions(policy.people.admins)}` : '';
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`, key });
   }
   if (DM_EVENTS.has(event.type)) {

@@ -95,3 +95,8 @@ export function shorten(value: string, head = 6, tail = 4): string {
 export function link(url: string | undefined | null, text: string): string {
   return url && /^https?:\/\//.test(url) ? `<${url.replace(/[|>]/g, encodeURIComponent)}|${esc(text)}>` : esc(text);
 }
+
+/** A policy principal as Slack shows it: a user, a user group, or (for "*") what the caller says everyone is. */
+export function mention(id: string, everyone = '<!here>'): string {
+  return id === '*' ? everyone : id.startsWith('S') ? `<!subteam^${id}>` : `<@${id}>`;
+}
