@@ -180,7 +180,14 @@ export interface FakeSlackOptions {
   responseUrlMaxUses?: number;
   /** Default timeout of waitFor (ms). */
   waitTimeoutMs?: number;
+  /**
+   * Consulted before every Web API call (after failNext rules): a FailureSpec answers the call
+   * with that failure (e.g. a rate limiter returning `{ retryAfter: 1 }`); undefined lets it through.
+   */
+  gate?: ApiGate;
 }
+
+export type ApiGate = (method: string, args: Json) => FailureSpec | undefined;
 
 export interface FakeSlack {
   /** `http://127.0.0.1:<port>/api/` — give it to WebClient as `slackApiUrl`. */
@@ -214,6 +221,8 @@ export interface FakeSlack {
   setUser(id: string, user: Partial<SlackUser>): void;
   setUsergroup(id: string, members: string[]): void;
   attachSocket(source: SocketUrlSource | undefined): void;
+  /** Replace the gate of FakeSlackOptions (undefined removes it). */
+  setGate(gate: ApiGate | undefined): void;
   /** Forget every call, message, file, view, response and pending failure; keeps users, groups and socket. */
   reset(): void;
   close(): Promise<void>;
@@ -257,6 +266,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
   const maxUses = opts.responseUrlMaxUses ?? 5;
   const defaultWait = opts.waitTimeoutMs ?? 3000;
   let socket = opts.socket;
+  let gate = opts.gate;
 
   let calls: RecordedCall[] = [];
   let failures = new Map<string, Array<FailureSpec & { left: number }>>();
@@ -802,7 +812,7 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
 
   // Returns true when the failure fully answered the request.
   async function applyFailure(method: string, res: ServerResponse, call: RecordedCall): Promise<boolean> {
-    const rule = takeFailure(method);
+    const rule = takeFailure(method) ?? gate?.(method, call.args);
     if (!rule) return false;
     if (rule.delayMs) await sleep(rule.delayMs);
     const status = rule.status ?? (rule.retryAfter !== undefined ? 429 : undefined);
@@ -1010,6 +1020,10 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     setUsergroup: (id, members) => void usergroups.set(id, [...members]),
     attachSocket(source) {
       socket = source;
+    },
+
+    setGate(g) {
+      gate = g;
     },
 
     reset() {
