@@ -151,8 +151,11 @@ export type DecisionOutcome =
     }
   | { ok: false; reason: DecisionReason; message: string };
 
+/** Named after the state they announce, except `approval-recorded` (an approval that did not complete the quorum). */
 export type WithdrawalEventType =
   | 'requested'
+  | 'approval-recorded'
+  /** The last approval: the state is now `approved`. */
   | 'approved'
   | 'rejected'
   | 'expired'
