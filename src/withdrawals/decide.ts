@@ -12,14 +12,11 @@
  * unions, and each switch over them is exhaustive (`never`).
  */
 import type { Policy } from '../policy/schema.js';
-import type { WalletClient } from '../wallet/client.js';
-import { WalletError, WalletRejectedError } from '../wallet/errors.js';
 import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
-import { Dec } from './money.js';
-import { checkAllowlist, checkDailyLimit, checkInput, type CheckedInput } from './rules.js';
+import { approvalsComplete, checkAllowlist, checkDailyLimit, decisionRefusal, expiryDue, refused, reminderDue, reservedFor, type CheckedInput, type Refused } from './rules.js';
+import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
 import type {
   DecisionReason,
-  RequestInput,
   RequestRule,
   WithdrawalEventType,
   WithdrawalRequest,
@@ -29,14 +26,6 @@ import type {
 
 /** The actor of everything the app does on its own (sending, expiry, reconciliation, webhooks). */
 export const SYSTEM = 'system';
-
-/** The wallet service's answer to the withdrawal POST. */
-export type WithdrawAnswer = Awaited<ReturnType<WalletClient['withdraw']>>;
-/** A record of the wallet service's transaction list. */
-export type ListedTransaction = Awaited<ReturnType<WalletClient['listTransactions']>>['records'][number];
-
-/** What the one send produced: an answer, or the error it threw (classified here). */
-export type SendOutcome = { ok: true; answer: WithdrawAnswer } | { ok: false; error: unknown };
 
 export type WithdrawalCommand =
   /** A new request that passed `admitRequest`; ids are drawn by the shell. */
@@ -72,7 +61,7 @@ export interface AuditRecord {
 }
 
 export type Decision<Reason extends string = DecisionReason> =
-  | { kind: 'refused'; reason: Reason; message: string }
+  | Refused<Reason>
   /** Nothing to write (a lost compare-and-set, a duplicate webhook, a repeated request). */
   | { kind: 'unchanged'; request: WithdrawalRequest | undefined }
   /** Only an audit entry (the wallet answered for a request that something else settled meanwhile). */
@@ -82,97 +71,11 @@ export type Decision<Reason extends string = DecisionReason> =
 type ReasonOf<C extends WithdrawalCommand> = C extends { type: 'request' } ? RequestRule : DecisionReason;
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const refuse = <R extends string>(reason: R, message: string) => ({ kind: 'refused', reason, message }) as const;
 const unchanged = (request: WithdrawalRequest | undefined): Decision<never> => ({ kind: 'unchanged', request });
 
 /** The request moved to `state`, with a history line. */
 export function transition(req: WithdrawalRequest, state: WithdrawalState, by: string, at: string, note?: string, patch: Partial<WithdrawalRequest> = {}): WithdrawalRequest {
   return { ...req, ...patch, state, history: [...req.history, { at, state, by, ...(note ? { note } : {}) }] };
-}
-
-// ------------------------------------------------------------------ shared rules
-
-/** Before anything is stored: who may request, and the stateless rules of the input. */
-export function admitRequest(policy: Policy, input: RequestInput, isRequester: boolean): CheckedInput | { ok: false; rule: RequestRule; message: string } {
-  if (!isRequester) {
-    return { ok: false, rule: 'not_requester', message: 'You are not allowed to request withdrawals: only the people listed under people.requesters in the treasury policy can.' };
-  }
-  return checkInput(policy, input);
-}
-
-/**
- * Whether `user` may approve or reject the request now: the refusal, or undefined. Shared by
- * approve, reject and the Slack layer's early check (before it opens the reason modal).
- */
-export function decisionRefusal(
-  req: WithdrawalRequest | undefined,
-  user: string,
-  kind: 'approve' | 'reject',
-  facts: { isApprover: boolean; now: number },
-): { kind: 'refused'; reason: DecisionReason; message: string } | undefined {
-  if (!req) return refuse('not_found', 'There is no such withdrawal request.');
-  if (req.state !== 'pending') return refuse('not_pending', `This request is no longer waiting for decisions (it is ${req.state}).`);
-  if (facts.now >= Date.parse(req.expiresAt)) return refuse('expired', 'This request has expired.');
-  if (req.requester === user) return refuse('own_request', 'You cannot decide on your own withdrawal request.');
-  if (!facts.isApprover) return refuse('not_approver', 'You are not an approver in the treasury policy.');
-  if (req.approvals.some((a) => a.user === user)) {
-    return kind === 'approve'
-      ? refuse('already_approved', 'You have already approved this request.')
-      : refuse('already_approved', 'You have already approved this request, so you cannot also reject it; ask another approver.');
-  }
-  return undefined;
-}
-
-/**
- * The tier's must_include entries nobody has satisfied yet, when the remaining approval slots
- * are all reserved for them (so only someone satisfying one may approve); else [].
- */
-export function reservedFor(req: WithdrawalRequest): string[] {
-  const missing = req.tier.mustInclude.filter((e) => !req.approvals.some((a) => a.satisfies.includes(e)));
-  const slotsLeft = req.tier.approvals - req.approvals.length;
-  return missing.length >= slotsLeft ? missing : [];
-}
-
-export function approvalsComplete(req: WithdrawalRequest): boolean {
-  if (req.approvals.length < req.tier.approvals) return false;
-  return req.tier.mustInclude.every((entry) => req.approvals.some((a) => a.satisfies.includes(entry)));
-}
-
-/** Whether a reminder is due: pending, not reminded yet, within remind_before of an expiry not yet reached. */
-export function reminderDue(req: WithdrawalRequest, ctx: DecideContext): boolean {
-  const expiresAt = Date.parse(req.expiresAt);
-  return req.state === 'pending' && !req.reminderSentAt && ctx.now >= expiresAt - ctx.policy.withdrawals.remind_before && ctx.now < expiresAt;
-}
-
-export const expiryDue = (req: WithdrawalRequest, now: number): boolean => req.state === 'pending' && now >= Date.parse(req.expiresAt);
-
-/** The service's answer checked against what was approved: it must be about the same payment. */
-export function answerMismatches(req: WithdrawalRequest, answer: WithdrawAnswer): string[] {
-  const out: string[] = [];
-  if (answer.merchantReference && answer.merchantReference !== req.merchantReference) {
-    out.push(`merchant reference ${answer.merchantReference} instead of ${req.merchantReference}`);
-  }
-  if (answer.destinationAddress && answer.destinationAddress.toLowerCase() !== req.destination.toLowerCase()) {
-    out.push(`destination ${answer.destinationAddress} instead of ${req.destination}`);
-  }
-  const requested = answer.amountRequested ?? answer.amount;
-  if (requested && !new Dec(requested).eq(req.amount)) out.push(`amount ${requested} instead of ${req.amount}`);
-  return out;
-}
-
-/** What a failed send means: refused or not sent (failed), or possibly sent (unknown, to reconcile). */
-export function classifySendError(err: unknown): { state: 'failed' | 'unknown'; errorKind: 'rejected' | 'not_sent'; kind: string; message: string } {
-  if (err instanceof WalletRejectedError) {
-    return { state: 'failed', errorKind: 'rejected', kind: err.kind, message: `The wallet service refused the withdrawal: ${err.serviceMessage}` };
-  }
-  if (err instanceof WalletError && !err.mayHaveChanged) {
-    return { state: 'failed', errorKind: 'not_sent', kind: err.kind, message: `Nothing was sent: ${err.message}` };
-  }
-  if (err instanceof WalletError) {
-    return { state: 'unknown', errorKind: 'not_sent', kind: err.kind, message: err.message };
-  }
-  // Not a wallet error: we cannot tell how far the call got, so assume it may have gone out.
-  return { state: 'unknown', errorKind: 'not_sent', kind: 'internal', message: 'The withdrawal call failed inside the app; the money may have moved.' };
 }
 
 // ------------------------------------------------------------------ decide
@@ -189,7 +92,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       const refusal = decisionRefusal(req, command.user, 'reject', { isApprover: command.isApprover, now: ctx.now });
       if (refusal) return refusal;
       const text = command.reason.trim();
-      if (!text) return refuse('reason_required', 'A rejection needs a reason.');
+      if (!text) return refused('reason_required', 'A rejection needs a reason.');
       const cur = req!;
       return {
         kind: 'changed',
@@ -234,7 +137,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       };
     }
     case 'remind': {
-      if (!req || !reminderDue(req, ctx)) return unchanged(req);
+      if (!req || !reminderDue(req, ctx.now, ctx.policy.withdrawals.remind_before)) return unchanged(req);
       return {
         kind: 'changed',
         next: { ...req, reminderSentAt: at },
@@ -270,10 +173,10 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
   const again = c.idempotencyKey ? c.existing.find((r) => r.idempotencyKey === c.idempotencyKey && r.requester === c.requester) : undefined;
   if (again) return unchanged(again);
   const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing);
-  if ('ok' in allowlist) return refuse(allowlist.rule, allowlist.message);
+  if ('ok' in allowlist) return refused(allowlist.rule, allowlist.message);
   // Decided inside the shell's commit: two requests racing cannot both fit under the limit.
   const over = checkDailyLimit(ctx.policy, c.existing, c.checked.currency.name, c.checked.amount, ctx.now);
-  if (over) return refuse(over.rule, over.message);
+  if (over) return refused(over.rule, over.message);
   const at = iso(ctx.now);
   const req: WithdrawalRequest = {
     id: c.id,
@@ -316,7 +219,7 @@ function decideApprove(c: Extract<WithdrawalCommand, { type: 'approve' }>, req: 
   const satisfies = cur.tier.mustInclude.filter((e) => c.satisfies.includes(e));
   const reserved = reservedFor(cur);
   if (reserved.length && !reserved.some((e) => satisfies.includes(e))) {
-    return refuse('must_include_required', `This request still needs the approval of ${reserved.join(', ')} (required by its tier).`);
+    return refused('must_include_required', `This request still needs the approval of ${reserved.join(', ')} (required by its tier).`);
   }
   const at = iso(ctx.now);
   const recorded: WithdrawalRequest = { ...cur, approvals: [...cur.approvals, { user: c.user, at, satisfies }] };
@@ -392,11 +295,11 @@ function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefi
 }
 
 function decideResolve(c: Extract<WithdrawalCommand, { type: 'resolve-unknown' }>, cur: WithdrawalRequest | undefined, at: string): Decision {
-  if (!cur) return refuse('not_found', 'There is no such withdrawal request.');
-  if (!c.isAdmin) return refuse('not_admin', 'Only treasury admins can resolve a withdrawal whose outcome is unknown.');
-  if (cur.state !== 'unknown') return refuse('not_unknown', `Only a request whose outcome is unknown can be resolved (this one is ${cur.state}).`);
+  if (!cur) return refused('not_found', 'There is no such withdrawal request.');
+  if (!c.isAdmin) return refused('not_admin', 'Only treasury admins can resolve a withdrawal whose outcome is unknown.');
+  if (cur.state !== 'unknown') return refused('not_unknown', `Only a request whose outcome is unknown can be resolved (this one is ${cur.state}).`);
   const text = c.note.trim();
-  if (!text) return refuse('note_required', 'Say how you established the outcome (a note is required).');
+  if (!text) return refused('note_required', 'Say how you established the outcome (a note is required).');
   const resolution = { by: c.admin, at, outcome: c.outcome, note: text };
   const next =
     c.outcome === 'sent'

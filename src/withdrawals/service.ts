@@ -13,41 +13,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { serializeError } from '../log.js';
 import type { Store, Tx } from '../store/index.js';
 import type { Policy } from '../policy/schema.js';
 import { hasRole, matches, type GroupResolver } from '../policy/people.js';
 import type { WalletClient } from '../wallet/client.js';
 import { CURRENCIES, lookup } from '../wallet/enums.js';
-import { appendAudit } from '../audit/log.js';
 import { formatAmount } from './money.js';
-import { dailyUsage, type DailyUsage } from './rules.js';
-import {
-  admitRequest,
-  decide,
-  decisionRefusal,
-  expiryDue,
-  reminderDue,
-  reservedFor,
-  type DecideContext,
-  type Decision,
-  type ListedTransaction,
-  type SendOutcome,
-  type WithdrawalCommand,
-} from './decide.js';
+import { admitRequest, dailyUsage, decisionRefusal, expiryDue, reminderDue, reservedFor, type DailyUsage } from './rules.js';
+import { createShell, WITHDRAWALS } from './shell.js';
+import { createSender } from './sender.js';
+import { createReconciler, type ReconcileReport } from './reconcile.js';
 import type {
   DecisionOutcome,
   RequestInput,
   RequestOutcome,
   WithdrawalEvent,
-  WithdrawalEventType,
   WithdrawalHooks,
   WithdrawalListener,
   WithdrawalRequest,
   WithdrawalState,
 } from './types.js';
 
-export const WITHDRAWALS = 'withdrawals';
+export { WITHDRAWALS };
+export type { ReconcileReport };
+
 
 export interface WithdrawalServiceOptions {
   store: Store;
@@ -76,13 +65,6 @@ export interface ListFilter {
   currency?: string;
   /** Newest first, at most this many. */
   limit?: number;
-}
-
-export interface ReconcileReport {
-  checked: number;
-  resolved: WithdrawalRequest[];
-  stillUnknown: string[];
-  errors: Array<{ id: string; message: string }>;
 }
 
 export interface WithdrawalEventInput {
@@ -125,89 +107,14 @@ export interface WithdrawalService {
   idle(): Promise<void>;
 }
 
-/** A decision taken inside a commit, and the event its change produced (to emit once durable). */
-interface Applied<D extends Decision<string> = Decision<string>> {
-  decision: D;
-  event?: WithdrawalEvent;
-}
-
 export function createWithdrawalService(o: WithdrawalServiceOptions): WithdrawalService {
-  const { store, wallet, groups, hooks = {}, logger } = o;
+  const { store, groups, logger } = o;
   const now = o.now ?? Date.now;
   const policy = (): Policy => (typeof o.policy === 'function' ? o.policy() : o.policy);
-  const maxPages = o.reconcileMaxPages ?? 10;
-  const pageSize = o.reconcilePageSize ?? 100;
-  /** Sends in flight in this process, so recover() never mistakes them for a crash's leftovers. */
-  const inFlight = new Map<string, Promise<WithdrawalRequest>>();
-  const stored = (id: string) => store.get<WithdrawalRequest>(WITHDRAWALS, id);
-  const context = (t = now(), p = policy()): DecideContext => ({ now: t, policy: p });
-
-  function emit(events: readonly WithdrawalEvent[]): void {
-    for (const event of events) {
-      if (!o.listener) return;
-      const failed = (err: unknown) => logger.error({ err: serializeError(err), event: event.type, id: event.request.id }, 'withdrawal listener failed');
-      try {
-        const r = o.listener(event);
-        if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).catch(failed);
-      } catch (err) {
-        failed(err);
-      }
-    }
-  }
-
-  /** Writes the request and returns the event; the caller emits it after the commit is durable. */
-  function save(tx: Tx, req: WithdrawalRequest, type: WithdrawalEventType): WithdrawalEvent {
-    tx.put(WITHDRAWALS, req.id, req);
-    const event: WithdrawalEvent = { type, request: tx.get<WithdrawalRequest>(WITHDRAWALS, req.id)! };
-    if (o.onChange) {
-      try {
-        o.onChange(event, tx);
-      } catch (err) {
-        logger.error({ err: serializeError(err), event: type, id: req.id }, 'withdrawal onChange hook failed');
-      }
-    }
-    return event;
-  }
-
-  /** Inside a commit: decides on the request as it is now, and writes what the decision says. */
-  function apply<C extends WithdrawalCommand>(tx: Tx, command: C, cur: WithdrawalRequest | undefined, ctx: DecideContext = context()): Applied<ReturnType<typeof decide<C>>> {
-    const decision = decide(command, cur, ctx);
-    switch (decision.kind) {
-      case 'refused':
-      case 'unchanged':
-        return { decision };
-      case 'noted':
-        appendAudit(tx, decision.audit);
-        return { decision };
-      case 'changed':
-        appendAudit(tx, decision.audit);
-        return { decision, event: save(tx, decision.next, decision.event) };
-      default: {
-        const unhandled: never = decision;
-        throw new Error(`unhandled withdrawal decision ${JSON.stringify(unhandled)}`);
-      }
-    }
-  }
-
-  /** The same command for every request that `due` selects, in one commit; the events of the changes. */
-  async function applyToAll(command: WithdrawalCommand, due: (r: WithdrawalRequest) => boolean, ctx: DecideContext = context()): Promise<WithdrawalEvent[]> {
-    if (!store.find<WithdrawalRequest>(WITHDRAWALS, due).length) return [];
-    return store.commit((tx) =>
-      tx.all<WithdrawalRequest>(WITHDRAWALS).flatMap((r) => {
-        if (!due(r)) return [];
-        const { event } = apply(tx, command, r, ctx);
-        return event ? [event] : [];
-      }),
-    );
-  }
-
-  /** A decision as the callers see it: a refusal, or the request after it. */
-  function outcomeOf({ decision, event }: Applied<Decision>): DecisionOutcome {
-    if (decision.kind === 'refused') return { ok: false, reason: decision.reason, message: decision.message };
-    const request = event?.request ?? (decision.kind === 'unchanged' ? decision.request : undefined);
-    if (!request) throw new Error('a withdrawal decision produced no request');
-    return { ok: true, request };
-  }
+  const shell = createShell({ store, policy, now, logger, ...(o.listener ? { listener: o.listener } : {}), ...(o.onChange ? { onChange: o.onChange } : {}) });
+  const { stored, context, emit, commitOn, commitOnAll, outcomeOf } = shell;
+  const sender = createSender(shell, { wallet: o.wallet, hooks: o.hooks ?? {}, logger });
+  const reconcileUnknown = createReconciler(shell, { wallet: o.wallet, logger, maxPages: o.reconcileMaxPages ?? 10, pageSize: o.reconcilePageSize ?? 100 });
 
   // ------------------------------------------------------------------ request and decisions
 
@@ -225,7 +132,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         merchantReference: randomUUID(),
         existing: tx.all<WithdrawalRequest>(WITHDRAWALS),
       } as const;
-      return apply(tx, command, undefined, context(now(), p));
+      return shell.apply(tx, command, undefined, context(now(), p));
     });
     if (decision.kind === 'refused') return { ok: false, rule: decision.reason, message: decision.message };
     if (decision.kind === 'unchanged' && decision.request) return { ok: true, request: decision.request };
@@ -236,26 +143,23 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   }
 
   async function approve(id: string, userId: string): Promise<DecisionOutcome> {
-    const p = policy();
-    const isApprover = await hasRole(p, 'approvers', userId, groups);
+    const isApprover = await hasRole(policy(), 'approvers', userId, groups);
     // Group membership is resolved before the commit (it is async) and recorded with the approval.
     const satisfies: string[] = [];
     for (const entry of stored(id)?.tier.mustInclude ?? []) if (await matches([entry], userId, groups)) satisfies.push(entry);
-
-    const applied = await store.commit((tx) => apply(tx, { type: 'approve', user: userId, isApprover, satisfies }, tx.get<WithdrawalRequest>(WITHDRAWALS, id)));
+    const applied = await commitOn(id, { type: 'approve', user: userId, isApprover, satisfies });
     const outcome = outcomeOf(applied);
     if (!outcome.ok || !applied.event) return outcome;
     const quorum = applied.event.type === 'approved';
     logger.info({ id, user: userId, approvals: outcome.request.approvals.length, executing: quorum }, 'withdrawal approved');
-    if (hooks.afterApprovalDurable) await hooks.afterApprovalDurable(outcome.request);
+    if (o.hooks?.afterApprovalDurable) await o.hooks.afterApprovalDurable(outcome.request);
     emit([applied.event]);
-    return quorum ? { ...outcome, execution: startSend(outcome.request) } : outcome;
+    return quorum ? { ...outcome, execution: sender.start(outcome.request) } : outcome;
   }
 
   async function reject(id: string, userId: string, reason: string): Promise<DecisionOutcome> {
     const isApprover = await hasRole(policy(), 'approvers', userId, groups);
-    const command = { type: 'reject', user: userId, isApprover, reason: String(reason ?? '') } as const;
-    const applied = await store.commit((tx) => apply(tx, command, tx.get<WithdrawalRequest>(WITHDRAWALS, id)));
+    const applied = await commitOn(id, { type: 'reject', user: userId, isApprover, reason: String(reason ?? '') });
     if (applied.event) {
       logger.info({ id, user: userId }, 'withdrawal rejected');
       emit([applied.event]);
@@ -265,122 +169,29 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 
   async function resolveUnknown(id: string, adminId: string, outcome: 'sent' | 'not_sent', note: string): Promise<DecisionOutcome> {
     const isAdmin = await hasRole(policy(), 'admins', adminId, groups);
-    const command = { type: 'resolve-unknown', admin: adminId, isAdmin, outcome, note: String(note ?? '') } as const;
-    const applied = await store.commit((tx) => apply(tx, command, tx.get<WithdrawalRequest>(WITHDRAWALS, id)));
+    const applied = await commitOn(id, { type: 'resolve-unknown', admin: adminId, isAdmin, outcome, note: String(note ?? '') });
     if (applied.event) emit([applied.event]);
     return outcomeOf(applied);
   }
 
-  // ------------------------------------------------------------------ sending
-
-  function startSend(req: WithdrawalRequest): Promise<WithdrawalRequest> {
-    const running = send(req)
-      .catch((err: unknown) => {
-        // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).
-        logger.error({ err: serializeError(err), id: req.id }, 'could not record the outcome of a withdrawal; it will be reconciled after restart');
-        return stored(req.id) ?? req;
-      })
-      .finally(() => inFlight.delete(req.id));
-    inFlight.set(req.id, running);
-    return running;
-  }
-
-  async function send(approved: WithdrawalRequest): Promise<WithdrawalRequest> {
-    // Compare-and-set approved -> executing, durable before the wallet call: whoever wins sends,
-    // and a restart that finds `executing` knows it may have been sent.
-    const claim = await store.commit((tx) => apply(tx, { type: 'claim-for-sending' }, tx.get<WithdrawalRequest>(WITHDRAWALS, approved.id)));
-    if (!claim.event) return claim.decision.kind === 'unchanged' ? (claim.decision.request ?? approved) : approved;
-    const req = claim.event.request;
-    emit([claim.event]);
-    if (hooks.afterExecutingDurable) await hooks.afterExecutingDurable(req);
-    let outcome: SendOutcome;
-    try {
-      const answer = await wallet.withdraw({
-        amount: req.amount,
-        currency: req.currency,
-        network: req.network,
-        destinationAddress: req.destination,
-        clientEmail: req.clientEmail,
-        merchantReference: req.merchantReference,
-        ...(req.note ? { description: req.note } : {}),
-      });
-      outcome = { ok: true, answer };
-    } catch (error) {
-      outcome = { ok: false, error };
-    }
-    if (hooks.afterWalletAnswered) await hooks.afterWalletAnswered(req, outcome.ok ? 'success' : 'error');
-
-    const { decision, event } = await store.commit((tx) =>
-      apply(tx, { type: 'record-send-outcome', requestId: req.id, outcome }, tx.get<WithdrawalRequest>(WITHDRAWALS, req.id)),
-    );
-    const mismatches = event?.request.result?.source === 'wallet' ? event.request.result.mismatches : undefined;
-    if (mismatches?.length) logger.error({ id: req.id, mismatches }, 'the wallet service answered for something other than what was approved');
-    const after = event?.request ?? (decision.kind === 'unchanged' ? decision.request : undefined) ?? stored(req.id) ?? req;
-    logger.info({ id: req.id, state: after.state }, 'withdrawal send recorded');
-    if (event) emit([event]);
-    return after;
-  }
-
-  // ------------------------------------------------------------------ jobs
+  // ------------------------------------------------------------------ jobs and recovery
 
   async function expireDue(): Promise<WithdrawalRequest[]> {
     const ctx = context();
-    const events = await applyToAll({ type: 'expire' }, (r) => expiryDue(r, ctx.now), ctx);
+    const events = await commitOnAll({ type: 'expire' }, (r) => expiryDue(r, ctx.now), ctx);
     emit(events);
     return events.map((e) => e.request);
   }
 
   async function remindersDue(): Promise<WithdrawalRequest[]> {
     const ctx = context();
-    const events = await applyToAll({ type: 'remind' }, (r) => reminderDue(r, ctx), ctx);
+    const events = await commitOnAll({ type: 'remind' }, (r) => reminderDue(r, ctx.now, ctx.policy.withdrawals.remind_before), ctx);
     emit(events);
     return events.map((e) => e.request);
   }
 
-  // ------------------------------------------------------------------ reconciliation and recovery
-
-  async function findInTransactions(req: WithdrawalRequest): Promise<ListedTransaction | undefined> {
-    for (let page = 1; page <= maxPages; page++) {
-      const res = await wallet.listTransactions({ address: req.destination, type: 'withdrawal', page, pageSize });
-      const hit = res.records.find((rec) => rec.reference === req.merchantReference);
-      if (hit) return hit;
-      if (page >= res.totalPages || res.records.length === 0) return undefined;
-    }
-    logger.warn({ id: req.id, maxPages, currency: lookup(CURRENCIES, req.currency)?.name }, 'reconciliation stopped after the page limit without finding the reference');
-    return undefined;
-  }
-
-  async function reconcileUnknown(): Promise<ReconcileReport> {
-    const report: ReconcileReport = { checked: 0, resolved: [], stillUnknown: [], errors: [] };
-    for (const req of store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'unknown')) {
-      report.checked++;
-      let found: ListedTransaction | undefined;
-      try {
-        found = await findInTransactions(req);
-      } catch (err) {
-        report.errors.push({ id: req.id, message: err instanceof Error ? err.message : String(err) });
-        report.stillUnknown.push(req.id);
-        logger.warn({ id: req.id, err: serializeError(err) }, 'reconciliation could not read the transaction list');
-        continue;
-      }
-      // A record whose status we cannot read proves it reached the service, not how it ended.
-      if (!found || found.status === 'unknown') {
-        report.stillUnknown.push(req.id);
-        continue;
-      }
-      const hit = found;
-      const { event } = await store.commit((tx) => apply(tx, { type: 'reconcile', found: hit }, tx.get<WithdrawalRequest>(WITHDRAWALS, req.id)));
-      if (event) {
-        report.resolved.push(event.request);
-        emit([event]);
-      }
-    }
-    if (report.checked) logger.info({ checked: report.checked, resolved: report.resolved.length, stillUnknown: report.stillUnknown.length }, 'reconciled unknown withdrawals');
-    return report;
-  }
-
   async function recover() {
-    const marked = await applyToAll({ type: 'mark-unknown-at-startup' }, (r) => r.state === 'executing' && !inFlight.has(r.id));
+    const marked = await commitOnAll({ type: 'mark-unknown-at-startup' }, (r) => r.state === 'executing' && !sender.inFlight(r.id));
     const markedUnknown = marked.map((e) => e.request.id);
     if (marked.length) {
       logger.warn({ ids: markedUnknown }, 'withdrawals found executing at startup are now unknown and will be reconciled');
@@ -388,11 +199,11 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     }
     // Approved but never claimed for sending: nothing reached the wallet service. Within its
     // expiry it is sent now, once; past it (a long outage) nobody expects it to go any more.
-    const approved = store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'approved' && !inFlight.has(r.id));
+    const approved = store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'approved' && !sender.inFlight(r.id));
     const t = now();
     const overdue = new Set(approved.filter((r) => Date.parse(r.expiresAt) <= t).map((r) => r.id));
     if (overdue.size) {
-      const expired = await applyToAll({ type: 'expire-unsent' }, (r) => overdue.has(r.id) && r.state === 'approved');
+      const expired = await commitOnAll({ type: 'expire-unsent' }, (r) => overdue.has(r.id) && r.state === 'approved');
       logger.warn({ ids: expired.map((e) => e.request.id) }, 'approved withdrawals past their expiry were not sent');
       emit(expired);
     }
@@ -400,7 +211,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       .filter((r) => !overdue.has(r.id))
       .map((r) => {
         logger.warn({ id: r.id }, 'resuming an approved withdrawal that was never sent');
-        void startSend(r);
+        void sender.start(r);
         return r.id;
       });
     const reconcile = await reconcileUnknown();
@@ -417,7 +228,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   function applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent } {
     const cur = tx.all<WithdrawalRequest>(WITHDRAWALS).find((x) => x.merchantReference === e.merchantReference);
     if (!cur) return { matched: false, changed: false };
-    const { event } = apply(tx, { type: 'apply-webhook', status: e.status, transactionHash: e.transactionHash ?? null }, cur);
+    const { event } = shell.apply(tx, { type: 'apply-webhook', status: e.status, transactionHash: e.transactionHash ?? null }, cur);
     return event ? { matched: true, changed: true, request: event.request, event } : { matched: true, changed: false, request: cur };
   }
 
@@ -490,9 +301,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     list,
     pendingCount: () => store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'pending').length,
     dailyUsage: (currency) => dailyUsage(policy(), store.all<WithdrawalRequest>(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
-    idle: async () => {
-      while (inFlight.size) await Promise.all([...inFlight.values()]);
-    },
+    idle: sender.idle,
   };
 }
 
