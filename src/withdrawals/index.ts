@@ -1,5 +1,5 @@
 export * from './types.js';
-export { createWithdrawalService, describeRequest, needsAdminAttention, WITHDRAWALS } from './service.js';
+export { createWithdrawalService, needsAdminAttention, WITHDRAWALS } from './service.js';
 export type { WithdrawalService, WithdrawalServiceOptions, ListFilter, ReconcileReport, WithdrawalEventInput, WithdrawalEventResult } from './service.js';
 export { registerWithdrawalJobs, runExpiryAndReminders, runReconciliation, WITHDRAWAL_JOB_NAMES } from './jobs.js';
 export { formatAmount, parseAmount, sumAmounts } from './money.js';
@@ -13,7 +13,6 @@ export {
   admitRequest,
   decisionRefusal,
   reservedFor,
-  approvalsComplete,
   type DailyUsage,
   type Refusal,
   type Refused,

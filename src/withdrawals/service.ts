@@ -18,7 +18,6 @@ import type { Policy } from '../policy/schema.js';
 import { hasRole, matches, type GroupResolver } from '../policy/people.js';
 import type { WalletClient } from '../wallet/client.js';
 import { CURRENCIES, lookup } from '../wallet/enums.js';
-import { formatAmount } from './money.js';
 import { admitRequest, dailyUsage, decisionRefusal, expiryDue, reminderDue, reservedFor, type DailyUsage } from './rules.js';
 import { createShell, WITHDRAWALS } from './shell.js';
 import { createSender } from './sender.js';
@@ -310,9 +309,4 @@ export function needsAdminAttention(event: WithdrawalEvent): boolean {
   if (event.type === 'contradiction') return true;
   const status = event.request.confirmation?.status;
   return event.type === 'confirmation' && (status === 'FAILED' || status === 'NOT_PROPAGATED');
-}
-
-/** One line for a card or a DM: "250 USDT to 0x… on BSC". */
-export function describeRequest(r: Pick<WithdrawalRequest, 'amount' | 'currency' | 'network' | 'destination'>): string {
-  return `${formatAmount(r.amount, r.currency)} to ${r.destination} on ${r.network}`;
 }

@@ -9,7 +9,7 @@ import { WalletRejectedError, WalletUnknownOutcomeError, WalletValidationError }
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
 import { admitRequest, decisionRefusal, reservedFor } from '../../src/withdrawals/rules.js';
 import type { ListedTransaction, WithdrawAnswer } from '../../src/withdrawals/wallet-answer.js';
-import type { RequestInput, WithdrawalRequest } from '../../src/withdrawals/types.js';
+import { FINAL_STATES, type RequestInput, type WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { DEST, T0, testPolicy, usdt } from './helpers.js';
 
 const policy = testPolicy({ remindBefore: '30m' });
@@ -311,7 +311,7 @@ describe('decide: properties over any sequence of commands', () => {
           const before = req;
           req = d.next;
           expect(d.audit.subject).toBe(req.id);
-          if (['completed', 'failed', 'rejected', 'expired'].includes(before.state)) expect(req.state).toBe(before.state);
+          if (FINAL_STATES.includes(before.state)) expect(req.state).toBe(before.state);
           if (req.state === 'executing' && before.state !== 'executing') {
             expect(before.state).toBe('approved');
             const approvers = req.approvals.map((a) => a.user);
