@@ -27,7 +27,8 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, servi
   } else {
     out.push({ op: 'update', renderer: CARD_RENDERER, ref: r.id, key });
   }
-  if (event.type === 'approved') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`, key });
+  // Every approval gets its thread line, the one that completes the quorum (`approved`) too.
+  if (event.type === 'approval-recorded' || event.type === 'approved') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`, key });
   if (event.type === 'executing') out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|approved`, user: r.requester, key: `${key}:dm:approved` });
   if (event.type === 'reminder') {
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mentions(service.reminderTargets(r))}`, key });

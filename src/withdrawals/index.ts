@@ -1,6 +1,20 @@
 export * from './types.js';
-export { createWithdrawalService, describeRequest, needsAdminAttention, WITHDRAWALS } from './service.js';
+export { createWithdrawalService, needsAdminAttention, WITHDRAWALS } from './service.js';
 export type { WithdrawalService, WithdrawalServiceOptions, ListFilter, ReconcileReport, WithdrawalEventInput, WithdrawalEventResult } from './service.js';
 export { registerWithdrawalJobs, runExpiryAndReminders, runReconciliation, WITHDRAWAL_JOB_NAMES } from './jobs.js';
 export { formatAmount, parseAmount, sumAmounts } from './money.js';
-export { checkInput, selectTier, checkAllowlist, checkDailyLimit, dailyUsage, countedRequests, type DailyUsage, type Refusal } from './rules.js';
+export {
+  checkInput,
+  selectTier,
+  checkAllowlist,
+  checkDailyLimit,
+  dailyUsage,
+  countedRequests,
+  admitRequest,
+  decisionRefusal,
+  reservedFor,
+  type DailyUsage,
+  type Refusal,
+  type Refused,
+} from './rules.js';
+export { decide, SYSTEM, type DecideContext, type Decision, type WithdrawalCommand, type AuditRecord } from './decide.js';

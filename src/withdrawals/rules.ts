@@ -1,5 +1,6 @@
 /**
- * The policy rules a withdrawal request must pass before anyone is asked to approve it.
+ * The policy rules a withdrawal request must pass before anyone is asked to approve it, and
+ * the rules of who may decide on it (shared by the decider and the Slack layer's early checks).
  * Pure functions over the policy and the requests already stored, so the service can run
  * the stateful ones (daily limit, "never paid before") inside its commit.
  */
@@ -8,7 +9,7 @@ import { addressFamily, describeFormat, isValidAddress, type AddressFamily } fro
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy, Tier } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
-import { NOT_COUNTED_STATES, type AllowlistInfo, type RequestInput, type RequestRule, type WithdrawalRequest } from './types.js';
+import { NOT_COUNTED_STATES, type AllowlistInfo, type DecisionReason, type RequestInput, type RequestRule, type WithdrawalRequest } from './types.js';
 
 export const DAY_MS = 24 * 3_600_000;
 
@@ -26,7 +27,11 @@ export interface CheckedInput {
   tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
 }
 
+/** A decision refused: the reason (a code for callers and tests) and the words a person sees. */
+export type Refused<Reason extends string> = { kind: 'refused'; reason: Reason; message: string };
+
 const refuse = (rule: RequestRule, message: string): Refusal => ({ ok: false, rule, message });
+export const refused = <Reason extends string>(reason: Reason, message: string): Refused<Reason> => ({ kind: 'refused', reason, message });
 const emailSchema = z.email();
 
 /** The stateless rules: format, decimals, destination, tier. */
@@ -134,3 +139,59 @@ export function checkDailyLimit(
       `${formatAmount(usage.used, currency)} is already requested, so at most ${formatAmount(usage.remaining ?? '0', currency)} more can be requested now.`,
   );
 }
+
+// ------------------------------------------------------------------ who may decide, and when
+
+/** Before anything is stored: who may request, and the stateless rules of the input. */
+export function admitRequest(policy: Policy, input: RequestInput, isRequester: boolean): CheckedInput | { ok: false; rule: RequestRule; message: string } {
+  if (!isRequester) {
+    return { ok: false, rule: 'not_requester', message: 'You are not allowed to request withdrawals: only the people listed under people.requesters in the treasury policy can.' };
+  }
+  return checkInput(policy, input);
+}
+
+/**
+ * Whether `user` may approve or reject the request now: the refusal, or undefined. Shared by
+ * approve, reject and the Slack layer's early check (before it opens the reason modal).
+ */
+export function decisionRefusal(
+  req: WithdrawalRequest | undefined,
+  user: string,
+  kind: 'approve' | 'reject',
+  facts: { isApprover: boolean; now: number },
+): Refused<DecisionReason> | undefined {
+  if (!req) return refused('not_found', 'There is no such withdrawal request.');
+  if (req.state !== 'pending') return refused('not_pending', `This request is no longer waiting for decisions (it is ${req.state}).`);
+  if (facts.now >= Date.parse(req.expiresAt)) return refused('expired', 'This request has expired.');
+  if (req.requester === user) return refused('own_request', 'You cannot decide on your own withdrawal request.');
+  if (!facts.isApprover) return refused('not_approver', 'You are not an approver in the treasury policy.');
+  if (req.approvals.some((a) => a.user === user)) {
+    return kind === 'approve'
+      ? refused('already_approved', 'You have already approved this request.')
+      : refused('already_approved', 'You have already approved this request, so you cannot also reject it; ask another approver.');
+  }
+  return undefined;
+}
+
+/**
+ * The tier's must_include entries nobody has satisfied yet, when the remaining approval slots
+ * are all reserved for them (so only someone satisfying one may approve); else [].
+ */
+export function reservedFor(req: WithdrawalRequest): string[] {
+  const missing = req.tier.mustInclude.filter((e) => !req.approvals.some((a) => a.satisfies.includes(e)));
+  const slotsLeft = req.tier.approvals - req.approvals.length;
+  return missing.length >= slotsLeft ? missing : [];
+}
+
+export function approvalsComplete(req: WithdrawalRequest): boolean {
+  if (req.approvals.length < req.tier.approvals) return false;
+  return req.tier.mustInclude.every((entry) => req.approvals.some((a) => a.satisfies.includes(entry)));
+}
+
+/** Whether a reminder is due: pending, not reminded yet, within remind_before of an expiry not yet reached. */
+export function reminderDue(req: WithdrawalRequest, now: number, remindBeforeMs: number): boolean {
+  const expiresAt = Date.parse(req.expiresAt);
+  return req.state === 'pending' && !req.reminderSentAt && now >= expiresAt - remindBeforeMs && now < expiresAt;
+}
+
+export const expiryDue = (req: WithdrawalRequest, now: number): boolean => req.state === 'pending' && now >= Date.parse(req.expiresAt);

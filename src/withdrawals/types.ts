@@ -6,7 +6,7 @@
 /**
  * pending -> approved (same commit as the last approval) -> executing (durable before the
  * wallet call) -> completed | failed | unknown
- * pending -> rejected | expired
+ * pending -> rejected | expired; approved -> expired (found at startup past its expiry, never sent)
  * unknown -> completed | failed (reconciliation, a webhook, or an admin)
  *
  * `approved` and `executing` are separate so that a restart can tell "never sent" (approved:
@@ -151,8 +151,11 @@ export type DecisionOutcome =
     }
   | { ok: false; reason: DecisionReason; message: string };
 
+/** Named after the state they announce, except `approval-recorded` (an approval that did not complete the quorum). */
 export type WithdrawalEventType =
   | 'requested'
+  | 'approval-recorded'
+  /** The last approval: the state is now `approved`. */
   | 'approved'
   | 'rejected'
   | 'expired'

@@ -122,7 +122,7 @@ describe('approvals', () => {
     await deniedWithoutChange(w.service.approve(r.id, 'U0ERIN'), r.id, 'not_pending');
     await deniedWithoutChange(w.service.reject(r.id, 'U0ERIN', 'again'), r.id, 'not_pending');
     expect(w.posts()).toBe(0);
-    expect(w.events.map((e) => e.type)).toEqual(['requested', 'approved', 'rejected']);
+    expect(w.events.map((e) => e.type)).toEqual(['requested', 'approval-recorded', 'rejected']);
   });
 
   it('expiry: no decision after expires_after; expireDue expires it once', async () => {

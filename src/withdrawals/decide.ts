@@ -1,0 +1,351 @@
+/**
+ * The withdrawal rules as one pure function: `decide(command, request, context)` returns a
+ * refusal (the reason and the words a person sees), or the next state of the request with
+ * its audit entry and the event to announce, or "nothing to do". No store, no clock, no
+ * network: whatever needs I/O (group membership, the wallet's answer, the transaction list,
+ * the current time) is resolved by the shell (service.ts) and passed in as a fact, so every
+ * rule can be tested in microseconds and exists here only.
+ *
+ * State is stored, not event-sourced, so there is no separate `evolve`: the decision carries
+ * the next state itself (the shell writes it, the audit entry and the notifications in one
+ * commit). The shape follows the decider pattern: commands and decisions are discriminated
+ * unions, and each switch over them is exhaustive (`never`).
+ */
+import type { Policy } from '../policy/schema.js';
+import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
+import { approvalsComplete, checkAllowlist, checkDailyLimit, decisionRefusal, expiryDue, refused, reminderDue, reservedFor, type CheckedInput, type Refused } from './rules.js';
+import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
+import type {
+  DecisionReason,
+  RequestRule,
+  WithdrawalEventType,
+  WithdrawalRequest,
+  WithdrawalResultRecord,
+  WithdrawalState,
+} from './types.js';
+
+/** The actor of everything the app does on its own (sending, expiry, reconciliation, webhooks). */
+export const SYSTEM = 'system';
+
+export type WithdrawalCommand =
+  /** A new request that passed `admitRequest`; ids are drawn by the shell. */
+  | { type: 'request'; requester: string; checked: CheckedInput; idempotencyKey?: string; id: string; merchantReference: string; existing: readonly WithdrawalRequest[] }
+  /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
+  | { type: 'approve'; user: string; isApprover: boolean; satisfies: readonly string[] }
+  | { type: 'reject'; user: string; isApprover: boolean; reason: string }
+  /** approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends. */
+  | { type: 'claim-for-sending' }
+  /** `requestId`: the claimed request, named in the audit even if it was settled meanwhile. */
+  | { type: 'record-send-outcome'; requestId: string; outcome: SendOutcome }
+  | { type: 'expire' }
+  /** At startup: approved but never claimed, and past its expiry (the app was down). */
+  | { type: 'expire-unsent' }
+  | { type: 'remind' }
+  /** At startup: executing and not in flight in this process, so possibly sent. */
+  | { type: 'mark-unknown-at-startup' }
+  | { type: 'reconcile'; found: ListedTransaction }
+  | { type: 'resolve-unknown'; admin: string; isAdmin: boolean; outcome: 'sent' | 'not_sent'; note: string }
+  | { type: 'apply-webhook'; status: string | number; transactionHash?: string | null };
+
+export interface DecideContext {
+  now: number;
+  policy: Policy;
+}
+
+export interface AuditRecord {
+  at: string;
+  actor: string;
+  action: string;
+  subject: string;
+  details: Record<string, unknown>;
+}
+
+export type Decision<Reason extends string = DecisionReason> =
+  | Refused<Reason>
+  /** Nothing to write (a lost compare-and-set, a duplicate webhook, a repeated request). */
+  | { kind: 'unchanged'; request: WithdrawalRequest | undefined }
+  /** Only an audit entry (the wallet answered for a request that something else settled meanwhile). */
+  | { kind: 'noted'; audit: AuditRecord }
+  | { kind: 'changed'; next: WithdrawalRequest; audit: AuditRecord; event: WithdrawalEventType };
+
+type ReasonOf<C extends WithdrawalCommand> = C extends { type: 'request' } ? RequestRule : DecisionReason;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const unchanged = (request: WithdrawalRequest | undefined): Decision<never> => ({ kind: 'unchanged', request });
+
+/** The request moved to `state`, with a history line. */
+export function transition(req: WithdrawalRequest, state: WithdrawalState, by: string, at: string, note?: string, patch: Partial<WithdrawalRequest> = {}): WithdrawalRequest {
+  return { ...req, ...patch, state, history: [...req.history, { at, state, by, ...(note ? { note } : {}) }] };
+}
+
+// ------------------------------------------------------------------ decide
+
+export function decide<C extends WithdrawalCommand>(command: C, req: WithdrawalRequest | undefined, ctx: DecideContext): Decision<ReasonOf<C>>;
+export function decide(command: WithdrawalCommand, req: WithdrawalRequest | undefined, ctx: DecideContext): Decision<RequestRule | DecisionReason> {
+  const at = iso(ctx.now);
+  switch (command.type) {
+    case 'request':
+      return decideRequest(command, ctx);
+    case 'approve':
+      return decideApprove(command, req, ctx);
+    case 'reject': {
+      const refusal = decisionRefusal(req, command.user, 'reject', { isApprover: command.isApprover, now: ctx.now });
+      if (refusal) return refusal;
+      const text = command.reason.trim();
+      if (!text) return refused('reason_required', 'A rejection needs a reason.');
+      const cur = req!;
+      return {
+        kind: 'changed',
+        next: transition(cur, 'rejected', command.user, at, text, { rejection: { user: command.user, at, reason: text } }),
+        audit: { at, actor: command.user, action: 'reject', subject: cur.id, details: { reason: text } },
+        event: 'rejected',
+      };
+    }
+    case 'claim-for-sending': {
+      if (!req || req.state !== 'approved') return unchanged(req);
+      return {
+        kind: 'changed',
+        next: transition(req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),
+        audit: {
+          at,
+          actor: SYSTEM,
+          action: 'send',
+          subject: req.id,
+          details: { merchantReference: req.merchantReference, amount: req.amount, currency: req.currency, network: req.network, destination: req.destination },
+        },
+        event: 'executing',
+      };
+    }
+    case 'record-send-outcome':
+      return decideSendOutcome(command.requestId, command.outcome, req, at);
+    case 'expire': {
+      if (!req || !expiryDue(req, ctx.now)) return unchanged(req);
+      return {
+        kind: 'changed',
+        next: transition(req, 'expired', SYSTEM, at, `not approved by ${req.expiresAt}`),
+        audit: { at, actor: SYSTEM, action: 'expire', subject: req.id, details: { expiresAt: req.expiresAt, approvals: req.approvals.length, required: req.tier.approvals } },
+        event: 'expired',
+      };
+    }
+    case 'expire-unsent': {
+      if (!req || req.state !== 'approved' || Date.parse(req.expiresAt) > ctx.now) return unchanged(req);
+      return {
+        kind: 'changed',
+        next: transition(req, 'expired', SYSTEM, at, 'approved but not sent before its expiry; nothing was sent'),
+        audit: { at, actor: SYSTEM, action: 'expire', subject: req.id, details: { reason: 'approved but not sent before its expiry (the app was down)' } },
+        event: 'expired',
+      };
+    }
+    case 'remind': {
+      if (!req || !reminderDue(req, ctx.now, ctx.policy.withdrawals.remind_before)) return unchanged(req);
+      return {
+        kind: 'changed',
+        next: { ...req, reminderSentAt: at },
+        audit: { at, actor: SYSTEM, action: 'remind', subject: req.id, details: { expiresAt: req.expiresAt, approvals: req.approvals.length, required: req.tier.approvals } },
+        event: 'reminder',
+      };
+    }
+    case 'mark-unknown-at-startup': {
+      if (!req || req.state !== 'executing') return unchanged(req);
+      const reason =
+        'The app stopped while this withdrawal was being sent: it may or may not have reached the wallet service. It will be looked up in the transaction list, never resent.';
+      return {
+        kind: 'changed',
+        next: transition(req, 'unknown', SYSTEM, at, 'found executing at startup', { unknownReason: reason }),
+        audit: { at, actor: SYSTEM, action: 'unknown', subject: req.id, details: { reason: 'found executing at startup', merchantReference: req.merchantReference } },
+        event: 'unknown',
+      };
+    }
+    case 'reconcile':
+      return decideReconcile(command.found, req, at);
+    case 'resolve-unknown':
+      return decideResolve(command, req, at);
+    case 'apply-webhook':
+      return decideWebhook(command, req, at);
+    default: {
+      const unhandled: never = command;
+      throw new Error(`unhandled withdrawal command ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: DecideContext): Decision<RequestRule> {
+  const again = c.idempotencyKey ? c.existing.find((r) => r.idempotencyKey === c.idempotencyKey && r.requester === c.requester) : undefined;
+  if (again) return unchanged(again);
+  const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing);
+  if ('ok' in allowlist) return refused(allowlist.rule, allowlist.message);
+  // Decided inside the shell's commit: two requests racing cannot both fit under the limit.
+  const over = checkDailyLimit(ctx.policy, c.existing, c.checked.currency.name, c.checked.amount, ctx.now);
+  if (over) return refused(over.rule, over.message);
+  const at = iso(ctx.now);
+  const req: WithdrawalRequest = {
+    id: c.id,
+    merchantReference: c.merchantReference,
+    requester: c.requester,
+    amount: c.checked.amount,
+    currency: c.checked.currency.name,
+    network: c.checked.network.name,
+    destination: c.checked.destination,
+    clientEmail: c.checked.clientEmail,
+    note: c.checked.note,
+    state: 'pending',
+    ...(c.idempotencyKey ? { idempotencyKey: c.idempotencyKey } : {}),
+    tier: c.checked.tier,
+    approvals: [],
+    createdAt: at,
+    expiresAt: iso(ctx.now + ctx.policy.withdrawals.expires_after),
+    allowlist,
+    history: [{ at, state: 'pending', by: c.requester }],
+  };
+  const { merchantReference, amount, currency, network, destination, clientEmail, note, tier, expiresAt } = req;
+  return {
+    kind: 'changed',
+    next: req,
+    audit: {
+      at,
+      actor: c.requester,
+      action: 'request',
+      subject: req.id,
+      details: { merchantReference, amount, currency, network, destination, clientEmail, note, tier, allowlist, expiresAt },
+    },
+    event: 'requested',
+  };
+}
+
+function decideApprove(c: Extract<WithdrawalCommand, { type: 'approve' }>, req: WithdrawalRequest | undefined, ctx: DecideContext): Decision {
+  const refusal = decisionRefusal(req, c.user, 'approve', { isApprover: c.isApprover, now: ctx.now });
+  if (refusal) return refusal;
+  const cur = req!;
+  const satisfies = cur.tier.mustInclude.filter((e) => c.satisfies.includes(e));
+  const reserved = reservedFor(cur);
+  if (reserved.length && !reserved.some((e) => satisfies.includes(e))) {
+    return refused('must_include_required', `This request still needs the approval of ${reserved.join(', ')} (required by its tier).`);
+  }
+  const at = iso(ctx.now);
+  const recorded: WithdrawalRequest = { ...cur, approvals: [...cur.approvals, { user: c.user, at, satisfies }] };
+  const audit = { at, actor: c.user, action: 'approve', subject: cur.id, details: { approvals: recorded.approvals.length, required: cur.tier.approvals, satisfies } };
+  // The last approval makes it `approved`, durable before anything is sent (the shell then claims it).
+  return approvalsComplete(recorded)
+    ? { kind: 'changed', next: transition(recorded, 'approved', c.user, at), audit, event: 'approved' }
+    : { kind: 'changed', next: recorded, audit, event: 'approval-recorded' };
+}
+
+function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: WithdrawalRequest | undefined, at: string): Decision {
+  if (!cur || cur.state !== 'executing') {
+    // A webhook settled it while the answer was on its way: the answer goes to the audit log only.
+    const details = outcome.ok
+      ? { serviceReference: outcome.answer.serviceReference, amount: outcome.answer.amount }
+      : { error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) };
+    return { kind: 'noted', audit: { at, actor: SYSTEM, action: 'result', subject: requestId, details: { ignored: true, state: cur?.state ?? null, ...details } } };
+  }
+  if (outcome.ok) {
+    const { answer } = outcome;
+    const mismatches = answerMismatches(cur, answer);
+    const result: WithdrawalResultRecord = {
+      source: 'wallet',
+      serviceReference: answer.serviceReference,
+      amount: answer.amount,
+      fee: answer.fee,
+      feeCurrency: answer.feeCurrency?.name ?? null,
+      transactionHash: cur.confirmation?.transactionHash ?? null,
+      ...(mismatches.length ? { mismatches } : {}),
+    };
+    return {
+      kind: 'changed',
+      next: transition(cur, 'completed', SYSTEM, at, undefined, { result }),
+      audit: { at, actor: SYSTEM, action: 'result', subject: cur.id, details: { outcome: 'completed', ...result } },
+      event: 'completed',
+    };
+  }
+  const c = classifySendError(outcome.error);
+  if (c.state === 'unknown') {
+    return {
+      kind: 'changed',
+      next: transition(cur, 'unknown', SYSTEM, at, c.message, { unknownReason: c.message }),
+      audit: { at, actor: SYSTEM, action: 'unknown', subject: cur.id, details: { reason: c.message, errorKind: c.kind } },
+      event: 'unknown',
+    };
+  }
+  return {
+    kind: 'changed',
+    next: transition(cur, 'failed', SYSTEM, at, c.message, { error: { kind: c.errorKind, message: c.message } }),
+    audit: { at, actor: SYSTEM, action: 'result', subject: cur.id, details: { outcome: 'failed', errorKind: c.kind, message: c.message } },
+    event: 'failed',
+  };
+}
+
+function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefined, at: string): Decision {
+  // A record whose status we cannot read proves it reached the service, not how it ended.
+  if (!cur || cur.state !== 'unknown' || hit.status === 'unknown') return unchanged(cur);
+  const details = { reference: hit.reference, status: hit.status, amount: hit.amount, transactionHash: hit.hash };
+  const result: WithdrawalResultRecord = { source: 'reconcile', serviceReference: null, amount: hit.amount, fee: null, feeCurrency: null, transactionHash: hit.hash };
+  const next =
+    hit.status === 'failed'
+      ? transition(cur, 'failed', SYSTEM, at, 'the transaction list shows it failed', {
+          error: { kind: 'reported_failed', message: 'The wallet service received the withdrawal and lists it as failed.' },
+          result,
+        })
+      : transition(cur, 'completed', SYSTEM, at, 'found in the transaction list', { result });
+  return {
+    kind: 'changed',
+    next,
+    audit: { at, actor: SYSTEM, action: 'reconcile', subject: cur.id, details: { outcome: next.state, ...details } },
+    event: next.state === 'completed' ? 'completed' : 'failed',
+  };
+}
+
+function decideResolve(c: Extract<WithdrawalCommand, { type: 'resolve-unknown' }>, cur: WithdrawalRequest | undefined, at: string): Decision {
+  if (!cur) return refused('not_found', 'There is no such withdrawal request.');
+  if (!c.isAdmin) return refused('not_admin', 'Only treasury admins can resolve a withdrawal whose outcome is unknown.');
+  if (cur.state !== 'unknown') return refused('not_unknown', `Only a request whose outcome is unknown can be resolved (this one is ${cur.state}).`);
+  const text = c.note.trim();
+  if (!text) return refused('note_required', 'Say how you established the outcome (a note is required).');
+  const resolution = { by: c.admin, at, outcome: c.outcome, note: text };
+  const next =
+    c.outcome === 'sent'
+      ? transition(cur, 'completed', c.admin, at, text, {
+          resolution,
+          result: { source: 'admin', serviceReference: null, amount: cur.amount, fee: null, feeCurrency: null, transactionHash: cur.confirmation?.transactionHash ?? null },
+        })
+      : transition(cur, 'failed', c.admin, at, text, { resolution, error: { kind: 'admin_not_sent', message: `Resolved by an admin as not sent: ${text}` } });
+  return {
+    kind: 'changed',
+    next,
+    audit: { at, actor: c.admin, action: 'resolve', subject: cur.id, details: { outcome: c.outcome, note: text } },
+    event: 'resolved',
+  };
+}
+
+function decideWebhook(c: Extract<WithdrawalCommand, { type: 'apply-webhook' }>, cur: WithdrawalRequest | undefined, at: string): Decision {
+  if (!cur) return unchanged(undefined);
+  const status = lookup(WEBHOOK_STATUSES, c.status)?.name ?? String(c.status).toUpperCase();
+  const rank = WEBHOOK_STATUS_RANK[status] ?? 0;
+  const hash = c.transactionHash ? String(c.transactionHash) : null;
+  const prevRank = cur.confirmation ? (WEBHOOK_STATUS_RANK[cur.confirmation.status] ?? 0) : 0;
+  // Duplicates and late arrivals of an earlier status change nothing; a hash may still fill in.
+  const advance = rank > prevRank;
+  const fillsHash = !advance && !!hash && !!cur.confirmation && !cur.confirmation.transactionHash && status === cur.confirmation.status;
+  if (!advance && !fillsHash) return unchanged(cur);
+  const confirmation = { status: advance ? status : cur.confirmation!.status, transactionHash: hash ?? cur.confirmation?.transactionHash ?? null, updatedAt: at };
+  let next: WithdrawalRequest = { ...cur, confirmation };
+  if (next.result && !next.result.transactionHash && confirmation.transactionHash) next = { ...next, result: { ...next.result, transactionHash: confirmation.transactionHash } };
+  let event: WithdrawalEventType = 'confirmation';
+  if (cur.state === 'unknown' && advance && isFinalWebhookStatus(status)) {
+    // Only a final status settles what the missing answer could not; PENDING merely proves the service has it.
+    const failed = status !== 'CONFIRMED';
+    next = failed
+      ? transition(next, 'failed', SYSTEM, at, `webhook reported ${status}`, { error: { kind: 'reported_failed', message: `The wallet service reported the withdrawal as ${status}.` } })
+      : transition(next, 'completed', SYSTEM, at, `webhook reported ${status}`, {
+          result: { source: 'webhook', serviceReference: null, amount: cur.amount, fee: null, feeCurrency: null, transactionHash: confirmation.transactionHash },
+        });
+    event = failed ? 'failed' : 'completed';
+  }
+  // The service's final word against ours (sent but FAILED on chain, or refused here but CONFIRMED there): an admin must look.
+  const contradicts = advance && isFinalWebhookStatus(status) && ((cur.state === 'completed' && status !== 'CONFIRMED') || (cur.state === 'failed' && status === 'CONFIRMED'));
+  return {
+    kind: 'changed',
+    next,
+    audit: { at, actor: SYSTEM, action: contradicts ? 'webhook_contradiction' : 'webhook', subject: cur.id, details: { status, transactionHash: confirmation.transactionHash, state: next.state } },
+    event: contradicts ? 'contradiction' : event,
+  };
+}

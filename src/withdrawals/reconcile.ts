@@ -1,0 +1,64 @@
+/**
+ * Reconciliation of withdrawals whose outcome is unknown: look the merchantReference up in the
+ * wallet service's transaction list (never resend); a record with a readable final status
+ * settles it, anything else leaves it unknown for the next run or an admin.
+ */
+import { serializeError, type Logger } from '../log.js';
+import type { WalletClient } from '../wallet/client.js';
+import { CURRENCIES, lookup } from '../wallet/enums.js';
+import { WITHDRAWALS, type Shell } from './shell.js';
+import type { ListedTransaction } from './wallet-answer.js';
+import type { WithdrawalRequest } from './types.js';
+
+export interface ReconcileReport {
+  checked: number;
+  resolved: WithdrawalRequest[];
+  stillUnknown: string[];
+  errors: Array<{ id: string; message: string }>;
+}
+
+export function createReconciler(
+  shell: Shell,
+  o: { wallet: Pick<WalletClient, 'listTransactions'>; logger: Logger; maxPages: number; pageSize: number },
+): () => Promise<ReconcileReport> {
+  const { wallet, logger, maxPages, pageSize } = o;
+
+  async function findInTransactions(req: WithdrawalRequest): Promise<ListedTransaction | undefined> {
+    for (let page = 1; page <= maxPages; page++) {
+      const res = await wallet.listTransactions({ address: req.destination, type: 'withdrawal', page, pageSize });
+      const hit = res.records.find((rec) => rec.reference === req.merchantReference);
+      if (hit) return hit;
+      if (page >= res.totalPages || res.records.length === 0) return undefined;
+    }
+    logger.warn({ id: req.id, maxPages, currency: lookup(CURRENCIES, req.currency)?.name }, 'reconciliation stopped after the page limit without finding the reference');
+    return undefined;
+  }
+
+  return async function reconcileUnknown(): Promise<ReconcileReport> {
+    const report: ReconcileReport = { checked: 0, resolved: [], stillUnknown: [], errors: [] };
+    for (const req of shell.store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'unknown')) {
+      report.checked++;
+      let found: ListedTransaction | undefined;
+      try {
+        found = await findInTransactions(req);
+      } catch (err) {
+        report.errors.push({ id: req.id, message: err instanceof Error ? err.message : String(err) });
+        report.stillUnknown.push(req.id);
+        logger.warn({ id: req.id, err: serializeError(err) }, 'reconciliation could not read the transaction list');
+        continue;
+      }
+      // A record whose status we cannot read proves it reached the service, not how it ended.
+      if (!found || found.status === 'unknown') {
+        report.stillUnknown.push(req.id);
+        continue;
+      }
+      const { event } = await shell.commitOn(req.id, { type: 'reconcile', found });
+      if (event) {
+        report.resolved.push(event.request);
+        shell.emit([event]);
+      }
+    }
+    if (report.checked) logger.info({ checked: report.checked, resolved: report.resolved.length, stillUnknown: report.stillUnknown.length }, 'reconciled unknown withdrawals');
+    return report;
+  };
+}

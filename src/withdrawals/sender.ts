@@ -1,0 +1,76 @@
+/**
+ * The one send of an approved withdrawal (ARCHITECTURE.md invariants 1, 3, 4): claim it
+ * (approved -> executing, compare-and-set, durable before the call), call the wallet service
+ * once with the merchantReference fixed at creation, record the outcome. Never retried: an
+ * answer that may hide a send becomes `unknown`, for reconciliation.
+ */
+import { serializeError, type Logger } from '../log.js';
+import type { WalletClient } from '../wallet/client.js';
+import type { Shell } from './shell.js';
+import type { SendOutcome } from './wallet-answer.js';
+import type { WithdrawalHooks, WithdrawalRequest } from './types.js';
+
+export interface Sender {
+  /** Sends it once; resolves (never rejects) with the request once the outcome is recorded. */
+  start(req: WithdrawalRequest): Promise<WithdrawalRequest>;
+  /** In flight in this process, so recover() never mistakes it for a crash's leftover. */
+  inFlight(id: string): boolean;
+  idle(): Promise<void>;
+}
+
+export function createSender(shell: Shell, o: { wallet: Pick<WalletClient, 'withdraw'>; hooks: WithdrawalHooks; logger: Logger }): Sender {
+  const { wallet, hooks, logger } = o;
+  const running = new Map<string, Promise<WithdrawalRequest>>();
+
+  async function send(approved: WithdrawalRequest): Promise<WithdrawalRequest> {
+    // Whoever wins this compare-and-set sends, and a restart that finds `executing` knows it may have been sent.
+    const claim = await shell.commitOn(approved.id, { type: 'claim-for-sending' });
+    if (!claim.event) return (claim.decision.kind === 'unchanged' ? claim.decision.request : undefined) ?? approved;
+    const req = claim.event.request;
+    shell.emit([claim.event]);
+    if (hooks.afterExecutingDurable) await hooks.afterExecutingDurable(req);
+    let outcome: SendOutcome;
+    try {
+      const answer = await wallet.withdraw({
+        amount: req.amount,
+        currency: req.currency,
+        network: req.network,
+        destinationAddress: req.destination,
+        clientEmail: req.clientEmail,
+        merchantReference: req.merchantReference,
+        ...(req.note ? { description: req.note } : {}),
+      });
+      outcome = { ok: true, answer };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    if (hooks.afterWalletAnswered) await hooks.afterWalletAnswered(req, outcome.ok ? 'success' : 'error');
+
+    const { event } = await shell.commitOn(req.id, { type: 'record-send-outcome', requestId: req.id, outcome });
+    const mismatches = event?.request.result?.source === 'wallet' ? event.request.result.mismatches : undefined;
+    if (mismatches?.length) logger.error({ id: req.id, mismatches }, 'the wallet service answered for something other than what was approved');
+    // No event: something else (a webhook) settled it meanwhile; the answer went to the audit log only.
+    const after = event?.request ?? shell.stored(req.id) ?? req;
+    logger.info({ id: req.id, state: after.state }, 'withdrawal send recorded');
+    if (event) shell.emit([event]);
+    return after;
+  }
+
+  return {
+    start(req) {
+      const p = send(req)
+        .catch((err: unknown) => {
+          // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).
+          logger.error({ err: serializeError(err), id: req.id }, 'could not record the outcome of a withdrawal; it will be reconciled after restart');
+          return shell.stored(req.id) ?? req;
+        })
+        .finally(() => running.delete(req.id));
+      running.set(req.id, p);
+      return p;
+    },
+    inFlight: (id) => running.has(id),
+    idle: async () => {
+      while (running.size) await Promise.all([...running.values()]);
+    },
+  };
+}

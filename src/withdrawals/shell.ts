@@ -1,0 +1,111 @@
+/**
+ * The I/O half of the decider: reads a request inside a store commit, asks `decide`, and
+ * writes what the decision says (the next state, its audit entry, and through `onChange` its
+ * notifications) in that same commit, so they are durable together or not at all. Events go
+ * to the listener only once the commit is durable (`emit`, called by the operations).
+ */
+import { serializeError, type Logger } from '../log.js';
+import type { Store, Tx } from '../store/index.js';
+import type { Policy } from '../policy/schema.js';
+import { appendAudit } from '../audit/log.js';
+import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide.js';
+import type { DecisionOutcome, WithdrawalEvent, WithdrawalListener, WithdrawalRequest } from './types.js';
+
+export const WITHDRAWALS = 'withdrawals';
+
+/** A decision taken inside a commit, and the event its change produced (to emit once durable). */
+export interface Applied<D extends Decision<string> = Decision<string>> {
+  decision: D;
+  event?: WithdrawalEvent;
+}
+
+export interface ShellOptions {
+  store: Store;
+  policy: () => Policy;
+  now: () => number;
+  logger: Logger;
+  listener?: WithdrawalListener;
+  onChange?: (event: WithdrawalEvent, tx: Tx) => void;
+}
+
+export type Shell = ReturnType<typeof createShell>;
+
+export function createShell(o: ShellOptions) {
+  const { store, logger } = o;
+  const stored = (id: string) => store.get<WithdrawalRequest>(WITHDRAWALS, id);
+  const context = (t = o.now(), p = o.policy()): DecideContext => ({ now: t, policy: p });
+
+  function emit(events: readonly WithdrawalEvent[]): void {
+    for (const event of events) {
+      if (!o.listener) return;
+      const failed = (err: unknown) => logger.error({ err: serializeError(err), event: event.type, id: event.request.id }, 'withdrawal listener failed');
+      try {
+        const r = o.listener(event);
+        if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).catch(failed);
+      } catch (err) {
+        failed(err);
+      }
+    }
+  }
+
+  /** Writes the request and hands the change to onChange inside the same transaction. */
+  function save(tx: Tx, req: WithdrawalRequest, type: WithdrawalEvent['type']): WithdrawalEvent {
+    tx.put(WITHDRAWALS, req.id, req);
+    const event: WithdrawalEvent = { type, request: tx.get<WithdrawalRequest>(WITHDRAWALS, req.id)! };
+    if (o.onChange) {
+      try {
+        o.onChange(event, tx);
+      } catch (err) {
+        logger.error({ err: serializeError(err), event: type, id: req.id }, 'withdrawal onChange hook failed');
+      }
+    }
+    return event;
+  }
+
+  /** Inside a commit: decides on the request as it is now, and writes what the decision says. */
+  function apply<C extends WithdrawalCommand>(tx: Tx, command: C, cur: WithdrawalRequest | undefined, ctx: DecideContext = context()): Applied<ReturnType<typeof decide<C>>> {
+    const decision = decide(command, cur, ctx);
+    switch (decision.kind) {
+      case 'refused':
+      case 'unchanged':
+        return { decision };
+      case 'noted':
+        appendAudit(tx, decision.audit);
+        return { decision };
+      case 'changed':
+        appendAudit(tx, decision.audit);
+        return { decision, event: save(tx, decision.next, decision.event) };
+      default: {
+        const unhandled: never = decision;
+        throw new Error(`unhandled withdrawal decision ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+
+  /** One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now). */
+  function commitOn<C extends WithdrawalCommand>(id: string, command: C, ctx?: DecideContext): Promise<Applied<ReturnType<typeof decide<C>>>> {
+    return store.commit((tx) => apply(tx, command, tx.get<WithdrawalRequest>(WITHDRAWALS, id), ctx ?? context()));
+  }
+
+  /** The same command for every request that `due` selects, in one commit; the events of the changes. */
+  async function commitOnAll(command: WithdrawalCommand, due: (r: WithdrawalRequest) => boolean, ctx: DecideContext = context()): Promise<WithdrawalEvent[]> {
+    if (!store.find<WithdrawalRequest>(WITHDRAWALS, due).length) return [];
+    return store.commit((tx) =>
+      tx.all<WithdrawalRequest>(WITHDRAWALS).flatMap((r) => {
+        if (!due(r)) return [];
+        const { event } = apply(tx, command, r, ctx);
+        return event ? [event] : [];
+      }),
+    );
+  }
+
+  /** A decision as callers see it: the refusal, or the request after it. */
+  function outcomeOf({ decision, event }: Applied<Decision>): DecisionOutcome {
+    if (decision.kind === 'refused') return { ok: false, reason: decision.reason, message: decision.message };
+    const request = event?.request ?? (decision.kind === 'unchanged' ? decision.request : undefined);
+    if (!request) throw new Error('a withdrawal decision produced no request');
+    return { ok: true, request };
+  }
+
+  return { store, logger, now: o.now, policy: o.policy, stored, context, emit, apply, commitOn, commitOnAll, outcomeOf };
+}

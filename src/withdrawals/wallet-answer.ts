@@ -1,0 +1,46 @@
+/**
+ * The wallet service's answers as the decider sees them: the answer to the one withdrawal
+ * POST (checked against what was approved), the error it threw (classified: refused, not sent,
+ * or possibly sent), and a record of the transaction list (for reconciliation).
+ */
+import type { WalletClient } from '../wallet/client.js';
+import { WalletError, WalletRejectedError } from '../wallet/errors.js';
+import { Dec } from './money.js';
+import type { WithdrawalRequest } from './types.js';
+
+/** The wallet service's answer to the withdrawal POST. */
+export type WithdrawAnswer = Awaited<ReturnType<WalletClient['withdraw']>>;
+/** A record of the wallet service's transaction list. */
+export type ListedTransaction = Awaited<ReturnType<WalletClient['listTransactions']>>['records'][number];
+
+/** What the one send produced: an answer, or the error it threw (classified by `classifySendError`). */
+export type SendOutcome = { ok: true; answer: WithdrawAnswer } | { ok: false; error: unknown };
+
+/** The service's answer checked against what was approved: it must be about the same payment. */
+export function answerMismatches(req: WithdrawalRequest, answer: WithdrawAnswer): string[] {
+  const out: string[] = [];
+  if (answer.merchantReference && answer.merchantReference !== req.merchantReference) {
+    out.push(`merchant reference ${answer.merchantReference} instead of ${req.merchantReference}`);
+  }
+  if (answer.destinationAddress && answer.destinationAddress.toLowerCase() !== req.destination.toLowerCase()) {
+    out.push(`destination ${answer.destinationAddress} instead of ${req.destination}`);
+  }
+  const requested = answer.amountRequested ?? answer.amount;
+  if (requested && !new Dec(requested).eq(req.amount)) out.push(`amount ${requested} instead of ${req.amount}`);
+  return out;
+}
+
+/** What a failed send means: refused or not sent (failed), or possibly sent (unknown, to reconcile). */
+export function classifySendError(err: unknown): { state: 'failed' | 'unknown'; errorKind: 'rejected' | 'not_sent'; kind: string; message: string } {
+  if (err instanceof WalletRejectedError) {
+    return { state: 'failed', errorKind: 'rejected', kind: err.kind, message: `The wallet service refused the withdrawal: ${err.serviceMessage}` };
+  }
+  if (err instanceof WalletError && !err.mayHaveChanged) {
+    return { state: 'failed', errorKind: 'not_sent', kind: err.kind, message: `Nothing was sent: ${err.message}` };
+  }
+  if (err instanceof WalletError) {
+    return { state: 'unknown', errorKind: 'not_sent', kind: err.kind, message: err.message };
+  }
+  // Not a wallet error: we cannot tell how far the call got, so assume it may have gone out.
+  return { state: 'unknown', errorKind: 'not_sent', kind: 'internal', message: 'The withdrawal call failed inside the app; the money may have moved.' };
+}
