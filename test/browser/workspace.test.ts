@@ -18,6 +18,8 @@ const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'browser');
 const CLIENT = 'ada.okafor@acme-payments.test';
 const LISTED = '0x1111111111111111111111111111111111111111';
 const WAIT = 15_000;
+/** A 1x1 PNG, for image blocks. */
+const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 let app: RunningApp;
 let browser: Browser;
@@ -221,5 +223,117 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     await page.locator('#home-link').click();
     await expect.poll(() => pane().innerText()).toContain('Your latest requests');
     await shot('app-home-requester');
+  });
+
+  it('renders Block Kit faithfully and safely: formatting, mentions, emoji, images, confirm dialogs, stacked modals', async () => {
+    // A test-only command on the running app, answered through the same Web API as every other.
+    const bolt = app.slack!.app;
+    let confirmed = 0;
+    bolt.command('/kit', async ({ ack, command, client }) => {
+      await ack();
+      await client.chat.postMessage({
+        channel: command.channel_id,
+        text: 'kit',
+        blocks: [
+          { type: 'header', text: { type: 'plain_text', text: '<script>window.__xss=2</script> Kit' } },
+          {
+            type: 'section',
+            text: {
+              type: 'mrkdwn',
+              text: '*bold* _it_ ~gone~ `code` <https://example.com|a link> <@U0ALICE> <#C0APPROVALS> :white_check_mark: snake_case_name &lt;img src=x onerror="window.__xss=1"&gt; <javascript:alert(1)|bad link>',
+            },
+            accessory: { type: 'image', image_url: PIXEL, alt_text: 'pixel accessory' },
+          },
+          { type: 'context', elements: [{ type: 'mrkdwn', text: 'context _note_' }] },
+          { type: 'divider' },
+          { type: 'image', image_url: PIXEL, alt_text: 'pixel image' },
+          {
+            type: 'actions',
+            block_id: 'kit_actions',
+            elements: [
+              {
+                type: 'button',
+                action_id: 'kit_danger',
+                text: { type: 'plain_text', text: 'Danger' },
+                style: 'danger',
+                confirm: { title: { type: 'plain_text', text: 'Really?' }, text: { type: 'mrkdwn', text: 'Sure?' }, confirm: { type: 'plain_text', text: 'Do it' }, deny: { type: 'plain_text', text: 'Stop' } },
+              },
+              { type: 'button', action_id: 'kit_form', text: { type: 'plain_text', text: 'Open form' } },
+            ],
+          },
+        ],
+      });
+    });
+    bolt.action('kit_danger', async ({ ack }) => {
+      await ack();
+      confirmed += 1;
+    });
+    const modal = (title: string, withMore: boolean) => ({
+      type: 'modal' as const,
+      title: { type: 'plain_text' as const, text: title },
+      close: { type: 'plain_text' as const, text: 'Back' },
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: `This is *${title}*` } },
+        ...(withMore ? [{ type: 'actions', block_id: 'more', elements: [{ type: 'button', action_id: 'kit_more', text: { type: 'plain_text', text: 'More…' } }] }] : []),
+      ],
+    });
+    bolt.action('kit_form', async ({ ack, body, client }) => {
+      await ack();
+      await client.views.open({ trigger_id: (body as { trigger_id: string }).trigger_id, view: modal('First', true) });
+    });
+    bolt.action('kit_more', async ({ ack, body, client }) => {
+      await ack();
+      await client.views.push({ trigger_id: (body as { trigger_id: string }).trigger_id, view: modal('Second', false) });
+    });
+    app.local!.setCommands(['/address', '/withdraw', '/tx', '/treasury', '/kit']);
+
+    await as('Alice');
+    await channel('general');
+    await command('/kit');
+    const kit = msg('Kit');
+    await kit.waitFor();
+    expect(await kit.locator('b', { hasText: 'bold' }).count()).toBe(1);
+    expect(await kit.locator('i', { hasText: 'it' }).count()).toBeGreaterThan(0);
+    expect(await kit.locator('s', { hasText: 'gone' }).count()).toBe(1);
+    expect(await kit.locator('code', { hasText: 'code' }).count()).toBe(1);
+    expect(await kit.locator('a[href="https://example.com/"], a[href="https://example.com"]').innerText()).toBe('a link');
+    const text = await kit.innerText();
+    expect(text).toContain('@Alice');
+    expect(text).toContain('#approvals');
+    expect(text).toContain('✅');
+    expect(text).toContain('snake_case_name');
+    expect(text).toContain('<script>window.__xss=2</script> Kit');
+    expect(text).toContain('<img src=x onerror="window.__xss=1">');
+    expect(await kit.locator('a', { hasText: 'bad link' }).count()).toBe(0);
+    expect(await page.locator('img[src="x"], script:not([src])').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await kit.locator('img[alt="pixel image"]').count()).toBe(1);
+    expect(await kit.locator('img[alt="pixel accessory"]').count()).toBe(1);
+    expect(await kit.locator('hr').count()).toBe(1);
+    await shot('block-kit');
+
+    // A confirm dialog: "Stop" sends nothing, "Do it" sends the click.
+    await kit.getByRole('button', { name: 'Danger' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Really?' });
+    await dialog.waitFor();
+    await shot('confirm-dialog');
+    await dialog.getByRole('button', { name: 'Stop' }).click();
+    expect(await dialog.count()).toBe(0);
+    await kit.getByRole('button', { name: 'Danger' }).click();
+    await page.getByRole('dialog', { name: 'Really?' }).getByRole('button', { name: 'Do it' }).click();
+    await expect.poll(() => confirmed).toBe(1);
+
+    // Stacked modals: the pushed one shows on top; closing it shows the first again.
+    await kit.getByRole('button', { name: 'Open form' }).click();
+    const form = page.locator('#modals form');
+    await expect.poll(() => form.getAttribute('aria-label')).toBe('First');
+    await form.getByRole('button', { name: 'More…' }).click();
+    await expect.poll(() => form.getAttribute('aria-label')).toBe('Second');
+    expect(await form.innerText()).toContain('2 stacked');
+    await shot('stacked-modals');
+    await form.getByRole('button', { name: 'Back' }).click();
+    await expect.poll(() => form.getAttribute('aria-label')).toBe('First');
+    await form.getByRole('button', { name: 'Back' }).click();
+    await expect.poll(() => page.locator('#modals form').count()).toBe(0);
   });
 });
