@@ -17,6 +17,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The page's address comes first, before any log line of the start, because it is what
+  // someone who just typed `npm start` wants to open (a random port is known only after start).
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  if (config.slack.mode === 'local' && config.port !== 0) {
+    process.stdout.write(`Local workspace: http://${shownHost}:${config.port}/ (starting…)\n`);
+  }
   const logger = createLogger({ level: config.logLevel, destination: await prettyOnTerminal() });
   let app;
   try {
@@ -38,7 +44,6 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const lines = [
-    // First, because it is what someone who just typed `npm start` wants to open.
     app.local ? `Open the local workspace: ${app.url}/` : '',
     `Treasury app ${app.deps.version} is running at ${app.url}`,
     `  Slack: ${config.slack.mode === 'local' ? 'the local workspace (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to connect a real one)' : `${config.slack.mode} mode, events at ${app.url}/slack/events`}`,
