@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   }
   // The page's address comes first, before any log line of the start, because it is what
   // someone who just typed `npm start` wants to open (a random port is known only after start).
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const shownHost = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(config.host) ? 'localhost' : config.host;
   if (config.slack.mode === 'local' && config.port !== 0) {
     process.stdout.write(`Local workspace: http://${shownHost}:${config.port}/ (starting…)\n`);
   }
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const lines = [
-    app.local ? `Open the local workspace: ${app.url}/` : '',
+    app.local ? `Open the local workspace: http://${shownHost}:${app.port}/` : '',
     `Treasury app ${app.deps.version} is running at ${app.url}`,
     `  Slack: ${config.slack.mode === 'local' ? 'the local workspace (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to connect a real one)' : `${config.slack.mode} mode, events at ${app.url}/slack/events`}`,
     `  Wallet service: ${app.deps.walletDescription}`,

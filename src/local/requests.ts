@@ -148,6 +148,21 @@ export function viewSubmission(o: { actor: Actor; view: Json; values: Json; trig
   });
 }
 
+/** A modal closed with Cancel, sent only when the view asked for it (notify_on_close). */
+export function viewClosed(o: { actor: Actor; view: Json }): SignedBody {
+  return interactive({
+    type: 'view_closed',
+    team: team(),
+    user: user(o.actor),
+    api_app_id: SLACK_IDS.appId,
+    token: VERIFICATION_TOKEN,
+    view: o.view,
+    is_cleared: false,
+    is_enterprise_install: false,
+    enterprise: null,
+  });
+}
+
 export function event(inner: Json): SignedBody {
   const payload = {
     token: VERIFICATION_TOKEN,

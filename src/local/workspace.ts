@@ -15,7 +15,7 @@ import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Policy } from '../policy/schema.js';
 import { channelDirectory, peopleOf, type Person } from './directory.js';
-import { event, messageAction, sendSigned, slashCommand, viewAction, viewSubmission, type Actor, type ClickedAction, type Json, type SignedBody } from './requests.js';
+import { event, messageAction, sendSigned, slashCommand, viewAction, viewClosed, viewSubmission, type Actor, type ClickedAction, type Json, type SignedBody } from './requests.js';
 import { startFakeSlack, type FakeMessage, type FakeSlack, type FakeView } from './slack-api.js';
 
 export interface LocalWorkspaceOptions {
@@ -180,7 +180,10 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
     const reply = await send(
       slashCommand({ actor: personOf(b.user), command, text, channelId: b.channel, channelName: channelName(b.channel), responseUrl, triggerId: api.issueTrigger(b.user) }),
     );
-    ackAsEphemeral(b.channel, b.user, command, reply);
+    if (reply.status === 200 && reply.json?.response_type === 'in_channel') {
+      // Slack posts an in_channel ack body in the channel, as a response_url post would.
+      await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply.json) });
+    } else ackAsEphemeral(b.channel, b.user, command, reply);
     return { ok: reply.status === 200 };
   }
 
@@ -344,7 +347,10 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       path: '/local/close',
       handler: post(closeBody, async (b) => {
         const v: FakeView | undefined = api.view(b.viewId);
-        if (v && api.openViews(b.user).some((x) => x.id === v.id)) api.closeView(v.id);
+        if (!v || !api.openViews(b.user).some((x) => x.id === v.id)) return { ok: true };
+        api.closeView(v.id);
+        viewErrors.delete(v.id);
+        if (v.notify_on_close === true) await send(viewClosed({ actor: personOf(b.user), view: v as unknown as Json }));
         return { ok: true };
       }),
     },

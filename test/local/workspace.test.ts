@@ -144,4 +144,48 @@ describe('the local workspace', () => {
       expect(logs).not.toContain(secret);
     }
   });
+
+  it('posts an in_channel ack for everyone, and tells the app when a modal that asked for it is closed', async () => {
+    const bolt = app.slack!.app;
+    const closed: string[] = [];
+    bolt.command('/echo', async ({ ack }) => ack({ response_type: 'in_channel', text: 'hello everyone' }));
+    bolt.command('/form', async ({ ack, command, client }) => {
+      await ack();
+      await client.views.open({
+        trigger_id: command.trigger_id,
+        view: { type: 'modal', callback_id: 'echo_form', notify_on_close: true, title: { type: 'plain_text', text: 'Form' }, blocks: [] },
+      });
+    });
+    bolt.view({ callback_id: 'echo_form', type: 'view_closed' }, async ({ ack, body }) => {
+      await ack();
+      closed.push(body.user.id);
+    });
+    app.local!.setCommands(['/echo', '/form']);
+
+    await post('/local/command', { user: 'U0BOB', channel: 'C0GENERAL', text: '/echo' });
+    const general = await eventually('the in_channel answer', async () =>
+      (await state('U0CAROL')).channels.find((c) => c.id === 'C0GENERAL' && JSON.stringify(c.messages).includes('hello everyone')),
+    );
+    expect(general.ephemerals.some((e) => (e.text ?? '').includes('hello everyone'))).toBe(false);
+
+    await post('/local/command', { user: 'U0BOB', channel: 'C0GENERAL', text: '/form' });
+    const view = await eventually('the modal', async () => {
+      const s = (await (await fetch(`${app.url}/local/state?user=U0BOB`)).json()) as { modals: Array<{ id: string; title: { text: string } }> };
+      return s.modals.find((m) => m.title.text === 'Form');
+    });
+    // Someone else cannot close Bob's modal.
+    await post('/local/close', { user: 'U0CAROL', viewId: view.id });
+    expect(closed).toEqual([]);
+    expect((await post('/local/close', { user: 'U0BOB', viewId: view.id })).status).toBe(200);
+    expect(await eventually('view_closed', async () => (closed.length ? closed : undefined))).toEqual(['U0BOB']);
+    const after = (await (await fetch(`${app.url}/local/state?user=U0BOB`)).json()) as { modals: unknown[] };
+    expect(after.modals).toEqual([]);
+    app.local!.setCommands(['/address', '/withdraw', '/tx', '/treasury']);
+  });
+
+  it('listens on loopback only in local mode unless HOST says otherwise', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' }).host).toBe('0.0.0.0');
+  });
 });
