@@ -175,7 +175,8 @@ describe('the local workspace', () => {
     });
     // Someone else cannot close Bob's modal.
     await post('/local/close', { user: 'U0CAROL', viewId: view.id });
-    expect(closed).toEqual([]);
+    const still = (await (await fetch(`${app.url}/local/state?user=U0BOB`)).json()) as { modals: Array<{ id: string }> };
+    expect(still.modals.map((m) => m.id)).toEqual([view.id]);
     expect((await post('/local/close', { user: 'U0BOB', viewId: view.id })).status).toBe(200);
     expect(await eventually('view_closed', async () => (closed.length ? closed : undefined))).toEqual(['U0BOB']);
     const after = (await (await fetch(`${app.url}/local/state?user=U0BOB`)).json()) as { modals: unknown[] };
