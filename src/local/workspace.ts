@@ -15,7 +15,7 @@ import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Policy } from '../policy/schema.js';
 import { channelDirectory, peopleOf, type Person } from './directory.js';
-import { event, messageAction, sendSigned, slashCommand, viewAction, viewClosed, viewSubmission, type Actor, type ClickedAction, type Json, type SignedBody } from './requests.js';
+import { event, messageAction, sendSigned, slashCommand, viewAction, viewClosed, viewSubmission, type Actor, type ClickedAction, type Json, type SignedBody, type SlackReply } from './requests.js';
 import { startFakeSlack, type FakeMessage, type FakeSlack, type FakeView } from './slack-api.js';
 
 export interface LocalWorkspaceOptions {
@@ -203,7 +203,7 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
     const actor = personOf(b.user);
     const action = b.action as ClickedAction;
     const triggerId = api.issueTrigger(b.user);
-    let reply;
+    let reply: SlackReply;
     if (b.source === 'message' || b.source === 'ephemeral') {
       let message: { ts: string; text?: string; blocks?: unknown[]; thread_ts?: string } | undefined;
       let responseUrl: string;

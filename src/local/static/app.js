@@ -84,7 +84,10 @@ function mrkdwn(text) {
   const parts = String(text ?? '').split('```');
   const frag = document.createDocumentFragment();
   parts.forEach((part, i) => {
-    if (i % 2 === 1) return frag.append(h('pre', {}, decode(part)));
+    if (i % 2 === 1) {
+      frag.append(h('pre', {}, decode(part)));
+      return;
+    }
     part.split('\n').forEach((line, j) => {
       if (j > 0) frag.append(h('br'));
       const quote = line.startsWith('&gt; ') || line.startsWith('> ');
