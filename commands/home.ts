@@ -62,7 +62,7 @@ export async function homeView(deps: CommandDeps, userId: string, notice?: strin
   blocks.push(context(`${open.length} of yours open`));
   blocks.push(divider());
   const depositLine = (a: Alert) =>
-    `• ${esc(a.amount ?? '?')} ${esc(a.currency ?? '')}${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${esc((a.status ?? 'status unknown').toLowerCase())} · ${slackTime(a.createdAt)}`;
+    `• ${esc(a.amount ?? '?')} ${esc(a.currency ?? '')}${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${esc((a.status ?? 'status unknown').toLowerCase())} · seen ${slackTime(a.createdAt)}`;
   blocks.push(section(`*Latest deposits*\n${deposits.map(depositLine).join('\n') || '_None yet._'}`));
   blocks.push(divider());
   blocks.push(
