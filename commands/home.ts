@@ -1,45 +1,106 @@
 /**
- * The App Home tab: what the app does, the commands with examples, and what is waiting
- * for this person (approvals they could give, their own open requests).
+ * The App Home tab, for the person opening it: the withdrawals waiting for their decision
+ * (with the same Approve / Reject buttons as the cards), their own open requests, the last
+ * deposits, and whether the wallet service is reachable. Rendered from the store and the
+ * withdrawal service; deciding stays with the handlers the card buttons already use.
  */
-import type { App } from '@slack/bolt';
-import type { View } from '@slack/types';
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { KnownBlock, View } from '@slack/types';
+import { ALERT_COLLECTIONS, type Alert } from '../src/alerts/index.js';
 import { hasRole } from '../src/policy/people.js';
-import { context, divider, header, section } from '../src/slack/blocks.js';
-import { amountText } from './withdraw-card.js';
+import { actions, context, divider, esc, header, section } from '../src/slack/blocks.js';
+import type { WithdrawalRequest } from '../src/withdrawals/index.js';
+import { ACTIONS, amountText } from './withdraw-card.js';
 import { helpText } from './treasury.js';
 import type { CommandDeps } from './deps.js';
 
-export async function homeView(deps: CommandDeps, userId: string): Promise<View> {
-  const pending = deps.withdrawals.list({ state: 'pending' });
+/** Slack allows 100 blocks in a Home view; decisions get at most this many (3 blocks each). */
+const MAX_DECISIONS = 15;
+const LAST_DEPOSITS = 5;
+/** Approve from the Home tab: its own action id, because the card's handler answers through the card's response_url. */
+export const HOME_APPROVE = 'home_approve';
+const OPEN_STATES = new Set(['pending', 'approved', 'executing', 'unknown']);
+
+const slackTime = (ms: number) => `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
+
+function requestLine(r: WithdrawalRequest): string {
+  return `${amountText(r)} on ${r.network} to \`${r.destination.slice(0, 12)}…\` for ${esc(r.clientEmail)} · requested by <@${r.requester}> · *${r.state}* · \`${r.id.slice(0, 8)}\``;
+}
+
+export async function homeView(deps: CommandDeps, userId: string, notice?: string): Promise<View> {
   const canApprove = await hasRole(deps.policy, 'approvers', userId, deps.groups);
-  const waitingForMe = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
-  const mine = deps.withdrawals.list({ requester: userId, limit: 5 });
-  const line = (r: (typeof pending)[number]) => `• ${amountText(r)} on ${r.network} to \`${r.destination.slice(0, 10)}…\` · *${r.state}* · \`${r.id.slice(0, 8)}\``;
-  return {
-    type: 'home',
-    blocks: [
-      header('Treasury'),
-      section(helpText()),
-      divider(),
-      section(
-        canApprove
-          ? `*Waiting for your approval* (${waitingForMe.length})\n${waitingForMe.slice(0, 10).map(line).join('\n') || '_Nothing right now._'}\nApprove them on their cards in <#${deps.policy.channels.approvals}>.`
-          : `*Pending approvals*: ${pending.length}`,
-      ),
-      section(`*Your latest requests*\n${mine.map(line).join('\n') || '_None._'}`),
-      context(`Wallet service: ${deps.walletDescription} · version ${deps.version}`),
-    ],
-  };
+  const waiting = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
+  // Open requests first; with none open, the latest few so the outcome of the last one is at hand.
+  const own = deps.withdrawals.list({ requester: userId });
+  const open = own.filter((r) => OPEN_STATES.has(r.state));
+  const mine = open.length ? open : own.slice(0, 3);
+  const pending = deps.withdrawals.list({ state: 'pending' });
+  const deposits = deps.store
+    .find<Alert>(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'deposit')
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .slice(0, LAST_DEPOSITS);
+  const auth = deps.wallet.authState();
+
+  const blocks: KnownBlock[] = [header('Treasury')];
+  if (notice) blocks.push(section(notice));
+  if (!canApprove) blocks.push(section(`*Pending approvals*: ${pending.length}`), context('You are not an approver in the treasury policy.'));
+  else blocks.push(section(`*Waiting for your approval* (${waiting.length})`));
+  if (canApprove && waiting.length === 0) blocks.push(context('Nothing right now.'));
+  for (const r of waiting.slice(0, MAX_DECISIONS)) {
+    blocks.push(section(requestLine(r)));
+    blocks.push(
+      actions(`home_decide_${r.id}`.slice(0, 255), [
+        { text: 'Approve', actionId: HOME_APPROVE, value: r.id, style: 'primary' },
+        // The card's Reject handler opens the reason modal, which works from the Home tab as well.
+        { text: 'Reject…', actionId: ACTIONS.reject, value: r.id, style: 'danger' },
+      ]),
+    );
+  }
+  if (waiting.length > MAX_DECISIONS) blocks.push(context(`…and ${waiting.length - MAX_DECISIONS} more on their cards in <#${deps.policy.channels.approvals}>.`));
+  blocks.push(divider());
+  blocks.push(section(`*Your latest requests*\n${mine.slice(0, 10).map((r) => `• ${requestLine(r)}`).join('\n') || '_None._'}`));
+  blocks.push(context(`${open.length} of yours open`));
+  blocks.push(divider());
+  const depositLine = (a: Alert) =>
+    `• ${esc(a.amount ?? '?')} ${esc(a.currency ?? '')}${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${esc((a.status ?? 'status unknown').toLowerCase())} · seen ${slackTime(a.createdAt)}`;
+  blocks.push(section(`*Latest deposits*\n${deposits.map(depositLine).join('\n') || '_None yet._'}`));
+  blocks.push(divider());
+  blocks.push(
+    section(
+      `*Wallet service*: ${auth.loggedIn ? ':large_green_circle: connected' : ':red_circle: not connected'} (${esc(deps.walletDescription)})` +
+        (auth.loggedIn && auth.expiresAt ? ` · session until ${slackTime(auth.expiresAt)}` : ''),
+    ),
+  );
+  blocks.push(divider());
+  blocks.push(section(helpText()));
+  blocks.push(context(`Version ${deps.version}`));
+  return { type: 'home', blocks };
 }
 
 export function register(app: App, deps: CommandDeps): void {
-  app.event('app_home_opened', async ({ event, client }) => {
-    if (event.tab !== 'home') return;
+  const publish = async (client: App['client'], user: string, notice?: string) => {
     try {
-      await client.views.publish({ user_id: event.user, view: await homeView(deps, event.user) });
+      await client.views.publish({ user_id: user, view: await homeView(deps, user, notice) });
     } catch (err) {
       deps.logger.warn({ err }, 'could not publish the App Home');
     }
+  };
+  app.event('app_home_opened', async ({ event, client }) => {
+    if (event.tab !== 'home') return;
+    await publish(client, event.user);
+  });
+  // The withdrawal service decides (eligibility, quorum, sending) exactly as for a click on the card;
+  // a refusal is shown at the top of the Home tab, which has no ephemeral messages.
+  app.action<BlockAction<ButtonAction>>(HOME_APPROVE, async ({ ack, body, action, client }) => {
+    await ack();
+    let notice: string | undefined;
+    try {
+      const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
+      notice = outcome.ok ? ':white_check_mark: Your approval was recorded.' : `:no_entry: ${esc(outcome.message)}`;
+    } catch (err) {
+      deps.logger.error({ err }, 'approval from the App Home failed');
+      notice = ':warning: Something went wrong on our side; nothing was changed. Try again.';
+    }
+    await publish(client, body.user.id, notice);
   });
 }

@@ -29,6 +29,7 @@ import { slackGroups } from './slack/access.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createSlackApp, webClientOptions, type SlackApp } from './slack/app.js';
 import { openStore, type Store } from './store/index.js';
+import { startLocalWorkspace, type LocalWorkspace } from './local/workspace.js';
 import { createWalletClient } from './wallet/client.js';
 
 export const VERSION: string = (() => {
@@ -61,6 +62,8 @@ export interface RunningApp {
   deps: Deps;
   sandbox?: Sandbox;
   slack?: SlackApp;
+  /** Local mode: the workspace page and its Web API. */
+  local?: LocalWorkspace;
   http: HttpServer;
   stop(): Promise<void>;
 }
@@ -125,6 +128,18 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     const hookSecret = await webhookSecret(config, store);
     secrets.add(hookSecret);
 
+    // Local mode: the local workspace stands in for Slack (its Web API is SLACK_API_URL, its
+    // signing secret and bot token are made up here), and the app runs in HTTP mode against it.
+    let local: LocalWorkspace | undefined;
+    let slackConfig = config.slack;
+    if (config.slack.mode === 'local') {
+      local = await startLocalWorkspace({ policy, logger, sandboxUrl: sandbox?.url, eventsUrl: () => `${loopback(httpUrl)}/slack/events` });
+      cleanups.push(() => local!.close());
+      secrets.add(local.botToken, local.signingSecret);
+      slackConfig = { ...config.slack, mode: 'http', botToken: local.botToken, signingSecret: local.signingSecret, apiUrl: local.apiUrl };
+    }
+    let httpUrl = '';
+
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }));
     cleanups.push(() => scheduler.stop());
     let httpPort: number | undefined;
@@ -132,8 +147,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
 
     // The outbox gets its own client: no retries inside it (the outbox retries, and knows
     // when a retry could double a post), and 429s come back to it instead of sleeping.
-    const outboxClient = new WebClient(config.slack.botToken, {
-      ...webClientOptions(config.slack.apiUrl),
+    const outboxClient = new WebClient(slackConfig.botToken, {
+      ...webClientOptions(slackConfig.apiUrl),
       retryConfig: { retries: 0 },
       logger: boltLogger(logger.child({ component: 'outbox-web' })),
     });
@@ -200,17 +215,18 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     };
 
     let slack: SlackApp | undefined;
-    if (config.slack.mode !== 'local') {
+    if (slackConfig.mode !== 'local') {
       slack = createSlackApp({
-        mode: config.slack.mode,
-        botToken: config.slack.botToken!,
-        signingSecret: config.slack.signingSecret!,
-        appToken: config.slack.appToken,
-        apiUrl: config.slack.apiUrl,
+        mode: slackConfig.mode,
+        botToken: slackConfig.botToken!,
+        signingSecret: slackConfig.signingSecret!,
+        appToken: slackConfig.appToken,
+        apiUrl: slackConfig.apiUrl,
         logger,
       });
       const commandDeps: CommandDeps = { ...deps, groups };
-      registerCommands(slack.app, commandDeps);
+      const names = registerCommands(slack.app, commandDeps);
+      local?.setCommands(names);
     }
 
     const readiness = readinessProbe(deps, slack);
@@ -230,13 +246,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       const listener = slack.requestListener;
       routes.push({ method: 'POST', path: '/slack/events', handler: (req, res) => listener(req, res) });
     }
+    if (local) routes.push(...local.routes);
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanups.push(() => http.close());
+    httpUrl = http.url;
 
     if (slack) {
       await slack.start();
       cleanups.push(() => slack!.stop());
-      // Without Slack (local mode) posts wait in the outbox until a workspace is configured.
       outbox.start();
     }
     scheduler.start();
@@ -246,11 +263,16 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       deps.registerWebhook('startup').catch((err: unknown) => logger.error({ err }, 'webhook registration at startup failed'));
     }
 
-    return { url: http.url, port: http.port, deps, sandbox, slack, http, stop: stopAll };
+    return { url: http.url, port: http.port, deps, sandbox, slack, local, http, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
   }
+}
+
+/** The app's own URL as seen from this process: a wildcard listener is reached on loopback. */
+function loopback(url: string): string {
+  return url.replace('://localhost:', '://127.0.0.1:');
 }
 
 interface Check {
@@ -282,7 +304,9 @@ function readinessProbe(deps: Deps, slack: SlackApp | undefined): () => Promise<
     else wallet = { ok: false, detail: lastError ?? 'not logged in' };
     const slackCheck: Check = !slack
       ? { ok: true, detail: 'local mode (no Slack credentials)' }
-      : { ok: slack.connected(), detail: `${slack.mode} mode${slack.connected() ? '' : ', not connected'}` };
+      : deps.config.slack.mode === 'local'
+        ? { ok: true, detail: 'local mode: the local workspace' }
+        : { ok: slack.connected(), detail: `${slack.mode} mode${slack.connected() ? '' : ', not connected'}` };
     return { store, wallet, slack: slackCheck };
   };
 }

@@ -152,7 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mode: SlackMode = !e.SLACK_BOT_TOKEN ? 'local' : e.SLACK_APP_TOKEN ? 'socket' : 'http';
   return {
     port: e.PORT,
-    host: e.HOST ?? '0.0.0.0',
+    // In local mode the workspace page lets whoever reaches it act as anyone in the policy: loopback only unless HOST says so.
+    host: e.HOST ?? (mode === 'local' ? '127.0.0.1' : '0.0.0.0'),
     logLevel: e.LOG_LEVEL ?? 'info',
     dataDir: e.DATA_DIR ?? './data',
     policyFile: e.POLICY_FILE,

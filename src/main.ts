@@ -1,6 +1,7 @@
 /** Entry point: configuration from the environment, start everything, stop cleanly on a signal. */
 import { startApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import type { DestinationStream } from 'pino';
 import { createLogger } from './log.js';
 import { PolicyError } from './policy/load.js';
 import { StoreLockedError } from './store/index.js';
@@ -16,7 +17,13 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel });
+  // The page's address comes first, before any log line of the start, because it is what
+  // someone who just typed `npm start` wants to open (a random port is known only after start).
+  const shownHost = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(config.host) ? 'localhost' : config.host;
+  if (config.slack.mode === 'local' && config.port !== 0) {
+    process.stdout.write(`Local workspace: http://${shownHost}:${config.port}/ (starting…)\n`);
+  }
+  const logger = createLogger({ level: config.logLevel, destination: await prettyOnTerminal() });
   let app;
   try {
     app = await startApp({
@@ -37,8 +44,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const lines = [
+    app.local ? `Open the local workspace: http://${shownHost}:${app.port}/` : '',
     `Treasury app ${app.deps.version} is running at ${app.url}`,
-    `  Slack: ${config.slack.mode === 'local' ? 'none (local mode: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to connect a workspace)' : `${config.slack.mode} mode, events at ${app.url}/slack/events`}`,
+    `  Slack: ${config.slack.mode === 'local' ? 'the local workspace (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to connect a real one)' : `${config.slack.mode} mode, events at ${app.url}/slack/events`}`,
     `  Wallet service: ${app.deps.walletDescription}`,
     app.sandbox ? `  Simulate a deposit: npm run sandbox -- deposit <client-email|address> <amount> <currency> <network>` : '',
     `  Health: ${app.url}/healthz  Readiness: ${app.url}/readyz`,
@@ -57,6 +65,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * Human-readable lines on a terminal, JSON lines otherwise (for log collectors). pino-pretty
+ * is a development dependency: without it (a production install) the lines stay JSON.
+ */
+async function prettyOnTerminal(): Promise<DestinationStream | undefined> {
+  if (!process.stdout.isTTY) return undefined;
+  try {
+    const { default: pretty } = await import('pino-pretty');
+    return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' });
+  } catch {
+    return undefined;
+  }
 }
 
 void main();
