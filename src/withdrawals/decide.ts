@@ -25,7 +25,7 @@ import type {
 } from './types.js';
 
 /** The actor of everything the app does on its own (sending, expiry, reconciliation, webhooks). */
-export const SYSTEM = 'system';
+const SYSTEM = 'system';
 
 export type WithdrawalCommand =
   /** A new request that passed `admitRequest`; ids are drawn by the shell. */
@@ -74,8 +74,25 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const unchanged = (request: WithdrawalRequest | undefined): Decision<never> => ({ kind: 'unchanged', request });
 
 /** The request moved to `state`, with a history line. */
-export function transition(req: WithdrawalRequest, state: WithdrawalState, by: string, at: string, note?: string, patch: Partial<WithdrawalRequest> = {}): WithdrawalRequest {
+function transition(req: WithdrawalRequest, state: WithdrawalState, by: string, at: string, note?: string, patch: Partial<WithdrawalRequest> = {}): WithdrawalRequest {
   return { ...req, ...patch, state, history: [...req.history, { at, state, by, ...(note ? { note } : {}) }] };
+}
+
+// ------------------------------------------------------------------ recovery
+
+/**
+ * What startup does with a request left by the previous process (one not in flight in this
+ * one): still `approved` was never claimed, so nothing reached the wallet service: it is sent
+ * once within its expiry, and past it (a long outage) it expires unsent; `executing` may have
+ * been sent, so it becomes unknown and is reconciled, never resent. Anything else: nothing
+ * here (pending ones expire through `expire`, unknown ones are reconciled).
+ */
+export type RecoveryAction = 'send' | 'expire-unsent' | 'mark-unknown' | 'none';
+
+export function recoveryAction(req: WithdrawalRequest, now: number): RecoveryAction {
+  if (req.state === 'executing') return 'mark-unknown';
+  if (req.state !== 'approved') return 'none';
+  return now >= Date.parse(req.expiresAt) ? 'expire-unsent' : 'send';
 }
 
 // ------------------------------------------------------------------ decide
@@ -128,7 +145,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       };
     }
     case 'expire-unsent': {
-      if (!req || req.state !== 'approved' || Date.parse(req.expiresAt) > ctx.now) return unchanged(req);
+      if (!req || recoveryAction(req, ctx.now) !== 'expire-unsent') return unchanged(req);
       return {
         kind: 'changed',
         next: transition(req, 'expired', SYSTEM, at, 'approved but not sent before its expiry; nothing was sent'),
@@ -146,7 +163,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       };
     }
     case 'mark-unknown-at-startup': {
-      if (!req || req.state !== 'executing') return unchanged(req);
+      if (!req || recoveryAction(req, ctx.now) !== 'mark-unknown') return unchanged(req);
       const reason =
         'The app stopped while this withdrawal was being sent: it may or may not have reached the wallet service. It will be looked up in the transaction list, never resent.';
       return {

@@ -17,4 +17,4 @@ export {
   type Refusal,
   type Refused,
 } from './rules.js';
-export { decide, SYSTEM, type DecideContext, type Decision, type WithdrawalCommand, type AuditRecord } from './decide.js';
+export { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide.js';

@@ -47,16 +47,14 @@ export function createReconciler(
         logger.warn({ id: req.id, err: serializeError(err) }, 'reconciliation could not read the transaction list');
         continue;
       }
-      // A record whose status we cannot read proves it reached the service, not how it ended.
-      if (!found || found.status === 'unknown') {
+      // Whether the record settles it (a readable final status) is the decider's; a commit that changes nothing writes nothing.
+      const { event } = found ? await shell.commitOn(req.id, { type: 'reconcile', found }) : {};
+      if (!event) {
         report.stillUnknown.push(req.id);
         continue;
       }
-      const { event } = await shell.commitOn(req.id, { type: 'reconcile', found });
-      if (event) {
-        report.resolved.push(event.request);
-        shell.emit([event]);
-      }
+      report.resolved.push(event.request);
+      shell.emit([event]);
     }
     if (report.checked) logger.info({ checked: report.checked, resolved: report.resolved.length, stillUnknown: report.stillUnknown.length }, 'reconciled unknown withdrawals');
     return report;

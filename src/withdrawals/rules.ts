@@ -153,6 +153,8 @@ export function admitRequest(policy: Policy, input: RequestInput, isRequester: b
 /**
  * Whether `user` may approve or reject the request now: the refusal, or undefined. Shared by
  * approve, reject and the Slack layer's early check (before it opens the reason modal).
+ * The two parts below, in this order: callers resolve `isApprover` (which may ask Slack for
+ * group members) only once `stateRefusal` has passed.
  */
 export function decisionRefusal(
   req: WithdrawalRequest | undefined,
@@ -160,11 +162,21 @@ export function decisionRefusal(
   kind: 'approve' | 'reject',
   facts: { isApprover: boolean; now: number },
 ): Refused<DecisionReason> | undefined {
+  return stateRefusal(req, user, facts.now) ?? roleRefusal(req!, user, kind, facts.isApprover);
+}
+
+/** The refusals that need no fact about the user's roles: no such request, not pending, expired, their own. */
+export function stateRefusal(req: WithdrawalRequest | undefined, user: string, now: number): Refused<DecisionReason> | undefined {
   if (!req) return refused('not_found', 'There is no such withdrawal request.');
   if (req.state !== 'pending') return refused('not_pending', `This request is no longer waiting for decisions (it is ${req.state}).`);
-  if (facts.now >= Date.parse(req.expiresAt)) return refused('expired', 'This request has expired.');
+  if (now >= Date.parse(req.expiresAt)) return refused('expired', 'This request has expired.');
   if (req.requester === user) return refused('own_request', 'You cannot decide on your own withdrawal request.');
-  if (!facts.isApprover) return refused('not_approver', 'You are not an approver in the treasury policy.');
+  return undefined;
+}
+
+/** The refusals about the user, on a request that passed `stateRefusal`: not an approver, already approved. */
+export function roleRefusal(req: WithdrawalRequest, user: string, kind: 'approve' | 'reject', isApprover: boolean): Refused<DecisionReason> | undefined {
+  if (!isApprover) return refused('not_approver', 'You are not an approver in the treasury policy.');
   if (req.approvals.some((a) => a.user === user)) {
     return kind === 'approve'
       ? refused('already_approved', 'You have already approved this request.')

@@ -18,12 +18,14 @@ import type { Policy } from '../policy/schema.js';
 import { hasRole, matches, type GroupResolver } from '../policy/people.js';
 import type { WalletClient } from '../wallet/client.js';
 import { CURRENCIES, lookup } from '../wallet/enums.js';
-import { admitRequest, dailyUsage, decisionRefusal, expiryDue, reminderDue, reservedFor, type DailyUsage } from './rules.js';
+import { admitRequest, dailyUsage, expiryDue, reminderDue, reservedFor, roleRefusal, stateRefusal, type DailyUsage, type Refused } from './rules.js';
+import { recoveryAction } from './decide.js';
 import { createShell, WITHDRAWALS } from './shell.js';
 import { createSender } from './sender.js';
 import { createReconciler, type ReconcileReport } from './reconcile.js';
 import type {
   DecisionOutcome,
+  DecisionReason,
   RequestInput,
   RequestOutcome,
   WithdrawalEvent,
@@ -92,7 +94,11 @@ export interface WithdrawalService {
   /** At startup: executing -> unknown (possibly sent, never resent); approved -> sent once (see idle()); then reconciliation and expiry. */
   recover(): Promise<{ markedUnknown: string[]; resumed: string[]; reconcile: ReconcileReport; expired: string[] }>;
   onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult>;
-  /** The same, inside a caller's commit (the webhook receiver's); the returned event is for the listener, once that commit is durable. */
+  /**
+   * The same, inside a caller's commit (the webhook receiver's). Its notifications go through
+   * `onChange` in that commit; the returned event is what changed (onWithdrawalEvent hands it to
+   * the `listener` once durable; a caller without a listener, like the app's, can ignore it).
+   */
   applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent };
   /** Whether userId may approve (or reject) the request now: the refusal to show, or undefined. */
   checkDecision(id: string, userId: string, kind: 'approve' | 'reject'): Promise<DecisionOutcome | undefined>;
@@ -116,6 +122,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   const reconcileUnknown = createReconciler(shell, { wallet: o.wallet, logger, maxPages: o.reconcileMaxPages ?? 10, pageSize: o.reconcilePageSize ?? 100 });
 
   // ------------------------------------------------------------------ request and decisions
+
+  const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => ({ ok: false, reason: r.reason, message: r.message });
 
   async function request(input: RequestInput, requesterId: string): Promise<RequestOutcome> {
     const p = policy();
@@ -142,10 +150,14 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   }
 
   async function approve(id: string, userId: string): Promise<DecisionOutcome> {
+    // Roles and groups (maybe a Slack API call) are looked up only for a request open to decisions;
+    // the decider checks everything again inside the commit.
+    const early = stateRefusal(stored(id), userId, now());
+    if (early) return refusalOutcome(early);
     const isApprover = await hasRole(policy(), 'approvers', userId, groups);
     // Group membership is resolved before the commit (it is async) and recorded with the approval.
     const satisfies: string[] = [];
-    for (const entry of stored(id)?.tier.mustInclude ?? []) if (await matches([entry], userId, groups)) satisfies.push(entry);
+    if (isApprover) for (const entry of stored(id)?.tier.mustInclude ?? []) if (await matches([entry], userId, groups)) satisfies.push(entry);
     const applied = await commitOn(id, { type: 'approve', user: userId, isApprover, satisfies });
     const outcome = outcomeOf(applied);
     if (!outcome.ok || !applied.event) return outcome;
@@ -157,6 +169,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   }
 
   async function reject(id: string, userId: string, reason: string): Promise<DecisionOutcome> {
+    const early = stateRefusal(stored(id), userId, now());
+    if (early) return refusalOutcome(early);
     const isApprover = await hasRole(policy(), 'approvers', userId, groups);
     const applied = await commitOn(id, { type: 'reject', user: userId, isApprover, reason: String(reason ?? '') });
     if (applied.event) {
@@ -190,29 +204,26 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   }
 
   async function recover() {
-    const marked = await commitOnAll({ type: 'mark-unknown-at-startup' }, (r) => r.state === 'executing' && !sender.inFlight(r.id));
+    // What happens to each request left by the previous process is the decider's (recoveryAction);
+    // one in flight in this process is not a leftover.
+    const ctx = context();
+    const due = (action: ReturnType<typeof recoveryAction>) => (r: WithdrawalRequest) => !sender.inFlight(r.id) && recoveryAction(r, ctx.now) === action;
+    const marked = await commitOnAll({ type: 'mark-unknown-at-startup' }, due('mark-unknown'), ctx);
     const markedUnknown = marked.map((e) => e.request.id);
     if (marked.length) {
       logger.warn({ ids: markedUnknown }, 'withdrawals found executing at startup are now unknown and will be reconciled');
       emit(marked);
     }
-    // Approved but never claimed for sending: nothing reached the wallet service. Within its
-    // expiry it is sent now, once; past it (a long outage) nobody expects it to go any more.
-    const approved = store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'approved' && !sender.inFlight(r.id));
-    const t = now();
-    const overdue = new Set(approved.filter((r) => Date.parse(r.expiresAt) <= t).map((r) => r.id));
-    if (overdue.size) {
-      const expired = await commitOnAll({ type: 'expire-unsent' }, (r) => overdue.has(r.id) && r.state === 'approved');
-      logger.warn({ ids: expired.map((e) => e.request.id) }, 'approved withdrawals past their expiry were not sent');
-      emit(expired);
+    const expiredUnsent = await commitOnAll({ type: 'expire-unsent' }, due('expire-unsent'), ctx);
+    if (expiredUnsent.length) {
+      logger.warn({ ids: expiredUnsent.map((e) => e.request.id) }, 'approved withdrawals past their expiry were not sent');
+      emit(expiredUnsent);
     }
-    const resumed = approved
-      .filter((r) => !overdue.has(r.id))
-      .map((r) => {
-        logger.warn({ id: r.id }, 'resuming an approved withdrawal that was never sent');
-        void sender.start(r);
-        return r.id;
-      });
+    const resumed = store.find<WithdrawalRequest>(WITHDRAWALS, due('send')).map((r) => {
+      logger.warn({ id: r.id }, 'resuming an approved withdrawal that was never sent');
+      void sender.start(r);
+      return r.id;
+    });
     const reconcile = await reconcileUnknown();
     const expired = (await expireDue()).map((r) => r.id);
     return { markedUnknown, resumed, reconcile, expired };
@@ -222,7 +233,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 
   /**
    * A withdrawal webhook, applied inside the caller's commit (the webhook receiver's, so the
-   * effect is as durable as the stored event). Returns the event to emit after that commit.
+   * effect is as durable as the stored event). Returns the event, for a caller with a listener
+   * to emit once that commit is durable.
    */
   function applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent } {
     const cur = tx.all<WithdrawalRequest>(WITHDRAWALS).find((x) => x.merchantReference === e.merchantReference);
@@ -240,16 +252,20 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   // ------------------------------------------------------------------ who may act
 
   async function checkDecision(id: string, userId: string, kind: 'approve' | 'reject'): Promise<DecisionOutcome | undefined> {
-    const isApprover = await hasRole(policy(), 'approvers', userId, groups);
-    const refusal = decisionRefusal(stored(id), userId, kind, { isApprover, now: now() });
-    return refusal && { ok: false, reason: refusal.reason, message: refusal.message };
+    const req = stored(id);
+    // The state refusals first: a settled, expired or own request needs no role (maybe a Slack group) lookup.
+    const refusal = stateRefusal(req, userId, now()) ?? roleRefusal(req!, userId, kind, await hasRole(policy(), 'approvers', userId, groups));
+    return refusal && refusalOutcome(refusal);
   }
 
   /** Pending requests userId could approve right now (their slot is not reserved for someone else). */
   async function awaitingDecisionBy(userId: string): Promise<WithdrawalRequest[]> {
+    const t = now();
+    const open = list({ state: 'pending' }).filter((r) => !stateRefusal(r, userId, t));
+    if (!open.length || !(await hasRole(policy(), 'approvers', userId, groups))) return [];
     const out: WithdrawalRequest[] = [];
-    for (const r of list({ state: 'pending' })) {
-      if (await checkDecision(r.id, userId, 'approve')) continue;
+    for (const r of open) {
+      if (roleRefusal(r, userId, 'approve', true)) continue;
       const reserved = reservedFor(r);
       if (reserved.length && !(await matches(reserved, userId, groups))) continue;
       out.push(r);

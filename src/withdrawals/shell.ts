@@ -107,5 +107,5 @@ export function createShell(o: ShellOptions) {
     return { ok: true, request };
   }
 
-  return { store, logger, now: o.now, policy: o.policy, stored, context, emit, apply, commitOn, commitOnAll, outcomeOf };
+  return { store, stored, context, emit, apply, commitOn, commitOnAll, outcomeOf };
 }

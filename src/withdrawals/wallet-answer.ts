@@ -3,9 +3,12 @@
  * POST (checked against what was approved), the error it threw (classified: refused, not sent,
  * or possibly sent), and a record of the transaction list (for reconciliation).
  */
+import { addressFamily } from '../wallet/addresses.js';
 import type { WalletClient } from '../wallet/client.js';
+import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { WalletError, WalletRejectedError } from '../wallet/errors.js';
 import { Dec } from './money.js';
+import { sameAddress } from './rules.js';
 import type { WithdrawalRequest } from './types.js';
 
 /** The wallet service's answer to the withdrawal POST. */
@@ -22,12 +25,21 @@ export function answerMismatches(req: WithdrawalRequest, answer: WithdrawAnswer)
   if (answer.merchantReference && answer.merchantReference !== req.merchantReference) {
     out.push(`merchant reference ${answer.merchantReference} instead of ${req.merchantReference}`);
   }
-  if (answer.destinationAddress && answer.destinationAddress.toLowerCase() !== req.destination.toLowerCase()) {
+  if (answer.destinationAddress && !sameDestination(req, answer.destinationAddress)) {
     out.push(`destination ${answer.destinationAddress} instead of ${req.destination}`);
   }
   const requested = answer.amountRequested ?? answer.amount;
   if (requested && !new Dec(requested).eq(req.amount)) out.push(`amount ${requested} instead of ${req.amount}`);
   return out;
+}
+
+/** The same address as the request's destination, compared as its family requires (TRON's base58 is case-sensitive). */
+function sameDestination(req: WithdrawalRequest, address: string): boolean {
+  const currency = lookup(CURRENCIES, req.currency);
+  const network = lookup(NETWORKS, req.network);
+  // A stored request always names a known currency and network; if not, only an exact match is the same.
+  if (!currency || !network) return address === req.destination;
+  return sameAddress(addressFamily(currency, network), address, req.destination);
 }
 
 /** What a failed send means: refused or not sent (failed), or possibly sent (unknown, to reconcile). */

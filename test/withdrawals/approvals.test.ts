@@ -159,6 +159,43 @@ describe('approvals', () => {
     expect(await w.service.remindersDue()).toEqual([]);
   });
 
+  it('a settled, expired, missing or own request is refused without any group lookup (a Slack API call)', async () => {
+    // U0ZED is in no list, so only a group lookup could make them an approver: every lookup here throws.
+    const lookups: string[] = [];
+    w = await world({
+      service: {
+        groups: {
+          membersOf: async (id) => {
+            lookups.push(id);
+            throw new Error('usergroups.users.list is unavailable');
+          },
+        },
+      },
+    });
+    const settled = await requested(usdt('5000'));
+    expect((await w.service.reject(settled.id, 'U0DAVE', 'unknown payee')).ok).toBe(true);
+    const own = await requested(usdt('5000'));
+    for (const kind of ['approve', 'reject'] as const) {
+      expect(await w.service.checkDecision(settled.id, 'U0ZED', kind)).toMatchObject({ ok: false, reason: 'not_pending' });
+      expect(await w.service.checkDecision('nope', 'U0ZED', kind)).toMatchObject({ ok: false, reason: 'not_found' });
+      expect(await w.service.checkDecision(own.id, 'U0ALICE', kind)).toMatchObject({ ok: false, reason: 'own_request' });
+    }
+    await deniedWithoutChange(w.service.approve(settled.id, 'U0ZED'), settled.id, 'not_pending');
+    await deniedWithoutChange(w.service.reject(settled.id, 'U0ZED', 'no'), settled.id, 'not_pending');
+    await deniedWithoutChange(w.service.approve(own.id, 'U0ALICE'), own.id, 'own_request');
+    w.clock.now = Date.parse(own.expiresAt);
+    expect(await w.service.checkDecision(own.id, 'U0ZED', 'approve')).toMatchObject({ ok: false, reason: 'expired' });
+    await deniedWithoutChange(w.service.approve(own.id, 'U0ZED'), own.id, 'expired');
+    // Nothing open to decide on: no lookup either.
+    expect(await w.service.awaitingDecisionBy('U0ZED')).toEqual([]);
+    expect(lookups).toEqual([]);
+    // The control: on an open request the same user's role does need the lookup (and here it fails).
+    w.clock.now = T0;
+    const open = await requested(usdt('5000'));
+    await expect(w.service.checkDecision(open.id, 'U0ZED', 'approve')).rejects.toThrow('usergroups');
+    expect(lookups).toContain('S0TREASURY');
+  });
+
   it('a failing listener cannot break the domain', async () => {
     w = await world();
     w.rebuild({

@@ -6,8 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WalletRejectedError, WalletUnknownOutcomeError, WalletValidationError } from '../../src/wallet/errors.js';
-import { decide, type DecideContext, type Decision, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
-import { admitRequest, decisionRefusal, reservedFor } from '../../src/withdrawals/rules.js';
+import { decide, recoveryAction, type DecideContext, type Decision, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
+import { admitRequest, decisionRefusal, reservedFor, roleRefusal, stateRefusal } from '../../src/withdrawals/rules.js';
+import { deriveAddress } from '../../src/wallet/addresses.js';
 import type { ListedTransaction, WithdrawAnswer } from '../../src/withdrawals/wallet-answer.js';
 import { FINAL_STATES, type RequestInput, type WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { DEST, T0, testPolicy, usdt } from './helpers.js';
@@ -150,6 +151,21 @@ describe('decide: approve and reject', () => {
     expect(decisionRefusal(once, 'U0CAROL', 'reject', { isApprover: true, now: T0 })).toEqual(r);
   });
 
+  it('the state refusals need no fact about roles; the role refusals come only after them', () => {
+    const once = given(requestCommand(usdt('5000')), approve('U0CAROL'));
+    const rejected = given(requestCommand(usdt('5000')), [{ type: 'reject', user: 'U0DAVE', isApprover: true, reason: 'no' }]);
+    expect(stateRefusal(undefined, 'U0ZED', T0)?.reason).toBe('not_found');
+    expect(stateRefusal(rejected, 'U0ZED', T0)?.reason).toBe('not_pending');
+    expect(stateRefusal(once, 'U0ZED', T0 + 2 * HOUR)?.reason).toBe('expired');
+    expect(stateRefusal(once, 'U0ALICE', T0)?.reason).toBe('own_request');
+    expect(stateRefusal(once, 'U0ZED', T0)).toBeUndefined();
+    expect(roleRefusal(once, 'U0ZED', 'approve', false)?.reason).toBe('not_approver');
+    expect(roleRefusal(once, 'U0CAROL', 'approve', true)?.reason).toBe('already_approved');
+    expect(roleRefusal(once, 'U0DAVE', 'approve', true)).toBeUndefined();
+    // Composed, a state refusal wins whatever the roles: a settled request is refused as such even to a non-approver.
+    expect(decisionRefusal(rejected, 'U0ZED', 'approve', { isApprover: false, now: T0 })?.reason).toBe('not_pending');
+  });
+
   it("the last slots are reserved for the tier's must_include: others are refused, the named one completes it", () => {
     const two = given(requestCommand(usdt('20000')), approve('U0CAROL'), approve('U0DAVE')); // 3 approvals incl. U0ERIN
     expect(reservedFor(two)).toEqual(['U0ERIN']);
@@ -182,6 +198,23 @@ describe('decide: sending', () => {
     expect(d).toMatchObject({ event: 'executing', next: { state: 'executing', sendStartedAt: new Date(T0 + 5).toISOString() }, audit: { action: 'send' } });
     expect(decide({ type: 'claim-for-sending' }, d.next, ctx()).kind).toBe('unchanged');
     expect(decide({ type: 'claim-for-sending' }, given(requestCommand(usdt('10'))), ctx()).kind).toBe('unchanged');
+  });
+
+  it('the destination in the answer is compared as its address family requires: hex in any case, TRON base58 exactly', () => {
+    const hex = '0x' + 'ab'.repeat(20);
+    const evm = given(requestCommand(usdt('10', { destination: hex })), approve('U0CAROL'), claim);
+    const sameHex = changed(decide({ type: 'record-send-outcome', requestId: 'w1', outcome: { ok: true, answer: answer({ destinationAddress: '0x' + 'AB'.repeat(20) }) } }, evm, ctx()));
+    expect(sameHex.next.result?.mismatches).toBeUndefined();
+    const tronAddress = deriveAddress('tron', 'payee');
+    const i = [...tronAddress].findIndex((ch, j) => j > 0 && /[a-z]/i.test(ch)); // one letter in the other case
+    const flip = (ch: string) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase());
+    const swapped = tronAddress.slice(0, i) + flip(tronAddress[i]!) + tronAddress.slice(i + 1);
+    expect(swapped).not.toBe(tronAddress);
+    const tron = given(requestCommand(usdt('10', { network: 'TRON', destination: tronAddress })), approve('U0CAROL'), claim);
+    const exact = changed(decide({ type: 'record-send-outcome', requestId: 'w1', outcome: { ok: true, answer: answer({ destinationAddress: tronAddress }) } }, tron, ctx()));
+    expect(exact.next.result?.mismatches).toBeUndefined();
+    const otherCase = changed(decide({ type: 'record-send-outcome', requestId: 'w1', outcome: { ok: true, answer: answer({ destinationAddress: swapped }) } }, tron, ctx()));
+    expect(otherCase.next.result?.mismatches).toEqual([`destination ${swapped} instead of ${tronAddress}`]);
   });
 
   it("the wallet's answer completes it; an answer about another payment is recorded as mismatches", () => {
@@ -236,6 +269,18 @@ describe('decide: time, recovery, reconciliation, admins, webhooks', () => {
     const d = changed(decide({ type: 'mark-unknown-at-startup' }, given(requestCommand(usdt('10')), approve('U0CAROL'), claim), ctx()));
     expect(d).toMatchObject({ event: 'unknown', next: { state: 'unknown' }, audit: { details: { reason: 'found executing at startup' } } });
     expect(decide({ type: 'mark-unknown-at-startup' }, given(requestCommand(usdt('10')), approve('U0CAROL')), ctx()).kind).toBe('unchanged');
+  });
+
+  it('recoveryAction: approved is sent within its expiry and expires unsent past it; executing becomes unknown; nothing else is touched', () => {
+    const approved = given(requestCommand(usdt('10')), approve('U0CAROL'));
+    expect(recoveryAction(approved, T0 + 2 * HOUR - 1)).toBe('send');
+    expect(recoveryAction(approved, T0 + 2 * HOUR)).toBe('expire-unsent');
+    expect(recoveryAction(given(requestCommand(usdt('10')), approve('U0CAROL'), claim), T0 + 3 * HOUR)).toBe('mark-unknown');
+    expect(recoveryAction(given(requestCommand(usdt('10'))), T0 + 3 * HOUR)).toBe('none');
+    expect(recoveryAction(unknown(), T0)).toBe('none');
+    // The commands agree with the query (one rule, not two).
+    expect(decide({ type: 'expire-unsent' }, approved, ctx(T0 + 2 * HOUR - 1)).kind).toBe('unchanged');
+    expect(decide({ type: 'mark-unknown-at-startup' }, unknown(), ctx()).kind).toBe('unchanged');
   });
 
   it('reconciliation settles an unknown request from a readable record only', () => {
@@ -301,18 +346,28 @@ describe('decide: properties over any sequence of commands', () => {
   );
   const at = fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 0, max: 2 * HOUR - 1 }) }, { weight: 1, arbitrary: fc.integer({ min: 2 * HOUR, max: 3 * HOUR }) });
 
-  it('no send without a full quorum of distinct approvers other than the requester; final states never change', () => {
+  it('no send without a full quorum of distinct approvers other than the requester; a non-approver is never recorded; final states never change', () => {
+    // Counted so that the test fails if the generator stops reaching what the properties are about.
+    let runsReachingSend = 0;
+    let nonApproversAtAnOpenRequest = 0;
     fc.assert(
       fc.property(fc.array(fc.tuple(command, at), { minLength: 5, maxLength: 40 }), (steps) => {
         let req = given(requestCommand(usdt('20000'))); // 3 approvals incl. U0ERIN
+        let sent = false;
         for (const [c, t] of steps) {
+          if (c.type === 'approve' && !c.isApprover && !stateRefusal(req, c.user, T0 + t)) nonApproversAtAnOpenRequest++;
           const d = decide(c, req, ctx(T0 + t));
           if (d.kind !== 'changed') continue;
           const before = req;
           req = d.next;
-          expect(d.audit.subject).toBe(req.id);
+          if (c.type === 'approve') {
+            // Only an approver's approval is ever recorded, one per command.
+            expect(c.isApprover).toBe(true);
+            expect(req.approvals.map((a) => a.user)).toEqual([...before.approvals.map((a) => a.user), c.user]);
+          }
           if (FINAL_STATES.includes(before.state)) expect(req.state).toBe(before.state);
           if (req.state === 'executing' && before.state !== 'executing') {
+            sent = true;
             expect(before.state).toBe('approved');
             const approvers = req.approvals.map((a) => a.user);
             expect(new Set(approvers).size).toBe(3);
@@ -320,8 +375,11 @@ describe('decide: properties over any sequence of commands', () => {
             expect(approvers).toContain('U0ERIN');
           }
         }
+        if (sent) runsReachingSend++;
       }),
       { numRuns: 300 },
     );
+    expect(runsReachingSend).toBeGreaterThan(0);
+    expect(nonApproversAtAnOpenRequest).toBeGreaterThan(0);
   });
 });
