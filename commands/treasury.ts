@@ -13,6 +13,7 @@ import { registrationStatus } from '../src/webhooks/registration.js';
 import { formatAmount } from '../src/withdrawals/index.js';
 import { words } from '../src/slack/text.js';
 import { userMessage } from '../src/slack/user-errors.js';
+import { echo } from '../src/slack/limits.js';
 import type { CommandDeps } from './deps.js';
 
 export const name = '/treasury';
@@ -218,17 +219,20 @@ export const VERBS: Record<string, Verb> = {
   },
 };
 
+const VERB_TABLE: ReadonlyMap<string, Verb> = new Map(Object.entries(VERBS));
+
 export function register(app: App, deps: CommandDeps): void {
   app.command(name, async ({ command, ack, respond, client }) => {
     await ack();
     await guarded(deps.logger, respond, 'Treasury command', async () => {
       const args = words(command.text);
       const [first = 'help', second] = args.map((a) => a.toLowerCase());
-      const verb = VERBS[`${first} ${second ?? ''}`.trim()] ?? VERBS[first];
+      // A Map: a typed word such as "__proto__" or "constructor" must not find Object.prototype's members.
+      const verb = VERB_TABLE.get(`${first} ${second ?? ''}`.trim()) ?? VERB_TABLE.get(first);
       if (!verb) {
         return void (await respond({
           response_type: 'ephemeral',
-          text: `:warning: Unknown subcommand “${first}”. Try one of: ${Object.values(VERBS).map((v) => `\`${v.usage}\``).join(', ')}`,
+          text: `:warning: Unknown subcommand “${echo(first)}”. Try one of: ${Object.values(VERBS).map((v) => `\`${v.usage}\``).join(', ')}`,
         }));
       }
       const refused = await refusal(deps.policy, verb.role, command.user_id, deps.groups);
