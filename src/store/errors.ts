@@ -33,3 +33,41 @@ export class StoreFailedError extends Error {
     );
   }
 }
+
+/** Why the disk refused a write, in words a person can act on. */
+export type UnavailableReason = 'disk_full' | 'quota' | 'read_only' | 'io' | 'other';
+
+const REASONS: ReadonlyMap<string, UnavailableReason> = new Map([
+  ['ENOSPC', 'disk_full'],
+  ['EDQUOT', 'quota'],
+  ['EROFS', 'read_only'],
+  ['EIO', 'io'],
+]);
+
+export function unavailableReason(cause: unknown): UnavailableReason {
+  const code = (cause as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' && REASONS.get(code)) || 'other';
+}
+
+/**
+ * A write to the disk failed (disk full, quota, read-only, I/O error). The commits that were
+ * not yet durable were undone (memory equals the disk again) and rejected with this error;
+ * until a probe write succeeds the store refuses commits at once with it, then resumes by
+ * itself. Reads keep working throughout.
+ */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+  readonly code: string | undefined;
+  readonly reason: UnavailableReason;
+  constructor(dir: string, cause: unknown) {
+    const code = (cause as { code?: unknown } | null)?.code;
+    const reason = unavailableReason(cause);
+    super(
+      `store ${dir} cannot write right now (${cause instanceof Error ? cause.message : String(cause)}); ` +
+        'nothing was changed, and it retries by itself',
+      { cause },
+    );
+    this.code = typeof code === 'string' ? code : undefined;
+    this.reason = reason;
+  }
+}
