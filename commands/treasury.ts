@@ -12,7 +12,7 @@ import { dailyDigest } from '../src/transactions/digest.js';
 import { registrationStatus } from '../src/webhooks/registration.js';
 import { formatAmount } from '../src/withdrawals/index.js';
 import { words } from '../src/slack/text.js';
-import { userMessage } from '../src/slack/user-errors.js';
+import { storeUnavailableMessage, userMessage } from '../src/slack/user-errors.js';
 import { echo } from '../src/slack/limits.js';
 import type { CommandDeps } from './deps.js';
 
@@ -48,6 +48,10 @@ export function helpText(): string {
 
 function fmtTime(ms: number | undefined): string {
   return ms === undefined ? 'unknown' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function storeLine(h: ReturnType<CommandDeps['store']['health']>): string {
+  return h.writable ? '' : `\n:red_circle: ${storeUnavailableMessage(h.error)} (since ${fmtTime(h.since)})`;
 }
 
 function fmtBytes(n: number): string {
@@ -102,7 +106,7 @@ export const VERBS: Record<string, Verb> = {
           header('Treasury status'),
           fields([
             ['Wallet service', `${deps.walletDescription}\n${walletLine}`],
-            ['Store', `${s.records} records · ${fmtBytes(s.snapshotBytes + s.journalBytes)} on disk`],
+            ['Store', `${s.records} records · ${fmtBytes(s.snapshotBytes + s.journalBytes)} on disk${storeLine(deps.store.health())}`],
             ...extra,
             ['Version', deps.version],
           ]),

@@ -6,6 +6,8 @@ import type { App, BlockAction, ButtonAction, RespondFn, ViewResponseAction, Vie
 import type { KnownBlock, View } from '@slack/types';
 import { section } from '../src/slack/blocks.js';
 import { guarded } from '../src/slack/guard.js';
+import { storeUnavailableMessage } from '../src/slack/user-errors.js';
+import { StoreUnavailableError } from '../src/store/index.js';
 import { words } from '../src/slack/text.js';
 import { refusal } from '../src/slack/access.js';
 import { CURRENCIES, NETWORKS } from '../src/wallet/enums.js';
@@ -101,6 +103,11 @@ export function parseOneLine(text: string): { ok: true; input: RequestInput } | 
   return { ok: true, input: { amount, currency, network, destination, clientEmail, note: note.join(' ') } };
 }
 
+/** What a modal shows next to a field when the work failed: the disk's words when it was the disk. */
+function failureText(err: unknown, otherwise: string): string {
+  return err instanceof StoreUnavailableError ? storeUnavailableMessage(err) : otherwise;
+}
+
 async function ephemeral(respond: RespondFn, text: string): Promise<void> {
   await respond({ response_type: 'ephemeral', replace_original: false, text });
 }
@@ -115,7 +122,7 @@ export function register(app: App, deps: CommandDeps): void {
       outcome = await decide();
     } catch (err) {
       deps.logger.error({ err }, `withdrawal ${what} failed`);
-      return ack({ response_action: 'errors', errors: { reason: 'Something went wrong on our side; nothing was changed. Try again.' } });
+      return ack({ response_action: 'errors', errors: { reason: failureText(err, 'Something went wrong on our side; nothing was changed. Try again.') } });
     }
     if (!outcome.ok) return ack({ response_action: 'errors', errors: { reason: outcome.message.slice(0, 2000) } });
     await ack();
@@ -159,7 +166,7 @@ export function register(app: App, deps: CommandDeps): void {
       outcome = await withdrawals.request(input, body.user.id);
     } catch (err) {
       deps.logger.error({ err }, 'withdrawal request failed');
-      return void (await ack({ response_action: 'errors', errors: { [FIELDS.amount.block]: 'Something went wrong on our side; nothing was requested. Try again.' } }));
+      return void (await ack({ response_action: 'errors', errors: { [FIELDS.amount.block]: failureText(err, 'Something went wrong on our side; nothing was requested. Try again.') } }));
     }
     if (!outcome.ok) {
       return void (await ack({ response_action: 'errors', errors: { [FIELDS[RULE_FIELD[outcome.rule]].block]: outcome.message.slice(0, 2000) } }));

@@ -28,7 +28,7 @@ import { secrets } from './secrets.js';
 import { slackGroups } from './slack/access.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createSlackApp, webClientOptions, type SlackApp } from './slack/app.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type Store, type StoreOptions } from './store/index.js';
 import { createWalletClient } from './wallet/client.js';
 
 export const VERSION: string = (() => {
@@ -47,8 +47,14 @@ export interface StartOptions {
   /** Use this policy instead of loading the file. */
   policy?: Policy;
   now?: () => number;
-  /** A failed journal write: the process must stop (main.ts exits; restart recovers from disk). */
+  /**
+   * The store can no longer make memory equal to the disk (it could not even read the disk
+   * back after a failed write): the process must stop (main.ts exits; restart recovers from
+   * disk). A full disk is not fatal: the store refuses writes until it has room again.
+   */
   onFatal?: (err: Error) => void;
+  /** Store tuning and its write seam (tests of a failing disk where no real one can be made). */
+  store?: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'>;
   /** Options of the embedded sandbox (tests shorten its webhook delays). */
   sandbox?: Partial<SandboxOptions>;
   /** Tuning the tests need (pacing, backoff); production uses the outbox's defaults. */
@@ -97,7 +103,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
   };
 
   try {
-    const store = await openStore({ dir: config.dataDir, logger: logger.child({ component: 'store' }), onFailure: o.onFatal });
+    const store = await openStore({ dir: config.dataDir, logger: logger.child({ component: 'store' }), onFailure: o.onFatal, ...o.store });
     cleanups.push(() => store.close());
 
     let sandbox: Sandbox | undefined;
@@ -266,7 +272,10 @@ function readinessProbe(deps: Deps, slack: SlackApp | undefined): () => Promise<
   let lastError: string | undefined;
   return async () => {
     const s = deps.store.stats();
-    const store: Check = { ok: true, detail: `${s.records} records` };
+    const h = deps.store.health();
+    const store: Check = h.writable
+      ? { ok: true, detail: `${s.records} records` }
+      : { ok: false, detail: `cannot write since ${new Date(h.since).toISOString()}: ${h.error.code ?? h.error.reason} (${h.error.reason.replace('_', ' ')}); reads work, writes are refused until it has room` };
     let wallet: Check;
     if (!deps.wallet.authState().loggedIn && deps.now() - lastAttempt >= LOGIN_PROBE_INTERVAL_MS) {
       lastAttempt = deps.now();

@@ -22,7 +22,8 @@ async function main(): Promise<void> {
     app = await startApp({
       config,
       logger,
-      // Memory may be ahead of disk after a failed journal write: stop, and let a restart recover from disk.
+      // Only when the store cannot make memory equal to the disk again (not for a full disk,
+      // which it survives by refusing writes until there is room): stop, and let a restart recover from disk.
       onFatal: () => {
         logger.flush();
         process.exit(70);
