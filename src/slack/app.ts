@@ -60,6 +60,7 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
       // A copy: the Socket Mode client writes its own retry policy (100 retries) into the object it is given.
       installerOptions: { clientOptions: { ...clientOptions } },
     });
+    guardSocket(receiver.client, o.logger);
     receiver.client.on('connected', () => (up = true));
     receiver.client.on('disconnected', () => (up = false));
     const app = new App({ token: o.botToken, receiver, logger, clientOptions });
@@ -198,5 +199,52 @@ export function guardEvents(app: App, logger: Logger): void {
   // Errors Bolt routes to the global handler are logged here, not rethrown (that would make a 500).
   app.error(async (err) => {
     logger.error({ err }, 'Slack listener failed');
+  });
+}
+
+const SOCKET_PAYLOAD_TYPES = new Set(['events_api', 'slash_commands', 'interactive']);
+
+/** What a Socket Mode message needs before the socket client reads it; undefined when it may go on. */
+export function socketMessageProblem(text: string): { reason: string; envelopeId?: string } | undefined {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return undefined; // the client ignores what is not JSON
+  }
+  if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return { reason: 'the message is not an object' };
+  const m = msg as Record<string, unknown>;
+  const envelopeId = typeof m.envelope_id === 'string' ? m.envelope_id : undefined;
+  if (typeof m.type !== 'string') return { reason: 'no type', envelopeId };
+  if (!SOCKET_PAYLOAD_TYPES.has(m.type)) return undefined; // hello, disconnect, and types the client handles itself
+  const check = checkEnvelope(m.payload);
+  return check.ok ? undefined : { reason: `${m.type}: ${check.reason}`, envelopeId };
+}
+
+/**
+ * The Socket Mode client reads `payload.event.type` of every events_api message before any
+ * of our code runs (an envelope without `event` rejected unhandled inside it). Its message
+ * listener is wrapped: a malformed envelope is acknowledged (so Slack does not redeliver
+ * it) and dropped; the listener's own failures are logged, never left unhandled.
+ */
+function guardSocket(client: SocketModeReceiver['client'], logger: Logger): void {
+  const originals = client.listeners('ws_message') as Array<(data: unknown, isBinary: boolean) => unknown>;
+  client.removeAllListeners('ws_message');
+  const send = (client as unknown as { send(id: string, body?: unknown): Promise<void> }).send.bind(client);
+  client.on('ws_message', (data: unknown, isBinary: boolean) => {
+    if (!isBinary) {
+      const text = typeof data === 'string' ? data : Buffer.isBuffer(data) ? data.toString('utf8') : new TextDecoder().decode(data as ArrayBuffer);
+      const problem = socketMessageProblem(text);
+      if (problem) {
+        logger.warn({ reason: problem.reason }, 'dropped a Socket Mode message that is not a Slack envelope');
+        if (problem.envelopeId) send(problem.envelopeId).catch((err: unknown) => logger.warn({ err }, 'could not acknowledge a dropped Socket Mode message'));
+        return;
+      }
+    }
+    for (const listener of originals) {
+      Promise.resolve()
+        .then(() => listener(data, isBinary))
+        .catch((err: unknown) => logger.error({ err }, 'Socket Mode message handling failed'));
+    }
   });
 }

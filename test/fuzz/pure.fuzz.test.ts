@@ -204,3 +204,21 @@ describe('policy file', () => {
     );
   });
 });
+
+describe('policy tables have no inherited members', () => {
+  it('per-currency lookups by a prototype key find nothing', () => {
+    const p = parsePolicy(
+      yaml({
+        channels: { approvals: 'C0APPROVALS', alerts: 'C0ALERTS' },
+        people: { viewers: ['*'], requesters: ['U0ALICE'], approvers: ['U0CAROL'], admins: ['U0ERIN'] },
+        withdrawals: { expires_after: '2h', tiers: { default: [{ approvals: 1 }] }, daily_limit: { USDT: 5 } },
+        alerts: { mention_above: { USDT: 10 } },
+      }),
+    );
+    for (const k of PROTO_KEYS) {
+      expect(p.withdrawals.daily_limit[k]).toBeUndefined();
+      expect(p.withdrawals.tiers[k]).toBeUndefined();
+      expect(p.alerts.mention_above[k]).toBeUndefined();
+    }
+  });
+});
