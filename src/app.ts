@@ -103,7 +103,16 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
   };
 
   try {
-    const store = await openStore({ dir: config.dataDir, logger: logger.child({ component: 'store' }), onFailure: o.onFatal, ...o.store });
+    // Once the disk takes writes again after refusing them, withdrawals left mid-way (sent, outcome not
+    // saved) are recovered as at a restart: marked unknown and reconciled, never resent.
+    let onWritable = () => {};
+    const store = await openStore({
+      dir: config.dataDir,
+      logger: logger.child({ component: 'store' }),
+      onFailure: o.onFatal,
+      onWritable: () => onWritable(),
+      ...o.store,
+    });
     cleanups.push(() => store.close());
 
     let sandbox: Sandbox | undefined;
@@ -186,6 +195,15 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     if (recovered.markedUnknown.length || recovered.resumed.length) logger.warn({ ...recovered, reconcile: undefined }, 'recovered withdrawals');
     await notifier.heal();
     registerWithdrawalJobs(scheduler, withdrawals);
+    onWritable = () => {
+      withdrawals
+        .recover()
+        .then((r) => {
+          if (r.markedUnknown.length || r.resumed.length) logger.warn({ ...r, reconcile: undefined }, 'recovered withdrawals after the store could write again');
+          return notifier.heal();
+        })
+        .catch((err: unknown) => logger.error({ err }, 'recovering withdrawals after the store could write again failed'));
+    };
     registerAlertJobs(scheduler, alerts);
 
     const deps: Deps = {

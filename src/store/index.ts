@@ -44,6 +44,12 @@ export interface StoreOptions {
    * raised as that write's failure (for machines where a real full disk cannot be made).
    */
   writeGate?: () => Error | undefined;
+  /**
+   * Called once each time the store takes writes again after refusing them. What a refused
+   * commit left half-done outside the store (a withdrawal sent but its outcome not saved) is
+   * picked up here, as a restart would.
+   */
+  onWritable?: () => void;
 }
 
 /** Whether the store takes writes now; when not, the error commits are refused with. */
@@ -394,6 +400,7 @@ class DurableStore implements Store {
   private probeTimer: NodeJS.Timeout | undefined;
   private readonly probeIntervalMs: number;
   private readonly writeGate: StoreOptions['writeGate'];
+  private readonly onWritable: StoreOptions['onWritable'];
 
   constructor(p: StoreParts) {
     this.dir = p.dir;
@@ -412,6 +419,7 @@ class DurableStore implements Store {
     this.onFailure = p.opts.onFailure;
     this.probeIntervalMs = p.opts.probeIntervalMs ?? 1_000;
     this.writeGate = p.opts.writeGate;
+    this.onWritable = p.opts.onWritable;
   }
 
   health(): StoreHealth {
@@ -724,6 +732,11 @@ class DurableStore implements Store {
     const since = this.unavailable.since;
     this.unavailable = undefined;
     this.logger?.info({ dir: this.dir, unavailableMs: Date.now() - since }, 'store writable again');
+    try {
+      this.onWritable?.();
+    } catch (err) {
+      this.logger?.error({ err, dir: this.dir }, 'onWritable failed');
+    }
   }
 
   private fail(err: unknown): void {

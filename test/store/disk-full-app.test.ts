@@ -176,3 +176,38 @@ function scenario(name: string, makeDisk: () => Disk & { available?: () => Promi
 
 scenario('a full disk through the write seam', seamDisk);
 scenario('a real full disk (tmpfs as DATA_DIR)', tmpfsDisk);
+
+describe('a withdrawal whose outcome could not be saved (the disk filled while it was being sent)', () => {
+  it('is recovered once the disk takes writes again: reconciled, never resent', async () => {
+    let full = false;
+    const a = await startTestApp({
+      store: { probeIntervalMs: 25, writeGate: () => (full ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) : undefined) },
+    });
+    try {
+      a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
+      const { responseUrl } = await a.command('/withdraw', `500 USDT BSC ${DEST} ${CLIENT} disk race`, USERS.alice);
+      expect(visibleText((await a.replies(responseUrl))[0]!)).toContain('Requested');
+      const [req] = a.app.deps.withdrawals.list();
+      // The service answers slowly: the disk fills while the send is in flight.
+      a.app.sandbox!.injectFault('/api/merchantClientWithdrawal', { kind: 'delay', ms: 600 }, 1);
+      await a.click(USERS.carol, { actionId: 'wd_approve', value: req!.id }, { channel: 'C0APPROVALS' });
+      await eventually('the send to start', async () => (a.app.deps.withdrawals.get(req!.id)?.state === 'executing' ? true : undefined));
+      full = true;
+      await eventually('the store to refuse a write', async () => (a.app.deps.store.health().writable ? undefined : true));
+      // Let the slow answer arrive and its outcome fail to save.
+      await new Promise((r) => setTimeout(r, 800));
+      expect(a.app.deps.withdrawals.get(req!.id)?.state).toBe('executing');
+
+      full = false;
+      const settled = await eventually('recovery after the disk has room', async () => {
+        const s = a.app.deps.withdrawals.get(req!.id)?.state;
+        return s === 'completed' || s === 'failed' ? s : undefined;
+      });
+      expect(settled).toBe('completed');
+      expect(a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'))).toHaveLength(1);
+      expect(a.logs()).not.toContain('[object Object]');
+    } finally {
+      await a.stop();
+    }
+  }, 60_000);
+});
