@@ -18,7 +18,8 @@ export const name = '/tx';
 export const NAV_ACTIONS = { prev: 'tx_prev', next: 'tx_next' } as const;
 /** Longer than any sensible filter list (ten filters with 128-character hashes fit). */
 const MAX_TEXT = 2_000;
-const MAX_ERRORS = 5;
+/** As many as there are filter keys: a person fixing a command sees every problem of it. */
+const MAX_ERRORS = 10;
 const USAGE = `Usage: \`/tx [${FILTER_HELP}]\` or \`/tx export [filters]\``;
 
 const TYPE_ICON: Record<TransactionRecord['type'], string> = { deposit: ':inbox_tray:', withdrawal: ':outbox_tray:', unknown: ':grey_question:' };
