@@ -43,7 +43,7 @@ export interface StoreOptions {
    * Test seam: consulted before every journal write and every probe; an error it returns is
    * raised as that write's failure (for machines where a real full disk cannot be made).
    */
-  writeGate?: () => Error | undefined;
+  writeGate?: (stage: 'write' | 'sync' | 'probe') => Error | undefined;
   /**
    * Called once each time the store takes writes again after refusing them. What a refused
    * commit left half-done outside the store (a withdrawal sent but its outcome not saved) is
@@ -568,9 +568,12 @@ class DurableStore implements Store {
     const batch = this.pending;
     this.pending = [];
     const buf = Buffer.from(batch.map((l) => l.line).join(''));
-    const refused = this.writeGate?.();
+    const refused = this.writeGate?.('write');
     if (refused) throw refused;
     await writeAll(this.fh, buf);
+    // After the bytes are in the file: a failed fsync leaves complete lines that are not durable.
+    const unsynced = this.writeGate?.('sync');
+    if (unsynced) throw unsynced;
     await this.fh.datasync();
     this.flushes++;
     this.journalBytes += buf.length;
@@ -676,6 +679,20 @@ class DurableStore implements Store {
       this.fail(err);
       return;
     }
+    // Cut the undurable tail now (a crash before the next write must not bring back commits
+    // their callers were told failed); shrinking a file works on a full disk. If it fails,
+    // probe() cuts it before anything is written.
+    try {
+      const fh = await fs.open(this.journalPath, 'r+');
+      try {
+        await fh.truncate(loaded.journalBytes);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    } catch (err) {
+      this.logger?.warn({ err, dir: this.dir }, 'could not cut the journal back yet; will before the next write');
+    }
     this.collections.clear();
     for (const [name, m] of loaded.collections) this.collections.set(name, m);
     this.records = loaded.records;
@@ -708,7 +725,7 @@ class DurableStore implements Store {
     if (!this.unavailable || this.closing || this.failed) return;
     const file = path.join(this.dir, 'probe.tmp');
     try {
-      const refused = this.writeGate?.();
+      const refused = this.writeGate?.('probe');
       if (refused) throw refused;
       const fh = await fs.open(this.journalPath, 'r+');
       try {
@@ -720,8 +737,13 @@ class DurableStore implements Store {
       await writeFileSynced(file, Buffer.alloc(PROBE_BYTES));
       await fs.rm(file, { force: true });
       // A fresh handle: after a failed write or fsync the old one's state is not worth trusting.
+      const fresh = await fs.open(this.journalPath, 'a');
+      if (this.closing) {
+        await fresh.close();
+        return;
+      }
       const old = this.fh;
-      this.fh = await fs.open(this.journalPath, 'a');
+      this.fh = fresh;
       await old.close().catch(() => {});
     } catch (err) {
       await fs.rm(file, { force: true }).catch(() => {});

@@ -82,6 +82,27 @@ describe('write failures through the seam', () => {
     expect(snapshot(again, 'w')).toEqual(after);
   });
 
+  it('a failed fsync: complete but unsynced lines are cut, so a crash cannot bring back a refused commit', async () => {
+    const dir = await tempDir();
+    let failSync = false;
+    const s = await openStore({ dir, probeIntervalMs: 60_000, writeGate: (stage) => (failSync && stage === 'sync' ? Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }) : undefined) });
+    open.push(s);
+    await s.commit((tx) => tx.put('w', 'a', { id: 'a' }));
+    failSync = true;
+    const err = await s.commit((tx) => tx.put('w', 'b', { id: 'b' })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreUnavailableError);
+    expect((err as StoreUnavailableError).reason).toBe('io');
+    await until(() => s.count('w') === 1);
+    // What a restart (after a crash now) would read: only the acknowledged commit.
+    const journal = await fs.readFile(path.join(dir, 'journal.jsonl'), 'utf8');
+    expect(journal).not.toContain('"b"');
+    await s.close();
+    open.splice(open.indexOf(s), 1);
+    const again = await openStore({ dir });
+    open.push(again);
+    expect(again.all<{ id: string }>('w').map((r) => r.id)).toEqual(['a']);
+  });
+
   it('a commit that changes nothing still resolves while the store is writable, and a throwing commit changes nothing', async () => {
     const s = await openStore({ dir: await tempDir(), probeIntervalMs: 20 });
     open.push(s);
