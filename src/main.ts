@@ -17,6 +17,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.logLevel });
+  // Every promise is handled by design (tests listen for this event); should one slip through,
+  // the process stays up and answering, and the log says where to look.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection (a bug: please report it)'));
   let app;
   try {
     app = await startApp({

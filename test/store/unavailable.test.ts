@@ -10,6 +10,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { createLogger, serializeError } from '../../src/log.js';
 import { openStore, StoreUnavailableError, type Store } from '../../src/store/index.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 
@@ -101,6 +103,28 @@ describe('write failures through the seam', () => {
     const again = await openStore({ dir });
     open.push(again);
     expect(again.all<{ id: string }>('w').map((r) => r.id)).toEqual(['a']);
+  });
+
+  it('logs the cause with its code and message, never "[object Object]"', async () => {
+    let lines = '';
+    const logger = createLogger({ level: 'debug', destination: new Writable({ write: (c, _e, cb) => void ((lines += String(c)), cb()) }) });
+    let refuse = false;
+    const s = await openStore({ dir: await tempDir(), logger, probeIntervalMs: 20, writeGate: () => (refuse ? enospc() : undefined) });
+    open.push(s);
+    refuse = true;
+    await s.commit((tx) => tx.put('w', 'x', { id: 'x' })).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(lines).not.toContain('[object Object]');
+    const failure = lines.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; err?: { code?: string; message?: string; cause?: { code?: string; message?: string } } }).find((l) => l.msg.startsWith('journal write failed'))!;
+    expect(failure.err?.code).toBe('ENOSPC');
+    expect(failure.err?.cause).toMatchObject({ code: 'ENOSPC', message: 'ENOSPC: no space left on device, write' });
+  });
+
+  it('the error serializer keeps message, code and cause of plain objects and already-serialized errors', () => {
+    const inner = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    expect(serializeError({ message: 'wrapped', code: 'E1', cause: inner })).toMatchObject({ message: 'wrapped', code: 'E1', cause: { code: 'ENOSPC', message: 'ENOSPC: no space left on device' } });
+    expect(serializeError(serializeError(inner))).toMatchObject({ type: 'Error', code: 'ENOSPC', message: 'ENOSPC: no space left on device' });
+    expect(serializeError({ weird: 1 }).message).toBe('{"weird":1}');
   });
 
   it('a commit that changes nothing still resolves while the store is writable, and a throwing commit changes nothing', async () => {
