@@ -42,7 +42,9 @@ export function blockViolations(blocks: unknown, maxBlocks: number, where: strin
       checkElement(b.accessory, w, out);
     } else if (b.type === 'header' && len(b.text) > 150) out.push(`${w}: header > 150`);
     else if (b.type === 'context' && Array.isArray(b.elements) && b.elements.length > 10) out.push(`${w}: > 10 elements`);
-    else if (b.type === 'actions' && Array.isArray(b.elements)) b.elements.forEach((e) => checkElement(e, w, out));
+    else if (b.type === 'actions' && Array.isArray(b.elements)) {
+      for (const e of b.elements) checkElement(e, w, out);
+    }
     else if (b.type === 'input') {
       if (len(b.label) > 2000) out.push(`${w}: label > 2000`);
       checkElement(b.element, w, out);

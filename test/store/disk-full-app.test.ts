@@ -36,8 +36,12 @@ function seamDisk(): Disk {
         writeGate: () => (full ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) : undefined),
       },
     }),
-    fill: async () => void (full = true),
-    free: async () => void (full = false),
+    fill: async () => {
+      full = true;
+    },
+    free: async () => {
+      full = false;
+    },
     teardown: async () => undefined,
   };
 }

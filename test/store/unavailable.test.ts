@@ -107,7 +107,12 @@ describe('write failures through the seam', () => {
 
   it('logs the cause with its code and message, never "[object Object]"', async () => {
     let lines = '';
-    const logger = createLogger({ level: 'debug', destination: new Writable({ write: (c, _e, cb) => void ((lines += String(c)), cb()) }) });
+    const logger = createLogger({ level: 'debug', destination: new Writable({
+        write(c, _e, cb) {
+          lines += String(c);
+          cb();
+        },
+      }) });
     let refuse = false;
     const s = await openStore({ dir: await tempDir(), logger, probeIntervalMs: 20, writeGate: () => (refuse ? enospc() : undefined) });
     open.push(s);
