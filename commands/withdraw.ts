@@ -4,6 +4,7 @@
  */
 import type { App, BlockAction, ButtonAction, RespondFn, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
+import { z } from 'zod';
 import { section } from '../src/slack/blocks.js';
 import { guarded } from '../src/slack/guard.js';
 import { storeUnavailableMessage } from '../src/slack/user-errors.js';
@@ -88,6 +89,9 @@ function reasonModal(callbackId: string, title: string, label: string, metadata:
     ],
   };
 }
+
+/** What the resolve modal carries in private_metadata (written by us, but it comes back through Slack). */
+const resolveMetaSchema = z.object({ id: z.string().min(1).max(200), outcome: z.enum(['sent', 'not_sent']) });
 
 type StateValues = ViewSubmitAction['view']['state']['values'];
 
@@ -225,9 +229,9 @@ export function register(app: App, deps: CommandDeps): void {
   }
 
   app.view<ViewSubmitAction>(VIEWS.resolve, async ({ ack, body, view }) => {
-    let meta: { id: string; outcome: 'sent' | 'not_sent' };
+    let meta: z.infer<typeof resolveMetaSchema>;
     try {
-      meta = JSON.parse(view.private_metadata) as typeof meta;
+      meta = resolveMetaSchema.parse(JSON.parse(view.private_metadata ?? ''));
     } catch {
       return void (await ack({ response_action: 'errors', errors: { reason: 'This form is out of date; click the button on the card again.' } }));
     }

@@ -126,3 +126,19 @@ describe('replies fit Slack', () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe('forms whose hidden state comes back wrong', () => {
+  for (const metadata of ['null', '[]', '{"id":1}', '{"id":"x","outcome":"maybe"}', 'not json']) {
+    it(`resolve modal with private_metadata ${metadata}: the form says it is out of date`, async () => {
+      const res = await send(
+        interactive({
+          type: 'view_submission',
+          user: { id: USERS.erin },
+          view: { id: 'V9', callback_id: 'wd_resolve_modal', private_metadata: metadata, state: { values: { reason: { value: { type: 'plain_text_input', value: 'checked' } } } } },
+        }),
+      );
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ response_action: 'errors', errors: { reason: expect.stringContaining('out of date') } });
+    });
+  }
+});
