@@ -18,6 +18,7 @@ import type { CommandDeps } from './deps.js';
 
 export const name = '/withdraw';
 export const VIEWS = { request: 'wd_request_modal', reject: 'wd_reject_modal', resolve: 'wd_resolve_modal' } as const;
+const MAX_ONE_LINE = 1_000;
 const USAGE = 'Usage: `/withdraw` opens a form, or `/withdraw <amount> <currency> <network> <destination> <client-email> [note...]`';
 
 /** Where a refusal is shown in the modal: next to the field it is about. */
@@ -142,6 +143,10 @@ export function register(app: App, deps: CommandDeps): void {
         return;
       }
       if (command.text.trim().toLowerCase() === 'help') return ephemeral(respond, USAGE);
+      // Five values and a note (the form allows 500 characters of note) fit well within this; a wall of text is not echoed back.
+      if (command.text.length > MAX_ONE_LINE) {
+        return ephemeral(respond, `:warning: That is ${command.text.length.toLocaleString('en')} characters; a one-line request takes at most ${MAX_ONE_LINE} (the note at most 500).\n${USAGE}`);
+      }
       const parsed = parseOneLine(command.text);
       if (!parsed.ok) return ephemeral(respond, `:warning: ${parsed.error}\n${USAGE}`);
       const outcome = await withdrawals.request(parsed.input, command.user_id);

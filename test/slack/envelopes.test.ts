@@ -112,6 +112,14 @@ describe('replies fit Slack', () => {
     expect(text).toMatch(/characters/);
   });
 
+  it('a 100,000-character one-line /withdraw is refused briefly, and requests nothing', async () => {
+    const { responseUrl } = await t.command('/withdraw', `10 USDT BSC 0x${'2'.repeat(40)} a@b.example ${'note '.repeat(20_000)}`, USERS.alice);
+    const text = visibleText((await t.replies(responseUrl))[0]!);
+    expect(text).toMatch(/characters; a one-line request takes at most 1000/);
+    expect(text.length).toBeLessThan(1_000);
+    expect(t.app.deps.withdrawals.list()).toEqual([]);
+  });
+
   it('many bad filters: at most a few errors, then "and N more"', async () => {
     const words = Array.from({ length: 100 }, (_, i) => `bad${i}=x`).join(' ');
     const { responseUrl } = await t.command('/tx', words, USERS.viewer);
