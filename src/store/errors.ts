@@ -20,8 +20,10 @@ export class StoreClosedError extends Error {
 }
 
 /**
- * Writing the journal failed (disk full, I/O error). Memory may now be ahead of the disk,
- * so every later commit is refused: the process should exit and restart from the disk.
+ * The store cannot make memory equal to the disk any more: reading the state back after a
+ * failed write failed, or the journal could not be reopened after a snapshot. Every later
+ * commit is refused: the process should exit and restart from the disk. (A write the disk
+ * refuses is not this: see StoreUnavailableError.)
  */
 export class StoreFailedError extends Error {
   override name = 'StoreFailedError';

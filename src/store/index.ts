@@ -9,8 +9,13 @@
  * a threshold, the whole state is written to `state.json` (a lowdb `Low` with our
  * `DurableJsonFile` adapter) and the journal is cut down to the lines the snapshot lacks.
  *
+ * When the disk refuses a journal write, every commit not yet durable is undone by reloading
+ * memory from the disk (so reads never show what a crash would lose), those commits reject
+ * with StoreUnavailableError, later commits are refused at once, and a probe write every
+ * probeIntervalMs finds when the disk takes writes again; then the store resumes by itself.
+ *
  * Files in the directory: LOCK (lock.ts), state.json `{version, seq, collections}`,
- * journal.jsonl, and transient *.tmp files that are deleted on open.
+ * journal.jsonl, and transient *.tmp files (probe.tmp among them) that are deleted on open.
  */
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -33,8 +38,10 @@ export interface StoreOptions {
   /** Journal size that triggers a snapshot; default max(4 MiB, current snapshot size). */
   compactAfterBytes?: number;
   /**
-   * Called once when a journal write fails. Memory may then be ahead of disk, so the only
-   * safe move for a process is to stop and restart from what is on disk.
+   * Called once if the store can no longer make memory equal to the disk (StoreFailedError).
+   * The only safe move for a process is then to stop and restart from what is on disk. A
+   * write the disk refuses (full, quota, read-only, I/O error) is not this: the store undoes
+   * the unsaved commits, refuses writes and resumes by itself (StoreUnavailableError).
    */
   onFailure?: (err: StoreFailedError) => void;
   /** While writes fail, how often a probe write checks whether the disk takes writes again; default 1 s. */
@@ -115,6 +122,7 @@ const SNAPSHOT_VERSION = 1;
 const MIN_DEFAULT_COMPACT_BYTES = 4 * 1024 * 1024;
 /** A probe write this big must succeed before writes resume: room for a few typical commits. */
 const PROBE_BYTES = 64 * 1024;
+const PROBE_FILE = 'probe.tmp';
 
 /** Pairs, not an object keyed by id: object keys that look like integers would lose insertion order. */
 interface SnapshotData {
@@ -131,7 +139,7 @@ export async function openStore(o: StoreOptions): Promise<Store> {
   const lock = await acquireLock(dir, o.logger);
   try {
     // Leftovers of an interrupted snapshot or journal cut; the lock says nobody else owns them.
-    for (const name of [`${SNAPSHOT_FILE}.tmp`, `${JOURNAL_FILE}.tmp`]) await fs.rm(path.join(dir, name), { force: true });
+    for (const name of [`${SNAPSHOT_FILE}.tmp`, `${JOURNAL_FILE}.tmp`, PROBE_FILE]) await fs.rm(path.join(dir, name), { force: true });
 
     const snapshotFile = new DurableJsonFile<SnapshotData>(path.join(dir, SNAPSHOT_FILE));
     const low = new Low<SnapshotData>(snapshotFile, { version: SNAPSHOT_VERSION, seq: 0, collections: {} });
@@ -723,7 +731,7 @@ class DurableStore implements Store {
   /** Cut the journal back to its durable length, then try a small synced write; on success, resume. */
   private async probe(): Promise<void> {
     if (!this.unavailable || this.closing || this.failed) return;
-    const file = path.join(this.dir, 'probe.tmp');
+    const file = path.join(this.dir, PROBE_FILE);
     try {
       const refused = this.writeGate?.('probe');
       if (refused) throw refused;
