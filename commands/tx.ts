@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { refusal } from '../src/slack/access.js';
 import { actions, context, header, link, packLines, section, shorten, LIMITS } from '../src/slack/blocks.js';
 import { dmChannel, guarded } from '../src/slack/guard.js';
-import { cut } from '../src/slack/limits.js';
+import { cut, echo } from '../src/slack/limits.js';
 import { words } from '../src/slack/text.js';
 import { describeFilters, fromRaw, parseFilters, FILTER_HELP, FILTER_KEYS, type RawFilters, type TxQuery } from '../src/transactions/filters.js';
 import { exportTransactions, ExportTooLargeError } from '../src/transactions/export.js';
@@ -102,7 +102,8 @@ export function register(app: App, deps: CommandDeps): void {
       }
       const parsed = parseFilters(isExport ? w.slice(1) : w);
       if (!parsed.ok) {
-        const shown = parsed.errors.slice(0, MAX_ERRORS).map((e) => cut(e, 300));
+        // Each quoted piece of the person's input is echoed short, on one line, escaped.
+        const shown = parsed.errors.slice(0, MAX_ERRORS).map((e) => cut(e.replace(/“([^”]*)”/g, (_m, q: string) => `“${echo(q)}”`), 600));
         const rest = parsed.errors.length - shown.length;
         return void (await respond({
           response_type: 'ephemeral',

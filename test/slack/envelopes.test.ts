@@ -120,6 +120,14 @@ describe('replies fit Slack', () => {
     expect(t.app.deps.withdrawals.list()).toEqual([]);
   });
 
+  it('a long bad filter value is echoed short', async () => {
+    const { responseUrl } = await t.command('/tx', `currency=${'Z'.repeat(1_500)} <!channel>`, USERS.viewer);
+    const text = visibleText((await t.replies(responseUrl))[0]!);
+    expect(text).toContain('unknown currency “ZZZ');
+    expect(text).not.toContain('Z'.repeat(100));
+    expect(text).not.toContain('<!channel>');
+  });
+
   it('many bad filters: at most a few errors, then "and N more"', async () => {
     const words = Array.from({ length: 100 }, (_, i) => `bad${i}=x`).join(' ');
     const { responseUrl } = await t.command('/tx', words, USERS.viewer);
