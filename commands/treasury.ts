@@ -12,7 +12,8 @@ import { dailyDigest } from '../src/transactions/digest.js';
 import { registrationStatus } from '../src/webhooks/registration.js';
 import { formatAmount } from '../src/withdrawals/index.js';
 import { words } from '../src/slack/text.js';
-import { userMessage } from '../src/slack/user-errors.js';
+import { storeUnavailableMessage, userMessage } from '../src/slack/user-errors.js';
+import { echo } from '../src/slack/limits.js';
 import type { CommandDeps } from './deps.js';
 
 export const name = '/treasury';
@@ -47,6 +48,10 @@ export function helpText(): string {
 
 function fmtTime(ms: number | undefined): string {
   return ms === undefined ? 'unknown' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function storeLine(h: ReturnType<CommandDeps['store']['health']>): string {
+  return h.writable ? '' : `\n:red_circle: ${storeUnavailableMessage(h.error)} (since ${fmtTime(h.since)})`;
 }
 
 function fmtBytes(n: number): string {
@@ -101,7 +106,7 @@ export const VERBS: Record<string, Verb> = {
           header('Treasury status'),
           fields([
             ['Wallet service', `${deps.walletDescription}\n${walletLine}`],
-            ['Store', `${s.records} records · ${fmtBytes(s.snapshotBytes + s.journalBytes)} on disk`],
+            ['Store', `${s.records} records · ${fmtBytes(s.snapshotBytes + s.journalBytes)} on disk${storeLine(deps.store.health())}`],
             ...extra,
             ['Version', deps.version],
           ]),
@@ -218,17 +223,20 @@ export const VERBS: Record<string, Verb> = {
   },
 };
 
+const VERB_TABLE: ReadonlyMap<string, Verb> = new Map(Object.entries(VERBS));
+
 export function register(app: App, deps: CommandDeps): void {
   app.command(name, async ({ command, ack, respond, client }) => {
     await ack();
     await guarded(deps.logger, respond, 'Treasury command', async () => {
       const args = words(command.text);
       const [first = 'help', second] = args.map((a) => a.toLowerCase());
-      const verb = VERBS[`${first} ${second ?? ''}`.trim()] ?? VERBS[first];
+      // A Map: a typed word such as "__proto__" or "constructor" must not find Object.prototype's members.
+      const verb = VERB_TABLE.get(`${first} ${second ?? ''}`.trim()) ?? VERB_TABLE.get(first);
       if (!verb) {
         return void (await respond({
           response_type: 'ephemeral',
-          text: `:warning: Unknown subcommand “${first}”. Try one of: ${Object.values(VERBS).map((v) => `\`${v.usage}\``).join(', ')}`,
+          text: `:warning: Unknown subcommand “${echo(first)}”. Try one of: ${Object.values(VERBS).map((v) => `\`${v.usage}\``).join(', ')}`,
         }));
       }
       const refused = await refusal(deps.policy, verb.role, command.user_id, deps.groups);

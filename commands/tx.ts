@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { refusal } from '../src/slack/access.js';
 import { actions, context, header, link, packLines, section, shorten, LIMITS } from '../src/slack/blocks.js';
 import { dmChannel, guarded } from '../src/slack/guard.js';
+import { cut, echo } from '../src/slack/limits.js';
 import { words } from '../src/slack/text.js';
 import { describeFilters, fromRaw, parseFilters, FILTER_HELP, FILTER_KEYS, type RawFilters, type TxQuery } from '../src/transactions/filters.js';
 import { exportTransactions, ExportTooLargeError } from '../src/transactions/export.js';
@@ -15,6 +16,10 @@ import type { CommandDeps } from './deps.js';
 
 export const name = '/tx';
 export const NAV_ACTIONS = { prev: 'tx_prev', next: 'tx_next' } as const;
+/** Longer than any sensible filter list (ten filters with 128-character hashes fit). */
+const MAX_TEXT = 2_000;
+/** As many as there are filter keys: a person fixing a command sees every problem of it. */
+const MAX_ERRORS = 10;
 const USAGE = `Usage: \`/tx [${FILTER_HELP}]\` or \`/tx export [filters]\``;
 
 const TYPE_ICON: Record<TransactionRecord['type'], string> = { deposit: ':inbox_tray:', withdrawal: ':outbox_tray:', unknown: ':grey_question:' };
@@ -88,9 +93,22 @@ export function register(app: App, deps: CommandDeps): void {
     await guarded(deps.logger, respond, isExport ? 'Transaction export' : 'Transaction lookup', async () => {
       const refused = await refusal(deps.policy, 'viewers', command.user_id, deps.groups);
       if (refused) return void (await respond({ response_type: 'ephemeral', text: refused }));
+      // Ten filters fit in a few hundred characters; a wall of text is refused without echoing it back.
+      if (command.text.length > MAX_TEXT) {
+        return void (await respond({
+          response_type: 'ephemeral',
+          text: `:warning: That is ${command.text.length.toLocaleString('en')} characters; \`/tx\` takes at most ${MAX_TEXT} (a few key=value filters).\n${USAGE}`,
+        }));
+      }
       const parsed = parseFilters(isExport ? w.slice(1) : w);
       if (!parsed.ok) {
-        return void (await respond({ response_type: 'ephemeral', text: `:warning: ${parsed.errors.join('\n:warning: ')}\n${USAGE}` }));
+        // Each quoted piece of the person's input is echoed short, on one line, escaped.
+        const shown = parsed.errors.slice(0, MAX_ERRORS).map((e) => cut(e.replace(/“([^”]*)”/g, (_m, q: string) => `“${echo(q)}”`), 600));
+        const rest = parsed.errors.length - shown.length;
+        return void (await respond({
+          response_type: 'ephemeral',
+          text: `:warning: ${shown.join('\n:warning: ')}${rest > 0 ? `\n…and ${rest} more` : ''}\n${USAGE}`,
+        }));
       }
       if (!isExport) {
         return void (await respond({ response_type: 'ephemeral', ...(await showPage(deps, parsed.raw, parsed.query)) }));

@@ -4,8 +4,11 @@
  */
 import type { App, BlockAction, ButtonAction, RespondFn, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
+import { z } from 'zod';
 import { section } from '../src/slack/blocks.js';
 import { guarded } from '../src/slack/guard.js';
+import { storeUnavailableMessage } from '../src/slack/user-errors.js';
+import { StoreUnavailableError } from '../src/store/index.js';
 import { words } from '../src/slack/text.js';
 import { refusal } from '../src/slack/access.js';
 import { CURRENCIES, NETWORKS } from '../src/wallet/enums.js';
@@ -15,6 +18,7 @@ import type { CommandDeps } from './deps.js';
 
 export const name = '/withdraw';
 export const VIEWS = { request: 'wd_request_modal', reject: 'wd_reject_modal', resolve: 'wd_resolve_modal' } as const;
+const MAX_ONE_LINE = 1_000;
 const USAGE = 'Usage: `/withdraw` opens a form, or `/withdraw <amount> <currency> <network> <destination> <client-email> [note...]`';
 
 /** Where a refusal is shown in the modal: next to the field it is about. */
@@ -87,6 +91,9 @@ function reasonModal(callbackId: string, title: string, label: string, metadata:
   };
 }
 
+/** What the resolve modal carries in private_metadata (written by us, but it comes back through Slack). */
+const resolveMetaSchema = z.object({ id: z.string().min(1).max(200), outcome: z.enum(['sent', 'not_sent']) });
+
 type StateValues = ViewSubmitAction['view']['state']['values'];
 
 function readField(values: StateValues, field: keyof typeof FIELDS): string {
@@ -99,6 +106,11 @@ export function parseOneLine(text: string): { ok: true; input: RequestInput } | 
   if (w.length < 5) return { ok: false, error: `expected at least 5 values (amount, currency, network, destination, client e-mail), got ${w.length}` };
   const [amount, currency, network, destination, clientEmail, ...note] = w as [string, string, string, string, string, ...string[]];
   return { ok: true, input: { amount, currency, network, destination, clientEmail, note: note.join(' ') } };
+}
+
+/** What a modal shows next to a field when the work failed: the disk's words when it was the disk. */
+function failureText(err: unknown, otherwise: string): string {
+  return err instanceof StoreUnavailableError ? storeUnavailableMessage(err) : otherwise;
 }
 
 async function ephemeral(respond: RespondFn, text: string): Promise<void> {
@@ -115,7 +127,7 @@ export function register(app: App, deps: CommandDeps): void {
       outcome = await decide();
     } catch (err) {
       deps.logger.error({ err }, `withdrawal ${what} failed`);
-      return ack({ response_action: 'errors', errors: { reason: 'Something went wrong on our side; nothing was changed. Try again.' } });
+      return ack({ response_action: 'errors', errors: { reason: failureText(err, 'Something went wrong on our side; nothing was changed. Try again.') } });
     }
     if (!outcome.ok) return ack({ response_action: 'errors', errors: { reason: outcome.message.slice(0, 2000) } });
     await ack();
@@ -131,6 +143,10 @@ export function register(app: App, deps: CommandDeps): void {
         return;
       }
       if (command.text.trim().toLowerCase() === 'help') return ephemeral(respond, USAGE);
+      // Five values and a note (the form allows 500 characters of note) fit well within this; a wall of text is not echoed back.
+      if (command.text.length > MAX_ONE_LINE) {
+        return ephemeral(respond, `:warning: That is ${command.text.length.toLocaleString('en')} characters; a one-line request takes at most ${MAX_ONE_LINE} (the note at most 500).\n${USAGE}`);
+      }
       const parsed = parseOneLine(command.text);
       if (!parsed.ok) return ephemeral(respond, `:warning: ${parsed.error}\n${USAGE}`);
       const outcome = await withdrawals.request(parsed.input, command.user_id);
@@ -159,7 +175,7 @@ export function register(app: App, deps: CommandDeps): void {
       outcome = await withdrawals.request(input, body.user.id);
     } catch (err) {
       deps.logger.error({ err }, 'withdrawal request failed');
-      return void (await ack({ response_action: 'errors', errors: { [FIELDS.amount.block]: 'Something went wrong on our side; nothing was requested. Try again.' } }));
+      return void (await ack({ response_action: 'errors', errors: { [FIELDS.amount.block]: failureText(err, 'Something went wrong on our side; nothing was requested. Try again.') } }));
     }
     if (!outcome.ok) {
       return void (await ack({ response_action: 'errors', errors: { [FIELDS[RULE_FIELD[outcome.rule]].block]: outcome.message.slice(0, 2000) } }));
@@ -218,9 +234,9 @@ export function register(app: App, deps: CommandDeps): void {
   }
 
   app.view<ViewSubmitAction>(VIEWS.resolve, async ({ ack, body, view }) => {
-    let meta: { id: string; outcome: 'sent' | 'not_sent' };
+    let meta: z.infer<typeof resolveMetaSchema>;
     try {
-      meta = JSON.parse(view.private_metadata) as typeof meta;
+      meta = resolveMetaSchema.parse(JSON.parse(view.private_metadata ?? ''));
     } catch {
       return void (await ack({ response_action: 'errors', errors: { reason: 'This form is out of date; click the button on the card again.' } }));
     }

@@ -28,7 +28,7 @@ import { secrets } from './secrets.js';
 import { slackGroups } from './slack/access.js';
 import { boltLogger } from './slack/bolt-logger.js';
 import { createSlackApp, webClientOptions, type SlackApp } from './slack/app.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type Store, type StoreOptions } from './store/index.js';
 import { startLocalWorkspace, type LocalWorkspace } from './local/workspace.js';
 import { createWalletClient } from './wallet/client.js';
 
@@ -48,8 +48,14 @@ export interface StartOptions {
   /** Use this policy instead of loading the file. */
   policy?: Policy;
   now?: () => number;
-  /** A failed journal write: the process must stop (main.ts exits; restart recovers from disk). */
+  /**
+   * The store can no longer make memory equal to the disk (it could not even read the disk
+   * back after a failed write): the process must stop (main.ts exits; restart recovers from
+   * disk). A full disk is not fatal: the store refuses writes until it has room again.
+   */
   onFatal?: (err: Error) => void;
+  /** Store tuning and its write seam (tests of a failing disk where no real one can be made). */
+  store?: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'>;
   /** Options of the embedded sandbox (tests shorten its webhook delays). */
   sandbox?: Partial<SandboxOptions>;
   /** Tuning the tests need (pacing, backoff); production uses the outbox's defaults. */
@@ -100,7 +106,16 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
   };
 
   try {
-    const store = await openStore({ dir: config.dataDir, logger: logger.child({ component: 'store' }), onFailure: o.onFatal });
+    // Once the disk takes writes again after refusing them, withdrawals left mid-way (sent, outcome not
+    // saved) are recovered as at a restart: marked unknown and reconciled, never resent.
+    let onWritable = () => {};
+    const store = await openStore({
+      dir: config.dataDir,
+      logger: logger.child({ component: 'store' }),
+      onFailure: o.onFatal,
+      onWritable: () => onWritable(),
+      ...o.store,
+    });
     cleanups.push(() => store.close());
 
     let sandbox: Sandbox | undefined;
@@ -195,6 +210,15 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     if (recovered.markedUnknown.length || recovered.resumed.length) logger.warn({ ...recovered, reconcile: undefined }, 'recovered withdrawals');
     await notifier.heal();
     registerWithdrawalJobs(scheduler, withdrawals);
+    onWritable = () => {
+      withdrawals
+        .recover()
+        .then((r) => {
+          if (r.markedUnknown.length || r.resumed.length) logger.warn({ ...r, reconcile: undefined }, 'recovered withdrawals after the store could write again');
+          return notifier.heal();
+        })
+        .catch((err: unknown) => logger.error({ err }, 'recovering withdrawals after the store could write again failed'));
+    };
     registerAlertJobs(scheduler, alerts);
 
     const deps: Deps = {
@@ -288,7 +312,10 @@ function readinessProbe(deps: Deps, slack: SlackApp | undefined): () => Promise<
   let lastError: string | undefined;
   return async () => {
     const s = deps.store.stats();
-    const store: Check = { ok: true, detail: `${s.records} records` };
+    const h = deps.store.health();
+    const store: Check = h.writable
+      ? { ok: true, detail: `${s.records} records` }
+      : { ok: false, detail: `cannot write since ${new Date(h.since).toISOString()}: ${h.error.code ?? h.error.reason} (${h.error.reason.replace('_', ' ')}); reads work, writes are refused until it has room` };
     let wallet: Check;
     if (!deps.wallet.authState().loggedIn && deps.now() - lastAttempt >= LOGIN_PROBE_INTERVAL_MS) {
       lastAttempt = deps.now();

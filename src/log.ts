@@ -29,8 +29,31 @@ const SECRET_KEYS = [
 const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `headers.${k}`, `*.headers.${k}`]);
 
 /** An error reduced to what helps an operator: never an axios config, request, or headers. */
-export function serializeError(err: unknown): Record<string, unknown> {
-  if (!(err instanceof Error)) return { message: String(err) };
+export function serializeError(err: unknown, depth = 0): Record<string, unknown> {
+  if (!(err instanceof Error)) {
+    // Not an Error (a rejected plain object, or one already serialized): keep what it says
+    // instead of "[object Object]".
+    if (err !== null && typeof err === 'object') {
+      const o = err as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const k of ['type', 'name', 'message', 'code', 'status', 'kind', 'reason']) {
+        const v = o[k];
+        if (typeof v === 'string' || typeof v === 'number') out[k] = v;
+      }
+      if (o.cause !== undefined && o.cause !== err && depth < 5) out.cause = serializeError(o.cause, depth + 1);
+      if (out.message === undefined) {
+        let text: string;
+        try {
+          text = JSON.stringify(err) ?? String(err);
+        } catch {
+          text = Object.prototype.toString.call(err);
+        }
+        out.message = text.slice(0, 500);
+      }
+      return out;
+    }
+    return { message: String(err) };
+  }
   const e = err as Error & { code?: unknown; status?: unknown; kind?: unknown; cause?: unknown };
   const out: Record<string, unknown> = { type: e.name, message: e.message };
   if (typeof e.code === 'string' || typeof e.code === 'number') out.code = e.code;
@@ -44,7 +67,7 @@ export function serializeError(err: unknown): Record<string, unknown> {
   } else if (e.stack) {
     out.stack = e.stack;
   }
-  if (e.cause !== undefined && e.cause !== err) out.cause = serializeError(e.cause);
+  if (e.cause !== undefined && e.cause !== err && depth < 5) out.cause = serializeError(e.cause, depth + 1);
   return out;
 }
 

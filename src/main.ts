@@ -24,12 +24,16 @@ async function main(): Promise<void> {
     process.stdout.write(`Local workspace: http://${shownHost}:${config.port}/ (starting…)\n`);
   }
   const logger = createLogger({ level: config.logLevel, destination: await prettyOnTerminal() });
+  // Every promise is handled by design (tests listen for this event); should one slip through,
+  // the process stays up and answering, and the log says where to look.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection (a bug: please report it)'));
   let app;
   try {
     app = await startApp({
       config,
       logger,
-      // Memory may be ahead of disk after a failed journal write: stop, and let a restart recover from disk.
+      // Only when the store cannot make memory equal to the disk again (not for a full disk,
+      // which it survives by refusing writes until there is room): stop, and let a restart recover from disk.
       onFatal: () => {
         logger.flush();
         process.exit(70);

@@ -9,6 +9,7 @@ import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import { parseJson } from '../wallet/json.js';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../http/json-depth.js';
 import { ingestEvent, type IngestResult } from './ingest.js';
 import { readWebhook, type WebhookEvent } from './parse.js';
 import { secretMatches, verifySignature } from './signature.js';
@@ -114,6 +115,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     }
 
     const raw = body.toString('utf8');
+    // Nesting is refused before parsing: every later step recurses over the value.
+    if (jsonTooDeep(raw)) {
+      reply(res, 400, { error: `body nests deeper than ${MAX_JSON_DEPTH} levels` });
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = parseJson(raw);

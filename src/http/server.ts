@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
+import { StoreUnavailableError } from '../store/errors.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => void | Promise<void>;
 
@@ -65,6 +66,13 @@ export async function startHttpServer(routes: Route[], opts: { port: number; hos
         .then(() => route.handler(req, res, params))
         .catch((err: unknown) => {
           // Log the route pattern, not the path: the webhook path carries a secret.
+          if (err instanceof StoreUnavailableError) {
+            // Nothing was saved: the sender should retry later (the wallet service does on a 503).
+            opts.logger.warn({ err, route: route.path }, 'request refused: the store cannot write');
+            if (!res.headersSent) res.setHeader('retry-after', '30');
+            sendJson(res, 503, { error: 'temporarily unable to save; retry later', reason: err.reason });
+            return;
+          }
           opts.logger.error({ err, route: route.path }, 'request handler failed');
           sendJson(res, 500, { error: 'internal error' });
         });

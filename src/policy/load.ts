@@ -21,7 +21,13 @@ export function parsePolicy(text: string, source = 'policy'): Policy {
       if (typeof node.value === 'number' && !Number.isSafeInteger(node.value) && typeof node.source === 'string') node.value = node.source;
     },
   });
-  const raw: unknown = doc.toJS();
+  let raw: unknown;
+  try {
+    // toJS() throws on what parsing lets through: an alias to no anchor ("*x"), too many aliases.
+    raw = doc.toJS();
+  } catch (err) {
+    throw new PolicyError(`${source} is not valid YAML: ${(err as Error).message}`);
+  }
   const parsed = policySchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);

@@ -61,7 +61,8 @@ const principal = z.string().regex(/^(\*|[UWS][A-Z0-9]{2,})$/, 'must be a Slack 
 
 const perCurrency = <T extends z.ZodTypeAny>(value: T) =>
   z.record(z.string(), value).transform((rec, ctx) => {
-    const out: Record<string, z.output<T>> = {};
+    // No prototype: a currency looked up from a webhook or a user ("constructor") finds nothing.
+    const out: Record<string, z.output<T>> = Object.create(null);
     for (const [k, v] of Object.entries(rec)) {
       const parsed = currencyKey.safeParse(k);
       if (!parsed.success) {

@@ -4,11 +4,13 @@
  * gets a hard timeout and a short retry budget: a command must never hang for minutes
  * behind a hidden retry loop, and posts that must not be lost go through the outbox.
  */
-import type { RequestListener } from 'node:http';
-import { App, HTTPReceiver, SocketModeReceiver } from '@slack/bolt';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { App, HTTPModuleFunctions, HTTPReceiver, SocketModeReceiver, verifySlackRequest, type ReceiverEvent } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import { boltLogger } from './bolt-logger.js';
+import { checkEnvelope } from './payloads.js';
+import { limitedFetch } from './limits.js';
 
 export type BoltApp = App;
 
@@ -41,6 +43,8 @@ export function webClientOptions(apiUrl: string | undefined, timeoutMs = 10_000)
     retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 1_000, randomize: true },
     // A 429 comes back to the caller (the outbox honours Retry-After) instead of sleeping inside the client.
     rejectRateLimitedCalls: true,
+    // Every request to Slack (Web API calls and response_url posts) passes Slack's size limits here.
+    fetch: limitedFetch(),
   };
 }
 
@@ -56,9 +60,11 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
       // A copy: the Socket Mode client writes its own retry policy (100 retries) into the object it is given.
       installerOptions: { clientOptions: { ...clientOptions } },
     });
+    guardSocket(receiver.client, o.logger);
     receiver.client.on('connected', () => (up = true));
     receiver.client.on('disconnected', () => (up = false));
     const app = new App({ token: o.botToken, receiver, logger, clientOptions });
+    guardEvents(app, o.logger);
     return {
       app,
       mode: 'socket',
@@ -78,14 +84,167 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
     logger,
     // Acknowledge as soon as a listener calls ack(); slow work continues afterwards.
     processBeforeResponse: false,
+    // guardEvents() keeps errors from reaching these; they are the last line: never a 5xx, never a 404 after 3 s.
+    processEventErrorHandler: async ({ error, response }) => {
+      o.logger.error({ err: error }, 'Slack event failed');
+      if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 200);
+      return false;
+    },
+    unhandledRequestHandler: ({ response }) => {
+      o.logger.warn('a Slack request was not acknowledged in time');
+      if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 200);
+    },
   });
   const app = new App({ token: o.botToken, receiver, logger, clientOptions });
+  guardEvents(app, o.logger);
   return {
     app,
     mode: 'http',
-    requestListener: receiver.requestListener,
+    requestListener: guardedListener(receiver.requestListener, o.signingSecret, o.logger),
     start: async () => undefined,
     stop: async () => undefined,
     connected: () => true,
   };
+}
+
+/** Slack's own limit on a request body is far below this; larger is not Slack. */
+const BODY_LIMIT = 1024 * 1024;
+
+/**
+ * In front of Bolt's HTTP listener: read the body, and once its signature verifies, check
+ * the envelope's shape. Bolt reads fields of the parsed body without checking (a signed
+ * `payload=null` crashed the process from inside its request handler), so a body that is
+ * not a Slack envelope never reaches it: 400. Unsigned requests go on to Bolt unchanged,
+ * which answers them 401 as before. Bolt reuses the buffered body (req.rawBody).
+ */
+export function guardedListener(inner: RequestListener, signingSecret: string, logger: Logger): RequestListener {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      let raw: Buffer;
+      try {
+        raw = (await HTTPModuleFunctions.bufferIncomingMessage(req, BODY_LIMIT)).rawBody;
+      } catch (err) {
+        const tooLarge = HTTPModuleFunctions.isRawBodyError(err) && (err.statusCode === 413 || err.type === 'entity.too.large');
+        HTTPModuleFunctions.buildNoBodyResponse(res, tooLarge ? 413 : 400);
+        return;
+      }
+      let verified = false;
+      try {
+        verifySlackRequest({
+          signingSecret,
+          body: raw.toString(),
+          headers: {
+            'x-slack-signature': String(req.headers['x-slack-signature'] ?? ''),
+            'x-slack-request-timestamp': Number(req.headers['x-slack-request-timestamp']),
+          },
+        });
+        verified = true;
+      } catch {
+        // Bolt answers it (401, or ssl_check, which needs no signature).
+      }
+      if (verified) {
+        let body: unknown;
+        try {
+          body = HTTPModuleFunctions.parseHTTPRequestBody(req as Parameters<typeof HTTPModuleFunctions.parseHTTPRequestBody>[0]);
+        } catch {
+          body = undefined;
+        }
+        const check = body === undefined ? ({ ok: false, reason: 'the body is not JSON or a form' } as const) : checkEnvelope(body);
+        if (!check.ok) {
+          logger.warn({ reason: check.reason }, 'refused a signed Slack request that is not a Slack envelope');
+          const text = JSON.stringify({ error: 'not a Slack request payload', reason: check.reason });
+          res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+          res.end(text);
+          return;
+        }
+      }
+      inner(req, res);
+    })().catch((err: unknown) => {
+      logger.error({ err }, 'Slack request guard failed');
+      if (!res.headersSent) HTTPModuleFunctions.buildNoBodyResponse(res, 400);
+    });
+  };
+}
+
+/**
+ * Wraps app.processEvent (the one door of both receivers, HTTP and Socket Mode): an envelope
+ * of the wrong shape is acknowledged and dropped, a listener's exception is logged and the
+ * event acknowledged (a 200, never a 5xx: Slack would retry it, and nobody can act on a
+ * 500), and an event no listener acknowledged (an unknown action id) is acknowledged at
+ * once instead of after Bolt's 3 s timeout.
+ */
+export function guardEvents(app: App, logger: Logger): void {
+  const original = app.processEvent.bind(app);
+  app.processEvent = async (event: ReceiverEvent) => {
+    let acked = false;
+    const ack = event.ack;
+    const once = async (response?: Parameters<ReceiverEvent['ack']>[0]) => {
+      if (acked) return;
+      acked = true;
+      await ack(response);
+    };
+    const check = checkEnvelope(event.body);
+    if (!check.ok) {
+      logger.warn({ reason: check.reason }, 'dropped a Slack event that is not a Slack envelope');
+      await once().catch(() => {});
+      return;
+    }
+    try {
+      await original({ ...event, ack: once });
+    } catch (err) {
+      logger.error({ err, kind: check.kind }, 'Slack listener failed');
+    }
+    if (!acked) await once().catch((err: unknown) => logger.warn({ err }, 'could not acknowledge a Slack event'));
+  };
+  // Errors Bolt routes to the global handler are logged here, not rethrown (that would make a 500).
+  app.error(async (err) => {
+    logger.error({ err }, 'Slack listener failed');
+  });
+}
+
+const SOCKET_PAYLOAD_TYPES = new Set(['events_api', 'slash_commands', 'interactive']);
+
+/** What a Socket Mode message needs before the socket client reads it; undefined when it may go on. */
+export function socketMessageProblem(text: string): { reason: string; envelopeId?: string } | undefined {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return undefined; // the client ignores what is not JSON
+  }
+  if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) return { reason: 'the message is not an object' };
+  const m = msg as Record<string, unknown>;
+  const envelopeId = typeof m.envelope_id === 'string' ? m.envelope_id : undefined;
+  if (typeof m.type !== 'string') return { reason: 'no type', envelopeId };
+  if (!SOCKET_PAYLOAD_TYPES.has(m.type)) return undefined; // hello, disconnect, and types the client handles itself
+  const check = checkEnvelope(m.payload);
+  return check.ok ? undefined : { reason: `${m.type}: ${check.reason}`, envelopeId };
+}
+
+/**
+ * The Socket Mode client reads `payload.event.type` of every events_api message before any
+ * of our code runs (an envelope without `event` rejected unhandled inside it). Its message
+ * listener is wrapped: a malformed envelope is acknowledged (so Slack does not redeliver
+ * it) and dropped; the listener's own failures are logged, never left unhandled.
+ */
+function guardSocket(client: SocketModeReceiver['client'], logger: Logger): void {
+  const originals = client.listeners('ws_message') as Array<(data: unknown, isBinary: boolean) => unknown>;
+  client.removeAllListeners('ws_message');
+  const send = (client as unknown as { send(id: string, body?: unknown): Promise<void> }).send.bind(client);
+  client.on('ws_message', (data: unknown, isBinary: boolean) => {
+    if (!isBinary) {
+      const text = typeof data === 'string' ? data : Buffer.isBuffer(data) ? data.toString('utf8') : new TextDecoder().decode(data as ArrayBuffer);
+      const problem = socketMessageProblem(text);
+      if (problem) {
+        logger.warn({ reason: problem.reason }, 'dropped a Socket Mode message that is not a Slack envelope');
+        if (problem.envelopeId) send(problem.envelopeId).catch((err: unknown) => logger.warn({ err }, 'could not acknowledge a dropped Socket Mode message'));
+        return;
+      }
+    }
+    for (const listener of originals) {
+      Promise.resolve()
+        .then(() => listener(data, isBinary))
+        .catch((err: unknown) => logger.error({ err }, 'Socket Mode message handling failed'));
+    }
+  });
 }

@@ -4,8 +4,25 @@
  */
 import { isWalletError, WalletKybError, WalletRejectedError, WalletUnavailableError, type WalletValidationError } from '../wallet/errors.js';
 import { secrets } from '../secrets.js';
+import { StoreUnavailableError, type UnavailableReason } from '../store/errors.js';
+
+const STORE_WHY: ReadonlyMap<UnavailableReason, string> = new Map([
+  ['disk_full', 'the disk is full'],
+  ['quota', 'its disk quota is used up'],
+  ['read_only', 'its data directory is read-only'],
+  ['io', 'the disk reported an I/O error'],
+  ['other', 'writing to its disk failed'],
+]);
+
+/** "The app cannot save right now: the disk is full. Nothing was changed." and its siblings. */
+export function storeUnavailableMessage(err: StoreUnavailableError): string {
+  return `The app cannot save right now: ${STORE_WHY.get(err.reason) ?? 'writing to its disk failed'}. Nothing was changed.`;
+}
 
 export function userMessage(err: unknown, action: string): string {
+  if (err instanceof StoreUnavailableError) {
+    return `:floppy_disk: ${storeUnavailableMessage(err)} ${action} can be tried again in a few minutes; the operators see the cause on /readyz.`;
+  }
   if (isWalletError(err)) {
     switch (err.kind) {
       case 'kyb': {

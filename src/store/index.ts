@@ -9,23 +9,27 @@
  * a threshold, the whole state is written to `state.json` (a lowdb `Low` with our
  * `DurableJsonFile` adapter) and the journal is cut down to the lines the snapshot lacks.
  *
+ * When the disk refuses a journal write, every commit not yet durable is undone by reloading
+ * memory from the disk (so reads never show what a crash would lose), those commits reject
+ * with StoreUnavailableError, later commits are refused at once, and a probe write every
+ * probeIntervalMs finds when the disk takes writes again; then the store resumes by itself.
+ *
  * Files in the directory: LOCK (lock.ts), state.json `{version, seq, collections}`,
- * journal.jsonl, and transient *.tmp files that are deleted on open.
+ * journal.jsonl, and transient *.tmp files (probe.tmp among them) that are deleted on open.
  */
 import fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Logger } from '../log.js';
-import { serializeError } from '../log.js';
 import { acquireLock, type DirLock } from './lock.js';
 import { DurableJsonFile } from './durable-json-file.js';
 import { encodeLine, readJournal, type EncodedOp, type JournalOp } from './journal.js';
 import { errorCode, fsyncDir, writeAll, writeFileSynced } from './durable-fs.js';
-import { StoreClosedError, StoreCorruptError, StoreFailedError } from './errors.js';
+import { StoreClosedError, StoreCorruptError, StoreFailedError, StoreUnavailableError } from './errors.js';
 
 export { StoreLockedError, type LockInfo } from './lock.js';
-export { StoreClosedError, StoreCorruptError, StoreFailedError } from './errors.js';
+export { StoreClosedError, StoreCorruptError, StoreFailedError, StoreUnavailableError, type UnavailableReason } from './errors.js';
 export { DurableJsonFile } from './durable-json-file.js';
 
 export interface StoreOptions {
@@ -34,11 +38,29 @@ export interface StoreOptions {
   /** Journal size that triggers a snapshot; default max(4 MiB, current snapshot size). */
   compactAfterBytes?: number;
   /**
-   * Called once when a journal write fails. Memory may then be ahead of disk, so the only
-   * safe move for a process is to stop and restart from what is on disk.
+   * Called once if the store can no longer make memory equal to the disk (StoreFailedError).
+   * The only safe move for a process is then to stop and restart from what is on disk. A
+   * write the disk refuses (full, quota, read-only, I/O error) is not this: the store undoes
+   * the unsaved commits, refuses writes and resumes by itself (StoreUnavailableError).
    */
   onFailure?: (err: StoreFailedError) => void;
+  /** While writes fail, how often a probe write checks whether the disk takes writes again; default 1 s. */
+  probeIntervalMs?: number;
+  /**
+   * Test seam: consulted before every journal write and every probe; an error it returns is
+   * raised as that write's failure (for machines where a real full disk cannot be made).
+   */
+  writeGate?: (stage: 'write' | 'sync' | 'probe') => Error | undefined;
+  /**
+   * Called once each time the store takes writes again after refusing them. What a refused
+   * commit left half-done outside the store (a withdrawal sent but its outcome not saved) is
+   * picked up here, as a restart would.
+   */
+  onWritable?: () => void;
 }
+
+/** Whether the store takes writes now; when not, the error commits are refused with. */
+export type StoreHealth = { writable: true } | { writable: false; error: StoreUnavailableError; since: number };
 
 export interface StoreStats {
   records: number;
@@ -91,12 +113,16 @@ export interface Store {
   /** Waits for pending writes, then releases the lock. Later commits reject with StoreClosedError. */
   close(): Promise<void>;
   stats(): StoreStats;
+  health(): StoreHealth;
 }
 
 const SNAPSHOT_FILE = 'state.json';
 const JOURNAL_FILE = 'journal.jsonl';
 const SNAPSHOT_VERSION = 1;
 const MIN_DEFAULT_COMPACT_BYTES = 4 * 1024 * 1024;
+/** A probe write this big must succeed before writes resume: room for a few typical commits. */
+const PROBE_BYTES = 64 * 1024;
+const PROBE_FILE = 'probe.tmp';
 
 /** Pairs, not an object keyed by id: object keys that look like integers would lose insertion order. */
 interface SnapshotData {
@@ -113,48 +139,23 @@ export async function openStore(o: StoreOptions): Promise<Store> {
   const lock = await acquireLock(dir, o.logger);
   try {
     // Leftovers of an interrupted snapshot or journal cut; the lock says nobody else owns them.
-    for (const name of [`${SNAPSHOT_FILE}.tmp`, `${JOURNAL_FILE}.tmp`]) await fs.rm(path.join(dir, name), { force: true });
+    for (const name of [`${SNAPSHOT_FILE}.tmp`, `${JOURNAL_FILE}.tmp`, PROBE_FILE]) await fs.rm(path.join(dir, name), { force: true });
 
     const snapshotFile = new DurableJsonFile<SnapshotData>(path.join(dir, SNAPSHOT_FILE));
     const low = new Low<SnapshotData>(snapshotFile, { version: SNAPSHOT_VERSION, seq: 0, collections: {} });
-    await low.read();
-    const collections = loadSnapshot(low.data, snapshotFile.file);
-    let records = 0;
-    for (const m of collections.values()) records += m.size;
-
     const journalPath = path.join(dir, JOURNAL_FILE);
-    const journal = await readJournal(journalPath);
-    let seq = low.data.seq;
-    const first = journal.entries[0];
-    if (first && first.seq > seq + 1) {
-      throw new StoreCorruptError(
-        `journal ${journalPath} starts at commit ${first.seq} but the snapshot ends at ${seq}: commits are missing. Restore the directory from a backup.`,
-        journalPath,
-        0,
-      );
-    }
-    let replayed = 0;
-    for (const e of journal.entries) {
-      if (e.seq <= seq) continue; // already in the snapshot (crash between snapshot and journal cut)
-      records += applyOps(collections, e.ops.map(freezeOp));
-      seq = e.seq;
-      replayed++;
-    }
-
+    const loaded = await loadFromDisk(low, snapshotFile, journalPath);
+    const { collections, records, seq, replayed, journal } = loaded;
+    let journalBytes = loaded.journalBytes;
     const existed = journal.totalBytes > 0 || (await exists(journalPath));
-    let journalBytes = journal.validBytes;
-    const last = journal.entries.at(-1);
-    if (last && last.seq < low.data.seq) {
-      // A snapshot can hold commits the journal never got (crash right after the snapshot);
-      // appending seq+1 after these lines would leave a gap that the next open must refuse.
-      journalBytes = 0;
-    } else if (journal.validBytes < journal.totalBytes) {
+    if (journalBytes === journal.validBytes && journal.validBytes < journal.totalBytes) {
       o.logger?.warn(
         { dir, droppedBytes: journal.totalBytes - journal.validBytes },
         'dropping the torn last line of the journal (a crash interrupted an unacknowledged commit)',
       );
     }
     if (journalBytes < journal.totalBytes) await fs.truncate(journalPath, journalBytes);
+    journalBytes = Math.min(journalBytes, journal.totalBytes);
     const fh = await fs.open(journalPath, 'a');
     try {
       await fh.sync(); // makes the truncation durable before anything is appended after it
@@ -172,6 +173,55 @@ export async function openStore(o: StoreOptions): Promise<Store> {
     await lock.release().catch(() => {});
     throw err;
   }
+}
+
+interface Loaded {
+  collections: Collections;
+  records: number;
+  seq: number;
+  replayed: number;
+  journal: Awaited<ReturnType<typeof readJournal>>;
+  /** Where the next journal line goes: after the valid lines, or 0 when the snapshot is ahead of them all. */
+  journalBytes: number;
+}
+
+/**
+ * The state as the disk holds it: the snapshot, then the journal lines after it. With
+ * `upToSeq`, journal lines after that commit are ignored (they were written but never
+ * made durable: a failed fdatasync), so the result is exactly what was acknowledged.
+ */
+async function loadFromDisk(low: Low<SnapshotData>, snapshotFile: DurableJsonFile<SnapshotData>, journalPath: string, upToSeq = Infinity): Promise<Loaded> {
+  await low.read();
+  const collections = loadSnapshot(low.data, snapshotFile.file);
+  let records = 0;
+  for (const m of collections.values()) records += m.size;
+  const journal = await readJournal(journalPath);
+  let seq = low.data.seq;
+  const first = journal.entries[0];
+  if (first && first.seq > seq + 1) {
+    throw new StoreCorruptError(
+      `journal ${journalPath} starts at commit ${first.seq} but the snapshot ends at ${seq}: commits are missing. Restore the directory from a backup.`,
+      journalPath,
+      0,
+    );
+  }
+  let replayed = 0;
+  let kept = 0;
+  for (const e of journal.entries) {
+    if (e.seq > upToSeq) break;
+    kept++;
+    if (e.seq <= seq) continue; // already in the snapshot (crash between snapshot and journal cut)
+    records += applyOps(collections, e.ops.map(freezeOp));
+    seq = e.seq;
+    replayed++;
+  }
+  let journalBytes = journal.validBytes;
+  if (kept < journal.entries.length) journalBytes = journal.lineEnds?.[kept - 1] ?? 0;
+  const last = journal.entries[kept - 1];
+  // A snapshot can hold commits the journal never got (crash right after the snapshot);
+  // appending seq+1 after these lines would leave a gap that the next open must refuse.
+  if (last && last.seq < low.data.seq) journalBytes = 0;
+  return { collections, records, seq, replayed, journal, journalBytes };
 }
 
 async function exists(p: string): Promise<boolean> {
@@ -351,6 +401,14 @@ class DurableStore implements Store {
   private closed: Promise<void> | undefined;
   private failed: StoreFailedError | undefined;
   private readonly onFailure: StoreOptions['onFailure'];
+  /** Set while the disk refuses writes: commits are refused with it until a probe write succeeds. */
+  private unavailable: { error: StoreUnavailableError; since: number } | undefined;
+  /** The rollback after a failed write, while it runs. */
+  private recovery: Promise<void> | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private readonly probeIntervalMs: number;
+  private readonly writeGate: StoreOptions['writeGate'];
+  private readonly onWritable: StoreOptions['onWritable'];
 
   constructor(p: StoreParts) {
     this.dir = p.dir;
@@ -367,6 +425,13 @@ class DurableStore implements Store {
     this.logger = p.opts.logger;
     this.compactAfterBytes = p.opts.compactAfterBytes;
     this.onFailure = p.opts.onFailure;
+    this.probeIntervalMs = p.opts.probeIntervalMs ?? 1_000;
+    this.writeGate = p.opts.writeGate;
+    this.onWritable = p.opts.onWritable;
+  }
+
+  health(): StoreHealth {
+    return this.unavailable ? { writable: false, ...this.unavailable } : { writable: true };
   }
 
   get<T>(collection: string, id: string): T | undefined {
@@ -392,6 +457,7 @@ class DurableStore implements Store {
   commit<R>(fn: (tx: Tx) => R): Promise<R> {
     if (this.failed) return Promise.reject(this.failed);
     if (this.closing) return Promise.reject(new StoreClosedError(this.dir));
+    if (this.unavailable) return Promise.reject(this.unavailable.error);
     if (this.inCommit) {
       return Promise.reject(new Error('commit() called inside a commit function: put all writes in the outer transaction'));
     }
@@ -461,11 +527,13 @@ class DurableStore implements Store {
   private async shutdown(): Promise<void> {
     try {
       for (;;) {
-        if (this.compaction) await this.compaction.ended;
+        if (this.recovery) await this.recovery;
+        else if (this.compaction) await this.compaction.ended;
         else if (this.loop) await this.loop;
-        else if (this.pending.length > 0 && !this.failed) this.kick();
+        else if (this.pending.length > 0 && !this.failed && !this.unavailable) this.kick();
         else break;
       }
+      clearTimeout(this.probeTimer);
       await this.fh.close();
     } finally {
       await this.lock.release();
@@ -474,21 +542,27 @@ class DurableStore implements Store {
 
   /** Starts the writer unless it is running; it runs on a microtask so that a burst of synchronous commits forms one batch. */
   private kick(): void {
-    if (this.loop || this.failed) return;
+    if (this.loop || this.failed || this.unavailable) return;
     this.loop = Promise.resolve().then(() => this.writeLoop());
   }
 
   private async writeLoop(): Promise<void> {
     try {
       for (;;) {
-        if (this.failed) return;
+        if (this.failed || this.unavailable) return;
         const c = this.compaction;
         if (c?.snapshotDone) {
           await this.finishCompaction(c);
           continue;
         }
         if (this.pending.length === 0) return;
-        await this.flushBatch();
+        try {
+          await this.flushBatch();
+        } catch (err) {
+          // The disk refused the journal write: survivable. Undo what is not durable and wait for space.
+          this.degrade(err);
+          return;
+        }
         this.maybeStartCompaction();
       }
     } catch (err) {
@@ -502,7 +576,12 @@ class DurableStore implements Store {
     const batch = this.pending;
     this.pending = [];
     const buf = Buffer.from(batch.map((l) => l.line).join(''));
+    const refused = this.writeGate?.('write');
+    if (refused) throw refused;
     await writeAll(this.fh, buf);
+    // After the bytes are in the file: a failed fsync leaves complete lines that are not durable.
+    const unsynced = this.writeGate?.('sync');
+    if (unsynced) throw unsynced;
     await this.fh.datasync();
     this.flushes++;
     this.journalBytes += buf.length;
@@ -525,7 +604,7 @@ class DurableStore implements Store {
    * it, replay skips journal lines <= M; after the journal swap only lines > M remain.
    */
   private maybeStartCompaction(): void {
-    if (this.compaction || this.closing || this.failed) return;
+    if (this.compaction || this.closing || this.failed || this.unavailable) return;
     if (this.journalBytes < this.threshold() || this.journalBytes < this.compactRetryAt) return;
     const collections: SnapshotData['collections'] = {};
     for (const [name, m] of this.collections) if (m.size > 0) collections[name] = [...m.entries()];
@@ -539,11 +618,11 @@ class DurableStore implements Store {
       () => {
         c.snapshotDone = true;
         this.kick();
-        // kick() does nothing if the store failed meanwhile; nobody will finish this compaction then.
-        if (this.failed) this.abandonCompaction(c);
+        // kick() does nothing if the store failed or is unavailable; nobody will finish this compaction then.
+        if (this.failed || this.unavailable) this.abandonCompaction(c);
       },
       (err: unknown) => {
-        this.logger?.error({ err: serializeError(err), dir: this.dir }, 'writing the snapshot failed; the journal keeps everything, will retry later');
+        this.logger?.error({ err, dir: this.dir }, 'writing the snapshot failed; the journal keeps everything, will retry later');
         this.abandonCompaction(c);
       },
     );
@@ -564,7 +643,7 @@ class DurableStore implements Store {
     } catch (err) {
       // Before the rename nothing changed: the old journal is complete (lines <= M are skipped on replay).
       await fs.rm(tmp, { force: true }).catch(() => {});
-      this.logger?.error({ err: serializeError(err), dir: this.dir }, 'cutting the journal after a snapshot failed; will retry later');
+      this.logger?.error({ err, dir: this.dir }, 'cutting the journal after a snapshot failed; will retry later');
       this.abandonCompaction(c);
       return;
     }
@@ -582,10 +661,118 @@ class DurableStore implements Store {
     this.logger?.debug({ dir: this.dir, seq: c.seq, snapshotBytes: this.snapshotFile.bytes, journalBytes: this.journalBytes }, 'snapshot written');
   }
 
+  /**
+   * A journal write failed. Every commit not yet durable is undone: memory is reloaded from
+   * what the disk holds (snapshot + the journal's durable lines; a snapshot written meanwhile
+   * counts, its commits are durable), those commits' promises settle accordingly, and the
+   * store refuses commits until probe() finds the disk writable again.
+   */
+  private degrade(cause: unknown): void {
+    const error = new StoreUnavailableError(this.dir, cause);
+    this.unavailable = { error, since: Date.now() };
+    this.logger?.error({ err: error, dir: this.dir, code: error.code }, 'journal write failed; undoing unsaved commits and refusing writes until the disk takes them again');
+    if (this.compaction?.snapshotDone) this.abandonCompaction(this.compaction);
+    this.recovery = this.rollBack(error).finally(() => (this.recovery = undefined));
+  }
+
+  private async rollBack(error: StoreUnavailableError): Promise<void> {
+    // A snapshot being written is part of what the disk will hold: wait until it is in or out.
+    while (this.compaction) await this.compaction.ended;
+    let loaded: Loaded;
+    try {
+      loaded = await loadFromDisk(this.low, this.snapshotFile, this.journalPath, this.durableSeq);
+    } catch (err) {
+      // The disk cannot even be read back: memory cannot be made equal to it. Stop, as before.
+      this.unavailable = undefined;
+      this.fail(err);
+      return;
+    }
+    // Cut the undurable tail now (a crash before the next write must not bring back commits
+    // their callers were told failed); shrinking a file works on a full disk. If it fails,
+    // probe() cuts it before anything is written.
+    try {
+      const fh = await fs.open(this.journalPath, 'r+');
+      try {
+        await fh.truncate(loaded.journalBytes);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    } catch (err) {
+      this.logger?.warn({ err, dir: this.dir }, 'could not cut the journal back yet; will before the next write');
+    }
+    this.collections.clear();
+    for (const [name, m] of loaded.collections) this.collections.set(name, m);
+    this.records = loaded.records;
+    this.seq = loaded.seq;
+    this.durableSeq = loaded.seq;
+    // Appends continue after the durable lines; the undurable tail is cut by probe() before any write.
+    this.journalBytes = loaded.journalBytes;
+    this.pending = [];
+    const waiters = this.waiters.splice(0);
+    let undone = 0;
+    for (const w of waiters) {
+      if (w.seq <= loaded.seq) w.resolve();
+      else {
+        undone++;
+        w.reject(error);
+      }
+    }
+    this.logger?.warn({ dir: this.dir, seq: loaded.seq, undone }, 'unsaved commits undone; memory equals the disk');
+    this.scheduleProbe();
+  }
+
+  private scheduleProbe(): void {
+    if (this.closing || this.failed) return;
+    this.probeTimer = setTimeout(() => void this.probe(), this.probeIntervalMs);
+    this.probeTimer.unref();
+  }
+
+  /** Cut the journal back to its durable length, then try a small synced write; on success, resume. */
+  private async probe(): Promise<void> {
+    if (!this.unavailable || this.closing || this.failed) return;
+    const file = path.join(this.dir, PROBE_FILE);
+    try {
+      const refused = this.writeGate?.('probe');
+      if (refused) throw refused;
+      const fh = await fs.open(this.journalPath, 'r+');
+      try {
+        await fh.truncate(this.journalBytes);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await writeFileSynced(file, Buffer.alloc(PROBE_BYTES));
+      await fs.rm(file, { force: true });
+      // A fresh handle: after a failed write or fsync the old one's state is not worth trusting.
+      const fresh = await fs.open(this.journalPath, 'a');
+      if (this.closing) {
+        await fresh.close();
+        return;
+      }
+      const old = this.fh;
+      this.fh = fresh;
+      await old.close().catch(() => {});
+    } catch (err) {
+      await fs.rm(file, { force: true }).catch(() => {});
+      this.logger?.debug({ err, dir: this.dir }, 'store still cannot write');
+      this.scheduleProbe();
+      return;
+    }
+    const since = this.unavailable.since;
+    this.unavailable = undefined;
+    this.logger?.info({ dir: this.dir, unavailableMs: Date.now() - since }, 'store writable again');
+    try {
+      this.onWritable?.();
+    } catch (err) {
+      this.logger?.error({ err, dir: this.dir }, 'onWritable failed');
+    }
+  }
+
   private fail(err: unknown): void {
     if (this.failed) return;
     this.failed = new StoreFailedError(this.dir, err);
-    this.logger?.fatal({ err: serializeError(err), dir: this.dir }, 'journal write failed; refusing further commits');
+    this.logger?.fatal({ err, dir: this.dir }, 'journal write failed; refusing further commits');
     this.pending = [];
     for (const w of this.waiters.splice(0)) w.reject(this.failed);
     if (this.compaction && this.compaction.snapshotDone) this.abandonCompaction(this.compaction);

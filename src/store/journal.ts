@@ -32,6 +32,8 @@ export interface JournalContents {
   /** Length of the well-formed prefix; anything after it is a torn tail. */
   validBytes: number;
   totalBytes: number;
+  /** Byte offset just after each entry's line (lineEnds[i] ends entries[i]). */
+  lineEnds?: number[];
 }
 
 export async function readJournal(file: string): Promise<JournalContents> {
@@ -43,6 +45,7 @@ export async function readJournal(file: string): Promise<JournalContents> {
     throw err;
   }
   const entries: JournalEntry[] = [];
+  const lineEnds: number[] = [];
   let pos = 0;
   let lineNo = 0;
   // 0x0a never occurs inside a multi-byte UTF-8 sequence, so splitting bytes is safe.
@@ -65,8 +68,9 @@ export async function readJournal(file: string): Promise<JournalContents> {
     }
     entries.push(checkEntry(parsed, file, lineNo, pos, entries.at(-1)?.seq));
     pos = nl + 1;
+    lineEnds.push(pos);
   }
-  return { entries, validBytes: pos, totalBytes: buf.length };
+  return { entries, validBytes: pos, totalBytes: buf.length, lineEnds };
 }
 
 function checkEntry(v: unknown, file: string, lineNo: number, pos: number, prevSeq: number | undefined): JournalEntry {

@@ -95,6 +95,8 @@ export interface TestAppOptions {
   outbox?: StartOptions['outbox'];
   sandbox?: StartOptions['sandbox'];
   now?: () => number;
+  /** Store tuning and write seam (disk-full tests). */
+  store?: StartOptions['store'];
 }
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
@@ -121,7 +123,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     },
   });
   const logger = createLogger({ level: 'debug', destination });
-  const app = await startApp({ config, logger, policy: o.policy ?? parsePolicy(TEST_POLICY_YAML), outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox }, sandbox: o.sandbox, now: o.now });
+  const app = await startApp({ config, logger, policy: o.policy ?? parsePolicy(TEST_POLICY_YAML), outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox }, sandbox: o.sandbox, now: o.now, store: o.store });
 
   const send = (body: Parameters<typeof sendToBolt>[2], opts?: SendOptions) => sendToBolt(app.url, signingSecret, body, opts);
 
