@@ -786,6 +786,9 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     }
     const blocks = checkBlocks(view.blocks ?? [], 100, 'invalid_arguments');
     return {
+      // Slack's view objects always carry these, empty when the app set none.
+      callback_id: '',
+      private_metadata: '',
       ...view,
       id,
       team_id: SLACK_IDS.teamId,

@@ -39,7 +39,8 @@ const view = z.looseObject({
   state: state,
 });
 
-const viewWithoutState = view.extend({ state: state.optional() });
+/** A view a button was clicked in (a modal or the App Home): only view_submission needs its callback_id and state. */
+const viewWithoutState = view.extend({ callback_id: z.string().optional(), state: state.optional() });
 
 const action = z.looseObject({
   action_id: z.string(),
