@@ -10,7 +10,7 @@ import { parseAddressArgs, USAGE } from './parse.js';
 import { sendQrCode } from './qr.js';
 import { renderAddress } from './render.js';
 
-export type AddressCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
+type AddressCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
 
 export function addressCommand(deps: CommandDeps) {
   return async ({ command, respond, client }: AddressCommandArgs): Promise<void> => {

@@ -18,7 +18,7 @@ const VERB_TABLE: ReadonlyMap<string, Verb> = new Map(
   (Object.keys(TREASURY_VERBS) as VerbName[]).map((k) => [k, { ...TREASURY_VERBS[k], ...VERB_RUNS[k] }]),
 );
 
-export type TreasuryCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'ack' | 'respond'> & { client: App['client'] };
+type TreasuryCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'ack' | 'respond'> & { client: App['client'] };
 
 export function treasuryCommand(deps: CommandDeps) {
   return async ({ command, ack, respond, client }: TreasuryCommandArgs): Promise<void> => {

@@ -16,7 +16,7 @@ import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
 import type { VerbName } from '../table.js';
 
-export interface VerbContext {
+interface VerbContext {
   deps: CommandDeps;
   args: string[];
   userId: string;

@@ -17,7 +17,7 @@ const MAX_TEXT = 2_000;
 const MAX_ERRORS = 10;
 const USAGE = `Usage: \`/tx [${FILTER_HELP}]\` or \`/tx export [filters]\``;
 
-export type TxCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
+type TxCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
 
 export function txCommand(deps: CommandDeps) {
   return async ({ command, respond, client }: TxCommandArgs): Promise<void> => {

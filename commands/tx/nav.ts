@@ -7,7 +7,7 @@ import type { CommandDeps } from '../deps.js';
 import { showPage } from './page.js';
 import { navValueSchema } from './render.js';
 
-export type TxNavArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'action' | 'respond'>;
+type TxNavArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'action' | 'respond'>;
 
 export function txNav(deps: CommandDeps) {
   return async ({ action, respond }: TxNavArgs): Promise<void> => {

@@ -19,7 +19,7 @@ function when(r: TransactionRecord): string {
   return utcMinute(r.timestamp ?? (r.createdAt ? new Date(`${r.createdAt.replace(/Z?$/, 'Z')}`) : undefined), 'time unknown');
 }
 
-export function recordLine(r: TransactionRecord): string {
+function recordLine(r: TransactionRecord): string {
   const typeName = r.type === 'unknown' ? 'Transaction' : r.type[0]!.toUpperCase() + r.type.slice(1);
   const cur = r.currency?.name ?? r.currencyName;
   const net = r.network?.name ?? r.networkName;

@@ -12,7 +12,7 @@ import { ephemeral } from './replies.js';
 
 const MAX_ONE_LINE = 1_000;
 
-export type WithdrawCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
+type WithdrawCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
 
 export function withdrawCommand(deps: CommandDeps) {
   return async ({ command, respond, client }: WithdrawCommandArgs): Promise<void> => {

@@ -5,7 +5,7 @@ import { StoreUnavailableError } from '../../src/store/index.js';
 import { storeUnavailableMessage } from '../../src/slack/user-errors.js';
 import type { DecisionOutcome } from '../../src/withdrawals/index.js';
 
-export type ViewAck = (r?: ViewResponseAction) => Promise<void>;
+type ViewAck = (r?: ViewResponseAction) => Promise<void>;
 
 export async function ephemeral(respond: RespondFn, text: string): Promise<void> {
   await respond({ response_type: 'ephemeral', replace_original: false, text });

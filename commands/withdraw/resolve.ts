@@ -9,7 +9,7 @@ import type { CommandDeps } from '../deps.js';
 import { reasonModal, VIEWS } from './modals.js';
 import { ephemeral } from './replies.js';
 
-export type ResolveArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'body' | 'action' | 'respond'> & { client: App['client'] };
+type ResolveArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'body' | 'action' | 'respond'> & { client: App['client'] };
 
 export function resolve(deps: CommandDeps, outcome: 'sent' | 'not_sent') {
   return async ({ body, action, respond, client }: ResolveArgs): Promise<void> => {

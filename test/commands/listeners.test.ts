@@ -13,7 +13,7 @@ import { approve } from '../../commands/withdraw/approve.js';
 import { withdrawCommand } from '../../commands/withdraw/command.js';
 import { VIEWS } from '../../commands/withdraw/modals.js';
 import { resolveSubmitted } from '../../commands/withdraw/resolve-submitted.js';
-import { homeApprove, homePublisher } from '../../src/slack/home/index.js';
+import { appHomeOpened, homeApprove, homePublisher } from '../../src/slack/home/index.js';
 import { roleMiddleware } from '../../src/slack/roles.js';
 import { startTestApp, USERS, FINANCE_GROUP, type TestApp } from '../helpers/treasury-app.js';
 
@@ -184,5 +184,14 @@ describe('App Home listeners', () => {
     const blocks = JSON.stringify((published[0]!.args.view as { blocks: unknown[] }).blocks);
     expect(blocks).toContain(':no_entry: ');
     expect(blocks).toContain('/address <client-email> <currency> <network>');
+  });
+
+  it('publishes the Home tab when it is opened, and nothing for the Messages tab', async () => {
+    const b = bolt();
+    const opened = appHomeOpened(homePublisher(deps, helpText()));
+    await opened({ event: { type: 'app_home_opened', user: USERS.viewer, channel: 'D0HOME', tab: 'messages', event_ts: '1' } as never, client: b.client });
+    expect(b.calls).toEqual([]);
+    await opened({ event: { type: 'app_home_opened', user: USERS.viewer, channel: 'D0HOME', tab: 'home', event_ts: '2' } as never, client: b.client });
+    expect(b.calls.map((c) => [c.method, c.args.user_id])).toEqual([['views.publish', USERS.viewer]]);
   });
 });
