@@ -1,5 +1,5 @@
 /**
- * Which Slack messages each withdrawal event queues (commands/withdraw-notify.ts), for requests
+ * Which Slack messages each withdrawal event queues (src/slack/withdrawal-notify.ts), for requests
  * built by the decider itself: every approval gets its thread line, the one that completes the
  * quorum (`approved`) as well as those short of it (`approval-recorded`).
  */
