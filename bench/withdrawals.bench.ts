@@ -17,7 +17,7 @@
 import type { RecordedRequest, Sandbox } from '../src/sandbox/index.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { WITHDRAWALS, type RequestInput, type WithdrawalRequest } from '../src/withdrawals/index.js';
-import { cardKey } from '../commands/withdraw-card.js';
+import { cardKey } from '../src/slack/withdrawal-card.js';
 import { blockAction, sendToBolt, type SlackRequestBody } from '../test/helpers/slack-requests.js';
 import { CHANNELS, startTestApp, USERS, type TestApp } from '../test/helpers/treasury-app.js';
 import { makeTempDir, nowMs, percentile, removeDir, result, type Bench, type BenchResult } from './lib.js';

@@ -1,7 +1,2 @@
-import type { Deps } from '../src/deps.js';
-import type { GroupResolver } from '../src/policy/people.js';
-
-/** What the Slack face needs on top of the app's parts. */
-export interface CommandDeps extends Deps {
-  groups: GroupResolver;
-}
+/** The listeners' dependencies; declared beside the rest of the Slack face so the App Home can use them too. */
+export type { CommandDeps } from '../src/slack/deps.js';

@@ -1,19 +1,28 @@
 /**
- * Registers every slash command (and the App Home) on the Bolt app. The list here is the
- * app's command set; a test holds it equal to manifest.yml's.
+ * Registers every slash command (and the App Home) on the Bolt app. Each command's folder
+ * has an `index.ts` that only registers its listeners; the command set is ./table.ts, which
+ * a test holds equal to manifest.yml.
  */
 import type { App } from '@slack/bolt';
-import * as address from './address.js';
-import * as home from './home.js';
-import * as treasury from './treasury.js';
-import * as tx from './tx.js';
-import * as withdraw from './withdraw.js';
+import { registerHome } from '../src/slack/home/index.js';
+import * as address from './address/index.js';
 import type { CommandDeps } from './deps.js';
+import { helpText } from './help.js';
+import { COMMANDS, type CommandName } from './table.js';
+import * as treasury from './treasury/index.js';
+import * as tx from './tx/index.js';
+import * as withdraw from './withdraw/index.js';
 
-export const COMMAND_MODULES = [address, withdraw, tx, treasury] as const;
+/** Every row of the table needs its registration: the compiler checks this record is complete. */
+const REGISTER: Record<CommandName, (app: App, deps: CommandDeps) => void> = {
+  '/address': address.register,
+  '/withdraw': withdraw.register,
+  '/tx': tx.register,
+  '/treasury': treasury.register,
+};
 
 export function registerCommands(app: App, deps: CommandDeps): string[] {
-  for (const m of COMMAND_MODULES) m.register(app, deps);
-  home.register(app, deps);
-  return COMMAND_MODULES.map((m) => m.name);
+  for (const c of COMMANDS) REGISTER[c.name](app, deps);
+  registerHome(app, deps, helpText());
+  return COMMANDS.map((c) => c.name);
 }

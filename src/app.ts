@@ -9,7 +9,7 @@ import { WebClient } from '@slack/web-api';
 import type { DestinationStream } from 'pino';
 import { registerCommands } from '../commands/index.js';
 import type { CommandDeps } from '../commands/deps.js';
-import { withdrawalNotifier } from '../commands/withdraw-notify.js';
+import { withdrawalNotifier } from './slack/withdrawal-notify.js';
 import { createAlerts, registerAlertJobs } from './alerts/index.js';
 import { registerAlertRenderers } from './slack/alert-messages.js';
 import { createOutbox, type OutboxOptions } from './outbox/index.js';

@@ -1,11 +1,11 @@
 /**
- * Which Slack messages each withdrawal event queues (commands/withdraw-notify.ts), for requests
+ * Which Slack messages each withdrawal event queues (src/slack/withdrawal-notify.ts), for requests
  * built by the decider itself: every approval gets its thread line, the one that completes the
  * quorum (`approved`) as well as those short of it (`approval-recorded`).
  */
 import { describe, expect, it } from 'vitest';
-import { withdrawalMessages } from '../../commands/withdraw-notify.js';
-import { DM_RENDERER, THREAD_RENDERER } from '../../commands/withdraw-card.js';
+import { withdrawalMessages } from '../../src/slack/withdrawal-notify.js';
+import { DM_RENDERER, THREAD_RENDERER } from '../../src/slack/withdrawal-card.js';
 import { admitRequest, decide, type WithdrawalCommand, type WithdrawalEvent, type WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { T0, testPolicy, usdt } from '../withdrawals/helpers.js';
 

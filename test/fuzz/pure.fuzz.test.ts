@@ -14,7 +14,7 @@ import { checkEnvelope } from '../../src/slack/payloads.js';
 import { clampMessage, clampView, echo, ECHO_MAX } from '../../src/slack/limits.js';
 import { words } from '../../src/slack/text.js';
 import { parseFilters } from '../../src/transactions/filters.js';
-import { parseOneLine } from '../../commands/withdraw.js';
+import { parseOneLine } from '../../commands/withdraw/parse.js';
 import { messageViolations, viewViolations } from '../slack/limits-check.js';
 import { hostileJson, hostileString, commandText, pure, PROTO_KEYS } from './config.js';
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_MODULES } from '../../commands/index.js';
+import { COMMANDS } from '../../commands/table.js';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
 import { startFakeSlack } from '../helpers/fake-slack.js';
 import { BAD_SIGNATURE, slashCommand, staleTimestamp } from '../helpers/slack-requests.js';
@@ -34,14 +34,19 @@ describe('request verification', () => {
 describe('manifest', () => {
   it('declares exactly the commands the app registers, each with a usage hint, plus interactivity and App Home', () => {
     const manifest = parseYaml(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
-      features: { slash_commands: Array<{ command: string; usage_hint?: string }>; app_home: { home_tab_enabled: boolean } };
+      features: { slash_commands: Array<{ command: string; description: string; usage_hint?: string }>; app_home: { home_tab_enabled: boolean } };
       settings: { interactivity: { is_enabled: boolean }; socket_mode_enabled: boolean };
       oauth_config: { scopes: { bot: string[] } };
     };
     const declared = manifest.features.slash_commands.map((c) => c.command).sort();
-    const registered = COMMAND_MODULES.map((m) => m.name).sort();
+    const registered = COMMANDS.map((m) => m.name).sort();
     expect(registered).toEqual(declared);
     for (const c of manifest.features.slash_commands) expect(c.usage_hint, c.command).toBeTruthy();
+    // The table the help text is generated from says what the manifest says.
+    for (const c of COMMANDS) {
+      const entry = manifest.features.slash_commands.find((m) => m.command === c.name);
+      expect({ description: entry?.description, usage_hint: entry?.usage_hint }, c.name).toEqual({ description: c.description, usage_hint: c.usageHint });
+    }
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
     expect(typeof manifest.settings.socket_mode_enabled).toBe('boolean');
@@ -49,7 +54,7 @@ describe('manifest', () => {
   });
 
   it('answers every declared command through the real receiver', async () => {
-    for (const m of COMMAND_MODULES) {
+    for (const m of COMMANDS) {
       const { res, responseUrl } = await t.command(m.name, 'help', USERS.erin);
       expect(res.status, m.name).toBe(200);
       const [reply] = await t.replies(responseUrl);

@@ -3,16 +3,16 @@
  * (with the same Approve / Reject buttons as the cards), their own open requests, the last
  * deposits, and whether the wallet service is reachable. Rendered from the store and the
  * withdrawal service; deciding stays with the handlers the card buttons already use.
+ * The listeners are in ./index.ts.
  */
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
-import { ALERT_COLLECTIONS, type Alert } from '../src/alerts/index.js';
-import { hasRole } from '../src/policy/people.js';
-import { actions, context, divider, esc, header, section } from '../src/slack/blocks.js';
-import type { WithdrawalRequest } from '../src/withdrawals/index.js';
-import { ACTIONS, amountText } from './withdraw-card.js';
-import { helpText } from './treasury.js';
-import type { CommandDeps } from './deps.js';
+import { ALERT_COLLECTIONS, type Alert } from '../../alerts/index.js';
+import { slackDate } from '../../format/time.js';
+import { hasRole } from '../../policy/people.js';
+import type { WithdrawalRequest } from '../../withdrawals/index.js';
+import { actions, context, divider, esc, header, section } from '../blocks.js';
+import type { CommandDeps } from '../deps.js';
+import { ACTIONS, amountText } from '../withdrawal-card.js';
 
 /** Slack allows 100 blocks in a Home view; decisions get at most this many (3 blocks each). */
 const MAX_DECISIONS = 15;
@@ -21,13 +21,12 @@ const LAST_DEPOSITS = 5;
 export const HOME_APPROVE = 'home_approve';
 const OPEN_STATES = new Set(['pending', 'approved', 'executing', 'unknown']);
 
-const slackTime = (ms: number) => `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
-
 function requestLine(r: WithdrawalRequest): string {
   return `${amountText(r)} on ${r.network} to \`${r.destination.slice(0, 12)}…\` for ${esc(r.clientEmail)} · requested by <@${r.requester}> · *${r.state}* · \`${r.id.slice(0, 8)}\``;
 }
 
-export async function homeView(deps: CommandDeps, userId: string, notice?: string): Promise<View> {
+/** `help` is the commands' help text (generated from their table in commands/). */
+export async function homeView(deps: CommandDeps, userId: string, help: string, notice?: string): Promise<View> {
   const canApprove = await hasRole(deps.policy, 'approvers', userId, deps.groups);
   const waiting = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
   // Open requests first; with none open, the latest few so the outcome of the last one is at hand.
@@ -62,45 +61,17 @@ export async function homeView(deps: CommandDeps, userId: string, notice?: strin
   blocks.push(context(`${open.length} of yours open`));
   blocks.push(divider());
   const depositLine = (a: Alert) =>
-    `• ${esc(a.amount ?? '?')} ${esc(a.currency ?? '')}${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${esc((a.status ?? 'status unknown').toLowerCase())} · seen ${slackTime(a.createdAt)}`;
+    `• ${esc(a.amount ?? '?')} ${esc(a.currency ?? '')}${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${esc((a.status ?? 'status unknown').toLowerCase())} · seen ${slackDate(a.createdAt)}`;
   blocks.push(section(`*Latest deposits*\n${deposits.map(depositLine).join('\n') || '_None yet._'}`));
   blocks.push(divider());
   blocks.push(
     section(
       `*Wallet service*: ${auth.loggedIn ? ':large_green_circle: connected' : ':red_circle: not connected'} (${esc(deps.walletDescription)})` +
-        (auth.loggedIn && auth.expiresAt ? ` · session until ${slackTime(auth.expiresAt)}` : ''),
+        (auth.loggedIn && auth.expiresAt ? ` · session until ${slackDate(auth.expiresAt)}` : ''),
     ),
   );
   blocks.push(divider());
-  blocks.push(section(helpText()));
+  blocks.push(section(help));
   blocks.push(context(`Version ${deps.version}`));
   return { type: 'home', blocks };
-}
-
-export function register(app: App, deps: CommandDeps): void {
-  const publish = async (client: App['client'], user: string, notice?: string) => {
-    try {
-      await client.views.publish({ user_id: user, view: await homeView(deps, user, notice) });
-    } catch (err) {
-      deps.logger.warn({ err }, 'could not publish the App Home');
-    }
-  };
-  app.event('app_home_opened', async ({ event, client }) => {
-    if (event.tab !== 'home') return;
-    await publish(client, event.user);
-  });
-  // The withdrawal service decides (eligibility, quorum, sending) exactly as for a click on the card;
-  // a refusal is shown at the top of the Home tab, which has no ephemeral messages.
-  app.action<BlockAction<ButtonAction>>(HOME_APPROVE, async ({ ack, body, action, client }) => {
-    await ack();
-    let notice: string | undefined;
-    try {
-      const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
-      notice = outcome.ok ? ':white_check_mark: Your approval was recorded.' : `:no_entry: ${esc(outcome.message)}`;
-    } catch (err) {
-      deps.logger.error({ err }, 'approval from the App Home failed');
-      notice = ':warning: Something went wrong on our side; nothing was changed. Try again.';
-    }
-    await publish(client, body.user.id, notice);
-  });
 }

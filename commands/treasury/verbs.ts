@@ -1,22 +1,20 @@
 /**
- * /treasury help | status | policy | audit [export] | digest | webhook register: the app's own
- * console. Verbs that change or reveal configuration are for `people.admins`.
+ * What each /treasury verb does. Who may use it, and its help line, are in ../table.ts;
+ * verbs that change or reveal configuration are for `people.admins`.
  */
-import type { App, RespondFn } from '@slack/bolt';
-import type { Role } from '../src/policy/schema.js';
-import { refusal } from '../src/slack/access.js';
-import { auditCsv, recentAudit, verifyAudit } from '../src/audit/index.js';
-import { context, fields, header, mention, packLines, section } from '../src/slack/blocks.js';
-import { dmChannel, guarded } from '../src/slack/guard.js';
-import { dailyDigest } from '../src/transactions/digest.js';
-import { registrationStatus } from '../src/webhooks/registration.js';
-import { formatAmount } from '../src/withdrawals/index.js';
-import { words } from '../src/slack/text.js';
-import { storeUnavailableMessage, userMessage } from '../src/slack/user-errors.js';
-import { echo } from '../src/slack/limits.js';
-import type { CommandDeps } from './deps.js';
-
-export const name = '/treasury';
+import type { RespondFn } from '@slack/bolt';
+import type { App } from '@slack/bolt';
+import { auditCsv, recentAudit, verifyAudit } from '../../src/audit/index.js';
+import { utcDay, utcMinute } from '../../src/format/time.js';
+import { context, fields, header, mention, packLines, section } from '../../src/slack/blocks.js';
+import { dmChannel } from '../../src/slack/guard.js';
+import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
+import { dailyDigest } from '../../src/transactions/digest.js';
+import { registrationStatus } from '../../src/webhooks/registration.js';
+import { formatAmount } from '../../src/withdrawals/index.js';
+import type { CommandDeps } from '../deps.js';
+import { helpText } from '../help.js';
+import type { VerbName } from '../table.js';
 
 interface VerbContext {
   deps: CommandDeps;
@@ -26,49 +24,23 @@ interface VerbContext {
   client: App['client'];
 }
 
-export interface Verb {
-  /** e.g. "audit export" */
-  usage: string;
-  summary: string;
-  role: Role;
+export interface VerbRun {
   run(ctx: VerbContext): Promise<void>;
 }
 
-export function helpText(): string {
-  return [
-    '*Treasury commands*',
-    '• `/address <client-email> <currency> <network>`: a client’s deposit address (and its QR code). Example: `/address alice@client.com USDT BSC`',
-    '• `/withdraw`: request a withdrawal in a form; or in one line: `/withdraw 250 USDT BSC 0xabc…def alice@client.com invoice 1042`. Nothing is sent before the policy’s approvals.',
-    '• `/tx [filters]`: transactions, newest first. Examples: `/tx currency=USDT status=failed`, `/tx type=deposit from=2026-11-01 to=2026-11-15 size=50`, `/tx hash=0x…`',
-    '• `/tx export [filters]`: every matching transaction as a CSV file, sent to you in a direct message.',
-    ...Object.values(VERBS).map((v) => `• \`/treasury ${v.usage}\`: ${v.summary}`),
-    'Currencies and networks are accepted by name (any case) or code: `usdt`, `4`, `MATIC`/`POLYGON`, `ETH`/`ETHEREUM`.',
-  ].join('\n');
-}
-
-function fmtTime(ms: number | undefined): string {
-  return ms === undefined ? 'unknown' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
 function storeLine(h: ReturnType<CommandDeps['store']['health']>): string {
-  return h.writable ? '' : `\n:red_circle: ${storeUnavailableMessage(h.error)} (since ${fmtTime(h.since)})`;
+  return h.writable ? '' : `\n:red_circle: ${storeUnavailableMessage(h.error)} (since ${utcMinute(h.since)})`;
 }
 
 function fmtBytes(n: number): string {
   return n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }
 
-export const VERBS: Record<string, Verb> = {
+export const VERB_RUNS: Record<VerbName, VerbRun> = {
   help: {
-    usage: 'help',
-    summary: 'this help',
-    role: 'viewers',
     run: async ({ respond }) => void (await respond({ response_type: 'ephemeral', text: helpText() })),
   },
   status: {
-    usage: 'status',
-    summary: 'wallet login, webhook registration, store, pending approvals, version',
-    role: 'viewers',
     run: async ({ deps, respond }) => {
       let wallet = deps.wallet.authState();
       let walletLine: string;
@@ -81,7 +53,7 @@ export const VERBS: Record<string, Verb> = {
         }
       }
       walletLine ??= wallet.loggedIn
-        ? `:large_green_circle: logged in as ${wallet.email}; token expires ${fmtTime(wallet.expiresAt)}`
+        ? `:large_green_circle: logged in as ${wallet.email}; token expires ${utcMinute(wallet.expiresAt)}`
         : ':red_circle: not logged in';
       const s = deps.store.stats();
       const hook = registrationStatus(deps.store);
@@ -93,8 +65,8 @@ export const VERBS: Record<string, Verb> = {
               ? ':grey_question: not registered yet'
               : ':white_circle: not registered (PUBLIC_URL is not set)'
             : hook.ok
-              ? `:large_green_circle: ${hook.shownUrl}, registered ${fmtTime(Date.parse(hook.at))}`
-              : `:red_circle: registration failed ${fmtTime(Date.parse(hook.at))}: ${hook.error ?? ''}`,
+              ? `:large_green_circle: ${hook.shownUrl}, registered ${utcMinute(Date.parse(hook.at))}`
+              : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${hook.error ?? ''}`,
         ],
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
         ['Outbox', `${deps.outbox.pending()} message(s) waiting to be posted`],
@@ -116,9 +88,6 @@ export const VERBS: Record<string, Verb> = {
     },
   },
   policy: {
-    usage: 'policy',
-    summary: 'the treasury policy in force (admins)',
-    role: 'admins',
     run: async ({ deps, respond }) => {
       const p = deps.policy;
       const who = (xs: string[]) => (xs.length ? xs.map((x) => mention(x, 'everyone')).join(', ') : 'nobody');
@@ -139,14 +108,11 @@ export const VERBS: Record<string, Verb> = {
     },
   },
   audit: {
-    usage: 'audit',
-    summary: 'the latest entries of the audit log, and whether its hash chain verifies (admins)',
-    role: 'admins',
     run: async ({ deps, respond }) => {
       const check = verifyAudit(deps.store);
       const entries = recentAudit(deps.store, 20);
       const lines = entries.map(
-        (e) => `\`#${e.seq}\` ${fmtTime(Date.parse(e.at))} · ${e.actor === 'system' ? 'system' : `<@${e.actor}>`} · *${e.action}* · \`${e.subject}\``,
+        (e) => `\`#${e.seq}\` ${utcMinute(Date.parse(e.at))} · ${e.actor === 'system' ? 'system' : `<@${e.actor}>`} · *${e.action}* · \`${e.subject}\``,
       );
       await respond({
         response_type: 'ephemeral',
@@ -162,16 +128,13 @@ export const VERBS: Record<string, Verb> = {
           context('`/treasury audit export` sends the whole log as CSV.'),
         ],
       });
-  },
+    },
   },
 
   'audit export': {
-    usage: 'audit export',
-    summary: 'the whole audit log as a CSV file, in a DM (admins)',
-    role: 'admins',
     run: async ({ deps, respond, client, userId }) => {
       const check = verifyAudit(deps.store);
-      const day = new Date(deps.now()).toISOString().slice(0, 10);
+      const day = utcDay(deps.now());
       await client.files.uploadV2({
         channel_id: await dmChannel(client, userId),
         file: Buffer.from(auditCsv(deps.store), 'utf8'),
@@ -180,13 +143,10 @@ export const VERBS: Record<string, Verb> = {
         initial_comment: check.ok ? `Audit log: ${check.count} entries, hash chain verified.` : `:rotating_light: Audit log export: the hash chain does NOT verify at entry #${check.seq} (${check.reason}).`,
       });
       await respond({ response_type: 'ephemeral', text: ':white_check_mark: The audit log was sent to you in a direct message.' });
-  },
+    },
   },
 
   digest: {
-    usage: 'digest',
-    summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check',
-    role: 'viewers',
     run: async ({ deps, respond }) => {
       const d = await dailyDigest(deps.wallet, deps.now());
       const lines = d.lines.map(
@@ -206,42 +166,16 @@ export const VERBS: Record<string, Verb> = {
           context(`${d.records} transaction(s) from the wallet service's list${d.truncated ? ' (the oldest were left out: use /tx export for everything)' : ''}.`),
         ],
       });
-  },
+    },
   },
 
   'webhook register': {
-    usage: 'webhook register',
-    summary: 'register PUBLIC_URL/webhooks/wallet/<secret> with the wallet service (admins)',
-    role: 'admins',
     run: async ({ deps, respond, userId }) => {
       const r = await deps.registerWebhook(userId);
       await respond({
         response_type: 'ephemeral',
         text: r.ok ? `:white_check_mark: Webhook registered: ${r.shownUrl}` : `:warning: Webhook not registered: ${r.error ?? 'unknown error'}`,
       });
-  },
+    },
   },
 };
-
-const VERB_TABLE: ReadonlyMap<string, Verb> = new Map(Object.entries(VERBS));
-
-export function register(app: App, deps: CommandDeps): void {
-  app.command(name, async ({ command, ack, respond, client }) => {
-    await ack();
-    await guarded(deps.logger, respond, 'Treasury command', async () => {
-      const args = words(command.text);
-      const [first = 'help', second] = args.map((a) => a.toLowerCase());
-      // A Map: a typed word such as "__proto__" or "constructor" must not find Object.prototype's members.
-      const verb = VERB_TABLE.get(`${first} ${second ?? ''}`.trim()) ?? VERB_TABLE.get(first);
-      if (!verb) {
-        return void (await respond({
-          response_type: 'ephemeral',
-          text: `:warning: Unknown subcommand “${echo(first)}”. Try one of: ${Object.values(VERBS).map((v) => `\`${v.usage}\``).join(', ')}`,
-        }));
-      }
-      const refused = await refusal(deps.policy, verb.role, command.user_id, deps.groups);
-      if (refused) return void (await respond({ response_type: 'ephemeral', text: refused }));
-      await verb.run({ deps, args, userId: command.user_id, respond, client });
-    });
-  });
-}

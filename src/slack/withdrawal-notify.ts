@@ -5,14 +5,14 @@
  * transfer), and the requester gets a DM for every outcome. The outbox renders from the
  * current state, so the content is never stale, and never lost across a crash.
  */
-import type { Logger } from '../src/log.js';
-import type { Outbox, OutboxRequest } from '../src/outbox/index.js';
-import type { Policy } from '../src/policy/schema.js';
-import type { Store, Tx } from '../src/store/index.js';
-import { needsAdminAttention, type WithdrawalEvent, type WithdrawalService } from '../src/withdrawals/index.js';
-import type { ExplorerNet } from '../src/wallet/explorers.js';
-import { CARD_RENDERER, DM_RENDERER, THREAD_RENDERER, cardKey, renderCard, renderDm, renderThread } from './withdraw-card.js';
-import { mention } from '../src/slack/blocks.js';
+import type { Logger } from '../log.js';
+import type { Outbox, OutboxRequest } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import type { Store, Tx } from '../store/index.js';
+import type { ExplorerNet } from '../wallet/explorers.js';
+import { needsAdminAttention, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
+import { mention } from './blocks.js';
+import { CARD_RENDERER, DM_RENDERER, THREAD_RENDERER, cardKey, renderCard, renderDm, renderThread } from './withdrawal-card.js';
 
 const DM_EVENTS = new Set(['requested', 'completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
 

@@ -4,11 +4,12 @@
  * CURRENT state, so an outbox entry sent late shows what is true when it is sent.
  */
 import type { KnownBlock } from '@slack/types';
-import type { Rendered } from '../src/outbox/index.js';
-import { actions, context, divider, esc, fields, header, link, mention, section, shorten } from '../src/slack/blocks.js';
-import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../src/wallet/explorers.js';
-import type { WithdrawalRequest, WithdrawalService } from '../src/withdrawals/index.js';
-import { formatAmount } from '../src/withdrawals/index.js';
+import { slackDate } from '../format/time.js';
+import type { Rendered } from '../outbox/index.js';
+import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
+import type { WithdrawalRequest, WithdrawalService } from '../withdrawals/index.js';
+import { formatAmount } from '../withdrawals/index.js';
+import { actions, context, divider, esc, fields, header, link, mention, section, shorten } from './blocks.js';
 
 export const CARD_RENDERER = 'withdrawal.card';
 export const THREAD_RENDERER = 'withdrawal.thread';
@@ -23,9 +24,6 @@ export const ACTIONS = {
 export const cardKey = (id: string) => `withdrawal:${id}`;
 
 const who = (ids: readonly string[]) => ids.map((id) => mention(id, 'anyone')).join(', ');
-const time = (iso: string | undefined) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '?');
-const slackTime = (iso: string, fallback = time(iso)) =>
-  `<!date^${Math.floor(Date.parse(iso) / 1000)}^{date_short_pretty} {time}|${fallback}>`;
 
 export function amountText(r: Pick<WithdrawalRequest, 'amount' | 'currency'>): string {
   return formatAmount(r.amount, r.currency);
@@ -41,7 +39,7 @@ function destinationText(r: WithdrawalRequest, net: ExplorerNet): string {
 }
 
 function approvalsText(r: WithdrawalRequest): string {
-  const done = r.approvals.map((a) => `:white_check_mark: <@${a.user}> ${slackTime(a.at)}`);
+  const done = r.approvals.map((a) => `:white_check_mark: <@${a.user}> ${slackDate(a.at)}`);
   const missing = Math.max(0, r.tier.approvals - r.approvals.length);
   const satisfied = new Set(r.approvals.flatMap((a) => a.satisfies));
   const mustStill = r.tier.mustInclude.filter((m) => !satisfied.has(m));
@@ -74,7 +72,7 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
     case 'rejected':
       return `:no_entry: *Rejected* by <@${r.rejection?.user}>: “${esc(r.rejection?.reason ?? '')}”`;
     case 'expired':
-      return `:hourglass: *Expired* at ${slackTime(r.expiresAt)} without enough approvals. Nothing was sent.`;
+      return `:hourglass: *Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
     case 'unknown':
       return (
         `:warning: *Outcome unknown*: ${esc(r.unknownReason ?? 'the wallet service did not confirm the result')}. ` +
@@ -125,7 +123,7 @@ export function renderCard(r: WithdrawalRequest, service: Pick<WithdrawalService
   blocks.push(
     context(
       [
-        r.state === 'pending' ? `Expires ${slackTime(r.expiresAt)}` : `Requested ${slackTime(r.createdAt)}`,
+        r.state === 'pending' ? `Expires ${slackDate(r.expiresAt)}` : `Requested ${slackDate(r.createdAt)}`,
         usage.remaining !== null ? `${r.currency} daily limit left: ${formatAmount(usage.remaining, r.currency)} of ${formatAmount(usage.limit ?? '0', r.currency)}` : '',
         `Reference \`${r.merchantReference}\``,
         `Request \`${r.id}\``,
@@ -146,7 +144,7 @@ export function renderThread(ref: string, get: (id: string) => WithdrawalRequest
     case 'reminder': {
       if (r.state !== 'pending') return null;
       const approved = new Set(r.approvals.map((a) => a.user));
-      return { text: `:alarm_clock: Reminder: this request expires ${slackTime(r.expiresAt)} and still needs ${r.tier.approvals - approved.size} approval(s). ${detail}` };
+      return { text: `:alarm_clock: Reminder: this request expires ${slackDate(r.expiresAt)} and still needs ${r.tier.approvals - approved.size} approval(s). ${detail}` };
     }
     case 'approved':
       return { text: `<@${detail}> approved.` };

@@ -1,0 +1,32 @@
+/**
+ * /address <client-email> <currency> <network>: a client's deposit address, with a QR code.
+ * The service returns the same address for the same client, currency and network, so
+ * asking again is the way to look one up. Runs behind `requireRole('viewers')`, which acks.
+ */
+import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { guarded } from '../../src/slack/guard.js';
+import type { CommandDeps } from '../deps.js';
+import { parseAddressArgs, USAGE } from './parse.js';
+import { sendQrCode } from './qr.js';
+import { renderAddress } from './render.js';
+
+type AddressCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
+
+export function addressCommand(deps: CommandDeps) {
+  return async ({ command, respond, client }: AddressCommandArgs): Promise<void> => {
+    await guarded(deps.logger, respond, 'Address generation', async () => {
+      const parsed = parseAddressArgs(command.text);
+      if (!parsed.ok) {
+        return void (await respond({ response_type: 'ephemeral', text: `:warning: ${parsed.errors.join('\n:warning: ')}\n${USAGE}` }));
+      }
+      const { args } = parsed;
+      const address = await deps.wallet.generateAddress({ clientEmail: args.email, currency: args.currency, network: args.network });
+      // The address first; the QR code follows (it takes several Slack calls that must not hold the answer back).
+      const usable = address.status === 'generated' && address.address !== '';
+      await respond({ response_type: 'ephemeral', ...renderAddress(args, address, usable ? 'A QR code of the address is on its way to your direct messages.' : '') });
+      if (usable && !(await sendQrCode(deps.logger, client, command.user_id, args, address.address))) {
+        await respond({ response_type: 'ephemeral', replace_original: false, text: ':warning: The QR code could not be sent this time; the address above is all you need.' });
+      }
+    });
+  };
+}

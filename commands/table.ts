@@ -1,0 +1,74 @@
+/**
+ * The app's commands, said once: the slash commands with their manifest description, usage
+ * hint and help lines, and the /treasury verbs with who may use them. The help text
+ * (`/treasury help`, the App Home) is generated from here, and a test holds manifest.yml
+ * equal to it. Adding a command: a row here, its folder with an `index.ts`, a line in
+ * `index.ts` of this folder (the compiler asks for it), and the manifest entry.
+ */
+import type { Role } from '../src/policy/schema.js';
+
+export interface CommandSpec {
+  name: `/${string}`;
+  /** manifest.yml's `description` */
+  description: string;
+  /** manifest.yml's `usage_hint` */
+  usageHint: string;
+  /** Lines of the help text (without the bullet). */
+  help: readonly string[];
+}
+
+export const COMMANDS = [
+  {
+    name: '/address',
+    description: "Generate (or look up) a client's deposit address",
+    usageHint: '<client-email> <currency> <network>',
+    help: ['`/address <client-email> <currency> <network>`: a client’s deposit address (and its QR code). Example: `/address alice@client.com USDT BSC`'],
+  },
+  {
+    name: '/withdraw',
+    description: 'Request a withdrawal; it is sent only after approval',
+    usageHint: '[<amount> <currency> <network> <destination> <client-email> [note...]]',
+    help: [
+      '`/withdraw`: request a withdrawal in a form; or in one line: `/withdraw 250 USDT BSC 0xabc…def alice@client.com invoice 1042`. Nothing is sent before the policy’s approvals.',
+    ],
+  },
+  {
+    name: '/tx',
+    description: 'Look up or export transactions',
+    usageHint:
+      '[export] [currency=..] [network=..] [status=successful|failed] [type=deposit|withdrawal] [hash=..] [address=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
+    help: [
+      '`/tx [filters]`: transactions, newest first. Examples: `/tx currency=USDT status=failed`, `/tx type=deposit from=2026-11-01 to=2026-11-15 size=50`, `/tx hash=0x…`',
+      '`/tx export [filters]`: every matching transaction as a CSV file, sent to you in a direct message.',
+    ],
+  },
+  {
+    name: '/treasury',
+    description: 'Help, status, policy, audit, digest, webhook registration',
+    usageHint: 'help | status | policy | audit [export] | digest | webhook register',
+    // Its verbs' lines come from TREASURY_VERBS.
+    help: [],
+  },
+] as const satisfies readonly CommandSpec[];
+
+export type CommandName = (typeof COMMANDS)[number]['name'];
+
+export interface VerbSpec {
+  /** What is typed after `/treasury`, e.g. "audit export". */
+  usage: string;
+  summary: string;
+  /** Who may use it; admins' verbs say so in the help. */
+  role: Role;
+}
+
+export const TREASURY_VERBS = {
+  help: { usage: 'help', summary: 'this help', role: 'viewers' },
+  status: { usage: 'status', summary: 'wallet login, webhook registration, store, pending approvals, version', role: 'viewers' },
+  policy: { usage: 'policy', summary: 'the treasury policy in force', role: 'admins' },
+  audit: { usage: 'audit', summary: 'the latest entries of the audit log, and whether its hash chain verifies', role: 'admins' },
+  'audit export': { usage: 'audit export', summary: 'the whole audit log as a CSV file, in a DM', role: 'admins' },
+  digest: { usage: 'digest', summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check', role: 'viewers' },
+  'webhook register': { usage: 'webhook register', summary: 'register PUBLIC_URL/webhooks/wallet/<secret> with the wallet service', role: 'admins' },
+} as const satisfies Record<string, VerbSpec>;
+
+export type VerbName = keyof typeof TREASURY_VERBS;

@@ -1,0 +1,7 @@
+import type { App } from '@slack/bolt';
+import type { CommandDeps } from '../deps.js';
+import { treasuryCommand } from './command.js';
+
+export function register(app: App, deps: CommandDeps): void {
+  app.command('/treasury', treasuryCommand(deps));
+}

@@ -1,0 +1,48 @@
+/**
+ * /tx [filters]: one page of transactions; /tx export [filters]: all of them as a CSV file.
+ * Runs behind `requireRole('viewers')`, which acks.
+ */
+import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { guarded } from '../../src/slack/guard.js';
+import { cut, echo } from '../../src/slack/limits.js';
+import { words } from '../../src/slack/text.js';
+import { FILTER_HELP, parseFilters } from '../../src/transactions/filters.js';
+import type { CommandDeps } from '../deps.js';
+import { exportToDm } from './export.js';
+import { showPage } from './page.js';
+
+/** Longer than any sensible filter list (ten filters with 128-character hashes fit). */
+const MAX_TEXT = 2_000;
+/** As many as there are filter keys: a person fixing a command sees every problem of it. */
+const MAX_ERRORS = 10;
+const USAGE = `Usage: \`/tx [${FILTER_HELP}]\` or \`/tx export [filters]\``;
+
+type TxCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
+
+export function txCommand(deps: CommandDeps) {
+  return async ({ command, respond, client }: TxCommandArgs): Promise<void> => {
+    const w = words(command.text);
+    const isExport = w[0]?.toLowerCase() === 'export';
+    await guarded(deps.logger, respond, isExport ? 'Transaction export' : 'Transaction lookup', async () => {
+      // Ten filters fit in a few hundred characters; a wall of text is refused without echoing it back.
+      if (command.text.length > MAX_TEXT) {
+        return void (await respond({
+          response_type: 'ephemeral',
+          text: `:warning: That is ${command.text.length.toLocaleString('en')} characters; \`/tx\` takes at most ${MAX_TEXT} (a few key=value filters).\n${USAGE}`,
+        }));
+      }
+      const parsed = parseFilters(isExport ? w.slice(1) : w);
+      if (!parsed.ok) {
+        // Each quoted piece of the person's input is echoed short, on one line, escaped.
+        const shown = parsed.errors.slice(0, MAX_ERRORS).map((e) => cut(e.replace(/“([^”]*)”/g, (_m, q: string) => `“${echo(q)}”`), 600));
+        const rest = parsed.errors.length - shown.length;
+        return void (await respond({
+          response_type: 'ephemeral',
+          text: `:warning: ${shown.join('\n:warning: ')}${rest > 0 ? `\n…and ${rest} more` : ''}\n${USAGE}`,
+        }));
+      }
+      if (!isExport) return void (await respond({ response_type: 'ephemeral', ...(await showPage(deps, parsed.raw, parsed.query)) }));
+      await exportToDm(deps, respond, client, command.user_id, parsed.raw, parsed.query);
+    });
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * /tx export [filters]: every matching record as a CSV file in the person's DM, with progress
+ * shown by editing the command's reply.
+ */
+import type { App, RespondFn } from '@slack/bolt';
+import { utcDay } from '../../src/format/time.js';
+import { dmChannel } from '../../src/slack/guard.js';
+import { exportTransactions, ExportTooLargeError } from '../../src/transactions/export.js';
+import { describeFilters, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
+import type { CommandDeps } from '../deps.js';
+
+export async function exportToDm(deps: CommandDeps, respond: RespondFn, client: App['client'], userId: string, raw: RawFilters, query: TxQuery): Promise<void> {
+  const filters = describeFilters(raw);
+  await respond({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: Exporting transactions (filters: \`${filters}\`)…` });
+  // Slack accepts five posts per response_url: the start, at most three progress edits (at a
+  // quarter, half and three quarters of the pages, and at least a second apart) and the end.
+  let progressLeft = 3;
+  let nextMark = 0.25;
+  let lastUpdate = deps.now();
+  try {
+    const result = await exportTransactions(deps.wallet, query, async (p) => {
+      const done = p.page / Math.max(p.totalPages, 1);
+      if (progressLeft === 0 || done >= 1 || done < nextMark || deps.now() - lastUpdate < 1_000) return;
+      progressLeft--;
+      while (nextMark <= done) nextMark += 0.25;
+      lastUpdate = deps.now();
+      await respond({
+        replace_original: true,
+        text: `:hourglass_flowing_sand: Exporting… page ${p.page} of ${p.totalPages} (${p.records} of ${p.totalRecords} records)`,
+      });
+    });
+    const day = utcDay(deps.now());
+    const filename = `transactions-${day}.csv`;
+    await client.files.uploadV2({
+      channel_id: await dmChannel(client, userId),
+      file: Buffer.from(result.csv, 'utf8'),
+      filename,
+      title: `Transactions export ${day} (${result.records} records)`,
+      initial_comment: `Transactions export: ${result.records} records, filters \`${filters}\`.`,
+    });
+    await respond({
+      replace_original: true,
+      text: `:white_check_mark: Export finished: ${result.records} records in \`${filename}\`, sent to you in a direct message.`,
+    });
+  } catch (err) {
+    if (err instanceof ExportTooLargeError) return void (await respond({ replace_original: true, text: `:warning: ${err.message}` }));
+    throw err;
+  }
+}

@@ -1,0 +1,65 @@
+/** A page of transactions as Slack blocks, with Previous/Next buttons that carry the filters as typed. */
+import { z } from 'zod';
+import { utcMinute } from '../../src/format/time.js';
+import { actions, context, header, link, packLines, section, shorten, LIMITS } from '../../src/slack/blocks.js';
+import { describeFilters, FILTER_KEYS, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
+import type { TransactionPage, TransactionRecord } from '../../src/wallet/schemas.js';
+
+export const NAV_ACTIONS = { prev: 'tx_prev', next: 'tx_next' } as const;
+
+const TYPE_ICON: Record<TransactionRecord['type'], string> = { deposit: ':inbox_tray:', withdrawal: ':outbox_tray:', unknown: ':grey_question:' };
+const STATUS_TEXT: Record<TransactionRecord['status'], string> = {
+  successful: ':white_check_mark: successful',
+  failed: ':x: failed',
+  unknown: ':grey_question: unknown status',
+};
+
+function when(r: TransactionRecord): string {
+  // The service writes createdAt in UTC without a zone.
+  return utcMinute(r.timestamp ?? (r.createdAt ? new Date(`${r.createdAt.replace(/Z?$/, 'Z')}`) : undefined), 'time unknown');
+}
+
+function recordLine(r: TransactionRecord): string {
+  const typeName = r.type === 'unknown' ? 'Transaction' : r.type[0]!.toUpperCase() + r.type.slice(1);
+  const cur = r.currency?.name ?? r.currencyName;
+  const net = r.network?.name ?? r.networkName;
+  const from = r.fromAddress ? link(r.fromAddressUrl, shorten(r.fromAddress)) : '?';
+  const to = r.toAddress ? link(r.toAddressUrl, shorten(r.toAddress)) : '?';
+  const hash = r.hash ? ` · tx ${link(r.hashUrl, shorten(r.hash, 8, 6))}` : '';
+  return `${TYPE_ICON[r.type]} *${typeName}* · *${r.amount} ${cur}* · ${net} · ${STATUS_TEXT[r.status]}\n      ${from} → ${to}${hash} · ${when(r)}`;
+}
+
+/** What a Previous/Next button carries: the filters as typed, and the page to show. */
+export const navValueSchema = z.object({
+  f: z.partialRecord(z.enum(FILTER_KEYS), z.string()),
+  p: z.number().int().min(1),
+});
+
+function navValue(raw: RawFilters, page: number): string {
+  return JSON.stringify({ f: { ...raw, page: undefined }, p: page });
+}
+
+export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage) {
+  const filters = describeFilters(raw);
+  const blocks = [header('Transactions')];
+  if (page.totalRecords === 0) {
+    blocks.push(section(`No transactions match${filters === 'none' ? '' : ` the filters \`${filters}\``}.`));
+    blocks.push(context('Try fewer filters, a wider date range (from=YYYY-MM-DD to=YYYY-MM-DD), or check the spelling of a hash or address.'));
+    return { text: 'No transactions match.', blocks };
+  }
+  blocks.push(
+    context(`Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: \`${filters}\``),
+  );
+  if (page.records.length === 0) {
+    blocks.push(section(`Page ${q.page} is past the end: there ${page.totalPages === 1 ? 'is 1 page' : `are ${page.totalPages} pages`}.`));
+  } else {
+    // Header, context and buttons take three blocks; the rest is packed so even 100 records fit.
+    blocks.push(...packLines(page.records.map(recordLine)).slice(0, LIMITS.blocks - 3));
+  }
+  const nav = [];
+  const current = Math.min(page.currentPage, Math.max(page.totalPages, 1));
+  if (current > 1) nav.push({ text: '← Previous', actionId: NAV_ACTIONS.prev, value: navValue(raw, current - 1) });
+  if (current < page.totalPages) nav.push({ text: 'Next →', actionId: NAV_ACTIONS.next, value: navValue(raw, current + 1) });
+  if (nav.length) blocks.push(actions('tx_nav', nav));
+  return { text: `Transactions: page ${page.currentPage} of ${page.totalPages}, ${page.totalRecords} records`, blocks };
+}

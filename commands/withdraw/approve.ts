@@ -1,0 +1,21 @@
+/**
+ * Approve on the card. No role middleware: whether this person may approve this request
+ * (approver, not the requester, the tier's must-include) is the withdrawal service's decision,
+ * and its refusal says which rule it was.
+ */
+import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { guarded } from '../../src/slack/guard.js';
+import type { CommandDeps } from '../deps.js';
+import { ephemeral } from './replies.js';
+
+export type ButtonArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'ack' | 'body' | 'action' | 'respond'>;
+
+export function approve(deps: CommandDeps) {
+  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
+    await ack();
+    await guarded(deps.logger, respond, 'Approval', async () => {
+      const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
+      if (!outcome.ok) await ephemeral(respond, `:no_entry: ${outcome.message}`);
+    });
+  };
+}

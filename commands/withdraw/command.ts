@@ -1,0 +1,39 @@
+/**
+ * /withdraw: the request form, or a request in one line. Every decision is the withdrawal
+ * service's; this only asks it and shows the answer. Runs behind `requireRole('requesters')`, which acks.
+ */
+import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { guarded } from '../../src/slack/guard.js';
+import { amountText } from '../../src/slack/withdrawal-card.js';
+import type { CommandDeps } from '../deps.js';
+import { requestModal } from './modals.js';
+import { parseOneLine, USAGE } from './parse.js';
+import { ephemeral } from './replies.js';
+
+const MAX_ONE_LINE = 1_000;
+
+type WithdrawCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
+
+export function withdrawCommand(deps: CommandDeps) {
+  return async ({ command, respond, client }: WithdrawCommandArgs): Promise<void> => {
+    await guarded(deps.logger, respond, 'Withdrawal request', async () => {
+      if (!command.text.trim()) {
+        await client.views.open({ trigger_id: command.trigger_id, view: requestModal() });
+        return;
+      }
+      if (command.text.trim().toLowerCase() === 'help') return ephemeral(respond, USAGE);
+      // Five values and a note (the form allows 500 characters of note) fit well within this; a wall of text is not echoed back.
+      if (command.text.length > MAX_ONE_LINE) {
+        return ephemeral(respond, `:warning: That is ${command.text.length.toLocaleString('en')} characters; a one-line request takes at most ${MAX_ONE_LINE} (the note at most 500).\n${USAGE}`);
+      }
+      const parsed = parseOneLine(command.text);
+      if (!parsed.ok) return ephemeral(respond, `:warning: ${parsed.error}\n${USAGE}`);
+      const outcome = await deps.withdrawals.request(parsed.input, command.user_id);
+      if (!outcome.ok) return ephemeral(respond, `:no_entry: Not requested (${outcome.rule.replace('_', ' ')}): ${outcome.message}`);
+      await ephemeral(
+        respond,
+        `:inbox_tray: Requested ${amountText(outcome.request)} on ${outcome.request.network}: the approval card is in <#${deps.policy.channels.approvals}>. Request \`${outcome.request.id}\`.`,
+      );
+    });
+  };
+}

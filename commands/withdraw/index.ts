@@ -1,0 +1,24 @@
+import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import { roleMiddleware } from '../../src/slack/roles.js';
+import { ACTIONS } from '../../src/slack/withdrawal-card.js';
+import type { CommandDeps } from '../deps.js';
+import { approve } from './approve.js';
+import { withdrawCommand } from './command.js';
+import { VIEWS } from './modals.js';
+import { reject } from './reject.js';
+import { rejectSubmitted } from './reject-submitted.js';
+import { requestSubmitted } from './request-submitted.js';
+import { resolve } from './resolve.js';
+import { resolveSubmitted } from './resolve-submitted.js';
+
+export function register(app: App, deps: CommandDeps): void {
+  const requireRole = roleMiddleware(deps);
+  app.command('/withdraw', requireRole('requesters'), withdrawCommand(deps));
+  app.view<ViewSubmitAction>(VIEWS.request, requestSubmitted(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.approve, approve(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.reject, reject(deps));
+  app.view<ViewSubmitAction>(VIEWS.reject, rejectSubmitted(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.resolveSent, requireRole('admins'), resolve(deps, 'sent'));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.resolveNotSent, requireRole('admins'), resolve(deps, 'not_sent'));
+  app.view<ViewSubmitAction>(VIEWS.resolve, resolveSubmitted(deps));
+}

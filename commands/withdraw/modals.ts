@@ -1,0 +1,94 @@
+/** The withdrawal request form and the reason forms (reject, resolve), and how their fields are read back. */
+import type { ViewSubmitAction } from '@slack/bolt';
+import type { KnownBlock, View } from '@slack/types';
+import { z } from 'zod';
+import { section } from '../../src/slack/blocks.js';
+import { CURRENCIES, NETWORKS } from '../../src/wallet/enums.js';
+import type { RequestRule } from '../../src/withdrawals/index.js';
+
+export const VIEWS = { request: 'wd_request_modal', reject: 'wd_reject_modal', resolve: 'wd_resolve_modal' } as const;
+
+export const FIELDS = {
+  amount: { block: 'wd_amount', action: 'value' },
+  currency: { block: 'wd_currency', action: 'value' },
+  network: { block: 'wd_network', action: 'value' },
+  destination: { block: 'wd_destination', action: 'value' },
+  client: { block: 'wd_client', action: 'value' },
+  note: { block: 'wd_note', action: 'value' },
+} as const;
+
+/** Where a refusal is shown in the request form: next to the field it is about. */
+export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
+  not_requester: 'amount',
+  currency: 'currency',
+  network: 'network',
+  amount: 'amount',
+  decimals: 'amount',
+  client_email: 'client',
+  destination: 'destination',
+  allowlist: 'destination',
+  daily_limit: 'amount',
+  tier: 'amount',
+};
+
+function input(field: keyof typeof FIELDS, label: string, element: Record<string, unknown>, optional = false, hint?: string): KnownBlock {
+  return {
+    type: 'input',
+    block_id: FIELDS[field].block,
+    optional,
+    label: { type: 'plain_text', text: label },
+    element: { action_id: FIELDS[field].action, ...element },
+    ...(hint ? { hint: { type: 'plain_text', text: hint } } : {}),
+  } as KnownBlock;
+}
+
+const options = (names: string[]) => names.map((n) => ({ text: { type: 'plain_text' as const, text: n }, value: n }));
+
+export function requestModal(): View {
+  return {
+    type: 'modal',
+    callback_id: VIEWS.request,
+    title: { type: 'plain_text', text: 'Request a withdrawal' },
+    submit: { type: 'plain_text', text: 'Request approval' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      section('Nothing is sent until the policy’s approvers approve it on the card in the approvals channel.'),
+      input('amount', 'Amount', { type: 'plain_text_input', placeholder: { type: 'plain_text', text: 'e.g. 250.50' } }),
+      input('currency', 'Currency', { type: 'static_select', options: options(CURRENCIES.map((c) => c.name)) }),
+      input('network', 'Network', { type: 'static_select', options: options(NETWORKS.map((n) => n.name)) }),
+      input('destination', 'Destination address', { type: 'plain_text_input' }, false, 'Checked against the network’s address format and the allowlist.'),
+      input('client', 'Client e-mail', { type: 'email_text_input' }, false, 'The client whose generated wallet the funds leave from.'),
+      input('note', 'Note for the approvers', { type: 'plain_text_input', multiline: true, max_length: 500 }, true),
+    ],
+  };
+}
+
+export function reasonModal(callbackId: string, title: string, label: string, metadata: string, intro: string): View {
+  return {
+    type: 'modal',
+    callback_id: callbackId,
+    private_metadata: metadata,
+    title: { type: 'plain_text', text: title },
+    submit: { type: 'plain_text', text: 'Confirm' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      section(intro),
+      { type: 'input', block_id: 'reason', label: { type: 'plain_text', text: label }, element: { type: 'plain_text_input', action_id: 'value', multiline: true, min_length: 3, max_length: 500 } },
+    ],
+  };
+}
+
+/** What the resolve modal carries in private_metadata (written by us, but it comes back through Slack). */
+export const resolveMetaSchema = z.object({ id: z.string().min(1).max(200), outcome: z.enum(['sent', 'not_sent']) });
+
+type StateValues = ViewSubmitAction['view']['state']['values'];
+
+export function readField(values: StateValues, field: keyof typeof FIELDS): string {
+  const v = values[FIELDS[field].block]?.[FIELDS[field].action];
+  return (v?.value ?? v?.selected_option?.value ?? '').trim();
+}
+
+/** A reason form's text. */
+export function readReason(values: StateValues): string {
+  return values.reason?.value?.value?.trim() ?? '';
+}

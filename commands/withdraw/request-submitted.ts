@@ -1,0 +1,35 @@
+/** The request form submitted: the service's refusal is shown next to the field it is about. */
+import type { SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type { RequestInput } from '../../src/withdrawals/index.js';
+import type { CommandDeps } from '../deps.js';
+import { FIELDS, readField, RULE_FIELD } from './modals.js';
+import { failureText } from './replies.js';
+
+export type ViewSubmittedArgs = Pick<SlackViewMiddlewareArgs<ViewSubmitAction>, 'ack' | 'body' | 'view'>;
+
+export function requestSubmitted(deps: CommandDeps) {
+  return async ({ ack, body, view }: ViewSubmittedArgs): Promise<void> => {
+    const v = view.state.values;
+    const input: RequestInput = {
+      // One modal asks for one payout, however many times it is submitted.
+      idempotencyKey: `view:${view.id}`,
+      amount: readField(v, 'amount'),
+      currency: readField(v, 'currency'),
+      network: readField(v, 'network'),
+      destination: readField(v, 'destination'),
+      clientEmail: readField(v, 'client'),
+      note: readField(v, 'note'),
+    };
+    let outcome;
+    try {
+      outcome = await deps.withdrawals.request(input, body.user.id);
+    } catch (err) {
+      deps.logger.error({ err }, 'withdrawal request failed');
+      return void (await ack({ response_action: 'errors', errors: { [FIELDS.amount.block]: failureText(err, 'Something went wrong on our side; nothing was requested. Try again.') } }));
+    }
+    if (!outcome.ok) {
+      return void (await ack({ response_action: 'errors', errors: { [FIELDS[RULE_FIELD[outcome.rule]].block]: outcome.message.slice(0, 2000) } }));
+    }
+    await ack();
+  };
+}

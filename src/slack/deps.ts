@@ -1,0 +1,7 @@
+import type { Deps } from '../deps.js';
+import type { GroupResolver } from '../policy/people.js';
+
+/** What the Slack face (commands, App Home) needs on top of the app's parts. */
+export interface CommandDeps extends Deps {
+  groups: GroupResolver;
+}

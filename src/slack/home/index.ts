@@ -1,0 +1,56 @@
+/**
+ * The App Home tab's listeners: published when opened, and re-published after an approval
+ * from it (the Home tab has no ephemeral messages, so the outcome is shown at its top).
+ */
+import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import { esc } from '../blocks.js';
+import type { CommandDeps } from '../deps.js';
+import { HOME_APPROVE, homeView } from './view.js';
+
+type Client = App['client'];
+
+export function homePublisher(deps: CommandDeps, help: string) {
+  return async (client: Client, user: string, notice?: string): Promise<void> => {
+    try {
+      await client.views.publish({ user_id: user, view: await homeView(deps, user, help, notice) });
+    } catch (err) {
+      deps.logger.warn({ err }, 'could not publish the App Home');
+    }
+  };
+}
+
+type Publish = ReturnType<typeof homePublisher>;
+
+export function appHomeOpened(publish: Publish) {
+  return async ({ event, client }: Pick<SlackEventMiddlewareArgs<'app_home_opened'>, 'event'> & { client: Client }): Promise<void> => {
+    if (event.tab !== 'home') return;
+    await publish(client, event.user);
+  };
+}
+
+/** The withdrawal service decides (eligibility, quorum, sending) exactly as for a click on the card. */
+export function homeApprove(deps: CommandDeps, publish: Publish) {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+  }: Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'ack' | 'body' | 'action'> & { client: Client }): Promise<void> => {
+    await ack();
+    let notice: string | undefined;
+    try {
+      const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
+      notice = outcome.ok ? ':white_check_mark: Your approval was recorded.' : `:no_entry: ${esc(outcome.message)}`;
+    } catch (err) {
+      deps.logger.error({ err }, 'approval from the App Home failed');
+      notice = ':warning: Something went wrong on our side; nothing was changed. Try again.';
+    }
+    await publish(client, body.user.id, notice);
+  };
+}
+
+export function registerHome(app: App, deps: CommandDeps, help: string): void {
+  const publish = homePublisher(deps, help);
+  app.event('app_home_opened', appHomeOpened(publish));
+  app.action<BlockAction<ButtonAction>>(HOME_APPROVE, homeApprove(deps, publish));
+}
