@@ -6,7 +6,7 @@ import type { App, RespondFn } from '@slack/bolt';
 import type { Role } from '../src/policy/schema.js';
 import { refusal } from '../src/slack/access.js';
 import { auditCsv, recentAudit, verifyAudit } from '../src/audit/index.js';
-import { context, fields, header, mention, packLines, section } from '../src/slack/blocks.js';
+import { context, esc, fields, header, mention, packLines, section } from '../src/slack/blocks.js';
 import { dmChannel, guarded } from '../src/slack/guard.js';
 import { dailyDigest } from '../src/transactions/digest.js';
 import { registrationStatus } from '../src/webhooks/registration.js';
@@ -93,6 +93,7 @@ export const VERBS: Record<string, Verb> = {
         ],
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
         ['Outbox', `${deps.outbox.pending()} message(s) waiting to be posted`],
+        ['Notifications of unknown shape', esc(deps.alerts.unknownSummary().text)],
       ];
       await respond({
         response_type: 'ephemeral',
