@@ -258,7 +258,8 @@ export function renderUnknownWindow(w: UnknownWindow, latest: Alert | undefined)
 
 export function renderHistoryLine(count: number, windowMs: number): RenderedMessage {
   const hours = Math.round(windowMs / 3_600_000);
-  const text = `${count} deposit${count === 1 ? '' : 's'} in the ${hours} h before the app was connected: see \`/tx type=deposit\``;
+  const span = hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} days`;
+  const text = `${count} deposit${count === 1 ? '' : 's'} in the ${span} before the app was connected: see \`/tx type=deposit\``;
   return { text, blocks: [context(`:information_source: ${text}. They were not alerted one by one.`)] };
 }
 
