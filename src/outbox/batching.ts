@@ -49,10 +49,11 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
    */
   async function formBatch(lane: Lane, head: OutboxEntry): Promise<OutboxEntry | undefined> {
     if (!batchable(head)) return undefined;
+    const t = now();
     const waiting = lane.ids
       .map(getEntry)
       .filter((e): e is OutboxEntry => batchable(e, head))
-      .sort((a, b) => rankOf(a) - rankOf(b) || a.order - b.order);
+      .sort((a, b) => rankOf(a, t, ctx.freshMs) - rankOf(b, t, ctx.freshMs) || a.order - b.order);
     if (waiting.length < 2) return undefined;
     const renderer = ctx.batchRenderers.get(head.batch!.renderer)!;
     const n = Math.min(waiting.length, Math.max(1, renderer.fits(waiting.map((e) => e.ref))));
@@ -81,7 +82,7 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
         ref: key,
         key,
         channel: lane.name,
-        priority: chosen.some((c) => rankOf(c) === 0) ? 'live' : (head.priority ?? 'live'),
+        ...(head.priority ? { priority: head.priority } : {}),
         id: `${first.id}_batch`,
         order: first.order,
         lane: lane.name,

@@ -33,6 +33,11 @@ export interface OutboxOptions {
    * that method). Default 1250 ms (48 a minute); when only paceMs is given, paceMs.
    */
   updatePaceMs?: number;
+  /**
+   * How long a `live` entry counts as news: older ones are the backlog, sent in order but
+   * after what just arrived. Default 3 s.
+   */
+  freshMs?: number;
   /** More than this many `burst` posts waiting for one channel become a summary + thread. */
   burstThreshold?: number;
   /** First retry delay; doubles per attempt up to maxBackoffMs. */
@@ -84,6 +89,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
     lookbackMs: o.lookbackMs ?? 60_000,
     unknownOutcomeDelayMs: o.unknownOutcomeDelayMs ?? 5_000,
     burstThreshold: o.burstThreshold ?? 10,
+    freshMs: o.freshMs ?? 3_000,
     renderers: new Map(),
     batchRenderers: new Map(),
     getEntry: (id) => store.get<OutboxEntry>(COLLECTIONS.entries, id),
@@ -192,7 +198,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   async function runLane(lane: Lane): Promise<void> {
     while (!stopped && lane.ids.length) {
       absorbFresh();
-      const choice = pickNext(lane, now(), sharedUpdateAt, getEntry, batching.ready, (id) => index.remove(lane, id));
+      const choice = pickNext(lane, now(), sharedUpdateAt, getEntry, batching.ready, (id) => index.remove(lane, id), ctx.freshMs);
       if (!('entry' in choice)) {
         lane.wakeAt = choice.wakeAt;
         return;

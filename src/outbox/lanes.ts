@@ -24,7 +24,18 @@ export interface Lane {
 
 export const PRIORITY_RANK: Record<OutboxPriority, number> = { live: 0, edit: 1, reconciliation: 2, detail: 3 };
 
-export const rankOf = (e: Pick<OutboxEntry, 'priority'>): number => PRIORITY_RANK[e.priority ?? 'live'];
+/**
+ * An entry marked `live` is news only while fresh. Once it has waited `freshMs`, it is the
+ * backlog: still ahead of edits and everything else, and still in order among itself, but
+ * behind what just arrived, so a new transaction reaches Slack at the next slot even when a
+ * thousand others wait for the same channel.
+ */
+const STALE_LIVE_RANK = 0.5;
+
+export function rankOf(e: Pick<OutboxEntry, 'priority' | 'createdAt'>, t?: number, freshMs = Infinity): number {
+  if (e.priority === 'live' && t !== undefined && t - e.createdAt > freshMs) return STALE_LIVE_RANK;
+  return PRIORITY_RANK[e.priority ?? 'live'];
+}
 
 export type Slot = 'post' | 'update';
 export const slotOf = (e: Pick<OutboxEntry, 'op'>): Slot => (e.op === 'update' ? 'update' : 'post');
@@ -81,7 +92,9 @@ export function pickNext(
   getEntry: (id: string) => OutboxEntry | undefined,
   ready: (e: OutboxEntry) => boolean,
   drop: (id: string) => void,
+  freshMs = Infinity,
 ): Choice {
+  const rank = (e: OutboxEntry) => rankOf(e, t, freshMs);
   const updateAt = Math.max(lane.updateAt, sharedUpdateAt);
   const opensAt = (e: OutboxEntry) => (slotOf(e) === 'post' ? lane.postAt : updateAt);
   let best: OutboxEntry | undefined;
@@ -93,7 +106,7 @@ export function pickNext(
       gone.push(id);
       continue;
     }
-    if (best && (rankOf(e) > rankOf(best) || (rankOf(e) === rankOf(best) && e.order > best.order))) continue;
+    if (best && (rank(e) > rank(best) || (rank(e) === rank(best) && e.order > best.order))) continue;
     if (!ready(e)) continue;
     const at = opensAt(e);
     if (at > t) {

@@ -146,13 +146,20 @@ const KIND_PLURAL: Record<Alert['kind'], string> = {
   unknown: 'notifications',
 };
 
-/** Room a line keeps for growing later (a status word, a verified explorer link). */
-const LINE_GROWTH = 120;
+/**
+ * Room a line keeps for growing later: a status word, a verified explorer link; much more
+ * when the hash or client is still missing (a later notification may fill them in).
+ */
+const lineGrowth = (a: Alert) => (a.hash && a.clientEmail && a.amount ? 40 : 220);
 const LINE_MAX = 600;
 /** Sections of lines per message: 50 blocks, less the header and the closing context. */
 const MAX_LINE_SECTIONS = LIMITS.blocks - 2;
-/** Slack's limit on a message's text is 40,000 characters; the lines stay under it with room to spare. */
-const MAX_MESSAGE_CHARS = 36_000;
+/**
+ * Slack documents 40,000 characters for a message's text, but refuses blocks adding up to
+ * about 13,200 characters with an undocumented `msg_blocks_too_long` (slackapi/bolt-js#2509),
+ * which the outbox could only park. The lines of one message stay under 12,000.
+ */
+const MAX_MESSAGE_CHARS = 12_000;
 const SECTION_CHARS = LIMITS.sectionText - 100;
 
 /** One compact line: status, amount and currency, network, client, status word, explorer link. */
@@ -170,12 +177,12 @@ export function batchLine(a: Alert, opts: RenderOptions = {}): string {
 }
 
 /** Lines into sections (a line never split), at most `maxSections`, within the message budget; returns how many lines fit. */
-function pack(lengths: number[], growth: number): number {
+function pack(lengths: number[], growth: (i: number) => number): number {
   let sections = 0;
   let current = -1;
   let total = 0;
   for (const [i, raw] of lengths.entries()) {
-    const len = Math.min(raw + growth, LINE_MAX);
+    const len = Math.min(raw + growth(i), LINE_MAX);
     if (total + len + 1 > MAX_MESSAGE_CHARS) return i;
     if (current < 0 || current + 1 + len > SECTION_CHARS) {
       if (sections === MAX_LINE_SECTIONS) return i;
@@ -191,7 +198,7 @@ function pack(lengths: number[], growth: number): number {
 export function batchCapacity(alerts: Alert[], opts: RenderOptions = {}): number {
   return pack(
     alerts.map((a) => batchLine(a, opts).length),
-    LINE_GROWTH,
+    (i) => lineGrowth(alerts[i]!),
   );
 }
 
@@ -223,7 +230,7 @@ export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): Ren
   const lines = alerts.map((a) => batchLine(a, opts));
   const n = pack(
     lines.map((l) => l.length),
-    0,
+    () => 0,
   );
   const shown = n < lines.length ? lines.slice(0, Math.max(0, n - 1)) : lines;
   if (shown.length < lines.length) shown.push(`…and ${lines.length - shown.length} more: see \`/tx\``);
