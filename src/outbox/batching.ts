@@ -49,11 +49,10 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
    */
   async function formBatch(lane: Lane, head: OutboxEntry): Promise<OutboxEntry | undefined> {
     if (!batchable(head)) return undefined;
-    const t = now();
     const waiting = lane.ids
       .map(getEntry)
       .filter((e): e is OutboxEntry => batchable(e, head))
-      .sort((a, b) => rankOf(a, t, ctx.freshMs) - rankOf(b, t, ctx.freshMs) || a.order - b.order);
+      .sort((a, b) => rankOf(a, lane.freshSince) - rankOf(b, lane.freshSince) || a.order - b.order);
     if (waiting.length < 2) return undefined;
     const renderer = ctx.batchRenderers.get(head.batch!.renderer)!;
     const n = Math.min(waiting.length, Math.max(1, renderer.fits(waiting.map((e) => e.ref))));

@@ -17,8 +17,6 @@ export interface OutboxContext {
   lookbackMs: number;
   unknownOutcomeDelayMs: number;
   burstThreshold: number;
-  /** How long a `live` entry counts as news (see lanes.ts). */
-  freshMs: number;
   renderers: Map<string, Renderer>;
   batchRenderers: Map<string, BatchRenderer>;
   getEntry(id: string): OutboxEntry | undefined;

@@ -33,11 +33,6 @@ export interface OutboxOptions {
    * that method). Default 1250 ms (48 a minute); when only paceMs is given, paceMs.
    */
   updatePaceMs?: number;
-  /**
-   * How long a `live` entry counts as news: older ones are the backlog, sent in order but
-   * after what just arrived. Default 3 s.
-   */
-  freshMs?: number;
   /** More than this many `burst` posts waiting for one channel become a summary + thread. */
   burstThreshold?: number;
   /** First retry delay; doubles per attempt up to maxBackoffMs. */
@@ -89,7 +84,6 @@ export function createOutbox(o: OutboxOptions): Outbox {
     lookbackMs: o.lookbackMs ?? 60_000,
     unknownOutcomeDelayMs: o.unknownOutcomeDelayMs ?? 5_000,
     burstThreshold: o.burstThreshold ?? 10,
-    freshMs: o.freshMs ?? 3_000,
     renderers: new Map(),
     batchRenderers: new Map(),
     getEntry: (id) => store.get<OutboxEntry>(COLLECTIONS.entries, id),
@@ -198,16 +192,17 @@ export function createOutbox(o: OutboxOptions): Outbox {
   async function runLane(lane: Lane): Promise<void> {
     while (!stopped && lane.ids.length) {
       absorbFresh();
-      const choice = pickNext(lane, now(), sharedUpdateAt, getEntry, batching.ready, (id) => index.remove(lane, id), ctx.freshMs);
+      const choice = pickNext(lane, now(), sharedUpdateAt, getEntry, batching.ready, (id) => index.remove(lane, id));
       if (!('entry' in choice)) {
         lane.wakeAt = choice.wakeAt;
         return;
       }
       let entry = choice.entry;
+      const slot = slotOf(entry);
+      const slotAt = now();
       if (await batching.foldBurst(lane, entry)) continue;
       entry = (await batching.formBatch(lane, entry)) ?? entry;
       const outcome = await attempts.attempt(entry, lane);
-      const slot = slotOf(entry);
       if (outcome.kind === 'retry') {
         const at = now() + outcome.afterMs;
         if (slot === 'post') lane.postAt = at;
@@ -218,7 +213,11 @@ export function createOutbox(o: OutboxOptions): Outbox {
       index.remove(lane, entry.id);
       if (outcome.kind === 'done' && outcome.sent) {
         if (slot === 'update') sharedUpdateAt = now() + updatePaceMs;
-        else lane.postAt = now() + paceMs;
+        else {
+          lane.postAt = now() + paceMs;
+          // What waited at this slot and did not go is the lane's backlog from now on.
+          lane.freshSince = slotAt;
+        }
       }
     }
     lane.wakeAt = Infinity;

@@ -18,6 +18,8 @@ export interface Lane {
   postAt: number;
   /** Earliest time of the next edit of a message in this lane (backoff after a failure). */
   updateAt: number;
+  /** When the lane's latest post was chosen: `live` entries older than this are its backlog. */
+  freshSince: number;
   /** When the lane has something to do next (Infinity: only a new entry or a kick wakes it). */
   wakeAt: number;
 }
@@ -25,15 +27,16 @@ export interface Lane {
 export const PRIORITY_RANK: Record<OutboxPriority, number> = { live: 0, edit: 1, reconciliation: 2, detail: 3 };
 
 /**
- * An entry marked `live` is news only while fresh. Once it has waited `freshMs`, it is the
- * backlog: still ahead of edits and everything else, and still in order among itself, but
- * behind what just arrived, so a new transaction reaches Slack at the next slot even when a
- * thousand others wait for the same channel.
+ * An entry marked `live` is news only until its lane's next post: what was already waiting
+ * when the lane last posted and did not fit is the backlog. The backlog still goes ahead of
+ * edits and everything else, and in order among itself, but behind what arrived since, so a
+ * new transaction reaches Slack at the next slot even when a thousand others wait for the
+ * same channel.
  */
-const STALE_LIVE_RANK = 0.5;
+const BACKLOG_RANK = 0.5;
 
-export function rankOf(e: Pick<OutboxEntry, 'priority' | 'createdAt'>, t?: number, freshMs = Infinity): number {
-  if (e.priority === 'live' && t !== undefined && t - e.createdAt > freshMs) return STALE_LIVE_RANK;
+export function rankOf(e: Pick<OutboxEntry, 'priority' | 'createdAt'>, freshSince = 0): number {
+  if (e.priority === 'live' && e.createdAt < freshSince) return BACKLOG_RANK;
   return PRIORITY_RANK[e.priority ?? 'live'];
 }
 
@@ -47,7 +50,7 @@ export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefine
   function laneFor(name: string): Lane {
     let l = lanes.get(name);
     if (!l) {
-      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, wakeAt: 0 };
+      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, freshSince: 0, wakeAt: 0 };
       lanes.set(name, l);
     }
     return l;
@@ -92,9 +95,8 @@ export function pickNext(
   getEntry: (id: string) => OutboxEntry | undefined,
   ready: (e: OutboxEntry) => boolean,
   drop: (id: string) => void,
-  freshMs = Infinity,
 ): Choice {
-  const rank = (e: OutboxEntry) => rankOf(e, t, freshMs);
+  const rank = (e: OutboxEntry) => rankOf(e, lane.freshSince);
   const updateAt = Math.max(lane.updateAt, sharedUpdateAt);
   const opensAt = (e: OutboxEntry) => (slotOf(e) === 'post' ? lane.postAt : updateAt);
   let best: OutboxEntry | undefined;

@@ -116,6 +116,23 @@ describe('outbox batching', () => {
     expect(top()).toHaveLength(11);
   });
 
+  it('what arrived since the last post goes ahead of the live backlog that did not fit then; the backlog keeps its order', async () => {
+    const ob = makeOutbox(2);
+    for (let i = 1; i <= 20; i++) await item(ob, `b${i}`, `backlog ${i}`);
+    ob.start();
+    await fake.waitFor('chat.postMessage', (c) => c.status !== undefined, 3000);
+    await item(ob, 'new', 'new one');
+    await ob.drain();
+    const firsts = top().map((m) => linesOf(m)[0]);
+    const at = firsts.indexOf('new one');
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThanOrEqual(2);
+    const backlog = top()
+      .flatMap(linesOf)
+      .filter((l) => l.startsWith('backlog'));
+    expect(backlog).toEqual(Array.from({ length: 20 }, (_, i) => `backlog ${i + 1}`));
+  });
+
   it('a reply to a line of a batch message is skipped (its line shows it); an ifBatched post goes out only for a batched key', async () => {
     const ob = makeOutbox(10);
     for (let i = 1; i <= 3; i++) await item(ob, `i${i}`, `item ${i}`);
