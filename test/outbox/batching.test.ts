@@ -118,10 +118,10 @@ describe('outbox batching', () => {
 
   it('what arrived since the last post goes ahead of the live backlog that did not fit then; the backlog keeps its order', async () => {
     const ob = makeOutbox(2);
-    for (let i = 1; i <= 20; i++) await item(ob, `b${i}`, `backlog ${i}`);
+    for (let i = 1; i <= 20; i++) await item(ob, `b${i}`, `backlog ${i}`, 'live');
     ob.start();
     await fake.waitFor('chat.postMessage', (c) => c.status !== undefined, 3000);
-    await item(ob, 'new', 'new one');
+    await item(ob, 'new', 'new one', 'live');
     await ob.drain();
     const firsts = top().map((m) => linesOf(m)[0]);
     const at = firsts.indexOf('new one');
