@@ -73,11 +73,18 @@ function pool(): Piscina {
   // Idle threads are unref'd by piscina and end after idleTimeout: they never hold the process open.
   qrPool ??= new Piscina({
     filename: new URL('./qr-worker.mjs', import.meta.url).href,
-    minThreads: 0,
+    minThreads: 1,
     maxThreads: Math.max(1, Math.min(2, os.availableParallelism() - 1)),
     idleTimeout: 30_000,
   });
   return qrPool;
+}
+
+/** Starts the pool's thread (and loads qrcode in it) before the first command, not during a burst of them. */
+function warmQrPool(logger: CommandDeps['logger']): void {
+  pool()
+    .run({ text: 'warm-up' })
+    .catch((err: unknown) => logger.warn({ err }, 'the QR code worker did not start; QR codes will not be sent'));
 }
 
 export async function qrPng(address: string): Promise<Buffer> {
@@ -110,6 +117,7 @@ async function sendQrCode(deps: CommandDeps, client: App['client'], userId: stri
 }
 
 export function register(app: App, deps: CommandDeps): void {
+  warmQrPool(deps.logger);
   app.command(name, async ({ command, ack, respond, client }) => {
     await ack();
     await guarded(deps.logger, respond, 'Address generation', async () => {

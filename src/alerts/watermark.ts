@@ -5,6 +5,7 @@
  * deposits in the 24 h before the app was connected: see /tx").
  */
 import type { Store } from '../store/index.js';
+import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
 export const WATERMARK = { collection: 'alerts_meta', key: 'watermark' } as const;
 export const HISTORY_RENDERER = 'alert.history';
@@ -25,12 +26,17 @@ export interface Watermark {
   historyWindowMs?: number;
 }
 
-/** Reads the watermark, recording it (now) on the very first run. */
+/**
+ * Reads the watermark, recording it on the very first run: now, or, for a data directory that
+ * already holds alerts (it ran before watermarks existed), its first alert, with nothing to
+ * sum up (that history was alerted when it happened).
+ */
 export async function ensureWatermark(store: Store, now: number): Promise<Watermark> {
   return store.commit((tx) => {
     const cur = tx.get<Watermark>(WATERMARK.collection, WATERMARK.key);
     if (cur) return cur;
-    const wm: Watermark = { at: now, historyReported: false };
+    const first = tx.all<Alert>(ALERT_COLLECTIONS.alerts).reduce((m, a) => Math.min(m, a.createdAt), Infinity);
+    const wm: Watermark = first < now ? { at: first, historyReported: true, historyCount: 0 } : { at: now, historyReported: false };
     tx.put(WATERMARK.collection, WATERMARK.key, wm);
     return wm;
   });

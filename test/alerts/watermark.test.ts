@@ -1,7 +1,8 @@
 /** First start against a wallet account with weeks of history: the history is not alerted one by one. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALERT_COLLECTIONS, readWatermark } from '../../src/alerts/index.js';
-import { startPipeline, type Pipeline } from './setup.js';
+import { WATERMARK } from '../../src/alerts/watermark.js';
+import { depositSample, send, startPipeline, type Pipeline } from './setup.js';
 
 let p: Pipeline | undefined;
 afterEach(async () => {
@@ -58,5 +59,22 @@ describe('the watermark', () => {
     await p.outbox.drain();
     expect(p.fake.calls('chat.postMessage')).toHaveLength(0);
     expect(readWatermark(p.store)).toMatchObject({ historyReported: true, historyCount: 0 });
+  });
+
+  it('a data directory from before watermarks (it holds alerts): the watermark is its first alert, and there is no history line', async () => {
+    p = await startPipeline({ sandbox: { seed: true } });
+    expect((await send(p.webhookUrl, depositSample({ status: 3 }))).status).toBe(200);
+    await p.outbox.drain();
+    const alertAt = p.store.all<{ createdAt: number }>(ALERT_COLLECTIONS.alerts)[0]!.createdAt;
+    await p.store.commit((tx) => tx.delete(WATERMARK.collection, WATERMARK.key));
+    const dir = p.dir;
+    await p.close();
+
+    p = await startPipeline({ dir, sandbox: { seed: true } });
+    const r = await p.alerts.reconcile({ lookbackMs: SIX_WEEKS_MS, pages: 2, pageSize: 100 });
+    expect(r.created).toEqual([]);
+    await p.outbox.drain();
+    expect(p.fake.calls('chat.postMessage')).toHaveLength(0);
+    expect(readWatermark(p.store)).toEqual({ at: alertAt, historyReported: true, historyCount: 0 });
   });
 });
