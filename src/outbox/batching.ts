@@ -52,7 +52,7 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
     const waiting = lane.ids
       .map(getEntry)
       .filter((e): e is OutboxEntry => batchable(e, head))
-      .sort((a, b) => rankOf(a, lane.freshSince) - rankOf(b, lane.freshSince) || a.order - b.order);
+      .sort((a, b) => rankOf(a, lane.backlogUpTo) - rankOf(b, lane.backlogUpTo) || a.order - b.order);
     if (waiting.length < 2) return undefined;
     const renderer = ctx.batchRenderers.get(head.batch!.renderer)!;
     const n = Math.min(waiting.length, Math.max(1, renderer.fits(waiting.map((e) => e.ref))));

@@ -199,13 +199,15 @@ export function createOutbox(o: OutboxOptions): Outbox {
       }
       let entry = choice.entry;
       const slot = slotOf(entry);
-      const slotAt = now();
+      // Everything waiting now that this slot does not take becomes the lane's backlog.
+      const waitingUpTo = lane.ids.reduce((m, id) => Math.max(m, getEntry(id)?.order ?? 0), 0);
       if (await batching.foldBurst(lane, entry)) continue;
       entry = (await batching.formBatch(lane, entry)) ?? entry;
       const outcome = await attempts.attempt(entry, lane);
       if (outcome.kind === 'retry') {
         const at = now() + outcome.afterMs;
-        if (slot === 'post') lane.postAt = at;
+        // A slot spent on a failed post still ends what counts as new: what waited then is the backlog.
+        if (slot === 'post') (lane.postAt = at), (lane.backlogUpTo = waitingUpTo);
         else if (outcome.rateLimited) sharedUpdateAt = Math.max(sharedUpdateAt, at);
         else lane.updateAt = at;
         continue;
@@ -215,8 +217,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
         if (slot === 'update') sharedUpdateAt = now() + updatePaceMs;
         else {
           lane.postAt = now() + paceMs;
-          // What waited at this slot and did not go is the lane's backlog from now on.
-          lane.freshSince = slotAt;
+          lane.backlogUpTo = waitingUpTo;
         }
       }
     }

@@ -18,8 +18,8 @@ export interface Lane {
   postAt: number;
   /** Earliest time of the next edit of a message in this lane (backoff after a failure). */
   updateAt: number;
-  /** When the lane's latest post was chosen: `live` entries older than this are its backlog. */
-  freshSince: number;
+  /** The highest order waiting when the lane last posted: `live` entries up to it are its backlog. */
+  backlogUpTo: number;
   /** When the lane has something to do next (Infinity: only a new entry or a kick wakes it). */
   wakeAt: number;
 }
@@ -35,8 +35,8 @@ export const PRIORITY_RANK: Record<OutboxPriority, number> = { live: 0, edit: 1,
  */
 const BACKLOG_RANK = 0.5;
 
-export function rankOf(e: Pick<OutboxEntry, 'priority' | 'createdAt'>, freshSince = 0): number {
-  if (e.priority === 'live' && e.createdAt < freshSince) return BACKLOG_RANK;
+export function rankOf(e: Pick<OutboxEntry, 'priority' | 'order'>, backlogUpTo = 0): number {
+  if (e.priority === 'live' && e.order <= backlogUpTo) return BACKLOG_RANK;
   return PRIORITY_RANK[e.priority ?? 'live'];
 }
 
@@ -50,7 +50,7 @@ export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefine
   function laneFor(name: string): Lane {
     let l = lanes.get(name);
     if (!l) {
-      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, freshSince: 0, wakeAt: 0 };
+      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, backlogUpTo: 0, wakeAt: 0 };
       lanes.set(name, l);
     }
     return l;
@@ -96,7 +96,7 @@ export function pickNext(
   ready: (e: OutboxEntry) => boolean,
   drop: (id: string) => void,
 ): Choice {
-  const rank = (e: OutboxEntry) => rankOf(e, lane.freshSince);
+  const rank = (e: OutboxEntry) => rankOf(e, lane.backlogUpTo);
   const updateAt = Math.max(lane.updateAt, sharedUpdateAt);
   const opensAt = (e: OutboxEntry) => (slotOf(e) === 'post' ? lane.postAt : updateAt);
   let best: OutboxEntry | undefined;
