@@ -207,8 +207,10 @@ export function createOutbox(o: OutboxOptions): Outbox {
       if (outcome.kind === 'retry') {
         const at = now() + outcome.afterMs;
         // A slot spent on a failed post still ends what counts as new: what waited then is the backlog.
-        if (slot === 'post') (lane.postAt = at), (lane.backlogUpTo = waitingUpTo);
-        else if (outcome.rateLimited) sharedUpdateAt = Math.max(sharedUpdateAt, at);
+        if (slot === 'post') {
+          lane.postAt = at;
+          lane.backlogUpTo = waitingUpTo;
+        } else if (outcome.rateLimited) sharedUpdateAt = Math.max(sharedUpdateAt, at);
         else lane.updateAt = at;
         continue;
       }
