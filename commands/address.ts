@@ -116,11 +116,32 @@ async function sendQrCode(deps: CommandDeps, client: App['client'], userId: stri
   }
 }
 
+/**
+ * At most this many /address follow-ups (wallet call, reply, QR upload) run at once; the
+ * rest wait their turn. A burst of commands thus gets its acks answered first instead of
+ * sharing the event loop with a hundred follow-ups already under way.
+ */
+const FOLLOW_UPS_AT_ONCE = 8;
+let followUps = 0;
+const turns: Array<() => void> = [];
+
+async function behindAcks(work: () => Promise<void>): Promise<void> {
+  if (followUps < FOLLOW_UPS_AT_ONCE) followUps++;
+  else await new Promise<void>((r) => turns.push(r)); // the finishing one hands its place over
+  try {
+    await work();
+  } finally {
+    const next = turns.shift();
+    if (next) next();
+    else followUps--;
+  }
+}
+
 export function register(app: App, deps: CommandDeps): void {
   warmQrPool(deps.logger);
   app.command(name, async ({ command, ack, respond, client }) => {
     await ack();
-    await guarded(deps.logger, respond, 'Address generation', async () => {
+    await behindAcks(() => guarded(deps.logger, respond, 'Address generation', async () => {
       const refused = await refusal(deps.policy, 'viewers', command.user_id, deps.groups);
       if (refused) return void (await respond({ response_type: 'ephemeral', text: refused }));
       const parsed = parseAddressArgs(command.text);
@@ -135,6 +156,6 @@ export function register(app: App, deps: CommandDeps): void {
       if (usable && !(await sendQrCode(deps, client, command.user_id, args, address.address))) {
         await respond({ response_type: 'ephemeral', replace_original: false, text: ':warning: The QR code could not be sent this time; the address above is all you need.' });
       }
-    });
+    }));
   });
 }
