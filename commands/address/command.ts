@@ -7,6 +7,7 @@ import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
 import type { CommandDeps } from '../deps.js';
 import { parseAddressArgs, USAGE } from './parse.js';
+import { behindAcks } from './follow-ups.js';
 import { sendQrCode } from './qr.js';
 import { renderAddress } from './render.js';
 
@@ -14,7 +15,7 @@ type AddressCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'
 
 export function addressCommand(deps: CommandDeps) {
   return async ({ command, respond, client }: AddressCommandArgs): Promise<void> => {
-    await guarded(deps.logger, respond, 'Address generation', async () => {
+    await behindAcks(() => guarded(deps.logger, respond, 'Address generation', async () => {
       const parsed = parseAddressArgs(command.text);
       if (!parsed.ok) {
         return void (await respond({ response_type: 'ephemeral', text: `:warning: ${parsed.errors.join('\n:warning: ')}\n${USAGE}` }));
@@ -27,6 +28,6 @@ export function addressCommand(deps: CommandDeps) {
       if (usable && !(await sendQrCode(deps.logger, client, command.user_id, args, address.address))) {
         await respond({ response_type: 'ephemeral', replace_original: false, text: ':warning: The QR code could not be sent this time; the address above is all you need.' });
       }
-    });
+    }));
   };
 }

@@ -6,7 +6,7 @@ import type { RespondFn } from '@slack/bolt';
 import type { App } from '@slack/bolt';
 import { auditCsv, recentAudit, verifyAudit } from '../../src/audit/index.js';
 import { utcDay, utcMinute } from '../../src/format/time.js';
-import { context, fields, header, mention, packLines, section } from '../../src/slack/blocks.js';
+import { context, esc, fields, header, mention, packLines, section } from '../../src/slack/blocks.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
 import { dailyDigest } from '../../src/transactions/digest.js';
@@ -70,6 +70,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         ],
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
         ['Outbox', `${deps.outbox.pending()} message(s) waiting to be posted`],
+        ['Notifications of unknown shape', esc(deps.alerts.unknownSummary().text)],
       ];
       await respond({
         response_type: 'ephemeral',

@@ -10,14 +10,18 @@ import type { WalletClient } from '../wallet/client.js';
 import type { WebhookEvent } from './parse.js';
 import { reconcileDeposits, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
 import { createWebhookHandler, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
+import { describeUnknown, unknownSummary, type UnknownSummary } from './unknown.js';
 import { alertsToVerify, createVerifier, verifyAlert } from './verify.js';
+import { ensureWatermark, type Watermark } from './watermark.js';
 
 export { createWebhookHandler, DEFAULT_MAX_BODY_BYTES, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
-export { ingestEvent, ALERT_RENDERER, ALERT_STATUS_RENDERER, alertMessageKey, statusChangeRef, readStatusChangeRef, type IngestResult } from './ingest.js';
+export { ingestEvent, ALERT_RENDERER, ALERT_STATUS_RENDERER, ALERT_BATCH_RENDERER, alertMessageKey, statusChangeRef, readStatusChangeRef, type IngestResult } from './ingest.js';
 export { readWebhook, eventKey, transactionKey, type WebhookEvent, type AlertKind } from './parse.js';
 export { routeAlert, shouldMention } from './routing.js';
 export { reconcileDeposits, type ReconcileReport } from './reconcile.js';
 export { verifyAlert } from './verify.js';
+export { UNKNOWN_RENDERER, UNKNOWN_COLLECTIONS, unknownSummary, describeUnknown, type UnknownWindow, type UnknownSummary } from './unknown.js';
+export { HISTORY_RENDERER, HISTORY_MESSAGE_KEY, readWatermark, type Watermark } from './watermark.js';
 export { signBody, verifySignature, secretMatches } from './signature.js';
 export { ALERT_COLLECTIONS, type Alert, type AlertHistoryEntry, type StoredEvent } from './types.js';
 
@@ -46,6 +50,10 @@ export interface Alerts {
   reconcile(o?: ReconcileOptions): Promise<ReconcileReport>;
   /** Checks every recent unconfirmed alert against the transaction list once. */
   verifyPending(): Promise<void>;
+  /** Notifications of unknown shape: how many, and the latest (for /treasury status). */
+  unknownSummary(): UnknownSummary & { text: string };
+  /** The watermark, recorded on the first run against this data directory. */
+  watermark(): Promise<Watermark>;
   /** Resolves once background verifications in progress have finished (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -56,6 +64,16 @@ export function createAlerts(deps: AlertsDeps): Alerts {
   const now = deps.now ?? Date.now;
   const verifyDeps = { store: deps.store, outbox: deps.outbox, wallet: deps.wallet, logger: deps.logger, now };
   const verifier = createVerifier(verifyDeps, deps.verifyRetryDelaysMs);
+  // Recorded as the alerts start, before any reconciliation: what happened earlier is history.
+  let wm: Promise<Watermark> | undefined;
+  const watermark = () => {
+    wm ??= ensureWatermark(deps.store, now()).catch((err: unknown) => {
+      wm = undefined;
+      throw err;
+    });
+    return wm;
+  };
+  watermark().catch((err: unknown) => log.error({ err }, 'could not record the alerts watermark; the next reconciliation tries again'));
 
   const handler = createWebhookHandler({
     store: deps.store,
@@ -83,7 +101,12 @@ export function createAlerts(deps: AlertsDeps): Alerts {
   return {
     handler,
     reconcile: (o) =>
-      reconcileDeposits({ store: deps.store, outbox: deps.outbox, wallet: deps.wallet, policy: deps.policy, logger: deps.logger, now }, { ...deps.reconcile, ...o }),
+      reconcileDeposits({ store: deps.store, outbox: deps.outbox, wallet: deps.wallet, policy: deps.policy, logger: deps.logger, now, watermark }, { ...deps.reconcile, ...o }),
+    unknownSummary() {
+      const s = unknownSummary(deps.store, now());
+      return { ...s, text: describeUnknown(s) };
+    },
+    watermark,
     async verifyPending() {
       for (const id of alertsToVerify(deps.store, now())) {
         try {

@@ -3,16 +3,19 @@
  * the duplicate check, the alert write and the outbox entries are one atomic step: two
  * concurrent deliveries of the same notification cannot both create an alert.
  */
-import type { Outbox } from '../outbox/index.js';
+import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import { eventKey, lookupOnlyKeys, normalizeHash, transactionKeys, type WebhookEvent } from './parse.js';
 import { routeAlert, shouldMention } from './routing.js';
-import { advances } from './status.js';
+import { advances, isFailure } from './status.js';
+import { noteUnknown } from './unknown.js';
 import { ALERT_COLLECTIONS, type Alert, type AlertKey, type AlertSource, type StoredEvent, type Verification } from './types.js';
 
 export const ALERT_RENDERER = 'alert';
 export const ALERT_STATUS_RENDERER = 'alert.status';
+/** Several alerts waiting for one channel at once: one message, a line each (src/slack/alert-messages.ts). */
+export const ALERT_BATCH_RENDERER = 'alert.batch';
 
 /** The ref of an ALERT_STATUS_RENDERER entry: one line of the alert's history. */
 export function statusChangeRef(alertId: string, historyIndex: number): string {
@@ -139,14 +142,22 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       updatedAt: ctx.now,
     });
     tx.put(ALERT_COLLECTIONS.alerts, alertId, alert);
-    ctx.outbox.enqueue(tx, {
-      op: 'post',
-      renderer: ALERT_RENDERER,
-      ref: alertId,
-      key: alert.messageKey,
-      channel,
-      burst: { label: event.kind === 'unknown' ? 'notification' : event.kind, mention },
-    });
+    if (event.kind === 'unknown') {
+      // Stored and counted; shown in the channel's hourly "unknown shape" message, never one post each.
+      noteUnknown(tx, alert, ctx);
+    } else {
+      // Large ones and failures keep a message of their own (with the @here); others may share one.
+      const own = mention || isFailure(alert.status);
+      ctx.outbox.enqueue(tx, {
+        op: 'post',
+        renderer: ALERT_RENDERER,
+        ref: alertId,
+        key: alert.messageKey,
+        channel,
+        priority: source === 'reconciliation' ? 'reconciliation' : 'live',
+        ...(own ? {} : { batch: { renderer: ALERT_BATCH_RENDERER, group: event.kind } }),
+      });
+    }
     return { outcome: 'created', eventId, alertId, alert };
   }
 
@@ -164,12 +175,18 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   if (nowVerified) next.verification = input.verification!;
   if (applied) next.status = event.statusName;
   tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
+  // An alert shown only in the hourly "unknown shape" message has no message of its own to edit.
+  if (!tx.get(OUTBOX_COLLECTIONS.messages, next.messageKey)) return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
   // New details (the hash at last, say) are shown even when the status stays.
-  if (!applied && (nowVerified || filled)) ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });
+  if (!applied && (nowVerified || filled)) ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey, priority: 'edit' });
   if (applied) {
-    // The message is edited to show the new status; the thread gets a line saying when it changed.
-    ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey });
-    ctx.outbox.enqueue(tx, { op: 'reply', renderer: ALERT_STATUS_RENDERER, ref: statusChangeRef(alertId, next.history.length - 1), key: next.messageKey });
+    // The message (or its line in a batch message) is edited to show the new status; the thread gets a line saying when it changed.
+    ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey, priority: 'edit' });
+    ctx.outbox.enqueue(tx, { op: 'reply', renderer: ALERT_STATUS_RENDERER, ref: statusChangeRef(alertId, next.history.length - 1), key: next.messageKey, priority: 'detail' });
+    // A failure keeps a message of its own: if the alert went out as a line of a batch message, it gets one now.
+    if (isFailure(next.status) && !isFailure(existing.status)) {
+      ctx.outbox.enqueue(tx, { op: 'post', renderer: ALERT_RENDERER, ref: alertId, key: `${next.messageKey}:failed`, channel: next.channel, priority: 'live', ifBatched: next.messageKey });
+    }
   }
   return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
 }

@@ -12,6 +12,7 @@ import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { ingestEvent, type IngestResult } from './ingest.js';
 import type { WebhookEvent } from './parse.js';
+import { HISTORY_MESSAGE_KEY, HISTORY_RENDERER, WATERMARK, WATERMARK_SLACK_MS, type Watermark } from './watermark.js';
 
 export interface ReconcileDeps {
   store: Store;
@@ -20,6 +21,8 @@ export interface ReconcileDeps {
   policy: Policy | (() => Policy);
   logger: Logger;
   now?: () => number;
+  /** The watermark (recorded on the first run); what happened before it is history. */
+  watermark: () => Promise<Watermark>;
 }
 
 export interface ReconcileOptions {
@@ -32,6 +35,8 @@ export interface ReconcileReport {
   seen: number;
   created: string[];
   advanced: string[];
+  /** Transactions in the list from before the watermark: history, never alerted one by one. */
+  history: number;
 }
 
 export function eventFromRecord(r: TransactionRecord): WebhookEvent | undefined {
@@ -60,8 +65,10 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
   const lookbackMs = o.lookbackMs ?? 24 * 3_600_000;
   const pages = o.pages ?? 2;
   const pageSize = o.pageSize ?? 50;
+  const wm = await deps.watermark();
   const to = new Date(now());
   const from = new Date(to.getTime() - lookbackMs);
+  if (!wm.historyReported) await reportHistory(deps, wm, lookbackMs);
 
   const records: TransactionRecord[] = [];
   for (let page = 1; page <= pages; page++) {
@@ -71,10 +78,13 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
   }
   // Oldest first, so alerts (and their Slack messages) come out in the order things happened.
   records.sort((a, b) => (a.timestamp?.getTime() ?? 0) - (b.timestamp?.getTime() ?? 0));
+  const isHistory = (r: TransactionRecord) => !!r.timestamp && r.timestamp.getTime() < wm.at - WATERMARK_SLACK_MS;
+  const history = records.filter(isHistory).length;
 
   const results = await deps.store.commit((tx) => {
     const out: IngestResult[] = [];
     for (const r of records) {
+      if (isHistory(r)) continue;
       const event = eventFromRecord(r);
       if (!event) continue;
       const verification = {
@@ -92,10 +102,31 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
     seen: records.length,
     created: results.filter((r) => r.outcome === 'created').map((r) => r.alertId),
     advanced: results.filter((r) => r.outcome === 'advanced').map((r) => r.alertId),
+    history,
   };
   if (report.created.length || report.advanced.length) {
     deps.outbox.kick();
     deps.logger.warn({ created: report.created.length, advanced: report.advanced.length }, 'reconciliation found deposits no webhook reported');
   }
   return report;
+}
+
+/**
+ * Once per watermark: counts the deposits of the day before it and, if there were any, says
+ * so in one line in the alerts channel. Counting is one small request (the list's total); a
+ * failure leaves the watermark unreported and the next run tries again.
+ */
+async function reportHistory(deps: ReconcileDeps, wm: Watermark, windowMs: number): Promise<void> {
+  const policy = typeof deps.policy === 'function' ? deps.policy() : deps.policy;
+  const page = await deps.wallet.listTransactions({ type: 'deposit', from: new Date(wm.at - windowMs), to: new Date(wm.at - WATERMARK_SLACK_MS), page: 1, pageSize: 1 });
+  const count = page.totalRecords;
+  await deps.store.commit((tx) => {
+    const cur = tx.get<Watermark>(WATERMARK.collection, WATERMARK.key);
+    if (!cur || cur.historyReported) return;
+    tx.put<Watermark>(WATERMARK.collection, WATERMARK.key, { ...cur, historyReported: true, historyCount: count, historyWindowMs: windowMs });
+    if (count > 0) {
+      deps.outbox.enqueue(tx, { op: 'post', renderer: HISTORY_RENDERER, ref: WATERMARK.key, key: HISTORY_MESSAGE_KEY, channel: policy.channels.alerts, priority: 'reconciliation' });
+    }
+  });
+  if (count > 0) deps.logger.info({ count }, 'history before the watermark: one summary line, no alerts');
 }

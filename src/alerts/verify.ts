@@ -4,7 +4,7 @@
  * alerts that were not found yet, so a webhook alone is never taken as the last word.
  */
 import type { Logger } from '../log.js';
-import type { Outbox } from '../outbox/index.js';
+import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
@@ -49,7 +49,8 @@ export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Al
           listStatus: rec.status,
         },
       });
-      deps.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: cur.messageKey });
+      // An alert shown only in the hourly "unknown shape" message has no message of its own to edit.
+      if (tx.get(OUTBOX_COLLECTIONS.messages, cur.messageKey)) deps.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: cur.messageKey, priority: 'edit' });
       return 'confirmed' as const;
     }
     tx.put<Alert>(ALERT_COLLECTIONS.alerts, alertId, { ...cur, verification: { ...cur.verification, state: 'not_found', attempts, checkedAt: now() } });

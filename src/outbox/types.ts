@@ -5,6 +5,13 @@
 
 export type OutboxOp = 'post' | 'update' | 'reply' | 'dm' | 'ephemeral';
 
+/**
+ * Which waiting entry of a lane goes first: live news, then edits, then reconciliation
+ * findings, then thread details. Entries without one all rank as `live`, so for them the lane
+ * is plain first-in first-out, as it always was.
+ */
+export type OutboxPriority = 'live' | 'edit' | 'reconciliation' | 'detail';
+
 /** What a caller asks for. The content is not stored: it is rendered when the entry is sent. */
 export interface OutboxRequest {
   op: OutboxOp;
@@ -25,6 +32,19 @@ export interface OutboxRequest {
    * under it) when too many of its kind are waiting for the same channel.
    */
   burst?: { label: string; mention?: boolean };
+  /**
+   * post only: when several posts of the same group wait for one channel at a posting slot,
+   * they become ONE message drawn by the batch renderer (one line each); a lone one is
+   * posted as its own message. Later edits of a batched key edit the batch message.
+   */
+  batch?: { renderer: string; group: string };
+  /**
+   * post only: sent only if the message of this key went out inside a batch message (a
+   * failure that deserves its own message although its line already shows it); skipped if
+   * that message is a message of its own (which its edit already covers).
+   */
+  ifBatched?: string;
+  priority?: OutboxPriority;
 }
 
 export type OutboxState = 'pending' | 'done' | 'failed';
@@ -54,7 +74,7 @@ export interface OutboxEntry extends OutboxRequest {
   dmChannel?: string;
   /** Burst: the key of the summary message this post is a thread reply under. */
   threadUnder?: string;
-  result?: { channel: string; ts?: string; adopted?: boolean; collapsedInto?: string; skipped?: boolean; uncertain?: boolean };
+  result?: { channel: string; ts?: string; adopted?: boolean; collapsedInto?: string; skipped?: boolean; uncertain?: boolean; batchedInto?: string };
   finishedAt?: number;
 }
 
@@ -67,6 +87,18 @@ export interface OutboxMessage {
   ts?: string;
   /** Set when the message is itself a thread reply (burst detail): replies to it go to this thread. */
   threadTs?: string;
+  /** The batch message that shows this key as one of its lines (its edits go there). */
+  batchKey?: string;
+}
+
+/** A batch message: which entries it carries, in line order. Fixed once written. */
+export interface OutboxBatch {
+  key: string;
+  lane: string;
+  renderer: string;
+  group: string;
+  members: Array<{ entryId: string; key?: string; ref: string }>;
+  createdAt: number;
 }
 
 export interface Rendered {
@@ -83,9 +115,20 @@ export interface RenderContext {
 /** Renders from the CURRENT state; returning null means there is nothing to send any more. */
 export type Renderer = (ref: string, ctx: RenderContext) => Rendered | null;
 
+/**
+ * Draws a batch message from the refs of its lines (current state, at send time), and says
+ * how many of the given refs, taken in order, fit in one message within Slack's limits
+ * (leaving room for the lines to grow with later statuses).
+ */
+export interface BatchRenderer {
+  render(refs: string[], ctx: RenderContext): Rendered | null;
+  fits(refs: string[]): number;
+}
+
 export const COLLECTIONS = {
   entries: 'outbox',
   messages: 'outbox_messages',
   bursts: 'outbox_bursts',
+  batches: 'outbox_batches',
   meta: 'outbox_meta',
 } as const;

@@ -4,12 +4,26 @@
  * This is the Slack side of the alerts domain: `src/alerts` decides what to post and when,
  * and never knows about Block Kit.
  */
-import { ALERT_COLLECTIONS, ALERT_RENDERER, ALERT_STATUS_RENDERER, readStatusChangeRef, type Alert, type AlertHistoryEntry } from '../alerts/index.js';
+import { Decimal } from 'decimal.js';
+import {
+  ALERT_BATCH_RENDERER,
+  ALERT_COLLECTIONS,
+  ALERT_RENDERER,
+  ALERT_STATUS_RENDERER,
+  HISTORY_RENDERER,
+  readStatusChangeRef,
+  readWatermark,
+  UNKNOWN_COLLECTIONS,
+  UNKNOWN_RENDERER,
+  type Alert,
+  type AlertHistoryEntry,
+  type UnknownWindow,
+} from '../alerts/index.js';
 import { isFailure } from '../alerts/status.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
-import { context, esc, fields, header, link, section, shorten, truncate } from './blocks.js';
+import { context, esc, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
 
 export interface RenderedMessage {
   text: string;
@@ -110,14 +124,150 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
   if (a.hash) pairs.push(['Transaction', link(hashUrl, shorten(a.hash, 10, 8))]);
   blocks.push(fields(pairs));
 
-  if (a.kind === 'unknown' && a.extra && Object.keys(a.extra).length) {
-    const lines = Object.entries(a.extra)
-      .slice(0, 12)
-      .map(([k, v]) => `• *${esc(k)}*: ${esc(truncate(typeof v === 'string' ? v : JSON.stringify(v), 200))}`);
-    blocks.push(section(`Fields we do not recognise (kept as received):\n${lines.join('\n')}`));
-  }
+  if (a.kind === 'unknown' && a.extra && Object.keys(a.extra).length) blocks.push(section(`Fields we do not recognise (kept as received):\n${unknownFields(a)}`));
   blocks.push(context(sourceLabel(a)));
   return { text: truncate(text, 3000), blocks };
+}
+
+function unknownFields(a: Alert): string {
+  return Object.entries(a.extra ?? {})
+    .slice(0, 12)
+    .map(([k, v]) => `• *${esc(truncate(k, 100))}*: ${esc(truncate(typeof v === 'string' ? v : JSON.stringify(v), 200))}`)
+    .join('\n');
+}
+
+// ------------------------------------------------------------------ batch messages
+
+const KIND_PLURAL: Record<Alert['kind'], string> = {
+  deposit: 'deposits',
+  withdrawal: 'withdrawals',
+  remittance: 'remittances',
+  transfer: 'transfers',
+  unknown: 'notifications',
+};
+
+/**
+ * Room a line keeps for growing later: a status word, a verified explorer link; much more
+ * when the hash or client is still missing (a later notification may fill them in).
+ */
+const lineGrowth = (a: Alert) => (a.hash && a.clientEmail && a.amount ? 40 : 220);
+const LINE_MAX = 600;
+/** Sections of lines per message: 50 blocks, less the header and the closing context. */
+const MAX_LINE_SECTIONS = LIMITS.blocks - 2;
+/**
+ * Slack documents 40,000 characters for a message's text, but refuses blocks adding up to
+ * about 13,200 characters with an undocumented `msg_blocks_too_long` (slackapi/bolt-js#2509),
+ * which the outbox could only park. The lines of one message stay under 12,000.
+ */
+const MAX_MESSAGE_CHARS = 12_000;
+const SECTION_CHARS = LIMITS.sectionText - 100;
+
+/** One compact line: status, amount and currency, network, client, status word, explorer link. */
+export function batchLine(a: Alert, opts: RenderOptions = {}): string {
+  const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
+  const parts = [
+    `${STATUS_EMOJI[a.status ?? ''] ?? ':grey_question:'} *${esc(truncate(amountText(a), 80))}*`,
+    a.network ? esc(truncate(a.network, 30)) : undefined,
+    a.clientEmail ? esc(truncate(a.clientEmail, 80)) : undefined,
+    isFailure(a.status) ? `*${(a.status ?? '').replace(/_/g, ' ').toLowerCase()}*` : (a.status ?? 'status unknown').replace(/_/g, ' ').toLowerCase(),
+    a.hash ? link(hashUrl, shorten(a.hash, 8, 6)) : undefined,
+    a.source === 'reconciliation' ? '_found by reconciliation_' : undefined,
+  ];
+  return truncate(parts.filter((p) => p !== undefined).join(' · '), LINE_MAX);
+}
+
+/** Lines into sections (a line never split), at most `maxSections`, within the message budget; returns how many lines fit. */
+function pack(lengths: number[], growth: (i: number) => number): number {
+  let sections = 0;
+  let current = -1;
+  let total = 0;
+  for (const [i, raw] of lengths.entries()) {
+    const len = Math.min(raw + growth(i), LINE_MAX);
+    if (total + len + 1 > MAX_MESSAGE_CHARS) return i;
+    if (current < 0 || current + 1 + len > SECTION_CHARS) {
+      if (sections === MAX_LINE_SECTIONS) return i;
+      sections++;
+      current = len;
+    } else current += 1 + len;
+    total += len + 1;
+  }
+  return lengths.length;
+}
+
+/** How many of these alerts (in order) one batch message can carry, leaving each line room to grow. */
+export function batchCapacity(alerts: Alert[], opts: RenderOptions = {}): number {
+  return pack(
+    alerts.map((a) => batchLine(a, opts).length),
+    (i) => lineGrowth(alerts[i]!),
+  );
+}
+
+/** Totals per currency, exact decimals; lines without an amount or currency are only counted. */
+function totals(alerts: Alert[]): string[] {
+  const sums = new Map<string, Decimal>();
+  for (const a of alerts) {
+    if (!a.amount || !a.currency) continue;
+    try {
+      sums.set(a.currency, (sums.get(a.currency) ?? new Decimal(0)).plus(a.amount));
+    } catch {
+      /* an amount we cannot read is shown on its line, not summed */
+    }
+  }
+  return [...sums].map(([cur, sum]) => `${sum.toFixed()} ${cur}`);
+}
+
+/**
+ * Several alerts as one message: a header with the count and the total per currency, then
+ * one line per transaction. Drawn from the current state at every send, so an edit of any
+ * line redraws them all. Never exceeds Slack's limits: lines that no longer fit (they grew
+ * more than the room kept for them) are summed up in a last line.
+ */
+export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): RenderedMessage {
+  const kinds = new Set(alerts.map((a) => a.kind));
+  const noun = kinds.size === 1 ? KIND_PLURAL[alerts[0]!.kind] : 'transactions';
+  const sum = totals(alerts);
+  const headline = `${alerts.length} ${noun}${sum.length ? `: ${sum.join(', ')}` : ''}`;
+  const lines = alerts.map((a) => batchLine(a, opts));
+  const n = pack(
+    lines.map((l) => l.length),
+    () => 0,
+  );
+  const shown = n < lines.length ? lines.slice(0, Math.max(0, n - 1)) : lines;
+  if (shown.length < lines.length) shown.push(`…and ${lines.length - shown.length} more: see \`/tx\``);
+  const blocks: unknown[] = [header(headline)];
+  let current = '';
+  for (const line of shown) {
+    if (current && current.length + 1 + line.length > SECTION_CHARS) {
+      blocks.push(section(current));
+      current = line;
+    } else current = current ? `${current}\n${line}` : line;
+  }
+  if (current) blocks.push(section(current));
+  const failures = alerts.filter((a) => isFailure(a.status)).length;
+  const pending = alerts.filter((a) => !a.status || a.status === 'PENDING' || a.status === 'ABOUT_TO_INITIATE').length;
+  const notes = [`${alerts.length - pending - failures} settled`, pending ? `${pending} pending` : '', failures ? `${failures} failed (each also has a message of its own)` : ''].filter(Boolean);
+  blocks.push(context(`${notes.join(' · ')}. Each line is edited as its status changes.`));
+  return { text: truncate(headline, 3000), blocks };
+}
+
+// ------------------------------------------------------------------ unknown shapes, history
+
+export function renderUnknownWindow(w: UnknownWindow, latest: Alert | undefined): RenderedMessage {
+  const since = new Date(w.since).toISOString().slice(11, 16);
+  const text = `${w.count} notification${w.count === 1 ? '' : 's'} of unknown shape since ${since} UTC; \`/treasury status\` lists the latest`;
+  const blocks: unknown[] = [section(`:grey_question: ${text}.`)];
+  if (latest?.extra && Object.keys(latest.extra).length) {
+    blocks.push(section(`Latest${latest.typeName ? ` (${esc(truncate(latest.typeName, 80))})` : ''}, fields we do not recognise (kept as received):\n${unknownFields(latest)}`));
+  }
+  blocks.push(context('Stored and counted, not posted one by one: this message is edited as more arrive, and a new one starts each hour.'));
+  return { text, blocks };
+}
+
+export function renderHistoryLine(count: number, windowMs: number): RenderedMessage {
+  const hours = Math.round(windowMs / 3_600_000);
+  const span = hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} days`;
+  const text = `${count} deposit${count === 1 ? '' : 's'} in the ${span} before the app was connected: see \`/tx type=deposit\``;
+  return { text, blocks: [context(`:information_source: ${text}. They were not alerted one by one.`)] };
 }
 
 /** The thread line added when the alert's status changes. */
@@ -133,8 +283,24 @@ export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMess
  * Call before `outbox.start()`: an alert entry the outbox reaches with no renderer is parked
  * as failed, and entries left pending by a previous process are sent right at start.
  */
-export function registerAlertRenderers(outbox: Pick<Outbox, 'registerRenderer'>, store: Pick<Store, 'get'>, opts: RenderOptions = {}): void {
+export function registerAlertRenderers(outbox: Pick<Outbox, 'registerRenderer' | 'registerBatchRenderer'>, store: Pick<Store, 'get'>, opts: RenderOptions = {}): void {
   const alert = (id: string) => store.get<Alert>(ALERT_COLLECTIONS.alerts, id);
+  const alertsOf = (refs: string[]) => refs.map(alert).filter((a): a is Alert => !!a);
+  outbox.registerBatchRenderer(ALERT_BATCH_RENDERER, {
+    render: (refs) => {
+      const as = alertsOf(refs);
+      return as.length ? renderAlertBatch(as, opts) : null;
+    },
+    fits: (refs) => batchCapacity(alertsOf(refs), opts),
+  });
+  outbox.registerRenderer(UNKNOWN_RENDERER, (ref) => {
+    const w = store.get<UnknownWindow>(UNKNOWN_COLLECTIONS.windows, ref);
+    return w ? renderUnknownWindow(w, alert(w.latestAlertId)) : null;
+  });
+  outbox.registerRenderer(HISTORY_RENDERER, () => {
+    const wm = readWatermark(store);
+    return wm?.historyCount ? renderHistoryLine(wm.historyCount, wm.historyWindowMs ?? 24 * 3_600_000) : null;
+  });
   outbox.registerRenderer(ALERT_RENDERER, (ref) => {
     const a = alert(ref);
     return a ? renderAlert(a, opts) : null;

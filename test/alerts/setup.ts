@@ -6,14 +6,14 @@ import { WebClient } from '@slack/web-api';
 import { createAlerts, type Alerts, type AlertsDeps } from '../../src/alerts/index.js';
 import { startHttpServer, type HttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/log.js';
-import { createOutbox, type Outbox } from '../../src/outbox/index.js';
+import { createOutbox, type Outbox, type OutboxOptions } from '../../src/outbox/index.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { registerAlertRenderers } from '../../src/slack/alert-messages.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createWalletClient, type WalletClient } from '../../src/wallet/client.js';
 import type { ExplorerNet } from '../../src/wallet/explorers.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { startFakeSlack, type ApiGate, type FakeSlack } from '../helpers/fake-slack.js';
 
 export const SECRET = 'whk_test_secret_0123456789abcdef';
 export const POLICY_YAML = `
@@ -55,14 +55,18 @@ export interface PipelineOptions {
   sandbox?: SandboxOptions;
   dir?: string;
   startOutbox?: boolean;
+  /** Outbox tuning (pacing) on top of the fast test defaults. */
+  outbox?: Partial<Omit<OutboxOptions, 'store' | 'client' | 'logger'>>;
+  /** The fake Slack's gate: rate limits (test/helpers/slack-rate-limits.ts). */
+  gate?: ApiGate;
 }
 
 export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> {
   const dir = o.dir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-')));
   const store = await openStore({ dir, logger });
-  const fake = await startFakeSlack();
+  const fake = await startFakeSlack(o.gate ? { gate: o.gate } : {});
   const client = new WebClient('xoxb-alerts-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 2000 });
-  const outbox = createOutbox({ store, client, logger, paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50, unknownOutcomeDelayMs: 50 });
+  const outbox = createOutbox({ store, client, logger, paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50, unknownOutcomeDelayMs: 50, ...o.outbox });
   registerAlertRenderers(outbox, store, o.explorer ? { explorer: o.explorer } : {});
   const sandbox = await createSandbox({ seed: false, webhook: { retryBaseMs: 20, maxDelayMs: 100, confirmAfterMs: 50, maxAttempts: 3 }, ...o.sandbox });
   const wallet = createWalletClient({ baseUrl: sandbox.url, ...SANDBOX_MERCHANT, logger });

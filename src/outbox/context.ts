@@ -1,0 +1,45 @@
+/** What the outbox's parts share: its options, the store, the Slack client and a few lookups. */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/index.js';
+import { COLLECTIONS, type BatchRenderer, type OutboxEntry, type OutboxMessage, type Renderer } from './types.js';
+
+/** The subset of WebClient the worker uses; a real WebClient satisfies it. */
+export type SlackClient = Pick<WebClient, 'chat' | 'conversations'>;
+
+export interface OutboxContext {
+  store: Store;
+  client: SlackClient;
+  log: Logger;
+  now: () => number;
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  lookbackMs: number;
+  unknownOutcomeDelayMs: number;
+  burstThreshold: number;
+  renderers: Map<string, Renderer>;
+  batchRenderers: Map<string, BatchRenderer>;
+  getEntry(id: string): OutboxEntry | undefined;
+  getMessage(key: string): OutboxMessage | undefined;
+}
+
+/** done: finished (sent, adopted, skipped or collapsed); retry: try again after a delay. */
+export type Outcome = { kind: 'done'; sent: boolean } | { kind: 'parked' } | { kind: 'retry'; afterMs: number; rateLimited?: boolean };
+
+/** Since when an entry's earlier attempts may have landed; undefined when none may have. */
+export function uncertainSince(e: Pick<OutboxEntry, 'firstUncertainAt' | 'sentAt'>): number | undefined {
+  return e.firstUncertainAt ?? e.sentAt;
+}
+
+/** The message a key is shown in: its own, or the batch message holding it as a line. */
+export function shownIn(ctx: Pick<OutboxContext, 'getMessage'>, key: string): OutboxMessage | undefined {
+  const m = ctx.getMessage(key);
+  return m?.batchKey ? ctx.getMessage(m.batchKey) : m;
+}
+
+export function stripUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+export { COLLECTIONS };

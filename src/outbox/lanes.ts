@@ -1,0 +1,122 @@
+/**
+ * Lanes and pacing. One lane per channel (or DM user), holding the ids of its pending
+ * entries in enqueue order. Two clocks pace a lane: its post slot (chat.postMessage, thread
+ * replies and ephemerals: Slack allows about one message per second per channel) and its
+ * update slot, which also waits for the workspace-wide chat.update budget. At each turn the
+ * lane sends the best entry whose slot is open and whose target exists: by priority, then
+ * by order. Entries of the same priority therefore keep their order, and a post that must
+ * be retried holds back the posts behind it (that is what keeps alerts in order when Slack
+ * comes back) without holding back edits, and the other way round.
+ */
+import type { OutboxEntry, OutboxPriority } from './types.js';
+
+export interface Lane {
+  name: string;
+  ids: string[];
+  busy: boolean;
+  /** Earliest time of the next post (pace after a post, backoff after a failure). */
+  postAt: number;
+  /** Earliest time of the next edit of a message in this lane (backoff after a failure). */
+  updateAt: number;
+  /** The highest order waiting when the lane last posted: `live` entries up to it are its backlog. */
+  backlogUpTo: number;
+  /** When the lane has something to do next (Infinity: only a new entry or a kick wakes it). */
+  wakeAt: number;
+}
+
+export const PRIORITY_RANK: Record<OutboxPriority, number> = { live: 0, edit: 1, reconciliation: 2, detail: 3 };
+
+/**
+ * An entry marked `live` is news only until its lane's next post: what was already waiting
+ * when the lane last posted and did not fit is the backlog. The backlog still goes ahead of
+ * edits and everything else, and in order among itself, but behind what arrived since, so a
+ * new transaction reaches Slack at the next slot even when a thousand others wait for the
+ * same channel.
+ */
+const BACKLOG_RANK = 0.5;
+
+export function rankOf(e: Pick<OutboxEntry, 'priority' | 'order'>, backlogUpTo = 0): number {
+  if (e.priority === 'live' && e.order <= backlogUpTo) return BACKLOG_RANK;
+  return PRIORITY_RANK[e.priority ?? 'live'];
+}
+
+export type Slot = 'post' | 'update';
+export const slotOf = (e: Pick<OutboxEntry, 'op'>): Slot => (e.op === 'update' ? 'update' : 'post');
+
+export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefined) {
+  const lanes = new Map<string, Lane>();
+  const indexed = new Set<string>();
+
+  function laneFor(name: string): Lane {
+    let l = lanes.get(name);
+    if (!l) {
+      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, backlogUpTo: 0, wakeAt: 0 };
+      lanes.set(name, l);
+    }
+    return l;
+  }
+
+  function insert(entry: OutboxEntry): void {
+    if (indexed.has(entry.id)) return;
+    indexed.add(entry.id);
+    const lane = laneFor(entry.lane);
+    let i = lane.ids.length;
+    while (i > 0 && getEntry(lane.ids[i - 1]!)!.order > entry.order) i--;
+    lane.ids.splice(i, 0, entry.id);
+    lane.wakeAt = 0;
+  }
+
+  function remove(lane: Lane, id: string): void {
+    const i = lane.ids.indexOf(id);
+    if (i >= 0) lane.ids.splice(i, 1);
+    indexed.delete(id);
+  }
+
+  function pending(): number {
+    let n = 0;
+    for (const l of lanes.values()) n += l.ids.length;
+    return n;
+  }
+
+  return { lanes, laneFor, insert, remove, pending };
+}
+
+export type Choice = { entry: OutboxEntry } | { wakeAt: number };
+
+/**
+ * The entry to send now, or when to look again. `ready` says whether an entry's target
+ * exists yet (an edit waits for the post it edits); one that is not ready is skipped, not
+ * waited on, so it never blocks the lane. Ids of entries no longer pending go to `drop`.
+ */
+export function pickNext(
+  lane: Lane,
+  t: number,
+  sharedUpdateAt: number,
+  getEntry: (id: string) => OutboxEntry | undefined,
+  ready: (e: OutboxEntry) => boolean,
+  drop: (id: string) => void,
+): Choice {
+  const rank = (e: OutboxEntry) => rankOf(e, lane.backlogUpTo);
+  const updateAt = Math.max(lane.updateAt, sharedUpdateAt);
+  const opensAt = (e: OutboxEntry) => (slotOf(e) === 'post' ? lane.postAt : updateAt);
+  let best: OutboxEntry | undefined;
+  let wakeAt = Infinity;
+  const gone: string[] = [];
+  for (const id of lane.ids) {
+    const e = getEntry(id);
+    if (!e || e.state !== 'pending') {
+      gone.push(id);
+      continue;
+    }
+    if (best && (rank(e) > rank(best) || (rank(e) === rank(best) && e.order > best.order))) continue;
+    if (!ready(e)) continue;
+    const at = opensAt(e);
+    if (at > t) {
+      wakeAt = Math.min(wakeAt, at);
+      continue;
+    }
+    best = e;
+  }
+  for (const id of gone) drop(id);
+  return best ? { entry: best } : { wakeAt };
+}
