@@ -6,6 +6,7 @@
  * nothing acknowledged lost. Against a real full tmpfs as DATA_DIR when this machine allows
  * mounting one, and through the store's write seam always.
  */
+import { ALERT_COLLECTIONS } from '../../src/alerts/types.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -138,10 +139,19 @@ function scenario(name: string, makeDisk: () => Disk & { available?: () => Promi
       expect(before.status).toBe(200);
 
       await disk.fill();
-      // The first refused write is what tells the store; a webhook is one.
-      const refused = await webhook(`0x${'b'.repeat(64)}`);
-      expect(refused.status).toBe(503);
-      expect(await refused.json()).toMatchObject({ reason: 'disk_full' });
+      // The first refused write is what tells the store; a webhook is one. A small append can
+      // still fit in the slack of the journal's last allocated page, so a few may be taken
+      // (and acknowledged: they must survive) before one is refused.
+      const taken: string[] = [];
+      let refused: Response | undefined;
+      for (let i = 0; i < 64 && !refused; i++) {
+        const hash = `0x${i.toString(16).padStart(2, '0')}${'b'.repeat(62)}`;
+        const r = await webhook(hash);
+        if (r.status === 200) taken.push(hash);
+        else refused = r;
+      }
+      expect(refused?.status).toBe(503);
+      expect(await refused!.json()).toMatchObject({ reason: 'disk_full' });
 
       const ready = await fetch(`${a.app.url}/readyz`);
       expect(ready.status).toBe(503);
@@ -163,8 +173,11 @@ function scenario(name: string, makeDisk: () => Disk & { available?: () => Promi
 
       await disk.free();
       await eventually('readiness', async () => ((await fetch(`${a.app.url}/readyz`)).status === 200 ? true : undefined));
-      const after = await webhook(`0x${'b'.repeat(64)}`);
+      const after = await webhook(`0x${'c'.repeat(64)}`);
       expect(after.status).toBe(200);
+      // What was acknowledged while the disk was filling is all there.
+      const events = JSON.stringify(a.app.deps.store.all(ALERT_COLLECTIONS.events));
+      for (const hash of [...taken, `0x${'c'.repeat(64)}`]) expect(events).toContain(hash);
       expect(await reply('/withdraw', `25 USDT BSC ${DEST} ${CLIENT} after the disk`, USERS.alice)).toContain('Requested');
       expect(a.app.deps.withdrawals.list()).toHaveLength(1);
 
@@ -195,7 +208,10 @@ describe('a withdrawal whose outcome could not be saved (the disk filled while i
       // The service answers slowly: the disk fills while the send is in flight.
       a.app.sandbox!.injectFault('/api/merchantClientWithdrawal', { kind: 'delay', ms: 600 }, 1);
       await a.click(USERS.carol, { actionId: 'wd_approve', value: req!.id }, { channel: 'C0APPROVALS' });
-      await eventually('the send to start', async () => (a.app.deps.withdrawals.get(req!.id)?.state === 'executing' ? true : undefined));
+      // The send has reached the service (so its claim is on disk), and its answer is held back.
+      const sent = () => a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'));
+      await eventually('the send to reach the service', async () => (sent().length === 1 ? true : undefined));
+      expect(a.app.deps.withdrawals.get(req!.id)?.state).toBe('executing');
       full = true;
       await eventually('the store to refuse a write', async () => (a.app.deps.store.health().writable ? undefined : true));
       // Let the slow answer arrive and its outcome fail to save.
