@@ -129,10 +129,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       scheduler,
       outbox,
       withdrawals: withdrawals.service,
-      alerts,
       registerWebhook: (by) => registerWebhook({ wallet: wallet.client, store, logger, publicUrl: webhookBase(), secret: hookSecret, by, now }),
       walletDescription: wallet.description,
-      explorerNet,
       version: VERSION,
       now,
     };

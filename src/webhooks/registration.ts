@@ -22,7 +22,7 @@ export interface WebhookRegistration {
   by: string;
 }
 
-export function webhookUrl(publicUrl: string, secret: string): string {
+function webhookUrl(publicUrl: string, secret: string): string {
   return `${publicUrl}/webhooks/wallet/${encodeURIComponent(secret)}`;
 }
 
