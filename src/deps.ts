@@ -2,7 +2,6 @@
  * The parts the app is built from, handed to every command and receiver. Tests build the
  * same parts on test ports instead of importing singletons.
  */
-import type { Alerts } from './alerts/index.js';
 import type { Config } from './config.js';
 import type { Scheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
@@ -10,7 +9,6 @@ import type { Outbox } from './outbox/index.js';
 import type { Policy } from './policy/schema.js';
 import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
-import type { ExplorerNet } from './wallet/explorers.js';
 import type { WebhookRegistration } from './webhooks/registration.js';
 import type { WithdrawalService } from './withdrawals/index.js';
 
@@ -23,13 +21,10 @@ export interface Deps {
   scheduler: Scheduler;
   outbox: Outbox;
   withdrawals: WithdrawalService;
-  alerts: Alerts;
   /** Registers PUBLIC_URL/webhooks/wallet/<secret> with the wallet service. */
   registerWebhook(by: string): Promise<WebhookRegistration>;
   /** Where the wallet service is: the embedded sandbox or a configured base URL. */
   walletDescription: string;
-  /** Explorer links point at test networks when the wallet service is the sandbox. */
-  explorerNet: ExplorerNet;
   version: string;
   now: () => number;
 }

@@ -3,7 +3,6 @@
  * transaction list, reconciliation, and their scheduled jobs. What the alerts look like in
  * Slack lives on the Slack side (`src/slack/alert-messages.ts`, `registerAlertRenderers`).
  */
-import type { Scheduler } from '../jobs/scheduler.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
@@ -119,27 +118,4 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     idle: () => verifier.idle(),
     stop: () => verifier.stop(),
   };
-}
-
-export interface AlertJobOptions {
-  /** Default every 5 minutes. */
-  reconcileSchedule?: string;
-  /** Default every 2 minutes. */
-  verifySchedule?: string;
-}
-
-export function registerAlertJobs(scheduler: Scheduler, alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>, o: AlertJobOptions = {}): void {
-  scheduler.add({
-    name: 'alerts.reconcile-deposits',
-    schedule: o.reconcileSchedule ?? '*/5 * * * *',
-    run: async () => {
-      await alerts.reconcile();
-    },
-  });
-  scheduler.add({
-    name: 'alerts.verify-pending',
-    schedule: o.verifySchedule ?? '*/2 * * * *',
-    run: () => alerts.verifyPending(),
-    runOnStart: true,
-  });
 }

@@ -1,5 +1,5 @@
 /**
- * The one place periodic work is scheduled (node-cron). A job never overlaps itself:
+ * Runs the job table (table.ts) with node-cron. A job never overlaps itself:
  * a tick that finds the previous run still going is skipped, whether the run came from
  * the clock or from runNow(). Jobs keep their state in the store, not in memory, so a
  * restart simply runs them again (once at start, to catch up on what a downtime missed).

@@ -53,24 +53,24 @@ export interface WithdrawalNotifier {
 export function withdrawalNotifier(o: {
   store: Store;
   outbox: Outbox;
-  service: () => WithdrawalService;
+  service: WithdrawalService;
   policy: Policy;
   logger: Logger;
   explorerNet: ExplorerNet;
 }): WithdrawalNotifier {
-  const get = (id: string) => o.service().get(id);
+  const get = (id: string) => o.service.get(id);
   o.outbox.registerRenderer(CARD_RENDERER, (ref) => {
     const r = get(ref);
-    return r ? renderCard(r, o.service(), o.explorerNet) : null;
+    return r ? renderCard(r, o.service, o.explorerNet) : null;
   });
   o.outbox.registerRenderer(THREAD_RENDERER, (ref) => renderThread(ref, get, o.explorerNet));
   o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get));
   return {
     onChange(event, tx) {
-      for (const req of withdrawalMessages(event, o.policy, o.service())) o.outbox.enqueue(tx, req);
+      for (const req of withdrawalMessages(event, o.policy, o.service)) o.outbox.enqueue(tx, req);
     },
     async heal() {
-      const missing = o.service().list().filter((r) => !o.outbox.message(cardKey(r.id)));
+      const missing = o.service.list().filter((r) => !o.outbox.message(cardKey(r.id)));
       if (!missing.length) return;
       o.logger.warn({ count: missing.length }, 'posting approval cards that were never queued');
       await o.store.commit((tx) => {

@@ -1,13 +1,17 @@
 /**
  * Registering our webhook URL with the wallet service (the spec's PUT), and remembering the
  * outcome so /treasury status can show it. The stored URL hides the secret path segment.
+ * The URL's secret path segment is configured, or generated once and kept in the store.
  */
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 
-const SETTINGS = 'settings';
+/** The store collection of the app's own settings (one record per setting), declared once here. */
+export const SETTINGS = 'settings';
 const ID = 'webhookRegistration';
+const SECRET_ID = 'webhookSecret';
 
 export interface WebhookRegistration {
   /** PUBLIC_URL/webhooks/wallet/•••• (never the secret). */
@@ -18,7 +22,7 @@ export interface WebhookRegistration {
   by: string;
 }
 
-export function webhookUrl(publicUrl: string, secret: string): string {
+function webhookUrl(publicUrl: string, secret: string): string {
   return `${publicUrl}/webhooks/wallet/${encodeURIComponent(secret)}`;
 }
 
@@ -51,4 +55,16 @@ export async function registerWebhook(o: {
   }
   await o.store.commit((tx) => tx.put(SETTINGS, ID, record));
   return record;
+}
+
+/** The webhook URL's secret path segment: configured, or generated once and kept in the store. */
+export async function webhookSecret(configured: string | undefined, store: Store): Promise<string> {
+  if (configured) return configured;
+  return store.commit((tx) => {
+    const existing = tx.get<{ value: string }>(SETTINGS, SECRET_ID);
+    if (existing) return existing.value;
+    const value = randomBytes(24).toString('base64url');
+    tx.put(SETTINGS, SECRET_ID, { value });
+    return value;
+  });
 }

@@ -1,7 +1,7 @@
 export * from './types.js';
 export { createWithdrawalService, needsAdminAttention, WITHDRAWALS } from './service.js';
 export type { WithdrawalService, WithdrawalServiceOptions, ListFilter, ReconcileReport, WithdrawalEventInput, WithdrawalEventResult } from './service.js';
-export { registerWithdrawalJobs, runExpiryAndReminders, runReconciliation, WITHDRAWAL_JOB_NAMES } from './jobs.js';
+export { runExpiryAndReminders, runReconciliation } from './jobs.js';
 export { formatAmount, parseAmount, sumAmounts } from './money.js';
 export {
   checkInput,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALERT_COLLECTIONS, registerAlertJobs, type Alert } from '../../src/alerts/index.js';
+import { ALERT_COLLECTIONS, type Alert } from '../../src/alerts/index.js';
+import { scheduleJobs } from '../../src/jobs/table.js';
 import { Scheduler } from '../../src/jobs/scheduler.js';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
 import { logger, startPipeline, type Pipeline } from './setup.js';
@@ -48,7 +49,7 @@ describe('alerts against the sandbox wallet service', () => {
     p.sandbox.setBalance('quiet@example.com', 'BTC', 'BSC', '0');
     const tx = await p.sandbox.deposit({ to: 'quiet@example.com', amount: '0.25', currency: 'BTC', network: 'BSC' });
     const scheduler = new Scheduler(logger);
-    registerAlertJobs(scheduler, p.alerts);
+    scheduleJobs(scheduler, { alerts: p.alerts });
     await scheduler.runNow('alerts.reconcile-deposits');
     await scheduler.runNow('alerts.reconcile-deposits');
     const second = await p.alerts.reconcile();

@@ -302,7 +302,7 @@ describe('/withdraw: outcomes', () => {
     expect(String((await a.replies(refused))[0]!.text)).toContain('not allowed to use treasury admin commands');
 
     a.app.sandbox!.clearFaults();
-    await a.app.deps.scheduler.runNow('withdrawals:reconcile-unknown');
+    await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
     expect(only(a)).toMatchObject({ state: 'completed', result: { source: 'reconcile' } });
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);
     await until('the reconciled card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('confirmed from the transaction list'));
@@ -337,15 +337,15 @@ describe('/withdraw: outcomes', () => {
     await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT}`);
     const c = await card(a);
     offset += 100 * 60_000; // 20 minutes before expiry
-    await a.app.deps.scheduler.runNow('withdrawals:expiry-and-reminders');
+    await a.app.deps.scheduler.runNow('withdrawals.expire-and-remind');
     const reminder = await until('the reminder', () => a.fake.thread(CHANNELS.approvals, c.ts).find((m) => (m.text ?? '').includes('Reminder')));
     expect(reminder.text).toContain(`<@${USERS.carol}>`);
     expect(reminder.text).not.toContain(`<@${USERS.alice}>`);
-    await a.app.deps.scheduler.runNow('withdrawals:expiry-and-reminders');
+    await a.app.deps.scheduler.runNow('withdrawals.expire-and-remind');
     expect(a.fake.thread(CHANNELS.approvals, c.ts).filter((m) => (m.text ?? '').includes('Reminder'))).toHaveLength(1);
 
     offset += 30 * 60_000;
-    await a.app.deps.scheduler.runNow('withdrawals:expiry-and-reminders');
+    await a.app.deps.scheduler.runNow('withdrawals.expire-and-remind');
     expect(only(a).state).toBe('expired');
     const final = await until('the expired card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Expired*') && topLevel(a, CHANNELS.approvals)[0]);
     expect(buttonIds(final)).toEqual([]);

@@ -2,7 +2,8 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION, verifyAudit, type AuditEntry } from '../../src/audit/index.js';
-import { registerWithdrawalJobs, WITHDRAWAL_JOB_NAMES, type WithdrawalRequest } from '../../src/withdrawals/index.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import { scheduleJobs } from '../../src/jobs/table.js';
 import { Scheduler } from '../../src/jobs/scheduler.js';
 import { quietLogger, usdt, walletFor, world, type World } from './helpers.js';
 
@@ -241,20 +242,20 @@ describe('withdrawal webhooks', () => {
 });
 
 describe('jobs', () => {
-  it('registerWithdrawalJobs adds expiry/reminders and reconciliation that the scheduler can run', async () => {
+  it('the job table adds expiry/reminders and reconciliation that the scheduler can run', async () => {
     w = await world();
     const scheduler = new Scheduler(quietLogger());
-    registerWithdrawalJobs(scheduler, w.service);
-    expect(scheduler.names()).toEqual([WITHDRAWAL_JOB_NAMES.expiry, WITHDRAWAL_JOB_NAMES.reconcile]);
+    scheduleJobs(scheduler, { withdrawals: w.service });
+    expect(scheduler.names()).toEqual(['withdrawals.expire-and-remind', 'withdrawals.reconcile-unknown']);
     const r = await requested(usdt('10'));
     w.clock.now = Date.parse(r.expiresAt);
-    await scheduler.runNow(WITHDRAWAL_JOB_NAMES.expiry);
+    await scheduler.runNow('withdrawals.expire-and-remind');
     expect(w.service.get(r.id)?.state).toBe('expired');
 
     const r2 = await requested(usdt('10'));
     w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
     expect((await approvedAndSent(r2.id)).state).toBe('unknown');
-    await scheduler.runNow(WITHDRAWAL_JOB_NAMES.reconcile);
+    await scheduler.runNow('withdrawals.reconcile-unknown');
     expect(w.service.get(r2.id)?.state).toBe('completed');
     await scheduler.stop();
   });

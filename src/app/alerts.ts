@@ -1,0 +1,49 @@
+/**
+ * The alerts part: the webhook receiver with verification and reconciliation, and the Slack
+ * rendering of alerts. A withdrawal's webhook is linked to its request inside the webhook's
+ * own commit: the request (and its card update) is as durable as the event.
+ */
+import { createAlerts, type Alerts } from '../alerts/index.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import { registerAlertRenderers } from '../slack/alert-messages.js';
+import type { Store } from '../store/index.js';
+import type { WalletClient } from '../wallet/client.js';
+import type { ExplorerNet } from '../wallet/explorers.js';
+import type { WithdrawalService } from '../withdrawals/index.js';
+import type { CleanupStack } from './cleanup.js';
+
+export function buildAlerts(
+  o: {
+    config: Config;
+    store: Store;
+    outbox: Outbox;
+    wallet: WalletClient;
+    policy: Policy;
+    logger: Logger;
+    secret: string;
+    now: () => number;
+    withdrawals: Pick<WithdrawalService, 'applyWithdrawalEvent'>;
+    explorerNet: ExplorerNet;
+  },
+  cleanup: CleanupStack,
+): Alerts {
+  const alerts = createAlerts({
+    store: o.store,
+    outbox: o.outbox,
+    wallet: o.wallet,
+    policy: o.policy,
+    logger: o.logger,
+    secret: o.secret,
+    signatureRequired: o.config.webhookSignatureRequired,
+    now: o.now,
+    linkWithdrawal: (tx, e) => {
+      o.withdrawals.applyWithdrawalEvent(tx, { merchantReference: e.merchantReference, status: e.status ?? '', transactionHash: e.event.hash ?? null });
+    },
+  });
+  cleanup.push(() => alerts.stop());
+  registerAlertRenderers(o.outbox, o.store, { explorer: o.explorerNet });
+  return alerts;
+}

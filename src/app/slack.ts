@@ -1,0 +1,76 @@
+/**
+ * The Slack side: which Slack the app talks to (a real workspace, or in local mode the local
+ * workspace, which stands in for Slack with made-up credentials while the app runs in HTTP
+ * mode against it), the outbox's own Web API client, and the Bolt app with the commands.
+ */
+import { WebClient } from '@slack/web-api';
+import { registerCommands } from '../../commands/index.js';
+import type { CommandDeps } from '../../commands/deps.js';
+import type { Config } from '../config.js';
+import type { Deps } from '../deps.js';
+import { startLocalWorkspace, type LocalWorkspace } from '../local/workspace.js';
+import type { Logger } from '../log.js';
+import type { GroupResolver } from '../policy/people.js';
+import type { Policy } from '../policy/schema.js';
+import { secrets } from '../secrets.js';
+import { slackGroups } from '../slack/access.js';
+import { boltLogger } from '../slack/bolt-logger.js';
+import { createSlackApp, webClientOptions, type SlackApp } from '../slack/app.js';
+import type { CleanupStack } from './cleanup.js';
+
+export type SlackConfig = Config['slack'];
+
+export interface SlackTarget {
+  /** The Slack the app talks to: in local mode, the local workspace's credentials and Web API. */
+  slackConfig: SlackConfig;
+  local: LocalWorkspace | undefined;
+}
+
+export async function buildSlackTarget(
+  o: { config: Config; policy: Policy; logger: Logger; sandboxUrl: string | undefined; eventsUrl: () => string },
+  cleanup: CleanupStack,
+): Promise<SlackTarget> {
+  if (o.config.slack.mode !== 'local') return { slackConfig: o.config.slack, local: undefined };
+  const local = await startLocalWorkspace({ policy: o.policy, logger: o.logger, sandboxUrl: o.sandboxUrl, eventsUrl: o.eventsUrl });
+  cleanup.push(() => local.close());
+  secrets.add(local.botToken, local.signingSecret);
+  return {
+    slackConfig: { ...o.config.slack, mode: 'http', botToken: local.botToken, signingSecret: local.signingSecret, apiUrl: local.apiUrl },
+    local,
+  };
+}
+
+const NO_GROUPS: GroupResolver = { membersOf: async () => [] };
+
+/**
+ * The outbox gets its own client: no retries inside it (the outbox retries, and knows when a
+ * retry could double a post), and 429s come back to it instead of sleeping. User-group
+ * membership (policy entries S...) comes from Slack through it; without Slack, only user ids count.
+ */
+export function outboxSlackClient(o: { slackConfig: SlackConfig; localMode: boolean; logger: Logger; now: () => number }): { client: WebClient; groups: GroupResolver } {
+  const client = new WebClient(o.slackConfig.botToken, {
+    ...webClientOptions(o.slackConfig.apiUrl),
+    retryConfig: { retries: 0 },
+    logger: boltLogger(o.logger.child({ component: 'outbox-web' })),
+  });
+  return { client, groups: o.localMode ? NO_GROUPS : slackGroups(client, o.logger, o.now) };
+}
+
+/** The Bolt app with every command registered; none without Slack credentials. Started later, with the HTTP server up. */
+export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: GroupResolver }): SlackApp | undefined {
+  const { slackConfig, local } = o.target;
+  if (slackConfig.mode === 'local') return undefined;
+  const slack = createSlackApp({
+    mode: slackConfig.mode,
+    botToken: slackConfig.botToken!,
+    signingSecret: slackConfig.signingSecret!,
+    appToken: slackConfig.appToken,
+    apiUrl: slackConfig.apiUrl,
+    logger: o.deps.logger,
+  });
+  const commandDeps: CommandDeps = { ...o.deps, groups: o.groups };
+  // Registered whether or not there is a local workspace to tell (not inside `local?.…`, which would skip it).
+  const names = registerCommands(slack.app, commandDeps);
+  local?.setCommands(names);
+  return slack;
+}

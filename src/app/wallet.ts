@@ -1,0 +1,52 @@
+/**
+ * The wallet part: the client of the configured wallet service, or of the embedded sandbox
+ * when no WALLET_BASE_URL is set (then explorer links point at test networks).
+ */
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from '../sandbox/index.js';
+import { secrets } from '../secrets.js';
+import { createWalletClient, type WalletClient } from '../wallet/client.js';
+import type { ExplorerNet } from '../wallet/explorers.js';
+import type { CleanupStack } from './cleanup.js';
+
+export interface WalletPart {
+  client: WalletClient;
+  sandbox: Sandbox | undefined;
+  /** Where the wallet service is: the embedded sandbox or a configured base URL. */
+  description: string;
+  explorerNet: ExplorerNet;
+}
+
+export async function buildWallet(
+  o: { config: Config; logger: Logger; sandbox: Partial<SandboxOptions> | undefined },
+  cleanup: CleanupStack,
+): Promise<WalletPart> {
+  let wallet = o.config.wallet;
+  let sandbox: Sandbox | undefined;
+  if (!wallet.baseUrl) {
+    const started = await createSandbox({ port: o.config.sandboxPort, logger: o.logger.child({ component: 'sandbox' }), timestampUnit: wallet.timestampUnit, ...o.sandbox });
+    sandbox = started;
+    cleanup.push(() => started.close());
+    wallet = { ...wallet, baseUrl: started.url, ...SANDBOX_MERCHANT };
+    secrets.add(SANDBOX_MERCHANT.apiKey, SANDBOX_MERCHANT.password);
+  }
+  const client = createWalletClient({
+    baseUrl: wallet.baseUrl!,
+    apiKey: wallet.apiKey!,
+    publicKey: wallet.publicKey!,
+    email: wallet.email!,
+    password: wallet.password!,
+    v2AuthScheme: wallet.v2AuthScheme,
+    refreshMethod: wallet.refreshMethod,
+    timestampUnit: wallet.timestampUnit,
+    timeoutMs: wallet.timeoutMs,
+    logger: o.logger.child({ component: 'wallet' }),
+  });
+  return {
+    client,
+    sandbox,
+    description: sandbox ? `embedded sandbox (${sandbox.url})` : wallet.baseUrl!,
+    explorerNet: sandbox ? 'testnet' : 'mainnet',
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The withdrawals part: the service and the notifier that turns its changes into Slack
+ * messages. The service hands each change to the listeners subscribed here (inside the
+ * change's commit), so the notifier is built after the service and given it directly.
+ */
+import type { Logger } from '../log.js';
+import type { Outbox } from '../outbox/index.js';
+import type { GroupResolver } from '../policy/people.js';
+import type { Policy } from '../policy/schema.js';
+import { withdrawalNotifier } from '../slack/withdrawal-notify.js';
+import type { Store, Tx } from '../store/index.js';
+import type { WalletClient } from '../wallet/client.js';
+import type { ExplorerNet } from '../wallet/explorers.js';
+import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
+import type { CleanupStack } from './cleanup.js';
+
+export interface WithdrawalsPart {
+  service: WithdrawalService;
+  /**
+   * Resume or reconcile what was left mid-way (sent, outcome not saved: marked unknown and
+   * reconciled, never resent), log what was recovered under `message`, then queue the cards
+   * that were never queued. At start, and again whenever the store can write after refusing.
+   */
+  recover(message: string): Promise<void>;
+}
+
+export function buildWithdrawals(
+  o: { store: Store; outbox: Outbox; wallet: WalletClient; policy: Policy; groups: GroupResolver; logger: Logger; now: () => number; explorerNet: ExplorerNet },
+  cleanup: CleanupStack,
+): WithdrawalsPart {
+  const listeners: Array<(event: WithdrawalEvent, tx: Tx) => void> = [];
+  const service = createWithdrawalService({
+    store: o.store,
+    wallet: o.wallet,
+    policy: o.policy,
+    groups: o.groups,
+    logger: o.logger.child({ component: 'withdrawals' }),
+    now: o.now,
+    onChange: (event, tx) => {
+      for (const l of listeners) l(event, tx);
+    },
+  });
+  cleanup.push(() => service.idle());
+  const notifier = withdrawalNotifier({ store: o.store, outbox: o.outbox, service, policy: o.policy, logger: o.logger, explorerNet: o.explorerNet });
+  listeners.push(notifier.onChange);
+  return {
+    service,
+    async recover(message) {
+      const r = await service.recover();
+      if (r.markedUnknown.length || r.resumed.length) o.logger.warn({ ...r, reconcile: undefined }, message);
+      await notifier.heal();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Every scheduled job, in one table: its name, schedule, what it does and which part of the
+ * app it runs on. The job *functions* live in their domains; this is only where they are
+ * declared. Names are `<part>.<what-it-does>`. Adding a job: a row here (and a test that
+ * runs it through the app). The Scheduler (scheduler.ts) runs the table: a job never
+ * overlaps itself and runs once at start, to catch up on what a downtime missed.
+ */
+import type { Alerts } from '../alerts/index.js';
+import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
+import type { WithdrawalService } from '../withdrawals/index.js';
+import type { Job, Scheduler } from './scheduler.js';
+
+/** The parts jobs run on, each only as much of it as its jobs call. */
+export interface JobParts {
+  withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown'>;
+  alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
+}
+
+type PartName = keyof JobParts;
+
+interface JobDeclaration<P extends PartName> {
+  name: `${P}.${string}`;
+  part: P;
+  /** node-cron expression (six fields: seconds first). */
+  schedule: string;
+  description: string;
+  run: (part: JobParts[P]) => Promise<void>;
+}
+
+/** A table row: the declaration, and how to bind it to the running part (typed per part, no casts). */
+export interface JobRow {
+  name: string;
+  part: PartName;
+  schedule: string;
+  description: string;
+  bind(parts: Partial<JobParts>): Job | undefined;
+}
+
+function job<P extends PartName>(d: JobDeclaration<P>): JobRow {
+  return {
+    name: d.name,
+    part: d.part,
+    schedule: d.schedule,
+    description: d.description,
+    bind(parts) {
+      const part = parts[d.part] as JobParts[P] | undefined;
+      return part ? { name: d.name, schedule: d.schedule, run: () => d.run(part) } : undefined;
+    },
+  };
+}
+
+export const JOBS: readonly JobRow[] = [
+  job({
+    name: 'withdrawals.expire-and-remind',
+    part: 'withdrawals',
+    schedule: '*/30 * * * * *',
+    description: 'Expires requests past their deadline, then reminds approvers of the ones still pending.',
+    run: runExpiryAndReminders,
+  }),
+  job({
+    name: 'withdrawals.reconcile-unknown',
+    part: 'withdrawals',
+    schedule: '*/30 * * * * *',
+    description: 'Looks up withdrawals whose outcome is unknown in the transaction list (never resends).',
+    run: runReconciliation,
+  }),
+  job({
+    name: 'alerts.reconcile-deposits',
+    part: 'alerts',
+    schedule: '*/5 * * * *',
+    description: 'Posts deposits found in the transaction list that no webhook announced.',
+    run: async (alerts) => {
+      await alerts.reconcile();
+    },
+  }),
+  job({
+    name: 'alerts.verify-pending',
+    part: 'alerts',
+    schedule: '*/2 * * * *',
+    description: 'Checks every recent unconfirmed alert against the transaction list once.',
+    run: (alerts) => alerts.verifyPending(),
+  }),
+];
+
+/** Adds to the scheduler every job of the table whose part is given. */
+export function scheduleJobs(scheduler: Pick<Scheduler, 'add'>, parts: Partial<JobParts>): void {
+  for (const row of JOBS) {
+    const bound = row.bind(parts);
+    if (bound) scheduler.add(bound);
+  }
+}
