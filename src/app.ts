@@ -129,6 +129,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       scheduler,
       outbox,
       withdrawals: withdrawals.service,
+      alerts,
       registerWebhook: (by) => registerWebhook({ wallet: wallet.client, store, logger, publicUrl: webhookBase(), secret: hookSecret, by, now }),
       walletDescription: wallet.description,
       version: VERSION,

@@ -2,6 +2,7 @@
  * The parts the app is built from, handed to every command and receiver. Tests build the
  * same parts on test ports instead of importing singletons.
  */
+import type { Alerts } from './alerts/index.js';
 import type { Config } from './config.js';
 import type { Scheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
@@ -21,6 +22,8 @@ export interface Deps {
   scheduler: Scheduler;
   outbox: Outbox;
   withdrawals: WithdrawalService;
+  /** The alerts part (/treasury status shows what it has seen). */
+  alerts: Alerts;
   /** Registers PUBLIC_URL/webhooks/wallet/<secret> with the wallet service. */
   registerWebhook(by: string): Promise<WebhookRegistration>;
   /** Where the wallet service is: the embedded sandbox or a configured base URL. */

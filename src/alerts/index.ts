@@ -1,6 +1,6 @@
 /**
  * The webhook alerts domain, wired: the receiver, background verification against the
- * transaction list, reconciliation, and their scheduled jobs. What the alerts look like in
+ * transaction list and reconciliation (their schedules are in src/jobs/table.ts). What the alerts look like in
  * Slack lives on the Slack side (`src/slack/alert-messages.ts`, `registerAlertRenderers`).
  */
 import type { Outbox } from '../outbox/index.js';
