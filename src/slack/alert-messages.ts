@@ -64,6 +64,8 @@ export function sourceLabel(a: Alert): string {
 }
 
 const code = (v: string) => `\`${esc(v)}\``;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const shortRef = (ref: string) => (UUID.test(ref) ? ref.slice(0, 8) : truncate(ref, 60));
 
 /**
  * What a failure means for the money depends on its direction: a failed deposit credited
@@ -118,9 +120,10 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
     if (a.receiverAddress) pairs.push(['To', code(a.receiverAddress)]);
   }
   if (a.charge) pairs.push(['Fee', esc(formatAmount(a.charge, a.currency))]);
-  // The service's own reference (the one its dashboard and statements show), not one of ours.
-  if (a.merchantReference) pairs.push(['Reference', code(a.merchantReference)]);
-  else if (a.reference) pairs.push(['Reference', code(a.reference)]);
+  // One short reference to quote: a withdrawal's own (its card shows the same short form),
+  // else the service's. A UUID is cut to its first 8 characters: the rest is noise to a reader.
+  const ref = a.merchantReference ?? a.reference;
+  if (ref) pairs.push(['Reference', code(shortRef(ref))]);
   if (a.hash) pairs.push(['Transaction', link(hashUrl, shorten(a.hash, 10, 8))]);
   blocks.push(fields(pairs));
 

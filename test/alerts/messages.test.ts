@@ -85,6 +85,13 @@ describe('alert messages: what finance staff read', () => {
     }
   });
 
+  it('a withdrawal\'s reference is shown short, never as a full internal id', () => {
+    const ref = '466488bf-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+    const shown = shownText(renderAlert({ ...big(), kind: 'withdrawal', merchantReference: ref }));
+    expect(shown).toContain('*Reference*\\n`466488bf`');
+    expect(shown).not.toContain(ref);
+  });
+
   it('batch lines and header use the same formats and words, with the time once for the message', () => {
     const m = renderAlertBatch([big({ id: 'a1', amount: '1234.5' }), big({ id: 'a2', amount: '0.5', status: 'PENDING' }), big({ id: 'a3', source: 'reconciliation', amount: '10' })]);
     expect(m.text).toBe('3 deposits: 1,245.00 USDT');
