@@ -5,13 +5,15 @@ function verbLine(v: VerbSpec): string {
   return `\`/treasury ${v.usage}\`: ${v.summary}${v.role === 'admins' ? ' (admins)' : ''}`;
 }
 
-export function helpText(): string {
+/** The commands this person may use: admins' /treasury verbs only for admins. */
+export function helpText(forAdmin = false): string {
+  const verbs: VerbSpec[] = Object.values(TREASURY_VERBS);
   return [
     '*Treasury commands*',
     ...COMMANDS.flatMap((c) => c.help),
-    ...Object.values(TREASURY_VERBS).map(verbLine),
+    ...verbs.filter((v) => forAdmin || v.role !== 'admins').map(verbLine),
   ]
     .map((line, i) => (i === 0 ? line : `• ${line}`))
-    .concat('Currencies and networks are accepted by name (any case) or code: `usdt`, `4`, `MATIC`/`POLYGON`, `ETH`/`ETHEREUM`.')
+    .concat('Currencies and networks are written by name, in any case: `usdt`, `MATIC` or `POLYGON`, `ETH` or `ETHEREUM`.')
     .join('\n');
 }

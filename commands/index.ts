@@ -23,6 +23,6 @@ const REGISTER: Record<CommandName, (app: App, deps: CommandDeps) => void> = {
 
 export function registerCommands(app: App, deps: CommandDeps): string[] {
   for (const c of COMMANDS) REGISTER[c.name](app, deps);
-  registerHome(app, deps, helpText());
+  registerHome(app, deps, helpText);
   return COMMANDS.map((c) => c.name);
 }

@@ -63,12 +63,12 @@ export interface VerbSpec {
 
 export const TREASURY_VERBS = {
   help: { usage: 'help', summary: 'this help', role: 'viewers' },
-  status: { usage: 'status', summary: 'wallet login, webhook registration, store, pending approvals, version', role: 'viewers' },
+  status: { usage: 'status', summary: 'whether everything is working (admins also see the details)', role: 'viewers' },
   policy: { usage: 'policy', summary: 'the treasury policy in force', role: 'admins' },
   audit: { usage: 'audit', summary: 'the latest entries of the audit log, and whether its hash chain verifies', role: 'admins' },
   'audit export': { usage: 'audit export', summary: 'the whole audit log as a CSV file, in a DM', role: 'admins' },
   digest: { usage: 'digest', summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check', role: 'viewers' },
-  'webhook register': { usage: 'webhook register', summary: 'register PUBLIC_URL/webhooks/wallet/<secret> with the wallet service', role: 'admins' },
+  'webhook register': { usage: 'webhook register', summary: 'tell the wallet service where to send its deposit and withdrawal notifications', role: 'admins' },
 } as const satisfies Record<string, VerbSpec>;
 
 export type VerbName = keyof typeof TREASURY_VERBS;

@@ -6,6 +6,7 @@
 import os from 'node:os';
 import type { App } from '@slack/bolt';
 import { Piscina } from 'piscina';
+import { depositWarning } from '../../src/format/network.js';
 import type { Logger } from '../../src/log.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import type { AddressArgs } from './parse.js';
@@ -58,7 +59,8 @@ export async function sendQrCode(logger: Logger, client: App['client'], userId: 
       file: png,
       filename: `${args.currency.name}-${args.network.name}-${address}.png`,
       title: `${args.currency.name} on ${args.network.name}: ${address}`,
-      initial_comment: `QR code of ${args.email}'s ${args.currency.name} deposit address on ${args.network.name}: \`${address}\``,
+      // The warning travels with the image: the QR code is what gets forwarded to payers.
+      initial_comment: `QR code of ${args.email}'s ${args.currency.name} deposit address on ${args.network.name}: \`${address}\`\n:warning: *${depositWarning(args.currency.name, args.network.name)}*`,
     });
     return true;
   } catch (err) {

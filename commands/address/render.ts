@@ -1,4 +1,5 @@
 /** How a deposit address is shown: the address, whose it is, and whether it may be shared yet. */
+import { depositWarning, networkWithStandard } from '../../src/format/network.js';
 import { context, fields, header, section } from '../../src/slack/blocks.js';
 import type { WalletAddress } from '../../src/wallet/schemas.js';
 import type { AddressArgs } from './parse.js';
@@ -11,17 +12,19 @@ const STATUS_TEXT: Record<WalletAddress['status'], string> = {
 };
 
 export function renderAddress(args: AddressArgs, a: WalletAddress, qrNote: string) {
+  const warning = depositWarning(args.currency.name, args.network.name);
   const blocks = [
     header(`Deposit address: ${args.currency.name} on ${args.network.name}`),
     section(a.address ? `\`\`\`${a.address}\`\`\`` : '_No address yet._'),
+    section(`:warning: *${warning}*`),
+    // The service's client id is an internal key: the e-mail is how people know the client.
     fields([
       ['Client', args.email],
-      ['Client id', `\`${a.merchantClientId}\``],
       ['Currency', args.currency.name],
-      ['Network', args.network.name],
+      ['Network', networkWithStandard(args.network.name)],
     ]),
     section(`*Status*\n${STATUS_TEXT[a.status]}${a.message ? `\n_${a.message}_` : ''}`),
     context(`The same client, currency and network always give this address. ${qrNote}`),
   ];
-  return { text: `Deposit address for ${args.email} (${args.currency.name} on ${args.network.name}): ${a.address}`, blocks };
+  return { text: `Deposit address for ${args.email} (${args.currency.name} on ${args.network.name}): ${a.address}. ${warning}`, blocks };
 }

@@ -5,13 +5,16 @@
 import type { RespondFn } from '@slack/bolt';
 import type { App } from '@slack/bolt';
 import { auditCsv, recentAudit, verifyAudit } from '../../src/audit/index.js';
+import { formatAmount } from '../../src/format/amount.js';
+import { networkWithStandard } from '../../src/format/network.js';
 import { utcDay, utcMinute } from '../../src/format/time.js';
-import { context, esc, fields, header, mention, packLines, section } from '../../src/slack/blocks.js';
+import { hasRole } from '../../src/policy/people.js';
+import { isWalletError } from '../../src/wallet/errors.js';
+import { context, esc, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
 import { dailyDigest } from '../../src/transactions/digest.js';
 import { registrationStatus } from '../../src/webhooks/registration.js';
-import { formatAmount } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
 import type { VerbName } from '../table.js';
@@ -36,12 +39,58 @@ function fmtBytes(n: number): string {
   return n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }
 
+/**
+ * `/treasury status` for someone who is not an admin: one line, in words. What is wrong, if
+ * anything, without the details (accounts, URLs, queue depths) that are for admins.
+ */
+async function statusLine(deps: CommandDeps): Promise<string> {
+  const problems: string[] = [];
+  let wallet = deps.wallet.authState();
+  let why = 'the wallet service cannot be reached';
+  if (!wallet.loggedIn) {
+    try {
+      await deps.wallet.login();
+      wallet = deps.wallet.authState();
+    } catch (err) {
+      // The kind in words; the service's own message and the details are in the admins' status.
+      if (isWalletError(err) && err.kind === 'auth') why = 'the app cannot sign in to the wallet service (an admin needs to check its credentials)';
+      else if (isWalletError(err) && err.kind === 'kyb') why = "the wallet service has not verified the merchant account yet";
+    }
+  }
+  if (!wallet.loggedIn) problems.push(`${why}, so addresses, transactions and withdrawals are unavailable`);
+  if (!deps.store.health().writable) problems.push('the app cannot save right now, so nothing can be requested or approved');
+  const hook = registrationStatus(deps.store);
+  if (hook && !hook.ok) problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
+  const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
+  if (unknown) problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);
+  const waiting = deps.withdrawals.pendingCount();
+  const queue = waiting ? ` ${waiting} withdrawal${waiting === 1 ? ' is' : 's are'} waiting for approval.` : '';
+  if (!problems.length) return `:large_green_circle: All systems normal.${queue}`;
+  const said = problems.join('; ');
+  return `:red_circle: ${said[0]!.toUpperCase()}${said.slice(1)}.${queue}`;
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** What the allowlist's mode means for a request, in words. */
+const ALLOWLIST_MODE: Record<'enforce' | 'warn' | 'off', string> = {
+  enforce: 'enforce: only the destinations below can be paid; any other is refused',
+  warn: 'warn: unlisted destinations are allowed, with a warning on the card',
+  off: 'off: destinations are not checked',
+};
+
 export const VERB_RUNS: Record<VerbName, VerbRun> = {
   help: {
-    run: async ({ respond }) => void (await respond({ response_type: 'ephemeral', text: helpText() })),
+    // Admin commands are listed to admins only.
+    run: async ({ deps, respond, userId }) =>
+      void (await respond({ response_type: 'ephemeral', text: helpText(await hasRole(deps.policy, 'admins', userId, deps.groups)) })),
   },
   status: {
-    run: async ({ deps, respond }) => {
+    run: async ({ deps, respond, userId }) => {
+      if (!(await hasRole(deps.policy, 'admins', userId, deps.groups))) {
+        const line = await statusLine(deps);
+        return void (await respond({ response_type: 'ephemeral', text: line }));
+      }
       let wallet = deps.wallet.authState();
       let walletLine: string;
       if (!wallet.loggedIn) {
@@ -93,9 +142,22 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       const p = deps.policy;
       const who = (xs: string[]) => (xs.length ? xs.map((x) => mention(x, 'everyone')).join(', ') : 'nobody');
       const tiers = Object.entries(p.withdrawals.tiers)
-        .map(([cur, ts]) => `*${cur}*: ${ts.map((t) => `${t.max ? `≤ ${t.max}` : 'above'} → ${t.approvals} approval${t.approvals > 1 ? 's' : ''}${t.must_include.length ? ` incl. ${who(t.must_include)}` : ''}`).join('; ')}`)
+        .map(([cur, ts]) => {
+          // Tiers are ordered by max: each covers amounts above the previous one's max.
+          let below: string | undefined;
+          // The `default` tiers apply to every currency without its own: their amounts carry no unit.
+          const unit = cur === 'default' ? undefined : cur;
+          const steps = ts.map((t) => {
+            const range = t.max ? `up to ${formatAmount(t.max, unit)}` : below ? `above ${formatAmount(below, unit)}` : 'any amount';
+            below = t.max ?? below;
+            return `${range}: ${t.approvals} approval${t.approvals > 1 ? 's' : ''}${t.must_include.length ? `, including ${who(t.must_include)}` : ''}`;
+          });
+          return `*${unit ?? 'Any other currency'}*: ${steps.join('; ')}`;
+        })
         .join('\n');
-      const limits = Object.entries(p.withdrawals.daily_limit).map(([c, v]) => `${v} ${c}`).join(', ') || 'none';
+      const limits = Object.entries(p.withdrawals.daily_limit).map(([c, v]) => formatAmount(v, c)).join(', ') || 'none';
+      const allow = p.withdrawals.allowlist;
+      const listed = allow.addresses.map((a) => `• ${esc(a.label)}: \`${shorten(a.address, 8, 6)}\` on ${networkWithStandard(a.network)}`);
       await respond({
         response_type: 'ephemeral',
         text: 'Treasury policy',
@@ -103,7 +165,10 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           header('Treasury policy'),
           section(`*Approvals channel* <#${p.channels.approvals}> · *Alerts channel* <#${p.channels.alerts}>`),
           section(`*Viewers* ${who(p.people.viewers)}\n*Requesters* ${who(p.people.requesters)}\n*Approvers* ${who(p.people.approvers)}\n*Admins* ${who(p.people.admins)}`),
-          section(`*Tiers*\n${tiers}\n*Daily limits (rolling 24 h)* ${limits}\n*Allowlist* ${p.withdrawals.allowlist.mode}, ${p.withdrawals.allowlist.addresses.length} address(es) · *Requests expire after* ${Math.round(p.withdrawals.expires_after / 60_000)} min`),
+          section(`*Approvals needed*\n${tiers}\n*Daily limits (rolling 24 h)* ${limits}\n*Requests expire after* ${Math.round(p.withdrawals.expires_after / 60_000)} min`),
+          section(`*Allowlist* (${ALLOWLIST_MODE[allow.mode]})`),
+          // The view's other blocks are few: the rest of Slack's 50 is the list's.
+          ...packLines(listed.length ? listed : ['_No addresses listed._']).slice(0, 40),
         ],
       });
     },
@@ -152,7 +217,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       const d = await dailyDigest(deps.wallet, deps.now());
       const lines = d.lines.map(
         (l) =>
-          `*${l.currency}*: ${l.deposits.count} deposit(s) totalling ${formatAmount(l.deposits.total, l.currency)} · ${l.withdrawals.count} withdrawal(s) totalling ${formatAmount(l.withdrawals.total, l.currency)}${l.failed ? ` · :x: ${l.failed} failed` : ''}`,
+          `*${l.currency}*: ${count(l.deposits.count, 'deposit')} confirmed, ${formatAmount(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${formatAmount(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}`,
       );
       const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
       await respond({
@@ -162,9 +227,9 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           header('Treasury digest: last 24 hours'),
           ...packLines(lines.length ? lines : ['_No transactions in the last 24 hours._']),
           section(
-            `*Waiting for approval*: ${deps.withdrawals.pendingCount()}${unknown ? ` · :warning: *${unknown} withdrawal(s) with an unknown outcome* (see their cards)` : ''}`,
+            `*Waiting for approval*: ${deps.withdrawals.pendingCount()}${unknown ? ` · :warning: *${count(unknown, 'withdrawal')} with an unknown outcome* (see their cards)` : ''}`,
           ),
-          context(`${d.records} transaction(s) from the wallet service's list${d.truncated ? ' (the oldest were left out: use /tx export for everything)' : ''}.`),
+          context(`From ${count(d.records, 'transaction')} in the wallet's history${d.truncated ? ' (the oldest were left out: `/tx export` has everything)' : ''}.`),
         ],
       });
     },

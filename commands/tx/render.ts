@@ -1,5 +1,7 @@
 /** A page of transactions as Slack blocks, with Previous/Next buttons that carry the filters as typed. */
 import { z } from 'zod';
+import { formatAmount } from '../../src/format/amount.js';
+import { statusDetail, statusEmoji } from '../../src/format/status.js';
 import { utcMinute } from '../../src/format/time.js';
 import { actions, context, header, link, packLines, section, shorten, LIMITS } from '../../src/slack/blocks.js';
 import { describeFilters, FILTER_KEYS, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
@@ -8,14 +10,12 @@ import type { TransactionPage, TransactionRecord } from '../../src/wallet/schema
 export const NAV_ACTIONS = { prev: 'tx_prev', next: 'tx_next' } as const;
 
 const TYPE_ICON: Record<TransactionRecord['type'], string> = { deposit: ':inbox_tray:', withdrawal: ':outbox_tray:', unknown: ':grey_question:' };
-const STATUS_TEXT: Record<TransactionRecord['status'], string> = {
-  successful: ':white_check_mark: successful',
-  failed: ':x: failed',
-  unknown: ':grey_question: unknown status',
-};
+/** The service's list says successful/failed; people read the app's one word set (src/format/status.ts). */
+const statusText = (s: TransactionRecord['status']) => `${statusEmoji(s)} ${statusDetail(s === 'unknown' ? undefined : s)}`;
 
 function when(r: TransactionRecord): string {
-  // The service writes createdAt in UTC without a zone.
+  // The service writes createdAt in UTC without a zone. UTC text rather than a Slack date token:
+  // a page holds up to 100 lines, and the token's length would push it past Slack's block size.
   return utcMinute(r.timestamp ?? (r.createdAt ? new Date(`${r.createdAt.replace(/Z?$/, 'Z')}`) : undefined), 'time unknown');
 }
 
@@ -26,7 +26,7 @@ function recordLine(r: TransactionRecord): string {
   const from = r.fromAddress ? link(r.fromAddressUrl, shorten(r.fromAddress)) : '?';
   const to = r.toAddress ? link(r.toAddressUrl, shorten(r.toAddress)) : '?';
   const hash = r.hash ? ` · tx ${link(r.hashUrl, shorten(r.hash, 8, 6))}` : '';
-  return `${TYPE_ICON[r.type]} *${typeName}* · *${r.amount} ${cur}* · ${net} · ${STATUS_TEXT[r.status]}\n      ${from} → ${to}${hash} · ${when(r)}`;
+  return `${TYPE_ICON[r.type]} *${typeName}* · *${formatAmount(r.amount, cur)}* · ${net} · ${statusText(r.status)}\n      ${from} → ${to}${hash} · ${when(r)}`;
 }
 
 /** What a Previous/Next button carries: the filters as typed, and the page to show. */

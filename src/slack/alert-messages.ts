@@ -20,6 +20,9 @@ import {
   type UnknownWindow,
 } from '../alerts/index.js';
 import { isFailure } from '../alerts/status.js';
+import { formatAmount } from '../format/amount.js';
+import { statusDetail, statusEmoji, statusWord } from '../format/status.js';
+import { slackDate } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
@@ -42,32 +45,27 @@ const KIND_TITLE: Record<Alert['kind'], string> = {
   unknown: 'Wallet notification',
 };
 
-const STATUS_EMOJI: Record<string, string> = {
-  ABOUT_TO_INITIATE: ':hourglass_flowing_sand:',
-  PENDING: ':hourglass_flowing_sand:',
-  CONFIRMED: ':white_check_mark:',
-  FAILED: ':x:',
-  NOT_PROPAGATED: ':x:',
-};
-
+/** The status in the app's one vocabulary (src/format/status.ts): pending, confirmed, failed. */
 function statusLabel(status: string | undefined): string {
-  if (!status) return 'status unknown';
-  return `${STATUS_EMOJI[status] ?? ':grey_question:'} ${status.replace(/_/g, ' ').toLowerCase()}`;
+  return `${statusEmoji(status)} ${statusDetail(status)}`;
 }
 
+/** Where we learnt of it, for finance staff: the wallet's notification, its history, or both. */
 export function sourceLabel(a: Alert): string {
-  if (a.source === 'reconciliation') return 'Found by reconciliation against the transaction list (no webhook was received)';
+  if (a.source === 'reconciliation') return "Found in the wallet's history, no notification received.";
   switch (a.verification.state) {
     case 'confirmed':
-      return 'Reported by webhook, verified against the transaction list';
+      return "Notified by the wallet service and checked against the wallet's history.";
     case 'not_found':
-      return 'Reported by webhook only (not yet in the transaction list)';
+      return "Notified by the wallet service; not in the wallet's history yet (it is checked again shortly).";
     default:
-      return 'Reported by webhook only';
+      return 'Notified by the wallet service.';
   }
 }
 
 const code = (v: string) => `\`${esc(v)}\``;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const shortRef = (ref: string) => (UUID.test(ref) ? ref.slice(0, 8) : truncate(ref, 60));
 
 /**
  * What a failure means for the money depends on its direction: a failed deposit credited
@@ -89,7 +87,7 @@ function failureWarning(a: Alert, title: string): string {
 }
 
 function amountText(a: Alert): string {
-  return a.amount ? `${a.amount} ${a.currency ?? ''}`.trim() : 'amount not given';
+  return a.amount ? formatAmount(a.amount, a.currency) : 'amount not given';
 }
 
 export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage {
@@ -101,13 +99,16 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
     a.kind === 'unknown'
       ? `${title}${a.typeName ? ` (${a.typeName})` : ''}`
       : `${title} of ${amountText(a)}${a.network ? ` on ${a.network}` : ''}`;
-  const text = `${here}${failed ? 'Warning: ' : ''}${headline}: ${(a.status ?? 'status unknown').toLowerCase()}`;
+  const text = `${here}${failed ? 'Warning: ' : ''}${headline}: ${statusDetail(a.status)}`;
 
   const blocks: unknown[] = [header(`${failed ? '⚠️ ' : ''}${headline}`)];
   if (a.mention) blocks.push(section(`<!here> Large ${title.toLowerCase()}: *${esc(amountText(a))}*`));
   if (failed) blocks.push(section(failureWarning(a, title)));
 
-  const pairs: Array<[string, string]> = [['Status', statusLabel(a.status)]];
+  const pairs: Array<[string, string]> = [
+    ['Status', statusLabel(a.status)],
+    [a.source === 'reconciliation' ? 'Found' : 'Notified', slackDate(a.createdAt)],
+  ];
   if (a.kind !== 'unknown' || a.amount) pairs.push(['Amount', esc(amountText(a))]);
   if (a.network) pairs.push(['Network', esc(a.network)]);
   if (a.clientEmail) pairs.push(['Client', esc(a.clientEmail)]);
@@ -118,9 +119,11 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
     if (a.senderAddress) pairs.push(['From', code(a.senderAddress)]);
     if (a.receiverAddress) pairs.push(['To', code(a.receiverAddress)]);
   }
-  if (a.charge) pairs.push(['Fee', esc(`${a.charge} ${a.currency ?? ''}`.trim())]);
-  if (a.merchantReference) pairs.push(['Reference', code(a.merchantReference)]);
-  else if (a.reference) pairs.push(['Reference', code(a.reference)]);
+  if (a.charge) pairs.push(['Fee', esc(formatAmount(a.charge, a.currency))]);
+  // One short reference to quote: a withdrawal's own (its card shows the same short form),
+  // else the service's. A UUID is cut to its first 8 characters: the rest is noise to a reader.
+  const ref = a.merchantReference ?? a.reference;
+  if (ref) pairs.push(['Reference', code(shortRef(ref))]);
   if (a.hash) pairs.push(['Transaction', link(hashUrl, shorten(a.hash, 10, 8))]);
   blocks.push(fields(pairs));
 
@@ -166,12 +169,12 @@ const SECTION_CHARS = LIMITS.sectionText - 100;
 export function batchLine(a: Alert, opts: RenderOptions = {}): string {
   const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
   const parts = [
-    `${STATUS_EMOJI[a.status ?? ''] ?? ':grey_question:'} *${esc(truncate(amountText(a), 80))}*`,
+    `${statusEmoji(a.status)} *${esc(truncate(amountText(a), 80))}*`,
     a.network ? esc(truncate(a.network, 30)) : undefined,
     a.clientEmail ? esc(truncate(a.clientEmail, 80)) : undefined,
-    isFailure(a.status) ? `*${(a.status ?? '').replace(/_/g, ' ').toLowerCase()}*` : (a.status ?? 'status unknown').replace(/_/g, ' ').toLowerCase(),
+    isFailure(a.status) ? `*${statusDetail(a.status)}*` : esc(truncate(statusDetail(a.status), 40)),
     a.hash ? link(hashUrl, shorten(a.hash, 8, 6)) : undefined,
-    a.source === 'reconciliation' ? '_found by reconciliation_' : undefined,
+    a.source === 'reconciliation' ? "_found in the wallet's history, no notification received_" : undefined,
   ];
   return truncate(parts.filter((p) => p !== undefined).join(' · '), LINE_MAX);
 }
@@ -213,7 +216,7 @@ function totals(alerts: Alert[]): string[] {
       /* an amount we cannot read is shown on its line, not summed */
     }
   }
-  return [...sums].map(([cur, sum]) => `${sum.toFixed()} ${cur}`);
+  return [...sums].map(([cur, sum]) => formatAmount(sum, cur));
 }
 
 /**
@@ -244,22 +247,26 @@ export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): Ren
   }
   if (current) blocks.push(section(current));
   const failures = alerts.filter((a) => isFailure(a.status)).length;
-  const pending = alerts.filter((a) => !a.status || a.status === 'PENDING' || a.status === 'ABOUT_TO_INITIATE').length;
-  const notes = [`${alerts.length - pending - failures} settled`, pending ? `${pending} pending` : '', failures ? `${failures} failed (each also has a message of its own)` : ''].filter(Boolean);
-  blocks.push(context(`${notes.join(' · ')}. Each line is edited as its status changes.`));
+  const pending = alerts.filter((a) => statusWord(a.status) === 'pending' || statusWord(a.status) === 'status unknown').length;
+  const notes = [`${alerts.length - pending - failures} confirmed`, pending ? `${pending} pending` : '', failures ? `${failures} failed (each also has a message of its own)` : ''].filter(Boolean);
+  // When, once for the message (a time on each line would halve the lines a message holds).
+  const times = alerts.map((a) => a.createdAt);
+  const first = Math.min(...times);
+  const last = Math.max(...times);
+  const when = last - first < 60_000 ? `Notified ${slackDate(first)}` : `Notified ${slackDate(first)} to ${slackDate(last)}`;
+  blocks.push(context(`${when} · ${notes.join(' · ')}. Each line is edited as its status changes.`));
   return { text: truncate(headline, 3000), blocks };
 }
 
 // ------------------------------------------------------------------ unknown shapes, history
 
 export function renderUnknownWindow(w: UnknownWindow, latest: Alert | undefined): RenderedMessage {
-  const since = new Date(w.since).toISOString().slice(11, 16);
-  const text = `${w.count} notification${w.count === 1 ? '' : 's'} of unknown shape since ${since} UTC; \`/treasury status\` lists the latest`;
+  const text = `${w.count} notification${w.count === 1 ? '' : 's'} from the wallet service in a form we do not recognise since ${slackDate(w.since, '{time}')}; \`/treasury status\` lists the latest`;
   const blocks: unknown[] = [section(`:grey_question: ${text}.`)];
   if (latest?.extra && Object.keys(latest.extra).length) {
     blocks.push(section(`Latest${latest.typeName ? ` (${esc(truncate(latest.typeName, 80))})` : ''}, fields we do not recognise (kept as received):\n${unknownFields(latest)}`));
   }
-  blocks.push(context('Stored and counted, not posted one by one: this message is edited as more arrive, and a new one starts each hour.'));
+  blocks.push(context('Kept and counted, not posted one by one: this message is updated as more arrive, and a new one starts each hour.'));
   return { text, blocks };
 }
 
@@ -272,10 +279,9 @@ export function renderHistoryLine(count: number, windowMs: number): RenderedMess
 
 /** The thread line added when the alert's status changes. */
 export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMessage {
-  const when = new Date(h.at).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-  const via = h.source === 'reconciliation' ? 'the transaction list' : 'webhook';
+  const via = h.source === 'reconciliation' ? " (found in the wallet's history, no notification received)" : '';
   const warn = isFailure(h.status) ? ':warning: ' : '';
-  const text = `${warn}Status changed to *${(h.status ?? 'unknown').replace(/_/g, ' ').toLowerCase()}* at ${when} (via ${via}).`;
+  const text = `${warn}Now ${statusDetail(h.status)}, ${slackDate(h.at)}${via}.`;
   return { text, blocks: [section(text)] };
 }
 

@@ -24,7 +24,7 @@ export const FILTER_KEYS = ['currency', 'network', 'status', 'type', 'hash', 'ad
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 export const FILTER_HELP =
-  'currency=USDT network=BSC status=successful|failed type=deposit|withdrawal hash=0x… address=0x… from=YYYY-MM-DD to=YYYY-MM-DD page=N size=N';
+  'currency=USDT network=BSC status=confirmed|failed type=deposit|withdrawal hash=0x… address=0x… from=YYYY-MM-DD to=YYYY-MM-DD page=N size=N';
 
 function parseDate(value: string, endOfDay: boolean): Date | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -79,8 +79,10 @@ export function fromRaw(raw: RawFilters): ParseResult {
   }
   if (raw.status !== undefined) {
     const s = raw.status.toLowerCase();
-    if (s === 'successful' || s === 'failed') query.status = s;
-    else errors.push(`status must be successful or failed, not “${raw.status}”`);
+    // "confirmed" is the word every message uses; "successful", the service's, is still accepted.
+    if (s === 'confirmed' || s === 'successful') query.status = 'successful';
+    else if (s === 'failed') query.status = 'failed';
+    else errors.push(`status must be confirmed or failed, not “${raw.status}”`);
   }
   if (raw.type !== undefined) {
     const t = raw.type.toLowerCase();

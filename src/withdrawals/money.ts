@@ -40,12 +40,5 @@ export function sumAmounts(amounts: readonly string[]): Decimal {
   return amounts.reduce((acc, a) => acc.plus(a), new Dec(0));
 }
 
-/** "1,234.5 USDT": grouped integer part, fraction exactly as stored. */
-export function formatAmount(amount: string | Decimal, currency?: string): string {
-  const text = typeof amount === 'string' && /^-?\d+(\.\d+)?$/.test(amount) ? amount : new Dec(amount).toFixed();
-  const negative = text.startsWith('-');
-  const [int = '0', frac] = (negative ? text.slice(1) : text).split('.');
-  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const out = `${negative ? '-' : ''}${grouped}${frac ? `.${frac}` : ''}`;
-  return currency ? `${out} ${currency}` : out;
-}
+/** The one amount formatter (src/format/amount.ts), re-exported here for the withdrawals domain. */
+export { formatAmount } from '../format/amount.js';

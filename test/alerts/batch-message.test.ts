@@ -38,14 +38,14 @@ const within = (m: { blocks: unknown[]; text: string }) => {
 describe('batch message', () => {
   it('a header with the count and the total per currency, then a compact line per transaction', () => {
     const m = renderAlertBatch([alert(1), alert(2, { currency: 'BTC', amount: '0.25', network: 'BITCOIN' }), alert(3, { status: 'CONFIRMED' })]);
-    expect(m.text).toBe('3 deposits: 5 USDT, 0.25 BTC');
+    expect(m.text).toBe('3 deposits: 5.00 USDT, 0.25 BTC');
     const lines = (m.blocks[1] as Block).text!.text.split('\n');
     expect(lines).toEqual([
-      `:hourglass_flowing_sand: *1.5 USDT* · BSC · client1@example.com · pending · <https://bscscan.com/tx/${alert(1).hash}|0x000000…000001>`,
+      `:hourglass_flowing_sand: *1.50 USDT* · BSC · client1@example.com · pending · <https://bscscan.com/tx/${alert(1).hash}|0x000000…000001>`,
       expect.stringMatching(/^:hourglass_flowing_sand: \*0\.25 BTC\* · BITCOIN · client2@example\.com · pending · /),
-      `:white_check_mark: *3.5 USDT* · BSC · client3@example.com · confirmed · <https://bscscan.com/tx/${alert(3).hash}|0x000000…000003>`,
+      `:white_check_mark: *3.50 USDT* · BSC · client3@example.com · confirmed · <https://bscscan.com/tx/${alert(3).hash}|0x000000…000003>`,
     ]);
-    expect(batchLine(alert(4, { source: 'reconciliation' }))).toMatch(/ · _found by reconciliation_$/);
+    expect(batchLine(alert(4, { source: 'reconciliation' }))).toMatch(/ · _found in the wallet's history, no notification received_$/);
   });
 
   it('a batch of as many as fit stays within Slack\'s limits even after every line has grown to its final status', () => {

@@ -51,20 +51,20 @@ describe('alerts batched per channel', () => {
     expect(msgs).toHaveLength(3);
     const [batch, large, failed] = msgs as [FakeMessage, FakeMessage, FakeMessage];
     // 11 + 12 + ... + 22 = 198
-    expect(headerOf(batch)).toBe('12 deposits: 198 USDT');
-    expect(batch.text).toBe('12 deposits: 198 USDT');
+    expect(headerOf(batch)).toBe('12 deposits: 198.00 USDT');
+    expect(batch.text).toBe('12 deposits: 198.00 USDT');
     const lines = linesOf(batch);
     expect(lines).toHaveLength(12);
     for (let i = 1; i <= 12; i++) {
       const line = lines[i - 1]!;
-      expect(line).toContain(`*${10 + i} USDT*`);
+      expect(line).toContain(`*${10 + i}.00 USDT*`);
       expect(line).toContain('BSC');
       expect(line).toContain('client@example.com');
       expect(line).toContain('pending');
       expect(line).toContain(`https://bscscan.com/tx/${hashOf(i)}`);
     }
-    expect(large.text).toMatch(/^<!here> Deposit of 20000 USDT/);
-    expect(failed.text).toMatch(/^Warning: Deposit of 5 USDT/);
+    expect(large.text).toMatch(/^<!here> Deposit of 20,000.00 USDT/);
+    expect(failed.text).toMatch(/^Warning: Deposit of 5.00 USDT/);
 
     // Every status that follows, while the worker is away: one edit of the batch message.
     await p!.outbox.stop();
@@ -97,18 +97,18 @@ describe('alerts batched per channel', () => {
     const msgs = top('C0USDT');
     expect(msgs).toHaveLength(2);
     expect(linesOf(msgs[0]!)[1]).toMatch(/:x: .*\*failed\*/);
-    expect(msgs[1]!.text).toMatch(/^Warning: Deposit of 12 USDT/);
+    expect(msgs[1]!.text).toMatch(/^Warning: Deposit of 12.00 USDT/);
     expect(shown(msgs[1]!)).toContain(hashOf(2));
 
     // A deposit alone at its slot is posted as today, and its own failure edits it (no second message).
     await deposit(50, 2);
     await p!.outbox.drain();
     expect(top('C0USDT')).toHaveLength(3);
-    expect(headerOf(top('C0USDT')[2]!)).toBe('Deposit of 60 USDT on BSC');
+    expect(headerOf(top('C0USDT')[2]!)).toBe('Deposit of 60.00 USDT on BSC');
     await deposit(50, 'FAILED');
     await p!.outbox.drain();
     expect(top('C0USDT')).toHaveLength(3);
-    expect(top('C0USDT')[2]!.text).toMatch(/^Warning: Deposit of 60 USDT/);
+    expect(top('C0USDT')[2]!.text).toMatch(/^Warning: Deposit of 60.00 USDT/);
   });
 
   it('a stream of deposits under the rate limits: every one shown once with its final status, far fewer posts than deposits', async () => {
@@ -163,7 +163,7 @@ describe('live first', () => {
     expect(first.ts).toBe((posted[0]!.response as { ts: string }).ts);
     expect(linesOf(first)[0]).toContain(hashOf(8));
     expect(linesOf(first).slice(1)).toHaveLength(6);
-    expect(linesOf(first).slice(1).every((l) => l.includes('found by reconciliation'))).toBe(true);
+    expect(linesOf(first).slice(1).every((l) => l.includes("found in the wallet's history, no notification received"))).toBe(true);
     // The thread detail last; the edit went through chat.update on its own clock.
     expect(posted[1]!.args.thread_ts).toBe(top('C0USDT')[0]!.ts);
     expect(p!.fake.calls('chat.update')).toHaveLength(1);
@@ -183,7 +183,7 @@ describe('unknown notifications', () => {
     expect(unknown).toHaveLength(30);
     const msgs = top('C0ALERTS');
     expect(msgs).toHaveLength(1);
-    expect(msgs[0]!.text).toMatch(/^30 notifications of unknown shape since \d\d:\d\d UTC; `\/treasury status` lists the latest$/);
+    expect(msgs[0]!.text).toMatch(/^30 notifications from the wallet service in a form we do not recognise since <!date\^\d+\^\{time\}\|[^>]+>; `\/treasury status` lists the latest$/);
     expect(shown(msgs[0]!)).toContain('mystery');
     expect(top('C0USDT')).toHaveLength(1);
     expect(p!.alerts.unknownSummary()).toMatchObject({ total: 30, lastHour: 30 });
@@ -194,6 +194,6 @@ describe('unknown notifications', () => {
     await send(p!.webhookUrl, { event: 'mystery', n: 'later' });
     await p!.outbox.drain();
     expect(top('C0ALERTS')).toHaveLength(2);
-    expect(top('C0ALERTS')[1]!.text).toMatch(/^1 notification of unknown shape/);
+    expect(top('C0ALERTS')[1]!.text).toMatch(/^1 notification from the wallet service in a form we do not recognise/);
   });
 });

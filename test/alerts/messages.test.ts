@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/alerts/index.js';
-import { renderAlert } from '../../src/slack/alert-messages.js';
+import { renderAlert, renderAlertBatch, renderHistoryLine, renderStatusChange, renderUnknownWindow } from '../../src/slack/alert-messages.js';
 
 function alert(kind: Alert['kind'], status: string): Alert {
   return {
@@ -53,5 +53,67 @@ describe('alert messages: the failure warning fits the direction of the money', 
   it('no warning while pending or once confirmed', () => {
     expect(warning(alert('withdrawal', 'PENDING'))).toEqual([]);
     expect(warning(alert('deposit', 'CONFIRMED'))).toEqual([]);
+  });
+});
+
+const shownText = (m: { text: string; blocks: unknown[] }) => `${m.text}\n${JSON.stringify(m.blocks)}`;
+
+describe('alert messages: what finance staff read', () => {
+  const at = Date.UTC(2026, 10, 20, 9, 30);
+  const big = (over: Partial<Alert> = {}): Alert => ({ ...alert('deposit', 'CONFIRMED'), amount: '25000', currency: 'USDT', createdAt: at, ...over });
+
+  it('amounts in the one format, the status in the one word set, and when it happened as a Slack date', () => {
+    const m = renderAlert(big());
+    expect(m.text).toBe('Deposit of 25,000.00 USDT on TRON: confirmed');
+    const shown = shownText(m);
+    expect(shown).toContain(`<!date^${at / 1000}^{date_short_pretty} {time}|2026-11-20 09:30 UTC>`);
+    expect(shown).toContain(':white_check_mark: confirmed');
+    expect(shown).not.toContain('25000');
+  });
+
+  it("a reconciliation finding says where it was found, in words", () => {
+    const shown = shownText(renderAlert(big({ source: 'reconciliation' })));
+    expect(shown).toContain("Found in the wallet's history, no notification received");
+  });
+
+  it('no jargon, no internal ids', () => {
+    for (const state of ['unverified', 'confirmed', 'not_found'] as const) {
+      const shown = shownText(renderAlert(big({ verification: { state, attempts: 1 } })));
+      expect(shown).not.toMatch(/webhook|reconciliation|transaction list/i);
+      expect(shown).not.toContain('al_deposit');
+      expect(shown).not.toContain('ev_1');
+    }
+  });
+
+  it('a withdrawal\'s reference is shown short, never as a full internal id', () => {
+    const ref = '466488bf-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+    const shown = shownText(renderAlert({ ...big(), kind: 'withdrawal', merchantReference: ref }));
+    expect(shown).toContain('*Reference*\\n`466488bf`');
+    expect(shown).not.toContain(ref);
+  });
+
+  it('batch lines and header use the same formats and words, with the time once for the message', () => {
+    const m = renderAlertBatch([big({ id: 'a1', amount: '1234.5' }), big({ id: 'a2', amount: '0.5', status: 'PENDING' }), big({ id: 'a3', source: 'reconciliation', amount: '10' })]);
+    expect(m.text).toBe('3 deposits: 1,245.00 USDT');
+    const shown = shownText(m);
+    expect(shown).toContain('*1,234.50 USDT* · TRON · confirmed');
+    expect(shown).toContain('*0.50 USDT* · TRON · pending');
+    expect(shown).toContain("_found in the wallet's history, no notification received_");
+    expect(shown).toContain(`Notified <!date^${at / 1000}^`);
+    expect(shown).not.toMatch(/webhook|reconciliation|settled/i);
+  });
+
+  it('a status change in the thread is a plain sentence with a Slack date', () => {
+    const a = big();
+    const h = { status: 'NOT_PROPAGATED', at, source: 'reconciliation' as const, applied: true, eventId: 'ev_2' };
+    expect(renderStatusChange(a, h).text).toBe(
+      `:warning: Now failed: never reached the network, <!date^${at / 1000}^{date_short_pretty} {time}|2026-11-20 09:30 UTC> (found in the wallet's history, no notification received).`,
+    );
+  });
+
+  it('the unknown-shape and history lines say what happened in words, with a Slack time', () => {
+    const u = renderUnknownWindow({ count: 2, since: at } as never, undefined);
+    expect(u.text).toMatch(/^2 notifications from the wallet service in a form we do not recognise since <!date\^/);
+    expect(renderHistoryLine(3, 24 * 3_600_000).text).toBe('3 deposits in the 24 h before the app was connected: see `/tx type=deposit`');
   });
 });

@@ -37,7 +37,7 @@ describe('alerts against the sandbox wallet service', () => {
     const msgs = p.fake.channel('C0USDT').filter((m) => !m.thread_ts);
     expect(msgs).toHaveLength(1);
     const shown = JSON.stringify(msgs[0]!.blocks);
-    expect(shown).toContain('verified against the transaction list');
+    expect(shown).toContain("checked against the wallet's history");
     expect(shown).toContain(tx.transactionHashUrl);
     // The verification lookup is by hash.
     expect(p.sandbox.stats.requests.some((r) => r.path.includes('TransactionHash='))).toBe(true);
@@ -59,7 +59,7 @@ describe('alerts against the sandbox wallet service', () => {
     expect(alerts()[0]).toMatchObject({ source: 'reconciliation', hash: tx.transactionHash, status: 'CONFIRMED', amount: '0.25', currency: 'BTC' });
     const msgs = p.fake.channel('C0ALERTS');
     expect(msgs).toHaveLength(1);
-    expect(JSON.stringify(msgs[0]!.blocks)).toContain('Found by reconciliation');
+    expect(JSON.stringify(msgs[0]!.blocks)).toContain("Found in the wallet's history, no notification received");
 
     // The webhook turning up late is the same transaction: no second alert.
     await p.wallet.setWebhookUrl(p.webhookUrl);

@@ -39,7 +39,7 @@ describe('webhook receiver', () => {
     await p.outbox.drain();
     expect(top('C0USDT')).toHaveLength(1);
     expect(JSON.stringify(top('C0USDT')[0]!.blocks)).toMatch(/confirmed/);
-    expect(p.fake.thread('C0USDT', msg!.ts).map((m) => m.text)).toEqual([expect.stringMatching(/Status changed to \*confirmed\*/)]);
+    expect(p.fake.thread('C0USDT', msg!.ts).map((m) => m.text)).toEqual([expect.stringMatching(/^Now confirmed, <!date\^/)]);
 
     // A redelivery is acknowledged and ignored; a late PENDING is recorded but changes nothing.
     expect((await send(p.webhookUrl, depositSample({ status: 3 }))).body).toEqual({ ok: true, duplicate: true });

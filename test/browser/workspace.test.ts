@@ -151,7 +151,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     await command(`/withdraw 50 USDT BSC ${LISTED} ${CLIENT} petty cash`);
     await as('Erin');
     await channel('approvals');
-    const card = msg('Withdrawal request: 50 USDT');
+    const card = msg('Withdrawal request: 50.00 USDT');
     await card.waitFor();
     await card.getByRole('button', { name: 'Reject…' }).click();
     const modal = page.locator('#modals form');
@@ -159,9 +159,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     await modal.locator('textarea').fill('Wrong client for this payout');
     await modal.getByRole('button', { name: 'Confirm' }).click();
     await expect.poll(() => page.locator('#modals form').count()).toBe(0);
-    await expect.poll(() => msg('Withdrawal request: 50 USDT').innerText()).toContain('Rejected');
-    expect(await msg('Withdrawal request: 50 USDT').innerText()).toContain('Wrong client for this payout');
-    expect(await msg('Withdrawal request: 50 USDT').innerText()).toContain('@Erin');
+    await expect.poll(() => msg('Withdrawal request: 50.00 USDT').innerText()).toContain('Rejected');
+    expect(await msg('Withdrawal request: 50.00 USDT').innerText()).toContain('Wrong client for this payout');
+    expect(await msg('Withdrawal request: 50.00 USDT').innerText()).toContain('@Erin');
     await shot('withdraw-rejected');
   });
 
@@ -210,15 +210,15 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     await command(`/withdraw 60 USDT BSC ${LISTED} ${CLIENT} office rent`);
     await as('Carol');
     await page.locator('#home-link').click();
-    await expect.poll(() => pane().innerText()).toContain('Waiting for your approval');
+    await expect.poll(() => pane().innerText()).toContain('Waiting for your decision');
     const home = await pane().innerText();
-    expect(home).toContain('60 USDT');
+    expect(home).toContain('60.00 USDT');
     expect(home).toMatch(/Latest deposits/i);
     expect(home).toMatch(/Wallet service/i);
     expect(await pane().getByRole('button', { name: 'Approve' }).count()).toBeGreaterThan(0);
     await shot('app-home');
     await pane().getByRole('button', { name: 'Approve' }).first().click();
-    await expect.poll(() => pane().innerText()).not.toContain('60 USDT on BSC');
+    await expect.poll(() => pane().innerText()).not.toContain('60.00 USDT on BSC');
     await as('Bob');
     await page.locator('#home-link').click();
     await expect.poll(() => pane().innerText()).toContain('Your latest requests');

@@ -30,12 +30,15 @@ describe('/address', () => {
     expect(first.text).toContain('USDT');
     expect(first.text).toContain('BSC');
     expect(first.text).toMatch(/Generated/);
-    expect(first.text).toMatch(/Client id\*\n`[0-9a-f-]{36}`/);
+    // The exchange-style warning, with the network's token standard; no internal client id.
+    expect(first.text).toContain('Send only USDT on BSC (BEP-20); anything else may be lost.');
+    expect(first.text).not.toMatch(/Client id|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
 
     expect(first.text).toContain('A QR code of the address is on its way to your direct messages.');
     const qr = await until('the QR upload', () => t.fake.files().find((f) => f.name.includes(addr)));
     expect(qr.content.subarray(1, 4).toString()).toBe('PNG');
     expect(qr.channel).toBe(t.fake.dmChannel(USERS.viewer));
+    expect(qr.initial_comment).toContain('Send only USDT on BSC (BEP-20); anything else may be lost.');
 
     const again = await address('alice@client.example 4 1');
     expect(again.text).toContain(addr);
@@ -56,6 +59,9 @@ describe('/address', () => {
     expect(/```(\w+)```/.exec(matic.text)![1]).toBe(/```(\w+)```/.exec(polygon.text)![1]);
     const eth = await address('bob@client.example eth ethereum');
     expect(eth.text).toContain('ETH on ETH');
+    expect(eth.text).toContain('Send only ETH on ETH (ERC-20)');
+    expect(tron.text).toContain('Send only USDT on TRON (TRC-20)');
+    expect(polygon.text).toContain('Send only MATIC on POLYGON (Polygon PoS)');
     const btc = await address('bob@client.example btc bsc');
     expect(btc.text).toMatch(/```tb1\w+```/);
   });
@@ -66,6 +72,19 @@ describe('/address', () => {
     expect(bad.text).toContain('unknown currency “dogecoin”; accepted: BTC');
     expect(bad.text).toContain('unknown network “moon”; accepted: BSC');
     expect(bad.text).toContain('Usage: `/address <client-email> <currency> <network>`');
+    expect(bad.text).not.toContain('did you mean');
+
+    // Mistyped or colloquial names get the closest member suggested; nothing is accepted on a guess.
+    const near = await address('alice@client.example usdtt binance');
+    expect(near.text).toContain('unknown currency “usdtt”: did you mean *USDT*?');
+    expect(near.text).toContain('unknown network “binance”: did you mean *BSC*?');
+    expect(near.text).not.toMatch(/```/);
+    const more = await address('alice@client.example tether trc20');
+    expect(more.text).toContain('did you mean *USDT*?');
+    expect(more.text).toContain('did you mean *TRON*?');
+    const typo = await address('alice@client.example usdc polygn');
+    expect(typo.text).toContain('unknown network “polygn”: did you mean *POLYGON*?');
+
     const short = await address('alice@client.example usdt');
     expect(short.text).toContain('expected 3 values');
   });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventCallback, sendToBolt } from '../helpers/slack-requests.js';
-import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { SLACK_IDS } from '../helpers/slack-ids.js';
+import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,15 +21,40 @@ async function openHome(user: string) {
 }
 
 describe('App Home', () => {
-  it('shows the commands, and for an approver what is waiting for them', async () => {
+  it('leads with the person\'s own queue: what waits for their decision (approvals left, expiry, a link to the card), then their own requests', async () => {
     const { responseUrl } = await t.command('/withdraw', '25 USDT BSC 0x4444444444444444444444444444444444444444 home@client.example', USERS.alice);
     await t.replies(responseUrl);
+    const r = t.app.deps.withdrawals.list({ requester: USERS.alice })[0]!;
+    // The card is posted by the outbox; its permalink is what the rows link to.
+    const card = await until('the card', () => t.app.deps.outbox.message(`withdrawal:${r.id}`)?.ts);
     const approver = await openHome(USERS.carol);
-    expect(approver).toContain('/address <client-email> <currency> <network>');
-    expect(approver).toContain('*Waiting for your approval* (1)');
-    expect(approver).toContain('25 USDT on BSC');
+    const lines = approver.split('\n');
+    expect(lines[1]).toBe('*Waiting for your decision* (1)');
+    expect(approver).toContain('*25.00 USDT* on BSC to `0x444444…444444` for home@client.example · requested by <@U0ALICE01>');
+    expect(approver).toMatch(/:hourglass_flowing_sand: waiting for approval · 0 of 1 approval, 1 more needed · expires <!date\^\d+\^/);
+    const permalink = `https://${SLACK_IDS.teamDomain}.slack.com/archives/${CHANNELS.approvals}/p${card.replace('.', '')}`;
+    expect(approver).toContain(`<${permalink}|Open the card>`);
+    // The queue comes before the deposits and the help.
+    expect(approver.indexOf('Waiting for your decision')).toBeLessThan(approver.indexOf('*Latest deposits*'));
+    expect(approver.indexOf('*Latest deposits*')).toBeLessThan(approver.indexOf('*Treasury commands*'));
+
     const requester = await openHome(USERS.alice);
-    expect(requester).toContain('*Pending approvals*: 1');
-    expect(requester).toMatch(/\*Your latest requests\*\n• 25 USDT on BSC .* \*pending\*/);
+    expect(requester).toContain('1 withdrawal is waiting for approval. You do not approve withdrawals.');
+    expect(requester).toMatch(/\*Your open requests\*\n• \*25\.00 USDT\* on BSC .*\n:hourglass_flowing_sand: waiting for approval · 0 of 1 approval, 1 more needed · expires .* · <https:[^|]+\|Open the card>/);
+  });
+
+  it('never shows the wallet service\'s address or internal ids, and lists admin commands only to admins', async () => {
+    const viewer = await openHome(USERS.viewer);
+    expect(viewer).not.toMatch(/127\.0\.0\.1|http:\/\/|sandbox/);
+    expect(viewer).toContain('Connected to the wallet service');
+    expect(viewer).toContain('/address <client-email> <currency> <network>');
+    expect(viewer).toContain('/treasury status');
+    expect(viewer).not.toContain('/treasury policy');
+    expect(viewer).not.toContain('/treasury webhook register');
+    for (const r of t.app.deps.withdrawals.list()) expect(viewer).not.toContain(r.id.slice(0, 8));
+    const admin = await openHome(USERS.erin);
+    expect(admin).toContain('/treasury policy');
+    expect(admin).toContain('/treasury webhook register');
+    expect(admin).not.toMatch(/PUBLIC_URL|<secret>/);
   });
 });

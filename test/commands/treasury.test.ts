@@ -25,13 +25,13 @@ describe('/treasury', () => {
     expect(await treasury('')).toContain('/address <client-email> <currency> <network>');
   });
 
-  it('status shows the wallet login and token expiry, the store, pending approvals, the webhook, and the version', async () => {
+  it('status for an admin shows the wallet login and token expiry, the store, pending approvals, the webhook, and the version', async () => {
     const r = await t.app.deps.withdrawals.request(
       { amount: '10', currency: 'USDT', network: 'BSC', destination: '0x5555555555555555555555555555555555555555', clientEmail: 'status@client.example' },
       USERS.alice,
     );
     expect(r.ok).toBe(true);
-    const text = await treasury('status');
+    const text = await treasury('status', USERS.erin);
     expect(text).toContain('*Pending approvals*\n1');
     // With the embedded sandbox the loopback URL is registered, its secret hidden.
     expect(text).toMatch(/\*Webhook\*\n:large_green_circle: http:\/\/127\.0\.0\.1:\d+\/webhooks\/wallet\/••••, registered/);
@@ -39,6 +39,26 @@ describe('/treasury', () => {
     expect(text).toMatch(/embedded sandbox \(http:\/\/127\.0\.0\.1:\d+\)/);
     expect(text).toMatch(/\d+ records · [\d.]+ (B|KiB|MiB) on disk/);
     expect(text).toMatch(/\*Version\*\n\d+\.\d+\.\d+/);
+
+    // Anyone else: one line in words, no account, URL, queue or store details.
+    const line = await treasury('status', USERS.viewer);
+    expect(line).toBe(`:large_green_circle: All systems normal. ${t.app.deps.withdrawals.pendingCount()} withdrawal${t.app.deps.withdrawals.pendingCount() === 1 ? ' is' : 's are'} waiting for approval.`);
+    expect(line).not.toMatch(/sandbox|http|token|records|Outbox|Slack mode/i);
+  });
+
+  it('status for a non-admin says what is wrong, in words, on one line', async () => {
+    // The wallet service refuses the webhook registration: deposits would no longer be notified.
+    t.app.sandbox!.injectFault('/api/v1/merchant/remittancewebhook', { kind: 'status', status: 400 }, 10);
+    const r = await t.app.deps.registerWebhook(USERS.erin);
+    t.app.sandbox!.clearFaults();
+    expect(r.ok).toBe(false);
+    const line = await treasury('status', USERS.viewer);
+    expect(line).toMatch(/^:red_circle: The wallet service cannot notify us of deposits \(an admin can see why with `\/treasury status`\)\.( \d+ withdrawals? (is|are) waiting for approval\.)?$/);
+    expect(line).not.toMatch(/http|webhooks\/wallet|400|sandbox/i);
+    // The admin sees the details.
+    expect(await treasury('status', USERS.erin)).toMatch(/\*Webhook\*\n:red_circle: registration failed/);
+    expect((await t.app.deps.registerWebhook(USERS.erin)).ok).toBe(true);
+    expect(await treasury('status', USERS.viewer)).toMatch(/^:large_green_circle: All systems normal\./);
   });
 
   it('policy is for admins only', async () => {
@@ -46,7 +66,11 @@ describe('/treasury', () => {
     const text = await treasury('policy', USERS.erin);
     expect(text).toContain('Treasury policy');
     expect(text).toContain('<#C0APPROVALS>');
-    expect(text).toMatch(/≤ 1000 → 1 approval/);
+    expect(text).toContain('*Any other currency*: up to 1,000: 1 approval; up to 10,000: 2 approvals; above 10,000: 3 approvals, including <@U0ERIN001>');
+    expect(text).toContain('*Daily limits (rolling 24 h)* 50,000.00 USDT');
+    // The allowlist: its mode in words, and each address shortened, with its label and network.
+    expect(text).toContain('*Allowlist* (warn: unlisted destinations are allowed, with a warning on the card)');
+    expect(text).toContain('• Exchange hot wallet: `0x111111…111111` on BSC (BEP-20)');
   });
 
   it('names the verbs it knows when given one it does not', async () => {
@@ -68,9 +92,9 @@ describe('/treasury digest', () => {
       { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '999', transactionTimeStamp: now - 2 * 86_400_000 },
     ]);
     const text = await treasury('digest');
-    expect(text).toContain('*USDT*: 2 deposit(s) totalling 0.3 USDT · 1 withdrawal(s) totalling 1,000.5 USDT');
-    expect(text).toContain('*ETH*: 1 deposit(s) totalling 0.000000000000000001 ETH · 0 withdrawal(s) totalling 0 ETH · :x: 1 failed');
+    expect(text).toContain('*USDT*: 2 deposits confirmed, 0.30 USDT in · 1 withdrawal confirmed, 1,000.50 USDT out');
+    expect(text).toContain('*ETH*: 1 deposit confirmed, 0.000000000000000001 ETH in · 0 withdrawals confirmed, 0 ETH out · :x: 1 failed');
     expect(text).toContain(`*Waiting for approval*: ${t.app.deps.withdrawals.pendingCount()}`);
-    expect(text).toContain('5 transaction(s)');
+    expect(text).toContain('From 5 transactions in the wallet');
   });
 });

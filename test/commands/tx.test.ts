@@ -45,7 +45,7 @@ describe('/tx', () => {
   it('renders one page with a header, records and Next, and Next/Previous replace the message in place', async () => {
     const first = await tx('size=10');
     expect(first.text).toContain('Page 1 of 4 · 40 records · filters: `none`');
-    expect(first.text).toContain('*Deposit* · *100.5 USDT* · BSC · :white_check_mark: successful');
+    expect(first.text).toContain('*Deposit* · *100.50 USDT* · BSC · :white_check_mark: confirmed');
     expect(first.text).toContain('*0.123456789012345678 ETH*');
     expect(first.text).toMatch(/<https:\/\/[^|]+\|0x\w{4}…\w{4}> → <https:\/\/[^|]+\|/);
     expect(first.text).toContain('2026-11-20 00:00 UTC');
@@ -57,7 +57,7 @@ describe('/tx', () => {
     const [page2] = await t.replies(responseUrl);
     expect(page2!.replace_original).toBe(true);
     expect(visibleText(page2!)).toContain('Page 2 of 4');
-    expect(visibleText(page2!)).toContain('*110.5 USDT*');
+    expect(visibleText(page2!)).toContain('*110.50 USDT*');
     expect(buttons(page2!).map((b) => b.action_id)).toEqual(['tx_prev', 'tx_next']);
 
     const prev = buttons(page2!)[0]!;
@@ -92,6 +92,19 @@ describe('/tx', () => {
     expect(byAddress.text).toMatch(/· [1-9]\d* records? ·/);
   });
 
+  it('speaks the app\'s one vocabulary: "confirmed" in every line, and status=confirmed filters like the service\'s "successful"', async () => {
+    const confirmed = await tx('status=confirmed size=20');
+    const successful = await tx('status=successful size=20');
+    const lines = (r: { text: string }) => r.text.split('\n').filter((l) => l.includes(' · '));
+    expect(lines(confirmed).filter((l) => l.includes('*')).length).toBeGreaterThan(0);
+    expect(confirmed.text).toContain(':white_check_mark: confirmed');
+    expect(confirmed.text).not.toMatch(/:white_check_mark: successful|failed/);
+    expect(lines(confirmed).slice(1)).toEqual(lines(successful).slice(1));
+    // Thousands grouped, stablecoins with cents.
+    t.app.sandbox!.resetTransactions([{ transactionType: 'Deposit', transactionStatus: 'SUCCESSFUL', currency: 'USDT', network: 'BSC', amount: '3718.7', transactionTimeStamp: Date.UTC(2026, 10, 20) }]);
+    expect((await tx('')).text).toContain('*3,718.70 USDT*');
+  });
+
   it('says clearly when nothing matches and when a page is past the end', async () => {
     const none = await tx('currency=BTC');
     expect(none.text).toContain('No transactions match the filters `currency=BTC`');
@@ -104,7 +117,7 @@ describe('/tx', () => {
     for (const expected of [
       'unknown filter “colour”',
       'unknown currency “DOGE”',
-      'status must be successful or failed',
+      'status must be confirmed or failed',
       'from must be a date written YYYY-MM-DD',
       'size must be a whole number from 1 to 100',
       '“loose” is not a filter',

@@ -106,7 +106,7 @@ describe('/withdraw: requesting', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toBe('');
     const c = await card(a);
-    expect(cardText(c)).toContain('250.5 USDT');
+    expect(cardText(c)).toContain('250.50 USDT');
     expect(cardText(c)).toContain('invoice 1042');
   });
 
@@ -143,7 +143,7 @@ describe('/withdraw: requesting', () => {
     const text = cardText(c);
     for (const s of [
       `<@${USERS.alice}>`,
-      '5,000 USDT',
+      '5,000.00 USDT',
       'BSC',
       CLIENT,
       `https://testnet.bscscan.com/address/${DEST}`,
@@ -152,7 +152,7 @@ describe('/withdraw: requesting', () => {
       'supplier payout #7',
       '2 needed',
       '*2 more approvals needed*',
-      'USDT daily limit left: 45,000 USDT of 50,000 USDT',
+      'USDT daily limit left: 45,000.00 USDT of 50,000.00 USDT',
       'Expires <!date^',
       only(a).merchantReference,
     ]) {
@@ -172,7 +172,7 @@ describe('/withdraw: requesting', () => {
     expect(await requestOneLine(a, `1.0000001 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/Not requested \(decimals\)/);
     expect(await requestOneLine(a, `10 USDT BSC`)).toContain('expected at least 5 values');
     const ok = await requestOneLine(a, `10 USDT BSC ${LISTED} ${CLIENT}`);
-    expect(ok).toContain('Requested 10 USDT');
+    expect(ok).toContain('Requested 10.00 USDT');
     expect(cardText(await card(a))).toContain('allowlisted: Exchange hot wallet');
   });
 });
@@ -221,7 +221,7 @@ describe('/withdraw: approving', () => {
       const m = topLevel(a, CHANNELS.approvals)[0]!;
       return cardText(m).includes('*Sent*') && m;
     });
-    expect(cardText(final)).toMatch(/5,000 USDT withdrawn, fee [\d.]+ USDT\. Service reference `[^`]+`/);
+    expect(cardText(final)).toMatch(/5,000.00 USDT withdrawn, fee [\d.,]+ USDT\. Service reference `[^`]+`/);
     expect(buttonIds(final)).toEqual([]);
     await until('the completion DM', () => dms(a, USERS.alice).some((m) => m.includes('was sent')));
     // One card, edited in place: never a second top-level message for the same request.

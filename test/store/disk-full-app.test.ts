@@ -166,9 +166,11 @@ function scenario(name: string, makeDisk: () => Disk & { available?: () => Promi
 
       // Reads keep working.
       expect(await reply('/treasury', 'help')).toContain('Treasury commands');
-      const status = await reply('/treasury', 'status');
+      const status = await reply('/treasury', 'status', USERS.erin);
       expect(status).toContain('Treasury status');
       expect(status).toContain(FULL);
+      // Anyone else reads it in one line.
+      expect(await reply('/treasury', 'status')).toBe(':red_circle: The app cannot save right now, so nothing can be requested or approved.');
       expect(await reply('/tx', 'size=2')).toMatch(/Transactions|No transactions/);
 
       await disk.free();

@@ -29,7 +29,7 @@ describe('webhook registration', () => {
   it('registers PUBLIC_URL/webhooks/wallet/<secret> at start, and status shows it without the secret', async () => {
     const url = await until('registration', () => t.app.sandbox!.webhook.url());
     expect(url).toBe(`${t.app.url.replace('localhost', '127.0.0.1')}/webhooks/wallet/${SECRET}`);
-    const { responseUrl } = await t.command('/treasury', 'status', USERS.viewer);
+    const { responseUrl } = await t.command('/treasury', 'status', USERS.erin);
     const status = visibleText((await t.replies(responseUrl))[0]!);
     expect(status).toContain('/webhooks/wallet/••••, registered');
     expect(status).not.toContain(SECRET);
@@ -54,7 +54,7 @@ describe('deposit alerts', () => {
       return m && /confirmed/i.test(text(m)) && m;
     });
     const body = text(alert);
-    expect(body).toContain('12500.000001');
+    expect(body).toContain('12,500.000001');
     expect(body).toContain('USDT');
     expect(body).toContain(CLIENT);
     expect(body).toContain('<!here>');

@@ -5,14 +5,34 @@
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { esc } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
-import { HOME_APPROVE, homeView } from './view.js';
+import { HOME_APPROVE, homeView, type HelpFor, type Permalink } from './view.js';
 
 type Client = App['client'];
 
-export function homePublisher(deps: CommandDeps, help: string) {
+/**
+ * Permalinks of the cards, kept: a message's permalink never changes, and a Home tab opened
+ * often should not ask Slack again for each row. Bounded, oldest out first.
+ */
+const PERMALINKS_KEPT = 1000;
+const permalinks = new Map<string, string>();
+
+function permalinkVia(client: Client): Permalink {
+  return async (channel, ts) => {
+    const key = `${channel}/${ts}`;
+    const kept = permalinks.get(key);
+    if (kept) return kept;
+    const res = await client.chat.getPermalink({ channel, message_ts: ts });
+    if (!res.permalink) return undefined;
+    if (permalinks.size >= PERMALINKS_KEPT) permalinks.delete(permalinks.keys().next().value!);
+    permalinks.set(key, res.permalink);
+    return res.permalink;
+  };
+}
+
+export function homePublisher(deps: CommandDeps, help: HelpFor) {
   return async (client: Client, user: string, notice?: string): Promise<void> => {
     try {
-      await client.views.publish({ user_id: user, view: await homeView(deps, user, help, notice) });
+      await client.views.publish({ user_id: user, view: await homeView(deps, user, help, notice, permalinkVia(client)) });
     } catch (err) {
       deps.logger.warn({ err }, 'could not publish the App Home');
     }
@@ -49,7 +69,7 @@ export function homeApprove(deps: CommandDeps, publish: Publish) {
   };
 }
 
-export function registerHome(app: App, deps: CommandDeps, help: string): void {
+export function registerHome(app: App, deps: CommandDeps, help: HelpFor): void {
   const publish = homePublisher(deps, help);
   app.event('app_home_opened', appHomeOpened(publish));
   app.action<BlockAction<ButtonAction>>(HOME_APPROVE, homeApprove(deps, publish));

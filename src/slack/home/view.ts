@@ -1,77 +1,110 @@
 /**
- * The App Home tab, for the person opening it: the withdrawals waiting for their decision
- * (with the same Approve / Reject buttons as the cards), their own open requests, the last
- * deposits, and whether the wallet service is reachable. Rendered from the store and the
- * withdrawal service; deciding stays with the handlers the card buttons already use.
+ * The App Home tab, for the person opening it, in the order they need it: their own queue
+ * first (withdrawals waiting for their decision, with expiry, approvals left, a link to the
+ * card and the same Approve / Reject buttons; then their own open requests), then the last
+ * deposits, then the commands they may use. No diagnostics: the wallet service's address and
+ * the like are in `/treasury status` for admins. Rendered from the store and the withdrawal
+ * service; deciding stays with the handlers the card buttons already use.
  * The listeners are in ./index.ts.
  */
 import type { KnownBlock, View } from '@slack/types';
 import { ALERT_COLLECTIONS, type Alert } from '../../alerts/index.js';
+import { formatAmount } from '../../format/amount.js';
+import { statusDetail, statusEmoji } from '../../format/status.js';
 import { slackDate } from '../../format/time.js';
 import { hasRole } from '../../policy/people.js';
-import type { WithdrawalRequest } from '../../withdrawals/index.js';
-import { actions, context, divider, esc, header, section } from '../blocks.js';
+import type { WithdrawalRequest, WithdrawalState } from '../../withdrawals/index.js';
+import { actions, context, divider, esc, header, link, section, shorten } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
-import { ACTIONS, amountText } from '../withdrawal-card.js';
+import { ACTIONS, amountText, cardKey } from '../withdrawal-card.js';
 
-/** Slack allows 100 blocks in a Home view; decisions get at most this many (3 blocks each). */
+/** Slack allows 100 blocks in a Home view; decisions get at most this many (2 blocks each). */
 const MAX_DECISIONS = 15;
 const LAST_DEPOSITS = 5;
 /** Approve from the Home tab: its own action id, because the card's handler answers through the card's response_url. */
 export const HOME_APPROVE = 'home_approve';
-const OPEN_STATES = new Set(['pending', 'approved', 'executing', 'unknown']);
+const OPEN_STATES = new Set<WithdrawalState>(['pending', 'approved', 'executing', 'unknown']);
 
-function requestLine(r: WithdrawalRequest): string {
-  return `${amountText(r)} on ${r.network} to \`${r.destination.slice(0, 12)}…\` for ${esc(r.clientEmail)} · requested by <@${r.requester}> · *${r.state}* · \`${r.id.slice(0, 8)}\``;
+/** The help text for this person: admins' commands only for admins. A plain string is shown to everyone. */
+export type HelpFor = string | ((forAdmin: boolean) => string);
+
+/** A link to a message (the card) given its channel and ts, or undefined when none can be had. */
+export type Permalink = (channel: string, ts: string) => Promise<string | undefined>;
+
+const STATE_TEXT: Record<WithdrawalState, string> = {
+  pending: ':hourglass_flowing_sand: waiting for approval',
+  approved: ':hourglass_flowing_sand: approved, being sent',
+  executing: ':hourglass_flowing_sand: being sent',
+  completed: ':white_check_mark: sent',
+  failed: ':x: failed',
+  unknown: ':warning: outcome unknown, being checked',
+  rejected: ':no_entry: rejected',
+  expired: ':clock3: expired',
+};
+
+function approvalsLeft(r: WithdrawalRequest): string {
+  const left = Math.max(0, r.tier.approvals - r.approvals.length);
+  return `${r.approvals.length} of ${r.tier.approvals} approval${r.tier.approvals === 1 ? '' : 's'}${left ? `, ${left} more needed` : ''}`;
+}
+
+async function cardLink(deps: CommandDeps, r: WithdrawalRequest, permalink: Permalink | undefined): Promise<string> {
+  const posted = deps.outbox.message(cardKey(r.id));
+  if (!posted?.channel || !posted.ts) return `the card in <#${deps.policy.channels.approvals}> is being posted`;
+  const url = (await permalink?.(posted.channel, posted.ts).catch(() => undefined)) ?? `https://slack.com/app_redirect?channel=${encodeURIComponent(posted.channel)}`;
+  return link(url, 'Open the card');
+}
+
+async function requestLine(deps: CommandDeps, r: WithdrawalRequest, permalink: Permalink | undefined, who: 'requester' | 'mine'): Promise<string> {
+  const what = `*${esc(amountText(r))}* on ${esc(r.network)} to \`${esc(shorten(r.destination, 8, 6))}\` for ${esc(r.clientEmail)}`;
+  const from = who === 'requester' ? ` · requested by <@${r.requester}>` : '';
+  const progress = r.state === 'pending' ? ` · ${approvalsLeft(r)} · expires ${slackDate(r.expiresAt)}` : '';
+  return `${what}${from}\n${STATE_TEXT[r.state]}${progress} · ${await cardLink(deps, r, permalink)}`;
 }
 
 /** `help` is the commands' help text (generated from their table in commands/). */
-export async function homeView(deps: CommandDeps, userId: string, help: string, notice?: string): Promise<View> {
+export async function homeView(deps: CommandDeps, userId: string, help: HelpFor, notice?: string, permalink?: Permalink): Promise<View> {
   const canApprove = await hasRole(deps.policy, 'approvers', userId, deps.groups);
+  const isAdmin = await hasRole(deps.policy, 'admins', userId, deps.groups);
   const waiting = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
   // Open requests first; with none open, the latest few so the outcome of the last one is at hand.
   const own = deps.withdrawals.list({ requester: userId });
   const open = own.filter((r) => OPEN_STATES.has(r.state));
-  const mine = open.length ? open : own.slice(0, 3);
-  const pending = deps.withdrawals.list({ state: 'pending' });
+  const mine = (open.length ? open : own.slice(0, 3)).slice(0, 10);
   const deposits = deps.store
     .find<Alert>(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'deposit')
     .sort((a, b) => b.createdAt - a.createdAt)
     .slice(0, LAST_DEPOSITS);
-  const auth = deps.wallet.authState();
 
   const blocks: KnownBlock[] = [header('Treasury')];
   if (notice) blocks.push(section(notice));
-  if (!canApprove) blocks.push(section(`*Pending approvals*: ${pending.length}`), context('You are not an approver in the treasury policy.'));
-  else blocks.push(section(`*Waiting for your approval* (${waiting.length})`));
-  if (canApprove && waiting.length === 0) blocks.push(context('Nothing right now.'));
-  for (const r of waiting.slice(0, MAX_DECISIONS)) {
-    blocks.push(section(requestLine(r)));
-    blocks.push(
-      actions(`home_decide_${r.id}`.slice(0, 255), [
-        { text: 'Approve', actionId: HOME_APPROVE, value: r.id, style: 'primary' },
-        // The card's Reject handler opens the reason modal, which works from the Home tab as well.
-        { text: 'Reject…', actionId: ACTIONS.reject, value: r.id, style: 'danger' },
-      ]),
-    );
+  if (canApprove) {
+    blocks.push(section(`*Waiting for your decision* (${waiting.length})`));
+    if (waiting.length === 0) blocks.push(context('Nothing right now.'));
+    for (const r of waiting.slice(0, MAX_DECISIONS)) {
+      blocks.push(section(await requestLine(deps, r, permalink, 'requester')));
+      blocks.push(
+        actions(`home_decide_${r.id}`.slice(0, 255), [
+          { text: 'Approve', actionId: HOME_APPROVE, value: r.id, style: 'primary' },
+          // The card's Reject handler opens the reason modal, which works from the Home tab as well.
+          { text: 'Reject…', actionId: ACTIONS.reject, value: r.id, style: 'danger' },
+        ]),
+      );
+    }
+    if (waiting.length > MAX_DECISIONS) blocks.push(context(`…and ${waiting.length - MAX_DECISIONS} more on their cards in <#${deps.policy.channels.approvals}>.`));
+  } else {
+    const pending = deps.withdrawals.pendingCount();
+    blocks.push(context(`${pending} withdrawal${pending === 1 ? ' is' : 's are'} waiting for approval. You do not approve withdrawals.`));
   }
-  if (waiting.length > MAX_DECISIONS) blocks.push(context(`…and ${waiting.length - MAX_DECISIONS} more on their cards in <#${deps.policy.channels.approvals}>.`));
   blocks.push(divider());
-  blocks.push(section(`*Your latest requests*\n${mine.slice(0, 10).map((r) => `• ${requestLine(r)}`).join('\n') || '_None._'}`));
-  blocks.push(context(`${open.length} of yours open`));
+  const mineLines = await Promise.all(mine.map(async (r) => `• ${await requestLine(deps, r, permalink, 'mine')}`));
+  blocks.push(section(`*${open.length ? 'Your open requests' : 'Your latest requests'}*\n${mineLines.join('\n') || '_None._'}`));
   blocks.push(divider());
   const depositLine = (a: Alert) =>
-    `• ${esc(a.amount ?? '?')} ${esc(a.currency ?? '')}${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${esc((a.status ?? 'status unknown').toLowerCase())} · seen ${slackDate(a.createdAt)}`;
+    `• *${esc(a.amount ? formatAmount(a.amount, a.currency) : 'amount not given')}*${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${statusEmoji(a.status)} ${esc(statusDetail(a.status))} · ${slackDate(a.createdAt)}`;
   blocks.push(section(`*Latest deposits*\n${deposits.map(depositLine).join('\n') || '_None yet._'}`));
   blocks.push(divider());
-  blocks.push(
-    section(
-      `*Wallet service*: ${auth.loggedIn ? ':large_green_circle: connected' : ':red_circle: not connected'} (${esc(deps.walletDescription)})` +
-        (auth.loggedIn && auth.expiresAt ? ` · session until ${slackDate(auth.expiresAt)}` : ''),
-    ),
-  );
-  blocks.push(divider());
-  blocks.push(section(help));
-  blocks.push(context(`Version ${deps.version}`));
+  blocks.push(section(typeof help === 'string' ? help : help(isAdmin)));
+  const auth = deps.wallet.authState();
+  blocks.push(context(`${auth.loggedIn ? 'Connected to the wallet service' : ':red_circle: Not connected to the wallet service right now'} · version ${esc(deps.version)}`));
   return { type: 'home', blocks };
 }
