@@ -36,7 +36,7 @@ export const COMMANDS = [
     name: '/tx',
     description: 'Look up or export transactions',
     usageHint:
-      '[export] [currency=..] [network=..] [status=successful|failed] [type=deposit|withdrawal] [hash=..] [address=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
+      '[export] [currency=..] [network=..] [status=confirmed|failed] [type=deposit|withdrawal] [hash=..] [address=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
     help: [
       '`/tx [filters]`: transactions, newest first. Examples: `/tx currency=USDT status=failed`, `/tx type=deposit from=2026-11-01 to=2026-11-15 size=50`, `/tx hash=0x…`',
       '`/tx export [filters]`: every matching transaction as a CSV file, sent to you in a direct message.',
