@@ -10,11 +10,43 @@ import type { Outbox, OutboxRequest } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
-import { needsAdminAttention, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
+import { needsAdminAttention, type WithdrawalEvent, type WithdrawalRequest, type WithdrawalService } from '../withdrawals/index.js';
 import { mention } from './blocks.js';
-import { CARD_RENDERER, DM_RENDERER, THREAD_RENDERER, cardKey, renderCard, renderDm, renderThread } from './withdrawal-card.js';
+import {
+  APPROVER_DM_RENDERER,
+  CARD_RENDERER,
+  DM_RENDERER,
+  THREAD_RENDERER,
+  cardKey,
+  renderApproverDm,
+  renderCard,
+  renderDm,
+  renderThread,
+  type CardPointer,
+} from './withdrawal-card.js';
 
+/** Card permalinks from chat.getPermalink, by request id (asked once per card). */
+export const CARD_LINKS = 'withdrawal_card_links';
+
+/** The part of the Web API the card links need. */
+export interface PermalinkClient {
+  chat: { getPermalink(args: { channel: string; message_ts: string }): Promise<{ ok?: boolean; permalink?: string }> };
+}
+
+/**
+ * The requester hears once per event: `approved`/`executing` says nothing (the send follows in
+ * about a second and `completed` or `failed` says what happened); `requested` only when it came
+ * from the form, since a one-line command is answered where it was typed.
+ */
 const DM_EVENTS = new Set(['requested', 'completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
+
+/** Approvers asked by DM: the policy's user ids (groups and "*" are reached through the card's channel), never the requester. */
+export function approversToAsk(policy: Policy, r: WithdrawalRequest): string[] {
+  const users = policy.people.approvers.filter((a) => /^[UW][A-Z0-9]+$/.test(a) && a !== r.requester);
+  return [...new Set(users)];
+}
+
+export const approverDmKey = (id: string, user: string) => `${cardKey(id)}:dm:approver:${user}`;
 
 const mentions = (ids: readonly string[]) => ids.map((a) => mention(a)).join(' ');
 
@@ -29,7 +61,10 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, servi
   }
   // Every approval gets its thread line, the one that completes the quorum (`approved`) too.
   if (event.type === 'approval-recorded' || event.type === 'approved') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`, key });
-  if (event.type === 'executing') out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|approved`, user: r.requester, key: `${key}:dm:approved` });
+  if (event.type === 'requested') {
+    // Each eligible approver once (the key is unique per request and approver).
+    for (const user of approversToAsk(policy, r)) out.push({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) });
+  }
   if (event.type === 'reminder') {
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mentions(service.reminderTargets(r))}`, key });
   }
@@ -37,7 +72,7 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, servi
     const admins = needsAdminAttention(event) ? ` ${mentions(policy.people.admins)}` : '';
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`, key });
   }
-  if (DM_EVENTS.has(event.type)) {
+  if (DM_EVENTS.has(event.type) && !(event.type === 'requested' && r.requestedFrom === 'command')) {
     out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|${event.type}`, user: r.requester, key: `${key}:dm:${event.type}` });
   }
   return out;
@@ -48,6 +83,13 @@ export interface WithdrawalNotifier {
   onChange: (event: WithdrawalEvent, tx: Tx) => void;
   /** At start: a card for every request that has none (a crash between the request and its enqueue). */
   heal(): Promise<void>;
+  /**
+   * The card's permalink (chat.getPermalink, asked once and kept), or undefined while the card
+   * is not posted yet or when no Web API client was given. For the App Home's rows and DMs.
+   */
+  cardPermalink(requestId: string): Promise<string | undefined>;
+  /** What a message should link to, synchronously: the permalink if already known, else the approvals channel. */
+  cardPointer(requestId: string): CardPointer;
 }
 
 export function withdrawalNotifier(o: {
@@ -57,15 +99,50 @@ export function withdrawalNotifier(o: {
   policy: Policy;
   logger: Logger;
   explorerNet: ExplorerNet;
+  /** For card permalinks; without it, messages point at the approvals channel. */
+  slack?: PermalinkClient;
 }): WithdrawalNotifier {
   const get = (id: string) => o.service().get(id);
+  const cardPointer = (id: string): CardPointer => {
+    const known = o.store.get<{ permalink: string }>(CARD_LINKS, id)?.permalink;
+    if (!known) void cardPermalink(id);
+    return { ...(known ? { permalink: known } : {}), channel: o.policy.channels.approvals };
+  };
+  const asking = new Map<string, Promise<string | undefined>>();
+  function cardPermalink(id: string): Promise<string | undefined> {
+    const known = o.store.get<{ permalink: string }>(CARD_LINKS, id)?.permalink;
+    if (known) return Promise.resolve(known);
+    const posted = o.outbox.message(cardKey(id));
+    if (!o.slack || !posted?.channel || !posted.ts) return Promise.resolve(undefined);
+    const running = asking.get(id);
+    if (running) return running;
+    const { channel, ts } = posted;
+    const p = (async () => {
+      try {
+        const res = await o.slack!.chat.getPermalink({ channel, message_ts: ts });
+        if (!res.permalink) return undefined;
+        await o.store.commit((tx) => tx.put(CARD_LINKS, id, { permalink: res.permalink }));
+        return res.permalink;
+      } catch (err) {
+        o.logger.warn({ err: err instanceof Error ? err.message : String(err), id }, 'could not get the permalink of a withdrawal card');
+        return undefined;
+      } finally {
+        asking.delete(id);
+      }
+    })();
+    asking.set(id, p);
+    return p;
+  }
   o.outbox.registerRenderer(CARD_RENDERER, (ref) => {
     const r = get(ref);
     return r ? renderCard(r, o.service(), o.explorerNet) : null;
   });
   o.outbox.registerRenderer(THREAD_RENDERER, (ref) => renderThread(ref, get, o.explorerNet));
-  o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get));
+  o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get, cardPointer));
+  o.outbox.registerRenderer(APPROVER_DM_RENDERER, (ref) => renderApproverDm(ref, get, cardPointer));
   return {
+    cardPermalink,
+    cardPointer,
     onChange(event, tx) {
       for (const req of withdrawalMessages(event, o.policy, o.service())) o.outbox.enqueue(tx, req);
     },

@@ -60,7 +60,12 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
   if (!tier) {
     return refuse('tier', `No approval tier of the policy covers ${formatAmount(parsed.text, currency.name)}: the amount is above every tier's max.`);
   }
-  return { ok: true, amount: parsed.text, currency, network, family, destination, clientEmail, note: String(input.note ?? '').trim(), tier };
+  const note = String(input.note ?? '').trim();
+  const noteAbove = policy.withdrawals.note_required_above[currency.name];
+  if (!note && noteAbove !== undefined && new Dec(parsed.text).gt(noteAbove)) {
+    return refuse('note', `A note is required above ${formatAmount(noteAbove, currency.name)}: say what this payout is for (the approvers read it).`);
+  }
+  return { ok: true, amount: parsed.text, currency, network, family, destination, clientEmail, note, tier };
 }
 
 /** The currency's own tier list, else `default`; the first tier whose max >= amount (no max = no upper bound). */
