@@ -6,7 +6,7 @@
  * current state, so the content is never stale, and never lost across a crash.
  */
 import type { Logger } from '../log.js';
-import type { Outbox, OutboxRequest } from '../outbox/index.js';
+import { COLLECTIONS, type Outbox, type OutboxRequest } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
@@ -48,6 +48,14 @@ export function approversToAsk(policy: Policy, r: WithdrawalRequest): string[] {
 
 export const approverDmKey = (id: string, user: string) => `${cardKey(id)}:dm:approver:${user}`;
 
+/** The DMs asking each eligible approver to decide: once each (the key is unique per request and approver). */
+export function approverDms(policy: Policy, r: WithdrawalRequest): OutboxRequest[] {
+  return approversToAsk(policy, r).map((user) => ({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) }));
+}
+
+/** How long the approver DMs wait between looks at whether the card is posted (doubling up to the max). */
+const CARD_WAIT = { firstMs: 100, maxMs: 5_000 };
+
 const mentions = (ids: readonly string[]) => ids.map((a) => mention(a)).join(' ');
 
 export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, service: Pick<WithdrawalService, 'reminderTargets'>): OutboxRequest[] {
@@ -61,10 +69,6 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, servi
   }
   // Every approval gets its thread line, the one that completes the quorum (`approved`) too.
   if (event.type === 'approval-recorded' || event.type === 'approved') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`, key });
-  if (event.type === 'requested') {
-    // Each eligible approver once (the key is unique per request and approver).
-    for (const user of approversToAsk(policy, r)) out.push({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) });
-  }
   if (event.type === 'reminder') {
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mentions(service.reminderTargets(r))}`, key });
   }
@@ -140,13 +144,45 @@ export function withdrawalNotifier(o: {
   o.outbox.registerRenderer(THREAD_RENDERER, (ref) => renderThread(ref, get, o.explorerNet));
   o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get, cardPointer));
   o.outbox.registerRenderer(APPROVER_DM_RENDERER, (ref) => renderApproverDm(ref, get, cardPointer));
+  /**
+   * The approvers are asked once the card exists, so their DM links to it (chat.getPermalink).
+   * Not in the request's commit, hence `heal()` at start asks again for every pending request:
+   * the DM keys make that idempotent, so an approver is asked once however often this runs.
+   */
+  const waiting = new Set<string>();
+  function askApproversOncePosted(id: string, delayMs = CARD_WAIT.firstMs): void {
+    if (delayMs === CARD_WAIT.firstMs) {
+      if (waiting.has(id)) return;
+      waiting.add(id);
+    }
+    setTimeout(() => void askApprovers(id, delayMs), delayMs).unref();
+  }
+  async function askApprovers(id: string, delayMs: number): Promise<void> {
+    try {
+      const r = get(id);
+      if (!r || r.state !== 'pending') return void waiting.delete(id);
+      if (!o.outbox.message(cardKey(id))?.ts) return askApproversOncePosted(id, Math.min(delayMs * 2, CARD_WAIT.maxMs));
+      await cardPermalink(id);
+      await o.store.commit((tx) => {
+        for (const dm of approverDms(o.policy, r)) if (!tx.get(COLLECTIONS.messages, dm.key!)) o.outbox.enqueue(tx, dm);
+      });
+      waiting.delete(id);
+    } catch (err) {
+      // The store closed (shutdown) or failed: the next start's heal() asks again.
+      waiting.delete(id);
+      o.logger.warn({ err: err instanceof Error ? err.message : String(err), id }, 'could not ask the approvers of a withdrawal by DM yet');
+    }
+  }
+
   return {
     cardPermalink,
     cardPointer,
     onChange(event, tx) {
       for (const req of withdrawalMessages(event, o.policy, o.service())) o.outbox.enqueue(tx, req);
+      if (event.type === 'requested') askApproversOncePosted(event.request.id);
     },
     async heal() {
+      for (const r of o.service().list({ state: 'pending' })) askApproversOncePosted(r.id);
       const missing = o.service().list().filter((r) => !o.outbox.message(cardKey(r.id)));
       if (!missing.length) return;
       o.logger.warn({ count: missing.length }, 'posting approval cards that were never queued');

@@ -41,9 +41,11 @@ describe('withdrawal notifications', () => {
     expect(threadRefs(first!)).toEqual(['w1|approved|U0CAROL']);
     expect(threadRefs(last!)).toEqual(['w1|approved|U0DAVE']);
     expect(threadRefs(executing!)).toEqual([]);
-    // The requester hears once that it is approved: when it is being sent, not at each approval.
+    // The requester hears once per event: not at each approval, not "being sent" a second before "sent".
     expect([first, last].flatMap((e) => dmRefs(e!))).toEqual([]);
-    expect(dmRefs(executing!)).toEqual(['w1|approved']);
+    expect(dmRefs(executing!)).toEqual([]);
     expect(dmRefs(requested!)).toEqual(['w1|requested']);
+    // A one-line request was answered where it was typed: no DM saying the same.
+    expect(dmRefs({ ...requested!, request: { ...requested!.request, requestedFrom: 'command' } })).toEqual([]);
   });
 });

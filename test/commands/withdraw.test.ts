@@ -135,44 +135,85 @@ describe('/withdraw: requesting', () => {
     expect(a.app.deps.withdrawals.list()).toHaveLength(2);
   });
 
-  it('posts an approval card with everything an approver needs, and tells the requester', async () => {
+  it('posts an approval card with everything an approver needs, asks each approver once, and answers the requester once', async () => {
     const a = await app();
     const reply = await requestOneLine(a, `5000 usdt bsc ${DEST} ${CLIENT} supplier payout #7`);
     expect(reply).toContain(`the approval card is in <#${CHANNELS.approvals}>`);
+    expect(reply).toMatch(/^⏳ Requested · 5,000 USDT on BSC is waiting for 2 approvals/);
     const c = await card(a);
+    const r = only(a);
     const text = cardText(c);
+    // Status first, then the risk flags in their own section, before any field.
+    const blocks = c.blocks as Array<{ type: string; text?: { text: string } }>;
+    expect(blocks[0]).toMatchObject({ type: 'header', text: { text: '⏳ 0 of 2 approvals · 5,000 USDT on BSC' } });
+    expect(blocks[1]!.text!.text).toBe(':warning: *Check before approving:* not on the allowlist · never paid before');
+    expect(c.text).toBe(`⏳ 0 of 2 approvals · 5,000 USDT on BSC to 0x2222…2222 (ref ${r.merchantReference.slice(0, 8)})`);
     for (const s of [
       `<@${USERS.alice}>`,
-      '5,000 USDT',
-      'BSC',
-      CLIENT,
+      `*From client wallet*\n${CLIENT}`,
       `https://testnet.bscscan.com/address/${DEST}`,
-      'not on the allowlist',
-      'never paid before',
       'supplier payout #7',
       '2 needed',
       '*2 more approvals needed*',
+      '*Fee (estimate)*\n_unknown yet_',
       'USDT daily limit left: 45,000 USDT of 50,000 USDT',
       'Expires <!date^',
-      only(a).merchantReference,
+      `Ref \`${r.merchantReference.slice(0, 8)}\``,
+      `Details · merchant reference \`${r.merchantReference}\` · request \`${r.id}\``,
     ]) {
       expect(text, s).toContain(s);
     }
+    expect(text).not.toContain('Client:');
     expect(buttonIds(c)).toEqual(['wd_approve', 'wd_reject']);
-    await until('the requester DM', () => dms(a, USERS.alice).some((m) => m.includes('posted your withdrawal')));
+    // Every approver but the requester is asked by DM, once, pointing at the card.
+    for (const user of [USERS.carol, USERS.dave, USERS.erin]) {
+      const [dm] = await until(`the DM to ${user}`, () => dms(a, user).length > 0 && dms(a, user));
+      expect(dm).toContain(`⏳ Your approval is asked · 5,000 USDT on BSC to \`0x2222…2222\`, requested by <@${USERS.alice}>`);
+      expect(dm).toContain('not on the allowlist, never paid before');
+      expect(dm).toContain(`The card is in <#${CHANNELS.approvals}>.`);
+    }
+    await a.app.deps.outbox.drain();
+    for (const user of [USERS.carol, USERS.dave, USERS.erin]) expect(dms(a, user)).toHaveLength(1);
+    // The one-line request was answered where it was typed: no DM saying the same.
+    expect(dms(a, USERS.alice)).toEqual([]);
   });
 
-  it('refuses by rule with the rule named: tier, allowlist in enforce mode, decimals', async () => {
+  it('a request from the form is confirmed once, by DM', async () => {
+    const a = await app();
+    const res = await a.submitView(USERS.alice, {
+      callbackId: 'wd_request_modal',
+      viewId: 'V0FORMDM',
+      values: {
+        wd_amount: { value: { type: 'plain_text_input', value: '75' } },
+        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
+        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
+        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
+        wd_note: { value: { type: 'plain_text_input', value: null } },
+      },
+    });
+    expect(res.status).toBe(200);
+    await card(a);
+    await a.app.deps.outbox.drain();
+    const mine = dms(a, USERS.alice);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatch(/^⏳ Requested · your withdrawal of 75 USDT on BSC to `0x2222…2222` is waiting for 1 approval\./);
+  });
+
+  it('refuses in plain words: tier, allowlist in enforce mode, decimals', async () => {
     const enforce = parsePolicy(
       TEST_POLICY_YAML.replace('mode: warn', 'mode: enforce').replace('      - { approvals: 3, must_include: [U0ERIN001] }', ''),
     );
     const a = await app({ policy: enforce });
-    expect(await requestOneLine(a, `10 USDT BSC ${DEST} ${CLIENT}`)).toMatch(/Not requested \(allowlist\)/);
-    expect(await requestOneLine(a, `20000 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/Not requested \(tier\)/);
-    expect(await requestOneLine(a, `1.0000001 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/Not requested \(decimals\)/);
+    // Plain words, no rule names.
+    expect(await requestOneLine(a, `10 USDT BSC ${DEST} ${CLIENT}`)).toMatch(/^:no_entry: Not requested: 0x2222\S+ on BSC is not on the allowlist/);
+    expect(await requestOneLine(a, `20000 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/^:no_entry: Not requested: No approval tier of the policy covers 20,000 USDT/);
+    expect(await requestOneLine(a, `1.0000001 USDT BSC ${LISTED} ${CLIENT}`)).toBe(
+      ':no_entry: Not requested: Amount refused: USDT allows at most 6 decimal places, 1.0000001 has 7.',
+    );
     expect(await requestOneLine(a, `10 USDT BSC`)).toContain('expected at least 5 values');
     const ok = await requestOneLine(a, `10 USDT BSC ${LISTED} ${CLIENT}`);
-    expect(ok).toContain('Requested 10 USDT');
+    expect(ok).toContain('Requested · 10 USDT on BSC');
     expect(cardText(await card(a))).toContain('allowlisted: Exchange hot wallet');
   });
 });
@@ -221,9 +262,23 @@ describe('/withdraw: approving', () => {
       const m = topLevel(a, CHANNELS.approvals)[0]!;
       return cardText(m).includes('*Sent*') && m;
     });
-    expect(cardText(final)).toMatch(/5,000 USDT withdrawn, fee [\d.]+ USDT\. Service reference `[^`]+`/);
+    // The sandbox charges its fee on top of the amount: the payee receives all of it.
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('✅ Sent · 5,000 USDT on BSC');
+    expect(final.text).toMatch(/^✅ Sent · 5,000 USDT on BSC to /);
+    expect(cardText(final)).toContain('*Sent*: Debited 5,001 USDT · delivered 5,000 USDT · fee 1 USDT.');
+    expect(cardText(final)).toContain(`service reference \`${done.result!.serviceReference}\``);
     expect(buttonIds(final)).toEqual([]);
-    await until('the completion DM', () => dms(a, USERS.alice).some((m) => m.includes('was sent')));
+    await until('the completion DM', () => dms(a, USERS.alice).some((m) => m.includes('✅ Sent')));
+    await a.app.deps.outbox.drain();
+    // One DM for the outcome: not "being sent" a second before "sent".
+    expect(dms(a, USERS.alice)).toEqual([
+      `✅ Sent · your withdrawal of 5,000 USDT on BSC to \`0x2222…2222\`: Debited 5,001 USDT · delivered 5,000 USDT · fee 1 USDT.\nThe card is in <#${CHANNELS.approvals}>.`,
+    ]);
+    // The thread says who approved, in plain sentences (no raw mrkdwn in notifications).
+    const thread = a.fake.thread(CHANNELS.approvals, final.ts).filter((m) => m.ts !== final.ts).map((m) => m.text ?? '');
+    expect(thread.length).toBeGreaterThanOrEqual(2);
+    for (const line of thread) expect(line).not.toMatch(/\*/);
+    expect(thread.filter((l) => / approved \(\d of 2\)\.$/.test(l))).toHaveLength(2);
     // One card, edited in place: never a second top-level message for the same request.
     expect(topLevel(a, CHANNELS.approvals)).toHaveLength(1);
   });
@@ -267,7 +322,19 @@ describe('/withdraw: approving', () => {
     const final = await until('the rejected card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Rejected*') && topLevel(a, CHANNELS.approvals)[0]);
     expect(buttonIds(final)).toEqual([]);
     expect(cardText(final)).toContain('Wrong destination');
-    await until('the rejection DM', () => dms(a, USERS.alice).some((m) => m.includes('was rejected') && m.includes('Wrong destination')));
+    const [rejectionDm] = await until('the rejection DM', () => dms(a, USERS.alice).length > 0 && dms(a, USERS.alice));
+    // The quote ends the sentence: no stray full stop after it.
+    expect(rejectionDm).toBe(
+      `⛔ Rejected · your withdrawal of 50 USDT on BSC to \`0x2222…2222\` was rejected by <@${USERS.dave}>: “Wrong destination”\nThe card is in <#${CHANNELS.approvals}>.`,
+    );
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('⛔ Rejected · 50 USDT on BSC');
+    // The audit row stands alone: who, what, amount, payee, reference, reason.
+    const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
+    const audit = visibleText((await a.replies(responseUrl))[0]!);
+    expect(audit).toContain(
+      `<@${USERS.dave}> · ⛔ rejected · 50 USDT on BSC to \`0x2222…2222\` · ref \`${only(a).merchantReference.slice(0, 8)}\` · “Wrong destination”`,
+    );
+    expect(audit).toContain(`<@${USERS.alice}> · requested · 50 USDT on BSC to \`0x2222…2222\``);
     const late = await click(a, USERS.carol, 'wd_approve', final);
     expect(String((await a.replies(late))[0]!.text)).toMatch(/no longer|not pending|rejected/i);
     expect(a.app.sandbox!.stats.withdrawals).toBe(0);
@@ -326,7 +393,8 @@ describe('/withdraw: outcomes', () => {
     const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
     const audit = visibleText((await a.replies(responseUrl))[0]!);
     expect(audit).toMatch(/Hash chain verified: \d+ entries/);
-    expect(audit).toContain('*resolve*');
+    expect(audit).toContain(`<@${USERS.erin}> · ❌ resolved as not sent · 50 USDT on BSC to \`0x2222…2222\``);
+    expect(audit).toContain('“Checked the dashboard: not there”');
     expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);
   });
 
