@@ -182,7 +182,8 @@ export function withdrawalNotifier(o: {
       if (event.type === 'requested') askApproversOncePosted(event.request.id);
     },
     async heal() {
-      for (const r of o.service().list({ state: 'pending' })) askApproversOncePosted(r.id);
+      // Approvers of requests whose card is posted are asked now (if not yet); the others once it is.
+      await Promise.all(o.service().list({ state: 'pending' }).map((r) => askApprovers(r.id, CARD_WAIT.firstMs)));
       const missing = o.service().list().filter((r) => !o.outbox.message(cardKey(r.id)));
       if (!missing.length) return;
       o.logger.warn({ count: missing.length }, 'posting approval cards that were never queued');
