@@ -110,6 +110,37 @@ describe('/withdraw: requesting', () => {
     expect(cardText(c)).toContain('invoice 1042');
   });
 
+  it('a note is required above withdrawals.note_required_above: refused next to the note field, and in one line with where it goes', async () => {
+    const policy = parsePolicy(TEST_POLICY_YAML.replace('  daily_limit: { USDT: 50000 }', '  daily_limit: { USDT: 50000 }\n  note_required_above: { USDT: 1000 }'));
+    const a = await app({ policy });
+    const form = (amount: string, note: string | null) => ({
+      callbackId: 'wd_request_modal',
+      viewId: `V0NOTE${amount}${note ? 'N' : ''}`,
+      values: {
+        wd_amount: { value: { type: 'plain_text_input', value: amount } },
+        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
+        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
+        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
+        wd_note: { value: { type: 'plain_text_input', value: note } },
+      },
+    });
+    const refused = await a.submitView(USERS.alice, form('1000.01', null));
+    expect(refused.json).toEqual({
+      response_action: 'errors',
+      errors: { wd_note: 'A note is required above 1,000 USDT: say what this payout is for (the approvers read it).' },
+    });
+    expect(await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT}`)).toBe(
+      ':no_entry: Not requested: A note is required above 1,000 USDT: say what this payout is for (the approvers read it).\n' +
+        'Add the note after the client e-mail: `/withdraw <amount> <currency> <network> <destination> <client-email> what it is for`',
+    );
+    expect(a.app.deps.withdrawals.list()).toEqual([]);
+    // At the threshold, or with a note, it goes through.
+    expect((await a.submitView(USERS.alice, form('1000', null))).body).toBe('');
+    expect(await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT} March invoice`)).toMatch(/^⏳ Requested · 5,000 USDT on BSC/);
+    expect(a.app.deps.withdrawals.list()).toHaveLength(2);
+  });
+
   it('a form submitted twice (Slack timed out the first answer) asks for one payout', async () => {
     const a = await app();
     const form = {
