@@ -7,10 +7,11 @@
  */
 import type { Logger } from '../log.js';
 import { COLLECTIONS, type Outbox, type OutboxRequest } from '../outbox/index.js';
+import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
-import { needsAdminAttention, type WithdrawalEvent, type WithdrawalRequest, type WithdrawalService } from '../withdrawals/index.js';
+import { needsAdminAttention, WITHDRAWALS, type WithdrawalEvent, type WithdrawalRequest, type WithdrawalService } from '../withdrawals/index.js';
 import { mention } from './blocks.js';
 import {
   APPROVER_DM_RENDERER,
@@ -40,17 +41,27 @@ export interface PermalinkClient {
  */
 const DM_EVENTS = new Set(['requested', 'completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
 
-/** Approvers asked by DM: the policy's user ids (groups and "*" are reached through the card's channel), never the requester. */
-export function approversToAsk(policy: Policy, r: WithdrawalRequest): string[] {
-  const users = policy.people.approvers.filter((a) => /^[UW][A-Z0-9]+$/.test(a) && a !== r.requester);
-  return [...new Set(users)];
+const isUser = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
+
+/**
+ * Approvers asked by DM: the policy's users and the members of its user groups (when a group
+ * resolver is given), never the requester. "*" (anyone) is reached through the card's channel.
+ */
+export async function approversToAsk(policy: Policy, r: WithdrawalRequest, groups?: GroupResolver): Promise<string[]> {
+  const out = new Set<string>();
+  for (const entry of policy.people.approvers) {
+    if (isUser(entry)) out.add(entry);
+    else if (entry.startsWith('S') && groups) for (const member of await groups.membersOf(entry)) if (isUser(member)) out.add(member);
+  }
+  out.delete(r.requester);
+  return [...out];
 }
 
 export const approverDmKey = (id: string, user: string) => `${cardKey(id)}:dm:approver:${user}`;
 
 /** The DMs asking each eligible approver to decide: once each (the key is unique per request and approver). */
-export function approverDms(policy: Policy, r: WithdrawalRequest): OutboxRequest[] {
-  return approversToAsk(policy, r).map((user) => ({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) }));
+export function approverDms(r: WithdrawalRequest, users: readonly string[]): OutboxRequest[] {
+  return users.map((user) => ({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) }));
 }
 
 /** How long the approver DMs wait between looks at whether the card is posted (doubling up to the max). */
@@ -105,6 +116,8 @@ export function withdrawalNotifier(o: {
   explorerNet: ExplorerNet;
   /** For card permalinks; without it, messages point at the approvals channel. */
   slack?: PermalinkClient;
+  /** To ask the members of approver user groups too; without it, only the users named in the policy. */
+  groups?: GroupResolver;
 }): WithdrawalNotifier {
   const get = (id: string) => o.service().get(id);
   const cardPointer = (id: string): CardPointer => {
@@ -162,9 +175,12 @@ export function withdrawalNotifier(o: {
       const r = get(id);
       if (!r || r.state !== 'pending') return void waiting.delete(id);
       if (!o.outbox.message(cardKey(id))?.ts) return askApproversOncePosted(id, Math.min(delayMs * 2, CARD_WAIT.maxMs));
+      const users = await approversToAsk(o.policy, r, o.groups);
       await cardPermalink(id);
       await o.store.commit((tx) => {
-        for (const dm of approverDms(o.policy, r)) if (!tx.get(COLLECTIONS.messages, dm.key!)) o.outbox.enqueue(tx, dm);
+        // Still waiting, and each approver at most once (a restart's heal() may get here again).
+        if (tx.get<WithdrawalRequest>(WITHDRAWALS, id)?.state !== 'pending') return;
+        for (const dm of approverDms(r, users)) if (!tx.get(COLLECTIONS.messages, dm.key!)) o.outbox.enqueue(tx, dm);
       });
       waiting.delete(id);
     } catch (err) {

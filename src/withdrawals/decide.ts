@@ -13,7 +13,7 @@
  */
 import type { Policy } from '../policy/schema.js';
 import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
-import { approvalsComplete, checkAllowlist, checkDailyLimit, decisionRefusal, expiryDue, refused, reminderDue, reservedFor, type CheckedInput, type Refused } from './rules.js';
+import { approvalsComplete, stateWords, checkAllowlist, checkDailyLimit, decisionRefusal, expiryDue, refused, reminderDue, reservedFor, type CheckedInput, type Refused } from './rules.js';
 import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
 import type {
   DecisionReason,
@@ -333,7 +333,7 @@ function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefi
 function decideResolve(c: Extract<WithdrawalCommand, { type: 'resolve-unknown' }>, cur: WithdrawalRequest | undefined, at: string): Decision {
   if (!cur) return refused('not_found', 'There is no such withdrawal request.');
   if (!c.isAdmin) return refused('not_admin', 'Only treasury admins can resolve a withdrawal whose outcome is unknown.');
-  if (cur.state !== 'unknown') return refused('not_unknown', `Only a request whose outcome is unknown can be resolved (this one is ${cur.state}).`);
+  if (cur.state !== 'unknown') return refused('not_unknown', `Only a request whose outcome is unknown can be resolved: this one is ${stateWords(cur.state)}.`);
   const text = c.note.trim();
   if (!text) return refused('note_required', 'Say how you established the outcome (a note is required).');
   const resolution = { by: c.admin, at, outcome: c.outcome, note: text };

@@ -9,9 +9,24 @@ import { addressFamily, describeFormat, isValidAddress, type AddressFamily } fro
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy, Tier } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
-import { NOT_COUNTED_STATES, type AllowlistInfo, type DecisionReason, type RequestInput, type RequestRule, type WithdrawalRequest } from './types.js';
+import { NOT_COUNTED_STATES, type AllowlistInfo, type DecisionReason, type RequestInput, type RequestRule, type WithdrawalRequest, type WithdrawalState } from './types.js';
 
 export const DAY_MS = 24 * 3_600_000;
+
+/** A state in the words the card uses ("✅ Sent", "⛔ Rejected"...), for sentences. */
+export function stateWords(state: WithdrawalState): string {
+  const words: Record<WithdrawalState, string> = {
+    pending: 'waiting for approvals',
+    approved: 'being sent',
+    executing: 'being sent',
+    completed: 'sent',
+    failed: 'failed (nothing was sent)',
+    unknown: 'of unknown outcome',
+    rejected: 'rejected',
+    expired: 'expired',
+  };
+  return words[state];
+}
 
 export type Refusal = { ok: false; rule: RequestRule; message: string };
 
@@ -173,7 +188,7 @@ export function decisionRefusal(
 /** The refusals that need no fact about the user's roles: no such request, not pending, expired, their own. */
 export function stateRefusal(req: WithdrawalRequest | undefined, user: string, now: number): Refused<DecisionReason> | undefined {
   if (!req) return refused('not_found', 'There is no such withdrawal request.');
-  if (req.state !== 'pending') return refused('not_pending', `This request is no longer waiting for decisions (it is ${req.state}).`);
+  if (req.state !== 'pending') return refused('not_pending', `This request is no longer waiting for decisions: it is ${stateWords(req.state)}.`);
   if (now >= Date.parse(req.expiresAt)) return refused('expired', 'This request has expired.');
   if (req.requester === user) return refused('own_request', 'You cannot decide on your own withdrawal request.');
   return undefined;

@@ -367,7 +367,7 @@ describe('/withdraw: approving', () => {
     );
     expect(audit).toContain(`<@${USERS.alice}> · requested · 50 USDT on BSC to \`0x2222…2222\``);
     const late = await click(a, USERS.carol, 'wd_approve', final);
-    expect(String((await a.replies(late))[0]!.text)).toMatch(/no longer|not pending|rejected/i);
+    expect(String((await a.replies(late))[0]!.text)).toBe(':no_entry: This request is no longer waiting for decisions: it is rejected.');
     expect(a.app.sandbox!.stats.withdrawals).toBe(0);
   });
 });

@@ -11,7 +11,7 @@ import { withdrawalNotifier, type WithdrawalNotifier } from '../../src/slack/wit
 import { startFakeSlack, type FakeSlack, type FakeMessage } from '../helpers/fake-slack.js';
 import { visibleText } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-import { DEST, quietLogger, usdt, world, type World } from './helpers.js';
+import { DEST, groups, quietLogger, usdt, world, type World } from './helpers.js';
 
 const APPROVALS = 'C0APPROVALS';
 
@@ -44,7 +44,7 @@ async function setup(o: { permalinks?: boolean } = {}): Promise<Rig> {
     policy: w.policy,
     logger: quietLogger(),
     explorerNet: 'testnet',
-    ...(o.permalinks === false ? {} : { slack: client }),
+    ...(o.permalinks === false ? {} : { slack: client, groups }),
   });
   outbox.start();
   rig = { w, fake, outbox, notifier };
@@ -62,8 +62,8 @@ describe('withdrawal messages', () => {
     const made = await r.w.service.request(usdt('5000'), 'U0BOB');
     if (!made.ok) throw new Error(made.message);
     const card = await cardOf(r);
-    // Approvers of the test policy that are users, minus the requester (U0ALICE is an approver but did not request).
-    const asked = ['U0CAROL', 'U0DAVE', 'U0ERIN', 'U0FRANK', 'U0ALICE'];
+    // The policy's approver users and the member of its approver group S0TREASURY (U0GRACE), minus the requester.
+    const asked = ['U0CAROL', 'U0DAVE', 'U0ERIN', 'U0FRANK', 'U0ALICE', 'U0GRACE'];
     for (const user of asked) await until(`the DM to ${user}`, () => dms(r, user).length === 1);
     const link = await r.notifier.cardPermalink(made.request.id);
     expect(link).toMatch(new RegExp(`^https://[^/]+\\.slack\\.com/archives/${card.channel}/p${card.ts.replace('.', '')}$`));
@@ -72,7 +72,9 @@ describe('withdrawal messages', () => {
         `⏳ Your approval is asked · 5,000 USDT on BSC to \`0x2222…2222\`, requested by <@U0BOB>. Expires ${dms(r, user)[0]!.match(/Expires (<!date\^[^>]+>)/)![1]}. ⚠️ not on the allowlist, never paid before.\n<${link}|Open the card>`,
       );
     }
-    expect(dms(r, 'U0BOB')[0] ?? '').not.toContain('Your approval is asked');
+    await r.outbox.drain();
+    // The requester is not asked to approve their own request.
+    expect(dms(r, 'U0BOB').filter((m) => m.includes('Your approval is asked'))).toEqual([]);
     // heal() at the next start asks again for pending requests: nobody is asked twice.
     await r.notifier.heal();
     await r.outbox.drain();
@@ -85,6 +87,9 @@ describe('withdrawal messages', () => {
     if (!made.ok) throw new Error(made.message);
     await until('the DM to U0CAROL', () => dms(r, 'U0CAROL').length === 1);
     expect(dms(r, 'U0CAROL')[0]).toContain(`\nThe card is in <#${APPROVALS}>.`);
+    await r.outbox.drain();
+    // Without a group resolver only the users the policy names are asked.
+    expect(dms(r, 'U0GRACE')).toEqual([]);
     expect(await r.notifier.cardPermalink(made.request.id)).toBeUndefined();
   });
 
