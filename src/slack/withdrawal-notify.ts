@@ -36,10 +36,11 @@ export interface PermalinkClient {
 
 /**
  * The requester hears once per event: `approved`/`executing` says nothing (the send follows in
- * about a second and `completed` or `failed` says what happened); `requested` only when it came
- * from the form, since a one-line command is answered where it was typed.
+ * about a second and `completed` or `failed` says what happened); `requested` is sent with the
+ * approvers' DMs once the card is posted (`cardPostedDms`), and only for the form, since a
+ * one-line command is answered where it was typed.
  */
-const DM_EVENTS = new Set(['requested', 'completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
+const DM_EVENTS = new Set(['completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
 
 const isUser = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
 
@@ -59,9 +60,14 @@ export async function approversToAsk(policy: Policy, r: WithdrawalRequest, group
 
 export const approverDmKey = (id: string, user: string) => `${cardKey(id)}:dm:approver:${user}`;
 
-/** The DMs asking each eligible approver to decide: once each (the key is unique per request and approver). */
-export function approverDms(r: WithdrawalRequest, users: readonly string[]): OutboxRequest[] {
-  return users.map((user) => ({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) }));
+/**
+ * The DMs that link to a newly posted card: each eligible approver asked to decide, and the
+ * requester's confirmation of a request made in the form. Once each: the keys are unique.
+ */
+export function cardPostedDms(r: WithdrawalRequest, approvers: readonly string[]): OutboxRequest[] {
+  const asks: OutboxRequest[] = approvers.map((user) => ({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) }));
+  if (r.requestedFrom === 'command') return asks;
+  return [{ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|requested`, user: r.requester, key: `${cardKey(r.id)}:dm:requested` }, ...asks];
 }
 
 /** How long the approver DMs wait between looks at whether the card is posted (doubling up to the max). */
@@ -87,7 +93,7 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, servi
     const admins = needsAdminAttention(event) ? ` ${mentions(policy.people.admins)}` : '';
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`, key });
   }
-  if (DM_EVENTS.has(event.type) && !(event.type === 'requested' && r.requestedFrom === 'command')) {
+  if (DM_EVENTS.has(event.type)) {
     out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|${event.type}`, user: r.requester, key: `${key}:dm:${event.type}` });
   }
   return out;
@@ -158,9 +164,10 @@ export function withdrawalNotifier(o: {
   o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get, cardPointer));
   o.outbox.registerRenderer(APPROVER_DM_RENDERER, (ref) => renderApproverDm(ref, get, cardPointer));
   /**
-   * The approvers are asked once the card exists, so their DM links to it (chat.getPermalink).
-   * Not in the request's commit, hence `heal()` at start asks again for every pending request:
-   * the DM keys make that idempotent, so an approver is asked once however often this runs.
+   * The approvers are asked (and a form's requester told) once the card exists, so the DMs link
+   * to it (chat.getPermalink). Not in the request's commit, hence `heal()` at start does it again
+   * for every pending request: the DM keys make that idempotent, so each goes out once however
+   * often this runs.
    */
   const waiting = new Set<string>();
   function askApproversOncePosted(id: string, delayMs = CARD_WAIT.firstMs): void {
@@ -180,7 +187,7 @@ export function withdrawalNotifier(o: {
       await o.store.commit((tx) => {
         // Still waiting, and each approver at most once (a restart's heal() may get here again).
         if (tx.get<WithdrawalRequest>(WITHDRAWALS, id)?.state !== 'pending') return;
-        for (const dm of approverDms(r, users)) if (!tx.get(COLLECTIONS.messages, dm.key!)) o.outbox.enqueue(tx, dm);
+        for (const dm of cardPostedDms(r, users)) if (!tx.get(COLLECTIONS.messages, dm.key!)) o.outbox.enqueue(tx, dm);
       });
       waiting.delete(id);
     } catch (err) {

@@ -110,7 +110,7 @@ describe('withdrawal messages', () => {
     // One DM per event: requested (not from a one-line command), then sent; nothing in between.
     const owner = dms(r, 'U0BOB');
     expect(owner).toHaveLength(2);
-    expect(owner[0]).toMatch(/^⏳ Requested · your withdrawal of 100 USDT on BSC/);
+    expect(owner[0]).toMatch(/^⏳ Requested · your withdrawal of 100 USDT on BSC to `0x2222…2222` is waiting for 1 approval\. I will tell you when it is decided\.\n<https:\/\/\S+\|Open the card>$/);
     expect(owner[1]).toMatch(/^✅ Sent · your withdrawal of 100 USDT on BSC to `0x2222…2222`: Debited 101 USDT · delivered 100 USDT · fee 1 USDT\.\n<https:\/\/\S+\|Open the card>$/);
 
     const second = await r.w.service.request(usdt('250'), 'U0BOB');
