@@ -154,7 +154,7 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
   const flags = riskFlags(r);
   const title = `${stateLabel(r)} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
-  if (flags.length) blocks.push(section(`:warning: *Check before approving:* ${flags.join(' · ')}`));
+  if (flags.length) blocks.push(section(`:warning: *${r.state === 'pending' ? 'Check before approving' : 'Flagged when requested'}:* ${flags.join(' · ')}`));
   const money: Array<[string, string]> =
     r.state === 'completed'
       ? [['Settled', settlementText(r)]]
