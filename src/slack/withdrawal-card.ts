@@ -280,7 +280,7 @@ export function renderDm(ref: string, get: (id: string) => WithdrawalRequest | u
   const lines: Record<string, string> = {
     requested: `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}. I will tell you when it is decided.`,
     completed: `✅ Sent · ${what}: ${settlementText(r)}.`,
-    failed: `❌ Failed · ${what}: ${esc(r.error?.message ?? 'no reason given')}`,
+    failed: `❌ Failed · ${what}: ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent.' : ''}`,
     rejected: `⛔ Rejected · ${what} was rejected by <@${r.rejection?.user}>: “${esc(r.rejection?.reason ?? '')}”`,
     expired: `⌛ Expired · ${what} expired before it had enough approvals. Nothing was sent.`,
     unknown: `⚠️ Outcome unknown · ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,

@@ -383,6 +383,9 @@ describe('/withdraw: outcomes', () => {
     const final = await until('the failed card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Failed:*') && topLevel(a, CHANNELS.approvals)[0]);
     expect(cardText(final)).toMatch(/balance/i);
     expect(cardText(final)).toContain('it will not be retried');
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('❌ Failed · 50 USDT on BSC');
+    const [failedDm] = await until('the failure DM', () => dms(a, USERS.alice).length > 0 && dms(a, USERS.alice));
+    expect(failedDm).toMatch(/^❌ Failed · your withdrawal of 50 USDT on BSC to `0x2222…2222`: The wallet service refused the withdrawal: .*balance.* Nothing was sent\.\n/i);
     expect(a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'))).toHaveLength(1);
   });
 
