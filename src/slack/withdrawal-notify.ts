@@ -48,11 +48,15 @@ const isUser = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
  * Approvers asked by DM: the policy's users and the members of its user groups (when a group
  * resolver is given), never the requester. "*" (anyone) is reached through the card's channel.
  */
-export async function approversToAsk(policy: Policy, r: WithdrawalRequest, groups?: GroupResolver): Promise<string[]> {
+export async function approversToAsk(policy: Policy, r: WithdrawalRequest, groups?: GroupResolver, onGroupError?: (group: string, err: unknown) => void): Promise<string[]> {
   const out = new Set<string>();
   for (const entry of policy.people.approvers) {
     if (isUser(entry)) out.add(entry);
-    else if (entry.startsWith('S') && groups) for (const member of await groups.membersOf(entry)) if (isUser(member)) out.add(member);
+    else if (entry.startsWith('S') && groups) {
+      // A group Slack cannot list now must not keep the named approvers from being asked.
+      const members = await groups.membersOf(entry).catch((err: unknown) => (onGroupError?.(entry, err), [] as string[]));
+      for (const member of members) if (isUser(member)) out.add(member);
+    }
   }
   out.delete(r.requester);
   return [...out];
@@ -182,7 +186,9 @@ export function withdrawalNotifier(o: {
       const r = get(id);
       if (!r || r.state !== 'pending') return void waiting.delete(id);
       if (!o.outbox.message(cardKey(id))?.ts) return askApproversOncePosted(id, Math.min(delayMs * 2, CARD_WAIT.maxMs));
-      const users = await approversToAsk(o.policy, r, o.groups);
+      const users = await approversToAsk(o.policy, r, o.groups, (group, err) =>
+        o.logger.warn({ group, err: err instanceof Error ? err.message : String(err) }, 'could not list an approver group; its members are not asked by DM'),
+      );
       await cardPermalink(id);
       await o.store.commit((tx) => {
         // Still waiting, and each approver at most once (a restart's heal() may get here again).
