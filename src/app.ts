@@ -104,7 +104,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     cleanup.push(() => outbox.stop());
 
     const { explorerNet } = wallet;
-    const withdrawals = buildWithdrawals({ store, outbox, wallet: wallet.client, policy, groups: slackClient.groups, logger, now, explorerNet }, cleanup);
+    const withdrawals = buildWithdrawals(
+      { store, outbox, wallet: wallet.client, policy, groups: slackClient.groups, logger, now, explorerNet, slack: slackClient.client },
+      cleanup,
+    );
     const alerts = buildAlerts(
       { config, store, outbox, wallet: wallet.client, policy, logger, secret: hookSecret, now, withdrawals: withdrawals.service, explorerNet },
       cleanup,

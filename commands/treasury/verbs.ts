@@ -15,6 +15,7 @@ import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
 import { dailyDigest } from '../../src/transactions/digest.js';
 import { registrationStatus } from '../../src/webhooks/registration.js';
+import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
 import type { VerbName } from '../table.js';
@@ -177,8 +178,9 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
     run: async ({ deps, respond }) => {
       const check = verifyAudit(deps.store);
       const entries = recentAudit(deps.store, 20);
+      // Each row stands alone: who, what (in the card's words), amount, payee, reference, reason.
       const lines = entries.map(
-        (e) => `\`#${e.seq}\` ${utcMinute(Date.parse(e.at))} · ${e.actor === 'system' ? 'system' : `<@${e.actor}>`} · *${e.action}* · \`${e.subject}\``,
+        (e) => `\`#${e.seq}\` ${utcMinute(Date.parse(e.at))} · ${e.actor === 'system' ? 'the app' : `<@${e.actor}>`} · ${auditRowText(e, (id) => deps.withdrawals.get(id))}`,
       );
       await respond({
         response_type: 'ephemeral',

@@ -4,7 +4,7 @@
  */
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { amountText } from '../../src/slack/withdrawal-card.js';
+import { amountText, shortRef } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { parseOneLine, USAGE } from './parse.js';
@@ -28,11 +28,17 @@ export function withdrawCommand(deps: CommandDeps) {
       }
       const parsed = parseOneLine(command.text);
       if (!parsed.ok) return ephemeral(respond, `:warning: ${parsed.error}\n${USAGE}`);
-      const outcome = await deps.withdrawals.request(parsed.input, command.user_id);
-      if (!outcome.ok) return ephemeral(respond, `:no_entry: Not requested (${outcome.rule.replace('_', ' ')}): ${outcome.message}`);
+      // Answered here, so the requester gets no DM saying the same.
+      const outcome = await deps.withdrawals.request({ ...parsed.input, requestedFrom: 'command' }, command.user_id);
+      if (!outcome.ok) {
+        // In one line the note is the words after the client e-mail: say where it goes.
+        const where = outcome.rule === 'note' ? '\nAdd the note after the client e-mail: `/withdraw <amount> <currency> <network> <destination> <client-email> what it is for`' : '';
+        return ephemeral(respond, `:no_entry: Not requested: ${outcome.message}${where}`);
+      }
+      const r = outcome.request;
       await ephemeral(
         respond,
-        `:inbox_tray: Requested ${amountText(outcome.request)} on ${outcome.request.network}: the approval card is in <#${deps.policy.channels.approvals}>. Request \`${outcome.request.id}\`.`,
+        `⏳ Requested · ${amountText(r)} on ${r.network} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}: the approval card is in <#${deps.policy.channels.approvals}> (ref \`${shortRef(r)}\`).`,
       );
     });
   };

@@ -29,6 +29,7 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   allowlist: 'destination',
   daily_limit: 'amount',
   tier: 'amount',
+  note: 'note',
 };
 
 function input(field: keyof typeof FIELDS, label: string, element: Record<string, unknown>, optional = false, hint?: string): KnownBlock {
@@ -58,7 +59,7 @@ export function requestModal(): View {
       input('network', 'Network', { type: 'static_select', options: options(NETWORKS.map((n) => n.name)) }),
       input('destination', 'Destination address', { type: 'plain_text_input' }, false, 'Checked against the network’s address format and the allowlist.'),
       input('client', 'Client e-mail', { type: 'email_text_input' }, false, 'The client whose generated wallet the funds leave from.'),
-      input('note', 'Note for the approvers', { type: 'plain_text_input', multiline: true, max_length: 500 }, true),
+      input('note', 'Note for the approvers', { type: 'plain_text_input', multiline: true, max_length: 500 }, true, 'What the payout is for. Required above the policy’s amount (withdrawals.note_required_above).'),
     ],
   };
 }

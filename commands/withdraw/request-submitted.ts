@@ -13,6 +13,8 @@ export function requestSubmitted(deps: CommandDeps) {
     const input: RequestInput = {
       // One modal asks for one payout, however many times it is submitted.
       idempotencyKey: `view:${view.id}`,
+      // The form closes on success: the requester's confirmation is a DM.
+      requestedFrom: 'form',
       amount: readField(v, 'amount'),
       currency: readField(v, 'currency'),
       network: readField(v, 'network'),

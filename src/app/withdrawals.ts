@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
-import { withdrawalNotifier } from '../slack/withdrawal-notify.js';
+import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-notify.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
@@ -25,7 +25,18 @@ export interface WithdrawalsPart {
 }
 
 export function buildWithdrawals(
-  o: { store: Store; outbox: Outbox; wallet: WalletClient; policy: Policy; groups: GroupResolver; logger: Logger; now: () => number; explorerNet: ExplorerNet },
+  o: {
+    store: Store;
+    outbox: Outbox;
+    wallet: WalletClient;
+    policy: Policy;
+    groups: GroupResolver;
+    logger: Logger;
+    now: () => number;
+    explorerNet: ExplorerNet;
+    /** For the cards' permalinks in DMs (chat.getPermalink). */
+    slack: PermalinkClient;
+  },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
   const listeners: Array<(event: WithdrawalEvent, tx: Tx) => void> = [];
@@ -41,7 +52,16 @@ export function buildWithdrawals(
     },
   });
   cleanup.push(() => service.idle());
-  const notifier = withdrawalNotifier({ store: o.store, outbox: o.outbox, service, policy: o.policy, logger: o.logger, explorerNet: o.explorerNet });
+  const notifier = withdrawalNotifier({
+    store: o.store,
+    outbox: o.outbox,
+    service,
+    policy: o.policy,
+    logger: o.logger,
+    explorerNet: o.explorerNet,
+    slack: o.slack,
+    groups: o.groups,
+  });
   listeners.push(notifier.onChange);
   return {
     service,

@@ -121,6 +121,8 @@ export const policySchema = z
         remind_before: durationSchema.default(30 * 60_000),
         tiers: perCurrency(tierListSchema).refine((t) => 'default' in t, 'a "default" tier list is required'),
         daily_limit: perCurrency(amountSchema).default({}),
+        /** Requests above this amount (per currency) must say what they are for. */
+        note_required_above: perCurrency(amountSchema).default({}),
         allowlist: z
           .object({
             mode: z.enum(['enforce', 'warn', 'off']).default('warn'),
@@ -135,6 +137,7 @@ export const policySchema = z
         remind_before: 30 * 60_000,
         tiers: { default: [{ approvals: 2, must_include: [] }] },
         daily_limit: {},
+        note_required_above: {},
         allowlist: { mode: 'warn', addresses: [] },
       }),
     alerts: z.object({ mention_above: perCurrency(amountSchema).default({}) }).default({ mention_above: {} }),

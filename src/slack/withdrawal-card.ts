@@ -7,13 +7,14 @@ import type { KnownBlock } from '@slack/types';
 import { slackDate } from '../format/time.js';
 import type { Rendered } from '../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
-import type { WithdrawalRequest, WithdrawalService } from '../withdrawals/index.js';
-import { formatAmount } from '../withdrawals/index.js';
-import { actions, context, divider, esc, fields, header, link, mention, section, shorten } from './blocks.js';
+import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
+import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
+import { actions, context, divider, esc, fields, header, LIMITS, link, mention, section, shorten, truncate } from './blocks.js';
 
 export const CARD_RENDERER = 'withdrawal.card';
 export const THREAD_RENDERER = 'withdrawal.thread';
 export const DM_RENDERER = 'withdrawal.dm';
+export const APPROVER_DM_RENDERER = 'withdrawal.approver-dm';
 export const ACTIONS = {
   approve: 'wd_approve',
   reject: 'wd_reject',
@@ -29,13 +30,63 @@ export function amountText(r: Pick<WithdrawalRequest, 'amount' | 'currency'>): s
   return formatAmount(r.amount, r.currency);
 }
 
+/**
+ * The one vocabulary for a withdrawal's state, used by the card's header, its fallback text,
+ * the DMs, the thread and the audit view. Unicode emoji, so the same words read well in a
+ * plain-text header and in a notification.
+ */
+export function stateLabel(r: Pick<WithdrawalRequest, 'state' | 'approvals' | 'tier' | 'resolution'>): string {
+  switch (r.state) {
+    case 'pending':
+      return `⏳ ${Math.min(r.approvals.length, r.tier.approvals)} of ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}`;
+    case 'approved':
+    case 'executing':
+      return '🔄 Sending';
+    case 'completed':
+      return '✅ Sent';
+    case 'failed':
+      return r.resolution ? '❌ Not sent' : '❌ Failed';
+    case 'rejected':
+      return '⛔ Rejected';
+    case 'expired':
+      return '⌛ Expired';
+    case 'unknown':
+      return '⚠️ Outcome unknown';
+  }
+}
+
+/** "1a2b3c4d": the short reference people quote; the full ids are in the card's Details line. */
+export const shortRef = (r: Pick<WithdrawalRequest, 'merchantReference'>) => r.merchantReference.slice(0, 8);
+
+/** Risk flags the approver must see first; empty when there are none. */
+export function riskFlags(r: Pick<WithdrawalRequest, 'allowlist'>): string[] {
+  const out: string[] = [];
+  if (r.allowlist.status === 'unlisted') out.push('not on the allowlist');
+  if (r.allowlist.neverPaidBefore) out.push('never paid before');
+  return out;
+}
+
 function destinationText(r: WithdrawalRequest, net: ExplorerNet): string {
   const addr = link(explorerAddressUrl(r.destination, r.currency, r.network, net), r.destination);
-  const notes: string[] = [];
-  if (r.allowlist.status === 'listed') notes.push(`:white_check_mark: allowlisted: ${esc(r.allowlist.label ?? '')}`);
-  if (r.allowlist.status === 'unlisted') notes.push(':warning: *not on the allowlist*');
-  if (r.allowlist.neverPaidBefore) notes.push(':warning: never paid before');
-  return `${addr}${notes.length ? `\n${notes.join(' · ')}` : ''}`;
+  return r.allowlist.status === 'listed' ? `${addr}\n:white_check_mark: allowlisted: ${esc(r.allowlist.label ?? '')}` : addr;
+}
+
+/** "Debited 250 USDT · delivered 249 USDT · fee 1 USDT", from the service's own numbers. */
+export function settlementText(r: WithdrawalRequest): string {
+  const s = settlementOf(r);
+  if (!s) return `Delivered ${amountText(r)}`;
+  const fee = s.fee ? `fee ${formatAmount(s.fee, s.feeCurrency ?? r.currency)}` : 'fee not reported';
+  return [s.debited ? `Debited ${formatAmount(s.debited, r.currency)}` : '', `${s.debited ? 'delivered' : 'Delivered'} ${formatAmount(s.delivered, r.currency)}`, fee]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+/** Before approval: the expected fee and what the payee receives, marked as an estimate, or "unknown yet". */
+export function feeBeforeText(r: WithdrawalRequest, estimate: FeeEstimate | undefined): string {
+  if (!estimate) return `_unknown yet_ (no ${r.currency} withdrawal on ${r.network} has been sent with this app)`;
+  const e = expectedSettlement(r.amount, estimate);
+  const debit = estimate.mode === 'on_top' ? ` · debited ≈ ${formatAmount(e.debited, r.currency)}` : '';
+  return `≈ ${formatAmount(e.fee, e.feeCurrency)} · payee receives ≈ ${formatAmount(e.delivered, r.currency)}${debit}\n_estimate: the last fee charged on ${r.network}, ${slackDate(estimate.chargedAt)}_`;
 }
 
 function approvalsText(r: WithdrawalRequest): string {
@@ -53,55 +104,80 @@ function approvalsText(r: WithdrawalRequest): string {
   return [...done, ...(need.length ? [need.join(', ')] : [])].join('\n') || '_none yet_';
 }
 
+/** What happened, in the state's words (the header already says which state). */
 function outcomeText(r: WithdrawalRequest): string | undefined {
   switch (r.state) {
     case 'pending':
       return undefined;
+    case 'approved':
     case 'executing':
-      return ':arrows_counterclockwise: *Approved.* Sending to the wallet service…';
+      return 'Every approval is in: sending to the wallet service…';
     case 'completed': {
-      const res = r.result;
-      const fee = res?.fee ? `, fee ${formatAmount(res.fee, res.feeCurrency ?? r.currency)}` : '';
-      const amount = res?.amount ? formatAmount(res.amount, r.currency) : amountText(r);
-      const by = res?.source === 'reconcile' ? ' (confirmed from the transaction list)' : res?.source === 'admin' ? ' (marked as sent by an admin)' : '';
-      const odd = res?.mismatches?.length ? `\n:rotating_light: *The service's answer differs from what was approved:* ${res.mismatches.map(esc).join('; ')}. An admin must check it.` : '';
-      return `:white_check_mark: *Sent*${by}: ${amount} withdrawn${fee}. Service reference \`${res?.serviceReference ?? 'unknown'}\`${odd}`;
+      const by = r.result?.source === 'reconcile' ? ' (confirmed from the transaction list)' : r.result?.source === 'admin' ? ' (marked as sent by an admin)' : '';
+      const odd = r.result?.mismatches?.length
+        ? `\n:rotating_light: *The service's answer differs from what was approved:* ${r.result.mismatches.map(esc).join('; ')}. An admin must check it.`
+        : '';
+      return `*Sent*${by}: ${settlementText(r)}.${odd}`;
     }
     case 'failed':
-      return `:x: *Failed:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
+      return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
     case 'rejected':
-      return `:no_entry: *Rejected* by <@${r.rejection?.user}>: “${esc(r.rejection?.reason ?? '')}”`;
+      return `*Rejected* by <@${r.rejection?.user}>: “${esc(r.rejection?.reason ?? '')}”`;
     case 'expired':
-      return `:hourglass: *Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
+      return `*Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
     case 'unknown':
       return (
-        `:warning: *Outcome unknown*: ${esc(r.unknownReason ?? 'the wallet service did not confirm the result')}. ` +
+        `*Outcome unknown*: ${esc(r.unknownReason ?? 'the wallet service did not confirm the result')}. ` +
         'The money may have moved. The transaction list is being checked for its reference; *do not request it again*. An admin can resolve it here.'
       );
   }
 }
 
-export function renderCard(r: WithdrawalRequest, service: Pick<WithdrawalService, 'dailyUsage'>, net: ExplorerNet): Rendered {
+/** Room left for the note in its section (3000 characters) after its label and a "shortened" remark. */
+const NOTE_ROOM = LIMITS.sectionText - 200;
+
+function noteText(r: WithdrawalRequest): string {
+  if (!r.note) return '*Note*\n_none_';
+  const text = esc(r.note);
+  if (text.length <= NOTE_ROOM) return `*Note*\n${text}`;
+  // Never cut silently: say so, and where the whole note is kept.
+  return `*Note* (shortened: the full note is in the audit log, \`/treasury audit export\`)\n${text.slice(0, NOTE_ROOM)}…`;
+}
+
+export interface CardFacts {
+  dailyUsage(currency: string): DailyUsage;
+  feeEstimate?(currency: string, network: string): FeeEstimate | undefined;
+}
+
+export function renderCard(r: WithdrawalRequest, service: CardFacts, net: ExplorerNet): Rendered {
   const usage = service.dailyUsage(r.currency);
-  const blocks: KnownBlock[] = [
-    header(`Withdrawal request: ${amountText(r)} on ${r.network}`),
+  const flags = riskFlags(r);
+  const title = `${stateLabel(r)} · ${amountText(r)} on ${r.network}`;
+  const blocks: KnownBlock[] = [header(title)];
+  if (flags.length) blocks.push(section(`:warning: *${r.state === 'pending' ? 'Check before approving' : 'Flagged when requested'}:* ${flags.join(' · ')}`));
+  const money: Array<[string, string]> =
+    r.state === 'completed'
+      ? [['Settled', settlementText(r)]]
+      : [['Fee (estimate)', feeBeforeText(r, service.feeEstimate?.(r.currency, r.network))]];
+  blocks.push(
     fields([
-      ['Requested by', `<@${r.requester}>`],
       ['Amount', `*${amountText(r)}*`],
+      ...money,
+      ['To', destinationText(r, net)],
       ['Network', r.network],
-      ['Client', esc(r.clientEmail)],
-      ['Destination', destinationText(r, net)],
-      ['Note', r.note ? esc(r.note) : '_none_'],
+      ['From client wallet', esc(r.clientEmail)],
+      ['Requested by', `<@${r.requester}>`],
     ]),
+    section(noteText(r)),
     section(
       `*Approvals* (tier ${r.tier.max ? `up to ${formatAmount(r.tier.max, r.currency)}` : 'above every limit'}: ${r.tier.approvals} needed${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
     ),
-  ];
+  );
   const outcome = outcomeText(r);
   if (outcome) blocks.push(section(outcome));
   if (r.confirmation) {
     const url = explorerTxUrl(r.confirmation.transactionHash ?? undefined, r.currency, r.network, net);
-    blocks.push(context(`Transfer status: *${r.confirmation.status}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`));
+    blocks.push(context(`Transfer status: *${transferWord(r.confirmation.status)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`));
   }
   if (r.state === 'pending') {
     blocks.push(
@@ -125,17 +201,32 @@ export function renderCard(r: WithdrawalRequest, service: Pick<WithdrawalService
       [
         r.state === 'pending' ? `Expires ${slackDate(r.expiresAt)}` : `Requested ${slackDate(r.createdAt)}`,
         usage.remaining !== null ? `${r.currency} daily limit left: ${formatAmount(usage.remaining, r.currency)} of ${formatAmount(usage.limit ?? '0', r.currency)}` : '',
-        `Reference \`${r.merchantReference}\``,
-        `Request \`${r.id}\``,
+        `Ref \`${shortRef(r)}\``,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    ),
+    context(
+      [
+        'Details',
+        `merchant reference \`${r.merchantReference}\``,
+        `request \`${r.id}\``,
+        r.result?.serviceReference ? `service reference \`${r.result.serviceReference}\`` : '',
       ]
         .filter(Boolean)
         .join(' · '),
     ),
   );
-  return { text: `Withdrawal request: ${amountText(r)} on ${r.network} to ${shorten(r.destination)} (${r.state})`, blocks };
+  return { text: `${title} to ${shorten(r.destination)} (ref ${shortRef(r)})`, blocks };
 }
 
-/** Thread lines under the card: `${id}|${kind}|${detail}`. */
+/** A webhook status name in words: "CONFIRMED" -> "confirmed", "NOT_PROPAGATED" -> "not propagated". */
+export const transferWord = (status: string) => status.toLowerCase().replace(/_/g, ' ');
+
+/**
+ * Thread lines under the card: `${id}|${kind}|${detail}`. Plain sentences (no *bold*): the
+ * text is also what a notification shows, where mrkdwn would appear raw.
+ */
 export function renderThread(ref: string, get: (id: string) => WithdrawalRequest | undefined, net: ExplorerNet): Rendered | null {
   const [id = '', kind, detail = ''] = ref.split('|');
   const r = get(id);
@@ -143,11 +234,13 @@ export function renderThread(ref: string, get: (id: string) => WithdrawalRequest
   switch (kind) {
     case 'reminder': {
       if (r.state !== 'pending') return null;
-      const approved = new Set(r.approvals.map((a) => a.user));
-      return { text: `:alarm_clock: Reminder: this request expires ${slackDate(r.expiresAt)} and still needs ${r.tier.approvals - approved.size} approval(s). ${detail}` };
+      const left = Math.max(0, r.tier.approvals - r.approvals.length);
+      return { text: `⏰ Reminder: this request expires ${slackDate(r.expiresAt)} and still needs ${left} approval${left === 1 ? '' : 's'}. ${detail}` };
     }
-    case 'approved':
-      return { text: `<@${detail}> approved.` };
+    case 'approved': {
+      const n = r.approvals.findIndex((a) => a.user === detail) + 1;
+      return { text: `<@${detail}> approved${n > 0 ? ` (${n} of ${r.tier.approvals})` : ''}.` };
+    }
     case 'confirmation':
     case 'contradiction': {
       const [status = '', ...mentions] = detail.split(' ');
@@ -156,33 +249,108 @@ export function renderThread(ref: string, get: (id: string) => WithdrawalRequest
       const call = mentions.length ? ` ${mentions.join(' ')}` : '';
       if (kind === 'contradiction') {
         return {
-          text: `:rotating_light: The wallet service reports this transfer as *${status}*, but here it is *${r.state}*. Check the wallet service and the transaction list.${tx}${call}`,
+          text: `🚨 The wallet service reports this transfer as ${transferWord(status)}, but here it is ${stateLabel(r)}. Check the wallet service and the transaction list.${tx}${call}`,
         };
       }
-      const warn = status === 'FAILED' || status === 'NOT_PROPAGATED' ? ':rotating_light: ' : '';
-      return { text: `${warn}Transfer status from the wallet service: *${status}*${tx}${warn ? call : ''}` };
+      const warn = status === 'FAILED' || status === 'NOT_PROPAGATED' ? '🚨 ' : '';
+      return { text: `${warn}Transfer status from the wallet service: ${transferWord(status)}${tx}${warn ? call : ''}` };
     }
     default:
       return { text: `${kind}: ${detail}` };
   }
 }
 
-/** DMs to the requester: `${id}|${event}`. */
-export function renderDm(ref: string, get: (id: string) => WithdrawalRequest | undefined): Rendered | null {
+/** Where a DM points: the card's permalink, else the approvals channel. */
+export interface CardPointer {
+  permalink?: string;
+  channel: string;
+}
+
+const cardLink = (p: CardPointer) => (p.permalink ? link(p.permalink, 'Open the card') : `The card is in <#${p.channel}>.`);
+
+/**
+ * DMs to the requester: `${id}|${event}`, one per event: the state's words first, then what
+ * the person needs, then the card.
+ */
+export function renderDm(ref: string, get: (id: string) => WithdrawalRequest | undefined, card: (id: string) => CardPointer): Rendered | null {
   const [id = '', event] = ref.split('|');
   const r = get(id);
   if (!r) return null;
   const what = `your withdrawal of ${amountText(r)} on ${r.network} to \`${shorten(r.destination)}\``;
   const lines: Record<string, string> = {
-    requested: `:inbox_tray: I posted ${what} for approval. You will hear from me when it is decided.`,
-    approved: `:white_check_mark: ${what} has every approval it needs and is being sent.`,
-    completed: `:white_check_mark: ${what} was sent. ${outcomeText(r) ?? ''}`,
-    failed: `:x: ${what} failed. ${outcomeText(r) ?? ''}`,
-    rejected: `:no_entry: ${what} was rejected by <@${r.rejection?.user}>: “${esc(r.rejection?.reason ?? '')}”.`,
-    expired: `:hourglass: ${what} expired before it had enough approvals. Nothing was sent.`,
-    unknown: `:warning: ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,
-    resolved: `:information_source: An admin resolved ${what}: ${r.resolution?.outcome === 'sent' ? 'it was sent' : 'it was not sent'} (“${esc(r.resolution?.note ?? '')}”).`,
+    requested: `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}. I will tell you when it is decided.`,
+    completed: `✅ Sent · ${what}: ${settlementText(r)}.`,
+    failed: `❌ Failed · ${what}: ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent.' : ''}`,
+    rejected: `⛔ Rejected · ${what} was rejected by <@${r.rejection?.user}>: “${esc(r.rejection?.reason ?? '')}”`,
+    expired: `⌛ Expired · ${what} expired before it had enough approvals. Nothing was sent.`,
+    unknown: `⚠️ Outcome unknown · ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,
+    resolved: `${r.resolution?.outcome === 'sent' ? '✅ Sent' : '❌ Not sent'} · an admin resolved ${what}: “${esc(r.resolution?.note ?? '')}”`,
   };
   const text = lines[event ?? ''];
-  return text ? { text } : null;
+  return text ? { text: `${text}\n${cardLink(card(r.id))}` } : null;
+}
+
+/** The DM asking an approver to decide: `${id}|${approver}`. Nothing once it is no longer waiting for them. */
+export function renderApproverDm(ref: string, get: (id: string) => WithdrawalRequest | undefined, card: (id: string) => CardPointer): Rendered | null {
+  const [id = '', user = ''] = ref.split('|');
+  const r = get(id);
+  if (!r || r.state !== 'pending' || r.approvals.some((a) => a.user === user)) return null;
+  const flags = riskFlags(r);
+  return {
+    text:
+      `⏳ Your approval is asked · ${amountText(r)} on ${r.network} to \`${shorten(r.destination)}\`, requested by <@${r.requester}>. ` +
+      `Expires ${slackDate(r.expiresAt)}.${flags.length ? ` ⚠️ ${flags.join(', ')}.` : ''}\n${cardLink(card(r.id))}`,
+  };
+}
+
+/** An audit entry as `/treasury audit` shows it; only the fields a row needs. */
+export interface AuditRowInput {
+  actor: string;
+  action: string;
+  subject: string;
+  details: Record<string, unknown>;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+/**
+ * One audit row that reads on its own: who, what happened in the card's words, the amount,
+ * the payee, the short reference and the reason. Entries written before their details
+ * carried the amount and payee are completed from the stored request.
+ */
+export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRequest | undefined): string {
+  const d = e.details;
+  const r = get(e.subject);
+  const amount = str(d.amount) ?? r?.amount;
+  const currency = str(d.currency) ?? r?.currency;
+  const destination = str(d.destination) ?? r?.destination;
+  const network = str(d.network) ?? r?.network;
+  const reference = str(d.merchantReference) ?? r?.merchantReference;
+  const outcome = str(d.outcome);
+  const status = str(d.status);
+  const what: Record<string, string> = {
+    request: 'requested',
+    approve: typeof d.approvals === 'number' && typeof d.required === 'number' ? `approved (${d.approvals} of ${d.required})` : 'approved',
+    reject: '⛔ rejected',
+    send: '🔄 sending',
+    result: d.ignored ? 'late answer from the wallet service (already settled)' : outcome === 'completed' ? '✅ sent' : outcome === 'failed' ? '❌ failed' : 'result',
+    expire: '⌛ expired',
+    remind: 'approvers reminded',
+    unknown: '⚠️ outcome unknown',
+    reconcile: outcome === 'completed' ? '✅ sent (found in the transaction list)' : '❌ failed (found in the transaction list)',
+    resolve: outcome === 'sent' ? '✅ resolved as sent' : '❌ resolved as not sent',
+    webhook: `transfer ${transferWord(status ?? 'update')}`,
+    webhook_contradiction: `🚨 the wallet service reports it ${transferWord(status ?? '')}, contradicting the card`,
+  };
+  const delivered = str(d.delivered);
+  const parts = [
+    what[e.action] ?? e.action,
+    amount && currency ? `${formatAmount(amount, currency)}${network ? ` on ${network}` : ''}${destination ? ` to \`${shorten(destination)}\`` : ''}` : `\`${shorten(e.subject, 8, 4)}\``,
+    delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
+    str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
+    reference ? `ref \`${reference.slice(0, 8)}\`` : '',
+    str(d.reason) ? `“${esc(truncate(str(d.reason)!, 200))}”` : '',
+    str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
+  ];
+  return parts.filter(Boolean).join(' · ');
 }

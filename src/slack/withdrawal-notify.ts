@@ -6,15 +6,76 @@
  * current state, so the content is never stale, and never lost across a crash.
  */
 import type { Logger } from '../log.js';
-import type { Outbox, OutboxRequest } from '../outbox/index.js';
+import { COLLECTIONS, type Outbox, type OutboxRequest } from '../outbox/index.js';
+import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
-import { needsAdminAttention, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
+import { needsAdminAttention, WITHDRAWALS, type WithdrawalEvent, type WithdrawalRequest, type WithdrawalService } from '../withdrawals/index.js';
 import { mention } from './blocks.js';
-import { CARD_RENDERER, DM_RENDERER, THREAD_RENDERER, cardKey, renderCard, renderDm, renderThread } from './withdrawal-card.js';
+import {
+  APPROVER_DM_RENDERER,
+  CARD_RENDERER,
+  DM_RENDERER,
+  THREAD_RENDERER,
+  cardKey,
+  renderApproverDm,
+  renderCard,
+  renderDm,
+  renderThread,
+  type CardPointer,
+} from './withdrawal-card.js';
 
-const DM_EVENTS = new Set(['requested', 'completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
+/** Card permalinks from chat.getPermalink, by request id (asked once per card). */
+export const CARD_LINKS = 'withdrawal_card_links';
+
+/** The part of the Web API the card links need. */
+export interface PermalinkClient {
+  chat: { getPermalink(args: { channel: string; message_ts: string }): Promise<{ ok?: boolean; permalink?: string }> };
+}
+
+/**
+ * The requester hears once per event: `approved`/`executing` says nothing (the send follows in
+ * about a second and `completed` or `failed` says what happened); `requested` is sent with the
+ * approvers' DMs once the card is posted (`cardPostedDms`), and only for the form, since a
+ * one-line command is answered where it was typed.
+ */
+const DM_EVENTS = new Set(['completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
+
+const isUser = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
+
+/**
+ * Approvers asked by DM: the policy's users and the members of its user groups (when a group
+ * resolver is given), never the requester. "*" (anyone) is reached through the card's channel.
+ */
+export async function approversToAsk(policy: Policy, r: WithdrawalRequest, groups?: GroupResolver, onGroupError?: (group: string, err: unknown) => void): Promise<string[]> {
+  const out = new Set<string>();
+  for (const entry of policy.people.approvers) {
+    if (isUser(entry)) out.add(entry);
+    else if (entry.startsWith('S') && groups) {
+      // A group Slack cannot list now must not keep the named approvers from being asked.
+      const members = await groups.membersOf(entry).catch((err: unknown) => (onGroupError?.(entry, err), [] as string[]));
+      for (const member of members) if (isUser(member)) out.add(member);
+    }
+  }
+  out.delete(r.requester);
+  return [...out];
+}
+
+export const approverDmKey = (id: string, user: string) => `${cardKey(id)}:dm:approver:${user}`;
+
+/**
+ * The DMs that link to a newly posted card: each eligible approver asked to decide, and the
+ * requester's confirmation of a request made in the form. Once each: the keys are unique.
+ */
+export function cardPostedDms(r: WithdrawalRequest, approvers: readonly string[]): OutboxRequest[] {
+  const asks: OutboxRequest[] = approvers.map((user) => ({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) }));
+  if (r.requestedFrom === 'command') return asks;
+  return [{ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|requested`, user: r.requester, key: `${cardKey(r.id)}:dm:requested` }, ...asks];
+}
+
+/** How long the approver DMs wait between looks at whether the card is posted (doubling up to the max). */
+const CARD_WAIT = { firstMs: 100, maxMs: 5_000 };
 
 const mentions = (ids: readonly string[]) => ids.map((a) => mention(a)).join(' ');
 
@@ -29,7 +90,6 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, servi
   }
   // Every approval gets its thread line, the one that completes the quorum (`approved`) too.
   if (event.type === 'approval-recorded' || event.type === 'approved') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`, key });
-  if (event.type === 'executing') out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|approved`, user: r.requester, key: `${key}:dm:approved` });
   if (event.type === 'reminder') {
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mentions(service.reminderTargets(r))}`, key });
   }
@@ -48,6 +108,13 @@ export interface WithdrawalNotifier {
   onChange: (event: WithdrawalEvent, tx: Tx) => void;
   /** At start: a card for every request that has none (a crash between the request and its enqueue). */
   heal(): Promise<void>;
+  /**
+   * The card's permalink (chat.getPermalink, asked once and kept), or undefined while the card
+   * is not posted yet or when no Web API client was given. For the App Home's rows and DMs.
+   */
+  cardPermalink(requestId: string): Promise<string | undefined>;
+  /** What a message should link to, synchronously: the permalink if already known, else the approvals channel. */
+  cardPointer(requestId: string): CardPointer;
 }
 
 export function withdrawalNotifier(o: {
@@ -57,19 +124,95 @@ export function withdrawalNotifier(o: {
   policy: Policy;
   logger: Logger;
   explorerNet: ExplorerNet;
+  /** For card permalinks; without it, messages point at the approvals channel. */
+  slack?: PermalinkClient;
+  /** To ask the members of approver user groups too; without it, only the users named in the policy. */
+  groups?: GroupResolver;
 }): WithdrawalNotifier {
   const get = (id: string) => o.service.get(id);
+  const cardPointer = (id: string): CardPointer => {
+    const known = o.store.get<{ permalink: string }>(CARD_LINKS, id)?.permalink;
+    if (!known) void cardPermalink(id);
+    return { ...(known ? { permalink: known } : {}), channel: o.policy.channels.approvals };
+  };
+  const asking = new Map<string, Promise<string | undefined>>();
+  function cardPermalink(id: string): Promise<string | undefined> {
+    const known = o.store.get<{ permalink: string }>(CARD_LINKS, id)?.permalink;
+    if (known) return Promise.resolve(known);
+    const posted = o.outbox.message(cardKey(id));
+    if (!o.slack || !posted?.channel || !posted.ts) return Promise.resolve(undefined);
+    const running = asking.get(id);
+    if (running) return running;
+    const { channel, ts } = posted;
+    const p = (async () => {
+      try {
+        const res = await o.slack!.chat.getPermalink({ channel, message_ts: ts });
+        if (!res.permalink) return undefined;
+        await o.store.commit((tx) => tx.put(CARD_LINKS, id, { permalink: res.permalink }));
+        return res.permalink;
+      } catch (err) {
+        o.logger.warn({ err: err instanceof Error ? err.message : String(err), id }, 'could not get the permalink of a withdrawal card');
+        return undefined;
+      } finally {
+        asking.delete(id);
+      }
+    })();
+    asking.set(id, p);
+    return p;
+  }
   o.outbox.registerRenderer(CARD_RENDERER, (ref) => {
     const r = get(ref);
     return r ? renderCard(r, o.service, o.explorerNet) : null;
   });
   o.outbox.registerRenderer(THREAD_RENDERER, (ref) => renderThread(ref, get, o.explorerNet));
-  o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get));
+  o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get, cardPointer));
+  o.outbox.registerRenderer(APPROVER_DM_RENDERER, (ref) => renderApproverDm(ref, get, cardPointer));
+  /**
+   * The approvers are asked (and a form's requester told) once the card exists, so the DMs link
+   * to it (chat.getPermalink). Not in the request's commit, hence `heal()` at start does it again
+   * for every pending request: the DM keys make that idempotent, so each goes out once however
+   * often this runs.
+   */
+  const waiting = new Set<string>();
+  function askApproversOncePosted(id: string, delayMs = CARD_WAIT.firstMs): void {
+    if (delayMs === CARD_WAIT.firstMs) {
+      if (waiting.has(id)) return;
+      waiting.add(id);
+    }
+    setTimeout(() => void askApprovers(id, delayMs), delayMs).unref();
+  }
+  async function askApprovers(id: string, delayMs: number): Promise<void> {
+    try {
+      const r = get(id);
+      if (!r || r.state !== 'pending') return void waiting.delete(id);
+      if (!o.outbox.message(cardKey(id))?.ts) return askApproversOncePosted(id, Math.min(delayMs * 2, CARD_WAIT.maxMs));
+      const users = await approversToAsk(o.policy, r, o.groups, (group, err) =>
+        o.logger.warn({ group, err: err instanceof Error ? err.message : String(err) }, 'could not list an approver group; its members are not asked by DM'),
+      );
+      await cardPermalink(id);
+      await o.store.commit((tx) => {
+        // Still waiting, and each approver at most once (a restart's heal() may get here again).
+        if (tx.get<WithdrawalRequest>(WITHDRAWALS, id)?.state !== 'pending') return;
+        for (const dm of cardPostedDms(r, users)) if (!tx.get(COLLECTIONS.messages, dm.key!)) o.outbox.enqueue(tx, dm);
+      });
+      waiting.delete(id);
+    } catch (err) {
+      // The store closed (shutdown) or failed: the next start's heal() asks again.
+      waiting.delete(id);
+      o.logger.warn({ err: err instanceof Error ? err.message : String(err), id }, 'could not ask the approvers of a withdrawal by DM yet');
+    }
+  }
+
   return {
+    cardPermalink,
+    cardPointer,
     onChange(event, tx) {
       for (const req of withdrawalMessages(event, o.policy, o.service)) o.outbox.enqueue(tx, req);
+      if (event.type === 'requested') askApproversOncePosted(event.request.id);
     },
     async heal() {
+      // Approvers of requests whose card is posted are asked now (if not yet); the others once it is.
+      await Promise.all(o.service.list({ state: 'pending' }).map((r) => askApprovers(r.id, CARD_WAIT.firstMs)));
       const missing = o.service.list().filter((r) => !o.outbox.message(cardKey(r.id)));
       if (!missing.length) return;
       o.logger.warn({ count: missing.length }, 'posting approval cards that were never queued');

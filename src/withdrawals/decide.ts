@@ -13,7 +13,7 @@
  */
 import type { Policy } from '../policy/schema.js';
 import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
-import { approvalsComplete, checkAllowlist, checkDailyLimit, decisionRefusal, expiryDue, refused, reminderDue, reservedFor, type CheckedInput, type Refused } from './rules.js';
+import { approvalsComplete, stateWords, checkAllowlist, checkDailyLimit, decisionRefusal, expiryDue, refused, reminderDue, reservedFor, type CheckedInput, type Refused } from './rules.js';
 import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
 import type {
   DecisionReason,
@@ -29,7 +29,16 @@ const SYSTEM = 'system';
 
 export type WithdrawalCommand =
   /** A new request that passed `admitRequest`; ids are drawn by the shell. */
-  | { type: 'request'; requester: string; checked: CheckedInput; idempotencyKey?: string; id: string; merchantReference: string; existing: readonly WithdrawalRequest[] }
+  | {
+      type: 'request';
+      requester: string;
+      checked: CheckedInput;
+      idempotencyKey?: string;
+      requestedFrom?: 'command' | 'form';
+      id: string;
+      merchantReference: string;
+      existing: readonly WithdrawalRequest[];
+    }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   | { type: 'approve'; user: string; isApprover: boolean; satisfies: readonly string[] }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
@@ -71,6 +80,14 @@ export type Decision<Reason extends string = DecisionReason> =
 type ReasonOf<C extends WithdrawalCommand> = C extends { type: 'request' } ? RequestRule : DecisionReason;
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** What every audit entry about a request carries, so a row reads on its own (amount, payee, reference). */
+const about = (r: WithdrawalRequest) => ({
+  amount: r.amount,
+  currency: r.currency,
+  network: r.network,
+  destination: r.destination,
+  merchantReference: r.merchantReference,
+});
 const unchanged = (request: WithdrawalRequest | undefined): Decision<never> => ({ kind: 'unchanged', request });
 
 /** The request moved to `state`, with a history line. */
@@ -114,7 +131,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       return {
         kind: 'changed',
         next: transition(cur, 'rejected', command.user, at, text, { rejection: { user: command.user, at, reason: text } }),
-        audit: { at, actor: command.user, action: 'reject', subject: cur.id, details: { reason: text } },
+        audit: { at, actor: command.user, action: 'reject', subject: cur.id, details: { ...about(cur), reason: text } },
         event: 'rejected',
       };
     }
@@ -140,7 +157,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       return {
         kind: 'changed',
         next: transition(req, 'expired', SYSTEM, at, `not approved by ${req.expiresAt}`),
-        audit: { at, actor: SYSTEM, action: 'expire', subject: req.id, details: { expiresAt: req.expiresAt, approvals: req.approvals.length, required: req.tier.approvals } },
+        audit: { at, actor: SYSTEM, action: 'expire', subject: req.id, details: { ...about(req), expiresAt: req.expiresAt, approvals: req.approvals.length, required: req.tier.approvals } },
         event: 'expired',
       };
     }
@@ -149,7 +166,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       return {
         kind: 'changed',
         next: transition(req, 'expired', SYSTEM, at, 'approved but not sent before its expiry; nothing was sent'),
-        audit: { at, actor: SYSTEM, action: 'expire', subject: req.id, details: { reason: 'approved but not sent before its expiry (the app was down)' } },
+        audit: { at, actor: SYSTEM, action: 'expire', subject: req.id, details: { ...about(req), reason: 'approved but not sent before its expiry (the app was down)' } },
         event: 'expired',
       };
     }
@@ -169,7 +186,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       return {
         kind: 'changed',
         next: transition(req, 'unknown', SYSTEM, at, 'found executing at startup', { unknownReason: reason }),
-        audit: { at, actor: SYSTEM, action: 'unknown', subject: req.id, details: { reason: 'found executing at startup', merchantReference: req.merchantReference } },
+        audit: { at, actor: SYSTEM, action: 'unknown', subject: req.id, details: { ...about(req), reason: 'found executing at startup' } },
         event: 'unknown',
       };
     }
@@ -207,6 +224,7 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     note: c.checked.note,
     state: 'pending',
     ...(c.idempotencyKey ? { idempotencyKey: c.idempotencyKey } : {}),
+    ...(c.requestedFrom ? { requestedFrom: c.requestedFrom } : {}),
     tier: c.checked.tier,
     approvals: [],
     createdAt: at,
@@ -240,7 +258,7 @@ function decideApprove(c: Extract<WithdrawalCommand, { type: 'approve' }>, req: 
   }
   const at = iso(ctx.now);
   const recorded: WithdrawalRequest = { ...cur, approvals: [...cur.approvals, { user: c.user, at, satisfies }] };
-  const audit = { at, actor: c.user, action: 'approve', subject: cur.id, details: { approvals: recorded.approvals.length, required: cur.tier.approvals, satisfies } };
+  const audit = { at, actor: c.user, action: 'approve', subject: cur.id, details: { ...about(cur), approvals: recorded.approvals.length, required: cur.tier.approvals, satisfies } };
   // The last approval makes it `approved`, durable before anything is sent (the shell then claims it).
   return approvalsComplete(recorded)
     ? { kind: 'changed', next: transition(recorded, 'approved', c.user, at), audit, event: 'approved' }
@@ -262,6 +280,7 @@ function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: Withdra
       source: 'wallet',
       serviceReference: answer.serviceReference,
       amount: answer.amount,
+      amountRequested: answer.amountRequested,
       fee: answer.fee,
       feeCurrency: answer.feeCurrency?.name ?? null,
       transactionHash: cur.confirmation?.transactionHash ?? null,
@@ -270,7 +289,7 @@ function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: Withdra
     return {
       kind: 'changed',
       next: transition(cur, 'completed', SYSTEM, at, undefined, { result }),
-      audit: { at, actor: SYSTEM, action: 'result', subject: cur.id, details: { outcome: 'completed', ...result } },
+      audit: { at, actor: SYSTEM, action: 'result', subject: cur.id, details: { ...about(cur), outcome: 'completed', ...result, amount: cur.amount, delivered: result.amount } },
       event: 'completed',
     };
   }
@@ -279,14 +298,14 @@ function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: Withdra
     return {
       kind: 'changed',
       next: transition(cur, 'unknown', SYSTEM, at, c.message, { unknownReason: c.message }),
-      audit: { at, actor: SYSTEM, action: 'unknown', subject: cur.id, details: { reason: c.message, errorKind: c.kind } },
+      audit: { at, actor: SYSTEM, action: 'unknown', subject: cur.id, details: { ...about(cur), reason: c.message, errorKind: c.kind } },
       event: 'unknown',
     };
   }
   return {
     kind: 'changed',
     next: transition(cur, 'failed', SYSTEM, at, c.message, { error: { kind: c.errorKind, message: c.message } }),
-    audit: { at, actor: SYSTEM, action: 'result', subject: cur.id, details: { outcome: 'failed', errorKind: c.kind, message: c.message } },
+    audit: { at, actor: SYSTEM, action: 'result', subject: cur.id, details: { ...about(cur), outcome: 'failed', errorKind: c.kind, reason: c.message } },
     event: 'failed',
   };
 }
@@ -294,7 +313,7 @@ function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: Withdra
 function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefined, at: string): Decision {
   // A record whose status we cannot read proves it reached the service, not how it ended.
   if (!cur || cur.state !== 'unknown' || hit.status === 'unknown') return unchanged(cur);
-  const details = { reference: hit.reference, status: hit.status, amount: hit.amount, transactionHash: hit.hash };
+  const details = { reference: hit.reference, status: hit.status, delivered: hit.amount, transactionHash: hit.hash };
   const result: WithdrawalResultRecord = { source: 'reconcile', serviceReference: null, amount: hit.amount, fee: null, feeCurrency: null, transactionHash: hit.hash };
   const next =
     hit.status === 'failed'
@@ -306,7 +325,7 @@ function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefi
   return {
     kind: 'changed',
     next,
-    audit: { at, actor: SYSTEM, action: 'reconcile', subject: cur.id, details: { outcome: next.state, ...details } },
+    audit: { at, actor: SYSTEM, action: 'reconcile', subject: cur.id, details: { ...about(cur), outcome: next.state, ...details } },
     event: next.state === 'completed' ? 'completed' : 'failed',
   };
 }
@@ -314,7 +333,7 @@ function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefi
 function decideResolve(c: Extract<WithdrawalCommand, { type: 'resolve-unknown' }>, cur: WithdrawalRequest | undefined, at: string): Decision {
   if (!cur) return refused('not_found', 'There is no such withdrawal request.');
   if (!c.isAdmin) return refused('not_admin', 'Only treasury admins can resolve a withdrawal whose outcome is unknown.');
-  if (cur.state !== 'unknown') return refused('not_unknown', `Only a request whose outcome is unknown can be resolved (this one is ${cur.state}).`);
+  if (cur.state !== 'unknown') return refused('not_unknown', `Only a request whose outcome is unknown can be resolved: this one is ${stateWords(cur.state)}.`);
   const text = c.note.trim();
   if (!text) return refused('note_required', 'Say how you established the outcome (a note is required).');
   const resolution = { by: c.admin, at, outcome: c.outcome, note: text };
@@ -328,7 +347,7 @@ function decideResolve(c: Extract<WithdrawalCommand, { type: 'resolve-unknown' }
   return {
     kind: 'changed',
     next,
-    audit: { at, actor: c.admin, action: 'resolve', subject: cur.id, details: { outcome: c.outcome, note: text } },
+    audit: { at, actor: c.admin, action: 'resolve', subject: cur.id, details: { ...about(cur), outcome: c.outcome, note: text } },
     event: 'resolved',
   };
 }
@@ -362,7 +381,7 @@ function decideWebhook(c: Extract<WithdrawalCommand, { type: 'apply-webhook' }>,
   return {
     kind: 'changed',
     next,
-    audit: { at, actor: SYSTEM, action: contradicts ? 'webhook_contradiction' : 'webhook', subject: cur.id, details: { status, transactionHash: confirmation.transactionHash, state: next.state } },
+    audit: { at, actor: SYSTEM, action: contradicts ? 'webhook_contradiction' : 'webhook', subject: cur.id, details: { ...about(cur), status, transactionHash: confirmation.transactionHash, state: next.state } },
     event: contradicts ? 'contradiction' : event,
   };
 }

@@ -9,9 +9,24 @@ import { addressFamily, describeFormat, isValidAddress, type AddressFamily } fro
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy, Tier } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
-import { NOT_COUNTED_STATES, type AllowlistInfo, type DecisionReason, type RequestInput, type RequestRule, type WithdrawalRequest } from './types.js';
+import { NOT_COUNTED_STATES, type AllowlistInfo, type DecisionReason, type RequestInput, type RequestRule, type WithdrawalRequest, type WithdrawalState } from './types.js';
 
 export const DAY_MS = 24 * 3_600_000;
+
+/** A state in the words the card uses ("✅ Sent", "⛔ Rejected"...), for sentences. */
+export function stateWords(state: WithdrawalState): string {
+  const words: Record<WithdrawalState, string> = {
+    pending: 'waiting for approvals',
+    approved: 'being sent',
+    executing: 'being sent',
+    completed: 'sent',
+    failed: 'failed (nothing was sent)',
+    unknown: 'of unknown outcome',
+    rejected: 'rejected',
+    expired: 'expired',
+  };
+  return words[state];
+}
 
 export type Refusal = { ok: false; rule: RequestRule; message: string };
 
@@ -60,7 +75,12 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
   if (!tier) {
     return refuse('tier', `No approval tier of the policy covers ${formatAmount(parsed.text, currency.name)}: the amount is above every tier's max.`);
   }
-  return { ok: true, amount: parsed.text, currency, network, family, destination, clientEmail, note: String(input.note ?? '').trim(), tier };
+  const note = String(input.note ?? '').trim();
+  const noteAbove = policy.withdrawals.note_required_above[currency.name];
+  if (!note && noteAbove !== undefined && new Dec(parsed.text).gt(noteAbove)) {
+    return refuse('note', `A note is required above ${formatAmount(noteAbove, currency.name)}: say what this payout is for (the approvers read it).`);
+  }
+  return { ok: true, amount: parsed.text, currency, network, family, destination, clientEmail, note, tier };
 }
 
 /** The currency's own tier list, else `default`; the first tier whose max >= amount (no max = no upper bound). */
@@ -168,7 +188,7 @@ export function decisionRefusal(
 /** The refusals that need no fact about the user's roles: no such request, not pending, expired, their own. */
 export function stateRefusal(req: WithdrawalRequest | undefined, user: string, now: number): Refused<DecisionReason> | undefined {
   if (!req) return refused('not_found', 'There is no such withdrawal request.');
-  if (req.state !== 'pending') return refused('not_pending', `This request is no longer waiting for decisions (it is ${req.state}).`);
+  if (req.state !== 'pending') return refused('not_pending', `This request is no longer waiting for decisions: it is ${stateWords(req.state)}.`);
   if (now >= Date.parse(req.expiresAt)) return refused('expired', 'This request has expired.');
   if (req.requester === user) return refused('own_request', 'You cannot decide on your own withdrawal request.');
   return undefined;

@@ -21,6 +21,7 @@ import { CURRENCIES, lookup } from '../wallet/enums.js';
 import { admitRequest, dailyUsage, expiryDue, reminderDue, reservedFor, roleRefusal, stateRefusal, type DailyUsage, type Refused } from './rules.js';
 import { recoveryAction } from './decide.js';
 import { createShell, WITHDRAWALS } from './shell.js';
+import { feeEstimate, type FeeEstimate } from './fees.js';
 import { createSender } from './sender.js';
 import { createReconciler, type ReconcileReport } from './reconcile.js';
 import type {
@@ -108,6 +109,8 @@ export interface WithdrawalService {
   list(filter?: ListFilter): WithdrawalRequest[];
   pendingCount(): number;
   dailyUsage(currency: string): DailyUsage;
+  /** The last fee the service charged for this currency on this network (an estimate for the next one), or undefined. */
+  feeEstimate(currency: string, network: string): FeeEstimate | undefined;
   /** Waits for sends started by this process to record their results (for shutdown and tests). */
   idle(): Promise<void>;
 }
@@ -135,6 +138,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         requester: requesterId,
         checked,
         ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
+        ...(input.requestedFrom ? { requestedFrom: input.requestedFrom } : {}),
         id: randomUUID(),
         merchantReference: randomUUID(),
         existing: tx.all<WithdrawalRequest>(WITHDRAWALS),
@@ -316,6 +320,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     list,
     pendingCount: () => store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'pending').length,
     dailyUsage: (currency) => dailyUsage(policy(), store.all<WithdrawalRequest>(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
+    feeEstimate: (currency, network) => feeEstimate(store.all<WithdrawalRequest>(WITHDRAWALS), currency, network),
     idle: sender.idle,
   };
 }

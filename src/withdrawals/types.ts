@@ -37,8 +37,10 @@ export interface WithdrawalResultRecord {
   /** wallet: the service's answer; reconcile: found in the transaction list; webhook; admin. */
   source: 'wallet' | 'reconcile' | 'webhook' | 'admin';
   serviceReference: string | null;
-  /** Exact decimal text, when known. */
+  /** Exact decimal text, when known: what left for the payee (the service's withdrawnAmount). */
   amount: string | null;
+  /** What the service says was requested (withdrawnAmountRequested), when it says so. */
+  amountRequested?: string | null;
   fee: string | null;
   feeCurrency: string | null;
   transactionHash: string | null;
@@ -82,6 +84,8 @@ export interface WithdrawalRequest {
   note: string;
   state: WithdrawalState;
   idempotencyKey?: string;
+  /** command: the requester was answered where they typed it (no confirmation DM); form (or absent): by DM. */
+  requestedFrom?: 'command' | 'form';
   tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
   approvals: Approval[];
   rejection?: { user: string; at: string; reason: string };
@@ -113,6 +117,8 @@ export interface RequestInput {
   destination: string;
   clientEmail: string;
   note?: string;
+  /** Where it was asked for: a one-line command is answered in place, a form by DM. */
+  requestedFrom?: 'command' | 'form';
 }
 
 export type RequestRule =
@@ -125,7 +131,8 @@ export type RequestRule =
   | 'destination'
   | 'allowlist'
   | 'daily_limit'
-  | 'tier';
+  | 'tier'
+  | 'note';
 
 export type DecisionReason =
   | 'not_found'

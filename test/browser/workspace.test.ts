@@ -113,7 +113,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     await modal.getByRole('button', { name: 'Request approval' }).click();
     await expect.poll(() => page.locator('#modals form').count()).toBe(0);
     await channel('approvals');
-    const card = msg('Withdrawal request: 5,000');
+    const card = msg('5,000.00 USDT on BSC');
     await card.waitFor();
     // User text is shown as text, never as markup.
     expect(await card.innerText()).toContain('<b>bold?</b>');
@@ -122,21 +122,21 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
   });
 
   it("refuses the requester's own approval, then two approvers approve and it is sent", async () => {
-    await msg('Withdrawal request: 5,000').getByRole('button', { name: 'Approve' }).click();
+    await msg('5,000.00 USDT on BSC').getByRole('button', { name: 'Approve' }).click();
     const refusal = page.locator('#pane article.msg.ephemeral').last();
     await expect.poll(() => refusal.innerText()).toMatch(/own/i);
     await shot('own-approval-refused');
 
     await as('Carol');
     await channel('approvals');
-    await msg('Withdrawal request: 5,000').getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => msg('Withdrawal request: 5,000').innerText()).toContain('Carol');
+    await msg('5,000.00 USDT on BSC').getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => msg('5,000.00 USDT on BSC').innerText()).toContain('Carol');
     await as('Dave');
     await channel('approvals');
-    await msg('Withdrawal request: 5,000').getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => msg('Withdrawal request: 5,000').innerText(), { timeout: WAIT }).toContain('Sent');
-    expect(await msg('Withdrawal request: 5,000').innerText()).toContain('(edited)');
-    expect(await msg('Withdrawal request: 5,000').getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await msg('5,000.00 USDT on BSC').getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => msg('5,000.00 USDT on BSC').innerText(), { timeout: WAIT }).toContain('Sent');
+    expect(await msg('5,000.00 USDT on BSC').innerText()).toContain('(edited)');
+    expect(await msg('5,000.00 USDT on BSC').getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await shot('withdraw-sent');
 
     await as('Alice');
@@ -151,7 +151,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     await command(`/withdraw 50 USDT BSC ${LISTED} ${CLIENT} petty cash`);
     await as('Erin');
     await channel('approvals');
-    const card = msg('Withdrawal request: 50.00 USDT');
+    const card = msg('50.00 USDT on BSC');
     await card.waitFor();
     await card.getByRole('button', { name: 'Reject…' }).click();
     const modal = page.locator('#modals form');
@@ -159,9 +159,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     await modal.locator('textarea').fill('Wrong client for this payout');
     await modal.getByRole('button', { name: 'Confirm' }).click();
     await expect.poll(() => page.locator('#modals form').count()).toBe(0);
-    await expect.poll(() => msg('Withdrawal request: 50.00 USDT').innerText()).toContain('Rejected');
-    expect(await msg('Withdrawal request: 50.00 USDT').innerText()).toContain('Wrong client for this payout');
-    expect(await msg('Withdrawal request: 50.00 USDT').innerText()).toContain('@Erin');
+    await expect.poll(() => msg('50.00 USDT on BSC').innerText()).toContain('Rejected');
+    expect(await msg('50.00 USDT on BSC').innerText()).toContain('Wrong client for this payout');
+    expect(await msg('50.00 USDT on BSC').innerText()).toContain('@Erin');
     await shot('withdraw-rejected');
   });
 

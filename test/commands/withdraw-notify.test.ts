@@ -4,8 +4,8 @@
  * quorum (`approved`) as well as those short of it (`approval-recorded`).
  */
 import { describe, expect, it } from 'vitest';
-import { withdrawalMessages } from '../../src/slack/withdrawal-notify.js';
-import { DM_RENDERER, THREAD_RENDERER } from '../../src/slack/withdrawal-card.js';
+import { cardPostedDms, withdrawalMessages } from '../../src/slack/withdrawal-notify.js';
+import { APPROVER_DM_RENDERER, DM_RENDERER, THREAD_RENDERER } from '../../src/slack/withdrawal-card.js';
 import { admitRequest, decide, type WithdrawalCommand, type WithdrawalEvent, type WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { T0, testPolicy, usdt } from '../withdrawals/helpers.js';
 
@@ -41,9 +41,21 @@ describe('withdrawal notifications', () => {
     expect(threadRefs(first!)).toEqual(['w1|approved|U0CAROL']);
     expect(threadRefs(last!)).toEqual(['w1|approved|U0DAVE']);
     expect(threadRefs(executing!)).toEqual([]);
-    // The requester hears once that it is approved: when it is being sent, not at each approval.
+    // The requester hears once per event: not at each approval, not "being sent" a second before "sent".
     expect([first, last].flatMap((e) => dmRefs(e!))).toEqual([]);
-    expect(dmRefs(executing!)).toEqual(['w1|approved']);
-    expect(dmRefs(requested!)).toEqual(['w1|requested']);
+    expect(dmRefs(executing!)).toEqual([]);
+    // The request's DMs wait for the card (they link to it): the requester's for a form, one per approver.
+    expect(dmRefs(requested!)).toEqual([]);
+    const posted = (r: WithdrawalRequest) => cardPostedDms(r, ['U0CAROL', 'U0DAVE']).map((m) => `${m.renderer} ${m.ref} ${m.key}`);
+    expect(posted(requested!.request)).toEqual([
+      `${DM_RENDERER} w1|requested withdrawal:w1:dm:requested`,
+      `${APPROVER_DM_RENDERER} w1|U0CAROL withdrawal:w1:dm:approver:U0CAROL`,
+      `${APPROVER_DM_RENDERER} w1|U0DAVE withdrawal:w1:dm:approver:U0DAVE`,
+    ]);
+    // A one-line request was answered where it was typed: no DM saying the same.
+    expect(posted({ ...requested!.request, requestedFrom: 'command' })).toEqual([
+      `${APPROVER_DM_RENDERER} w1|U0CAROL withdrawal:w1:dm:approver:U0CAROL`,
+      `${APPROVER_DM_RENDERER} w1|U0DAVE withdrawal:w1:dm:approver:U0DAVE`,
+    ]);
   });
 });

@@ -7,6 +7,9 @@ import { parsePolicy } from '../../src/policy/load.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
 import { until } from '../helpers/wait.js';
+
+/** Every DM ends pointing at the card: its permalink once known, else the approvals channel. */
+const CARD_POINTER = new RegExp(`\\n(<https?://\\S+\\|Open the card>|The card is in <#${CHANNELS.approvals}>\\.)$`);
 import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 
 const CLIENT = 'payouts@client.example';
@@ -110,6 +113,37 @@ describe('/withdraw: requesting', () => {
     expect(cardText(c)).toContain('invoice 1042');
   });
 
+  it('a note is required above withdrawals.note_required_above: refused next to the note field, and in one line with where it goes', async () => {
+    const policy = parsePolicy(TEST_POLICY_YAML.replace('  daily_limit: { USDT: 50000 }', '  daily_limit: { USDT: 50000 }\n  note_required_above: { USDT: 1000 }'));
+    const a = await app({ policy });
+    const form = (amount: string, note: string | null) => ({
+      callbackId: 'wd_request_modal',
+      viewId: `V0NOTE${amount}${note ? 'N' : ''}`,
+      values: {
+        wd_amount: { value: { type: 'plain_text_input', value: amount } },
+        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
+        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
+        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
+        wd_note: { value: { type: 'plain_text_input', value: note } },
+      },
+    });
+    const refused = await a.submitView(USERS.alice, form('1000.01', null));
+    expect(refused.json).toEqual({
+      response_action: 'errors',
+      errors: { wd_note: 'A note is required above 1,000.00 USDT: say what this payout is for (the approvers read it).' },
+    });
+    expect(await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT}`)).toBe(
+      ':no_entry: Not requested: A note is required above 1,000.00 USDT: say what this payout is for (the approvers read it).\n' +
+        'Add the note after the client e-mail: `/withdraw <amount> <currency> <network> <destination> <client-email> what it is for`',
+    );
+    expect(a.app.deps.withdrawals.list()).toEqual([]);
+    // At the threshold, or with a note, it goes through.
+    expect((await a.submitView(USERS.alice, form('1000', null))).body).toBe('');
+    expect(await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT} March invoice`)).toMatch(/^⏳ Requested · 5,000.00 USDT on BSC/);
+    expect(a.app.deps.withdrawals.list()).toHaveLength(2);
+  });
+
   it('a form submitted twice (Slack timed out the first answer) asks for one payout', async () => {
     const a = await app();
     const form = {
@@ -135,44 +169,87 @@ describe('/withdraw: requesting', () => {
     expect(a.app.deps.withdrawals.list()).toHaveLength(2);
   });
 
-  it('posts an approval card with everything an approver needs, and tells the requester', async () => {
+  it('posts an approval card with everything an approver needs, asks each approver once, and answers the requester once', async () => {
     const a = await app();
     const reply = await requestOneLine(a, `5000 usdt bsc ${DEST} ${CLIENT} supplier payout #7`);
     expect(reply).toContain(`the approval card is in <#${CHANNELS.approvals}>`);
+    expect(reply).toMatch(/^⏳ Requested · 5,000.00 USDT on BSC is waiting for 2 approvals/);
     const c = await card(a);
+    const r = only(a);
     const text = cardText(c);
+    // Status first, then the risk flags in their own section, before any field.
+    const blocks = c.blocks as Array<{ type: string; text?: { text: string } }>;
+    expect(blocks[0]).toMatchObject({ type: 'header', text: { text: '⏳ 0 of 2 approvals · 5,000.00 USDT on BSC' } });
+    expect(blocks[1]!.text!.text).toBe(':warning: *Check before approving:* not on the allowlist · never paid before');
+    expect(c.text).toBe(`⏳ 0 of 2 approvals · 5,000.00 USDT on BSC to 0x2222…2222 (ref ${r.merchantReference.slice(0, 8)})`);
     for (const s of [
       `<@${USERS.alice}>`,
-      '5,000.00 USDT',
-      'BSC',
-      CLIENT,
+      `*From client wallet*\n${CLIENT}`,
       `https://testnet.bscscan.com/address/${DEST}`,
-      'not on the allowlist',
-      'never paid before',
       'supplier payout #7',
       '2 needed',
       '*2 more approvals needed*',
+      '*Fee (estimate)*\n_unknown yet_',
       'USDT daily limit left: 45,000.00 USDT of 50,000.00 USDT',
       'Expires <!date^',
-      only(a).merchantReference,
+      `Ref \`${r.merchantReference.slice(0, 8)}\``,
+      `Details · merchant reference \`${r.merchantReference}\` · request \`${r.id}\``,
     ]) {
       expect(text, s).toContain(s);
     }
+    expect(text).not.toContain('Client:');
     expect(buttonIds(c)).toEqual(['wd_approve', 'wd_reject']);
-    await until('the requester DM', () => dms(a, USERS.alice).some((m) => m.includes('posted your withdrawal')));
+    // Every approver but the requester is asked by DM, once, pointing at the card.
+    for (const user of [USERS.carol, USERS.dave, USERS.erin]) {
+      const [dm] = await until(`the DM to ${user}`, () => dms(a, user).length > 0 && dms(a, user));
+      expect(dm).toContain(`⏳ Your approval is asked · 5,000.00 USDT on BSC to \`0x2222…2222\`, requested by <@${USERS.alice}>`);
+      expect(dm).toContain('not on the allowlist, never paid before');
+      expect(dm).toMatch(CARD_POINTER);
+    }
+    await a.app.deps.outbox.drain();
+    for (const user of [USERS.carol, USERS.dave, USERS.erin]) expect(dms(a, user)).toHaveLength(1);
+    // The one-line request was answered where it was typed: no DM saying the same.
+    expect(dms(a, USERS.alice)).toEqual([]);
   });
 
-  it('refuses by rule with the rule named: tier, allowlist in enforce mode, decimals', async () => {
+  it('a request from the form is confirmed once, by DM', async () => {
+    const a = await app();
+    const res = await a.submitView(USERS.alice, {
+      callbackId: 'wd_request_modal',
+      viewId: 'V0FORMDM',
+      values: {
+        wd_amount: { value: { type: 'plain_text_input', value: '75' } },
+        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
+        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
+        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
+        wd_note: { value: { type: 'plain_text_input', value: null } },
+      },
+    });
+    expect(res.status).toBe(200);
+    await card(a);
+    // The DM goes out once the card is posted (it links to it).
+    await until('the requester DM', () => dms(a, USERS.alice).length > 0);
+    await a.app.deps.outbox.drain();
+    const mine = dms(a, USERS.alice);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatch(/^⏳ Requested · your withdrawal of 75.00 USDT on BSC to `0x2222…2222` is waiting for 1 approval\./);
+  });
+
+  it('refuses in plain words: tier, allowlist in enforce mode, decimals', async () => {
     const enforce = parsePolicy(
       TEST_POLICY_YAML.replace('mode: warn', 'mode: enforce').replace('      - { approvals: 3, must_include: [U0ERIN001] }', ''),
     );
     const a = await app({ policy: enforce });
-    expect(await requestOneLine(a, `10 USDT BSC ${DEST} ${CLIENT}`)).toMatch(/Not requested \(allowlist\)/);
-    expect(await requestOneLine(a, `20000 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/Not requested \(tier\)/);
-    expect(await requestOneLine(a, `1.0000001 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/Not requested \(decimals\)/);
+    // Plain words, no rule names.
+    expect(await requestOneLine(a, `10 USDT BSC ${DEST} ${CLIENT}`)).toMatch(/^:no_entry: Not requested: 0x2222\S+ on BSC is not on the allowlist/);
+    expect(await requestOneLine(a, `20000 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/^:no_entry: Not requested: No approval tier of the policy covers 20,000.00 USDT/);
+    expect(await requestOneLine(a, `1.0000001 USDT BSC ${LISTED} ${CLIENT}`)).toBe(
+      ':no_entry: Not requested: Amount refused: USDT allows at most 6 decimal places, 1.0000001 has 7.',
+    );
     expect(await requestOneLine(a, `10 USDT BSC`)).toContain('expected at least 5 values');
     const ok = await requestOneLine(a, `10 USDT BSC ${LISTED} ${CLIENT}`);
-    expect(ok).toContain('Requested 10.00 USDT');
+    expect(ok).toContain('Requested · 10.00 USDT on BSC');
     expect(cardText(await card(a))).toContain('allowlisted: Exchange hot wallet');
   });
 });
@@ -221,9 +298,26 @@ describe('/withdraw: approving', () => {
       const m = topLevel(a, CHANNELS.approvals)[0]!;
       return cardText(m).includes('*Sent*') && m;
     });
-    expect(cardText(final)).toMatch(/5,000.00 USDT withdrawn, fee [\d.,]+ USDT\. Service reference `[^`]+`/);
+    // The sandbox charges its fee on top of the amount: the payee receives all of it.
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('✅ Sent · 5,000.00 USDT on BSC');
+    expect(final.text).toMatch(/^✅ Sent · 5,000.00 USDT on BSC to /);
+    expect(cardText(final)).toContain('*Sent*: Debited 5,001.00 USDT · delivered 5,000.00 USDT · fee 1.00 USDT.');
+    expect(cardText(final)).toContain(`service reference \`${done.result!.serviceReference}\``);
     expect(buttonIds(final)).toEqual([]);
-    await until('the completion DM', () => dms(a, USERS.alice).some((m) => m.includes('was sent')));
+    await until('the completion DM', () => dms(a, USERS.alice).some((m) => m.includes('✅ Sent')));
+    await a.app.deps.outbox.drain();
+    // One DM for the outcome: not "being sent" a second before "sent".
+    const outcome = dms(a, USERS.alice);
+    expect(outcome).toHaveLength(1);
+    expect(outcome[0]!.split('\n')[0]).toBe(
+      '✅ Sent · your withdrawal of 5,000.00 USDT on BSC to `0x2222…2222`: Debited 5,001.00 USDT · delivered 5,000.00 USDT · fee 1.00 USDT.',
+    );
+    expect(outcome[0]).toMatch(CARD_POINTER);
+    // The thread says who approved, in plain sentences (no raw mrkdwn in notifications).
+    const thread = a.fake.thread(CHANNELS.approvals, final.ts).filter((m) => m.ts !== final.ts).map((m) => m.text ?? '');
+    expect(thread.length).toBeGreaterThanOrEqual(2);
+    for (const line of thread) expect(line).not.toMatch(/\*/);
+    expect(thread.filter((l) => / approved \(\d of 2\)\.$/.test(l))).toHaveLength(2);
     // One card, edited in place: never a second top-level message for the same request.
     expect(topLevel(a, CHANNELS.approvals)).toHaveLength(1);
   });
@@ -267,9 +361,22 @@ describe('/withdraw: approving', () => {
     const final = await until('the rejected card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Rejected*') && topLevel(a, CHANNELS.approvals)[0]);
     expect(buttonIds(final)).toEqual([]);
     expect(cardText(final)).toContain('Wrong destination');
-    await until('the rejection DM', () => dms(a, USERS.alice).some((m) => m.includes('was rejected') && m.includes('Wrong destination')));
+    const [rejectionDm] = await until('the rejection DM', () => dms(a, USERS.alice).length > 0 && dms(a, USERS.alice));
+    // The quote ends the sentence: no stray full stop after it.
+    expect(rejectionDm!.split('\n')[0]).toBe(
+      `⛔ Rejected · your withdrawal of 50.00 USDT on BSC to \`0x2222…2222\` was rejected by <@${USERS.dave}>: “Wrong destination”`,
+    );
+    expect(rejectionDm).toMatch(CARD_POINTER);
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('⛔ Rejected · 50.00 USDT on BSC');
+    // The audit row stands alone: who, what, amount, payee, reference, reason.
+    const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
+    const audit = visibleText((await a.replies(responseUrl))[0]!);
+    expect(audit).toContain(
+      `<@${USERS.dave}> · ⛔ rejected · 50.00 USDT on BSC to \`0x2222…2222\` · ref \`${only(a).merchantReference.slice(0, 8)}\` · “Wrong destination”`,
+    );
+    expect(audit).toContain(`<@${USERS.alice}> · requested · 50.00 USDT on BSC to \`0x2222…2222\``);
     const late = await click(a, USERS.carol, 'wd_approve', final);
-    expect(String((await a.replies(late))[0]!.text)).toMatch(/no longer|not pending|rejected/i);
+    expect(String((await a.replies(late))[0]!.text)).toBe(':no_entry: This request is no longer waiting for decisions: it is rejected.');
     expect(a.app.sandbox!.stats.withdrawals).toBe(0);
   });
 });
@@ -285,6 +392,9 @@ describe('/withdraw: outcomes', () => {
     const final = await until('the failed card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Failed:*') && topLevel(a, CHANNELS.approvals)[0]);
     expect(cardText(final)).toMatch(/balance/i);
     expect(cardText(final)).toContain('it will not be retried');
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('❌ Failed · 50.00 USDT on BSC');
+    const [failedDm] = await until('the failure DM', () => dms(a, USERS.alice).length > 0 && dms(a, USERS.alice));
+    expect(failedDm).toMatch(/^❌ Failed · your withdrawal of 50.00 USDT on BSC to `0x2222…2222`: The wallet service refused the withdrawal: .*balance.* Nothing was sent\.\n/i);
     expect(a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'))).toHaveLength(1);
   });
 
@@ -326,7 +436,8 @@ describe('/withdraw: outcomes', () => {
     const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
     const audit = visibleText((await a.replies(responseUrl))[0]!);
     expect(audit).toMatch(/Hash chain verified: \d+ entries/);
-    expect(audit).toContain('*resolve*');
+    expect(audit).toContain(`<@${USERS.erin}> · ❌ resolved as not sent · 50.00 USDT on BSC to \`0x2222…2222\``);
+    expect(audit).toContain('“Checked the dashboard: not there”');
     expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);
   });
 

@@ -11,6 +11,7 @@ describe('policy file', () => {
     expect(p.withdrawals.expires_after).toBe(2 * 3_600_000);
     expect(p.withdrawals.tiers.default![0]).toEqual({ max: '1000', approvals: 1, must_include: [] });
     expect(p.withdrawals.daily_limit).toEqual({ USDT: '50000' });
+    expect(p.withdrawals.note_required_above).toEqual({ USDT: '1000' });
     expect(p.channels.routes[0]).toEqual({ kind: 'deposit', currency: 'USDT', channel: 'C0USDT' });
   });
 

@@ -74,12 +74,12 @@ describe('withdrawal webhooks', () => {
     const id = t.app.deps.withdrawals.list()[0]!.id;
     await t.click(USERS.carol, { actionId: 'wd_approve', value: id }, { channel: CHANNELS.approvals, message: { ts: card.ts, blocks: card.blocks } });
     const line = await until('the transfer status line', () =>
-      t.fake.thread(CHANNELS.approvals, card.ts).find((m) => (m.text ?? '').includes('Transfer status from the wallet service: *CONFIRMED*')),
+      t.fake.thread(CHANNELS.approvals, card.ts).find((m) => (m.text ?? '').includes('Transfer status from the wallet service: confirmed')),
     );
     expect(line).toBeDefined();
     const final = await until('the card with the transfer status', () => {
       const m = t.fake.channel(CHANNELS.approvals).find((x) => x.ts === card.ts)!;
-      return text(m).includes('Transfer status: *CONFIRMED*') && m;
+      return text(m).includes('Transfer status: *confirmed*') && m;
     });
     expect(text(final)).toContain('*Sent*');
     expect(t.app.deps.withdrawals.get(id)?.confirmation?.status).toBe('CONFIRMED');
