@@ -14,6 +14,7 @@ import { createAlerts, registerAlertJobs } from './alerts/index.js';
 import { registerAlertRenderers } from './slack/alert-messages.js';
 import { createOutbox, type OutboxOptions } from './outbox/index.js';
 import { registerWebhook } from './webhooks/registration.js';
+import { SETTINGS } from './webhooks/settings.js';
 import { createWithdrawalService, registerWithdrawalJobs, type WithdrawalService } from './withdrawals/index.js';
 import { configSecrets, type Config } from './config.js';
 import type { Deps } from './deps.js';
@@ -74,14 +75,13 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-const SETTINGS = 'settings';
 const NO_GROUPS: GroupResolver = { membersOf: async () => [] };
 
 /** The webhook URL's secret path segment: configured, or generated once and kept in the store. */
 async function webhookSecret(config: Config, store: Store): Promise<string> {
   if (config.webhookSecret) return config.webhookSecret;
   return store.commit((tx) => {
-    const existing = tx.get<{ value: string }>(SETTINGS, 'webhookSecret');
+    const existing = tx.get(SETTINGS, 'webhookSecret');
     if (existing) return existing.value;
     const value = randomBytes(24).toString('base64url');
     tx.put(SETTINGS, 'webhookSecret', { value });

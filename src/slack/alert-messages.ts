@@ -284,7 +284,7 @@ export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMess
  * as failed, and entries left pending by a previous process are sent right at start.
  */
 export function registerAlertRenderers(outbox: Pick<Outbox, 'registerRenderer' | 'registerBatchRenderer'>, store: Pick<Store, 'get'>, opts: RenderOptions = {}): void {
-  const alert = (id: string) => store.get<Alert>(ALERT_COLLECTIONS.alerts, id);
+  const alert = (id: string) => store.get(ALERT_COLLECTIONS.alerts, id);
   const alertsOf = (refs: string[]) => refs.map(alert).filter((a): a is Alert => !!a);
   outbox.registerBatchRenderer(ALERT_BATCH_RENDERER, {
     render: (refs) => {
@@ -294,7 +294,7 @@ export function registerAlertRenderers(outbox: Pick<Outbox, 'registerRenderer' |
     fits: (refs) => batchCapacity(alertsOf(refs), opts),
   });
   outbox.registerRenderer(UNKNOWN_RENDERER, (ref) => {
-    const w = store.get<UnknownWindow>(UNKNOWN_COLLECTIONS.windows, ref);
+    const w = store.get(UNKNOWN_COLLECTIONS.windows, ref);
     return w ? renderUnknownWindow(w, alert(w.latestAlertId)) : null;
   });
   outbox.registerRenderer(HISTORY_RENDERER, () => {

@@ -5,8 +5,8 @@
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
+import { SETTINGS } from './settings.js';
 
-const SETTINGS = 'settings';
 const ID = 'webhookRegistration';
 
 export interface WebhookRegistration {
@@ -23,7 +23,7 @@ export function webhookUrl(publicUrl: string, secret: string): string {
 }
 
 export function registrationStatus(store: Store): WebhookRegistration | undefined {
-  return store.get<WebhookRegistration>(SETTINGS, ID);
+  return store.get(SETTINGS, ID);
 }
 
 export async function registerWebhook(o: {

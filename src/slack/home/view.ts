@@ -35,7 +35,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: string, 
   const mine = open.length ? open : own.slice(0, 3);
   const pending = deps.withdrawals.list({ state: 'pending' });
   const deposits = deps.store
-    .find<Alert>(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'deposit')
+    .find(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'deposit')
     .sort((a, b) => b.createdAt - a.createdAt)
     .slice(0, LAST_DEPOSITS);
   const auth = deps.wallet.authState();
