@@ -11,6 +11,7 @@ import { routeAlert, shouldMention } from './routing.js';
 import { advances, isFailure } from './status.js';
 import { noteUnknown } from './unknown.js';
 import { ALERT_COLLECTIONS, type Alert, type AlertSource, type StoredEvent, type Verification } from './types.js';
+import { stripUndefined } from '../util/strip-undefined.js';
 
 export const ALERT_RENDERER = 'alert';
 export const ALERT_STATUS_RENDERER = 'alert.status';
@@ -189,9 +190,4 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
     }
   }
   return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
-  return o;
 }

@@ -9,7 +9,8 @@
  * fails (rate limit, missing scope) leaves it in place and is simply tried again later.
  */
 import { secrets } from '../secrets.js';
-import { COLLECTIONS, type OutboxContext, type Outcome, stripUndefined, uncertainSince } from './context.js';
+import { COLLECTIONS, type OutboxContext, type Outcome, uncertainSince } from './context.js';
+import { stripUndefined } from '../util/strip-undefined.js';
 import type { Batching } from './batching.js';
 import type { Lane } from './lanes.js';
 import { classifySlackError, type CallFailure } from './slack-errors.js';

@@ -11,7 +11,8 @@ import type { Logger } from '../log.js';
 import type { Store, Tx } from '../store/index.js';
 import { createAttempts } from './attempts.js';
 import { BURST_RENDERER, createBatching } from './batching.js';
-import { shownIn, stripUndefined, type OutboxContext, type SlackClient } from './context.js';
+import { shownIn, type OutboxContext, type SlackClient } from './context.js';
+import { stripUndefined } from '../util/strip-undefined.js';
 import { createLaneIndex, pickNext, slotOf, type Lane } from './lanes.js';
 import { COLLECTIONS, type BatchRenderer, type OutboxEntry, type OutboxMessage, type OutboxRequest, type Renderer } from './types.js';
 
