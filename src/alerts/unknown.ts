@@ -7,6 +7,7 @@
  */
 import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
 import { collection, type Store, type Tx } from '../store/index.js';
+import { utcMinute } from '../format/time.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
 export const UNKNOWN_RENDERER = 'alert.unknown';
@@ -67,7 +68,6 @@ export function unknownSummary(store: Pick<Store, 'find'>, now: number, limit = 
 /** One plain-text line per notification for /treasury status (no Block Kit: the Slack side wraps it). */
 export function describeUnknown(s: UnknownSummary): string {
   if (s.total === 0) return 'none';
-  const when = (t: number) => new Date(t).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
-  const lines = s.latest.map((l) => `${when(l.at)}${l.typeName ? ` ${l.typeName}` : ''}: fields ${l.fields.join(', ') || '(none)'}`);
+  const lines = s.latest.map((l) => `${utcMinute(l.at)}${l.typeName ? ` ${l.typeName}` : ''}: fields ${l.fields.join(', ') || '(none)'}`);
   return [`${s.total} stored, ${s.lastHour} in the last hour; latest:`, ...lines].join('\n');
 }

@@ -23,6 +23,7 @@ import { isFailure } from '../alerts/status.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
+import { utcClock, utcSecond } from '../format/time.js';
 import { context, esc, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
 
 export interface RenderedMessage {
@@ -253,7 +254,7 @@ export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): Ren
 // ------------------------------------------------------------------ unknown shapes, history
 
 export function renderUnknownWindow(w: UnknownWindow, latest: Alert | undefined): RenderedMessage {
-  const since = new Date(w.since).toISOString().slice(11, 16);
+  const since = utcClock(w.since);
   const text = `${w.count} notification${w.count === 1 ? '' : 's'} of unknown shape since ${since} UTC; \`/treasury status\` lists the latest`;
   const blocks: unknown[] = [section(`:grey_question: ${text}.`)];
   if (latest?.extra && Object.keys(latest.extra).length) {
@@ -272,7 +273,7 @@ export function renderHistoryLine(count: number, windowMs: number): RenderedMess
 
 /** The thread line added when the alert's status changes. */
 export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMessage {
-  const when = new Date(h.at).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const when = utcSecond(h.at);
   const via = h.source === 'reconciliation' ? 'the transaction list' : 'webhook';
   const warn = isFailure(h.status) ? ':warning: ' : '';
   const text = `${warn}Status changed to *${(h.status ?? 'unknown').replace(/_/g, ' ').toLowerCase()}* at ${when} (via ${via}).`;
