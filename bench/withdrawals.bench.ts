@@ -17,6 +17,7 @@
 import type { RecordedRequest, Sandbox } from '../src/sandbox/index.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { WITHDRAWALS, type RequestInput, type WithdrawalRequest } from '../src/withdrawals/index.js';
+import type { WithdrawalState } from '../src/withdrawals/types.js';
 import { cardKey } from '../src/slack/withdrawal-card.js';
 import { blockAction, sendToBolt, type SlackRequestBody } from '../test/helpers/slack-requests.js';
 import { CHANNELS, startTestApp, USERS, type TestApp } from '../test/helpers/treasury-app.js';
@@ -115,9 +116,9 @@ function record(r: WithdrawalRequest, i: number): WithdrawalRequest {
 }
 
 /** read-check-put, as the service does it; throws if the state is not the expected one. */
-function cas(store: Store, id: string, from: string, to: string): Promise<void> {
+function cas(store: Store, id: string, from: WithdrawalState, to: WithdrawalState): Promise<void> {
   return store.commit((tx) => {
-    const cur = tx.get<WithdrawalRequest>(WITHDRAWALS, id);
+    const cur = tx.get(WITHDRAWALS, id);
     if (cur?.state !== from) throw new Error(`${id} is ${cur?.state}, expected ${from}`);
     tx.put(WITHDRAWALS, id, { ...cur, state: to, history: [...cur.history, { at: new Date().toISOString(), state: to, by: 'bench' }] });
   });
@@ -248,7 +249,7 @@ async function concurrentRound(): Promise<RoundResult> {
   }
 
   // The floors, with the app stopped: the same records, CONCURRENT at once, on a fresh store.
-  const concurrently = async (steps: Array<[string, string]>) => {
+  const concurrently = async (steps: Array<[WithdrawalState, WithdrawalState]>) => {
     const s = await freshStore(requests[0]!, CONCURRENT);
     try {
       const start = nowMs();

@@ -10,7 +10,8 @@ import { eventKey, lookupOnlyKeys, normalizeHash, transactionKeys, type WebhookE
 import { routeAlert, shouldMention } from './routing.js';
 import { advances, isFailure } from './status.js';
 import { noteUnknown } from './unknown.js';
-import { ALERT_COLLECTIONS, type Alert, type AlertKey, type AlertSource, type StoredEvent, type Verification } from './types.js';
+import { ALERT_COLLECTIONS, type Alert, type AlertSource, type StoredEvent, type Verification } from './types.js';
+import { stripUndefined } from '../util/strip-undefined.js';
 
 export const ALERT_RENDERER = 'alert';
 export const ALERT_STATUS_RENDERER = 'alert.status';
@@ -80,8 +81,8 @@ function compatible(a: Alert, e: WebhookEvent): boolean {
 /** The alert this event belongs to: filed under its first key, or found through another one. */
 function findAlert(tx: Tx, keys: readonly string[], event: WebhookEvent): Alert | undefined {
   for (const [i, key] of keys.entries()) {
-    const id = tx.get<AlertKey>(ALERT_COLLECTIONS.keys, key)?.alertId ?? key;
-    const a = tx.get<Alert>(ALERT_COLLECTIONS.alerts, id);
+    const id = tx.get(ALERT_COLLECTIONS.keys, key)?.alertId ?? key;
+    const a = tx.get(ALERT_COLLECTIONS.alerts, id);
     if (a && (i === 0 || compatible(a, event))) return a;
   }
   return undefined;
@@ -91,7 +92,7 @@ function findAlert(tx: Tx, keys: readonly string[], event: WebhookEvent): Alert 
 function recordKeys(tx: Tx, keys: readonly string[], alertId: string): void {
   for (const key of keys) {
     if (key === alertId || tx.get(ALERT_COLLECTIONS.keys, key) || tx.get(ALERT_COLLECTIONS.alerts, key)) continue;
-    tx.put<AlertKey>(ALERT_COLLECTIONS.keys, key, { key, alertId });
+    tx.put(ALERT_COLLECTIONS.keys, key, { key, alertId });
   }
 }
 
@@ -102,7 +103,7 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   const alertId = existing?.id ?? keys[0]!;
   // Per alert, not per key: the same status told with or without the hash is one event.
   const eventId = eventKey(event, alertId);
-  const seen = tx.get<StoredEvent>(ALERT_COLLECTIONS.events, eventId);
+  const seen = tx.get(ALERT_COLLECTIONS.events, eventId);
   if (seen) return { outcome: 'duplicate', eventId, alertId: seen.alertId };
 
   const stored: StoredEvent = { id: eventId, alertId, source, receivedAt: ctx.now, event, ...(input.raw !== undefined ? { raw: input.raw } : {}) };
@@ -189,9 +190,4 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
     }
   }
   return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
-  return o;
 }

@@ -10,6 +10,7 @@ import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
 import { CURRENCIES, NETWORKS, WEBHOOK_STATUSES, WEBHOOK_TYPES, lookup } from '../wallet/enums.js';
 import { stringifyJson, wireDecimal } from '../wallet/json.js';
+import { stripUndefined } from '../util/strip-undefined.js';
 
 export type AlertKind = 'deposit' | 'withdrawal' | 'remittance' | 'transfer' | 'unknown';
 
@@ -284,9 +285,4 @@ export function eventKey(e: WebhookEvent, alertId: string = transactionKey(e)): 
   const base = `${alertId}:${e.statusName ?? 'UNKNOWN'}`;
   const hash = e.hash ? normalizeHash(e.hash) : undefined;
   return hash && !alertId.endsWith(`:${hash}`) ? `${base}:${hash}` : base;
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
-  return o;
 }

@@ -121,9 +121,9 @@ async function reportHistory(deps: ReconcileDeps, wm: Watermark, windowMs: numbe
   const page = await deps.wallet.listTransactions({ type: 'deposit', from: new Date(wm.at - windowMs), to: new Date(wm.at - WATERMARK_SLACK_MS), page: 1, pageSize: 1 });
   const count = page.totalRecords;
   await deps.store.commit((tx) => {
-    const cur = tx.get<Watermark>(WATERMARK.collection, WATERMARK.key);
+    const cur = tx.get(WATERMARK.collection, WATERMARK.key);
     if (!cur || cur.historyReported) return;
-    tx.put<Watermark>(WATERMARK.collection, WATERMARK.key, { ...cur, historyReported: true, historyCount: count, historyWindowMs: windowMs });
+    tx.put(WATERMARK.collection, WATERMARK.key, { ...cur, historyReported: true, historyCount: count, historyWindowMs: windowMs });
     if (count > 0) {
       deps.outbox.enqueue(tx, { op: 'post', renderer: HISTORY_RENDERER, ref: WATERMARK.key, key: HISTORY_MESSAGE_KEY, channel: policy.channels.alerts, priority: 'reconciliation' });
     }

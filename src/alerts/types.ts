@@ -1,7 +1,13 @@
 /** The alert records kept in the store. */
+import { collection } from '../store/collection.js';
 import type { WebhookEvent } from './parse.js';
 
-export const ALERT_COLLECTIONS = { events: 'webhook_events', alerts: 'alerts', keys: 'alert_keys' } as const;
+/** The persisted names must never change: existing data directories are read by them. */
+export const ALERT_COLLECTIONS = {
+  events: collection<StoredEvent>('webhook_events'),
+  alerts: collection<Alert>('alerts'),
+  keys: collection<AlertKey>('alert_keys'),
+} as const;
 
 /** Another key (a withdrawal's hash, its reference) under which an alert filed elsewhere is found. */
 export interface AlertKey {

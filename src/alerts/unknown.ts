@@ -6,7 +6,8 @@
  * latest ones are listed by `/treasury status` (`unknownSummary`).
  */
 import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
-import type { Store, Tx } from '../store/index.js';
+import { collection, type Store, type Tx } from '../store/index.js';
+import { utcMinute } from '../format/time.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
 export const UNKNOWN_RENDERER = 'alert.unknown';
@@ -28,21 +29,24 @@ interface UnknownChannel {
   total: number;
 }
 
-export const UNKNOWN_COLLECTIONS = { windows: 'alerts_unknown_windows', channels: 'alerts_unknown_channels' } as const;
+export const UNKNOWN_COLLECTIONS = {
+  windows: collection<UnknownWindow>('alerts_unknown_windows'),
+  channels: collection<UnknownChannel>('alerts_unknown_channels'),
+} as const;
 
 /** Inside the commit that stores the unknown notification's alert. */
 export function noteUnknown(tx: Tx, alert: Alert, ctx: { outbox: Pick<Outbox, 'enqueue'>; now: number }): void {
-  const ch = tx.get<UnknownChannel>(UNKNOWN_COLLECTIONS.channels, alert.channel) ?? { channel: alert.channel, total: 0 };
-  const cur = ch.current ? tx.get<UnknownWindow>(UNKNOWN_COLLECTIONS.windows, ch.current) : undefined;
+  const ch = tx.get(UNKNOWN_COLLECTIONS.channels, alert.channel) ?? { channel: alert.channel, total: 0 };
+  const cur = ch.current ? tx.get(UNKNOWN_COLLECTIONS.windows, ch.current) : undefined;
   if (cur && ctx.now - cur.since < UNKNOWN_WINDOW_MS && tx.get(OUTBOX_COLLECTIONS.messages, cur.key)) {
-    tx.put<UnknownWindow>(UNKNOWN_COLLECTIONS.windows, cur.key, { ...cur, count: cur.count + 1, latestAlertId: alert.id });
-    tx.put<UnknownChannel>(UNKNOWN_COLLECTIONS.channels, ch.channel, { ...ch, total: ch.total + 1 });
+    tx.put(UNKNOWN_COLLECTIONS.windows, cur.key, { ...cur, count: cur.count + 1, latestAlertId: alert.id });
+    tx.put(UNKNOWN_COLLECTIONS.channels, ch.channel, { ...ch, total: ch.total + 1 });
     ctx.outbox.enqueue(tx, { op: 'update', renderer: UNKNOWN_RENDERER, ref: cur.key, key: cur.key, priority: 'detail' });
     return;
   }
   const key = `unknown:${alert.channel}:${ctx.now}:${alert.id}`;
-  tx.put<UnknownWindow>(UNKNOWN_COLLECTIONS.windows, key, { key, channel: alert.channel, since: ctx.now, count: 1, latestAlertId: alert.id });
-  tx.put<UnknownChannel>(UNKNOWN_COLLECTIONS.channels, ch.channel, { ...ch, current: key, total: ch.total + 1 });
+  tx.put(UNKNOWN_COLLECTIONS.windows, key, { key, channel: alert.channel, since: ctx.now, count: 1, latestAlertId: alert.id });
+  tx.put(UNKNOWN_COLLECTIONS.channels, ch.channel, { ...ch, current: key, total: ch.total + 1 });
   ctx.outbox.enqueue(tx, { op: 'post', renderer: UNKNOWN_RENDERER, ref: key, key, channel: alert.channel, priority: 'detail' });
 }
 
@@ -53,7 +57,7 @@ export interface UnknownSummary {
 }
 
 export function unknownSummary(store: Pick<Store, 'find'>, now: number, limit = 5): UnknownSummary {
-  const all = store.find<Alert>(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'unknown').sort((a, b) => b.createdAt - a.createdAt);
+  const all = store.find(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'unknown').sort((a, b) => b.createdAt - a.createdAt);
   return {
     total: all.length,
     lastHour: all.filter((a) => now - a.createdAt < UNKNOWN_WINDOW_MS).length,
@@ -64,7 +68,6 @@ export function unknownSummary(store: Pick<Store, 'find'>, now: number, limit = 
 /** One plain-text line per notification for /treasury status (no Block Kit: the Slack side wraps it). */
 export function describeUnknown(s: UnknownSummary): string {
   if (s.total === 0) return 'none';
-  const when = (t: number) => new Date(t).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
-  const lines = s.latest.map((l) => `${when(l.at)}${l.typeName ? ` ${l.typeName}` : ''}: fields ${l.fields.join(', ') || '(none)'}`);
+  const lines = s.latest.map((l) => `${utcMinute(l.at)}${l.typeName ? ` ${l.typeName}` : ''}: fields ${l.fields.join(', ') || '(none)'}`);
   return [`${s.total} stored, ${s.lastHour} in the last hour; latest:`, ...lines].join('\n');
 }

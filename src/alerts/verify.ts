@@ -29,16 +29,16 @@ export function sameHash(a: string | null | undefined, b: string | null | undefi
 /** Returns the verification state after the attempt; wallet errors propagate (the caller retries later). */
 export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Alert['verification']['state'] | 'skipped'> {
   const now = deps.now ?? Date.now;
-  const alert = deps.store.get<Alert>(ALERT_COLLECTIONS.alerts, alertId);
+  const alert = deps.store.get(ALERT_COLLECTIONS.alerts, alertId);
   if (!alert?.hash || alert.verification.state === 'confirmed') return 'skipped';
   const page = await deps.wallet.listTransactions({ hash: alert.hash, pageSize: 10 });
   const rec: TransactionRecord | undefined = page.records.find((r) => sameHash(r.hash, alert.hash));
   const state = await deps.store.commit((tx) => {
-    const cur = tx.get<Alert>(ALERT_COLLECTIONS.alerts, alertId);
+    const cur = tx.get(ALERT_COLLECTIONS.alerts, alertId);
     if (!cur || cur.verification.state === 'confirmed') return 'skipped' as const;
     const attempts = cur.verification.attempts + 1;
     if (rec) {
-      tx.put<Alert>(ALERT_COLLECTIONS.alerts, alertId, {
+      tx.put(ALERT_COLLECTIONS.alerts, alertId, {
         ...cur,
         verification: {
           state: 'confirmed',
@@ -53,7 +53,7 @@ export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Al
       if (tx.get(OUTBOX_COLLECTIONS.messages, cur.messageKey)) deps.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: cur.messageKey, priority: 'edit' });
       return 'confirmed' as const;
     }
-    tx.put<Alert>(ALERT_COLLECTIONS.alerts, alertId, { ...cur, verification: { ...cur.verification, state: 'not_found', attempts, checkedAt: now() } });
+    tx.put(ALERT_COLLECTIONS.alerts, alertId, { ...cur, verification: { ...cur.verification, state: 'not_found', attempts, checkedAt: now() } });
     return 'not_found' as const;
   });
   if (state === 'confirmed') deps.outbox.kick();
@@ -63,7 +63,7 @@ export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Al
 /** Alerts still worth checking: unconfirmed, with a hash, recent, and not checked too often. */
 export function alertsToVerify(store: Store, now: number, maxAgeMs = 24 * 3_600_000): string[] {
   return store
-    .find<Alert>(ALERT_COLLECTIONS.alerts, (a) => !!a.hash && a.verification.state !== 'confirmed' && a.verification.attempts < MAX_VERIFY_ATTEMPTS && now - a.createdAt <= maxAgeMs)
+    .find(ALERT_COLLECTIONS.alerts, (a) => !!a.hash && a.verification.state !== 'confirmed' && a.verification.attempts < MAX_VERIFY_ATTEMPTS && now - a.createdAt <= maxAgeMs)
     .map((a) => a.id);
 }
 

@@ -4,10 +4,10 @@
  * only what came after it, and the history is summed up once, in at most one line ("42
  * deposits in the 24 h before the app was connected: see /tx").
  */
-import type { Store } from '../store/index.js';
-import { ALERT_COLLECTIONS, type Alert } from './types.js';
+import { collection, type Store } from '../store/index.js';
+import { ALERT_COLLECTIONS } from './types.js';
 
-export const WATERMARK = { collection: 'alerts_meta', key: 'watermark' } as const;
+export const WATERMARK = { collection: collection<Watermark>('alerts_meta'), key: 'watermark' } as const;
 export const HISTORY_RENDERER = 'alert.history';
 export const HISTORY_MESSAGE_KEY = 'alerts:history';
 
@@ -33,9 +33,9 @@ export interface Watermark {
  */
 export async function ensureWatermark(store: Store, now: number): Promise<Watermark> {
   return store.commit((tx) => {
-    const cur = tx.get<Watermark>(WATERMARK.collection, WATERMARK.key);
+    const cur = tx.get(WATERMARK.collection, WATERMARK.key);
     if (cur) return cur;
-    const first = tx.all<Alert>(ALERT_COLLECTIONS.alerts).reduce((m, a) => Math.min(m, a.createdAt), Infinity);
+    const first = tx.all(ALERT_COLLECTIONS.alerts).reduce((m, a) => Math.min(m, a.createdAt), Infinity);
     const wm: Watermark = first < now ? { at: first, historyReported: true, historyCount: 0 } : { at: now, historyReported: false };
     tx.put(WATERMARK.collection, WATERMARK.key, wm);
     return wm;
@@ -43,5 +43,5 @@ export async function ensureWatermark(store: Store, now: number): Promise<Waterm
 }
 
 export function readWatermark(store: Pick<Store, 'get'>): Watermark | undefined {
-  return store.get<Watermark>(WATERMARK.collection, WATERMARK.key);
+  return store.get(WATERMARK.collection, WATERMARK.key);
 }

@@ -9,10 +9,10 @@
 import { createHash } from 'node:crypto';
 import { stringify as csvStringify } from 'csv-stringify/sync';
 import { configure } from 'safe-stable-stringify';
-import type { Store, Tx } from '../store/index.js';
+import { collection, type Store, type Tx } from '../store/index.js';
 
-export const AUDIT_COLLECTION = 'audit';
-export const AUDIT_HEAD_COLLECTION = 'audit_head';
+export const AUDIT_COLLECTION = collection<AuditEntry>('audit');
+export const AUDIT_HEAD_COLLECTION = collection<AuditHead>('audit_head');
 const HEAD_ID = 'head';
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -67,7 +67,7 @@ function toIso(at: AuditInput['at']): string {
 
 /** Appends one entry to the chain within the caller's commit; returns it. */
 export function appendAudit(tx: Tx, input: AuditInput): AuditEntry {
-  const head = tx.get<AuditHead>(AUDIT_HEAD_COLLECTION, HEAD_ID) ?? { seq: 0, hash: GENESIS_HASH };
+  const head = tx.get(AUDIT_HEAD_COLLECTION, HEAD_ID) ?? { seq: 0, hash: GENESIS_HASH };
   // Round-trip through JSON so the hash covers exactly what the store will hold (no undefined fields, no Dates).
   const details = JSON.parse(JSON.stringify(input.details ?? {})) as Record<string, unknown>;
   const base = {
@@ -81,20 +81,20 @@ export function appendAudit(tx: Tx, input: AuditInput): AuditEntry {
   };
   const entry: AuditEntry = { ...base, hash: hashAuditEntry(base) };
   tx.put(AUDIT_COLLECTION, auditId(entry.seq), entry);
-  tx.put<AuditHead>(AUDIT_HEAD_COLLECTION, HEAD_ID, { seq: entry.seq, hash: entry.hash });
+  tx.put(AUDIT_HEAD_COLLECTION, HEAD_ID, { seq: entry.seq, hash: entry.hash });
   return entry;
 }
 
 /** The newest n entries, oldest first. */
 export function recentAudit(store: Store, n: number): AuditEntry[] {
   if (n <= 0) return [];
-  const all = store.all<AuditEntry>(AUDIT_COLLECTION);
+  const all = store.all(AUDIT_COLLECTION);
   return all.slice(Math.max(0, all.length - n));
 }
 
 /** Walks the whole chain: contiguous seqs from 1, each prevHash links, each hash recomputes, and the head matches the end. */
 export function verifyAudit(store: Store): AuditVerification {
-  const entries = [...store.all<AuditEntry>(AUDIT_COLLECTION)].sort((a, b) => a.seq - b.seq);
+  const entries = [...store.all(AUDIT_COLLECTION)].sort((a, b) => a.seq - b.seq);
   let prev = GENESIS_HASH;
   let expected = 1;
   for (const e of entries) {
@@ -112,7 +112,7 @@ export function verifyAudit(store: Store): AuditVerification {
     prev = e.hash;
     expected++;
   }
-  const head = store.get<AuditHead>(AUDIT_HEAD_COLLECTION, HEAD_ID);
+  const head = store.get(AUDIT_HEAD_COLLECTION, HEAD_ID);
   const last = expected - 1;
   if (!head) {
     if (last === 0) return { ok: true, count: 0 };
@@ -129,7 +129,7 @@ export const AUDIT_CSV_COLUMNS = ['seq', 'at', 'actor', 'action', 'subject', 'de
 /** The whole log as CSV (header row included); details as canonical JSON. */
 export function auditCsv(store: Store): string {
   const rows = store
-    .all<AuditEntry>(AUDIT_COLLECTION)
+    .all(AUDIT_COLLECTION)
     .map((e) => [e.seq, e.at, e.actor, e.action, e.subject, canonical(e.details) ?? '{}', e.prevHash, e.hash]);
   return csvStringify(rows, { header: true, columns: [...AUDIT_CSV_COLUMNS] });
 }

@@ -16,6 +16,20 @@ export function utcMinute(at: number | Date | string | undefined | null, fallbac
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** "2026-11-23 01:21:05 UTC": to the second, where changes seconds apart must read apart (status lines). */
+export function utcSecond(at: number | Date | string, fallback = 'unknown'): string {
+  const d = toDate(at);
+  if (Number.isNaN(d.getTime())) return fallback;
+  return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** "01:21": the time of day in UTC, for what started within the last hour (the caller says "UTC"). */
+export function utcClock(at: number | Date | string, fallback = 'unknown'): string {
+  const d = toDate(at);
+  if (Number.isNaN(d.getTime())) return fallback;
+  return d.toISOString().slice(11, 16);
+}
+
 /** "2026-11-23" in UTC (file names, day filters). */
 export function utcDay(at: number | Date | string): string {
   return toDate(at).toISOString().slice(0, 10);

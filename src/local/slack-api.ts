@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SLACK_IDS, messageTs, slackId, triggerId } from './slack-ids.js';
+import { stripUndefined } from '../util/strip-undefined.js';
 
 export type Json = Record<string, unknown>;
 
@@ -1328,9 +1329,4 @@ function compareTs(a: string, b: string): number {
   const ka = tsKey(a);
   const kb = tsKey(b);
   return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
-  return o;
 }

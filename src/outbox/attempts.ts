@@ -9,7 +9,8 @@
  * fails (rate limit, missing scope) leaves it in place and is simply tried again later.
  */
 import { secrets } from '../secrets.js';
-import { COLLECTIONS, type OutboxContext, type Outcome, stripUndefined, uncertainSince } from './context.js';
+import { COLLECTIONS, type OutboxContext, type Outcome, uncertainSince } from './context.js';
+import { stripUndefined } from '../util/strip-undefined.js';
 import type { Batching } from './batching.js';
 import type { Lane } from './lanes.js';
 import { classifySlackError, type CallFailure } from './slack-errors.js';
@@ -42,8 +43,8 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
   async function park(entry: OutboxEntry, error: string): Promise<Outcome> {
     log.error({ entry: entry.id, op: entry.op, lane: entry.lane, renderer: entry.renderer, error }, 'outbox entry failed for good; parked');
     await store.commit((tx) => {
-      const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, entry.id);
-      if (cur) tx.put<OutboxEntry>(COLLECTIONS.entries, entry.id, { ...cur, state: 'failed', lastError: error, finishedAt: now() });
+      const cur = tx.get(COLLECTIONS.entries, entry.id);
+      if (cur) tx.put(COLLECTIONS.entries, entry.id, { ...cur, state: 'failed', lastError: error, finishedAt: now() });
     });
     return { kind: 'parked' };
   }
@@ -60,7 +61,7 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
     const delay = f.afterMs ?? Math.max(backoff(attempts), f.unknownOutcome ? ctx.unknownOutcomeDelayMs : 0);
     log.warn({ entry: entry.id, op: entry.op, lane: entry.lane, attempts, error: f.error, retryInMs: delay }, 'slack call failed; will retry');
     await store.commit((tx) => {
-      const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, entry.id);
+      const cur = tx.get(COLLECTIONS.entries, entry.id);
       if (!cur) return;
       const next: OutboxEntry = { ...cur, attempts, lastError: secrets.scrub(f.error) };
       if (o.postNotSent && !f.unknownOutcome) {
@@ -74,20 +75,20 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
 
   async function finish(entry: OutboxEntry, lane: Lane, result: NonNullable<OutboxEntry['result']>, collapsed: string[], message?: Partial<OutboxMessage>): Promise<Outcome> {
     await store.commit((tx) => {
-      const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, entry.id);
+      const cur = tx.get(COLLECTIONS.entries, entry.id);
       if (!cur) return;
       const done: OutboxEntry = { ...cur, state: 'done', result, finishedAt: now(), attempts: cur.attempts + 1 };
       delete done.lastError;
       tx.put(COLLECTIONS.entries, entry.id, done);
       // A reply names its parent's key; only the entry that created the keyed message records it.
       if (message && entry.key && (entry.op === 'post' || entry.op === 'dm')) {
-        const m = tx.get<OutboxMessage>(COLLECTIONS.messages, entry.key);
-        if (m) tx.put<OutboxMessage>(COLLECTIONS.messages, entry.key, stripUndefined({ ...m, ...message }));
+        const m = tx.get(COLLECTIONS.messages, entry.key);
+        if (m) tx.put(COLLECTIONS.messages, entry.key, stripUndefined({ ...m, ...message }));
       }
       for (const id of collapsed) {
-        const c = tx.get<OutboxEntry>(COLLECTIONS.entries, id);
+        const c = tx.get(COLLECTIONS.entries, id);
         if (c && c.state === 'pending') {
-          tx.put<OutboxEntry>(COLLECTIONS.entries, id, { ...c, state: 'done', finishedAt: now(), result: { channel: result.channel, ...(result.ts ? { ts: result.ts } : {}), collapsedInto: entry.id } });
+          tx.put(COLLECTIONS.entries, id, { ...c, state: 'done', finishedAt: now(), result: { channel: result.channel, ...(result.ts ? { ts: result.ts } : {}), collapsedInto: entry.id } });
         }
       }
     });
@@ -102,7 +103,7 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
    */
   async function markAttempt(entry: OutboxEntry, patch: Partial<OutboxEntry>, o: { post?: boolean } = {}): Promise<OutboxEntry | undefined> {
     return store.commit((tx) => {
-      const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, entry.id);
+      const cur = tx.get(COLLECTIONS.entries, entry.id);
       if (!cur || cur.state !== 'pending') return undefined;
       const next: OutboxEntry = { ...cur, ...patch };
       if (o.post) {

@@ -63,13 +63,13 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
     const batchEntry = await store.commit((tx) => {
       const members: OutboxBatch['members'] = [];
       for (const c of chosen) {
-        const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, c.id);
+        const cur = tx.get(COLLECTIONS.entries, c.id);
         if (!batchable(cur, head)) continue;
         members.push({ entryId: cur.id, ref: cur.ref, ...(cur.key ? { key: cur.key } : {}) });
-        tx.put<OutboxEntry>(COLLECTIONS.entries, cur.id, { ...cur, state: 'done', finishedAt: now(), result: { channel: lane.name, batchedInto: key } });
+        tx.put(COLLECTIONS.entries, cur.id, { ...cur, state: 'done', finishedAt: now(), result: { channel: lane.name, batchedInto: key } });
         if (cur.key) {
-          const m = tx.get<OutboxMessage>(COLLECTIONS.messages, cur.key);
-          if (m) tx.put<OutboxMessage>(COLLECTIONS.messages, cur.key, { ...m, batchKey: key });
+          const m = tx.get(COLLECTIONS.messages, cur.key);
+          if (m) tx.put(COLLECTIONS.messages, cur.key, { ...m, batchKey: key });
         }
       }
       if (members.length === 0) return { entry: undefined, members };
@@ -90,7 +90,7 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
         attempts: 0,
       };
       tx.put(COLLECTIONS.entries, entry.id, entry);
-      tx.put<OutboxMessage>(COLLECTIONS.messages, key, { key, lane: lane.name, entryId: entry.id });
+      tx.put(COLLECTIONS.messages, key, { key, lane: lane.name, entryId: entry.id });
       return { entry, members };
     });
     for (const m of batchEntry.members) lanes.remove(lane, m.entryId);
@@ -101,7 +101,7 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
   }
 
   function renderBatch(key: string): Rendered | null {
-    const b = store.get<OutboxBatch>(COLLECTIONS.batches, key);
+    const b = store.get(COLLECTIONS.batches, key);
     const r = b && ctx.batchRenderers.get(b.renderer);
     if (!b || !r) return null;
     return r.render(
@@ -126,13 +126,13 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
       let first = Infinity;
       const members: string[] = [];
       for (const w of waiting) {
-        const cur = tx.get<OutboxEntry>(COLLECTIONS.entries, w.id);
+        const cur = tx.get(COLLECTIONS.entries, w.id);
         if (!foldable(cur)) continue;
         labels[cur.burst!.label] = (labels[cur.burst!.label] ?? 0) + 1;
         mention ||= cur.burst!.mention === true;
         first = Math.min(first, cur.createdAt);
         members.push(cur.id);
-        tx.put<OutboxEntry>(COLLECTIONS.entries, cur.id, { ...cur, threadUnder: summaryKey });
+        tx.put(COLLECTIONS.entries, cur.id, { ...cur, threadUnder: summaryKey });
       }
       tx.put(COLLECTIONS.bursts, summaryKey, { key: summaryKey, channel: lane.name, labels, mention, firstAt: first, count: members.length, members });
       const id = `ob_${String(head.order).padStart(10, '0')}_burst`;
@@ -151,7 +151,7 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
         attempts: 0,
       };
       tx.put(COLLECTIONS.entries, id, summary);
-      tx.put<OutboxMessage>(COLLECTIONS.messages, summaryKey, { key: summaryKey, lane: lane.name, entryId: id });
+      tx.put(COLLECTIONS.messages, summaryKey, { key: summaryKey, lane: lane.name, entryId: id });
       return id;
     });
     lanes.insert(getEntry(summaryId)!);
@@ -160,7 +160,7 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
   }
 
   const renderBurst: Renderer = (ref, rctx) => {
-    const b = store.get<{ labels: Record<string, number>; mention: boolean; firstAt: number; count: number }>(COLLECTIONS.bursts, ref);
+    const b = store.get(COLLECTIONS.bursts, ref);
     if (!b) return null;
     const parts = Object.entries(b.labels).map(([label, n]) => `${n} ${label}${n === 1 ? '' : 's'}`);
     const minutes = Math.max(1, Math.ceil((rctx.now - b.firstAt) / 60_000));

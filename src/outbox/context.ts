@@ -37,9 +37,4 @@ export function shownIn(ctx: Pick<OutboxContext, 'getMessage'>, key: string): Ou
   return m?.batchKey ? ctx.getMessage(m.batchKey) : m;
 }
 
-export function stripUndefined<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as Array<keyof T>) if (o[k] === undefined) delete o[k];
-  return o;
-}
-
 export { COLLECTIONS };

@@ -11,7 +11,8 @@ import type { Logger } from '../log.js';
 import type { Store, Tx } from '../store/index.js';
 import { createAttempts } from './attempts.js';
 import { BURST_RENDERER, createBatching } from './batching.js';
-import { shownIn, stripUndefined, type OutboxContext, type SlackClient } from './context.js';
+import { shownIn, type OutboxContext, type SlackClient } from './context.js';
+import { stripUndefined } from '../util/strip-undefined.js';
 import { createLaneIndex, pickNext, slotOf, type Lane } from './lanes.js';
 import { COLLECTIONS, type BatchRenderer, type OutboxEntry, type OutboxMessage, type OutboxRequest, type Renderer } from './types.js';
 
@@ -86,8 +87,8 @@ export function createOutbox(o: OutboxOptions): Outbox {
     burstThreshold: o.burstThreshold ?? 10,
     renderers: new Map(),
     batchRenderers: new Map(),
-    getEntry: (id) => store.get<OutboxEntry>(COLLECTIONS.entries, id),
-    getMessage: (key) => store.get<OutboxMessage>(COLLECTIONS.messages, key),
+    getEntry: (id) => store.get(COLLECTIONS.entries, id),
+    getMessage: (key) => store.get(COLLECTIONS.messages, key),
   };
   const { getEntry } = ctx;
   const index = createLaneIndex(getEntry);
@@ -104,7 +105,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   const running = new Set<Promise<void>>();
 
   function nextOrder(tx: Tx): number {
-    const meta = tx.get<{ seq: number }>(COLLECTIONS.meta, 'seq');
+    const meta = tx.get(COLLECTIONS.meta, 'seq');
     const seq = (meta?.seq ?? 0) + 1;
     tx.put(COLLECTIONS.meta, 'seq', { seq });
     return seq;
@@ -122,7 +123,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
       case 'update':
       case 'reply': {
         if (!req.key) throw new Error(`outbox: ${req.op} needs the key of a message`);
-        const m = tx.get<OutboxMessage>(COLLECTIONS.messages, req.key);
+        const m = tx.get(COLLECTIONS.messages, req.key);
         if (!m) throw new Error(`outbox: ${req.op} of unknown message key ${req.key}`);
         return m.lane;
       }
@@ -138,7 +139,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
     tx.put(COLLECTIONS.entries, id, entry);
     if ((req.op === 'post' || req.op === 'dm') && req.key) {
       if (tx.get(COLLECTIONS.messages, req.key)) throw new Error(`outbox: message key ${req.key} is already used`);
-      tx.put<OutboxMessage>(COLLECTIONS.messages, req.key, { key: req.key, lane, entryId: id });
+      tx.put(COLLECTIONS.messages, req.key, { key: req.key, lane, entryId: id });
     }
     // Indexed only if the commit survives (checked when absorbed); acting waits for durability.
     fresh.push(id);
@@ -244,7 +245,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
       if (started) return;
       started = true;
       stopped = false;
-      for (const e of store.all<OutboxEntry>(COLLECTIONS.entries)) if (e.state === 'pending') index.insert(e);
+      for (const e of store.all(COLLECTIONS.entries)) if (e.state === 'pending') index.insert(e);
       kick();
     },
     async stop() {
@@ -268,7 +269,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
     async requeueFailed(filter = () => true) {
       const ids = await store.commit((tx) => {
         const out: string[] = [];
-        for (const e of tx.all<OutboxEntry>(COLLECTIONS.entries)) {
+        for (const e of tx.all(COLLECTIONS.entries)) {
           if (e.state !== 'failed' || !filter(e)) continue;
           const next: OutboxEntry = { ...e, state: 'pending', attempts: 0 };
           delete next.finishedAt;

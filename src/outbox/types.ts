@@ -2,6 +2,7 @@
  * The outbox's records. Everything here is plain JSON kept in the store, so a restart
  * picks up exactly where the previous process stopped.
  */
+import { collection } from '../store/collection.js';
 
 export type OutboxOp = 'post' | 'update' | 'reply' | 'dm' | 'ephemeral';
 
@@ -125,10 +126,27 @@ export interface BatchRenderer {
   fits(refs: string[]): number;
 }
 
+/** A burst summary: the posts folded under it (by entry id) and what its headline counts. */
+export interface OutboxBurst {
+  key: string;
+  channel: string;
+  labels: Record<string, number>;
+  mention: boolean;
+  firstAt: number;
+  count: number;
+  members: string[];
+}
+
+/** The outbox's counter (the order of the next entry). */
+export interface OutboxSeq {
+  seq: number;
+}
+
+/** The persisted names must never change: existing data directories are read by them. */
 export const COLLECTIONS = {
-  entries: 'outbox',
-  messages: 'outbox_messages',
-  bursts: 'outbox_bursts',
-  batches: 'outbox_batches',
-  meta: 'outbox_meta',
+  entries: collection<OutboxEntry>('outbox'),
+  messages: collection<OutboxMessage>('outbox_messages'),
+  bursts: collection<OutboxBurst>('outbox_bursts'),
+  batches: collection<OutboxBatch>('outbox_batches'),
+  meta: collection<OutboxSeq>('outbox_meta'),
 } as const;

@@ -26,6 +26,7 @@ import { slackDate } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
+import { utcClock, utcSecond } from '../format/time.js';
 import { context, esc, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
 
 export interface RenderedMessage {
@@ -290,7 +291,7 @@ export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMess
  * as failed, and entries left pending by a previous process are sent right at start.
  */
 export function registerAlertRenderers(outbox: Pick<Outbox, 'registerRenderer' | 'registerBatchRenderer'>, store: Pick<Store, 'get'>, opts: RenderOptions = {}): void {
-  const alert = (id: string) => store.get<Alert>(ALERT_COLLECTIONS.alerts, id);
+  const alert = (id: string) => store.get(ALERT_COLLECTIONS.alerts, id);
   const alertsOf = (refs: string[]) => refs.map(alert).filter((a): a is Alert => !!a);
   outbox.registerBatchRenderer(ALERT_BATCH_RENDERER, {
     render: (refs) => {
@@ -300,7 +301,7 @@ export function registerAlertRenderers(outbox: Pick<Outbox, 'registerRenderer' |
     fits: (refs) => batchCapacity(alertsOf(refs), opts),
   });
   outbox.registerRenderer(UNKNOWN_RENDERER, (ref) => {
-    const w = store.get<UnknownWindow>(UNKNOWN_COLLECTIONS.windows, ref);
+    const w = store.get(UNKNOWN_COLLECTIONS.windows, ref);
     return w ? renderUnknownWindow(w, alert(w.latestAlertId)) : null;
   });
   outbox.registerRenderer(HISTORY_RENDERER, () => {

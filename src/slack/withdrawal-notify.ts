@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import { COLLECTIONS, type Outbox, type OutboxRequest } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
-import type { Store, Tx } from '../store/index.js';
+import { collection, type Store, type Tx } from '../store/index.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
 import { needsAdminAttention, WITHDRAWALS, type WithdrawalEvent, type WithdrawalRequest, type WithdrawalService } from '../withdrawals/index.js';
 import { mention } from './blocks.js';
@@ -27,7 +27,8 @@ import {
 } from './withdrawal-card.js';
 
 /** Card permalinks from chat.getPermalink, by request id (asked once per card). */
-export const CARD_LINKS = 'withdrawal_card_links';
+/** The permalink of each withdrawal's card, once asked of Slack (the persisted name must not change). */
+export const CARD_LINKS = collection<{ permalink: string }>('withdrawal_card_links');
 
 /** The part of the Web API the card links need. */
 export interface PermalinkClient {
@@ -131,13 +132,13 @@ export function withdrawalNotifier(o: {
 }): WithdrawalNotifier {
   const get = (id: string) => o.service.get(id);
   const cardPointer = (id: string): CardPointer => {
-    const known = o.store.get<{ permalink: string }>(CARD_LINKS, id)?.permalink;
+    const known = o.store.get(CARD_LINKS, id)?.permalink;
     if (!known) void cardPermalink(id);
     return { ...(known ? { permalink: known } : {}), channel: o.policy.channels.approvals };
   };
   const asking = new Map<string, Promise<string | undefined>>();
   function cardPermalink(id: string): Promise<string | undefined> {
-    const known = o.store.get<{ permalink: string }>(CARD_LINKS, id)?.permalink;
+    const known = o.store.get(CARD_LINKS, id)?.permalink;
     if (known) return Promise.resolve(known);
     const posted = o.outbox.message(cardKey(id));
     if (!o.slack || !posted?.channel || !posted.ts) return Promise.resolve(undefined);
@@ -147,9 +148,10 @@ export function withdrawalNotifier(o: {
     const p = (async () => {
       try {
         const res = await o.slack!.chat.getPermalink({ channel, message_ts: ts });
-        if (!res.permalink) return undefined;
-        await o.store.commit((tx) => tx.put(CARD_LINKS, id, { permalink: res.permalink }));
-        return res.permalink;
+        const permalink = res.permalink;
+        if (!permalink) return undefined;
+        await o.store.commit((tx) => tx.put(CARD_LINKS, id, { permalink }));
+        return permalink;
       } catch (err) {
         o.logger.warn({ err: err instanceof Error ? err.message : String(err), id }, 'could not get the permalink of a withdrawal card');
         return undefined;

@@ -46,7 +46,7 @@ const REASONS: ReadonlyMap<string, UnavailableReason> = new Map([
   ['EIO', 'io'],
 ]);
 
-export function unavailableReason(cause: unknown): UnavailableReason {
+function unavailableReason(cause: unknown): UnavailableReason {
   const code = (cause as { code?: unknown } | null)?.code;
   return (typeof code === 'string' && REASONS.get(code)) || 'other';
 }

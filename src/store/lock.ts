@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { errorCode, fsyncDir, writeFileSynced } from './durable-fs.js';
 
-export const LOCK_FILE = 'LOCK';
+const LOCK_FILE = 'LOCK';
 
 export interface LockInfo {
   pid: number;

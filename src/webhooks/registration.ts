@@ -7,11 +7,9 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
+import { SETTINGS } from './settings.js';
 
-/** The store collection of the app's own settings (one record per setting), declared once here. */
-export const SETTINGS = 'settings';
 const ID = 'webhookRegistration';
-const SECRET_ID = 'webhookSecret';
 
 export interface WebhookRegistration {
   /** PUBLIC_URL/webhooks/wallet/•••• (never the secret). */
@@ -27,7 +25,7 @@ function webhookUrl(publicUrl: string, secret: string): string {
 }
 
 export function registrationStatus(store: Store): WebhookRegistration | undefined {
-  return store.get<WebhookRegistration>(SETTINGS, ID);
+  return store.get(SETTINGS, ID);
 }
 
 export async function registerWebhook(o: {
@@ -61,10 +59,10 @@ export async function registerWebhook(o: {
 export async function webhookSecret(configured: string | undefined, store: Store): Promise<string> {
   if (configured) return configured;
   return store.commit((tx) => {
-    const existing = tx.get<{ value: string }>(SETTINGS, SECRET_ID);
+    const existing = tx.get(SETTINGS, 'webhookSecret');
     if (existing) return existing.value;
     const value = randomBytes(24).toString('base64url');
-    tx.put(SETTINGS, SECRET_ID, { value });
+    tx.put(SETTINGS, 'webhookSecret', { value });
     return value;
   });
 }

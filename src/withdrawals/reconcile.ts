@@ -36,7 +36,7 @@ export function createReconciler(
 
   return async function reconcileUnknown(): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, resolved: [], stillUnknown: [], errors: [] };
-    for (const req of shell.store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'unknown')) {
+    for (const req of shell.store.find(WITHDRAWALS, (r) => r.state === 'unknown')) {
       report.checked++;
       let found: ListedTransaction | undefined;
       try {

@@ -141,7 +141,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         ...(input.requestedFrom ? { requestedFrom: input.requestedFrom } : {}),
         id: randomUUID(),
         merchantReference: randomUUID(),
-        existing: tx.all<WithdrawalRequest>(WITHDRAWALS),
+        existing: tx.all(WITHDRAWALS),
       } as const;
       return shell.apply(tx, command, undefined, context(now(), p));
     });
@@ -223,7 +223,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       logger.warn({ ids: expiredUnsent.map((e) => e.request.id) }, 'approved withdrawals past their expiry were not sent');
       emit(expiredUnsent);
     }
-    const resumed = store.find<WithdrawalRequest>(WITHDRAWALS, due('send')).map((r) => {
+    const resumed = store.find(WITHDRAWALS, due('send')).map((r) => {
       logger.warn({ id: r.id }, 'resuming an approved withdrawal that was never sent');
       void sender.start(r);
       return r.id;
@@ -241,7 +241,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
    * to emit once that commit is durable.
    */
   function applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent } {
-    const cur = tx.all<WithdrawalRequest>(WITHDRAWALS).find((x) => x.merchantReference === e.merchantReference);
+    const cur = tx.all(WITHDRAWALS).find((x) => x.merchantReference === e.merchantReference);
     if (!cur) return { matched: false, changed: false };
     const { event } = shell.apply(tx, { type: 'apply-webhook', status: e.status, transactionHash: e.transactionHash ?? null }, cur);
     return event ? { matched: true, changed: true, request: event.request, event } : { matched: true, changed: false, request: cur };
@@ -294,7 +294,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     const states = filter.state === undefined ? undefined : Array.isArray(filter.state) ? filter.state : [filter.state];
     const currency = filter.currency && (lookup(CURRENCIES, filter.currency)?.name ?? filter.currency);
     const out = store
-      .find<WithdrawalRequest>(
+      .find(
         WITHDRAWALS,
         (r) => (!states || states.includes(r.state)) && (!filter.requester || r.requester === filter.requester) && (!currency || r.currency === currency),
       )
@@ -318,9 +318,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     reminderTargets,
     get: stored,
     list,
-    pendingCount: () => store.find<WithdrawalRequest>(WITHDRAWALS, (r) => r.state === 'pending').length,
-    dailyUsage: (currency) => dailyUsage(policy(), store.all<WithdrawalRequest>(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
-    feeEstimate: (currency, network) => feeEstimate(store.all<WithdrawalRequest>(WITHDRAWALS), currency, network),
+    pendingCount: () => store.find(WITHDRAWALS, (r) => r.state === 'pending').length,
+    dailyUsage: (currency) => dailyUsage(policy(), store.all(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
+    feeEstimate: (currency, network) => feeEstimate(store.all(WITHDRAWALS), currency, network),
     idle: sender.idle,
   };
 }

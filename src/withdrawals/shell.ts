@@ -5,13 +5,14 @@
  * to the listener only once the commit is durable (`emit`, called by the operations).
  */
 import { serializeError, type Logger } from '../log.js';
-import type { Store, Tx } from '../store/index.js';
+import { collection, type Store, type Tx } from '../store/index.js';
 import type { Policy } from '../policy/schema.js';
 import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide.js';
 import type { DecisionOutcome, WithdrawalEvent, WithdrawalListener, WithdrawalRequest } from './types.js';
 
-export const WITHDRAWALS = 'withdrawals';
+/** Every withdrawal request by id; the persisted name must never change. */
+export const WITHDRAWALS = collection<WithdrawalRequest>('withdrawals');
 
 /** A decision taken inside a commit, and the event its change produced (to emit once durable). */
 export interface Applied<D extends Decision<string> = Decision<string>> {
@@ -32,7 +33,7 @@ export type Shell = ReturnType<typeof createShell>;
 
 export function createShell(o: ShellOptions) {
   const { store, logger } = o;
-  const stored = (id: string) => store.get<WithdrawalRequest>(WITHDRAWALS, id);
+  const stored = (id: string) => store.get(WITHDRAWALS, id);
   const context = (t = o.now(), p = o.policy()): DecideContext => ({ now: t, policy: p });
 
   function emit(events: readonly WithdrawalEvent[]): void {
@@ -51,7 +52,7 @@ export function createShell(o: ShellOptions) {
   /** Writes the request and hands the change to onChange inside the same transaction. */
   function save(tx: Tx, req: WithdrawalRequest, type: WithdrawalEvent['type']): WithdrawalEvent {
     tx.put(WITHDRAWALS, req.id, req);
-    const event: WithdrawalEvent = { type, request: tx.get<WithdrawalRequest>(WITHDRAWALS, req.id)! };
+    const event: WithdrawalEvent = { type, request: tx.get(WITHDRAWALS, req.id)! };
     if (o.onChange) {
       try {
         o.onChange(event, tx);
@@ -84,14 +85,14 @@ export function createShell(o: ShellOptions) {
 
   /** One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now). */
   function commitOn<C extends WithdrawalCommand>(id: string, command: C, ctx?: DecideContext): Promise<Applied<ReturnType<typeof decide<C>>>> {
-    return store.commit((tx) => apply(tx, command, tx.get<WithdrawalRequest>(WITHDRAWALS, id), ctx ?? context()));
+    return store.commit((tx) => apply(tx, command, tx.get(WITHDRAWALS, id), ctx ?? context()));
   }
 
   /** The same command for every request that `due` selects, in one commit; the events of the changes. */
   async function commitOnAll(command: WithdrawalCommand, due: (r: WithdrawalRequest) => boolean, ctx: DecideContext = context()): Promise<WithdrawalEvent[]> {
-    if (!store.find<WithdrawalRequest>(WITHDRAWALS, due).length) return [];
+    if (!store.find(WITHDRAWALS, due).length) return [];
     return store.commit((tx) =>
-      tx.all<WithdrawalRequest>(WITHDRAWALS).flatMap((r) => {
+      tx.all(WITHDRAWALS).flatMap((r) => {
         if (!due(r)) return [];
         const { event } = apply(tx, command, r, ctx);
         return event ? [event] : [];

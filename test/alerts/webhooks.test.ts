@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ALERT_COLLECTIONS, signBody, type Alert, type StoredEvent } from '../../src/alerts/index.js';
 import { advances } from '../../src/alerts/status.js';
 import { WEBHOOK_STATUS_RANK, isFinalWebhookStatus } from '../../src/wallet/enums.js';
+import { collection } from '../../src/store/index.js';
 import { HASH_A, HASH_B, SECRET, depositSample, send, startPipeline, type Pipeline } from './setup.js';
+
+/** A collection of the test's own, standing for the withdrawal service's links. */
+const WITHDRAWAL_LINKS = collection<Record<string, unknown>>('withdrawal_links');
 
 let p: Pipeline | undefined;
 afterEach(async () => {
@@ -153,7 +157,7 @@ describe('webhook receiver', () => {
     p = await startPipeline({
       alerts: {
         linkWithdrawal: (tx, e) => {
-          tx.put('withdrawal_links', e.merchantReference, { alertId: e.alertId, status: e.status });
+          tx.put(WITHDRAWAL_LINKS, e.merchantReference, { alertId: e.alertId, status: e.status });
           linked.push(e.merchantReference);
         },
         onWithdrawalEvent: (e) => void hooked.push(`${e.merchantReference}:${e.status}`),
@@ -166,7 +170,7 @@ describe('webhook receiver', () => {
     const a = alerts()[0]!;
     expect(a).toMatchObject({ kind: 'withdrawal', currency: 'ETH', network: 'ETH', amount: '0.123456789012345678', merchantReference: 'wd_42', channel: 'C0WITHDRAW', status: 'CONFIRMED' });
     expect(a.extra).toEqual({ brandNewField: { x: '1' } });
-    expect(p.store.get('withdrawal_links', 'wd_42')).toEqual({ alertId: a.id, status: 'CONFIRMED' });
+    expect(p.store.get(WITHDRAWAL_LINKS, 'wd_42')).toEqual({ alertId: a.id, status: 'CONFIRMED' });
     expect(linked).toEqual(['wd_42']);
     expect(hooked).toEqual(['wd_42:CONFIRMED']);
     expect(JSON.stringify(top('C0WITHDRAW')[0]!.blocks)).toContain('wd_42');

@@ -6,13 +6,14 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore, StoreUnavailableError } from '../../src/store/index.js';
+import { collection, openStore, StoreUnavailableError } from '../../src/store/index.js';
 import { removeTempDirs, tempDir } from '../store/helpers.js';
 import { http as runs } from './config.js';
 
 afterAll(removeTempDirs);
 
 type Op = { op: 'put'; id: string; v: number } | { op: 'del'; id: string };
+const W = collection<{ id: string; v: number }>('w');
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('put' as const), id: fc.constantFrom('a', 'b', 'c', 'd', '1', '__proto__'), v: fc.integer() }),
   fc.record({ op: fc.constant('del' as const), id: fc.constantFrom('a', 'b', 'c', 'd', '1', '__proto__') }),
@@ -38,8 +39,8 @@ describe('store under random write failures', () => {
               s
                 .commit((tx) => {
                   for (const o of ops) {
-                    if (o.op === 'put') tx.put('w', o.id, { id: o.id, v: o.v });
-                    else tx.delete('w', o.id);
+                    if (o.op === 'put') tx.put(W, o.id, { id: o.id, v: o.v });
+                    else tx.delete(W, o.id);
                   }
                 })
                 .then(
@@ -60,7 +61,7 @@ describe('store under random write failures', () => {
                 else model.delete(o.id);
               }
             }
-            expect(s.all('w')).toEqual([...model.values()]);
+            expect(s.all(W)).toEqual([...model.values()]);
             failAt = undefined;
             const end = Date.now() + 5_000;
             while (!s.health().writable) {
@@ -73,7 +74,7 @@ describe('store under random write failures', () => {
         }
         const again = await openStore({ dir });
         try {
-          expect(again.all('w')).toEqual([...model.values()]);
+          expect(again.all(W)).toEqual([...model.values()]);
         } finally {
           await again.close();
         }

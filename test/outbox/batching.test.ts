@@ -10,12 +10,13 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { COLLECTIONS, createOutbox, type Outbox, type OutboxEntry, type OutboxOptions, type OutboxPriority } from '../../src/outbox/index.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { collection, openStore, type Store } from '../../src/store/index.js';
 import { startFakeSlack, type FakeMessage, type FakeSlack } from '../helpers/fake-slack.js';
 import { slackRateLimits, type SlackRateLimiter } from '../helpers/slack-rate-limits.js';
 
 const logger = createLogger({ level: 'silent' });
 const CH = 'C0BATCH001';
+const ITEMS = collection<{ text: string }>('items');
 
 let dir: string;
 let store: Store;
@@ -41,7 +42,7 @@ afterEach(async () => {
 function makeOutbox(capacity: number, o: Partial<OutboxOptions> = {}): Outbox {
   const client = new WebClient('xoxb-batch-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 2000 });
   const ob = createOutbox({ store, client, logger, paceMs: 120, updatePaceMs: 150, baseBackoffMs: 20, maxBackoffMs: 200, unknownOutcomeDelayMs: 50, ...o });
-  const text = (ref: string) => store.get<{ text: string }>('items', ref)?.text ?? '?';
+  const text = (ref: string) => store.get(ITEMS, ref)?.text ?? '?';
   ob.registerRenderer('item', (ref) => ({ text: text(ref) }));
   ob.registerRenderer('line', (ref) => ({ text: ref }));
   ob.registerBatchRenderer('items', {
@@ -54,14 +55,14 @@ function makeOutbox(capacity: number, o: Partial<OutboxOptions> = {}): Outbox {
 
 async function item(ob: Outbox, id: string, text: string, priority?: OutboxPriority): Promise<void> {
   await store.commit((tx) => {
-    tx.put('items', id, { text });
+    tx.put(ITEMS, id, { text });
     ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel: CH, batch: { renderer: 'items', group: 'g' }, ...(priority ? { priority } : {}) });
   });
 }
 
 async function edit(ob: Outbox, id: string, text: string): Promise<void> {
   await store.commit((tx) => {
-    tx.put('items', id, { text });
+    tx.put(ITEMS, id, { text });
     ob.enqueue(tx, { op: 'update', renderer: 'item', ref: id, key: `item:${id}`, priority: 'edit' });
   });
 }
@@ -139,7 +140,7 @@ describe('outbox batching', () => {
     ob.start();
     await ob.drain();
     await store.commit((tx) => {
-      tx.put('items', 'solo', { text: 'solo' });
+      tx.put(ITEMS, 'solo', { text: 'solo' });
       ob.enqueue(tx, { op: 'post', renderer: 'item', ref: 'solo', key: 'item:solo', channel: CH, batch: { renderer: 'items', group: 'g' } });
     });
     await ob.drain();

@@ -5,7 +5,7 @@ import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { COLLECTIONS, createOutbox, METADATA_EVENT_TYPE, type Outbox, type OutboxEntry, type OutboxOptions } from '../../src/outbox/index.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { collection, openStore, type Store } from '../../src/store/index.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -16,6 +16,7 @@ interface Item {
   id: string;
   text: string;
 }
+const ITEMS = collection<Item>('items');
 
 let dir: string;
 let store: Store;
@@ -29,7 +30,7 @@ function client(timeoutMs = 2000): WebClient {
 function makeOutbox(o: Partial<OutboxOptions> = {}, timeoutMs?: number): Outbox {
   const ob = createOutbox({ store, client: client(timeoutMs), logger, paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50, unknownOutcomeDelayMs: 50, ...o });
   ob.registerRenderer('item', (ref) => {
-    const item = store.get<Item>('items', ref);
+    const item = store.get(ITEMS, ref);
     return item ? { text: item.text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: item.text } }] } : null;
   });
   ob.registerRenderer('line', (ref) => ({ text: ref }));
@@ -40,14 +41,14 @@ function makeOutbox(o: Partial<OutboxOptions> = {}, timeoutMs?: number): Outbox 
 /** A domain change and its Slack post, in one commit, as the app does it. */
 async function post(ob: Outbox, id: string, text: string, channel = CH, burst = false): Promise<void> {
   await store.commit((tx) => {
-    tx.put<Item>('items', id, { id, text });
+    tx.put(ITEMS, id, { id, text });
     ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel, ...(burst ? { burst: { label: 'deposit' } } : {}) });
   });
 }
 
 async function change(ob: Outbox, id: string, text: string): Promise<void> {
   await store.commit((tx) => {
-    tx.put<Item>('items', id, { id, text });
+    tx.put(ITEMS, id, { id, text });
     ob.enqueue(tx, { op: 'update', renderer: 'item', ref: id, key: `item:${id}` });
   });
 }

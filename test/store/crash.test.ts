@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/index.js';
+import { collection, openStore } from '../../src/store/index.js';
 import { collect, removeTempDirs, spawnFixture, tempDir } from './helpers.js';
 
 afterEach(removeTempDirs);
@@ -18,6 +18,8 @@ const ROUNDS = 16;
 // a generous limit so that load does not fail the test, while a real hang still does.
 const TIMEOUT_MS = 120_000;
 const PAD = 'p'.repeat(120);
+/** The collection the child writes (fixtures/crash-writer.ts). */
+const N = collection<{ i: number; pad: string }>('n');
 
 function waitForReady(child: ReturnType<typeof spawnFixture>): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -63,18 +65,18 @@ describe('crash safety', () => {
 
       const store = await openStore({ dir });
       try {
-        const values = store.all<{ i: number; pad: string }>('n');
+        const values = store.all(N);
         const k = values.length;
         log.push(`round ${round}: delay ${delay} ms, acked up to ${maxAcked}, state holds ${k}`);
         if (process.env.CRASH_DEBUG) console.error(log.at(-1), new Date().toISOString());
         const context = log.join('\n');
         // exactly keys 0..k-1, in commit order, each with its own value
         values.forEach((v, idx) => {
-          if (v.i !== idx || v.pad !== PAD || store.get('n', String(idx)) !== v) {
+          if (v.i !== idx || v.pad !== PAD || store.get(N, String(idx)) !== v) {
             throw new Error(`not a prefix at position ${idx}: ${JSON.stringify(v).slice(0, 80)}\n${context}`);
           }
         });
-        expect(store.count('n'), context).toBe(k);
+        expect(store.count(N), context).toBe(k);
         expect(maxAcked, `an acknowledged commit was lost\n${context}`).toBeLessThan(k);
         expect(k, context).toBeGreaterThanOrEqual(previousCount);
         previousCount = k;

@@ -3,10 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, StoreLockedError, type Store } from '../../src/store/index.js';
+import { collection, openStore, StoreLockedError, type Store } from '../../src/store/index.js';
 import { removeTempDirs, runFixture, tempDir } from './helpers.js';
 
 const open: Store[] = [];
+/** What fixtures/open-store.ts writes. */
+const CHILDREN = collection<{ pid: number }>('children');
 afterEach(async () => {
   for (const s of open.splice(0)) await s.close();
   await removeTempDirs();
@@ -68,7 +70,7 @@ describe('one writer per directory', () => {
     expect(childPid).toBeDefined();
     const again = await openStore({ dir });
     open.push(again);
-    expect(again.get('children', childPid!)).toEqual({ pid: Number(childPid) });
+    expect(again.get(CHILDREN, childPid!)).toEqual({ pid: Number(childPid) });
   });
 
   it('a process that exits without close releases the lock in its exit handler', async () => {

@@ -12,8 +12,11 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createLogger, serializeError } from '../../src/log.js';
-import { openStore, StoreUnavailableError, type Store } from '../../src/store/index.js';
+import { collection, openStore, StoreUnavailableError, type Store } from '../../src/store/index.js';
 import { removeTempDirs, tempDir } from './helpers.js';
+
+/** The tests' own collection: the store knows no names, any will do. */
+const W = collection<{ id: string; v?: unknown }>('w');
 
 const open: Store[] = [];
 afterEach(async () => {
@@ -33,8 +36,8 @@ async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
   }
 }
 
-function snapshot(s: Store, c: string): Array<[string, unknown]> {
-  return s.all<{ id: string }>(c).map((v) => [v.id, v]);
+function snapshot(s: Store, c: typeof W): Array<[string, unknown]> {
+  return s.all(c).map((v) => [v.id, v]);
 }
 
 describe('write failures through the seam', () => {
@@ -44,16 +47,16 @@ describe('write failures through the seam', () => {
     const s = await openStore({ dir, probeIntervalMs: 20, writeGate: () => (refuse ? enospc() : undefined) });
     open.push(s);
     await s.commit((tx) => {
-      for (const id of ['a', 'b', 'c']) tx.put('w', id, { id, v: 0 });
+      for (const id of ['a', 'b', 'c']) tx.put(W, id, { id, v: 0 });
     });
-    const before = snapshot(s, 'w');
+    const before = snapshot(s, W);
     const seqBefore = s.stats().seq;
 
     refuse = true;
     // Three commits in one batch: a replace, a delete (whose undo must restore insertion order), an insert.
-    const p1 = s.commit((tx) => tx.put('w', 'a', { id: 'a', v: 1 }));
-    const p2 = s.commit((tx) => tx.delete('w', 'b'));
-    const p3 = s.commit((tx) => tx.put('w', 'd', { id: 'd', v: 1 }));
+    const p1 = s.commit((tx) => tx.put(W, 'a', { id: 'a', v: 1 }));
+    const p2 = s.commit((tx) => tx.delete(W, 'b'));
+    const p3 = s.commit((tx) => tx.put(W, 'd', { id: 'd', v: 1 }));
     const results = await Promise.allSettled([p1, p2, p3]);
     for (const r of results) {
       expect(r.status).toBe('rejected');
@@ -62,26 +65,26 @@ describe('write failures through the seam', () => {
       expect(err.code).toBe('ENOSPC');
       expect(err.reason).toBe('disk_full');
     }
-    expect(snapshot(s, 'w')).toEqual(before);
+    expect(snapshot(s, W)).toEqual(before);
     expect(s.stats().seq).toBe(seqBefore);
     const h = s.health();
     expect(h.writable).toBe(false);
 
     // Refused at once while the disk is full; reads keep working.
-    await expect(s.commit((tx) => tx.put('w', 'e', { id: 'e', v: 1 }))).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(s.get('w', 'a')).toEqual({ id: 'a', v: 0 });
+    await expect(s.commit((tx) => tx.put(W, 'e', { id: 'e', v: 1 }))).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(s.get(W, 'a')).toEqual({ id: 'a', v: 0 });
 
     refuse = false;
     await until(() => s.health().writable);
-    await s.commit((tx) => tx.put('w', 'f', { id: 'f', v: 2 }));
-    const after = snapshot(s, 'w');
+    await s.commit((tx) => tx.put(W, 'f', { id: 'f', v: 2 }));
+    const after = snapshot(s, W);
     expect(after.map(([id]) => id)).toEqual(['a', 'b', 'c', 'f']);
 
     await s.close();
     open.splice(open.indexOf(s), 1);
     const again = await openStore({ dir });
     open.push(again);
-    expect(snapshot(again, 'w')).toEqual(after);
+    expect(snapshot(again, W)).toEqual(after);
   });
 
   it('a failed fsync: complete but unsynced lines are cut, so a crash cannot bring back a refused commit', async () => {
@@ -89,12 +92,12 @@ describe('write failures through the seam', () => {
     let failSync = false;
     const s = await openStore({ dir, probeIntervalMs: 60_000, writeGate: (stage) => (failSync && stage === 'sync' ? Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }) : undefined) });
     open.push(s);
-    await s.commit((tx) => tx.put('w', 'a', { id: 'a' }));
+    await s.commit((tx) => tx.put(W, 'a', { id: 'a' }));
     failSync = true;
-    const err = await s.commit((tx) => tx.put('w', 'b', { id: 'b' })).catch((e: unknown) => e);
+    const err = await s.commit((tx) => tx.put(W, 'b', { id: 'b' })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreUnavailableError);
     expect((err as StoreUnavailableError).reason).toBe('io');
-    await until(() => s.count('w') === 1);
+    await until(() => s.count(W) === 1);
     // What a restart (after a crash now) would read: only the acknowledged commit.
     const journal = await fs.readFile(path.join(dir, 'journal.jsonl'), 'utf8');
     expect(journal).not.toContain('"b"');
@@ -102,7 +105,7 @@ describe('write failures through the seam', () => {
     open.splice(open.indexOf(s), 1);
     const again = await openStore({ dir });
     open.push(again);
-    expect(again.all<{ id: string }>('w').map((r) => r.id)).toEqual(['a']);
+    expect(again.all(W).map((r) => r.id)).toEqual(['a']);
   });
 
   it('logs the cause with its code and message, never "[object Object]"', async () => {
@@ -117,7 +120,7 @@ describe('write failures through the seam', () => {
     const s = await openStore({ dir: await tempDir(), logger, probeIntervalMs: 20, writeGate: () => (refuse ? enospc() : undefined) });
     open.push(s);
     refuse = true;
-    await s.commit((tx) => tx.put('w', 'x', { id: 'x' })).catch(() => undefined);
+    await s.commit((tx) => tx.put(W, 'x', { id: 'x' })).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 20));
     expect(lines).not.toContain('[object Object]');
     const failure = lines.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; err?: { code?: string; message?: string; cause?: { code?: string; message?: string } } }).find((l) => l.msg.startsWith('journal write failed'))!;
@@ -138,11 +141,11 @@ describe('write failures through the seam', () => {
     await expect(s.commit(() => 1)).resolves.toBe(1);
     await expect(
       s.commit((tx) => {
-        tx.put('w', 'x', { id: 'x' });
+        tx.put(W, 'x', { id: 'x' });
         throw new Error('no');
       }),
     ).rejects.toThrow('no');
-    expect(s.count('w')).toBe(0);
+    expect(s.count(W)).toBe(0);
   });
 });
 
@@ -200,28 +203,28 @@ describe('a real full disk (tmpfs)', () => {
     const dir = path.join(mountPoint, 'data');
     const s = await openStore({ dir, probeIntervalMs: 20 });
     open.push(s);
-    await s.commit((tx) => tx.put('w', 'kept', { id: 'kept', v: 'acknowledged' }));
+    await s.commit((tx) => tx.put(W, 'kept', { id: 'kept', v: 'acknowledged' }));
     const filler = await fillDisk(mountPoint);
 
     const big = 'x'.repeat(100_000);
-    const err = await s.commit((tx) => tx.put('w', 'lost', { id: 'lost', v: big })).then(
+    const err = await s.commit((tx) => tx.put(W, 'lost', { id: 'lost', v: big })).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(StoreUnavailableError);
     expect((err as StoreUnavailableError).code).toBe('ENOSPC');
-    expect(s.get('w', 'lost')).toBeUndefined();
-    expect(s.get('w', 'kept')).toEqual({ id: 'kept', v: 'acknowledged' });
-    await expect(s.commit((tx) => tx.put('w', 'x', { id: 'x' }))).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(s.get(W, 'lost')).toBeUndefined();
+    expect(s.get(W, 'kept')).toEqual({ id: 'kept', v: 'acknowledged' });
+    await expect(s.commit((tx) => tx.put(W, 'x', { id: 'x' }))).rejects.toBeInstanceOf(StoreUnavailableError);
 
     await fs.rm(filler);
     await until(() => s.health().writable);
-    await s.commit((tx) => tx.put('w', 'later', { id: 'later', v: big }));
+    await s.commit((tx) => tx.put(W, 'later', { id: 'later', v: big }));
 
     await s.close();
     open.splice(open.indexOf(s), 1);
     const again = await openStore({ dir });
     open.push(again);
-    expect(again.all<{ id: string }>('w').map((r) => r.id)).toEqual(['kept', 'later']);
+    expect(again.all(W).map((r) => r.id)).toEqual(['kept', 'later']);
   });
 });

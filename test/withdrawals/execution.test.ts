@@ -5,7 +5,11 @@ import { AUDIT_COLLECTION, verifyAudit, type AuditEntry } from '../../src/audit/
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { scheduleJobs } from '../../src/jobs/table.js';
 import { Scheduler } from '../../src/jobs/scheduler.js';
+import { collection } from '../../src/store/index.js';
 import { quietLogger, usdt, walletFor, world, type World } from './helpers.js';
+
+/** The caller's own write in the same commit: any record will do, in the webhook events' collection. */
+const CALLER_EVENTS = collection<{ received: boolean }>('webhook_events');
 
 let w: World | undefined;
 afterEach(async () => {
@@ -232,12 +236,12 @@ describe('withdrawal webhooks', () => {
     w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
     await approvedAndSent(r.id);
     const applied = await w.store.commit((tx) => {
-      tx.put('webhook_events', 'e1', { received: true });
+      tx.put(CALLER_EVENTS, 'e1', { received: true });
       return w!.service.applyWithdrawalEvent(tx, { merchantReference: r.merchantReference, status: 'CONFIRMED' });
     });
     expect(applied.event?.type).toBe('completed');
     expect(w.service.get(r.id)?.state).toBe('completed');
-    expect(w.store.get('webhook_events', 'e1')).toEqual({ received: true });
+    expect(w.store.get(CALLER_EVENTS, 'e1')).toEqual({ received: true });
   });
 });
 

@@ -71,7 +71,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
   const open = own.filter((r) => OPEN_STATES.has(r.state));
   const mine = (open.length ? open : own.slice(0, 3)).slice(0, 10);
   const deposits = deps.store
-    .find<Alert>(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'deposit')
+    .find(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'deposit')
     .sort((a, b) => b.createdAt - a.createdAt)
     .slice(0, LAST_DEPOSITS);
 

@@ -1,0 +1,107 @@
+/**
+ * The in-memory state (collection name -> id -> frozen record), how journal ops change it,
+ * and the transaction a commit function writes through.
+ */
+import type { JournalOp } from './journal.js';
+import type { Collection, Singletons } from './collection.js';
+import type { Tx } from './types.js';
+
+export type Collections = Map<string, Map<string, unknown>>;
+
+export function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object') {
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+export function freezeOp(op: JournalOp): JournalOp {
+  if (op.op === 'put') deepFreeze(op.v);
+  return op;
+}
+
+/** Applies ops in order; returns the change in record count. */
+export function applyOps(collections: Collections, ops: readonly JournalOp[]): number {
+  let delta = 0;
+  for (const op of ops) {
+    let m = collections.get(op.c);
+    if (op.op === 'put') {
+      if (!m) collections.set(op.c, (m = new Map()));
+      if (!m.has(op.id)) delta++;
+      m.set(op.id, op.v);
+    } else if (m?.delete(op.id)) {
+      delta--;
+    }
+  }
+  return delta;
+}
+
+export const DELETED = Symbol('deleted');
+type Write = { json: string; value: unknown } | typeof DELETED;
+
+/** Buffers a commit's writes so that a throwing fn leaves the store untouched. */
+export class Transaction implements Tx {
+  readonly writes = new Map<string, Map<string, Write>>();
+  active = true;
+
+  constructor(private readonly base: Collections) {}
+
+  private check(c: string, id: unknown, needId: boolean): void {
+    if (!this.active) throw new Error('this transaction is finished: commit functions must be synchronous and not keep the tx');
+    if (typeof c !== 'string' || c === '') throw new TypeError('collection must be a non-empty string');
+    if (needId && typeof id !== 'string') throw new TypeError('id must be a string');
+  }
+
+  // The handles are the collection names (collection.ts): the typed overloads are the API, the
+  // string signature below each is the one implementation.
+  get<T>(c: Collection<T>, id: string): T | undefined;
+  get<M, K extends keyof M & string>(c: Singletons<M>, id: K): M[K] | undefined;
+  get(c: string, id: string): unknown {
+    this.check(c, id, true);
+    const w = this.writes.get(c)?.get(id);
+    if (w === DELETED) return undefined;
+    if (w !== undefined) return w.value;
+    return this.base.get(c)?.get(id);
+  }
+
+  all<T>(c: Collection<T>): T[];
+  all<M>(c: Singletons<M>): Array<M[keyof M]>;
+  all(c: string): unknown[] {
+    this.check(c, undefined, false);
+    const base = this.base.get(c);
+    const overlay = this.writes.get(c);
+    if (!overlay) return base ? [...base.values()] : [];
+    const out: unknown[] = [];
+    if (base) {
+      for (const [id, v] of base) {
+        const w = overlay.get(id);
+        if (w === undefined) out.push(v);
+        else if (w !== DELETED) out.push(w.value);
+      }
+    }
+    for (const [id, w] of overlay) if (w !== DELETED && !base?.has(id)) out.push(w.value);
+    return out;
+  }
+
+  put<T>(c: Collection<T>, id: string, value: NoInfer<T>): void;
+  put<M, K extends keyof M & string>(c: Singletons<M>, id: K, value: NoInfer<M[K]>): void;
+  put(c: string, id: string, value: unknown): void {
+    this.check(c, id, true);
+    const json = JSON.stringify(value);
+    if (json === undefined) throw new TypeError(`cannot store ${typeof value} in ${c}/${id}: values must be JSON`);
+    // What memory holds is exactly what a replay will rebuild (no Dates, undefined fields, shared references).
+    this.overlay(c).set(id, { json, value: deepFreeze(JSON.parse(json)) });
+  }
+
+  delete(c: string, id: string): void {
+    this.check(c, id, true);
+    this.overlay(c).set(id, DELETED);
+  }
+
+  private overlay(c: string): Map<string, Write> {
+    let m = this.writes.get(c);
+    if (!m) this.writes.set(c, (m = new Map()));
+    return m;
+  }
+}
