@@ -185,7 +185,10 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       if (isFailure(found)) return failed(entry, found);
       if (found) {
         log.info({ entry: entry.id, channel, ts: found.ts }, 'adopted the message an earlier attempt posted');
-        return finish(entry, lane, { channel, ts: found.ts, adopted: true }, collapsible(lane, entry), { channel, ts: found.ts, ...(threadTs ? { threadTs } : {}) });
+        // The adopted message shows what was true at that attempt, not now: edits queued for
+        // its key stay pending, so one chat.update redraws the current state. Only a post
+        // drawn now may absorb them.
+        return finish(entry, lane, { channel, ts: found.ts, adopted: true }, [], { channel, ts: found.ts, ...(threadTs ? { threadTs } : {}) });
       }
     }
 
