@@ -205,13 +205,18 @@ export function createOutbox(o: OutboxOptions): Outbox {
       entry = (await batching.formBatch(lane, entry)) ?? entry;
       const outcome = await attempts.attempt(entry, lane);
       if (outcome.kind === 'retry') {
-        const at = now() + outcome.afterMs;
-        // A slot spent on a failed post still ends what counts as new: what waited then is the backlog.
+        const t = now();
+        const at = t + outcome.afterMs;
+        // A failure about the channel or workspace closes the slot for everyone; one about
+        // this entry delays it (and its rank's backlog behind it, see lanes.ts) alone.
+        if (!outcome.wide) lane.retryAt.set(entry.id, at);
         if (slot === 'post') {
-          lane.postAt = at;
+          if (outcome.wide) lane.postAt = Math.max(lane.postAt, at);
+          else if (outcome.called) lane.postAt = Math.max(lane.postAt, t + paceMs);
+          // A slot spent on a failed post still ends what counts as new: what waited then is the backlog.
           lane.backlogUpTo = waitingUpTo;
         } else if (outcome.rateLimited) sharedUpdateAt = Math.max(sharedUpdateAt, at);
-        else lane.updateAt = at;
+        else if (outcome.wide) lane.updateAt = at;
         continue;
       }
       index.remove(lane, entry.id);

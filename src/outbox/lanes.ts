@@ -5,8 +5,12 @@
  * update slot, which also waits for the workspace-wide chat.update budget. At each turn the
  * lane sends the best entry whose slot is open and whose target exists: by priority, then
  * by order. Entries of the same priority therefore keep their order, and a post that must
- * be retried holds back the posts behind it (that is what keeps alerts in order when Slack
- * comes back) without holding back edits, and the other way round.
+ * be retried holds back the posts of its rank behind it (that is what keeps alerts in order
+ * when Slack comes back) without holding back edits, and the other way round. A failure about
+ * one entry (a 5xx on its payload, a history look-up that cannot be done) delays that entry
+ * and what queues behind it in its rank only: a post of a better rank (news that arrived
+ * since) still goes at the next slot. Only a failure about the channel or the workspace (429,
+ * auth, Slack unreachable) closes the lane's slot.
  */
 import type { OutboxEntry, OutboxPriority } from './types.js';
 
@@ -22,6 +26,8 @@ export interface Lane {
   backlogUpTo: number;
   /** When the lane has something to do next (Infinity: only a new entry or a kick wakes it). */
   wakeAt: number;
+  /** Entries waiting for their own retry (a failure about that entry alone), by id. */
+  retryAt: Map<string, number>;
 }
 
 export const PRIORITY_RANK: Record<OutboxPriority, number> = { live: 0, edit: 1, reconciliation: 2, detail: 3 };
@@ -50,7 +56,7 @@ export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefine
   function laneFor(name: string): Lane {
     let l = lanes.get(name);
     if (!l) {
-      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, backlogUpTo: 0, wakeAt: 0 };
+      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, backlogUpTo: 0, wakeAt: 0, retryAt: new Map() };
       lanes.set(name, l);
     }
     return l;
@@ -69,6 +75,7 @@ export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefine
   function remove(lane: Lane, id: string): void {
     const i = lane.ids.indexOf(id);
     if (i >= 0) lane.ids.splice(i, 1);
+    lane.retryAt.delete(id);
     indexed.delete(id);
   }
 
@@ -82,6 +89,31 @@ export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefine
 }
 
 export type Choice = { entry: OutboxEntry } | { wakeAt: number };
+
+/**
+ * Which entries must wait at `t` for a retry: one whose own retry is not due yet, and for
+ * posts, every later post of the same rank (so a rank keeps its order). `due`: when the
+ * earliest of those it waits for is due.
+ */
+export function retryHold(lane: Lane, t: number, getEntry: (id: string) => OutboxEntry | undefined) {
+  /** Per rank of posts: the first order waiting for a retry and when that retry is due. */
+  const firstWaiting = new Map<number, { order: number; due: number }>();
+  for (const [id, due] of lane.retryAt) {
+    if (due <= t) continue;
+    const e = getEntry(id);
+    if (!e || slotOf(e) !== 'post') continue;
+    const r = rankOf(e, lane.backlogUpTo);
+    const cur = firstWaiting.get(r);
+    if (!cur || e.order < cur.order) firstWaiting.set(r, { order: e.order, due });
+  }
+  return (e: OutboxEntry): { due: number } | undefined => {
+    const own = lane.retryAt.get(e.id);
+    if (own !== undefined && own > t) return { due: own };
+    if (slotOf(e) !== 'post') return undefined;
+    const w = firstWaiting.get(rankOf(e, lane.backlogUpTo));
+    return w && e.order > w.order ? { due: w.due } : undefined;
+  };
+}
 
 /**
  * The entry to send now, or when to look again. `ready` says whether an entry's target
@@ -99,6 +131,7 @@ export function pickNext(
   const rank = (e: OutboxEntry) => rankOf(e, lane.backlogUpTo);
   const updateAt = Math.max(lane.updateAt, sharedUpdateAt);
   const opensAt = (e: OutboxEntry) => (slotOf(e) === 'post' ? lane.postAt : updateAt);
+  const held = retryHold(lane, t, getEntry);
   let best: OutboxEntry | undefined;
   let wakeAt = Infinity;
   const gone: string[] = [];
@@ -110,6 +143,11 @@ export function pickNext(
     }
     if (best && (rank(e) > rank(best) || (rank(e) === rank(best) && e.order > best.order))) continue;
     if (!ready(e)) continue;
+    const hold = held(e);
+    if (hold) {
+      wakeAt = Math.min(wakeAt, Math.max(hold.due, opensAt(e)));
+      continue;
+    }
     const at = opensAt(e);
     if (at > t) {
       wakeAt = Math.min(wakeAt, at);
