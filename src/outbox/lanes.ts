@@ -28,6 +28,8 @@ export interface Lane {
   wakeAt: number;
   /** Entries waiting for their own retry (a failure about that entry alone), by id. */
   retryAt: Map<string, number>;
+  /** Post slots in a row given to a better-ranked entry while an older, lower-ranked post waited. */
+  passedOver: number;
 }
 
 export const PRIORITY_RANK: Record<OutboxPriority, number> = { live: 0, edit: 1, reconciliation: 2, detail: 3 };
@@ -56,7 +58,7 @@ export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefine
   function laneFor(name: string): Lane {
     let l = lanes.get(name);
     if (!l) {
-      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, backlogUpTo: 0, wakeAt: 0, retryAt: new Map() };
+      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, backlogUpTo: 0, wakeAt: 0, retryAt: new Map(), passedOver: 0 };
       lanes.set(name, l);
     }
     return l;
@@ -88,7 +90,11 @@ export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefine
   return { lanes, laneFor, insert, remove, pending };
 }
 
-export type Choice = { entry: OutboxEntry } | { wakeAt: number };
+/**
+ * `passedOver`: an older post of a lower rank was ready and not chosen. `reserved`: this slot
+ * is the one kept for such a post (so thread details and findings are never starved).
+ */
+export type Choice = { entry: OutboxEntry; passedOver: boolean; reserved: boolean } | { wakeAt: number };
 
 /**
  * Which entries must wait at `t` for a retry: one whose own retry is not due yet, and for
@@ -119,6 +125,11 @@ export function retryHold(lane: Lane, t: number, getEntry: (id: string) => Outbo
  * The entry to send now, or when to look again. `ready` says whether an entry's target
  * exists yet (an edit waits for the post it edits); one that is not ready is skipped, not
  * waited on, so it never blocks the lane. Ids of entries no longer pending go to `drop`.
+ *
+ * Priorities alone would starve the lowest ranks under a steady stream of news; so once
+ * `reserveEvery - 1` post slots in a row went to better-ranked entries while an older post
+ * waited, the next post slot goes to the OLDEST post that is ready. Oldest, not lowest: every
+ * waiting post is thus reached after a bounded number of slots, and each rank keeps its order.
  */
 export function pickNext(
   lane: Lane,
@@ -127,12 +138,15 @@ export function pickNext(
   getEntry: (id: string) => OutboxEntry | undefined,
   ready: (e: OutboxEntry) => boolean,
   drop: (id: string) => void,
+  reserveEvery = Infinity,
 ): Choice {
   const rank = (e: OutboxEntry) => rankOf(e, lane.backlogUpTo);
   const updateAt = Math.max(lane.updateAt, sharedUpdateAt);
   const opensAt = (e: OutboxEntry) => (slotOf(e) === 'post' ? lane.postAt : updateAt);
   const held = retryHold(lane, t, getEntry);
   let best: OutboxEntry | undefined;
+  /** The first (oldest) post whose slot is open now. */
+  let oldest: OutboxEntry | undefined;
   let wakeAt = Infinity;
   const gone: string[] = [];
   for (const id of lane.ids) {
@@ -141,7 +155,9 @@ export function pickNext(
       gone.push(id);
       continue;
     }
-    if (best && (rank(e) > rank(best) || (rank(e) === rank(best) && e.order > best.order))) continue;
+    const worse = !!best && (rank(e) > rank(best) || (rank(e) === rank(best) && e.order > best.order));
+    // A worse entry matters only as the oldest open post (for the reserved slot).
+    if (worse && (oldest || slotOf(e) !== 'post' || lane.postAt > t)) continue;
     if (!ready(e)) continue;
     const hold = held(e);
     if (hold) {
@@ -153,8 +169,13 @@ export function pickNext(
       wakeAt = Math.min(wakeAt, at);
       continue;
     }
+    if (!oldest && slotOf(e) === 'post') oldest = e;
+    if (worse) continue;
     best = e;
   }
   for (const id of gone) drop(id);
-  return best ? { entry: best } : { wakeAt };
+  if (!best) return { wakeAt };
+  const passedOver = !!oldest && oldest !== best && slotOf(best) === 'post' && rank(oldest) > rank(best);
+  if (passedOver && lane.passedOver + 1 >= reserveEvery) return { entry: oldest!, passedOver: false, reserved: true };
+  return { entry: best, passedOver, reserved: false };
 }

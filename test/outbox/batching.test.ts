@@ -162,6 +162,32 @@ describe('outbox batching', () => {
     expect(fake.calls('chat.postMessage').filter((c) => c.args.text === 'head')).toHaveLength(2);
   });
 
+  it('thread details are not starved by a stream of live posts: every 5th slot goes to the oldest waiting post', async () => {
+    const ob = makeOutbox(10);
+    const plain = (id: string) =>
+      store.commit((tx) => {
+        tx.put('items', id, { text: id });
+        ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel: CH, priority: 'live' });
+      });
+    await plain('parent');
+    ob.start();
+    await ob.drain();
+    await ob.stop();
+    await store.commit((tx) => {
+      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail 1', key: 'item:parent', priority: 'detail' });
+      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail 2', key: 'item:parent', priority: 'detail' });
+    });
+    for (let i = 1; i <= 12; i++) await plain(`live ${i}`);
+    ob.start();
+    await ob.drain();
+    const sent = fake.calls('chat.postMessage').slice(1).map((c) => c.args.text);
+    expect(sent).toHaveLength(14);
+    // Four live posts, then the oldest detail; four more, then the next; live ones in order.
+    expect([sent.indexOf('detail 1'), sent.indexOf('detail 2')]).toEqual([4, 9]);
+    expect(sent.filter((t) => String(t).startsWith('live'))).toEqual(Array.from({ length: 12 }, (_, i) => `live ${i + 1}`));
+    expect(fake.thread(CH, top()[0]!.ts).map((m) => m.text)).toEqual(['detail 1', 'detail 2']);
+  });
+
   it('a reply to a line of a batch message is skipped (its line shows it); an ifBatched post goes out only for a batched key', async () => {
     const ob = makeOutbox(10);
     for (let i = 1; i <= 3; i++) await item(ob, `i${i}`, `item ${i}`);
