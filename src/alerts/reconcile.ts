@@ -123,8 +123,10 @@ async function reportHistory(deps: ReconcileDeps, wm: Watermark, windowMs: numbe
   await deps.store.commit((tx) => {
     const cur = tx.get<Watermark>(WATERMARK.collection, WATERMARK.key);
     if (!cur || cur.historyReported) return;
-    tx.put<Watermark>(WATERMARK.collection, WATERMARK.key, { ...cur, historyReported: true, historyCount: count, historyWindowMs: windowMs });
-    if (count > 0) {
+    // Replayed webhooks older than the window were counted while the report was pending.
+    const total = count + (cur.replayedBefore ?? 0);
+    tx.put<Watermark>(WATERMARK.collection, WATERMARK.key, { ...cur, historyReported: true, historyCount: total, historyWindowMs: windowMs });
+    if (total > 0) {
       deps.outbox.enqueue(tx, { op: 'post', renderer: HISTORY_RENDERER, ref: WATERMARK.key, key: HISTORY_MESSAGE_KEY, channel: policy.channels.alerts, priority: 'reconciliation' });
     }
   });
