@@ -11,6 +11,7 @@ import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { ingestEvent, type IngestResult } from './ingest.js';
+import { walletLink } from './links.js';
 import type { WebhookEvent } from './parse.js';
 import { HISTORY_MESSAGE_KEY, HISTORY_RENDERER, WATERMARK, WATERMARK_SLACK_MS, type Watermark } from './watermark.js';
 
@@ -87,11 +88,12 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
       if (isHistory(r)) continue;
       const event = eventFromRecord(r);
       if (!event) continue;
+      const hashUrl = walletLink(r.hashUrl);
       const verification = {
         state: 'confirmed' as const,
         attempts: 0,
         checkedAt: now(),
-        ...(r.hashUrl ? { hashUrl: r.hashUrl } : {}),
+        ...(hashUrl ? { hashUrl } : {}),
         listStatus: r.status,
       };
       out.push(ingestEvent(tx, { event, source: 'reconciliation', verification }, { outbox: deps.outbox, policy: policy(), now: now() }));
