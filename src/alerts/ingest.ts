@@ -8,9 +8,10 @@ import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import { eventKey, lookupOnlyKeys, normalizeHash, transactionKeys, type WebhookEvent } from './parse.js';
 import { routeAlert, shouldMention } from './routing.js';
-import { advances, isFailure } from './status.js';
+import { advances, isFailure, isTerminal } from './status.js';
 import { noteUnknown } from './unknown.js';
-import { ALERT_COLLECTIONS, type Alert, type AlertSource, type StoredEvent, type Verification } from './types.js';
+import { ALERT_COLLECTIONS, type Alert, type AlertKey, type AlertSource, type StoredEvent, type Verification } from './types.js';
+import { beforeWatermark, HISTORY_MESSAGE_KEY, HISTORY_RENDERER, HISTORY_WINDOW_MS, WATERMARK, type Watermark } from './watermark.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 
 export const ALERT_RENDERER = 'alert';
@@ -96,8 +97,53 @@ function recordKeys(tx: Tx, keys: readonly string[], alertId: string): void {
   }
 }
 
+/** The alert's own message (or its line in a batch message), as for any new alert. */
+function enqueueAlertPost(tx: Tx, alert: Alert, ctx: IngestContext): void {
+  // Large ones and failures keep a message of their own (with the @here); others may share one.
+  const own = alert.mention || isFailure(alert.status);
+  ctx.outbox.enqueue(tx, {
+    op: 'post',
+    renderer: ALERT_RENDERER,
+    ref: alert.id,
+    key: alert.messageKey,
+    channel: alert.channel,
+    priority: alert.source === 'reconciliation' ? 'reconciliation' : 'live',
+    ...(own ? {} : { batch: { renderer: ALERT_BATCH_RENDERER, group: alert.kind } }),
+  });
+}
+
+/**
+ * A replayed notification about a deposit from before the watermark: counted in the one
+ * history line, unless the transaction-list count behind that line covers it (inside its
+ * window; before the line is reported, the report counts it). Other kinds are stored only:
+ * the line counts deposits.
+ */
+function countIntoHistory(tx: Tx, wm: Watermark, event: WebhookEvent, ctx: IngestContext): void {
+  if (event.kind !== 'deposit') return;
+  const listCounted = !wm.historyReported || wm.historyWindowMs !== undefined;
+  const windowStart = wm.at - (wm.historyWindowMs ?? HISTORY_WINDOW_MS);
+  if (listCounted && event.occurredAt! >= windowStart) return;
+  const next: Watermark = { ...wm, replayedBefore: (wm.replayedBefore ?? 0) + 1 };
+  if (wm.historyReported) {
+    next.historyCount = (wm.historyCount ?? 0) + 1;
+    const edit = !!tx.get(OUTBOX_COLLECTIONS.messages, HISTORY_MESSAGE_KEY);
+    ctx.outbox.enqueue(tx, {
+      op: edit ? 'update' : 'post',
+      renderer: HISTORY_RENDERER,
+      ref: WATERMARK.key,
+      key: HISTORY_MESSAGE_KEY,
+      ...(edit ? {} : { channel: ctx.policy.channels.alerts }),
+      priority: 'reconciliation',
+    });
+  }
+  tx.put<Watermark>(WATERMARK.collection, WATERMARK.key, next);
+}
+
 export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): IngestResult {
   const { event, source } = input;
+  // Reconciliation filters history itself; a webhook may be the service replaying old notifications.
+  const wm = source === 'webhook' && event.kind !== 'unknown' ? tx.get<Watermark>(WATERMARK.collection, WATERMARK.key) : undefined;
+  const fromHistory = beforeWatermark(wm, event.occurredAt);
   const keys = transactionKeys(event);
   const existing = findAlert(tx, [...keys, ...lookupOnlyKeys(event)], event);
   const alertId = existing?.id ?? keys[0]!;
@@ -141,23 +187,17 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       messageKey: alertMessageKey(alertId),
       createdAt: ctx.now,
       updatedAt: ctx.now,
+      historical: fromHistory ? true : undefined,
     });
     tx.put(ALERT_COLLECTIONS.alerts, alertId, alert);
     if (event.kind === 'unknown') {
       // Stored and counted; shown in the channel's hourly "unknown shape" message, never one post each.
       noteUnknown(tx, alert, ctx);
+    } else if (fromHistory) {
+      // History, not news: stored (a later notification finds it) and counted, not alerted.
+      countIntoHistory(tx, wm!, event, ctx);
     } else {
-      // Large ones and failures keep a message of their own (with the @here); others may share one.
-      const own = mention || isFailure(alert.status);
-      ctx.outbox.enqueue(tx, {
-        op: 'post',
-        renderer: ALERT_RENDERER,
-        ref: alertId,
-        key: alert.messageKey,
-        channel,
-        priority: source === 'reconciliation' ? 'reconciliation' : 'live',
-        ...(own ? {} : { batch: { renderer: ALERT_BATCH_RENDERER, group: event.kind } }),
-      });
+      enqueueAlertPost(tx, alert, ctx);
     }
     return { outcome: 'created', eventId, alertId, alert };
   }
@@ -175,7 +215,14 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   const nowVerified = input.verification?.state === 'confirmed' && next.verification.state !== 'confirmed';
   if (nowVerified) next.verification = input.verification!;
   if (applied) next.status = event.statusName;
+  // Pending before the watermark, settled after it: that is news, alerted as a new alert would be.
+  const news = existing.historical && applied && !fromHistory && isTerminal(next.status);
+  if (news) delete next.historical;
   tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
+  if (news) {
+    enqueueAlertPost(tx, next, ctx);
+    return { outcome: 'advanced', eventId, alertId, alert: next };
+  }
   // An alert shown only in the hourly "unknown shape" message has no message of its own to edit.
   if (!tx.get(OUTBOX_COLLECTIONS.messages, next.messageKey)) return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
   // New details (the hash at last, say) are shown even when the status stays.

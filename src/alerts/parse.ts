@@ -42,6 +42,11 @@ export interface WebhookEvent {
   merchantReference?: string;
   reference?: string;
   checksum?: string;
+  /**
+   * When the transaction happened (Unix ms), if the notification says so (unpublished: read
+   * from `transactionTimeStamp`, `timestamp` or `createdAt`); undefined: treated as live.
+   */
+  occurredAt?: number;
   /** Fields we do not interpret, numbers as their exact text. */
   extra: Record<string, unknown>;
   /** The whole body after key normalisation, numbers as their exact text. */
@@ -121,6 +126,34 @@ function rawText(v: unknown): string | undefined {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : stringifyJson(v);
 }
 
+/** Below this a numeric timestamp is taken as seconds (1e11 s is the year 5138; 1e11 ms is 1973). */
+const SECONDS_BELOW = 1e11;
+/** Plausible transaction times only: after 2009, and not beyond a day ahead of this clock. */
+const EARLIEST_MS = Date.UTC(2009, 0, 1);
+
+/**
+ * The transaction's time, if the body carries one we can read: a number (seconds or
+ * milliseconds, told apart by size) or an ISO date-time (no zone offset: UTC, as the
+ * service's transaction list writes it). Anything else: undefined, never a guess.
+ */
+export function readTransactionTime(...sources: Array<Record<string, unknown>>): number | undefined {
+  for (const src of sources) {
+    for (const k of ['transactionTimeStamp', 'timestamp', 'createdAt']) {
+      const v = src[k];
+      let ms: number | undefined;
+      if (typeof v === 'number' || (typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()))) {
+        const n = Number(v);
+        ms = n < SECONDS_BELOW ? n * 1000 : n;
+      } else if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v.trim())) {
+        const t = v.trim();
+        ms = Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(t) ? t : `${t}Z`);
+      }
+      if (ms !== undefined && Number.isFinite(ms) && ms >= EARLIEST_MS && ms <= Date.now() + 86_400_000) return Math.round(ms);
+    }
+  }
+  return undefined;
+}
+
 /** `parsed` is the output of parseJson (lossless numbers). Never throws: anything becomes an event. */
 export function readWebhook(parsed: unknown): WebhookEvent {
   const body = normalizeBody(parsed);
@@ -163,6 +196,7 @@ export function readWebhook(parsed: unknown): WebhookEvent {
     merchantReference: d.merchantReference,
     reference: d.reference,
     checksum: d.checksum,
+    occurredAt: readTransactionTime(dataRaw, root),
     extra,
     body,
   };

@@ -11,6 +11,7 @@ import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { ingestEvent, type IngestResult } from './ingest.js';
+import { walletLink } from './links.js';
 import type { WebhookEvent } from './parse.js';
 import { HISTORY_MESSAGE_KEY, HISTORY_RENDERER, WATERMARK, WATERMARK_SLACK_MS, type Watermark } from './watermark.js';
 
@@ -87,11 +88,12 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
       if (isHistory(r)) continue;
       const event = eventFromRecord(r);
       if (!event) continue;
+      const hashUrl = walletLink(r.hashUrl);
       const verification = {
         state: 'confirmed' as const,
         attempts: 0,
         checkedAt: now(),
-        ...(r.hashUrl ? { hashUrl: r.hashUrl } : {}),
+        ...(hashUrl ? { hashUrl } : {}),
         listStatus: r.status,
       };
       out.push(ingestEvent(tx, { event, source: 'reconciliation', verification }, { outbox: deps.outbox, policy: policy(), now: now() }));
@@ -123,8 +125,10 @@ async function reportHistory(deps: ReconcileDeps, wm: Watermark, windowMs: numbe
   await deps.store.commit((tx) => {
     const cur = tx.get(WATERMARK.collection, WATERMARK.key);
     if (!cur || cur.historyReported) return;
-    tx.put(WATERMARK.collection, WATERMARK.key, { ...cur, historyReported: true, historyCount: count, historyWindowMs: windowMs });
-    if (count > 0) {
+    // Replayed webhooks older than the window were counted while the report was pending.
+    const total = count + (cur.replayedBefore ?? 0);
+    tx.put(WATERMARK.collection, WATERMARK.key, { ...cur, historyReported: true, historyCount: total, historyWindowMs: windowMs });
+    if (total > 0) {
       deps.outbox.enqueue(tx, { op: 'post', renderer: HISTORY_RENDERER, ref: WATERMARK.key, key: HISTORY_MESSAGE_KEY, channel: policy.channels.alerts, priority: 'reconciliation' });
     }
   });

@@ -80,6 +80,12 @@ export interface Alert extends EventFields {
   history: AlertHistoryEntry[];
   /** The outbox message key of its Slack message. */
   messageKey: string;
+  /**
+   * A transaction from before the watermark, told by a webhook (the service replaying old
+   * notifications): stored and counted in the history line, no message of its own, until a
+   * later notification settles it (then that is news, and it is alerted).
+   */
+  historical?: true;
   createdAt: number;
   updatedAt: number;
 }

@@ -4,12 +4,13 @@
  * alerts that were not found yet, so a webhook alone is never taken as the last word.
  */
 import type { Logger } from '../log.js';
-import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
+import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox, type OutboxMessage } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { normalizeHash } from './parse.js';
 import { ALERT_RENDERER } from './ingest.js';
+import { walletLink } from './links.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
 export interface VerifyDeps {
@@ -38,14 +39,19 @@ export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Al
     if (!cur || cur.verification.state === 'confirmed') return 'skipped' as const;
     const attempts = cur.verification.attempts + 1;
     if (rec) {
+      // A line already in a batch message keeps the link it was drawn with: the message was
+      // filled leaving room for a status word, not for a longer link (see src/alerts/links.ts).
+      const batched = !!tx.get(OUTBOX_COLLECTIONS.messages, cur.messageKey)?.batchKey;
+      const hashUrl = batched ? undefined : walletLink(rec.hashUrl);
+      const addressUrl = walletLink(rec.toAddressUrl);
       tx.put(ALERT_COLLECTIONS.alerts, alertId, {
         ...cur,
         verification: {
           state: 'confirmed',
           attempts,
           checkedAt: now(),
-          ...(rec.hashUrl ? { hashUrl: rec.hashUrl } : {}),
-          ...(rec.toAddressUrl ? { addressUrl: rec.toAddressUrl } : {}),
+          ...(hashUrl ? { hashUrl } : {}),
+          ...(addressUrl ? { addressUrl } : {}),
           listStatus: rec.status,
         },
       });

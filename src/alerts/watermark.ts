@@ -17,6 +17,9 @@ export const HISTORY_MESSAGE_KEY = 'alerts:history';
  */
 export const WATERMARK_SLACK_MS = 5_000;
 
+/** The span before the watermark the history line counts from the transaction list, unless told otherwise. */
+export const HISTORY_WINDOW_MS = 24 * 3_600_000;
+
 export interface Watermark {
   at: number;
   /** Whether the one history line has been decided (posted, or nothing to say). */
@@ -24,6 +27,16 @@ export interface Watermark {
   /** Deposits in the 24 h before `at` (known once reported). */
   historyCount?: number;
   historyWindowMs?: number;
+  /**
+   * Deposits from before the watermark told by webhooks (replayed notifications) that the list
+   * count does not cover (older than its window): added to `historyCount`.
+   */
+  replayedBefore?: number;
+}
+
+/** Whether an event is about a transaction from before the watermark (no time: it is live). */
+export function beforeWatermark(wm: Watermark | undefined, occurredAt: number | undefined): boolean {
+  return !!wm && occurredAt !== undefined && occurredAt < wm.at - WATERMARK_SLACK_MS;
 }
 
 /**

@@ -70,7 +70,7 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       }
       tx.put(COLLECTIONS.entries, entry.id, next);
     });
-    return { kind: 'retry', afterMs: Math.max(1, delay), rateLimited: f.afterMs !== undefined };
+    return { kind: 'retry', afterMs: Math.max(1, delay), rateLimited: f.afterMs !== undefined, wide: f.wide === true, called: true };
   }
 
   async function finish(entry: OutboxEntry, lane: Lane, result: NonNullable<OutboxEntry['result']>, collapsed: string[], message?: Partial<OutboxMessage>): Promise<Outcome> {
@@ -141,11 +141,12 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       return { retry: true, error: 'lookup: window too large', unknownOutcome: true };
     } catch (err) {
       const f = classifySlackError(err);
-      if (f.retry) return { ...f, error: `lookup: ${f.error}` };
-      // Waiting (the lane stays blocked, nothing is lost) beats posting blind: a double cannot be taken back.
+      // A lookup that fails holds back its own entry only: a fresh post needs no lookup.
+      if (f.retry) return { ...f, error: `lookup: ${f.error}`, wide: false };
+      // Waiting (this entry and the backlog behind it wait, nothing is lost) beats posting blind: a double cannot be taken back.
       const hint = OPERATOR_LOOKUP_ERRORS.has(f.error) ? ' (the app needs the *:history scopes and access to the channel)' : '';
       log.error({ entry: entry.id, channel, error: f.error }, `cannot read channel history to rule out a duplicate${hint}; will look again`);
-      return { retry: true, error: `lookup: ${f.error}`, unknownOutcome: true };
+      return { retry: true, error: `lookup: ${f.error}`, unknownOutcome: true, wide: false };
     }
   }
 
@@ -186,7 +187,10 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       if (isFailure(found)) return failed(entry, found);
       if (found) {
         log.info({ entry: entry.id, channel, ts: found.ts }, 'adopted the message an earlier attempt posted');
-        return finish(entry, lane, { channel, ts: found.ts, adopted: true }, collapsible(lane, entry), { channel, ts: found.ts, ...(threadTs ? { threadTs } : {}) });
+        // The adopted message shows what was true at that attempt, not now: edits queued for
+        // its key stay pending, so one chat.update redraws the current state. Only a post
+        // drawn now may absorb them.
+        return finish(entry, lane, { channel, ts: found.ts, adopted: true }, [], { channel, ts: found.ts, ...(threadTs ? { threadTs } : {}) });
       }
     }
 

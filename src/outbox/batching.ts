@@ -15,7 +15,7 @@
  *   one of its lines, or the burst summary.
  */
 import { COLLECTIONS, shownIn, type OutboxContext, uncertainSince } from './context.js';
-import { rankOf, type Lane } from './lanes.js';
+import { rankOf, retryHold, type Lane } from './lanes.js';
 import type { OutboxBatch, OutboxEntry, OutboxMessage, Rendered, Renderer } from './types.js';
 
 export const BURST_RENDERER = 'outbox.burst';
@@ -47,12 +47,16 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
    * (members first by priority, then order) and returns the batch message's entry to post
    * instead; otherwise undefined (post `head` as it is).
    */
-  async function formBatch(lane: Lane, head: OutboxEntry): Promise<OutboxEntry | undefined> {
+  async function formBatch(lane: Lane, head: OutboxEntry, o: { headFirst?: boolean } = {}): Promise<OutboxEntry | undefined> {
     if (!batchable(head)) return undefined;
+    // A line waiting behind a post that must be retried stays behind it.
+    const held = retryHold(lane, now(), getEntry);
     const waiting = lane.ids
       .map(getEntry)
-      .filter((e): e is OutboxEntry => batchable(e, head))
+      .filter((e): e is OutboxEntry => batchable(e, head) && !held(e))
       .sort((a, b) => rankOf(a, lane.backlogUpTo) - rankOf(b, lane.backlogUpTo) || a.order - b.order);
+    // A slot kept for an older entry (see lanes.ts) must carry it, whatever else fills it.
+    if (o.headFirst) waiting.sort((a, b) => Number(b.id === head.id) - Number(a.id === head.id));
     if (waiting.length < 2) return undefined;
     const renderer = ctx.batchRenderers.get(head.batch!.renderer)!;
     const n = Math.min(waiting.length, Math.max(1, renderer.fits(waiting.map((e) => e.ref))));

@@ -23,8 +23,15 @@ export interface OutboxContext {
   getMessage(key: string): OutboxMessage | undefined;
 }
 
-/** done: finished (sent, adopted, skipped or collapsed); retry: try again after a delay. */
-export type Outcome = { kind: 'done'; sent: boolean } | { kind: 'parked' } | { kind: 'retry'; afterMs: number; rateLimited?: boolean };
+/**
+ * done: finished (sent, adopted, skipped or collapsed); retry: try again after a delay, the
+ * whole lane (`wide`: a failure about the channel or workspace) or only this entry; `called`:
+ * a Slack call was spent on it (the lane's pace applies).
+ */
+export type Outcome =
+  | { kind: 'done'; sent: boolean }
+  | { kind: 'parked' }
+  | { kind: 'retry'; afterMs: number; rateLimited?: boolean; wide?: boolean; called?: boolean };
 
 /** Since when an entry's earlier attempts may have landed; undefined when none may have. */
 export function uncertainSince(e: Pick<OutboxEntry, 'firstUncertainAt' | 'sentAt'>): number | undefined {

@@ -34,6 +34,12 @@ export interface OutboxOptions {
    * that method). Default 1250 ms (48 a minute); when only paceMs is given, paceMs.
    */
   updatePaceMs?: number;
+  /**
+   * Every this many post slots of a channel, while an older post of a lower priority (a thread
+   * detail, a finding, the backlog) has waited through the ones before, the slot goes to the
+   * oldest waiting post: a steady stream of news never starves the rest. Default 5.
+   */
+  reserveEvery?: number;
   /** More than this many `burst` posts waiting for one channel become a summary + thread. */
   burstThreshold?: number;
   /** First retry delay; doubles per attempt up to maxBackoffMs. */
@@ -74,6 +80,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   const now = o.now ?? Date.now;
   const paceMs = o.paceMs ?? 1100;
   const updatePaceMs = o.updatePaceMs ?? o.paceMs ?? 1250;
+  const reserveEvery = Math.max(2, o.reserveEvery ?? 5);
   const log = o.logger.child({ module: 'outbox' });
   const ctx: OutboxContext = {
     store,
@@ -193,7 +200,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   async function runLane(lane: Lane): Promise<void> {
     while (!stopped && lane.ids.length) {
       absorbFresh();
-      const choice = pickNext(lane, now(), sharedUpdateAt, getEntry, batching.ready, (id) => index.remove(lane, id));
+      const choice = pickNext(lane, now(), sharedUpdateAt, getEntry, batching.ready, (id) => index.remove(lane, id), reserveEvery);
       if (!('entry' in choice)) {
         lane.wakeAt = choice.wakeAt;
         return;
@@ -203,16 +210,24 @@ export function createOutbox(o: OutboxOptions): Outbox {
       // Everything waiting now that this slot does not take becomes the lane's backlog.
       const waitingUpTo = lane.ids.reduce((m, id) => Math.max(m, getEntry(id)?.order ?? 0), 0);
       if (await batching.foldBurst(lane, entry)) continue;
-      entry = (await batching.formBatch(lane, entry)) ?? entry;
+      entry = (await batching.formBatch(lane, entry, { headFirst: choice.reserved })) ?? entry;
       const outcome = await attempts.attempt(entry, lane);
+      if (slot === 'post' && ((outcome.kind === 'done' && outcome.sent) || (outcome.kind === 'retry' && outcome.called))) {
+        lane.passedOver = choice.passedOver ? lane.passedOver + 1 : 0;
+      }
       if (outcome.kind === 'retry') {
-        const at = now() + outcome.afterMs;
-        // A slot spent on a failed post still ends what counts as new: what waited then is the backlog.
+        const t = now();
+        const at = t + outcome.afterMs;
+        // A failure about the channel or workspace closes the slot for everyone; one about
+        // this entry delays it (and its rank's backlog behind it, see lanes.ts) alone.
+        if (!outcome.wide) lane.retryAt.set(entry.id, at);
         if (slot === 'post') {
-          lane.postAt = at;
+          if (outcome.wide) lane.postAt = Math.max(lane.postAt, at);
+          else if (outcome.called) lane.postAt = Math.max(lane.postAt, t + paceMs);
+          // A slot spent on a failed post still ends what counts as new: what waited then is the backlog.
           lane.backlogUpTo = waitingUpTo;
         } else if (outcome.rateLimited) sharedUpdateAt = Math.max(sharedUpdateAt, at);
-        else lane.updateAt = at;
+        else if (outcome.wide) lane.updateAt = at;
         continue;
       }
       index.remove(lane, entry.id);

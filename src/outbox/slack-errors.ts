@@ -4,7 +4,18 @@
  */
 
 export type CallFailure =
-  | { retry: true; error: string; /** the request may have been carried out */ unknownOutcome: boolean; afterMs?: number }
+  | {
+      retry: true;
+      error: string;
+      /** the request may have been carried out */ unknownOutcome: boolean;
+      afterMs?: number;
+      /**
+       * The failure is about the channel or the workspace (rate limit, auth, Slack unreachable),
+       * not about this payload: every message of the lane would fail alike, so the lane waits.
+       * Otherwise only the entry waits, and a new alert is not held back by it.
+       */
+      wide?: boolean;
+    }
   | { retry: false; error: string };
 
 /**
@@ -25,6 +36,9 @@ const RETRYABLE_PLATFORM = new Set([
   'token_expired',
   'account_inactive',
 ]);
+
+/** Of those, the ones that are about one message's request, not the channel or workspace. */
+const ENTRY_PLATFORM = new Set(['internal_error', 'fatal_error', 'request_timeout']);
 
 /** Of those, the ones where Slack may have done the work before failing. */
 const MAYBE_DONE_PLATFORM = new Set(['internal_error', 'fatal_error', 'request_timeout']);
@@ -55,11 +69,11 @@ export function classifySlackError(err: unknown): CallFailure {
   switch (e.code) {
     case 'slack_webapi_rate_limited_error': {
       const seconds = typeof e.retryAfter === 'number' && e.retryAfter >= 0 ? e.retryAfter : 1;
-      return { retry: true, error: 'ratelimited', unknownOutcome: false, afterMs: seconds * 1000 };
+      return { retry: true, error: 'ratelimited', unknownOutcome: false, afterMs: seconds * 1000, wide: true };
     }
     case 'slack_webapi_platform_error': {
       const code = typeof e.data?.error === 'string' ? e.data.error : 'unknown_error';
-      if (RETRYABLE_PLATFORM.has(code)) return { retry: true, error: code, unknownOutcome: MAYBE_DONE_PLATFORM.has(code) };
+      if (RETRYABLE_PLATFORM.has(code)) return { retry: true, error: code, unknownOutcome: MAYBE_DONE_PLATFORM.has(code), wide: !ENTRY_PLATFORM.has(code) };
       return { retry: false, error: code };
     }
     case 'slack_webapi_http_error': {
@@ -69,7 +83,7 @@ export function classifySlackError(err: unknown): CallFailure {
     }
     case 'slack_webapi_request_error': {
       const code = networkCode(e);
-      if (code && NOT_SENT_CODES.has(code)) return { retry: true, error: code.toLowerCase(), unknownOutcome: false };
+      if (code && NOT_SENT_CODES.has(code)) return { retry: true, error: code.toLowerCase(), unknownOutcome: false, wide: true };
       // Timeouts and resets: the request may have been carried out.
       return { retry: true, error: code ? code.toLowerCase() : 'request_error', unknownOutcome: true };
     }

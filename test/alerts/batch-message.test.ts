@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/alerts/index.js';
+import { WALLET_URL_MAX, walletLink } from '../../src/alerts/links.js';
 import { batchCapacity, batchLine, renderAlertBatch } from '../../src/slack/alert-messages.js';
 
 function alert(i: number, o: Partial<Alert> = {}): Alert {
@@ -80,6 +81,42 @@ describe('batch message', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('wallet links of any length or kind, taken through walletLink before the batch is formed: still within the limits, nothing cut', () => {
+    const walletUrl = fc.oneof(
+      fc.constant(`https://explorer.example.com/tx/${'a'.repeat(WALLET_URL_MAX - 32)}`), // the longest taken
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc.string({ minLength: 150, maxLength: 3000 }).map((tail) => `https://explorer.example.com/tx/${encodeURIComponent(tail)}`),
+      fc.string({ maxLength: 300 }),
+      fc.constantFrom('javascript:alert(1)', 'https://x.example/a|b>c', 'ftp://files.example/tx'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ url: walletUrl, network: fc.constantFrom('BSC', 'ETHEREUM', 'SOMECHAIN') }), { minLength: 2, maxLength: 300 }),
+        (specs) => {
+          const verified = specs.map((s, i) => {
+            const hashUrl = walletLink(s.url);
+            if (hashUrl !== undefined) {
+              expect(hashUrl.length).toBeLessThanOrEqual(WALLET_URL_MAX);
+              expect(hashUrl).toMatch(/^https?:\/\/[^\s<>|]+$/i);
+            }
+            return alert(i, { network: s.network, verification: { state: 'confirmed', attempts: 1, ...(hashUrl ? { hashUrl } : {}) } });
+          });
+          const n = batchCapacity(verified);
+          const after = verified.slice(0, n).map((a, i) => ({ ...a, status: i % 2 ? 'CONFIRMED' : 'NOT_PROPAGATED' }));
+          const m = renderAlertBatch(after);
+          within(m);
+          expect((m.blocks as Block[]).filter((b) => b.type === 'section').flatMap((b) => b.text!.text.split('\n'))).toHaveLength(n);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // A URL that would break out of Slack's <url|text> or is not http(s) is refused outright.
+    expect(walletLink('https://x.example/a|b')).toBeUndefined();
+    expect(walletLink('javascript:alert(1)')).toBeUndefined();
+    expect(walletLink(`https://x.example/${'a'.repeat(WALLET_URL_MAX)}`)).toBeUndefined();
+    expect(walletLink(' https://bscscan.com/tx/0xab ')).toBe('https://bscscan.com/tx/0xab');
   });
 
   it('a typical deposit line is short enough for dozens per message', () => {

@@ -45,6 +45,31 @@ async function kill(): Promise<void> {
   await exited;
 }
 
+/** The restarted app on the crashed one's data, talking to the same Slack; its outbox not started. */
+async function restartedApp(pipeline: Pipeline, slack: FakeSlack) {
+  const { WebClient } = await import('@slack/web-api');
+  const { createOutbox } = await import('../../src/outbox/index.js');
+  const { createAlerts } = await import('../../src/alerts/index.js');
+  const { registerAlertRenderers } = await import('../../src/slack/alert-messages.js');
+  const { parsePolicy } = await import('../../src/policy/load.js');
+  const { POLICY_YAML, SECRET, logger } = await import('./setup.js');
+  const { startHttpServer } = await import('../../src/http/server.js');
+  const client = new WebClient('xoxb-restart', { slackApiUrl: slack.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  const outbox = createOutbox({ store: pipeline.store, client, logger, paceMs: 2 });
+  const alerts = createAlerts({ store: pipeline.store, outbox, wallet: pipeline.wallet, policy: parsePolicy(POLICY_YAML), logger, secret: SECRET });
+  registerAlertRenderers(outbox, pipeline.store);
+  const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });
+  return {
+    outbox,
+    webhookUrl: `${http.url}/webhooks/wallet/${SECRET}`,
+    async close() {
+      await http.close();
+      await alerts.stop();
+      await outbox.stop();
+    },
+  };
+}
+
 describe('a crash after the acknowledgement', () => {
   it('killed after the 2xx and before posting: after restart the alert is posted exactly once', async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-crash-'));
@@ -98,9 +123,10 @@ describe('a crash after the acknowledgement', () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-crash-'));
     fake = await startFakeSlack();
     fake.failNext('chat.postMessage', { delayMs: 400 });
-    const url = await startChild({ DATA_DIR: dir, SLACK_URL: fake.url, START_OUTBOX_AFTER_MS: '600' });
+    const url = await startChild({ DATA_DIR: dir, SLACK_URL: fake.url, START_OUTBOX: '0' });
     const hashes = [1, 2, 3, 4, 5].map((i) => '0x' + String(i).repeat(64));
     for (const hash of hashes) expect((await send(url, depositSample({ hash, status: 2 }))).status).toBe(200);
+    child!.kill('SIGUSR2'); // all five are in: the outbox starts, its first slot batches them
     await fake.waitFor('chat.postMessage', undefined, 5000);
     await kill();
     await new Promise((r) => setTimeout(r, 500)); // Slack finishes the post the dead process asked for
@@ -110,25 +136,12 @@ describe('a crash after the acknowledgement', () => {
 
     // The restarted app talks to the same Slack, and hears the deposits confirmed.
     p = await startPipeline({ dir, startOutbox: false });
-    const { WebClient } = await import('@slack/web-api');
-    const { createOutbox } = await import('../../src/outbox/index.js');
-    const { createAlerts } = await import('../../src/alerts/index.js');
-    const { registerAlertRenderers } = await import('../../src/slack/alert-messages.js');
-    const { parsePolicy } = await import('../../src/policy/load.js');
-    const { POLICY_YAML, SECRET, logger } = await import('./setup.js');
-    const { startHttpServer } = await import('../../src/http/server.js');
-    const client = new WebClient('xoxb-restart', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
-    const outbox = createOutbox({ store: p.store, client, logger, paceMs: 2 });
-    const alerts = createAlerts({ store: p.store, outbox, wallet: p.wallet, policy: parsePolicy(POLICY_YAML), logger, secret: SECRET });
-    registerAlertRenderers(outbox, p.store);
-    const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });
-    outbox.start();
-    await outbox.drain();
-    for (const hash of hashes) expect((await send(`${http.url}/webhooks/wallet/${SECRET}`, depositSample({ hash, status: 3 }))).status).toBe(200);
-    await outbox.drain();
-    await http.close();
-    await alerts.stop();
-    await outbox.stop();
+    const app = await restartedApp(p, fake);
+    app.outbox.start();
+    await app.outbox.drain();
+    for (const hash of hashes) expect((await send(app.webhookUrl, depositSample({ hash, status: 3 }))).status).toBe(200);
+    await app.outbox.drain();
+    await app.close();
 
     const msgs = fake.channel('C0USDT').filter((m) => !m.thread_ts);
     expect(msgs).toHaveLength(1);
@@ -139,5 +152,38 @@ describe('a crash after the acknowledgement', () => {
     for (const h of hashes) expect(shown.split(h).length - 1).toBe(1); // one line each, linking to its explorer page
     expect(shown).not.toContain('pending');
     expect(fake.calls('chat.update').every((c) => c.args.ts === msgs[0]!.ts)).toBe(true);
+  });
+
+  it('killed while a batch message is in flight, confirmations heard before the outbox restarts: the adopted batch is redrawn', async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-crash-'));
+    fake = await startFakeSlack();
+    fake.failNext('chat.postMessage', { delayMs: 400 });
+    const url = await startChild({ DATA_DIR: dir, SLACK_URL: fake.url, START_OUTBOX: '0' });
+    const hashes = [1, 2, 3, 4, 5].map((i) => '0x' + String(i).repeat(64));
+    for (const hash of hashes) expect((await send(url, depositSample({ hash, status: 2 }))).status).toBe(200);
+    child!.kill('SIGUSR2'); // all five are in: the outbox starts, its first slot batches them
+    await fake.waitFor('chat.postMessage', undefined, 5000);
+    await kill();
+    await new Promise((r) => setTimeout(r, 500)); // Slack finishes the post the dead process asked for
+    expect(JSON.stringify(fake.channel('C0USDT')[0]!.blocks)).toContain('pending');
+
+    // The restarted app hears every deposit confirmed BEFORE its outbox runs: the edits wait
+    // behind the doubtful batch post, which is then adopted (drawn when all were pending).
+    p = await startPipeline({ dir, startOutbox: false });
+    const app = await restartedApp(p, fake);
+    for (const hash of hashes) expect((await send(app.webhookUrl, depositSample({ hash, status: 3 }))).status).toBe(200);
+    app.outbox.start();
+    await app.outbox.drain();
+    await app.close();
+
+    const msgs = fake.channel('C0USDT').filter((m) => !m.thread_ts);
+    expect(msgs).toHaveLength(1);
+    expect(fake.calls('chat.postMessage').filter((c) => !c.args.thread_ts)).toHaveLength(1);
+    expect(fake.calls('conversations.history')).toHaveLength(1);
+    const shown = JSON.stringify(msgs[0]!.blocks);
+    for (const h of hashes) expect(shown.split(h).length - 1).toBe(1);
+    expect(shown).not.toContain('pending');
+    // The edits collapse into one redraw of the adopted message.
+    expect(fake.calls('chat.update').map((c) => c.args.ts)).toEqual([msgs[0]!.ts]);
   });
 });

@@ -3,7 +3,7 @@ import { ALERT_COLLECTIONS, type Alert } from '../../src/alerts/index.js';
 import { scheduleJobs } from '../../src/jobs/table.js';
 import { Scheduler } from '../../src/jobs/scheduler.js';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
-import { logger, startPipeline, type Pipeline } from './setup.js';
+import { depositSample, logger, send, startPipeline, type Pipeline } from './setup.js';
 
 let p: Pipeline | undefined;
 afterEach(async () => {
@@ -84,5 +84,34 @@ describe('alerts against the sandbox wallet service', () => {
     expect(alerts()[0]).toMatchObject({ hash: tx.transactionHash, source: 'reconciliation', network: 'TRON' });
     expect(p.fake.channel('C0USDT')).toHaveLength(1);
     expect(SANDBOX_MERCHANT.email).toBeTruthy();
+  });
+
+  it('the wallet\'s explorer links: a line already in a batch message keeps the link it was drawn with; a message of its own takes a sensible one', async () => {
+    p = await startPipeline({ startOutbox: false, alerts: { verifyRetryDelaysMs: [] } });
+    const hashes = [1, 2, 3, 4].map((i) => '0x' + String(i).repeat(64));
+    // The list does not know them yet: the first check finds nothing.
+    for (const hash of hashes.slice(0, 3)) expect((await send(p.webhookUrl, depositSample({ hash, status: 2 }))).status).toBe(200);
+    await p.alerts.idle();
+    p.outbox.start();
+    await p.outbox.drain();
+    expect(p.fake.channel('C0USDT')).toHaveLength(1); // one batch message, three lines
+    expect((await send(p.webhookUrl, depositSample({ hash: hashes[3]!, status: 2, amount: '20000' }))).status).toBe(200);
+    await p.alerts.idle();
+    await p.outbox.drain();
+    expect(p.fake.channel('C0USDT')).toHaveLength(2); // large: a message of its own
+
+    // Now the list has them, each with a long (but valid) link, and one with a link that is no URL at all.
+    const longUrl = (h: string) => `https://explorer.example.com/a/very/long/path/to/the/transaction/page/${h}?ref=wallet`;
+    p.sandbox.resetTransactions(hashes.map((h, i) => ({ transactionHash: h, transactionHashUrl: i === 3 ? longUrl(h) : i === 0 ? 'javascript:alert(1)' : longUrl(h), amount: '1' })));
+    await p.alerts.verifyPending();
+    await p.outbox.drain();
+    const byHash = (h: string) => alerts().find((a) => a.hash === h)!;
+    for (const h of hashes) expect(byHash(h).verification.state).toBe('confirmed');
+    for (const h of hashes.slice(0, 3)) expect(byHash(h).verification.hashUrl).toBeUndefined();
+    expect(byHash(hashes[3]!).verification.hashUrl).toBe(longUrl(hashes[3]!));
+    const [batch, own] = p.fake.channel('C0USDT').map((m) => JSON.stringify(m.blocks));
+    expect(batch).not.toContain('explorer.example.com');
+    expect(batch).toContain(`https://bscscan.com/tx/${hashes[1]}`);
+    expect(own).toContain(longUrl(hashes[3]!));
   });
 });

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALERT_COLLECTIONS, readWatermark } from '../../src/alerts/index.js';
 import { WATERMARK } from '../../src/alerts/watermark.js';
-import { depositSample, send, startPipeline, type Pipeline } from './setup.js';
+import { depositSample, HASH_A, HASH_B, send, startPipeline, type Pipeline } from './setup.js';
 
 let p: Pipeline | undefined;
 afterEach(async () => {
@@ -11,6 +11,9 @@ afterEach(async () => {
 });
 
 const SIX_WEEKS_MS = 42 * 24 * 3_600_000;
+const DAY_MS = 24 * 3_600_000;
+const HASH_C = '0x' + 'c'.repeat(64);
+const HASH_D = '0x' + 'd'.repeat(64);
 
 describe('the watermark', () => {
   it('a first start against a sandbox with weeks of history: one summary line, no alert per past deposit; later finds are alerted, once', async () => {
@@ -76,5 +79,43 @@ describe('the watermark', () => {
     await p.outbox.drain();
     expect(p.fake.calls('chat.postMessage')).toHaveLength(0);
     expect(readWatermark(p.store)).toEqual({ at: alertAt, historyReported: true, historyCount: 0 });
+  });
+
+  it('replayed notifications from before the watermark are counted in the history line, not alerted; settled after it, they are news', async () => {
+    p = await startPipeline();
+    const wm = await p.alerts.watermark();
+    const deliver = async (o: Parameters<typeof depositSample>[0]) => {
+      expect((await send(p!.webhookUrl, depositSample(o))).status).toBe(200);
+      await p!.outbox.drain();
+    };
+    // The service replays old notifications when the URL is first registered: its time in
+    // either form it may take (ISO without a zone, as the transaction list writes it; Unix ms).
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/Z$/, '');
+    await deliver({ hash: HASH_A, status: 2, extra: { createdAt: iso(wm.at - 3 * DAY_MS) } });
+    await deliver({ hash: HASH_B, status: 3, extra: { transactionTimeStamp: wm.at - 2 * DAY_MS } });
+    expect(p.fake.calls('chat.postMessage')).toHaveLength(0);
+    expect(p.store.count(ALERT_COLLECTIONS.alerts)).toBe(2); // stored all the same
+
+    // The history line counts them (the list's own count of the day before is empty here).
+    await p.alerts.reconcile();
+    await p.outbox.drain();
+    expect(p.fake.channel('C0ALERTS').map((m) => m.text)).toEqual(['2 deposits in the 24 h before the app was connected: see `/tx type=deposit`']);
+    // One more replayed later: the line is edited, not posted again.
+    await deliver({ hash: HASH_C, status: 3, extra: { transactionTimeStamp: Math.floor((wm.at - 5 * DAY_MS) / 1000) } });
+    expect(p.fake.channel('C0ALERTS').map((m) => m.text)).toEqual(['3 deposits in the 24 h before the app was connected: see `/tx type=deposit`']);
+    expect(p.fake.calls('chat.update')).toHaveLength(1);
+
+    // A's confirmation comes now (no time: live): pending before the watermark, settled after it, it is news.
+    await deliver({ hash: HASH_A, status: 3 });
+    // B's confirmation replayed again: history still. A new deposit with no time at all: live.
+    await deliver({ hash: HASH_B, status: 3, extra: { transactionTimeStamp: wm.at - 2 * DAY_MS } });
+    await deliver({ hash: HASH_D, status: 2 });
+    const usdt = p.fake.channel('C0USDT').map((m) => JSON.stringify(m.blocks));
+    expect(usdt).toHaveLength(2);
+    expect(usdt[0]).toContain(HASH_A);
+    expect(usdt[0]).toMatch(/confirmed/i);
+    expect(usdt[1]).toContain(HASH_D);
+    expect(p.fake.channels().sort()).toEqual(['C0ALERTS', 'C0USDT']);
+    expect(readWatermark(p.store)).toMatchObject({ historyReported: true, historyCount: 3, replayedBefore: 3 });
   });
 });

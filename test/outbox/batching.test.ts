@@ -134,6 +134,61 @@ describe('outbox batching', () => {
     expect(backlog).toEqual(Array.from({ length: 20 }, (_, i) => `backlog ${i + 1}`));
   });
 
+  it('a post that keeps failing holds back only itself and the backlog behind it: a new live post goes at the next slot', async () => {
+    // A retry a minute away (a long backoff) on our own clock, which the test moves on at the end.
+    let skew = 0;
+    const ob = makeOutbox(10, { baseBackoffMs: 60_000, maxBackoffMs: 60_000, now: () => Date.now() + skew });
+    const plain = (id: string) =>
+      store.commit((tx) => {
+        tx.put(ITEMS, id, { text: id });
+        ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel: CH, priority: 'live' });
+      });
+    fake.failNext('chat.postMessage', { status: 500 }); // this payload only: the next call succeeds
+    await plain('head');
+    await plain('behind');
+    ob.start();
+    await fake.waitFor('chat.postMessage', (c) => c.status === 500);
+    await plain('new');
+    await fake.waitFor('chat.postMessage', (c) => c.args.text === 'new' && c.status === 200);
+    // Posted while the failing head still waits for its retry and the backlog waits behind it.
+    expect(top().map((m) => m.text)).toEqual(['new']);
+    const entries = store.all<OutboxEntry>(COLLECTIONS.entries);
+    expect(entries.find((e) => e.ref === 'head')).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(entries.find((e) => e.ref === 'behind')).toMatchObject({ state: 'pending', attempts: 0 });
+
+    skew = 120_000; // the head's retry is due: it goes, then what waited behind it, in order
+    ob.kick();
+    await ob.drain();
+    expect(top().map((m) => m.text)).toEqual(['new', 'head', 'behind']);
+    expect(fake.calls('chat.postMessage').filter((c) => c.args.text === 'head')).toHaveLength(2);
+  });
+
+  it('thread details are not starved by a stream of live posts: every 5th slot goes to the oldest waiting post', async () => {
+    const ob = makeOutbox(10);
+    const plain = (id: string) =>
+      store.commit((tx) => {
+        tx.put(ITEMS, id, { text: id });
+        ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel: CH, priority: 'live' });
+      });
+    await plain('parent');
+    ob.start();
+    await ob.drain();
+    await ob.stop();
+    await store.commit((tx) => {
+      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail 1', key: 'item:parent', priority: 'detail' });
+      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail 2', key: 'item:parent', priority: 'detail' });
+    });
+    for (let i = 1; i <= 12; i++) await plain(`live ${i}`);
+    ob.start();
+    await ob.drain();
+    const sent = fake.calls('chat.postMessage').slice(1).map((c) => c.args.text);
+    expect(sent).toHaveLength(14);
+    // Four live posts, then the oldest detail; four more, then the next; live ones in order.
+    expect([sent.indexOf('detail 1'), sent.indexOf('detail 2')]).toEqual([4, 9]);
+    expect(sent.filter((t) => String(t).startsWith('live'))).toEqual(Array.from({ length: 12 }, (_, i) => `live ${i + 1}`));
+    expect(fake.thread(CH, top()[0]!.ts).map((m) => m.text)).toEqual(['detail 1', 'detail 2']);
+  });
+
   it('a reply to a line of a batch message is skipped (its line shows it); an ifBatched post goes out only for a batched key', async () => {
     const ob = makeOutbox(10);
     for (let i = 1; i <= 3; i++) await item(ob, `i${i}`, `item ${i}`);

@@ -184,6 +184,25 @@ describe('outbox', () => {
     expect(e.result).toMatchObject({ adopted: true, ts: topLevel()[0]!.ts });
   });
 
+  it('an edit queued while a post\'s outcome was unknown still reaches Slack after the post is adopted', async () => {
+    // The post lands (late) with what was true then; the edit made meanwhile must not be
+    // counted as drawn by it: the adopted message shows the first attempt's render.
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
+    fake.failNext('chat.postMessage', { delayMs: 250 });
+    await post(ob, 'a', 'PENDING');
+    ob.start();
+    await fake.waitFor('chat.postMessage');
+    await change(ob, 'a', 'CONFIRMED');
+    await ob.drain();
+    await new Promise((r) => setTimeout(r, 100)); // anything late would show up by now
+    expect(fake.calls('chat.postMessage')).toHaveLength(1);
+    expect(topLevel().map((m) => m.text)).toEqual(['CONFIRMED']);
+    expect(fake.calls('chat.update')).toHaveLength(1);
+    const entries = store.all<OutboxEntry>(COLLECTIONS.entries);
+    expect(entries.find((e) => e.op === 'post')!.result).toMatchObject({ adopted: true });
+    expect(entries.find((e) => e.op === 'update')!.result).not.toHaveProperty('collapsedInto');
+  });
+
   it('a timeout where Slack did NOT post leads to exactly one post after the lookup', async () => {
     const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
     fake.failNext('chat.postMessage', { delayMs: 250, status: 500 });
