@@ -14,6 +14,7 @@
  * `ACK_WORLD=inline npm run bench slack-ack` runs them in this process instead, as the bench
  * did before, to see how much of the ratio was the world's work.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startBareBoltApp, type BareBolt } from '../test/helpers/bare-bolt.js';
 import { sendToBolt, slashCommand } from '../test/helpers/slack-requests.js';
 import { CHANNELS, FINANCE_GROUP, startTestApp, USERS } from '../test/helpers/treasury-app.js';
@@ -57,10 +58,14 @@ interface Round {
   latencies: number[];
   /** First send to last ack. */
   ms: number;
+  /** The longest the event loop was blocked during the round: what the acks waited behind. */
+  maxLoopDelayMs: number;
 }
 
 async function round(n: number, send: (i: number) => Promise<void>): Promise<Round> {
   const latencies: number[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   const start = nowMs();
   await Promise.all(
     Array.from({ length: n }, async (_, i) => {
@@ -69,7 +74,9 @@ async function round(n: number, send: (i: number) => Promise<void>): Promise<Rou
       latencies.push(nowMs() - t);
     }),
   );
-  return { latencies, ms: nowMs() - start };
+  const ms = nowMs() - start;
+  loop.disable();
+  return { latencies, ms, maxLoopDelayMs: loop.max / 1e6 };
 }
 
 async function acked(res: Promise<{ status: number; body: string }>): Promise<void> {
@@ -115,6 +122,15 @@ async function measure(s: Setup, c: CommandCase, n: number, seq: { next: number 
     result({ bench, case: cs, metric: 'ack p50 (bare Bolt /noop)', value: percentile(lat(ours), 50), unit: 'ms', baseline: percentile(lat(base), 50), better: 'lower' }),
     result({ bench, case: cs, metric: 'ack p99 (bare Bolt /noop)', value: percentile(lat(ours), 99), unit: 'ms', baseline: percentile(lat(base), 99), better: 'lower' }),
     result({ bench, case: cs, metric: 'acks/s within a round (bare Bolt /noop)', value: rps(ours), unit: 'req/s', baseline: rps(base), better: 'higher' }),
+    result({
+      bench,
+      case: cs,
+      metric: 'longest event-loop stall in a round, worst round (bare Bolt /noop)',
+      value: Math.max(...ours.map((x) => x.maxLoopDelayMs)),
+      unit: 'ms',
+      baseline: Math.max(...base.map((x) => x.maxLoopDelayMs)),
+      better: 'lower',
+    }),
   ];
 }
 
