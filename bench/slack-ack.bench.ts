@@ -1,17 +1,26 @@
 /**
  * Slash-command acknowledgement latency: from sending a signed `/address` or `/tx` request to
- * the whole app (HTTP mode, fake Slack, embedded sandbox) until Bolt's HTTP 200 arrives, in
- * rounds of N concurrent requests, beside a bare Bolt app whose `/noop` only acks, at the same
- * concurrency with its rounds interleaved with ours. Slack gives an app 3 s to ack; the ack
- * must not wait for the wallet call. The slow part (wallet call, QR code, uploads, the
- * response_url post) still runs in this process after the ack and competes with later acks of
- * the same round, as it would in production; between rounds, untimed, every reply is awaited
- * so one round's tail never lands in the next.
+ * the whole app (HTTP mode) until Bolt's HTTP 200 arrives, in rounds of N concurrent requests,
+ * beside a bare Bolt app whose `/noop` only acks, at the same concurrency with its rounds
+ * interleaved with ours. Slack gives an app 3 s to ack; the ack must not wait for the wallet
+ * call. The slow part (wallet call, QR code, uploads, the response_url post) still runs in
+ * this process after the ack and competes with later acks of the same round, as it would in
+ * production; between rounds, untimed, every reply is awaited so one round's tail never lands
+ * in the next.
+ *
+ * The wallet service (sandbox) and Slack's Web API (fake) are remote in production, so by
+ * default they run in a child process (bench/world.ts): their CPU work is not counted against
+ * our acks. Both apps talk to the same world and share this process with the load generator.
+ * `ACK_WORLD=inline npm run bench slack-ack` runs them in this process instead, as the bench
+ * did before, to see how much of the ratio was the world's work.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startBareBoltApp, type BareBolt } from '../test/helpers/bare-bolt.js';
-import { sendToBolt, slashCommand, type SlackRequestBody } from '../test/helpers/slack-requests.js';
-import { CHANNELS, startTestApp, USERS, type TestApp } from '../test/helpers/treasury-app.js';
+import { sendToBolt, slashCommand } from '../test/helpers/slack-requests.js';
+import { CHANNELS, FINANCE_GROUP, startTestApp, USERS } from '../test/helpers/treasury-app.js';
 import { nowMs, percentile, result, type Bench, type BenchResult } from './lib.js';
+import { startWorld } from './world-client.js';
+import { startWorldApp } from './world-app.js';
 
 const CONCURRENCY = [20, 50, 100];
 /** Enough samples per case for a p99 that is not just the single worst request. */
@@ -32,14 +41,31 @@ const CASES: CommandCase[] = [
   { command: '/tx', text: () => 'size=10', reply: /^Transactions: page 1 of / },
 ];
 
+/** Our app, the bare one and the world they both talk to, however it is hosted. */
+interface Setup {
+  where: string;
+  ourUrl: string;
+  bareUrl: string;
+  signingSecret: string;
+  /** Untimed: fresh response_urls, one per request of a round. */
+  responseUrls(n: number): Promise<string[]>;
+  /** Untimed: waits for every reply of a round and checks they are the success reply. */
+  awaitReplies(urls: string[], c: CommandCase): Promise<void>;
+  stop(): Promise<void>;
+}
+
 interface Round {
   latencies: number[];
   /** First send to last ack. */
   ms: number;
+  /** The longest the event loop was blocked during the round: what the acks waited behind. */
+  maxLoopDelayMs: number;
 }
 
 async function round(n: number, send: (i: number) => Promise<void>): Promise<Round> {
   const latencies: number[] = [];
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   const start = nowMs();
   await Promise.all(
     Array.from({ length: n }, async (_, i) => {
@@ -48,7 +74,9 @@ async function round(n: number, send: (i: number) => Promise<void>): Promise<Rou
       latencies.push(nowMs() - t);
     }),
   );
-  return { latencies, ms: nowMs() - start };
+  const ms = nowMs() - start;
+  loop.disable();
+  return { latencies, ms, maxLoopDelayMs: loop.max / 1e6 };
 }
 
 async function acked(res: Promise<{ status: number; body: string }>): Promise<void> {
@@ -56,86 +84,146 @@ async function acked(res: Promise<{ status: number; body: string }>): Promise<vo
   if (r.status !== 200) throw new Error(`Bolt answered ${r.status}: ${r.body.slice(0, 200)}`);
 }
 
-/** Untimed: waits for every reply of a round and checks they are the success reply. */
-async function awaitReplies(t: TestApp, urls: readonly string[], c: CommandCase): Promise<void> {
-  const wanted = new Set(urls);
-  const deadline = Date.now() + REPLY_TIMEOUT_MS;
-  for (;;) {
-    const got = t.fake.responses.filter((r) => wanted.has(r.url) && r.status !== 0);
-    if (got.length >= urls.length) {
-      const bad = got.find((r) => r.status !== 200 || !c.reply.test(String(r.body.text ?? '')));
-      if (bad) throw new Error(`${c.command} replied ${bad.status} ${JSON.stringify(bad.body).slice(0, 300)}`);
-      return;
-    }
-    if (Date.now() > deadline) throw new Error(`${c.command}: ${got.length} of ${urls.length} replies after ${REPLY_TIMEOUT_MS} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-function ourRound(t: TestApp, c: CommandCase, n: number, seq: { next: number }): Promise<Round & { urls: string[] }> {
+async function ourRound(s: Setup, c: CommandCase, n: number, seq: { next: number }): Promise<Round & { urls: string[] }> {
+  const urls = await s.responseUrls(n);
   // Bodies are built and signed per request inside the timed send, as for the bare app.
-  const urls: string[] = [];
-  return round(n, async () => {
+  const r = await round(n, async (k) => {
     const i = seq.next++;
-    const responseUrl = t.fake.responseUrl({ channel: CHANNELS.command, user: USERS.viewer });
-    urls.push(responseUrl);
-    const body = slashCommand({ command: c.command, text: c.text(i), userId: USERS.viewer, channelId: CHANNELS.command, responseUrl });
-    await acked(sendToBolt(t.app.url, t.signingSecret, body));
-  }).then((r) => ({ ...r, urls }));
+    const body = slashCommand({ command: c.command, text: c.text(i), userId: USERS.viewer, channelId: CHANNELS.command, responseUrl: urls[k]! });
+    await acked(sendToBolt(s.ourUrl, s.signingSecret, body));
+  });
+  return { ...r, urls };
 }
 
-function bareRound(t: TestApp, bare: BareBolt, c: CommandCase, n: number): Promise<Round> {
+async function bareRound(s: Setup, c: CommandCase, n: number): Promise<Round> {
+  const urls = await s.responseUrls(n);
   return round(n, async (i) => {
-    const responseUrl = t.fake.responseUrl({ channel: CHANNELS.command, user: USERS.viewer });
-    const body: SlackRequestBody = slashCommand({ command: '/noop', text: c.text(i), userId: USERS.viewer, channelId: CHANNELS.command, responseUrl });
-    await acked(sendToBolt(bare.url, t.signingSecret, body));
+    const body = slashCommand({ command: '/noop', text: c.text(i), userId: USERS.viewer, channelId: CHANNELS.command, responseUrl: urls[i]! });
+    await acked(sendToBolt(s.bareUrl, s.signingSecret, body));
   });
 }
 
-async function measure(t: TestApp, bare: BareBolt, c: CommandCase, n: number, seq: { next: number }): Promise<BenchResult[]> {
+async function measure(s: Setup, c: CommandCase, n: number, seq: { next: number }): Promise<BenchResult[]> {
   const rounds = Math.max(MIN_ROUNDS, Math.ceil(SAMPLES_PER_CASE / n));
   const ours: Round[] = [];
   const base: Round[] = [];
   for (let r = 0; r < rounds; r++) {
-    // Alternating keeps slow drift (GC, page cache, thermal) out of the ratio.
-    const o = await ourRound(t, c, n, seq);
-    await awaitReplies(t, o.urls, c);
+    // Alternating keeps slow drift (GC, page cache, thermal, other load) out of the ratio.
+    const o = await ourRound(s, c, n, seq);
+    await s.awaitReplies(o.urls, c);
     ours.push(o);
-    base.push(await bareRound(t, bare, c, n));
+    base.push(await bareRound(s, c, n));
   }
   const lat = (rs: Round[]) => rs.flatMap((x) => x.latencies);
-  const rps = (rs: Round[]) => (rs.reduce((s, x) => s + x.latencies.length, 0) / rs.reduce((s, x) => s + x.ms, 0)) * 1000;
-  const cs = `${c.command}, ${n} concurrent × ${rounds} rounds`;
+  const rps = (rs: Round[]) => (rs.reduce((sum, x) => sum + x.latencies.length, 0) / rs.reduce((sum, x) => sum + x.ms, 0)) * 1000;
+  const cs = `${c.command}, ${n} concurrent × ${rounds} rounds, ${s.where}`;
   const bench = 'slack-ack';
   return [
     result({ bench, case: cs, metric: 'ack p50 (bare Bolt /noop)', value: percentile(lat(ours), 50), unit: 'ms', baseline: percentile(lat(base), 50), better: 'lower' }),
     result({ bench, case: cs, metric: 'ack p99 (bare Bolt /noop)', value: percentile(lat(ours), 99), unit: 'ms', baseline: percentile(lat(base), 99), better: 'lower' }),
     result({ bench, case: cs, metric: 'acks/s within a round (bare Bolt /noop)', value: rps(ours), unit: 'req/s', baseline: rps(base), better: 'higher' }),
+    result({
+      bench,
+      case: cs,
+      metric: 'longest event-loop stall in a round, worst round (bare Bolt /noop)',
+      value: Math.max(...ours.map((x) => x.maxLoopDelayMs)),
+      unit: 'ms',
+      baseline: Math.max(...base.map((x) => x.maxLoopDelayMs)),
+      better: 'lower',
+    }),
   ];
+}
+
+const responseUrlOpts = { channel: CHANNELS.command, user: USERS.viewer };
+
+/** Sandbox and fake Slack in a child process, as remote as they are in production. */
+async function childWorld(): Promise<Setup> {
+  const world = await startWorld({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
+  let ours: Awaited<ReturnType<typeof startWorldApp>> | undefined;
+  let bare: BareBolt | undefined;
+  try {
+    // Pacing off: nothing here goes through the outbox, and it must not slow the drain.
+    ours = await startWorldApp(world, { outbox: { paceMs: 0 } });
+    bare = await startBareBoltApp({ fakeSlackUrl: world.info.fakeSlackUrl, signingSecret: ours.signingSecret });
+  } catch (err) {
+    await ours?.stop();
+    await world.close();
+    throw err;
+  }
+  return {
+    where: 'sandbox + fake Slack in a child process',
+    ourUrl: ours.app.url,
+    bareUrl: bare.url,
+    signingSecret: ours.signingSecret,
+    responseUrls: (n) => world.responseUrls(n, responseUrlOpts),
+    awaitReplies: async (urls, c) => {
+      await world.awaitReplies(urls, c.reply.source, REPLY_TIMEOUT_MS).catch((err: Error) => {
+        throw new Error(`${c.command}: ${err.message}`);
+      });
+    },
+    async stop() {
+      await bare!.stop();
+      await ours!.stop();
+      await world.close();
+    },
+  };
+}
+
+/** Sandbox and fake Slack in this process (the bench's first form): their work counts against the acks. */
+async function inlineWorld(): Promise<Setup> {
+  const t = await startTestApp({ outbox: { paceMs: 0 } });
+  let bare: BareBolt;
+  try {
+    bare = await startBareBoltApp({ fakeSlackUrl: t.fake.url, signingSecret: t.signingSecret });
+  } catch (err) {
+    await t.stop();
+    throw err;
+  }
+  return {
+    where: 'sandbox + fake Slack in this process',
+    ourUrl: t.app.url,
+    bareUrl: bare.url,
+    signingSecret: t.signingSecret,
+    responseUrls: async (n) => Array.from({ length: n }, () => t.fake.responseUrl(responseUrlOpts)),
+    async awaitReplies(urls, c) {
+      const wanted = new Set(urls);
+      const deadline = Date.now() + REPLY_TIMEOUT_MS;
+      for (;;) {
+        const got = t.fake.responses.filter((r) => wanted.has(r.url) && r.status !== 0);
+        if (got.length >= urls.length) {
+          const bad = got.find((r) => r.status !== 200 || !c.reply.test(String(r.body.text ?? '')));
+          if (bad) throw new Error(`${c.command} replied ${bad.status} ${JSON.stringify(bad.body).slice(0, 300)}`);
+          return;
+        }
+        if (Date.now() > deadline) throw new Error(`${c.command}: ${got.length} of ${urls.length} replies after ${REPLY_TIMEOUT_MS} ms`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
+    async stop() {
+      await bare.stop();
+      await t.stop();
+    },
+  };
 }
 
 const bench: Bench = {
   name: 'slack-ack',
   description: `/address and /tx ack latency at ${CONCURRENCY.join(' / ')} concurrent vs a bare Bolt /noop`,
   async run() {
-    // Pacing off: nothing here goes through the outbox, and it must not slow the drain.
-    const t = await startTestApp({ outbox: { paceMs: 0 } });
-    let bare: BareBolt | undefined;
+    const s = process.env.ACK_WORLD === 'inline' ? await inlineWorld() : await childWorld();
     try {
-      bare = await startBareBoltApp({ fakeSlackUrl: t.fake.url, signingSecret: t.signingSecret });
       const seq = { next: 0 };
       // Warm-up, not recorded: wallet login, Bolt's first auth.test, JIT, connection pools.
       for (const c of CASES) {
-        const o = await ourRound(t, c, CONCURRENCY[0]!, seq);
-        await awaitReplies(t, o.urls, c);
-        await bareRound(t, bare, c, CONCURRENCY[0]!);
+        const o = await ourRound(s, c, CONCURRENCY[0]!, seq);
+        await s.awaitReplies(o.urls, c);
+        await bareRound(s, c, CONCURRENCY[0]!);
       }
       const out: BenchResult[] = [];
-      for (const c of CASES) for (const n of CONCURRENCY) out.push(...(await measure(t, bare, c, n, seq)));
+      for (const c of CASES) for (const n of CONCURRENCY) out.push(...(await measure(s, c, n, seq)));
       return out;
     } finally {
-      await bare?.stop();
-      await t.stop();
+      await s.stop();
     }
   },
 };

@@ -1,5 +1,6 @@
 /**
- * Withdrawals through the whole app (HTTP mode, fake Slack, embedded sandbox wallet service):
+ * Withdrawals through the whole app (HTTP mode), its wallet service (sandbox) and Slack's Web
+ * API (fake) in a child process (bench/world.ts), remote as they are in production:
  *
  * (a) last approval click -> the withdrawal call arriving at the wallet service, one request
  *     at a time (1-approval tier), beside its durability floor: the two compare-and-set
@@ -8,20 +9,24 @@
  * (b) 100 requests approved by 100 concurrent clicks, in a few rounds on fresh apps: exactly
  *     100 sends must reach the service each round; click -> request `completed` (as the store
  *     shows it) beside 100 concurrent compare-and-set commits on a fresh store, and beside
- *     100 concurrent chains of the three commits a send needs (approve, claim, result).
+ *     100 concurrent chains of the three commits a send needs (approve, claim, result); and
+ *     click -> HTTP ack beside 100 concurrent clicks on a bare Bolt app's `noop` button (same
+ *     bodies, same world, same process, right after each of our rounds).
  *
- * Arrival times at the sandbox are taken by timestamping what its request log records
- * (stats.requests.push), which is exact and costs nothing on the measured path; polling
- * would keep the event loop spinning while the request is under way.
+ * Arrival times at the sandbox are stamped in the world process as its request log records
+ * them (process.hrtime: CLOCK_MONOTONIC, the same clock as this process's nowMs()).
  */
-import type { RecordedRequest, Sandbox } from '../src/sandbox/index.js';
+import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from '../src/store/index.js';
 import { WITHDRAWALS, type RequestInput, type WithdrawalRequest } from '../src/withdrawals/index.js';
 import type { WithdrawalState } from '../src/withdrawals/types.js';
 import { cardKey } from '../src/slack/withdrawal-card.js';
+import { startBareBoltApp, type BareBolt } from '../test/helpers/bare-bolt.js';
 import { blockAction, sendToBolt, type SlackRequestBody } from '../test/helpers/slack-requests.js';
-import { CHANNELS, startTestApp, USERS, type TestApp } from '../test/helpers/treasury-app.js';
+import { CHANNELS, FINANCE_GROUP, USERS } from '../test/helpers/treasury-app.js';
 import { makeTempDir, nowMs, percentile, removeDir, result, type Bench, type BenchResult } from './lib.js';
+import { startWorld, type World } from './world-client.js';
+import { startWorldApp, type WorldApp } from './world-app.js';
 
 const SEQUENTIAL = 100;
 const WARMUP = 3;
@@ -49,67 +54,57 @@ async function until<T>(what: string, fn: () => T | undefined | false, pollMs = 
   }
 }
 
-/** When each withdrawal call reached the sandbox, by merchantReference. */
-function arrivals(sandbox: Sandbox): (merchantReference: string) => number | undefined {
-  const at = new WeakMap<RecordedRequest, number>();
-  const log = sandbox.stats.requests;
-  const push = log.push.bind(log);
-  Object.defineProperty(log, 'push', {
-    configurable: true,
-    value: (...items: RecordedRequest[]) => {
-      const t = nowMs();
-      for (const item of items) at.set(item, t);
-      return push(...items);
-    },
-  });
-  return (ref) => {
-    const rec = sandbox.stats.requests.find((r) => r.path.startsWith(WITHDRAW_PATH) && r.body.includes(ref));
-    if (!rec) return undefined;
-    const t = at.get(rec);
-    // Recorded but not through push: the sandbox changed how it logs and this bench must follow.
-    if (t === undefined) throw new Error('the sandbox recorded a request without stats.requests.push; arrival times are unavailable');
-    return t;
-  };
+/** Our app against a world; `t.url`, `t.signingSecret` as for sendToBolt. */
+interface Target {
+  world: World;
+  app: WorldApp;
 }
 
-async function setup(o: Parameters<typeof startTestApp>[0]): Promise<TestApp> {
-  const t = await startTestApp(o);
-  t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000000');
-  return t;
+async function setup(world: World, o: Parameters<typeof startWorldApp>[1]): Promise<Target> {
+  const app = await startWorldApp(world, o);
+  await world.setBalance(CLIENT, 'USDT', 'BSC', '100000000');
+  return { world, app };
 }
 
-async function requestMany(t: TestApp, n: number, from: number): Promise<WithdrawalRequest[]> {
-  const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => t.app.deps.withdrawals.request(input(from + i), USERS.alice)));
+const deps = (t: Target) => t.app.app.deps;
+
+async function requestMany(t: Target, n: number, from: number): Promise<WithdrawalRequest[]> {
+  const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => deps(t).withdrawals.request(input(from + i), USERS.alice)));
   const made = outcomes.map((o) => {
     if (!o.ok) throw new Error(`request refused (${o.rule}): ${o.message}`);
     return o.request;
   });
   // Untimed: the approval cards are posted, so the clicks land on real cards and the outbox is idle.
-  await t.app.deps.outbox.drain(WAIT_MS);
+  await deps(t).outbox.drain(WAIT_MS);
   return made;
 }
 
-/** The signed click on a request's card, built before any timer starts. */
-function approveClick(t: TestApp, r: WithdrawalRequest): SlackRequestBody {
-  const card = t.app.deps.outbox.message(cardKey(r.id));
-  const posted = card?.ts ? t.fake.channel(CHANNELS.approvals).find((m) => m.ts === card.ts) : undefined;
-  if (!posted) throw new Error(`no approval card for ${r.id}`);
-  // As Slack sends it: the message the button is on, blocks included.
-  return blockAction({
-    userId: USERS.carol,
-    channelId: CHANNELS.approvals,
-    message: { ts: posted.ts, text: posted.text ?? '', blocks: posted.blocks ?? [] },
-    responseUrl: t.fake.responseUrl({ channel: CHANNELS.approvals, user: USERS.carol, messageTs: posted.ts }),
-    actions: [{ actionId: 'wd_approve', value: r.id }],
-  });
+/** The signed clicks on each request's card (as Slack sends them: the message the button is on, blocks included), built before any timer starts. */
+async function approveClicks(t: Target, rs: readonly WithdrawalRequest[], actionId = 'wd_approve'): Promise<SlackRequestBody[]> {
+  const posted = new Map((await t.world.channel(CHANNELS.approvals)).map((m) => [m.ts, m]));
+  return Promise.all(
+    rs.map(async (r) => {
+      const card = deps(t).outbox.message(cardKey(r.id));
+      const m = card?.ts ? posted.get(card.ts) : undefined;
+      if (!m) throw new Error(`no approval card for ${r.id}`);
+      const [responseUrl] = await t.world.responseUrls(1, { channel: CHANNELS.approvals, user: USERS.carol, messageTs: m.ts });
+      return blockAction({
+        userId: USERS.carol,
+        channelId: CHANNELS.approvals,
+        message: { ts: m.ts, text: m.text ?? '', blocks: m.blocks ?? [] },
+        responseUrl: responseUrl!,
+        actions: [{ actionId, value: r.id }],
+      });
+    }),
+  );
 }
 
-async function click(t: TestApp, body: SlackRequestBody): Promise<void> {
-  const res = await sendToBolt(t.app.url, t.signingSecret, body);
+async function click(url: string, signingSecret: string, body: SlackRequestBody): Promise<void> {
+  const res = await sendToBolt(url, signingSecret, body);
   if (res.status !== 200) throw new Error(`click answered ${res.status}: ${res.body.slice(0, 200)}`);
 }
 
-const state = (t: TestApp, id: string) => t.app.deps.withdrawals.get(id)?.state;
+const state = (t: Target, id: string) => deps(t).withdrawals.get(id)?.state;
 
 function record(r: WithdrawalRequest, i: number): WithdrawalRequest {
   return { ...r, id: `wd_${i}`, merchantReference: `ref_${i}` };
@@ -139,10 +134,10 @@ async function closeStore(s: { store: Store; dir: string }): Promise<void> {
   await removeDir(s.dir);
 }
 
-async function clickToSend(): Promise<BenchResult[]> {
-  const t = await setup({ outbox: { paceMs: 0, burstThreshold: 1_000_000 } });
+async function clickToSend(world: World): Promise<BenchResult[]> {
+  const t = await setup(world, { outbox: { paceMs: 0, burstThreshold: 1_000_000 } });
   try {
-    const arrivedAt = arrivals(t.app.sandbox!);
+    const sendsBefore = (await world.sandboxStats()).withdrawalsCommitted;
     const latencies: number[] = [];
     const floor: number[] = [];
     let floorStore: { store: Store; dir: string } | undefined;
@@ -150,17 +145,19 @@ async function clickToSend(): Promise<BenchResult[]> {
       for (let i = 0; i < WARMUP + SEQUENTIAL; i++) {
         const [r] = await requestMany(t, 1, i);
         if (!floorStore) floorStore = await freshStore(r!, WARMUP + SEQUENTIAL);
-        const body = approveClick(t, r!);
+        const [body] = await approveClicks(t, [r!]);
         const start = nowMs();
-        await click(t, body);
-        const arrived = await until('the withdrawal call at the sandbox', () => arrivedAt(r!.merchantReference));
+        await click(t.app.app.url, t.app.signingSecret, body!);
         // Untimed: the send, its result and the card edits finish before anything else runs.
         await until('completion', () => {
           const s = state(t, r!.id);
           if (s !== 'pending' && s !== 'approved' && s !== 'executing' && s !== 'completed') throw new Error(`request ${r!.id} ended ${s}`);
           return s === 'completed';
         });
-        await t.app.deps.outbox.drain(WAIT_MS);
+        await deps(t).outbox.drain(WAIT_MS);
+        // Completed, so the call has reached the sandbox; the world stamped when.
+        const arrived = (await world.arrivals(WITHDRAW_PATH, [r!.merchantReference]))[r!.merchantReference];
+        if (arrived === undefined) throw new Error(`the sandbox has no withdrawal call for ${r!.id}`);
         // The floor sample right after, on the same disk, so drift in fsync latency hits both alike.
         const f = nowMs();
         await cas(floorStore.store, `wd_${i}`, 'pending', 'approved');
@@ -173,7 +170,7 @@ async function clickToSend(): Promise<BenchResult[]> {
     } finally {
       if (floorStore) await closeStore(floorStore);
     }
-    const sends = t.app.sandbox!.stats.withdrawalsCommitted;
+    const sends = (await world.sandboxStats()).withdrawalsCommitted - sendsBefore;
     if (sends !== WARMUP + SEQUENTIAL) throw new Error(`expected ${WARMUP + SEQUENTIAL} sends, the sandbox committed ${sends}`);
 
     const c = `${SEQUENTIAL} requests one at a time, 1 approval`;
@@ -183,32 +180,35 @@ async function clickToSend(): Promise<BenchResult[]> {
       result({ bench: BENCH, case: c, metric: `last click→wallet call p99 (${base})`, value: percentile(latencies, 99), unit: 'ms', baseline: percentile(floor, 99), better: 'lower' }),
     ];
   } finally {
-    await t.stop();
+    await t.app.stop();
   }
 }
 
 interface RoundResult {
   e2e: number[];
   acks: number[];
+  /** The bare Bolt app's acks of the same clicks (its `noop` button), right after ours. */
+  bareAcks: number[];
   wall: number;
   single: number[];
   chained: number[];
   chainedWall: number;
 }
 
-async function concurrentRound(): Promise<RoundResult> {
+async function concurrentRound(world: World, bare: BareBolt, signingSecret: string, round: number): Promise<RoundResult> {
   // Test pacing (20 ms) rather than none: in production (1.1 s) card edits barely compete with sends.
-  const t = await setup({ outbox: { burstThreshold: 1_000_000 } });
+  const t = await setup(world, { outbox: { burstThreshold: 1_000_000 }, signingSecret });
   let requests: WithdrawalRequest[];
   const clickedAt: number[] = [];
   const doneAt: Array<number | undefined> = [];
   const acks: number[] = [];
+  const bareAcks: number[] = [];
   try {
-    const sandbox = t.app.sandbox!;
-    requests = await requestMany(t, CONCURRENT, 0);
-    const bodies = requests.map((r) => approveClick(t, r));
-    const sendsBefore = sandbox.stats.withdrawalsCommitted;
-    const callsBefore = sandbox.stats.withdrawals;
+    // Notes numbered across rounds, as the requests of one long-lived service would be.
+    requests = await requestMany(t, CONCURRENT, round * CONCURRENT);
+    const bodies = await approveClicks(t, requests);
+    const bareBodies = await approveClicks(t, requests, 'noop');
+    const before = await world.sandboxStats();
 
     // Polls every turn of the event loop so a completion is seen when it happens; a failed or
     // unknown request stops the bench, since its time would not be a send's.
@@ -235,17 +235,28 @@ async function concurrentRound(): Promise<RoundResult> {
     await Promise.all(
       bodies.map(async (body, i) => {
         clickedAt[i] = nowMs();
-        await click(t, body);
+        await click(t.app.app.url, t.app.signingSecret, body);
         acks.push(nowMs() - clickedAt[i]!);
       }),
     );
     await watching;
+    await deps(t).outbox.drain(WAIT_MS);
 
-    const sends = sandbox.stats.withdrawalsCommitted - sendsBefore;
-    const calls = sandbox.stats.withdrawals - callsBefore;
+    const after = await world.sandboxStats();
+    const sends = after.withdrawalsCommitted - before.withdrawalsCommitted;
+    const calls = after.withdrawals - before.withdrawals;
     if (sends !== CONCURRENT || calls !== CONCURRENT) throw new Error(`expected exactly ${CONCURRENT} sends, the sandbox got ${calls} calls and committed ${sends}`);
+
+    // The bare app's round: the same bodies but its `noop` button, same process, same world.
+    await Promise.all(
+      bareBodies.map(async (body) => {
+        const start = nowMs();
+        await click(bare.url, signingSecret, body);
+        bareAcks.push(nowMs() - start);
+      }),
+    );
   } finally {
-    await t.stop();
+    await t.app.stop();
   }
 
   // The floors, with the app stopped: the same records, CONCURRENT at once, on a fresh store.
@@ -273,6 +284,7 @@ async function concurrentRound(): Promise<RoundResult> {
   return {
     e2e: requests.map((_, i) => doneAt[i]! - clickedAt[i]!),
     acks,
+    bareAcks,
     wall: Math.max(...(doneAt as number[])) - Math.min(...clickedAt),
     single: single.lat,
     chained: chained.lat,
@@ -280,15 +292,21 @@ async function concurrentRound(): Promise<RoundResult> {
   };
 }
 
-async function concurrentApprovals(): Promise<BenchResult[]> {
+async function concurrentApprovals(world: World): Promise<BenchResult[]> {
   const rounds: RoundResult[] = [];
+  const signingSecret = randomBytes(16).toString('hex');
+  const bare = await startBareBoltApp({ fakeSlackUrl: world.info.fakeSlackUrl, signingSecret });
+  try {
   // A fresh app per round: no leftover card edits from the previous round in the outbox. The
   // first round only warms the JIT up (its sends are still checked).
   for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
-    const round = await concurrentRound();
+    const round = await concurrentRound(world, bare, signingSecret, r);
     if (r >= WARMUP_ROUNDS) rounds.push(round);
   }
-  const all = (k: 'e2e' | 'acks' | 'single' | 'chained') => rounds.flatMap((x) => x[k]);
+  } finally {
+    await bare.stop();
+  }
+  const all = (k: 'e2e' | 'acks' | 'bareAcks' | 'single' | 'chained') => rounds.flatMap((x) => x[k]);
   const median = (xs: number[]) => percentile(xs, 50);
 
   const c = `${CONCURRENT} approved at once, 1 approval each, ${ROUNDS} rounds`;
@@ -310,8 +328,8 @@ async function concurrentApprovals(): Promise<BenchResult[]> {
       baseline: median(rounds.map((x) => x.chainedWall)),
       better: 'lower',
     }),
-    result({ bench: BENCH, case: c, metric: 'click ack p50', value: percentile(all('acks'), 50), unit: 'ms', better: 'lower' }),
-    result({ bench: BENCH, case: c, metric: 'click ack p99', value: percentile(all('acks'), 99), unit: 'ms', better: 'lower' }),
+    result({ bench: BENCH, case: c, metric: 'click ack p50 (bare Bolt noop button)', value: percentile(all('acks'), 50), unit: 'ms', baseline: percentile(all('bareAcks'), 50), better: 'lower' }),
+    result({ bench: BENCH, case: c, metric: 'click ack p99 (bare Bolt noop button)', value: percentile(all('acks'), 99), unit: 'ms', baseline: percentile(all('bareAcks'), 99), better: 'lower' }),
   ];
 }
 
@@ -319,7 +337,14 @@ const bench: Bench = {
   name: 'withdrawals',
   description: `last click→wallet call (${SEQUENTIAL} one at a time) and ${CONCURRENT} concurrent approvals→completed vs store commits`,
   async run() {
-    return [...(await clickToSend()), ...(await concurrentApprovals())];
+    const world = await startWorld({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
+    try {
+      // BENCH_WITHDRAWALS=acks: only the concurrent rounds (the click acks), for quick comparisons.
+      const sequential = process.env.BENCH_WITHDRAWALS === 'acks' ? [] : await clickToSend(world);
+      return [...sequential, ...(await concurrentApprovals(world))];
+    } finally {
+      await world.close();
+    }
   },
 };
 

@@ -8,6 +8,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { App, HTTPModuleFunctions, HTTPReceiver, SocketModeReceiver, verifySlackRequest, type ReceiverEvent } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
+import { ackQueue, type AckQueue } from './acks-first.js';
 import { boltLogger } from './bolt-logger.js';
 import { checkEnvelope } from './payloads.js';
 import { limitedFetch } from './limits.js';
@@ -50,6 +51,8 @@ export function webClientOptions(apiUrl: string | undefined, timeoutMs = 10_000)
 
 export function createSlackApp(o: SlackAppOptions): SlackApp {
   const logger = boltLogger(o.logger);
+  // Listeners resume after their ack once the burst they came in is acknowledged (acks-first.ts).
+  const acks = ackQueue();
   const clientOptions = webClientOptions(o.apiUrl, o.timeoutMs);
   if (o.mode === 'socket') {
     if (!o.appToken) throw new Error('Socket Mode needs an app token');
@@ -64,7 +67,7 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
     receiver.client.on('connected', () => (up = true));
     receiver.client.on('disconnected', () => (up = false));
     const app = new App({ token: o.botToken, receiver, logger, clientOptions });
-    guardEvents(app, o.logger);
+    guardEvents(app, o.logger, acks);
     return {
       app,
       mode: 'socket',
@@ -96,11 +99,11 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
     },
   });
   const app = new App({ token: o.botToken, receiver, logger, clientOptions });
-  guardEvents(app, o.logger);
+  guardEvents(app, o.logger, acks);
   return {
     app,
     mode: 'http',
-    requestListener: guardedListener(receiver.requestListener, o.signingSecret, o.logger),
+    requestListener: guardedListener(receiver.requestListener, o.signingSecret, o.logger, acks),
     start: async () => undefined,
     stop: async () => undefined,
     connected: () => true,
@@ -115,10 +118,16 @@ const BODY_LIMIT = 1024 * 1024;
  * the envelope's shape. Bolt reads fields of the parsed body without checking (a signed
  * `payload=null` crashed the process from inside its request handler), so a body that is
  * not a Slack envelope never reaches it: 400. Unsigned requests go on to Bolt unchanged,
- * which answers them 401 as before. Bolt reuses the buffered body (req.rawBody).
+ * which answers them 401 as before. Bolt reuses the buffered body (req.rawBody). Each request
+ * counts as unanswered in `acks` from its arrival until its response is written or abandoned.
  */
-export function guardedListener(inner: RequestListener, signingSecret: string, logger: Logger): RequestListener {
+export function guardedListener(inner: RequestListener, signingSecret: string, logger: Logger, acks?: AckQueue): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
+    if (acks) {
+      const answered = acks.arrived();
+      res.once('finish', answered);
+      res.once('close', answered);
+    }
     void (async () => {
       let raw: Buffer;
       try {
@@ -171,9 +180,10 @@ export function guardedListener(inner: RequestListener, signingSecret: string, l
  * of the wrong shape is acknowledged and dropped, a listener's exception is logged and the
  * event acknowledged (a 200, never a 5xx: Slack would retry it, and nobody can act on a
  * 500), and an event no listener acknowledged (an unknown action id) is acknowledged at
- * once instead of after Bolt's 3 s timeout.
+ * once instead of after Bolt's 3 s timeout. With `acks`, a listener's `await ack()` returns
+ * once the acknowledgement is sent and no other request waits for its own (acks-first.ts).
  */
-export function guardEvents(app: App, logger: Logger): void {
+export function guardEvents(app: App, logger: Logger, acks?: AckQueue): void {
   const original = app.processEvent.bind(app);
   app.processEvent = async (event: ReceiverEvent) => {
     let acked = false;
@@ -182,6 +192,7 @@ export function guardEvents(app: App, logger: Logger): void {
       if (acked) return;
       acked = true;
       await ack(response);
+      if (acks) await acks.afterAcks();
     };
     const check = checkEnvelope(event.body);
     if (!check.ok) {

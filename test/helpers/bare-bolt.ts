@@ -1,7 +1,8 @@
 /**
- * The smallest Bolt app that can answer a slash command: one `/noop` that only acks, on
- * the stock HTTPReceiver. The slash-command latency benchmark measures our app against it,
- * so it must stay free of project code and of anything Bolt does not do by default.
+ * The smallest Bolt app that can answer a slash command and a button: one `/noop` command and
+ * one `noop` action that only ack, on the stock HTTPReceiver. The ack latency benchmarks
+ * (slash commands, approval clicks) measure our app against it, so it must stay free of
+ * project code and of anything Bolt does not do by default.
  */
 import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
@@ -29,6 +30,9 @@ export async function startBareBoltApp(opts: BareBoltOptions): Promise<BareBolt>
     clientOptions: { slackApiUrl: opts.fakeSlackUrl },
   });
   app.command('/noop', async ({ ack }) => {
+    await ack();
+  });
+  app.action('noop', async ({ ack }) => {
     await ack();
   });
   const server = await receiver.start({ port: 0, host: '127.0.0.1' });

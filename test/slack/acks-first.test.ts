@@ -1,0 +1,104 @@
+/**
+ * Acks first (src/slack/acks-first.ts): a listener's work after its ack waits until every
+ * request that has arrived is acknowledged, but never longer than the cap. The queue is a
+ * pure core with fast tests; the app is then driven through its real receiver: a burst still
+ * gets every ack and every reply, and a request that never finishes arriving (counted as
+ * unanswered forever) does not hold anyone's reply back past the cap.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ackQueue } from '../../src/slack/acks-first.js';
+import { startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
+
+/** A few turns of the event loop, so anything that was going to resume on its own has. */
+const turns = async (n = 5) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+};
+
+function tracked(p: Promise<void>): { done: () => boolean; promise: Promise<void> } {
+  let done = false;
+  const promise = p.then(() => {
+    done = true;
+  });
+  return { done: () => done, promise };
+}
+
+describe('ackQueue', () => {
+  it('resumes parked work only once every arrived request is answered', async () => {
+    const q = ackQueue(60_000);
+    const first = q.arrived();
+    const second = q.arrived();
+    const work = tracked(q.afterAcks());
+    await turns();
+    expect(work.done()).toBe(false);
+    first();
+    await turns();
+    expect(work.done()).toBe(false);
+    expect(q.unanswered).toBe(1);
+    second();
+    await work.promise;
+    expect(q.unanswered).toBe(0);
+  });
+
+  it('counts a request answered twice (finish, then close) once', async () => {
+    const q = ackQueue(60_000);
+    const a = q.arrived();
+    q.arrived();
+    a();
+    a();
+    expect(q.unanswered).toBe(1);
+    const work = tracked(q.afterAcks());
+    await turns();
+    expect(work.done()).toBe(false);
+  });
+
+  it('resumes at once (next turn) when nothing waits for an ack', async () => {
+    const q = ackQueue(60_000);
+    q.arrived()();
+    await q.afterAcks();
+    expect(q.unanswered).toBe(0);
+  });
+
+  it('resumes after the cap even if a request is never answered: a stream of requests cannot starve the work', async () => {
+    const q = ackQueue(10);
+    q.arrived();
+    await Promise.all([q.afterAcks(), q.afterAcks()]);
+    expect(q.unanswered).toBe(1);
+  });
+});
+
+describe('acks first, through the real receiver', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('a burst of 40 /tx commands: every one is acknowledged 200 and gets its page', async () => {
+    const sent = await Promise.all(Array.from({ length: 40 }, () => t.command('/tx', 'size=5', USERS.viewer)));
+    for (const { res } of sent) expect(res.status).toBe(200);
+    for (const { responseUrl } of sent) {
+      const [reply] = await t.replies(responseUrl, 1, 15_000);
+      expect(String(reply!.text)).toMatch(/^Transactions: page 1 of /);
+    }
+  });
+
+  it('a request that never finishes arriving does not hold replies back (the cap lets them through)', async () => {
+    const { port } = new URL(t.app.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    try {
+      // Headers and part of a body: the app has a request it cannot answer yet.
+      socket.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ncommand=%2Ftx');
+      await turns();
+      const { res, responseUrl } = await t.command('/tx', 'size=5', USERS.viewer);
+      expect(res.status).toBe(200);
+      const [reply] = await t.replies(responseUrl, 1, 10_000);
+      expect(String(reply!.text)).toMatch(/^Transactions: page 1 of /);
+    } finally {
+      socket.destroy();
+    }
+  });
+});
