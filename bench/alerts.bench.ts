@@ -140,8 +140,11 @@ async function volume(rate: number, run: number): Promise<BenchResult[]> {
     await Promise.all(sends);
     await Promise.all(confirms);
     const lastWebhook = nowMs();
-    let done = 0;
-    while ((done = finalShown(r.fake, hashes, /confirmed/)) < total && nowMs() - start < GIVE_UP_MS) await sleep(250);
+    let done = finalShown(r.fake, hashes, /confirmed/);
+    while (done < total && nowMs() - start < GIVE_UP_MS) {
+      await sleep(250);
+      done = finalShown(r.fake, hashes, /confirmed/);
+    }
     const end = nowMs();
     const posts = r.limits.allowed['chat.postMessage'] ?? 0;
     const updates = r.limits.allowed['chat.update'] ?? 0;
@@ -207,7 +210,11 @@ async function liveUnderBacklog(backlog: 'reconciliation findings' | 'live depos
             continue;
           }
           const shown = JSON.stringify(c.args.blocks ?? c.args.text);
-          for (const [h, t] of waiting) if (shown.includes(h)) (latencies.push(c.at - t), waiting.delete(h));
+          for (const [h, t] of waiting) {
+            if (!shown.includes(h)) continue;
+            latencies.push(c.at - t);
+            waiting.delete(h);
+          }
         }
         await sleep(10);
       }

@@ -40,7 +40,7 @@ console.log(formatTable(results));
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
 await fs.writeFile(
   out,
-  JSON.stringify(
+  `${JSON.stringify(
     {
       startedAt,
       node: process.version,
@@ -51,6 +51,6 @@ await fs.writeFile(
     },
     null,
     2,
-  ) + '\n',
+  )}\n`,
 );
 console.error(`wrote ${out}`);

@@ -55,7 +55,7 @@ async function measureBaseline(lineBytes: number): Promise<Baseline> {
   const dir = await makeTempDir('bench-fsync');
   try {
     const fh = await fs.open(path.join(dir, 'append.log'), 'a');
-    const line = Buffer.from('x'.repeat(lineBytes - 1) + '\n');
+    const line = Buffer.from(`${'x'.repeat(lineBytes - 1)}\n`);
     const seq: number[] = [];
     for (let i = 0; i < SEQUENTIAL_OPS; i++) {
       const t = nowMs();

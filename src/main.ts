@@ -1,13 +1,13 @@
 /** Entry point: configuration from the environment, start everything, stop cleanly on a signal. */
-import { startApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type RunningApp, startApp } from './app.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import type { DestinationStream } from 'pino';
 import { createLogger } from './log.js';
 import { PolicyError } from './policy/load.js';
 import { StoreLockedError } from './store/index.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   // Every promise is handled by design (tests listen for this event); should one slip through,
   // the process stays up and answering, and the log says where to look.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection (a bug: please report it)'));
-  let app;
+  let app: RunningApp;
   try {
     app = await startApp({
       config,

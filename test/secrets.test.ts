@@ -10,7 +10,10 @@ describe('secret scrubbing', () => {
     const key = 'sk_live_0123456789';
     registry.add(password, key, 'short');
     let out = '';
-    const logger = createLogger({ level: 'info', secrets: registry, destination: new Writable({ write: (c, _e, cb) => ((out += c.toString()), cb()) }) });
+    const logger = createLogger({ level: 'info', secrets: registry, destination: new Writable({ write: (c, _e, cb) => {
+        out += c.toString();
+        cb();
+      } }) });
     logger.info({ detail: `login with ${password}`, url: `https://x/?k=${encodeURIComponent(key)}`, nested: { authorization: 'ApiKey abc' } }, `boom ${key}`);
     logger.error({ err: new Error(`failed for ${password}`) }, 'request failed');
     logger.flush();

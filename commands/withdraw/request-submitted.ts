@@ -22,7 +22,7 @@ export function requestSubmitted(deps: CommandDeps) {
       clientEmail: readField(v, 'client'),
       note: readField(v, 'note'),
     };
-    let outcome;
+    let outcome: Awaited<ReturnType<typeof deps.withdrawals.request>>;
     try {
       outcome = await deps.withdrawals.request(input, body.user.id);
     } catch (err) {

@@ -15,7 +15,7 @@ export function resolve(deps: CommandDeps, outcome: 'sent' | 'not_sent') {
   return async ({ body, action, respond, client }: ResolveArgs): Promise<void> => {
     await guarded(deps.logger, respond, 'Resolution', async () => {
       const r = deps.withdrawals.get(action.value ?? '');
-      if (!r || r.state !== 'unknown') return ephemeral(respond, ':information_source: This request is not waiting for a resolution.');
+      if (r?.state !== 'unknown') return ephemeral(respond, ':information_source: This request is not waiting for a resolution.');
       const intro =
         outcome === 'sent'
           ? `Record that ${amountText(r)} to \`${r.destination}\` *was sent* (reference \`${r.merchantReference}\`)? Check the wallet service first.`

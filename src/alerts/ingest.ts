@@ -10,7 +10,7 @@ import { eventKey, lookupOnlyKeys, normalizeHash, transactionKeys, type WebhookE
 import { routeAlert, shouldMention } from './routing.js';
 import { advances, isFailure, isTerminal } from './status.js';
 import { noteUnknown } from './unknown.js';
-import { ALERT_COLLECTIONS, type Alert, type AlertKey, type AlertSource, type StoredEvent, type Verification } from './types.js';
+import { ALERT_COLLECTIONS, type Alert, type AlertSource, type StoredEvent, type Verification } from './types.js';
 import { beforeWatermark, HISTORY_MESSAGE_KEY, HISTORY_RENDERER, HISTORY_WINDOW_MS, WATERMARK, type Watermark } from './watermark.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 

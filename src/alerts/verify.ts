@@ -4,7 +4,7 @@
  * alerts that were not found yet, so a webhook alone is never taken as the last word.
  */
 import type { Logger } from '../log.js';
-import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox, type OutboxMessage } from '../outbox/index.js';
+import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox, } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';

@@ -104,7 +104,7 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
   async function markAttempt(entry: OutboxEntry, patch: Partial<OutboxEntry>, o: { post?: boolean } = {}): Promise<OutboxEntry | undefined> {
     return store.commit((tx) => {
       const cur = tx.get(COLLECTIONS.entries, entry.id);
-      if (!cur || cur.state !== 'pending') return undefined;
+      if (cur?.state !== 'pending') return undefined;
       const next: OutboxEntry = { ...cur, ...patch };
       if (o.post) {
         const t = now();

@@ -151,7 +151,7 @@ export function pickNext(
   const gone: string[] = [];
   for (const id of lane.ids) {
     const e = getEntry(id);
-    if (!e || e.state !== 'pending') {
+    if (e?.state !== 'pending') {
       gone.push(id);
       continue;
     }

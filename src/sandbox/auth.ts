@@ -107,7 +107,7 @@ export function refresh(deps: AuthDeps, req: SandboxRequest): Reply {
   if (!body.success) return v2Fail(400, describeIssues(body.error));
   const email = deps.tokens.consumeRefresh(body.data.refreshToken);
   const m = email ? deps.state.merchant(email) : undefined;
-  if (!m || m.role !== 'Merchant') return v2Fail(400, 'Invalid refresh token');
+  if (m?.role !== 'Merchant') return v2Fail(400, 'Invalid refresh token');
   return kybBlock(m) ?? session(deps, m, 'Token refreshed');
 }
 
@@ -187,7 +187,7 @@ function unauthorized(req: SandboxRequest, detail: string, challenge: string): A
 /** `Authorization: ApiKey <secret>` (v1 endpoints and withdrawal). */
 export function requireApiKey(deps: AuthDeps, req: SandboxRequest): AuthResult {
   const c = credentials(req);
-  if (!c || c.scheme !== 'apikey') return unauthorized(req, 'An Authorization header with the ApiKey scheme is required', 'ApiKey');
+  if (c?.scheme !== 'apikey') return unauthorized(req, 'An Authorization header with the ApiKey scheme is required', 'ApiKey');
   const m = deps.state.merchantByApiKey(c.value);
   if (!m) return unauthorized(req, 'The API key is not valid', 'ApiKey');
   return { ok: true, merchant: m };
@@ -197,7 +197,7 @@ export function requireApiKey(deps: AuthDeps, req: SandboxRequest): AuthResult {
 export function requireBearer(deps: AuthDeps, req: SandboxRequest, opts: { allowApiKey?: boolean } = {}): AuthResult {
   const c = credentials(req);
   if (c?.scheme === 'apikey' && opts.allowApiKey) return requireApiKey(deps, req);
-  if (!c || c.scheme !== 'bearer') return unauthorized(req, 'A Bearer access token is required', 'Bearer');
+  if (c?.scheme !== 'bearer') return unauthorized(req, 'A Bearer access token is required', 'Bearer');
   const email = deps.tokens.verifyAccess(c.value);
   const m = email ? deps.state.merchant(email) : undefined;
   if (!m) return unauthorized(req, 'The access token is invalid or has expired', 'Bearer error="invalid_token"');

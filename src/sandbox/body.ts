@@ -2,7 +2,7 @@
  * Request-body helpers shared by the handlers: lossless JSON parsing (amounts keep their
  * digits), zod issue formatting for error messages, and header parsing.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { isLosslessNumber } from 'lossless-json';
 import { parseJson } from '../wallet/json.js';
 import type { SandboxRequest } from './http.js';

@@ -117,7 +117,10 @@ export class SandboxState {
   ensureClient(merchantEmail: string, clientEmail: string): Client {
     const mk = lower(merchantEmail);
     let byEmail = this.clients.get(mk);
-    if (!byEmail) this.clients.set(mk, (byEmail = new Map()));
+    if (!byEmail) {
+      byEmail = new Map();
+      this.clients.set(mk, byEmail);
+    }
     let c = byEmail.get(lower(clientEmail));
     if (!c) {
       c = { id: stableUuid(`client:${mk}:${lower(clientEmail)}`), email: clientEmail.trim(), addresses: new Map() };
@@ -186,7 +189,10 @@ export class SandboxState {
   useReference(merchantEmail: string, reference: string): void {
     const mk = lower(merchantEmail);
     let set = this.references.get(mk);
-    if (!set) this.references.set(mk, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.references.set(mk, set);
+    }
     set.add(reference);
   }
 

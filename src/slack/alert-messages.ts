@@ -26,7 +26,6 @@ import { slackDate } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
-import { utcClock, utcSecond } from '../format/time.js';
 import { context, esc, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
 
 export interface RenderedMessage {
@@ -279,7 +278,7 @@ export function renderHistoryLine(count: number, windowMs: number): RenderedMess
 }
 
 /** The thread line added when the alert's status changes. */
-export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMessage {
+export function renderStatusChange(_a: Alert, h: AlertHistoryEntry): RenderedMessage {
   const via = h.source === 'reconciliation' ? " (found in the wallet's history, no notification received)" : '';
   const warn = isFailure(h.status) ? ':warning: ' : '';
   const text = `${warn}Now ${statusDetail(h.status)}, ${slackDate(h.at)}${via}.`;

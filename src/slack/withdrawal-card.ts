@@ -294,7 +294,7 @@ export function renderDm(ref: string, get: (id: string) => WithdrawalRequest | u
 export function renderApproverDm(ref: string, get: (id: string) => WithdrawalRequest | undefined, card: (id: string) => CardPointer): Rendered | null {
   const [id = '', user = ''] = ref.split('|');
   const r = get(id);
-  if (!r || r.state !== 'pending' || r.approvals.some((a) => a.user === user)) return null;
+  if (r?.state !== 'pending' || r.approvals.some((a) => a.user === user)) return null;
   const flags = riskFlags(r);
   return {
     text:

@@ -55,7 +55,10 @@ export async function approversToAsk(policy: Policy, r: WithdrawalRequest, group
     if (isUser(entry)) out.add(entry);
     else if (entry.startsWith('S') && groups) {
       // A group Slack cannot list now must not keep the named approvers from being asked.
-      const members = await groups.membersOf(entry).catch((err: unknown) => (onGroupError?.(entry, err), [] as string[]));
+      const members = await groups.membersOf(entry).catch((err: unknown) => {
+        onGroupError?.(entry, err);
+        return [] as string[];
+      });
       for (const member of members) if (isUser(member)) out.add(member);
     }
   }
@@ -186,7 +189,7 @@ export function withdrawalNotifier(o: {
   async function askApprovers(id: string, delayMs: number): Promise<void> {
     try {
       const r = get(id);
-      if (!r || r.state !== 'pending') return void waiting.delete(id);
+      if (r?.state !== 'pending') return void waiting.delete(id);
       if (!o.outbox.message(cardKey(id))?.ts) return askApproversOncePosted(id, Math.min(delayMs * 2, CARD_WAIT.maxMs));
       const users = await approversToAsk(o.policy, r, o.groups, (group, err) =>
         o.logger.warn({ group, err: err instanceof Error ? err.message : String(err) }, 'could not list an approver group; its members are not asked by DM'),

@@ -30,8 +30,13 @@ export async function dailyDigest(wallet: Pick<WalletClient, 'listTransactions'>
       const cur = r.currency?.name ?? (r.currencyName || '?');
       const acc = by.get(cur) ?? { dep: new Dec(0), depN: 0, wd: new Dec(0), wdN: 0, failed: 0 };
       if (r.status === 'failed') acc.failed++;
-      else if (r.type === 'deposit') (acc.dep = acc.dep.plus(r.amount)), acc.depN++;
-      else if (r.type === 'withdrawal') (acc.wd = acc.wd.plus(r.amount)), acc.wdN++;
+      else if (r.type === 'deposit') {
+        acc.dep = acc.dep.plus(r.amount);
+        acc.depN++;
+      } else if (r.type === 'withdrawal') {
+        acc.wd = acc.wd.plus(r.amount);
+        acc.wdN++;
+      }
       by.set(cur, acc);
     }
     if (res.records.length < PAGE_SIZE) break;

@@ -136,7 +136,7 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       };
     }
     case 'claim-for-sending': {
-      if (!req || req.state !== 'approved') return unchanged(req);
+      if (req?.state !== 'approved') return unchanged(req);
       return {
         kind: 'changed',
         next: transition(req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),
@@ -266,7 +266,7 @@ function decideApprove(c: Extract<WithdrawalCommand, { type: 'approve' }>, req: 
 }
 
 function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: WithdrawalRequest | undefined, at: string): Decision {
-  if (!cur || cur.state !== 'executing') {
+  if (cur?.state !== 'executing') {
     // A webhook settled it while the answer was on its way: the answer goes to the audit log only.
     const details = outcome.ok
       ? { serviceReference: outcome.answer.serviceReference, amount: outcome.answer.amount }
@@ -312,7 +312,7 @@ function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: Withdra
 
 function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefined, at: string): Decision {
   // A record whose status we cannot read proves it reached the service, not how it ended.
-  if (!cur || cur.state !== 'unknown' || hit.status === 'unknown') return unchanged(cur);
+  if (cur?.state !== 'unknown' || hit.status === 'unknown') return unchanged(cur);
   const details = { reference: hit.reference, status: hit.status, delivered: hit.amount, transactionHash: hit.hash };
   const result: WithdrawalResultRecord = { source: 'reconcile', serviceReference: null, amount: hit.amount, fee: null, feeCurrency: null, transactionHash: hit.hash };
   const next =

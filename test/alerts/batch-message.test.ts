@@ -10,7 +10,7 @@ function alert(i: number, o: Partial<Alert> = {}): Alert {
     id: `a${i}`,
     kind: 'deposit',
     status: 'PENDING',
-    hash: '0x' + i.toString(16).padStart(64, '0'),
+    hash: `0x${i.toString(16).padStart(64, '0')}`,
     amount: `${i}.5`,
     currency: 'USDT',
     network: 'BSC',
@@ -69,7 +69,7 @@ describe('batch message', () => {
           const after = before.slice(0, n).map((a, i) => ({
             ...a,
             status: i % 2 ? 'CONFIRMED' : 'NOT_PROPAGATED',
-            hash: a.hash ?? '0x' + 'f'.repeat(64),
+            hash: a.hash ?? `0x${'f'.repeat(64)}`,
             clientEmail: a.clientEmail ?? 'late-filled-client-address@some-long-domain.example.com',
             verification: { state: 'confirmed' as const, attempts: 1, hashUrl: `https://testnet.bscscan.com/tx/${'e'.repeat(66)}` },
           }));

@@ -16,7 +16,7 @@ afterEach(async () => {
   p = undefined;
 });
 
-const hashOf = (i: number) => '0x' + i.toString(16).padStart(64, '0');
+const hashOf = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
 const top = (channel: string) => p!.fake.channel(channel).filter((m) => !m.thread_ts);
 const shown = (m: FakeMessage) => JSON.stringify(m.blocks);
 /** The lines of a batch message: every section after the header, split. */

@@ -124,7 +124,7 @@ describe('a crash after the acknowledgement', () => {
     fake = await startFakeSlack();
     fake.failNext('chat.postMessage', { delayMs: 400 });
     const url = await startChild({ DATA_DIR: dir, SLACK_URL: fake.url, START_OUTBOX: '0' });
-    const hashes = [1, 2, 3, 4, 5].map((i) => '0x' + String(i).repeat(64));
+    const hashes = [1, 2, 3, 4, 5].map((i) => `0x${String(i).repeat(64)}`);
     for (const hash of hashes) expect((await send(url, depositSample({ hash, status: 2 }))).status).toBe(200);
     child!.kill('SIGUSR2'); // all five are in: the outbox starts, its first slot batches them
     await fake.waitFor('chat.postMessage', undefined, 5000);
@@ -159,7 +159,7 @@ describe('a crash after the acknowledgement', () => {
     fake = await startFakeSlack();
     fake.failNext('chat.postMessage', { delayMs: 400 });
     const url = await startChild({ DATA_DIR: dir, SLACK_URL: fake.url, START_OUTBOX: '0' });
-    const hashes = [1, 2, 3, 4, 5].map((i) => '0x' + String(i).repeat(64));
+    const hashes = [1, 2, 3, 4, 5].map((i) => `0x${String(i).repeat(64)}`);
     for (const hash of hashes) expect((await send(url, depositSample({ hash, status: 2 }))).status).toBe(200);
     child!.kill('SIGUSR2'); // all five are in: the outbox starts, its first slot batches them
     await fake.waitFor('chat.postMessage', undefined, 5000);

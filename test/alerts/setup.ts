@@ -116,8 +116,8 @@ export async function send(url: string, body: string | object, headers: Record<s
   return { status: res.status, body: parsed };
 }
 
-export const HASH_A = '0x' + 'a'.repeat(64);
-export const HASH_B = '0x' + 'b'.repeat(64);
+export const HASH_A = `0x${'a'.repeat(64)}`;
+export const HASH_B = `0x${'b'.repeat(64)}`;
 
 /** The public docs' deposit sample, PascalCase, Currency as a number and NetworkChain as a name. */
 export function depositSample(o: { hash?: string; status?: number | string; amount?: string | number; currency?: number | string; extra?: Record<string, unknown> } = {}): string {
@@ -126,5 +126,5 @@ export function depositSample(o: { hash?: string; status?: number | string; amou
   return `{"TransactionType":1,"Data":{"Checksum":"${'AB'.repeat(64)}","Amount":${amountJson},"Charge":0.5,"TotalAmountDeposited":150.75,` +
     `"DepositAddress":"0x1111111111111111111111111111111111111111","ReceiveAddress":"0x2222222222222222222222222222222222222222",` +
     `"Currency":${JSON.stringify(o.currency ?? 4)},"NetworkChain":"BSC","Status":${JSON.stringify(o.status ?? 2)},"MerchantClient":{"Email":"client@example.com"},` +
-    `"TransactionHash":"${o.hash ?? HASH_A}"${o.extra ? ',' + JSON.stringify(o.extra).slice(1, -1) : ''}}}`;
+    `"TransactionHash":"${o.hash ?? HASH_A}"${o.extra ? `,${JSON.stringify(o.extra).slice(1, -1)}` : ''}}}`;
 }

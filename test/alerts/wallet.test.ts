@@ -88,7 +88,7 @@ describe('alerts against the sandbox wallet service', () => {
 
   it('the wallet\'s explorer links: a line already in a batch message keeps the link it was drawn with; a message of its own takes a sensible one', async () => {
     p = await startPipeline({ startOutbox: false, alerts: { verifyRetryDelaysMs: [] } });
-    const hashes = [1, 2, 3, 4].map((i) => '0x' + String(i).repeat(64));
+    const hashes = [1, 2, 3, 4].map((i) => `0x${String(i).repeat(64)}`);
     // The list does not know them yet: the first check finds nothing.
     for (const hash of hashes.slice(0, 3)) expect((await send(p.webhookUrl, depositSample({ hash, status: 2 }))).status).toBe(200);
     await p.alerts.idle();

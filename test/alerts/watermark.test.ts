@@ -12,8 +12,8 @@ afterEach(async () => {
 
 const SIX_WEEKS_MS = 42 * 24 * 3_600_000;
 const DAY_MS = 24 * 3_600_000;
-const HASH_C = '0x' + 'c'.repeat(64);
-const HASH_D = '0x' + 'd'.repeat(64);
+const HASH_C = `0x${'c'.repeat(64)}`;
+const HASH_D = `0x${'d'.repeat(64)}`;
 
 describe('the watermark', () => {
   it('a first start against a sandbox with weeks of history: one summary line, no alert per past deposit; later finds are alerted, once', async () => {

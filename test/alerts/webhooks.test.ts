@@ -95,7 +95,7 @@ describe('webhook receiver', () => {
 
   it('a wrong secret gets 404 and stores nothing', async () => {
     p = await startPipeline();
-    const r = await send(p.webhookUrl.replace(SECRET, SECRET.slice(0, -1) + 'x'), depositSample());
+    const r = await send(p.webhookUrl.replace(SECRET, `${SECRET.slice(0, -1)}x`), depositSample());
     expect(r.status).toBe(404);
     const r2 = await send(p.webhookUrl.replace(SECRET, 'short'), depositSample());
     expect(r2.status).toBe(404);
@@ -118,7 +118,7 @@ describe('webhook receiver', () => {
         resolve(res.statusCode ?? 0);
       });
       req.on('error', reject);
-      req.write('{"padding":"' + 'x'.repeat(2048)); // never finished: the server must answer anyway
+      req.write(`{"padding":"${'x'.repeat(2048)}`); // never finished: the server must answer anyway
     });
     expect(status).toBe(413);
     // Streamed without a content-length, the cap still applies.
@@ -128,7 +128,7 @@ describe('webhook receiver', () => {
         resolve(res.statusCode ?? 0);
       });
       req.on('error', reject);
-      req.write('{"padding":"' + 'x'.repeat(4096));
+      req.write(`{"padding":"${'x'.repeat(4096)}`);
     });
     expect(chunked).toBe(413);
     expect(events()).toHaveLength(0);
@@ -140,11 +140,11 @@ describe('webhook receiver', () => {
     const ts = Math.floor(Date.now() / 1000);
     const good = signBody(SECRET, 'msg_1', ts, body);
     const headers = (t: number, sig: string) => ({ 'webhook-id': 'msg_1', 'webhook-timestamp': String(t), 'webhook-signature': sig });
-    expect((await send(p.webhookUrl, body, headers(ts, 'v1,AAAA' + good.slice(7)))).status).toBe(401);
+    expect((await send(p.webhookUrl, body, headers(ts, `v1,AAAA${good.slice(7)}`))).status).toBe(401);
     expect((await send(p.webhookUrl, body)).status).toBe(401);
     const stale = ts - 6 * 60;
     expect((await send(p.webhookUrl, body, headers(stale, signBody(SECRET, 'msg_1', stale, body)))).status).toBe(401);
-    expect((await send(p.webhookUrl, body + ' ', headers(ts, good))).status).toBe(401);
+    expect((await send(p.webhookUrl, `${body} `, headers(ts, good))).status).toBe(401);
     expect(events()).toHaveLength(0);
     // Several signatures (key rotation): one valid is enough.
     expect((await send(p.webhookUrl, body, headers(ts, `v1,bm9wZQ== ${good}`))).status).toBe(200);
@@ -200,8 +200,8 @@ describe('webhook receiver', () => {
 
   it('a FAILED or NOT_PROPAGATED deposit is posted with a visible warning; a confirmed one is not', async () => {
     p = await startPipeline();
-    const failedHash = '0x' + 'f'.repeat(64);
-    const unsentHash = '0x' + 'e'.repeat(64);
+    const failedHash = `0x${'f'.repeat(64)}`;
+    const unsentHash = `0x${'e'.repeat(64)}`;
     await send(p.webhookUrl, depositSample({ hash: failedHash, status: 'FAILED' }));
     await send(p.webhookUrl, depositSample({ hash: unsentHash, status: 'NOT_PROPAGATED' }));
     await send(p.webhookUrl, depositSample({ hash: HASH_A, status: 'CONFIRMED' }));
@@ -229,9 +229,9 @@ describe('webhook receiver', () => {
 
   it('mentions @here strictly above the per-currency threshold (decimal compare)', async () => {
     p = await startPipeline();
-    await send(p.webhookUrl, depositSample({ hash: '0x' + '1'.repeat(64), amount: '10000.000001' }));
-    await send(p.webhookUrl, depositSample({ hash: '0x' + '2'.repeat(64), amount: '10000.000000' }));
-    await send(p.webhookUrl, depositSample({ hash: '0x' + '3'.repeat(64), amount: '"0.6"', currency: 'BTC' }));
+    await send(p.webhookUrl, depositSample({ hash: `0x${'1'.repeat(64)}`, amount: '10000.000001' }));
+    await send(p.webhookUrl, depositSample({ hash: `0x${'2'.repeat(64)}`, amount: '10000.000000' }));
+    await send(p.webhookUrl, depositSample({ hash: `0x${'3'.repeat(64)}`, amount: '"0.6"', currency: 'BTC' }));
     await p.outbox.drain();
     const usdt = top('C0USDT');
     expect(usdt.map((m) => m.text!.startsWith('<!here>'))).toEqual([true, false]);
@@ -240,7 +240,7 @@ describe('webhook receiver', () => {
 
   it('one withdrawal, one alert: notified before its hash, redelivered with another checksum, then with the hash', async () => {
     p = await startPipeline();
-    const hash = '0x' + 'd'.repeat(64);
+    const hash = `0x${'d'.repeat(64)}`;
     const sent: boolean[] = [];
     for (const [status, checksum, withHash] of [
       ['ABOUT_TO_INITIATE', '01', false],
@@ -272,7 +272,7 @@ describe('webhook receiver', () => {
 
   it('a withdrawal first told by hash alone keeps its alert when the reference turns up; two references paid in one batch stay two', async () => {
     p = await startPipeline();
-    const hash = '0x' + 'e'.repeat(64);
+    const hash = `0x${'e'.repeat(64)}`;
     await send(p.webhookUrl, withdrawal({ status: 'PENDING', checksum: '01', hash, noReference: true }));
     await send(p.webhookUrl, withdrawal({ status: 'CONFIRMED', checksum: '02', hash }));
     await send(p.webhookUrl, withdrawal({ status: 'CONFIRMED', checksum: '03', hash, reference: 'wd_other' }));
@@ -317,7 +317,7 @@ describe('webhook receiver', () => {
     // Another amount is another transaction.
     expect((await send(p.webhookUrl, remit('DD', '30'))).body).toEqual({ ok: true, duplicate: false });
     // The hash turns up: the same alert, which keeps it, and later news of that hash finds it.
-    const hash = '0x' + 'f'.repeat(64);
+    const hash = `0x${'f'.repeat(64)}`;
     expect((await send(p.webhookUrl, remit('EE', '25.5', 'CONFIRMED', hash))).body).toEqual({ ok: true, duplicate: false });
     expect((await send(p.webhookUrl, remit('FF', '25.5', 'CONFIRMED', hash))).body).toEqual({ ok: true, duplicate: true });
     await p.outbox.drain();

@@ -425,7 +425,7 @@ describe('the user-visible model', () => {
       data: { error: 'hash_conflict' },
     });
     await c.views.update({ view_id: id, hash: opened.view!.hash!, view: { type: 'modal', title: { type: 'plain_text', text: 'Two' }, blocks: [] } });
-    expect((fake.view(id)?.title as { text: string }).text).toBe('Two');
+    expect((fake.view(id)?.title as { text: string } | undefined)?.text).toBe('Two');
     const many = Array.from({ length: 51 }, () => ({ type: 'divider' }));
     await expect(c.chat.postMessage({ channel: 'C1', text: 'x', blocks: many })).rejects.toMatchObject({ data: { error: 'invalid_blocks' } });
   });

@@ -5,7 +5,10 @@ import { createLogger } from '../../src/log.js';
 
 function logger() {
   let text = '';
-  const destination = new Writable({ write: (c, _e, cb) => ((text += c.toString()), cb()) });
+  const destination = new Writable({ write: (c, _e, cb) => {
+      text += c.toString();
+      cb();
+    } });
   return { log: createLogger({ level: 'debug', destination }), text: () => text };
 }
 

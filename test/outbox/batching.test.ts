@@ -110,7 +110,7 @@ describe('outbox batching', () => {
     await item(ob, 'live', 'live one');
     await ob.drain();
     const lines = top().map((m) => linesOf(m)[0]);
-    const liveAt = lines.findIndex((l) => l === 'live one');
+    const liveAt = lines.indexOf('live one');
     // One message was posted before the live one was enqueued; at most one more could have been in flight.
     expect(liveAt).toBeGreaterThan(0);
     expect(liveAt).toBeLessThanOrEqual(2);

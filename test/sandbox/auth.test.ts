@@ -171,7 +171,10 @@ describe('password reset', () => {
     const logger = createLogger({
       level: 'info',
       secrets: new SecretRegistry(),
-      destination: new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), cb()) }),
+      destination: new Writable({ write: (chunk, _e, cb) => {
+        lines.push(String(chunk));
+        cb();
+      } }),
     });
     await sb.close();
     sb = await createSandbox({ seed: false, now: () => clock, logger });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { M, WITHDRAW_HEADERS, WITHDRAW_PATH, call, expectProblem401, generate, withdrawRaw, withdrawalBody, login, bearer } from './helpers.js';
+import { M, WITHDRAW_HEADERS, call, expectProblem401, generate, withdrawRaw, withdrawalBody, login, bearer } from './helpers.js';
 
 let sb: Sandbox;
 const CLIENT = 'payer@client.test';

@@ -201,9 +201,9 @@ describe('decide: sending', () => {
   });
 
   it('the destination in the answer is compared as its address family requires: hex in any case, TRON base58 exactly', () => {
-    const hex = '0x' + 'ab'.repeat(20);
+    const hex = `0x${'ab'.repeat(20)}`;
     const evm = given(requestCommand(usdt('10', { destination: hex })), approve('U0CAROL'), claim);
-    const sameHex = changed(decide({ type: 'record-send-outcome', requestId: 'w1', outcome: { ok: true, answer: answer({ destinationAddress: '0x' + 'AB'.repeat(20) }) } }, evm, ctx()));
+    const sameHex = changed(decide({ type: 'record-send-outcome', requestId: 'w1', outcome: { ok: true, answer: answer({ destinationAddress: `0x${'AB'.repeat(20)}` }) } }, evm, ctx()));
     expect(sameHex.next.result?.mismatches).toBeUndefined();
     const tronAddress = deriveAddress('tron', 'payee');
     const i = [...tronAddress].findIndex((ch, j) => j > 0 && /[a-z]/i.test(ch)); // one letter in the other case

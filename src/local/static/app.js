@@ -261,7 +261,10 @@ function showConfirm(c, go) {
           'footer',
           {},
           h('button', { class: 'bk', type: 'button', onclick: close }, c.deny?.text ?? 'Cancel'),
-          h('button', { class: `bk ${c.style ?? 'primary'}`, type: 'button', onclick: () => (close(), go()) }, c.confirm?.text ?? 'Yes'),
+          h('button', { class: `bk ${c.style ?? 'primary'}`, type: 'button', onclick: () => {
+            close();
+            go();
+          } }, c.confirm?.text ?? 'Yes'),
         ),
       ),
     ),
@@ -373,7 +376,10 @@ function renderModals() {
   const ctx = { source: 'view', viewId: top.id, errors: top.errors };
   const form = h(
     'form',
-    { class: 'modal', 'data-view-id': top.id, 'aria-label': top.title?.text ?? 'Modal', onsubmit: (e) => (e.preventDefault(), submitModal(top, form)) },
+    { class: 'modal', 'data-view-id': top.id, 'aria-label': top.title?.text ?? 'Modal', onsubmit: (e) => {
+      e.preventDefault();
+      submitModal(top, form);
+    } },
     h('header', {}, h('span', {}, textObj(top.title)), stack.length > 1 ? h('span', { class: 'stack-depth' }, `${stack.length} stacked`) : null),
     h('div', { class: 'body' }, top.errors?._ ? h('p', { class: 'modal-error', role: 'alert' }, top.errors._) : null, blocks(top.blocks, ctx)),
     h(
