@@ -74,7 +74,7 @@ export async function openStore(o: StoreOptions): Promise<Store> {
       { dir, records, seq, snapshotBytes: snapshotFile.bytes, journalBytes, replayed },
       'store opened',
     );
-    return new DurableStore({ dir, lock, low, snapshotFile, journalPath, fh, collections, records, seq, journalBytes, opts: o });
+    return new DurableStore({ dir, lock, low, snapshotFile, journalPath, fh, collections, records, seq, journalBytes, snapshotSeq: loaded.snapshotSeq, opts: o });
   } catch (err) {
     await lock.release().catch(() => {});
     throw err;
