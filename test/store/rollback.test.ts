@@ -5,6 +5,7 @@
  * lines that could not be cut must not replay after close; a probe still running must not
  * touch the files after close released the lock.
  */
+import { statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -187,33 +188,43 @@ describe('closing a store that could not cut its journal', () => {
 });
 
 describe('a probe running when close() is called', () => {
-  it('close() waits for it: nothing of the old store touches the files after the lock is released', async () => {
+  it('close() waits for it: the probe has done all its work before close() cuts, closes and releases the lock', async () => {
     const dir = await tempDir();
-    let full = false;
+    const journalPath = path.join(dir, 'journal.jsonl');
+    let failSync = false;
+    let cuts = 0;
     let closed: Promise<void> | undefined;
+    let journalSizeAtCloseCut: number | undefined;
     let s!: Store;
     s = await openStore({
       dir,
       probeIntervalMs: 5,
       writeGate: (st) => {
-        // close() is called just as a probe starts: the probe's cut, probe file and fresh handle are all still ahead.
-        if (st === 'probe' && !full && !closed) closed = s.close();
-        return full && (st === 'write' || st === 'sync') ? enospc() : undefined;
+        if (st === 'sync' && failSync) {
+          failSync = false;
+          return enospc();
+        }
+        if (st !== 'cut') return undefined;
+        cuts++;
+        // 1: the rollback's cut fails, so the refused line stays in the file.
+        if (cuts === 1) return enospc();
+        // 2: the probe is about to cut it: close() is called right now, mid-probe.
+        if (cuts === 2) closed = s.close();
+        // 3: close()'s own cut, the last step before it lets go of the files: the probe must be done by now.
+        if (cuts === 3) journalSizeAtCloseCut = statSync(journalPath).size;
+        return undefined;
       },
     });
     await s.commit((tx) => tx.put(W, 'a', { id: 'a' }));
-    full = true;
+    const durableSize = statSync(journalPath).size;
+    failSync = true;
     expect(await settle(s.commit((tx) => tx.put(W, 'b', { id: 'b' })))).toBe('unavailable');
-    full = false;
+    expect(statSync(journalPath).size).toBeGreaterThan(durableSize);
     while (!closed) await new Promise((r) => setTimeout(r, 5));
     await closed;
-    // The probe has finished: its file is gone already.
+    expect(cuts).toBe(3);
+    expect(journalSizeAtCloseCut).toBe(durableSize);
     expect(await fs.readdir(dir)).not.toContain('probe.tmp');
-    // A new owner writes; a stray probe of the old store would cut this line back to the old length.
-    const again = await openStore({ dir });
-    await again.commit((tx) => tx.put(W, 'c', { id: 'c', pad: 'z'.repeat(100) }));
-    await new Promise((r) => setTimeout(r, 50));
-    await again.close();
-    expect(await reopenIds(dir)).toEqual(['a', 'c']);
+    expect(await reopenIds(dir)).toEqual(['a']);
   });
 });
