@@ -409,6 +409,10 @@ export class DurableStore implements Store {
         await fsyncDir(this.dir, this.writeGate);
         this.trustedSnapshotSeq = loaded.snapshotSeq;
       }
+      // Below the last durable line only under a snapshot this process saw complete that holds all of it.
+      if (loaded.journalBytes < this.journalBytes && !(loaded.snapshotSeq === this.trustedSnapshotSeq && loaded.snapshotSeq >= this.durableSeq)) {
+        throw new Error(`the journal would be cut below its last acknowledged line (to ${loaded.journalBytes} of ${this.journalBytes} bytes)`);
+      }
       if (loaded.seq < this.durableSeq) {
         throw new Error(`the disk holds commits up to ${loaded.seq} but ${this.durableSeq} were acknowledged`);
       }
