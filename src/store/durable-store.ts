@@ -459,6 +459,7 @@ export class DurableStore implements Store {
       // Set before the probe's first step runs, so a close() from anywhere sees it.
       this.probing = Promise.resolve()
         .then(() => this.probe())
+        .catch((err: unknown) => this.logger?.error({ err, dir: this.dir }, 'probe failed unexpectedly'))
         .finally(() => (this.probing = undefined));
     }, this.probeIntervalMs);
     this.probeTimer.unref();
