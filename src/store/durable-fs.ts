@@ -15,7 +15,13 @@ export async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
   }
 }
 
-export async function fsyncDir(dir: string): Promise<void> {
+/** The store's test seam (StoreOptions.writeGate): an error returned for a stage is thrown there instead of doing the I/O. */
+export type WriteGate = (stage: WriteStage) => Error | undefined;
+export type WriteStage = 'write' | 'partial' | 'sync' | 'probe' | 'snapshot' | 'dirsync' | 'cut';
+
+export async function fsyncDir(dir: string, gate?: WriteGate): Promise<void> {
+  const refused = gate?.('dirsync');
+  if (refused) throw refused;
   const dh = await fs.open(dir, 'r');
   try {
     await dh.sync();
@@ -39,7 +45,9 @@ export async function writeFileSynced(file: string, data: Buffer | string): Prom
 }
 
 /** Replace `file` atomically: readers and crashes see the old content or the new, never a mix. */
-export async function replaceFileDurably(file: string, tmp: string, data: Buffer | string, dir: string): Promise<void> {
+export async function replaceFileDurably(file: string, tmp: string, data: Buffer | string, dir: string, gate?: WriteGate): Promise<void> {
+  const refused = gate?.('snapshot');
+  if (refused) throw refused;
   await writeFileSynced(tmp, data);
   try {
     await fs.rename(tmp, file);
@@ -47,7 +55,9 @@ export async function replaceFileDurably(file: string, tmp: string, data: Buffer
     await fs.rm(tmp, { force: true }).catch(() => {});
     throw err;
   }
-  await fsyncDir(dir);
+  // A failure from here on leaves the new content under the name, whole, but the name itself
+  // may not survive a crash: callers must not treat `file` as durable until a dir fsync succeeds.
+  await fsyncDir(dir, gate);
 }
 
 export function errorCode(err: unknown): string | undefined {

@@ -7,13 +7,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Adapter } from 'lowdb';
-import { errorCode, replaceFileDurably } from './durable-fs.js';
+import { errorCode, replaceFileDurably, type WriteGate } from './durable-fs.js';
 import { StoreCorruptError } from './errors.js';
 
 export class DurableJsonFile<T> implements Adapter<T> {
   /** Size of the file as last read or written. */
   bytes = 0;
   readonly tmp: string;
+  /** The store's test seam, set by the store that owns this file. */
+  gate: WriteGate | undefined;
 
   constructor(readonly file: string) {
     this.tmp = `${file}.tmp`;
@@ -42,7 +44,7 @@ export class DurableJsonFile<T> implements Adapter<T> {
   async write(data: T): Promise<void> {
     // Serialized before the first await: the caller's data may change once we yield.
     const buf = Buffer.from(JSON.stringify(data));
-    await replaceFileDurably(this.file, this.tmp, buf, path.dirname(this.file));
+    await replaceFileDurably(this.file, this.tmp, buf, path.dirname(this.file), this.gate);
     this.bytes = buf.length;
   }
 }

@@ -37,6 +37,8 @@ interface Compaction {
   /** Journal lines after `seq` written while the snapshot was being written: the new journal starts with them. */
   tail: string[];
   snapshotDone: boolean;
+  /** low.data before this compaction set it: put back if the snapshot is abandoned. */
+  prevData: SnapshotData;
   ended: Promise<void>;
   end: () => void;
 }
@@ -52,6 +54,8 @@ interface StoreParts {
   records: number;
   seq: number;
   journalBytes: number;
+  /** The seq of the snapshot on disk at open. */
+  snapshotSeq: number;
   opts: StoreOptions;
 }
 
@@ -69,6 +73,16 @@ export class DurableStore implements Store {
   private seq: number;
   private durableSeq: number;
   private journalBytes: number;
+  /**
+   * The seq of the last snapshot known durable: read at open, or written by this process with
+   * every step done (fsynced, renamed, directory fsynced). Only such a snapshot may let a
+   * rollback cut the journal below its last durable line.
+   */
+  private trustedSnapshotSeq: number;
+  /** Undurable journal lines may still be in the file (a rollback could not cut them). */
+  private cutPending = false;
+  /** The probe while it runs: shutdown waits for it, so it never touches the files after the lock is released. */
+  private probing: Promise<void> | undefined;
   private commits = 0;
   private flushes = 0;
   private compactions = 0;
@@ -104,11 +118,13 @@ export class DurableStore implements Store {
     this.seq = p.seq;
     this.durableSeq = p.seq;
     this.journalBytes = p.journalBytes;
+    this.trustedSnapshotSeq = p.snapshotSeq;
     this.logger = p.opts.logger;
     this.compactAfterBytes = p.opts.compactAfterBytes;
     this.onFailure = p.opts.onFailure;
     this.probeIntervalMs = p.opts.probeIntervalMs ?? 1_000;
     this.writeGate = p.opts.writeGate;
+    this.snapshotFile.gate = this.writeGate;
     this.onWritable = p.opts.onWritable;
   }
 
@@ -221,6 +237,16 @@ export class DurableStore implements Store {
         else break;
       }
       clearTimeout(this.probeTimer);
+      if (this.probing) await this.probing;
+      // A refused write may have left complete lines that were never acknowledged (their
+      // callers were told they failed): they must not replay on the next open.
+      if ((this.unavailable || this.cutPending) && !this.failed) {
+        try {
+          await this.cutJournal(this.journalBytes);
+        } catch (err) {
+          this.fail(err);
+        }
+      }
       await this.fh.close();
     } finally {
       await this.lock.release();
@@ -265,6 +291,11 @@ export class DurableStore implements Store {
     const buf = Buffer.from(batch.map((l) => l.line).join(''));
     const refused = this.writeGate?.('write');
     if (refused) throw refused;
+    const torn = this.writeGate?.('partial');
+    if (torn) {
+      await writeAll(this.fh, buf.subarray(0, Math.ceil(buf.length / 2)));
+      throw torn;
+    }
     await writeAll(this.fh, buf);
     // After the bytes are in the file: a failed fsync leaves complete lines that are not durable.
     const unsynced = this.writeGate?.('sync');
@@ -297,13 +328,14 @@ export class DurableStore implements Store {
     for (const [name, m] of this.collections) if (m.size > 0) collections[name] = [...m.entries()];
     let end!: () => void;
     const ended = new Promise<void>((r) => (end = r));
-    const c: Compaction = { seq: this.seq, tail: [], snapshotDone: false, ended, end };
+    const c: Compaction = { seq: this.seq, tail: [], snapshotDone: false, prevData: this.low.data, ended, end };
     this.compaction = c;
     // Values are frozen and replaced, never mutated, so these arrays stay a consistent picture of seq M.
     this.low.data = { version: SNAPSHOT_VERSION, seq: c.seq, collections };
     this.low.write().then(
       () => {
         c.snapshotDone = true;
+        this.trustedSnapshotSeq = Math.max(this.trustedSnapshotSeq, c.seq);
         this.kick();
         // kick() does nothing if the store failed or is unavailable; nobody will finish this compaction then.
         if (this.failed || this.unavailable) this.abandonCompaction(c);
@@ -317,6 +349,8 @@ export class DurableStore implements Store {
 
   private abandonCompaction(c: Compaction): void {
     if (this.compaction === c) this.compaction = undefined;
+    // low.data must not keep a picture that may never have reached the disk.
+    if (!c.snapshotDone && this.low.data?.seq === c.seq) this.low.data = c.prevData;
     this.compactRetryAt = this.journalBytes + this.threshold();
     c.end();
   }
@@ -368,24 +402,34 @@ export class DurableStore implements Store {
     let loaded: Loaded;
     try {
       loaded = await loadFromDisk(this.low, this.snapshotFile, this.journalPath, this.durableSeq);
+      if (loaded.snapshotSeq !== this.trustedSnapshotSeq) {
+        // Only a snapshot whose write failed after its rename gets here: its content is whole
+        // (fsynced before the rename) but its name may not survive a crash. Trusting it means
+        // resolving its commits and cutting the journal under it, so make the name durable first.
+        await fsyncDir(this.dir, this.writeGate);
+        this.trustedSnapshotSeq = loaded.snapshotSeq;
+      }
+      // Below the last durable line only under a snapshot this process saw complete that holds all of it.
+      if (loaded.journalBytes < this.journalBytes && !(loaded.snapshotSeq === this.trustedSnapshotSeq && loaded.snapshotSeq >= this.durableSeq)) {
+        throw new Error(`the journal would be cut below its last acknowledged line (to ${loaded.journalBytes} of ${this.journalBytes} bytes)`);
+      }
+      if (loaded.seq < this.durableSeq) {
+        throw new Error(`the disk holds commits up to ${loaded.seq} but ${this.durableSeq} were acknowledged`);
+      }
     } catch (err) {
-      // The disk cannot even be read back: memory cannot be made equal to it. Stop, as before.
+      // The disk cannot be read back, or what it holds cannot be trusted: memory cannot be made
+      // equal to it. Stop; a restart reloads whatever the disk really holds.
       this.unavailable = undefined;
       this.fail(err);
       return;
     }
     // Cut the undurable tail now (a crash before the next write must not bring back commits
     // their callers were told failed); shrinking a file works on a full disk. If it fails,
-    // probe() cuts it before anything is written.
+    // probe() cuts it before anything is written, and close() before it lets go.
     try {
-      const fh = await fs.open(this.journalPath, 'r+');
-      try {
-        await fh.truncate(loaded.journalBytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+      await this.cutJournal(loaded.journalBytes);
     } catch (err) {
+      this.cutPending = true;
       this.logger?.warn({ err, dir: this.dir }, 'could not cut the journal back yet; will before the next write');
     }
     this.collections.clear();
@@ -411,7 +455,13 @@ export class DurableStore implements Store {
 
   private scheduleProbe(): void {
     if (this.closing || this.failed) return;
-    this.probeTimer = setTimeout(() => void this.probe(), this.probeIntervalMs);
+    this.probeTimer = setTimeout(() => {
+      // Set before the probe's first step runs, so a close() from anywhere sees it.
+      this.probing = Promise.resolve()
+        .then(() => this.probe())
+        .catch((err: unknown) => this.logger?.error({ err, dir: this.dir }, 'probe failed unexpectedly'))
+        .finally(() => (this.probing = undefined));
+    }, this.probeIntervalMs);
     this.probeTimer.unref();
   }
 
@@ -422,13 +472,8 @@ export class DurableStore implements Store {
     try {
       const refused = this.writeGate?.('probe');
       if (refused) throw refused;
-      const fh = await fs.open(this.journalPath, 'r+');
-      try {
-        await fh.truncate(this.journalBytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+      await this.cutJournal(this.journalBytes);
+      this.cutPending = false;
       await writeFileSynced(file, Buffer.alloc(PROBE_BYTES));
       await fs.rm(file, { force: true });
       // A fresh handle: after a failed write or fsync the old one's state is not worth trusting.
@@ -453,6 +498,19 @@ export class DurableStore implements Store {
       this.onWritable?.();
     } catch (err) {
       this.logger?.error({ err, dir: this.dir }, 'onWritable failed');
+    }
+  }
+
+  /** Cut the journal to `bytes` (dropping lines that were never made durable) and sync the cut. */
+  private async cutJournal(bytes: number): Promise<void> {
+    const refused = this.writeGate?.('cut');
+    if (refused) throw refused;
+    const fh = await fs.open(this.journalPath, 'r+');
+    try {
+      await fh.truncate(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
     }
   }
 

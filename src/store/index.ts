@@ -13,6 +13,11 @@
  * memory from the disk (so reads never show what a crash would lose), those commits reject
  * with StoreUnavailableError, later commits are refused at once, and a probe write every
  * probeIntervalMs finds when the disk takes writes again; then the store resumes by itself.
+ * "What the disk holds" is read from the files, never from lowdb's memory: a snapshot counts
+ * only once it is known durable (its directory fsynced), and the journal is never cut below its
+ * last durable line except under such a snapshot. Where that cannot be made sure (the
+ * directory fsync keeps failing, or close() cannot cut the lines of refused commits) the store
+ * fails (StoreFailedError, onFailure) rather than guess.
  *
  * Files in the directory: LOCK (lock.ts), state.json `{version, seq, collections}`,
  * journal.jsonl, and transient *.tmp files (probe.tmp among them) that are deleted on open.
@@ -74,7 +79,7 @@ export async function openStore(o: StoreOptions): Promise<Store> {
       { dir, records, seq, snapshotBytes: snapshotFile.bytes, journalBytes, replayed },
       'store opened',
     );
-    return new DurableStore({ dir, lock, low, snapshotFile, journalPath, fh, collections, records, seq, journalBytes, opts: o });
+    return new DurableStore({ dir, lock, low, snapshotFile, journalPath, fh, collections, records, seq, journalBytes, snapshotSeq: loaded.snapshotSeq, opts: o });
   } catch (err) {
     await lock.release().catch(() => {});
     throw err;

@@ -24,7 +24,11 @@ export interface Loaded {
   journal: Awaited<ReturnType<typeof readJournal>>;
   /** Where the next journal line goes: after the valid lines, or 0 when the snapshot is ahead of them all. */
   journalBytes: number;
+  /** The seq the snapshot file holds (0 when there is none). */
+  snapshotSeq: number;
 }
+
+const EMPTY_SNAPSHOT: SnapshotData = { version: SNAPSHOT_VERSION, seq: 0, collections: {} };
 
 /**
  * The state as the disk holds it: the snapshot, then the journal lines after it. With
@@ -32,12 +36,16 @@ export interface Loaded {
  * made durable: a failed fdatasync), so the result is exactly what was acknowledged.
  */
 export async function loadFromDisk(low: Low<SnapshotData>, snapshotFile: DurableJsonFile<SnapshotData>, journalPath: string, upToSeq = Infinity): Promise<Loaded> {
-  await low.read();
-  const collections = loadSnapshot(low.data, snapshotFile.file);
+  // The file itself, not low.read(): with no file lowdb keeps low.data, which a compaction may
+  // have set to a picture that never reached the disk (and may hold commits not yet durable).
+  const snapshot = (await snapshotFile.read()) ?? EMPTY_SNAPSHOT;
+  if (snapshot === EMPTY_SNAPSHOT) snapshotFile.bytes = 0;
+  const collections = loadSnapshot(snapshot, snapshotFile.file);
+  low.data = snapshot;
   let records = 0;
   for (const m of collections.values()) records += m.size;
   const journal = await readJournal(journalPath);
-  let seq = low.data.seq;
+  let seq = snapshot.seq;
   const first = journal.entries[0];
   if (first && first.seq > seq + 1) {
     throw new StoreCorruptError(
@@ -61,8 +69,8 @@ export async function loadFromDisk(low: Low<SnapshotData>, snapshotFile: Durable
   const last = journal.entries[kept - 1];
   // A snapshot can hold commits the journal never got (crash right after the snapshot);
   // appending seq+1 after these lines would leave a gap that the next open must refuse.
-  if (last && last.seq < low.data.seq) journalBytes = 0;
-  return { collections, records, seq, replayed, journal, journalBytes };
+  if (last && last.seq < snapshot.seq) journalBytes = 0;
+  return { collections, records, seq, replayed, journal, journalBytes, snapshotSeq: snapshot.seq };
 }
 
 export async function exists(p: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 /** The store's public shape: options, the reads and writes callers use, and its health. */
+import type { WriteGate } from './durable-fs.js';
 import type { Logger } from '../log.js';
 import type { AnyCollection, Collection, Singletons } from './collection.js';
 import type { StoreFailedError, StoreUnavailableError } from './errors.js';
@@ -18,10 +19,15 @@ export interface StoreOptions {
   /** While writes fail, how often a probe write checks whether the disk takes writes again; default 1 s. */
   probeIntervalMs?: number;
   /**
-   * Test seam: consulted before every journal write and every probe; an error it returns is
-   * raised as that write's failure (for machines where a real full disk cannot be made).
+   * Test seam: consulted before each step that touches the disk; an error it returns is raised
+   * as that step's failure (for machines where a real full disk cannot be made). Stages:
+   * 'write' (a journal append, refused before any byte), 'partial' (half the append is written,
+   * then it fails), 'sync' (the journal fdatasync), 'probe', 'snapshot' (the snapshot write),
+   * 'dirsync' (a directory fsync: after a snapshot's rename, or before trusting a snapshot that
+   * ended in an error), 'cut' (cutting undurable lines off the journal). A real full disk still
+   * shrinks files and syncs directories, so a "disk full" gate should refuse only the first four.
    */
-  writeGate?: (stage: 'write' | 'sync' | 'probe') => Error | undefined;
+  writeGate?: WriteGate;
   /**
    * Called once each time the store takes writes again after refusing them. What a refused
    * commit left half-done outside the store (a withdrawal sent but its outcome not saved) is

@@ -34,7 +34,7 @@ function seamDisk(): Disk {
     setup: async () => ({
       store: {
         probeIntervalMs: 25,
-        writeGate: () => (full ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) : undefined),
+        writeGate: (stage) => (full && stage !== 'cut' && stage !== 'dirsync' ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) : undefined),
       },
     }),
     fill: async () => {
@@ -200,7 +200,7 @@ describe('a withdrawal whose outcome could not be saved (the disk filled while i
   it('is recovered once the disk takes writes again: reconciled, never resent', async () => {
     let full = false;
     const a = await startTestApp({
-      store: { probeIntervalMs: 25, writeGate: () => (full ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) : undefined) },
+      store: { probeIntervalMs: 25, writeGate: (stage) => (full && stage !== 'cut' && stage !== 'dirsync' ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) : undefined) },
     });
     try {
       a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
