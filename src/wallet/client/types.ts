@@ -1,0 +1,77 @@
+/** The wallet client's public types: its options, the inputs of its operations and its interface. */
+import type { RefreshMethod, TimestampUnit } from '../assumptions.js';
+import type { CurrencyMember, EnumMember } from '../enums.js';
+import type { Logger } from '../../log.js';
+import type { SecretRegistry } from '../../secrets.js';
+import type { Session, TransactionPage, WalletAddress, WithdrawalResult } from '../schemas.js';
+
+export interface WalletClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  publicKey: string;
+  email: string;
+  password: string;
+  /** Default 'Bearer' (assumptions.ts). */
+  v2AuthScheme?: string;
+  /** Default 'POST' (assumptions.ts). */
+  refreshMethod?: RefreshMethod;
+  /** Default 'ms' (assumptions.ts). */
+  timestampUnit?: TimestampUnit;
+  /** Total deadline per call, retries and any login/refresh included. Default 10000. */
+  timeoutMs?: number;
+  /** Retries of idempotent calls after the first attempt. Default 3. */
+  readRetries?: number;
+  /** Backoff base and cap for those retries (full jitter). Defaults 200 / 2000 ms. */
+  retryBaseMs?: number;
+  retryMaxDelayMs?: number;
+  logger: Logger;
+  /** Default: the process registry. Every token obtained is added to it. */
+  secrets?: SecretRegistry;
+}
+
+/** Anything `lookup` resolves: a member, its code, a numeric string or a name. */
+export type CurrencyInput = CurrencyMember | string | number;
+export type NetworkInput = EnumMember | string | number;
+
+export interface GenerateAddressInput {
+  clientEmail: string;
+  currency: CurrencyInput;
+  network: NetworkInput;
+}
+
+export interface WithdrawInput {
+  /** Exact decimal text, e.g. "0.123456789012345678". */
+  amount: string;
+  currency: CurrencyInput;
+  network: NetworkInput;
+  destinationAddress: string;
+  clientEmail: string;
+  merchantReference: string;
+  /** Kept for the caller's records only: the spec's withdrawal request has no description field. */
+  description?: string;
+}
+
+export interface TransactionFilter {
+  currency?: CurrencyInput;
+  network?: NetworkInput;
+  status?: 'successful' | 'failed';
+  type?: 'deposit' | 'withdrawal';
+  hash?: string;
+  address?: string;
+  from?: Date;
+  to?: Date;
+  page?: number;
+  pageSize?: number;
+}
+
+export interface WalletClient {
+  login(): Promise<Session>;
+  refresh(): Promise<Session>;
+  requestPasswordResetOtp(email: string): Promise<void>;
+  resetPassword(i: { email: string; otp: string; newPassword: string }): Promise<void>;
+  generateAddress(i: GenerateAddressInput): Promise<WalletAddress>;
+  withdraw(i: WithdrawInput): Promise<WithdrawalResult>;
+  listTransactions(f?: TransactionFilter): Promise<TransactionPage>;
+  setWebhookUrl(url: string): Promise<void>;
+  authState(): { loggedIn: boolean; expiresAt?: number; email: string };
+}
