@@ -520,7 +520,7 @@ export class DurableStore implements Store {
     this.logger?.fatal({ err, dir: this.dir }, 'journal write failed; refusing further commits');
     this.pending = [];
     for (const w of this.waiters.splice(0)) w.reject(this.failed);
-    if (this.compaction && this.compaction.snapshotDone) this.abandonCompaction(this.compaction);
+    if (this.compaction?.snapshotDone) this.abandonCompaction(this.compaction);
     this.onFailure?.(this.failed);
   }
 }

@@ -60,7 +60,7 @@ export async function acquireLock(dir: string, logger?: Logger): Promise<DirLock
   const info: LockInfo = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() };
   const tmp = path.join(dir, `${LOCK_FILE}.${process.pid}.${randomUUID()}.tmp`);
   try {
-    await writeFileSynced(tmp, JSON.stringify(info) + '\n');
+    await writeFileSynced(tmp, `${JSON.stringify(info)}\n`);
     // A few rounds: each one either wins the link, refuses, or clears one stale lock.
     for (let attempt = 0; attempt < 5; attempt++) {
       try {

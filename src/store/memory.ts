@@ -27,7 +27,10 @@ export function applyOps(collections: Collections, ops: readonly JournalOp[]): n
   for (const op of ops) {
     let m = collections.get(op.c);
     if (op.op === 'put') {
-      if (!m) collections.set(op.c, (m = new Map()));
+      if (!m) {
+        m = new Map();
+        collections.set(op.c, m);
+      }
       if (!m.has(op.id)) delta++;
       m.set(op.id, op.v);
     } else if (m?.delete(op.id)) {
@@ -101,7 +104,10 @@ export class Transaction implements Tx {
 
   private overlay(c: string): Map<string, Write> {
     let m = this.writes.get(c);
-    if (!m) this.writes.set(c, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      this.writes.set(c, m);
+    }
     return m;
   }
 }

@@ -193,7 +193,10 @@ describe('group commit', () => {
     const s = await openAt(await tempDir());
     const flushesBefore = s.stats().flushes;
     const results = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) => s.commit((tx) => (tx.put(N, String(i), { i, amount: `${i}.01` }), i))),
+      Array.from({ length: 1000 }, (_, i) => s.commit((tx) => {
+        tx.put(N, String(i), { i, amount: `${i}.01` });
+        return i;
+      })),
     );
     expect(results).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     const flushes = s.stats().flushes - flushesBefore;
@@ -266,7 +269,7 @@ describe('compaction', () => {
       { seq: 3, ops: [{ op: 'put', c: 'n', id: 'c', v: 3 }] },
       { seq: 4, ops: [{ op: 'del', c: 'n', id: 'a' }, { op: 'put', c: 'n', id: 'b', v: 20 }] },
     ];
-    await fs.writeFile(path.join(dir, 'journal.jsonl'), lines.map((l) => JSON.stringify(l) + '\n').join(''));
+    await fs.writeFile(path.join(dir, 'journal.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
     const s = await openAt(dir);
     expect(s.all(NUMBERS)).toEqual([20, 3]);
     expect(s.stats().seq).toBe(4);
@@ -282,7 +285,7 @@ describe('compaction', () => {
       { seq: 1, ops: [{ op: 'put', c: 'n', id: 'a', v: 1 }] },
       { seq: 2, ops: [{ op: 'put', c: 'n', id: 'b', v: 2 }] },
     ];
-    await fs.writeFile(path.join(dir, 'journal.jsonl'), lines.map((l) => JSON.stringify(l) + '\n').join(''));
+    await fs.writeFile(path.join(dir, 'journal.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
     const s = await openAt(dir);
     expect(s.all(NUMBERS)).toEqual([1, 2, 3]);
     await s.commit((tx) => tx.put(NUMBERS, 'd', 4));
@@ -323,7 +326,7 @@ describe('recovery', () => {
   it('refuses to open when a line in the middle is corrupt, naming file and line', async () => {
     const { dir, journal, good } = await journalOf3();
     const lines = good.split('\n');
-    lines[1] = lines[1]!.slice(0, 10) + '#' + lines[1]!.slice(11);
+    lines[1] = `${lines[1]!.slice(0, 10)}#${lines[1]!.slice(11)}`;
     await fs.writeFile(journal, lines.join('\n'));
     const err = await openStore({ dir }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreCorruptError);

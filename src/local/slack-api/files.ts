@@ -38,7 +38,7 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
       for (const entry of list) {
         const e = (entry ?? {}) as Json;
         const up = s.uploads.get(String(e.id));
-        if (!up || !up.content) throw new ApiError('file_not_found');
+        if (!up?.content) throw new ApiError('file_not_found');
         if (up.completed) throw new ApiError('file_already_completed');
         const file: FakeFile = {
           id: up.id,

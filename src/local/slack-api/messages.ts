@@ -81,7 +81,7 @@ export function deleteMessage(s: SlackState, channel: string, ts: string): boole
     c.messages.splice(i, 1);
     if (msg.thread_ts) {
       const parent = findMessage(s, channel, msg.thread_ts);
-      if (parent && parent.reply_count) parent.reply_count -= 1;
+      if (parent?.reply_count) parent.reply_count -= 1;
     }
   }
   return true;
@@ -98,7 +98,7 @@ export function messageContent(args: Json): Pick<FakeMessage, 'text' | 'blocks' 
   const text = str(args.text);
   const blocks = args.blocks !== undefined ? checkBlocks(args.blocks, 50) : undefined;
   const attachments = args.attachments !== undefined ? asArray(args.attachments) : undefined;
-  if (!text && !(blocks && blocks.length) && !(attachments && attachments.length)) throw new ApiError('no_text');
+  if (!text && !(blocks?.length) && !(attachments?.length)) throw new ApiError('no_text');
   checkTextLength(text);
   return stripUndefined({ text, blocks, attachments });
 }

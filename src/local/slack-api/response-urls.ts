@@ -14,7 +14,7 @@ import type { Json, RecordedCall, ResponseMessage, ResponsePost, ResponseUrlOpti
 import { parseBody, send } from './wire.js';
 
 export function issueResponseUrl(s: SlackState, o: ResponseUrlOptions): string {
-  const id = slackId('R', 8) + '-' + Math.random().toString(36).slice(2, 10);
+  const id = `${slackId('R', 8)}-${Math.random().toString(36).slice(2, 10)}`;
   const url = `${s.origin}/response/${id}`;
   s.responseUrls.set(id, { id, url, opts: o, uses: 0, messages: [], stamps: [] });
   return url;
@@ -86,7 +86,7 @@ function applyResponse(s: SlackState, state: ResponseUrlState, body: Json): void
     }
     const blocks = body.blocks !== undefined ? checkBlocks(body.blocks, 50) : undefined;
     const text = str(body.text);
-    if (!text && !(blocks && blocks.length)) throw new ApiError('no_text');
+    if (!text && !(blocks?.length)) throw new ApiError('no_text');
     from.messages[at] = stripUndefined({ response_type: 'ephemeral' as const, text, blocks, thread_ts: str(body.thread_ts) });
     return;
   }
@@ -101,7 +101,7 @@ function applyResponse(s: SlackState, state: ResponseUrlState, body: Json): void
   const blocks = body.blocks !== undefined ? checkBlocks(body.blocks, 50) : undefined;
   const attachments = body.attachments !== undefined ? asArray(body.attachments) : undefined;
   const text = str(body.text);
-  if (!text && !(blocks && blocks.length) && !(attachments && attachments.length)) throw new ApiError('no_text');
+  if (!text && !(blocks?.length) && !(attachments?.length)) throw new ApiError('no_text');
   const responseType = body.response_type === 'in_channel' ? 'in_channel' : 'ephemeral';
   const message: ResponseMessage = stripUndefined({ response_type: responseType, text, blocks, attachments, thread_ts: str(body.thread_ts) });
   if (bool(body.replace_original)) {

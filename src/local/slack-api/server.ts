@@ -68,10 +68,12 @@ export async function startServer(s: SlackState, handlers: Record<string, Handle
       const raw = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', 'http://fake');
       const route = (async () => {
-        let m: RegExpMatchArray | null;
-        if ((m = url.pathname.match(/^\/api\/([A-Za-z0-9_.]+)$/))) return handleApi(s, handlers, req, res, m[1]!, raw, url.searchParams);
-        if (req.method === 'POST' && (m = url.pathname.match(/^\/upload\/v1\/([A-Z0-9]+)$/))) return handleUpload(s, req, res, m[1]!, raw);
-        if (req.method === 'POST' && (m = url.pathname.match(/^\/response\/([A-Za-z0-9-]+)$/))) return handleResponseUrl(s, req, res, m[1]!, raw);
+        const api = url.pathname.match(/^\/api\/([A-Za-z0-9_.]+)$/);
+        if (api) return handleApi(s, handlers, req, res, api[1]!, raw, url.searchParams);
+        const upload = req.method === 'POST' ? url.pathname.match(/^\/upload\/v1\/([A-Z0-9]+)$/) : null;
+        if (upload) return handleUpload(s, req, res, upload[1]!, raw);
+        const response = req.method === 'POST' ? url.pathname.match(/^\/response\/([A-Za-z0-9-]+)$/) : null;
+        if (response) return handleResponseUrl(s, req, res, response[1]!, raw);
         return send(res, undefined, 404, 'Not Found');
       })();
       route
