@@ -73,13 +73,29 @@ async function rig(startOutbox = true): Promise<Rig> {
   const limits = slackRateLimits();
   const fake = await startFakeSlack({ gate: limits.gate });
   const store = await openStore({ dir, logger });
-  const client = new WebClient('xoxb-bench', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  const client = new WebClient('xoxb-bench', {
+    slackApiUrl: fake.url,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
   // Production pacing: the outbox's defaults.
   const outbox = createOutbox({ store, client, logger });
   registerAlertRenderers(outbox, store);
-  const alerts = createAlerts({ store, outbox, wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) }, policy, logger, secret: SECRET, verifyRetryDelaysMs: [] });
+  const alerts = createAlerts({
+    store,
+    outbox,
+    wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) },
+    policy,
+    logger,
+    secret: SECRET,
+    verifyRetryDelaysMs: [],
+  });
   if (startOutbox) outbox.start();
-  const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });
+  const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], {
+    port: 0,
+    host: '127.0.0.1',
+    logger,
+  });
   return {
     store,
     fake,
@@ -151,13 +167,67 @@ async function volume(rate: number, run: number): Promise<BenchResult[]> {
     const allowed = r.limits.allowance(end - start);
     const c = `${rate}/s for ${SECONDS} s (${total} deposits)`;
     const rows = [
-      result({ bench: 'alerts', case: c, metric: 'all final (from first webhook)', value: (end - start) / 1000, unit: 's', baseline: SECONDS + CONFIRM_AFTER_MS / 1000, better: 'lower' }),
-      result({ bench: 'alerts', case: c, metric: 'all final (after last webhook)', value: (end - lastWebhook) / 1000, unit: 's', better: 'lower' }),
-      result({ bench: 'alerts', case: c, metric: 'deposits shown final', value: done, unit: 'deposits', baseline: total, better: 'higher' }),
-      result({ bench: 'alerts', case: c, metric: 'posts used (vs Slack allows)', value: posts, unit: 'posts', baseline: allowed.posts, better: 'lower' }),
-      result({ bench: 'alerts', case: c, metric: 'updates used (vs Slack allows)', value: updates, unit: 'updates', baseline: allowed.updates, better: 'lower' }),
-      result({ bench: 'alerts', case: c, metric: 'deposits per post', value: posts ? total / posts : 0, unit: 'deposits', baseline: 1, better: 'higher' }),
-      result({ bench: 'alerts', case: c, metric: '429s received', value: (r.limits.limited['chat.postMessage'] ?? 0) + (r.limits.limited['chat.update'] ?? 0), unit: 'calls', better: 'lower' }),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: 'all final (from first webhook)',
+        value: (end - start) / 1000,
+        unit: 's',
+        baseline: SECONDS + CONFIRM_AFTER_MS / 1000,
+        better: 'lower',
+      }),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: 'all final (after last webhook)',
+        value: (end - lastWebhook) / 1000,
+        unit: 's',
+        better: 'lower',
+      }),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: 'deposits shown final',
+        value: done,
+        unit: 'deposits',
+        baseline: total,
+        better: 'higher',
+      }),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: 'posts used (vs Slack allows)',
+        value: posts,
+        unit: 'posts',
+        baseline: allowed.posts,
+        better: 'lower',
+      }),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: 'updates used (vs Slack allows)',
+        value: updates,
+        unit: 'updates',
+        baseline: allowed.updates,
+        better: 'lower',
+      }),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: 'deposits per post',
+        value: posts ? total / posts : 0,
+        unit: 'deposits',
+        baseline: 1,
+        better: 'higher',
+      }),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: '429s received',
+        value: (r.limits.limited['chat.postMessage'] ?? 0) + (r.limits.limited['chat.update'] ?? 0),
+        unit: 'calls',
+        better: 'lower',
+      }),
     ];
     return rows;
   } finally {
@@ -189,11 +259,16 @@ async function liveUnderBacklog(backlog: 'reconciliation findings' | 'live depos
     if (backlog === 'reconciliation findings') {
       await r.store.commit((tx) => {
         for (let i = 0; i < BACKLOG; i++) {
-          ingestEvent(tx, { event: event(i), source: 'reconciliation', verification: { state: 'confirmed', attempts: 0 } }, { outbox: r.outbox, policy, now: Date.now() });
+          ingestEvent(
+            tx,
+            { event: event(i), source: 'reconciliation', verification: { state: 'confirmed', attempts: 0 } },
+            { outbox: r.outbox, policy, now: Date.now() },
+          );
         }
       });
     } else {
-      for (let i = 0; i < BACKLOG; i += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => postJson(r.url, body(hashOf(0xffe, i + k), i + k, 2))));
+      for (let i = 0; i < BACKLOG; i += 50)
+        await Promise.all(Array.from({ length: 50 }, (_, k) => postJson(r.url, body(hashOf(0xffe, i + k), i + k, 2))));
     }
     if (r.outbox.pending() < BACKLOG) throw new Error(`backlog not built: ${r.outbox.pending()}`);
     r.outbox.start();
@@ -229,9 +304,36 @@ async function liveUnderBacklog(backlog: 'reconciliation findings' | 'live depos
     const c = `${LIVE_SAMPLES} live deposits, ${BACKLOG} ${backlog} waiting`;
     const missed = LIVE_SAMPLES - latencies.length;
     return [
-      result({ bench: 'alerts', case: c, metric: 'ack→first alert p50', value: percentile(latencies, 50), unit: 'ms', baseline: LIVE_LIMIT_MS, better: 'lower' }),
-      result({ bench: 'alerts', case: c, metric: 'ack→first alert p99', value: percentile(latencies, 99), unit: 'ms', baseline: LIVE_LIMIT_MS, better: 'lower' }),
-      ...(missed ? [result({ bench: 'alerts', case: c, metric: 'not shown within 60 s', value: missed, unit: 'deposits', better: 'lower' })] : []),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: 'ack→first alert p50',
+        value: percentile(latencies, 50),
+        unit: 'ms',
+        baseline: LIVE_LIMIT_MS,
+        better: 'lower',
+      }),
+      result({
+        bench: 'alerts',
+        case: c,
+        metric: 'ack→first alert p99',
+        value: percentile(latencies, 99),
+        unit: 'ms',
+        baseline: LIVE_LIMIT_MS,
+        better: 'lower',
+      }),
+      ...(missed
+        ? [
+            result({
+              bench: 'alerts',
+              case: c,
+              metric: 'not shown within 60 s',
+              value: missed,
+              unit: 'deposits',
+              better: 'lower',
+            }),
+          ]
+        : []),
     ];
   } finally {
     await r.close();

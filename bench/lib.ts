@@ -50,7 +50,11 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; resu
  * Runs `total` operations with at most `inFlight` at once; returns each one's latency and
  * the wall time of the whole run.
  */
-export async function runConcurrent(total: number, inFlight: number, op: (i: number) => Promise<unknown>): Promise<{ latencies: number[]; ms: number }> {
+export async function runConcurrent(
+  total: number,
+  inFlight: number,
+  op: (i: number) => Promise<unknown>,
+): Promise<{ latencies: number[]; ms: number }> {
   const latencies: number[] = [];
   let next = 0;
   const worker = async () => {
@@ -66,9 +70,7 @@ export async function runConcurrent(total: number, inFlight: number, op: (i: num
   return { latencies, ms: nowMs() - start };
 }
 
-export function result(
-  r: Omit<BenchResult, 'ratio'>,
-): BenchResult {
+export function result(r: Omit<BenchResult, 'ratio'>): BenchResult {
   const out: BenchResult = { ...r };
   if (r.baseline !== undefined && r.baseline !== 0) out.ratio = r.value / r.baseline;
   return out;
@@ -104,6 +106,9 @@ export function formatTable(rows: readonly BenchResult[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const numeric = new Set([3, 5]);
   const line = (cells: string[]) =>
-    cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }

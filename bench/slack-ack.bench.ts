@@ -84,12 +84,23 @@ async function acked(res: Promise<{ status: number; body: string }>): Promise<vo
   if (r.status !== 200) throw new Error(`Bolt answered ${r.status}: ${r.body.slice(0, 200)}`);
 }
 
-async function ourRound(s: Setup, c: CommandCase, n: number, seq: { next: number }): Promise<Round & { urls: string[] }> {
+async function ourRound(
+  s: Setup,
+  c: CommandCase,
+  n: number,
+  seq: { next: number },
+): Promise<Round & { urls: string[] }> {
   const urls = await s.responseUrls(n);
   // Bodies are built and signed per request inside the timed send, as for the bare app.
   const r = await round(n, async (k) => {
     const i = seq.next++;
-    const body = slashCommand({ command: c.command, text: c.text(i), userId: USERS.viewer, channelId: CHANNELS.command, responseUrl: urls[k]! });
+    const body = slashCommand({
+      command: c.command,
+      text: c.text(i),
+      userId: USERS.viewer,
+      channelId: CHANNELS.command,
+      responseUrl: urls[k]!,
+    });
     await acked(sendToBolt(s.ourUrl, s.signingSecret, body));
   });
   return { ...r, urls };
@@ -98,7 +109,13 @@ async function ourRound(s: Setup, c: CommandCase, n: number, seq: { next: number
 async function bareRound(s: Setup, c: CommandCase, n: number): Promise<Round> {
   const urls = await s.responseUrls(n);
   return round(n, async (i) => {
-    const body = slashCommand({ command: '/noop', text: c.text(i), userId: USERS.viewer, channelId: CHANNELS.command, responseUrl: urls[i]! });
+    const body = slashCommand({
+      command: '/noop',
+      text: c.text(i),
+      userId: USERS.viewer,
+      channelId: CHANNELS.command,
+      responseUrl: urls[i]!,
+    });
     await acked(sendToBolt(s.bareUrl, s.signingSecret, body));
   });
 }
@@ -115,13 +132,38 @@ async function measure(s: Setup, c: CommandCase, n: number, seq: { next: number 
     base.push(await bareRound(s, c, n));
   }
   const lat = (rs: Round[]) => rs.flatMap((x) => x.latencies);
-  const rps = (rs: Round[]) => (rs.reduce((sum, x) => sum + x.latencies.length, 0) / rs.reduce((sum, x) => sum + x.ms, 0)) * 1000;
+  const rps = (rs: Round[]) =>
+    (rs.reduce((sum, x) => sum + x.latencies.length, 0) / rs.reduce((sum, x) => sum + x.ms, 0)) * 1000;
   const cs = `${c.command}, ${n} concurrent × ${rounds} rounds, ${s.where}`;
   const bench = 'slack-ack';
   return [
-    result({ bench, case: cs, metric: 'ack p50 (bare Bolt /noop)', value: percentile(lat(ours), 50), unit: 'ms', baseline: percentile(lat(base), 50), better: 'lower' }),
-    result({ bench, case: cs, metric: 'ack p99 (bare Bolt /noop)', value: percentile(lat(ours), 99), unit: 'ms', baseline: percentile(lat(base), 99), better: 'lower' }),
-    result({ bench, case: cs, metric: 'acks/s within a round (bare Bolt /noop)', value: rps(ours), unit: 'req/s', baseline: rps(base), better: 'higher' }),
+    result({
+      bench,
+      case: cs,
+      metric: 'ack p50 (bare Bolt /noop)',
+      value: percentile(lat(ours), 50),
+      unit: 'ms',
+      baseline: percentile(lat(base), 50),
+      better: 'lower',
+    }),
+    result({
+      bench,
+      case: cs,
+      metric: 'ack p99 (bare Bolt /noop)',
+      value: percentile(lat(ours), 99),
+      unit: 'ms',
+      baseline: percentile(lat(base), 99),
+      better: 'lower',
+    }),
+    result({
+      bench,
+      case: cs,
+      metric: 'acks/s within a round (bare Bolt /noop)',
+      value: rps(ours),
+      unit: 'req/s',
+      baseline: rps(base),
+      better: 'higher',
+    }),
     result({
       bench,
       case: cs,
@@ -195,7 +237,8 @@ async function inlineWorld(): Promise<Setup> {
           if (bad) throw new Error(`${c.command} replied ${bad.status} ${JSON.stringify(bad.body).slice(0, 300)}`);
           return;
         }
-        if (Date.now() > deadline) throw new Error(`${c.command}: ${got.length} of ${urls.length} replies after ${REPLY_TIMEOUT_MS} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`${c.command}: ${got.length} of ${urls.length} replies after ${REPLY_TIMEOUT_MS} ms`);
         await new Promise((r) => setTimeout(r, 5));
       }
     },

@@ -8,7 +8,17 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { collection, openStore, type Store } from '../src/store/index.js';
 import { encodeLine } from '../src/store/journal.js';
-import { makeTempDir, nowMs, percentile, removeDir, result, runConcurrent, timed, type Bench, type BenchResult } from './lib.js';
+import {
+  makeTempDir,
+  nowMs,
+  percentile,
+  removeDir,
+  result,
+  runConcurrent,
+  timed,
+  type Bench,
+  type BenchResult,
+} from './lib.js';
 
 const SIZES = [1_000, 10_000, 100_000];
 const SEQUENTIAL_OPS = 300;
@@ -94,7 +104,16 @@ async function benchSize(n: number, base: Baseline): Promise<BenchResult[]> {
     await store.close();
     const reopened = await timed(() => openStore({ dir }));
     store = reopened.result;
-    out.push(result({ bench: 'store', case: c, metric: 'open (snapshot + replay)', value: reopened.ms, unit: 'ms', better: 'lower' }));
+    out.push(
+      result({
+        bench: 'store',
+        case: c,
+        metric: 'open (snapshot + replay)',
+        value: reopened.ms,
+        unit: 'ms',
+        better: 'lower',
+      }),
+    );
 
     const seq: number[] = [];
     for (let i = 0; i < SEQUENTIAL_OPS; i++) {
@@ -103,8 +122,24 @@ async function benchSize(n: number, base: Baseline): Promise<BenchResult[]> {
       seq.push(nowMs() - t);
     }
     out.push(
-      result({ bench: 'store', case: c, metric: 'commit p50, 1 in flight', value: percentile(seq, 50), unit: 'ms', baseline: base.seqP50, better: 'lower' }),
-      result({ bench: 'store', case: c, metric: 'commit p99, 1 in flight', value: percentile(seq, 99), unit: 'ms', baseline: base.seqP99, better: 'lower' }),
+      result({
+        bench: 'store',
+        case: c,
+        metric: 'commit p50, 1 in flight',
+        value: percentile(seq, 50),
+        unit: 'ms',
+        baseline: base.seqP50,
+        better: 'lower',
+      }),
+      result({
+        bench: 'store',
+        case: c,
+        metric: 'commit p99, 1 in flight',
+        value: percentile(seq, 99),
+        unit: 'ms',
+        baseline: base.seqP99,
+        better: 'lower',
+      }),
     );
 
     const flushesBefore = store.stats().flushes;
@@ -112,11 +147,48 @@ async function benchSize(n: number, base: Baseline): Promise<BenchResult[]> {
     const conc = await runConcurrent(CONCURRENT_OPS, IN_FLIGHT, (i) => update(store, i, n));
     const flushes = store.stats().flushes - flushesBefore;
     out.push(
-      result({ bench: 'store', case: c, metric: `commits/s, ${IN_FLIGHT} in flight`, value: (CONCURRENT_OPS / conc.ms) * 1000, unit: 'ops/s', baseline: base.concOpsPerSec, better: 'higher' }),
-      result({ bench: 'store', case: c, metric: `commit p50, ${IN_FLIGHT} in flight`, value: percentile(conc.latencies, 50), unit: 'ms', baseline: base.concP50, better: 'lower' }),
-      result({ bench: 'store', case: c, metric: `commit p99, ${IN_FLIGHT} in flight`, value: percentile(conc.latencies, 99), unit: 'ms', baseline: base.concP99, better: 'lower' }),
-      result({ bench: 'store', case: c, metric: `commits per fsync, ${IN_FLIGHT} in flight`, value: CONCURRENT_OPS / flushes, unit: 'commits', better: 'higher' }),
-      result({ bench: 'store', case: c, metric: `snapshots written during the ${IN_FLIGHT}-in-flight run`, value: store.stats().compactions - compactionsBefore, unit: 'snapshots' }),
+      result({
+        bench: 'store',
+        case: c,
+        metric: `commits/s, ${IN_FLIGHT} in flight`,
+        value: (CONCURRENT_OPS / conc.ms) * 1000,
+        unit: 'ops/s',
+        baseline: base.concOpsPerSec,
+        better: 'higher',
+      }),
+      result({
+        bench: 'store',
+        case: c,
+        metric: `commit p50, ${IN_FLIGHT} in flight`,
+        value: percentile(conc.latencies, 50),
+        unit: 'ms',
+        baseline: base.concP50,
+        better: 'lower',
+      }),
+      result({
+        bench: 'store',
+        case: c,
+        metric: `commit p99, ${IN_FLIGHT} in flight`,
+        value: percentile(conc.latencies, 99),
+        unit: 'ms',
+        baseline: base.concP99,
+        better: 'lower',
+      }),
+      result({
+        bench: 'store',
+        case: c,
+        metric: `commits per fsync, ${IN_FLIGHT} in flight`,
+        value: CONCURRENT_OPS / flushes,
+        unit: 'commits',
+        better: 'higher',
+      }),
+      result({
+        bench: 'store',
+        case: c,
+        metric: `snapshots written during the ${IN_FLIGHT}-in-flight run`,
+        value: store.stats().compactions - compactionsBefore,
+        unit: 'snapshots',
+      }),
     );
     await store.close();
   } finally {
@@ -130,10 +202,19 @@ const bench: Bench = {
   description: `commit latency and throughput at ${SIZES.join(' / ')} retained records vs append + fdatasync`,
   async run() {
     const sample = { ...record(12345), state: 'executing', touched: 12345 };
-    const lineBytes = Buffer.byteLength(encodeLine(12345, [{ op: 'put', c: 'withdrawals', id: '12345', json: JSON.stringify(sample) }]));
+    const lineBytes = Buffer.byteLength(
+      encodeLine(12345, [{ op: 'put', c: 'withdrawals', id: '12345', json: JSON.stringify(sample) }]),
+    );
     const base = await measureBaseline(lineBytes);
     const out: BenchResult[] = [
-      result({ bench: 'store', case: 'baseline', metric: `append + fdatasync of a ${lineBytes} B line, p50`, value: base.seqP50, unit: 'ms', better: 'lower' }),
+      result({
+        bench: 'store',
+        case: 'baseline',
+        metric: `append + fdatasync of a ${lineBytes} B line, p50`,
+        value: base.seqP50,
+        unit: 'ms',
+        better: 'lower',
+      }),
     ];
     for (const n of SIZES) out.push(...(await benchSize(n, base)));
     return out;

@@ -19,7 +19,16 @@ import { parsePolicy } from '../src/policy/load.js';
 import { openStore } from '../src/store/index.js';
 import { parseJson } from '../src/wallet/json.js';
 import { startFakeSlack } from '../test/helpers/fake-slack.js';
-import { makeTempDir, nowMs, percentile, removeDir, result, runConcurrent, type Bench, type BenchResult } from './lib.js';
+import {
+  makeTempDir,
+  nowMs,
+  percentile,
+  removeDir,
+  result,
+  runConcurrent,
+  type Bench,
+  type BenchResult,
+} from './lib.js';
 
 const SIZES = [1_000, 10_000, 100_000];
 const REQUESTS = 2_000;
@@ -85,16 +94,30 @@ async function ingestion(n: number): Promise<BenchResult[]> {
     const store = await openStore({ dir, logger });
     const client = new WebClient('xoxb-bench', { slackApiUrl: 'http://127.0.0.1:9/api/', retryConfig: { retries: 0 } });
     const outbox = createOutbox({ store, client, logger }); // not started: ingestion only
-    const alerts = createAlerts({ store, outbox, wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) }, policy, logger, secret: SECRET });
+    const alerts = createAlerts({
+      store,
+      outbox,
+      wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) },
+      policy,
+      logger,
+      secret: SECRET,
+    });
     for (let start = 0; start < n; start += PREFILL_BATCH) {
       await store.commit((tx) => {
         for (let i = start; i < Math.min(n, start + PREFILL_BATCH); i++) {
           const raw = body(i);
-          ingestEvent(tx, { event: readWebhook(parseJson(raw)), source: 'webhook', raw }, { outbox, policy, now: Date.now() });
+          ingestEvent(
+            tx,
+            { event: readWebhook(parseJson(raw)), source: 'webhook', raw },
+            { outbox, policy, now: Date.now() },
+          );
         }
       });
     }
-    const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });
+    const http = await startHttpServer(
+      [{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }],
+      { port: 0, host: '127.0.0.1', logger },
+    );
     const url = `${http.url}/webhooks/wallet/${SECRET}`;
     const ours = await runConcurrent(REQUESTS, IN_FLIGHT, (i) => agentless(url, body(n + i)));
     await http.close();
@@ -107,9 +130,33 @@ async function ingestion(n: number): Promise<BenchResult[]> {
 
     const c = `${n / 1000}k retained, ${IN_FLIGHT} in flight`;
     return [
-      result({ bench: 'webhooks', case: c, metric: 'ingest rps', value: (REQUESTS / ours.ms) * 1000, unit: 'req/s', baseline: (REQUESTS / floor.ms) * 1000, better: 'higher' }),
-      result({ bench: 'webhooks', case: c, metric: 'ingest p50', value: percentile(ours.latencies, 50), unit: 'ms', baseline: percentile(floor.latencies, 50), better: 'lower' }),
-      result({ bench: 'webhooks', case: c, metric: 'ingest p99', value: percentile(ours.latencies, 99), unit: 'ms', baseline: percentile(floor.latencies, 99), better: 'lower' }),
+      result({
+        bench: 'webhooks',
+        case: c,
+        metric: 'ingest rps',
+        value: (REQUESTS / ours.ms) * 1000,
+        unit: 'req/s',
+        baseline: (REQUESTS / floor.ms) * 1000,
+        better: 'higher',
+      }),
+      result({
+        bench: 'webhooks',
+        case: c,
+        metric: 'ingest p50',
+        value: percentile(ours.latencies, 50),
+        unit: 'ms',
+        baseline: percentile(floor.latencies, 50),
+        better: 'lower',
+      }),
+      result({
+        bench: 'webhooks',
+        case: c,
+        metric: 'ingest p99',
+        value: percentile(ours.latencies, 99),
+        unit: 'ms',
+        baseline: percentile(floor.latencies, 99),
+        better: 'lower',
+      }),
     ];
   } finally {
     await removeDir(dir);
@@ -121,20 +168,35 @@ async function webhookToSlack(): Promise<BenchResult[]> {
   const fake = await startFakeSlack();
   try {
     const store = await openStore({ dir, logger });
-    const client = new WebClient('xoxb-bench', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    const client = new WebClient('xoxb-bench', {
+      slackApiUrl: fake.url,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
     // Pacing off: this measures our pipeline, not Slack's one-per-second etiquette.
     const outbox = createOutbox({ store, client, logger, paceMs: 0, burstThreshold: 1_000_000 });
     registerAlertRenderers(outbox, store);
-    const alerts = createAlerts({ store, outbox, wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) }, policy, logger, secret: SECRET });
+    const alerts = createAlerts({
+      store,
+      outbox,
+      wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) },
+      policy,
+      logger,
+      secret: SECRET,
+    });
     outbox.start();
-    const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });
+    const http = await startHttpServer(
+      [{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }],
+      { port: 0, host: '127.0.0.1', logger },
+    );
     const url = `${http.url}/webhooks/wallet/${SECRET}`;
     const latencies: number[] = [];
     for (let i = 0; i < E2E_EVENTS; i++) {
       const before = fake.calls('chat.postMessage').length;
       const t = nowMs();
       await agentless(url, body(i));
-      while (fake.calls('chat.postMessage').filter((c) => c.status !== undefined).length <= before) await new Promise((r) => setImmediate(r));
+      while (fake.calls('chat.postMessage').filter((c) => c.status !== undefined).length <= before)
+        await new Promise((r) => setImmediate(r));
       latencies.push(nowMs() - t);
     }
     await http.close();
@@ -143,8 +205,22 @@ async function webhookToSlack(): Promise<BenchResult[]> {
     await store.close();
     const c = `${E2E_EVENTS} events one at a time, fake Slack`;
     return [
-      result({ bench: 'webhooks', case: c, metric: 'webhook→post p50', value: percentile(latencies, 50), unit: 'ms', better: 'lower' }),
-      result({ bench: 'webhooks', case: c, metric: 'webhook→post p99', value: percentile(latencies, 99), unit: 'ms', better: 'lower' }),
+      result({
+        bench: 'webhooks',
+        case: c,
+        metric: 'webhook→post p50',
+        value: percentile(latencies, 50),
+        unit: 'ms',
+        better: 'lower',
+      }),
+      result({
+        bench: 'webhooks',
+        case: c,
+        metric: 'webhook→post p99',
+        value: percentile(latencies, 99),
+        unit: 'ms',
+        better: 'lower',
+      }),
     ];
   } finally {
     await fake.close();

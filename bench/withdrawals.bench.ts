@@ -40,7 +40,14 @@ const WITHDRAW_PATH = '/api/merchantClientWithdrawal';
 const BENCH = 'withdrawals';
 
 /** 1 USDT: the 1-approval tier, and a few hundred of them stay far below the 50,000 USDT daily limit. */
-const input = (i: number): RequestInput => ({ amount: '1', currency: 'USDT', network: 'BSC', destination: DEST, clientEmail: CLIENT, note: `bench ${i}` });
+const input = (i: number): RequestInput => ({
+  amount: '1',
+  currency: 'USDT',
+  network: 'BSC',
+  destination: DEST,
+  clientEmail: CLIENT,
+  note: `bench ${i}`,
+});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -69,7 +76,9 @@ async function setup(world: World, o: Parameters<typeof startWorldApp>[1]): Prom
 const deps = (t: Target) => t.app.app.deps;
 
 async function requestMany(t: Target, n: number, from: number): Promise<WithdrawalRequest[]> {
-  const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => deps(t).withdrawals.request(input(from + i), USERS.alice)));
+  const outcomes = await Promise.all(
+    Array.from({ length: n }, (_, i) => deps(t).withdrawals.request(input(from + i), USERS.alice)),
+  );
   const made = outcomes.map((o) => {
     if (!o.ok) throw new Error(`request refused (${o.rule}): ${o.message}`);
     return o.request;
@@ -80,14 +89,22 @@ async function requestMany(t: Target, n: number, from: number): Promise<Withdraw
 }
 
 /** The signed clicks on each request's card (as Slack sends them: the message the button is on, blocks included), built before any timer starts. */
-async function approveClicks(t: Target, rs: readonly WithdrawalRequest[], actionId = 'wd_approve'): Promise<SlackRequestBody[]> {
+async function approveClicks(
+  t: Target,
+  rs: readonly WithdrawalRequest[],
+  actionId = 'wd_approve',
+): Promise<SlackRequestBody[]> {
   const posted = new Map((await t.world.channel(CHANNELS.approvals)).map((m) => [m.ts, m]));
   return Promise.all(
     rs.map(async (r) => {
       const card = deps(t).outbox.message(cardKey(r.id));
       const m = card?.ts ? posted.get(card.ts) : undefined;
       if (!m) throw new Error(`no approval card for ${r.id}`);
-      const [responseUrl] = await t.world.responseUrls(1, { channel: CHANNELS.approvals, user: USERS.carol, messageTs: m.ts });
+      const [responseUrl] = await t.world.responseUrls(1, {
+        channel: CHANNELS.approvals,
+        user: USERS.carol,
+        messageTs: m.ts,
+      });
       return blockAction({
         userId: USERS.carol,
         channelId: CHANNELS.approvals,
@@ -115,7 +132,11 @@ function cas(store: Store, id: string, from: WithdrawalState, to: WithdrawalStat
   return store.commit((tx) => {
     const cur = tx.get(WITHDRAWALS, id);
     if (cur?.state !== from) throw new Error(`${id} is ${cur?.state}, expected ${from}`);
-    tx.put(WITHDRAWALS, id, { ...cur, state: to, history: [...cur.history, { at: new Date().toISOString(), state: to, by: 'bench' }] });
+    tx.put(WITHDRAWALS, id, {
+      ...cur,
+      state: to,
+      history: [...cur.history, { at: new Date().toISOString(), state: to, by: 'bench' }],
+    });
   });
 }
 
@@ -151,7 +172,8 @@ async function clickToSend(world: World): Promise<BenchResult[]> {
         // Untimed: the send, its result and the card edits finish before anything else runs.
         await until('completion', () => {
           const s = state(t, r!.id);
-          if (s !== 'pending' && s !== 'approved' && s !== 'executing' && s !== 'completed') throw new Error(`request ${r!.id} ended ${s}`);
+          if (s !== 'pending' && s !== 'approved' && s !== 'executing' && s !== 'completed')
+            throw new Error(`request ${r!.id} ended ${s}`);
           return s === 'completed';
         });
         await deps(t).outbox.drain(WAIT_MS);
@@ -171,13 +193,30 @@ async function clickToSend(world: World): Promise<BenchResult[]> {
       if (floorStore) await closeStore(floorStore);
     }
     const sends = (await world.sandboxStats()).withdrawalsCommitted - sendsBefore;
-    if (sends !== WARMUP + SEQUENTIAL) throw new Error(`expected ${WARMUP + SEQUENTIAL} sends, the sandbox committed ${sends}`);
+    if (sends !== WARMUP + SEQUENTIAL)
+      throw new Error(`expected ${WARMUP + SEQUENTIAL} sends, the sandbox committed ${sends}`);
 
     const c = `${SEQUENTIAL} requests one at a time, 1 approval`;
     const base = 'baseline: approve + claim commits back to back';
     return [
-      result({ bench: BENCH, case: c, metric: `last click→wallet call p50 (${base})`, value: percentile(latencies, 50), unit: 'ms', baseline: percentile(floor, 50), better: 'lower' }),
-      result({ bench: BENCH, case: c, metric: `last click→wallet call p99 (${base})`, value: percentile(latencies, 99), unit: 'ms', baseline: percentile(floor, 99), better: 'lower' }),
+      result({
+        bench: BENCH,
+        case: c,
+        metric: `last click→wallet call p50 (${base})`,
+        value: percentile(latencies, 50),
+        unit: 'ms',
+        baseline: percentile(floor, 50),
+        better: 'lower',
+      }),
+      result({
+        bench: BENCH,
+        case: c,
+        metric: `last click→wallet call p99 (${base})`,
+        value: percentile(latencies, 99),
+        unit: 'ms',
+        baseline: percentile(floor, 99),
+        better: 'lower',
+      }),
     ];
   } finally {
     await t.app.stop();
@@ -195,7 +234,12 @@ interface RoundResult {
   chainedWall: number;
 }
 
-async function concurrentRound(world: World, bare: BareBolt, signingSecret: string, round: number): Promise<RoundResult> {
+async function concurrentRound(
+  world: World,
+  bare: BareBolt,
+  signingSecret: string,
+  round: number,
+): Promise<RoundResult> {
   // Test pacing (20 ms) rather than none: in production (1.1 s) card edits barely compete with sends.
   const t = await setup(world, { outbox: { burstThreshold: 1_000_000 }, signingSecret });
   let requests: WithdrawalRequest[];
@@ -226,7 +270,8 @@ async function concurrentRound(world: World, bare: BareBolt, signingSecret: stri
             throw new Error(`request ${requests[i]!.id} ended ${s}`);
           }
         }
-        if (Date.now() > deadline) throw new Error(`${left} of ${requests.length} withdrawals not completed after ${WAIT_MS} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`${left} of ${requests.length} withdrawals not completed after ${WAIT_MS} ms`);
         await new Promise((r) => setImmediate(r));
       }
     })();
@@ -245,7 +290,8 @@ async function concurrentRound(world: World, bare: BareBolt, signingSecret: stri
     const after = await world.sandboxStats();
     const sends = after.withdrawalsCommitted - before.withdrawalsCommitted;
     const calls = after.withdrawals - before.withdrawals;
-    if (sends !== CONCURRENT || calls !== CONCURRENT) throw new Error(`expected exactly ${CONCURRENT} sends, the sandbox got ${calls} calls and committed ${sends}`);
+    if (sends !== CONCURRENT || calls !== CONCURRENT)
+      throw new Error(`expected exactly ${CONCURRENT} sends, the sandbox got ${calls} calls and committed ${sends}`);
 
     // The bare app's round: the same bodies but its `noop` button, same process, same world.
     await Promise.all(
@@ -297,12 +343,12 @@ async function concurrentApprovals(world: World): Promise<BenchResult[]> {
   const signingSecret = randomBytes(16).toString('hex');
   const bare = await startBareBoltApp({ fakeSlackUrl: world.info.fakeSlackUrl, signingSecret });
   try {
-  // A fresh app per round: no leftover card edits from the previous round in the outbox. The
-  // first round only warms the JIT up (its sends are still checked).
-  for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
-    const round = await concurrentRound(world, bare, signingSecret, r);
-    if (r >= WARMUP_ROUNDS) rounds.push(round);
-  }
+    // A fresh app per round: no leftover card edits from the previous round in the outbox. The
+    // first round only warms the JIT up (its sends are still checked).
+    for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
+      const round = await concurrentRound(world, bare, signingSecret, r);
+      if (r >= WARMUP_ROUNDS) rounds.push(round);
+    }
   } finally {
     await bare.stop();
   }
@@ -314,11 +360,49 @@ async function concurrentApprovals(world: World): Promise<BenchResult[]> {
   const three = `baseline: ${CONCURRENT} concurrent approve→claim→result CAS chains`;
   return [
     // Every round threw unless the sandbox got and committed exactly CONCURRENT withdrawals.
-    result({ bench: BENCH, case: c, metric: `sends at the wallet service per round (must be exactly ${CONCURRENT})`, value: CONCURRENT, unit: 'sends' }),
-    result({ bench: BENCH, case: c, metric: `click→completed p50 (${one})`, value: percentile(all('e2e'), 50), unit: 'ms', baseline: percentile(all('single'), 50), better: 'lower' }),
-    result({ bench: BENCH, case: c, metric: `click→completed p99 (${one})`, value: percentile(all('e2e'), 99), unit: 'ms', baseline: percentile(all('single'), 99), better: 'lower' }),
-    result({ bench: BENCH, case: c, metric: `click→completed p50 (${three})`, value: percentile(all('e2e'), 50), unit: 'ms', baseline: percentile(all('chained'), 50), better: 'lower' }),
-    result({ bench: BENCH, case: c, metric: `click→completed p99 (${three})`, value: percentile(all('e2e'), 99), unit: 'ms', baseline: percentile(all('chained'), 99), better: 'lower' }),
+    result({
+      bench: BENCH,
+      case: c,
+      metric: `sends at the wallet service per round (must be exactly ${CONCURRENT})`,
+      value: CONCURRENT,
+      unit: 'sends',
+    }),
+    result({
+      bench: BENCH,
+      case: c,
+      metric: `click→completed p50 (${one})`,
+      value: percentile(all('e2e'), 50),
+      unit: 'ms',
+      baseline: percentile(all('single'), 50),
+      better: 'lower',
+    }),
+    result({
+      bench: BENCH,
+      case: c,
+      metric: `click→completed p99 (${one})`,
+      value: percentile(all('e2e'), 99),
+      unit: 'ms',
+      baseline: percentile(all('single'), 99),
+      better: 'lower',
+    }),
+    result({
+      bench: BENCH,
+      case: c,
+      metric: `click→completed p50 (${three})`,
+      value: percentile(all('e2e'), 50),
+      unit: 'ms',
+      baseline: percentile(all('chained'), 50),
+      better: 'lower',
+    }),
+    result({
+      bench: BENCH,
+      case: c,
+      metric: `click→completed p99 (${three})`,
+      value: percentile(all('e2e'), 99),
+      unit: 'ms',
+      baseline: percentile(all('chained'), 99),
+      better: 'lower',
+    }),
     result({
       bench: BENCH,
       case: c,
@@ -328,8 +412,24 @@ async function concurrentApprovals(world: World): Promise<BenchResult[]> {
       baseline: median(rounds.map((x) => x.chainedWall)),
       better: 'lower',
     }),
-    result({ bench: BENCH, case: c, metric: 'click ack p50 (bare Bolt noop button)', value: percentile(all('acks'), 50), unit: 'ms', baseline: percentile(all('bareAcks'), 50), better: 'lower' }),
-    result({ bench: BENCH, case: c, metric: 'click ack p99 (bare Bolt noop button)', value: percentile(all('acks'), 99), unit: 'ms', baseline: percentile(all('bareAcks'), 99), better: 'lower' }),
+    result({
+      bench: BENCH,
+      case: c,
+      metric: 'click ack p50 (bare Bolt noop button)',
+      value: percentile(all('acks'), 50),
+      unit: 'ms',
+      baseline: percentile(all('bareAcks'), 50),
+      better: 'lower',
+    }),
+    result({
+      bench: BENCH,
+      case: c,
+      metric: 'click ack p99 (bare Bolt noop button)',
+      value: percentile(all('acks'), 99),
+      unit: 'ms',
+      baseline: percentile(all('bareAcks'), 99),
+      better: 'lower',
+    }),
   ];
 }
 

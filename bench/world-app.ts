@@ -52,7 +52,12 @@ export async function startWorldApp(world: World, o: WorldAppOptions = {}): Prom
   // Logs go to memory, as in the tests: the same logging work, no terminal in the way.
   const destination = new Writable({ write: (_chunk, _enc, cb) => cb() });
   const logger = createLogger({ level: logLevel, destination });
-  const app = await startApp({ config, logger, policy: parsePolicy(TEST_POLICY_YAML), outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox } });
+  const app = await startApp({
+    config,
+    logger,
+    policy: parsePolicy(TEST_POLICY_YAML),
+    outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox },
+  });
   return {
     app,
     signingSecret,

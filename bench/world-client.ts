@@ -36,7 +36,9 @@ export async function startWorld(o: WorldInit = {}): Promise<World> {
       child.send({ id, op, args } satisfies WorldRequest);
     });
   const proxy = Object.fromEntries(
-    (['init', 'responseUrls', 'awaitReplies', 'setBalance', 'channel', 'sandboxStats', 'arrivals', 'close'] as const).map((op) => [op, (...a: unknown[]) => call(op, ...a)]),
+    (
+      ['init', 'responseUrls', 'awaitReplies', 'setBalance', 'channel', 'sandboxStats', 'arrivals', 'close'] as const
+    ).map((op) => [op, (...a: unknown[]) => call(op, ...a)]),
   ) as unknown as { [K in keyof WorldOps]: Promised<WorldOps[K]> };
   const close = async () => {
     if (child.exitCode !== null) return;

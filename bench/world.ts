@@ -90,7 +90,9 @@ const ops: WorldOps = {
     world().sandbox.setBalance(clientEmail, currency, network, amount);
   },
   channel(id) {
-    return world().fake.channel(id).map((m) => ({ ts: m.ts, text: m.text, blocks: m.blocks }));
+    return world()
+      .fake.channel(id)
+      .map((m) => ({ ts: m.ts, text: m.text, blocks: m.blocks }));
   },
   sandboxStats() {
     const { withdrawals, withdrawalsCommitted } = world().sandbox.stats;
@@ -123,7 +125,8 @@ process.on('message', (msg: WorldRequest) => {
     .then(() => fn(...msg.args))
     .then(
       (result) => process.send!({ id: msg.id, result } satisfies WorldAnswer),
-      (err: unknown) => process.send!({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorldAnswer),
+      (err: unknown) =>
+        process.send!({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorldAnswer),
     );
 });
 // The parent going away (crash, Ctrl+C) must not leave this process behind.

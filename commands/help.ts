@@ -14,6 +14,8 @@ export function helpText(forAdmin = false): string {
     ...verbs.filter((v) => forAdmin || v.role !== 'admins').map(verbLine),
   ]
     .map((line, i) => (i === 0 ? line : `• ${line}`))
-    .concat('Currencies and networks are written by name, in any case: `usdt`, `MATIC` or `POLYGON`, `ETH` or `ETHEREUM`.')
+    .concat(
+      'Currencies and networks are written by name, in any case: `usdt`, `MATIC` or `POLYGON`, `ETH` or `ETHEREUM`.',
+    )
     .join('\n');
 }

@@ -4,6 +4,12 @@ import QRCode from 'qrcode';
 
 export default async function drawQr({ text }) {
   // filterType 0 (pngjs's option, passed through by qrcode): a few more bytes, a third of the time.
-  const png = await QRCode.toBuffer(text, { type: 'png', width: 256, margin: 2, errorCorrectionLevel: 'M', rendererOpts: { filterType: 0 } });
+  const png = await QRCode.toBuffer(text, {
+    type: 'png',
+    width: 256,
+    margin: 2,
+    errorCorrectionLevel: 'M',
+    rendererOpts: { filterType: 0 },
+  });
   return png;
 }

@@ -22,7 +22,9 @@ export const COMMANDS = [
     name: '/address',
     description: "Generate (or look up) a client's deposit address",
     usageHint: '<client-email> <currency> <network>',
-    help: ['`/address <client-email> <currency> <network>`: a client’s deposit address (and its QR code). Example: `/address alice@client.com USDT BSC`'],
+    help: [
+      '`/address <client-email> <currency> <network>`: a client’s deposit address (and its QR code). Example: `/address alice@client.com USDT BSC`',
+    ],
   },
   {
     name: '/withdraw',
@@ -65,10 +67,22 @@ export const TREASURY_VERBS = {
   help: { usage: 'help', summary: 'this help', role: 'viewers' },
   status: { usage: 'status', summary: 'whether everything is working (admins also see the details)', role: 'viewers' },
   policy: { usage: 'policy', summary: 'the treasury policy in force', role: 'admins' },
-  audit: { usage: 'audit', summary: 'the latest entries of the audit log, and whether its hash chain verifies', role: 'admins' },
+  audit: {
+    usage: 'audit',
+    summary: 'the latest entries of the audit log, and whether its hash chain verifies',
+    role: 'admins',
+  },
   'audit export': { usage: 'audit export', summary: 'the whole audit log as a CSV file, in a DM', role: 'admins' },
-  digest: { usage: 'digest', summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check', role: 'viewers' },
-  'webhook register': { usage: 'webhook register', summary: 'tell the wallet service where to send its deposit and withdrawal notifications', role: 'admins' },
+  digest: {
+    usage: 'digest',
+    summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check',
+    role: 'viewers',
+  },
+  'webhook register': {
+    usage: 'webhook register',
+    summary: 'tell the wallet service where to send its deposit and withdrawal notifications',
+    role: 'admins',
+  },
 } as const satisfies Record<string, VerbSpec>;
 
 export type VerbName = keyof typeof TREASURY_VERBS;

@@ -33,7 +33,8 @@ import { registerWebhook, webhookSecret } from './webhooks/registration.js';
 
 export const VERSION: string = (() => {
   try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+      .version;
   } catch {
     return 'unknown';
   }
@@ -58,7 +59,9 @@ export interface StartOptions {
   /** Options of the embedded sandbox (tests shorten its webhook delays). */
   sandbox?: Partial<SandboxOptions>;
   /** Tuning the tests need (pacing, backoff); production uses the outbox's defaults. */
-  outbox?: Partial<Pick<OutboxOptions, 'paceMs' | 'baseBackoffMs' | 'maxBackoffMs' | 'burstThreshold' | 'unknownOutcomeDelayMs'>>;
+  outbox?: Partial<
+    Pick<OutboxOptions, 'paceMs' | 'baseBackoffMs' | 'maxBackoffMs' | 'burstThreshold' | 'unknownOutcomeDelayMs'>
+  >;
 }
 
 export interface RunningApp {
@@ -84,32 +87,76 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
   const address = { url: '', port: undefined as number | undefined };
 
   try {
-    const { store, onWritable } = await buildStore({ dir: config.dataDir, logger, onFatal: o.onFatal, options: o.store }, cleanup);
+    const { store, onWritable } = await buildStore(
+      { dir: config.dataDir, logger, onFatal: o.onFatal, options: o.store },
+      cleanup,
+    );
     const wallet = await buildWallet({ config, logger, sandbox: o.sandbox }, cleanup);
-    const policy = o.policy ?? loadPolicy(resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl));
+    const policy =
+      o.policy ??
+      loadPolicy(resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl));
     const hookSecret = await webhookSecret(config.webhookSecret, store);
     secrets.add(hookSecret);
 
     const target = await buildSlackTarget(
-      { config, policy, logger, sandboxUrl: wallet.sandbox?.url, eventsUrl: () => `${loopback(address.url)}/slack/events` },
+      {
+        config,
+        policy,
+        logger,
+        sandboxUrl: wallet.sandbox?.url,
+        eventsUrl: () => `${loopback(address.url)}/slack/events`,
+      },
       cleanup,
     );
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }));
     cleanup.push(() => scheduler.stop());
     // With the embedded sandbox the app is reachable on loopback, so its webhooks work with no PUBLIC_URL.
-    const webhookBase = () => config.publicUrl ?? (wallet.sandbox && address.port ? `http://127.0.0.1:${address.port}` : undefined);
+    const webhookBase = () =>
+      config.publicUrl ?? (wallet.sandbox && address.port ? `http://127.0.0.1:${address.port}` : undefined);
 
-    const slackClient = outboxSlackClient({ slackConfig: target.slackConfig, localMode: config.slack.mode === 'local', logger, now });
-    const outbox = createOutbox({ store, client: slackClient.client, logger: logger.child({ component: 'outbox' }), now, ...o.outbox });
+    const slackClient = outboxSlackClient({
+      slackConfig: target.slackConfig,
+      localMode: config.slack.mode === 'local',
+      logger,
+      now,
+    });
+    const outbox = createOutbox({
+      store,
+      client: slackClient.client,
+      logger: logger.child({ component: 'outbox' }),
+      now,
+      ...o.outbox,
+    });
     cleanup.push(() => outbox.stop());
 
     const { explorerNet } = wallet;
     const withdrawals = buildWithdrawals(
-      { store, outbox, wallet: wallet.client, policy, groups: slackClient.groups, logger, now, explorerNet, slack: slackClient.client },
+      {
+        store,
+        outbox,
+        wallet: wallet.client,
+        policy,
+        groups: slackClient.groups,
+        logger,
+        now,
+        explorerNet,
+        slack: slackClient.client,
+      },
       cleanup,
     );
     const alerts = buildAlerts(
-      { config, store, outbox, wallet: wallet.client, policy, logger, secret: hookSecret, now, withdrawals: withdrawals.service, explorerNet },
+      {
+        config,
+        store,
+        outbox,
+        wallet: wallet.client,
+        policy,
+        logger,
+        secret: hookSecret,
+        now,
+        withdrawals: withdrawals.service,
+        explorerNet,
+      },
       cleanup,
     );
 
@@ -119,7 +166,9 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     onWritable(() => {
       withdrawals
         .recover('recovered withdrawals after the store could write again')
-        .catch((err: unknown) => logger.error({ err }, 'recovering withdrawals after the store could write again failed'));
+        .catch((err: unknown) =>
+          logger.error({ err }, 'recovering withdrawals after the store could write again failed'),
+        );
     });
     scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts });
 
@@ -133,14 +182,29 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals: withdrawals.service,
       alerts,
-      registerWebhook: (by) => registerWebhook({ wallet: wallet.client, store, logger, publicUrl: webhookBase(), secret: hookSecret, by, now }),
+      registerWebhook: (by) =>
+        registerWebhook({
+          wallet: wallet.client,
+          store,
+          logger,
+          publicUrl: webhookBase(),
+          secret: hookSecret,
+          by,
+          now,
+        }),
       walletDescription: wallet.description,
       version: VERSION,
       now,
     };
 
     const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
-    const routes = appRoutes({ alerts, readiness: readinessProbe(deps, slack), version: VERSION, slack, local: target.local });
+    const routes = appRoutes({
+      alerts,
+      readiness: readinessProbe(deps, slack),
+      version: VERSION,
+      slack,
+      local: target.local,
+    });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());
     address.url = http.url;
@@ -153,10 +217,21 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     scheduler.start();
     address.port = http.port;
     if (webhookBase()) {
-      deps.registerWebhook('startup').catch((err: unknown) => logger.error({ err }, 'webhook registration at startup failed'));
+      deps
+        .registerWebhook('startup')
+        .catch((err: unknown) => logger.error({ err }, 'webhook registration at startup failed'));
     }
 
-    return { url: http.url, port: http.port, deps, sandbox: wallet.sandbox, slack, local: target.local, http, stop: () => cleanup.stopAll() };
+    return {
+      url: http.url,
+      port: http.port,
+      deps,
+      sandbox: wallet.sandbox,
+      slack,
+      local: target.local,
+      http,
+      stop: () => cleanup.stopAll(),
+    };
   } catch (err) {
     await cleanup.stopAll();
     throw err;

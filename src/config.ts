@@ -90,18 +90,36 @@ const schema = z.object({
     (v) => v === undefined || ['required', 'off'].includes(v),
     'must be "required" or "off"',
   ),
-  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), 'must be a bot token (xoxb-...)'),
+  SLACK_BOT_TOKEN: optionalString.refine(
+    (v) => v === undefined || v.startsWith('xoxb-'),
+    'must be a bot token (xoxb-...)',
+  ),
   SLACK_SIGNING_SECRET: optionalString,
-  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), 'must be an app-level token (xapp-...)'),
+  SLACK_APP_TOKEN: optionalString.refine(
+    (v) => v === undefined || v.startsWith('xapp-'),
+    'must be an app-level token (xapp-...)',
+  ),
   SLACK_API_URL: url('the Slack Web API base, e.g. https://slack.com/api/'),
   WALLET_API_BASE_URL: url('the wallet service'),
   WALLET_API_KEY: optionalString,
   WALLET_PUBLIC_KEY: optionalString,
-  WALLET_MERCHANT_EMAIL: optionalString.refine((v) => v === undefined || z.email().safeParse(v).success, 'must be an e-mail address'),
+  WALLET_MERCHANT_EMAIL: optionalString.refine(
+    (v) => v === undefined || z.email().safeParse(v).success,
+    'must be an e-mail address',
+  ),
   WALLET_MERCHANT_PASSWORD: optionalString,
-  WALLET_V2_AUTH_SCHEME: optionalString.refine((v) => v === undefined || /^[A-Za-z]+$/.test(v), 'must be a single word such as Bearer'),
-  WALLET_REFRESH_METHOD: optionalString.refine((v) => v === undefined || ['POST', 'PUT', 'GET'].includes(v.toUpperCase()), 'must be POST, PUT or GET'),
-  WALLET_TIMESTAMP_UNIT: optionalString.refine((v) => v === undefined || v === 'ms' || v === 's', 'must be "ms" or "s"'),
+  WALLET_V2_AUTH_SCHEME: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z]+$/.test(v),
+    'must be a single word such as Bearer',
+  ),
+  WALLET_REFRESH_METHOD: optionalString.refine(
+    (v) => v === undefined || ['POST', 'PUT', 'GET'].includes(v.toUpperCase()),
+    'must be POST, PUT or GET',
+  ),
+  WALLET_TIMESTAMP_UNIT: optionalString.refine(
+    (v) => v === undefined || v === 'ms' || v === 's',
+    'must be "ms" or "s"',
+  ),
   WALLET_TIMEOUT_MS: intInRange(500, 120_000, 10_000),
   SANDBOX_PORT: intInRange(0, 65535, 4000),
 });
@@ -113,17 +131,24 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
   // Slack credentials come in pairs; half a pair is a mistake worth stopping for.
   if (set('SLACK_BOT_TOKEN') !== set('SLACK_SIGNING_SECRET')) {
     problems.push(
-      set('SLACK_BOT_TOKEN') ? 'SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set' : 'SLACK_BOT_TOKEN: required when SLACK_SIGNING_SECRET is set',
+      set('SLACK_BOT_TOKEN')
+        ? 'SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set'
+        : 'SLACK_BOT_TOKEN: required when SLACK_SIGNING_SECRET is set',
     );
   }
-  if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN')) problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN is set (Socket Mode)');
+  if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN'))
+    problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN is set (Socket Mode)');
   const base = (env.WALLET_API_BASE_URL ?? '').trim();
   if (base) {
     for (const name of ['WALLET_API_KEY', 'WALLET_PUBLIC_KEY', 'WALLET_MERCHANT_EMAIL', 'WALLET_MERCHANT_PASSWORD']) {
       if (!set(name)) problems.push(`${name}: required when WALLET_API_BASE_URL is set`);
     }
     // The spec says HTTPS only; plain HTTP is allowed to loopback for tests and local tools.
-    if (/^https?:\/\/[^/@]+(\/|$)/.test(base) && !/^https:\/\//.test(base) && !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(base)) {
+    if (
+      /^https?:\/\/[^/@]+(\/|$)/.test(base) &&
+      !/^https:\/\//.test(base) &&
+      !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(base)
+    ) {
       problems.push(`WALLET_API_BASE_URL: must use https:// (got ${JSON.stringify(base)})`);
     }
   }
@@ -184,7 +209,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** The secret values of a configuration, for the scrubbing registry. */
 export function configSecrets(c: Config): string[] {
-  return [c.slack.botToken, c.slack.signingSecret, c.slack.appToken, c.wallet.apiKey, c.wallet.password, c.webhookSecret].filter(
-    (v): v is string => typeof v === 'string',
-  );
+  return [
+    c.slack.botToken,
+    c.slack.signingSecret,
+    c.slack.appToken,
+    c.wallet.apiKey,
+    c.wallet.password,
+    c.webhookSecret,
+  ].filter((v): v is string => typeof v === 'string');
 }

@@ -59,7 +59,11 @@ export function serializeError(err: unknown, depth = 0): Record<string, unknown>
   if (typeof e.code === 'string' || typeof e.code === 'number') out.code = e.code;
   if (typeof e.status === 'number') out.status = e.status;
   if (typeof e.kind === 'string') out.kind = e.kind;
-  const axiosLike = err as { isAxiosError?: boolean; response?: { status?: number }; config?: { method?: string; url?: string } };
+  const axiosLike = err as {
+    isAxiosError?: boolean;
+    response?: { status?: number };
+    config?: { method?: string; url?: string };
+  };
   if (axiosLike.isAxiosError) {
     out.status = axiosLike.response?.status;
     out.method = axiosLike.config?.method;

@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, destination: await prettyOnTerminal() });
   // Every promise is handled by design (tests listen for this event); should one slip through,
   // the process stays up and answering, and the log says where to look.
-  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection (a bug: please report it)'));
+  process.on('unhandledRejection', (reason) =>
+    logger.error({ err: reason }, 'unhandled rejection (a bug: please report it)'),
+  );
   let app: RunningApp;
   try {
     app = await startApp({
@@ -52,7 +54,9 @@ async function main(): Promise<void> {
     `Treasury app ${app.deps.version} is running at ${app.url}`,
     `  Slack: ${config.slack.mode === 'local' ? 'the local workspace (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to connect a real one)' : `${config.slack.mode} mode, events at ${app.url}/slack/events`}`,
     `  Wallet service: ${app.deps.walletDescription}`,
-    app.sandbox ? `  Simulate a deposit: npm run sandbox -- deposit <client-email|address> <amount> <currency> <network>` : '',
+    app.sandbox
+      ? `  Simulate a deposit: npm run sandbox -- deposit <client-email|address> <amount> <currency> <network>`
+      : '',
     `  Health: ${app.url}/healthz  Readiness: ${app.url}/readyz`,
     `  State: ${app.deps.store.stats().dir}`,
   ].filter(Boolean);

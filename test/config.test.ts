@@ -19,7 +19,12 @@ describe('config', () => {
     expect(c.wallet.baseUrl).toBeUndefined();
     expect(c.dataDir).toBe('./data');
     expect(c.logLevel).toBe('info');
-    expect(c.wallet).toMatchObject({ v2AuthScheme: 'Bearer', refreshMethod: 'POST', timestampUnit: 'ms', timeoutMs: 10_000 });
+    expect(c.wallet).toMatchObject({
+      v2AuthScheme: 'Bearer',
+      refreshMethod: 'POST',
+      timestampUnit: 'ms',
+      timeoutMs: 10_000,
+    });
   });
 
   it('picks HTTP mode with a bot token and signing secret, Socket Mode with an app token too', () => {
@@ -30,13 +35,31 @@ describe('config', () => {
   });
 
   it('lists every problem at once, naming each variable', () => {
-    const p = problems({ PORT: 'eighty', LOG_LEVEL: 'loud', WALLET_TIMESTAMP_UNIT: 'ns', PUBLIC_URL: 'not a url', SLACK_APP_TOKEN: 'xoxb-wrong' });
-    expect(p.map((x) => x.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT', 'PUBLIC_URL', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN', 'WALLET_TIMESTAMP_UNIT']);
+    const p = problems({
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      WALLET_TIMESTAMP_UNIT: 'ns',
+      PUBLIC_URL: 'not a url',
+      SLACK_APP_TOKEN: 'xoxb-wrong',
+    });
+    expect(p.map((x) => x.split(':')[0]).sort()).toEqual([
+      'LOG_LEVEL',
+      'PORT',
+      'PUBLIC_URL',
+      'SLACK_APP_TOKEN',
+      'SLACK_BOT_TOKEN',
+      'WALLET_TIMESTAMP_UNIT',
+    ]);
     expect(p.find((x) => x.startsWith('PORT'))).toContain('(got "eighty")');
   });
 
   it('reports format problems and missing companions together, in one error', () => {
-    const p = problems({ PORT: 'abc', SLACK_BOT_TOKEN: 'xoxb-1', WALLET_API_BASE_URL: 'https://wallet.example.com', LOG_LEVEL: 'chatty' });
+    const p = problems({
+      PORT: 'abc',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      WALLET_API_BASE_URL: 'https://wallet.example.com',
+      LOG_LEVEL: 'chatty',
+    });
     expect(p.map((x) => x.split(':')[0]).sort()).toEqual([
       'LOG_LEVEL',
       'PORT',
@@ -49,15 +72,31 @@ describe('config', () => {
   });
 
   it('requires the whole credential set that goes with a choice', () => {
-    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual(['SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set']);
+    expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([
+      'SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set',
+    ]);
     const wallet = problems({ WALLET_API_BASE_URL: 'https://wallet.example.com' });
     expect(wallet).toHaveLength(4);
-    expect(problems({ WALLET_API_BASE_URL: 'http://wallet.example.com', WALLET_API_KEY: 'k', WALLET_PUBLIC_KEY: 'p', WALLET_MERCHANT_EMAIL: 'a@b.co', WALLET_MERCHANT_PASSWORD: 'pw' })[0]).toMatch(/must use https/);
+    expect(
+      problems({
+        WALLET_API_BASE_URL: 'http://wallet.example.com',
+        WALLET_API_KEY: 'k',
+        WALLET_PUBLIC_KEY: 'p',
+        WALLET_MERCHANT_EMAIL: 'a@b.co',
+        WALLET_MERCHANT_PASSWORD: 'pw',
+      })[0],
+    ).toMatch(/must use https/);
     expect(problems({ WEBHOOK_SIGNATURE: 'required' })[0]).toMatch(/^WEBHOOK_SECRET: required/);
   });
 
   it('refuses credentials inside URLs without echoing them', () => {
-    const p = problems({ WALLET_API_BASE_URL: 'https://merchant:hunter2hunter2@wallet.example.com', WALLET_API_KEY: 'k', WALLET_PUBLIC_KEY: 'p', WALLET_MERCHANT_EMAIL: 'a@b.co', WALLET_MERCHANT_PASSWORD: 'pw' });
+    const p = problems({
+      WALLET_API_BASE_URL: 'https://merchant:hunter2hunter2@wallet.example.com',
+      WALLET_API_KEY: 'k',
+      WALLET_PUBLIC_KEY: 'p',
+      WALLET_MERCHANT_EMAIL: 'a@b.co',
+      WALLET_MERCHANT_PASSWORD: 'pw',
+    });
     expect(p).toEqual(['WALLET_API_BASE_URL: must not contain a user name or password']);
   });
 
@@ -75,9 +114,10 @@ describe('config: wallet-service choices', () => {
   it('reads the open choices of the spec from the environment', () => {
     const c = loadConfig({ WALLET_V2_AUTH_SCHEME: 'Token', WALLET_REFRESH_METHOD: 'put', WALLET_TIMESTAMP_UNIT: 's' });
     expect(c.wallet).toMatchObject({ v2AuthScheme: 'Token', refreshMethod: 'PUT', timestampUnit: 's' });
-    expect(problems({ WALLET_REFRESH_METHOD: 'PATCH', WALLET_TIMESTAMP_UNIT: 'us' }).map((p) => p.split(':')[0]).sort()).toEqual([
-      'WALLET_REFRESH_METHOD',
-      'WALLET_TIMESTAMP_UNIT',
-    ]);
+    expect(
+      problems({ WALLET_REFRESH_METHOD: 'PATCH', WALLET_TIMESTAMP_UNIT: 'us' })
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['WALLET_REFRESH_METHOD', 'WALLET_TIMESTAMP_UNIT']);
   });
 });

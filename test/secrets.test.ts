@@ -10,11 +10,24 @@ describe('secret scrubbing', () => {
     const key = 'sk_live_0123456789';
     registry.add(password, key, 'short');
     let out = '';
-    const logger = createLogger({ level: 'info', secrets: registry, destination: new Writable({ write: (c, _e, cb) => {
-        out += c.toString();
-        cb();
-      } }) });
-    logger.info({ detail: `login with ${password}`, url: `https://x/?k=${encodeURIComponent(key)}`, nested: { authorization: 'ApiKey abc' } }, `boom ${key}`);
+    const logger = createLogger({
+      level: 'info',
+      secrets: registry,
+      destination: new Writable({
+        write: (c, _e, cb) => {
+          out += c.toString();
+          cb();
+        },
+      }),
+    });
+    logger.info(
+      {
+        detail: `login with ${password}`,
+        url: `https://x/?k=${encodeURIComponent(key)}`,
+        nested: { authorization: 'ApiKey abc' },
+      },
+      `boom ${key}`,
+    );
     logger.error({ err: new Error(`failed for ${password}`) }, 'request failed');
     logger.flush();
     expect(out).not.toContain(key);
@@ -40,7 +53,11 @@ describe('error serializer', () => {
     const port = (srv.address() as { port: number }).port;
     let err: unknown;
     try {
-      await axios.post(`http://127.0.0.1:${port}/api/thing?apiKey=sk_query_0123456789`, { password: 'body-secret-0123' }, { headers: { Authorization: 'ApiKey sk_header_0123456789' } });
+      await axios.post(
+        `http://127.0.0.1:${port}/api/thing?apiKey=sk_query_0123456789`,
+        { password: 'body-secret-0123' },
+        { headers: { Authorization: 'ApiKey sk_header_0123456789' } },
+      );
     } catch (e) {
       err = e;
     } finally {
@@ -49,7 +66,8 @@ describe('error serializer', () => {
     const out = serializeError(err);
     expect(out).toMatchObject({ status: 502, method: 'post', url: `http://127.0.0.1:${port}/api/thing` });
     const text = JSON.stringify(out);
-    for (const secret of ['sk_query_0123456789', 'body-secret-0123', 'sk_header_0123456789', 'token=abc']) expect(text).not.toContain(secret);
+    for (const secret of ['sk_query_0123456789', 'body-secret-0123', 'sk_header_0123456789', 'token=abc'])
+      expect(text).not.toContain(secret);
     expect(out).not.toHaveProperty('config');
     expect(out).not.toHaveProperty('stack');
   });

@@ -15,19 +15,39 @@ type AddressCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'
 
 export function addressCommand(deps: CommandDeps) {
   return async ({ command, respond, client }: AddressCommandArgs): Promise<void> => {
-    await behindAcks(() => guarded(deps.logger, respond, 'Address generation', async () => {
-      const parsed = parseAddressArgs(command.text);
-      if (!parsed.ok) {
-        return void (await respond({ response_type: 'ephemeral', text: `:warning: ${parsed.errors.join('\n:warning: ')}\n${USAGE}` }));
-      }
-      const { args } = parsed;
-      const address = await deps.wallet.generateAddress({ clientEmail: args.email, currency: args.currency, network: args.network });
-      // The address first; the QR code follows (it takes several Slack calls that must not hold the answer back).
-      const usable = address.status === 'generated' && address.address !== '';
-      await respond({ response_type: 'ephemeral', ...renderAddress(args, address, usable ? 'A QR code of the address is on its way to your direct messages.' : '') });
-      if (usable && !(await sendQrCode(deps.logger, client, command.user_id, args, address.address))) {
-        await respond({ response_type: 'ephemeral', replace_original: false, text: ':warning: The QR code could not be sent this time; the address above is all you need.' });
-      }
-    }));
+    await behindAcks(() =>
+      guarded(deps.logger, respond, 'Address generation', async () => {
+        const parsed = parseAddressArgs(command.text);
+        if (!parsed.ok) {
+          return void (await respond({
+            response_type: 'ephemeral',
+            text: `:warning: ${parsed.errors.join('\n:warning: ')}\n${USAGE}`,
+          }));
+        }
+        const { args } = parsed;
+        const address = await deps.wallet.generateAddress({
+          clientEmail: args.email,
+          currency: args.currency,
+          network: args.network,
+        });
+        // The address first; the QR code follows (it takes several Slack calls that must not hold the answer back).
+        const usable = address.status === 'generated' && address.address !== '';
+        await respond({
+          response_type: 'ephemeral',
+          ...renderAddress(
+            args,
+            address,
+            usable ? 'A QR code of the address is on its way to your direct messages.' : '',
+          ),
+        });
+        if (usable && !(await sendQrCode(deps.logger, client, command.user_id, args, address.address))) {
+          await respond({
+            response_type: 'ephemeral',
+            replace_original: false,
+            text: ':warning: The QR code could not be sent this time; the address above is all you need.',
+          });
+        }
+      }),
+    );
   };
 }

@@ -2,7 +2,14 @@
 import { z } from 'zod';
 import { words } from '../../src/slack/text.js';
 import { closest } from './suggest.js';
-import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../../src/wallet/enums.js';
+import {
+  CURRENCIES,
+  NETWORKS,
+  acceptedNames,
+  lookup,
+  type CurrencyMember,
+  type EnumMember,
+} from '../../src/wallet/enums.js';
 
 export const USAGE = 'Usage: `/address <client-email> <currency> <network>`, e.g. `/address alice@client.com USDT BSC`';
 
@@ -22,9 +29,15 @@ export function parseAddressArgs(text: string): { ok: true; args: AddressArgs } 
   const errors: string[] = [];
   if (!z.email().safeParse(email).success) errors.push(`“${email}” is not an e-mail address`);
   const currency = lookup(CURRENCIES, cur);
-  if (!currency) errors.push(`unknown currency “${cur}”${didYouMean(CURRENCIES, cur)}; accepted: ${acceptedNames(CURRENCIES)} (or their codes)`);
+  if (!currency)
+    errors.push(
+      `unknown currency “${cur}”${didYouMean(CURRENCIES, cur)}; accepted: ${acceptedNames(CURRENCIES)} (or their codes)`,
+    );
   const network = lookup(NETWORKS, net);
-  if (!network) errors.push(`unknown network “${net}”${didYouMean(NETWORKS, net)}; accepted: ${acceptedNames(NETWORKS)} (or their codes)`);
+  if (!network)
+    errors.push(
+      `unknown network “${net}”${didYouMean(NETWORKS, net)}; accepted: ${acceptedNames(NETWORKS)} (or their codes)`,
+    );
   if (errors.length || !currency || !network) return { ok: false, errors };
   return { ok: true, args: { email, currency, network } };
 }

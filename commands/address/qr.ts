@@ -51,7 +51,13 @@ export async function qrPng(address: string): Promise<Buffer> {
 }
 
 /** The QR code goes to the user's DM (ephemeral replies cannot carry files); false if it could not be sent. */
-export async function sendQrCode(logger: Logger, client: App['client'], userId: string, args: AddressArgs, address: string): Promise<boolean> {
+export async function sendQrCode(
+  logger: Logger,
+  client: App['client'],
+  userId: string,
+  args: AddressArgs,
+  address: string,
+): Promise<boolean> {
   try {
     const png = await qrPng(address);
     await client.files.uploadV2({

@@ -6,8 +6,10 @@ import type { AddressArgs } from './parse.js';
 
 const STATUS_TEXT: Record<WalletAddress['status'], string> = {
   generated: ':white_check_mark: Generated: ready to receive funds',
-  pending: ':hourglass_flowing_sand: Pending: the address is still being generated. Do not share it until `/address` shows it as generated.',
-  failed: ':x: Generation failed: do not use this address. Try again later, or contact the wallet service if it keeps failing.',
+  pending:
+    ':hourglass_flowing_sand: Pending: the address is still being generated. Do not share it until `/address` shows it as generated.',
+  failed:
+    ':x: Generation failed: do not use this address. Try again later, or contact the wallet service if it keeps failing.',
   unknown: ':grey_question: Unknown generation status: check with the wallet service before sharing it.',
 };
 
@@ -26,5 +28,8 @@ export function renderAddress(args: AddressArgs, a: WalletAddress, qrNote: strin
     section(`*Status*\n${STATUS_TEXT[a.status]}${a.message ? `\n_${a.message}_` : ''}`),
     context(`The same client, currency and network always give this address. ${qrNote}`),
   ];
-  return { text: `Deposit address for ${args.email} (${args.currency.name} on ${args.network.name}): ${a.address}. ${warning}`, blocks };
+  return {
+    text: `Deposit address for ${args.email} (${args.currency.name} on ${args.network.name}): ${a.address}. ${warning}`,
+    blocks,
+  };
 }

@@ -6,20 +6,49 @@
  */
 import { CURRENCIES, NETWORKS, type EnumMember } from '../../src/wallet/enums.js';
 
-const key = (s: string) => s.trim().toUpperCase().replace(/[\s_.-]+/g, '');
+const key = (s: string) =>
+  s
+    .trim()
+    .toUpperCase()
+    .replace(/[\s_.-]+/g, '');
 
 const COLLOQUIAL = new Map<readonly EnumMember[], Readonly<Record<string, string>>>([
   [
     NETWORKS,
     {
-      BINANCE: 'BSC', BNB: 'BSC', BNBCHAIN: 'BSC', BNBSMARTCHAIN: 'BSC', BINANCESMARTCHAIN: 'BSC', BEP20: 'BSC',
-      ERC20: 'ETH', ETHEREUMMAINNET: 'ETH', TRC20: 'TRON', TRX: 'TRON', POLYGONPOS: 'POLYGON', POL: 'POLYGON',
-      AVAX: 'AVALANCHE', CCHAIN: 'AVALANCHE', ARB: 'ARBITRUM', ARBITRUMONE: 'ARBITRUM', HRC20: 'HECOCHAIN',
+      BINANCE: 'BSC',
+      BNB: 'BSC',
+      BNBCHAIN: 'BSC',
+      BNBSMARTCHAIN: 'BSC',
+      BINANCESMARTCHAIN: 'BSC',
+      BEP20: 'BSC',
+      ERC20: 'ETH',
+      ETHEREUMMAINNET: 'ETH',
+      TRC20: 'TRON',
+      TRX: 'TRON',
+      POLYGONPOS: 'POLYGON',
+      POL: 'POLYGON',
+      AVAX: 'AVALANCHE',
+      CCHAIN: 'AVALANCHE',
+      ARB: 'ARBITRUM',
+      ARBITRUMONE: 'ARBITRUM',
+      HRC20: 'HECOCHAIN',
     },
   ],
   [
     CURRENCIES,
-    { TETHER: 'USDT', BITCOIN: 'BTC', LITECOIN: 'LTC', ETHER: 'ETH', ETHEREUM: 'ETH', USDCOIN: 'USDC', TRON: 'TRX', BINANCECOIN: 'BNB', BINANCEUSD: 'BUSD', TRUEUSD: 'TUSD' },
+    {
+      TETHER: 'USDT',
+      BITCOIN: 'BTC',
+      LITECOIN: 'LTC',
+      ETHER: 'ETH',
+      ETHEREUM: 'ETH',
+      USDCOIN: 'USDC',
+      TRON: 'TRX',
+      BINANCECOIN: 'BNB',
+      BINANCEUSD: 'BUSD',
+      TRUEUSD: 'TUSD',
+    },
   ],
 ]);
 
@@ -28,7 +57,8 @@ function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length]!;

@@ -54,16 +54,21 @@ async function statusLine(deps: CommandDeps): Promise<string> {
       wallet = deps.wallet.authState();
     } catch (err) {
       // The kind in words; the service's own message and the details are in the admins' status.
-      if (isWalletError(err) && err.kind === 'auth') why = 'the app cannot sign in to the wallet service (an admin needs to check its credentials)';
-      else if (isWalletError(err) && err.kind === 'kyb') why = "the wallet service has not verified the merchant account yet";
+      if (isWalletError(err) && err.kind === 'auth')
+        why = 'the app cannot sign in to the wallet service (an admin needs to check its credentials)';
+      else if (isWalletError(err) && err.kind === 'kyb')
+        why = 'the wallet service has not verified the merchant account yet';
     }
   }
   if (!wallet.loggedIn) problems.push(`${why}, so addresses, transactions and withdrawals are unavailable`);
-  if (!deps.store.health().writable) problems.push('the app cannot save right now, so nothing can be requested or approved');
+  if (!deps.store.health().writable)
+    problems.push('the app cannot save right now, so nothing can be requested or approved');
   const hook = registrationStatus(deps.store);
-  if (hook && !hook.ok) problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
+  if (hook && !hook.ok)
+    problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
   const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
-  if (unknown) problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);
+  if (unknown)
+    problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);
   const waiting = deps.withdrawals.pendingCount();
   const queue = waiting ? ` ${waiting} withdrawal${waiting === 1 ? ' is' : 's are'} waiting for approval.` : '';
   if (!problems.length) return `:large_green_circle: All systems normal.${queue}`;
@@ -84,7 +89,10 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   help: {
     // Admin commands are listed to admins only.
     run: async ({ deps, respond, userId }) =>
-      void (await respond({ response_type: 'ephemeral', text: helpText(await hasRole(deps.policy, 'admins', userId, deps.groups)) })),
+      void (await respond({
+        response_type: 'ephemeral',
+        text: helpText(await hasRole(deps.policy, 'admins', userId, deps.groups)),
+      })),
   },
   status: {
     run: async ({ deps, respond, userId }) => {
@@ -129,7 +137,10 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           header('Treasury status'),
           fields([
             ['Wallet service', `${deps.walletDescription}\n${walletLine}`],
-            ['Store', `${s.records} records · ${fmtBytes(s.snapshotBytes + s.journalBytes)} on disk${storeLine(deps.store.health())}`],
+            [
+              'Store',
+              `${s.records} records · ${fmtBytes(s.snapshotBytes + s.journalBytes)} on disk${storeLine(deps.store.health())}`,
+            ],
             ...extra,
             ['Version', deps.version],
           ]),
@@ -149,24 +160,37 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           // The `default` tiers apply to every currency without its own: their amounts carry no unit.
           const unit = cur === 'default' ? undefined : cur;
           const steps = ts.map((t) => {
-            const range = t.max ? `up to ${formatAmount(t.max, unit)}` : below ? `above ${formatAmount(below, unit)}` : 'any amount';
+            const range = t.max
+              ? `up to ${formatAmount(t.max, unit)}`
+              : below
+                ? `above ${formatAmount(below, unit)}`
+                : 'any amount';
             below = t.max ?? below;
             return `${range}: ${t.approvals} approval${t.approvals > 1 ? 's' : ''}${t.must_include.length ? `, including ${who(t.must_include)}` : ''}`;
           });
           return `*${unit ?? 'Any other currency'}*: ${steps.join('; ')}`;
         })
         .join('\n');
-      const limits = Object.entries(p.withdrawals.daily_limit).map(([c, v]) => formatAmount(v, c)).join(', ') || 'none';
+      const limits =
+        Object.entries(p.withdrawals.daily_limit)
+          .map(([c, v]) => formatAmount(v, c))
+          .join(', ') || 'none';
       const allow = p.withdrawals.allowlist;
-      const listed = allow.addresses.map((a) => `• ${esc(a.label)}: \`${shorten(a.address, 8, 6)}\` on ${networkWithStandard(a.network)}`);
+      const listed = allow.addresses.map(
+        (a) => `• ${esc(a.label)}: \`${shorten(a.address, 8, 6)}\` on ${networkWithStandard(a.network)}`,
+      );
       await respond({
         response_type: 'ephemeral',
         text: 'Treasury policy',
         blocks: [
           header('Treasury policy'),
           section(`*Approvals channel* <#${p.channels.approvals}> · *Alerts channel* <#${p.channels.alerts}>`),
-          section(`*Viewers* ${who(p.people.viewers)}\n*Requesters* ${who(p.people.requesters)}\n*Approvers* ${who(p.people.approvers)}\n*Admins* ${who(p.people.admins)}`),
-          section(`*Approvals needed*\n${tiers}\n*Daily limits (rolling 24 h)* ${limits}\n*Requests expire after* ${Math.round(p.withdrawals.expires_after / 60_000)} min`),
+          section(
+            `*Viewers* ${who(p.people.viewers)}\n*Requesters* ${who(p.people.requesters)}\n*Approvers* ${who(p.people.approvers)}\n*Admins* ${who(p.people.admins)}`,
+          ),
+          section(
+            `*Approvals needed*\n${tiers}\n*Daily limits (rolling 24 h)* ${limits}\n*Requests expire after* ${Math.round(p.withdrawals.expires_after / 60_000)} min`,
+          ),
           section(`*Allowlist* (${ALLOWLIST_MODE[allow.mode]})`),
           // The view's other blocks are few: the rest of Slack's 50 is the list's.
           ...packLines(listed.length ? listed : ['_No addresses listed._']).slice(0, 40),
@@ -180,7 +204,8 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       const entries = recentAudit(deps.store, 20);
       // Each row stands alone: who, what (in the card's words), amount, payee, reference, reason.
       const lines = entries.map(
-        (e) => `\`#${e.seq}\` ${utcMinute(Date.parse(e.at))} · ${e.actor === 'system' ? 'the app' : `<@${e.actor}>`} · ${auditRowText(e, (id) => deps.withdrawals.get(id))}`,
+        (e) =>
+          `\`#${e.seq}\` ${utcMinute(Date.parse(e.at))} · ${e.actor === 'system' ? 'the app' : `<@${e.actor}>`} · ${auditRowText(e, (id) => deps.withdrawals.get(id))}`,
       );
       await respond({
         response_type: 'ephemeral',
@@ -208,9 +233,14 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         file: Buffer.from(auditCsv(deps.store), 'utf8'),
         filename: `audit-${day}.csv`,
         title: `Audit log ${day}`,
-        initial_comment: check.ok ? `Audit log: ${check.count} entries, hash chain verified.` : `:rotating_light: Audit log export: the hash chain does NOT verify at entry #${check.seq} (${check.reason}).`,
+        initial_comment: check.ok
+          ? `Audit log: ${check.count} entries, hash chain verified.`
+          : `:rotating_light: Audit log export: the hash chain does NOT verify at entry #${check.seq} (${check.reason}).`,
       });
-      await respond({ response_type: 'ephemeral', text: ':white_check_mark: The audit log was sent to you in a direct message.' });
+      await respond({
+        response_type: 'ephemeral',
+        text: ':white_check_mark: The audit log was sent to you in a direct message.',
+      });
     },
   },
 
@@ -231,7 +261,9 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           section(
             `*Waiting for approval*: ${deps.withdrawals.pendingCount()}${unknown ? ` · :warning: *${count(unknown, 'withdrawal')} with an unknown outcome* (see their cards)` : ''}`,
           ),
-          context(`From ${count(d.records, 'transaction')} in the wallet's history${d.truncated ? ' (the oldest were left out: `/tx export` has everything)' : ''}.`),
+          context(
+            `From ${count(d.records, 'transaction')} in the wallet's history${d.truncated ? ' (the oldest were left out: `/tx export` has everything)' : ''}.`,
+          ),
         ],
       });
     },
@@ -242,7 +274,9 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       const r = await deps.registerWebhook(userId);
       await respond({
         response_type: 'ephemeral',
-        text: r.ok ? `:white_check_mark: Webhook registered: ${r.shownUrl}` : `:warning: Webhook not registered: ${r.error ?? 'unknown error'}`,
+        text: r.ok
+          ? `:white_check_mark: Webhook registered: ${r.shownUrl}`
+          : `:warning: Webhook not registered: ${r.error ?? 'unknown error'}`,
       });
     },
   },

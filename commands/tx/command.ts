@@ -34,14 +34,23 @@ export function txCommand(deps: CommandDeps) {
       const parsed = parseFilters(isExport ? w.slice(1) : w);
       if (!parsed.ok) {
         // Each quoted piece of the person's input is echoed short, on one line, escaped.
-        const shown = parsed.errors.slice(0, MAX_ERRORS).map((e) => cut(e.replace(/“([^”]*)”/g, (_m, q: string) => `“${echo(q)}”`), 600));
+        const shown = parsed.errors.slice(0, MAX_ERRORS).map((e) =>
+          cut(
+            e.replace(/“([^”]*)”/g, (_m, q: string) => `“${echo(q)}”`),
+            600,
+          ),
+        );
         const rest = parsed.errors.length - shown.length;
         return void (await respond({
           response_type: 'ephemeral',
           text: `:warning: ${shown.join('\n:warning: ')}${rest > 0 ? `\n…and ${rest} more` : ''}\n${USAGE}`,
         }));
       }
-      if (!isExport) return void (await respond({ response_type: 'ephemeral', ...(await showPage(deps, parsed.raw, parsed.query)) }));
+      if (!isExport)
+        return void (await respond({
+          response_type: 'ephemeral',
+          ...(await showPage(deps, parsed.raw, parsed.query)),
+        }));
       await exportToDm(deps, respond, client, command.user_id, parsed.raw, parsed.query);
     });
   };

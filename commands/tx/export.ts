@@ -9,9 +9,19 @@ import { exportTransactions, ExportTooLargeError } from '../../src/transactions/
 import { describeFilters, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
 import type { CommandDeps } from '../deps.js';
 
-export async function exportToDm(deps: CommandDeps, respond: RespondFn, client: App['client'], userId: string, raw: RawFilters, query: TxQuery): Promise<void> {
+export async function exportToDm(
+  deps: CommandDeps,
+  respond: RespondFn,
+  client: App['client'],
+  userId: string,
+  raw: RawFilters,
+  query: TxQuery,
+): Promise<void> {
   const filters = describeFilters(raw);
-  await respond({ response_type: 'ephemeral', text: `:hourglass_flowing_sand: Exporting transactions (filters: \`${filters}\`)…` });
+  await respond({
+    response_type: 'ephemeral',
+    text: `:hourglass_flowing_sand: Exporting transactions (filters: \`${filters}\`)…`,
+  });
   // Slack accepts five posts per response_url: the start, at most three progress edits (at a
   // quarter, half and three quarters of the pages, and at least a second apart) and the end.
   let progressLeft = 3;
@@ -43,7 +53,8 @@ export async function exportToDm(deps: CommandDeps, respond: RespondFn, client: 
       text: `:white_check_mark: Export finished: ${result.records} records in \`${filename}\`, sent to you in a direct message.`,
     });
   } catch (err) {
-    if (err instanceof ExportTooLargeError) return void (await respond({ replace_original: true, text: `:warning: ${err.message}` }));
+    if (err instanceof ExportTooLargeError)
+      return void (await respond({ replace_original: true, text: `:warning: ${err.message}` }));
     throw err;
   }
 }

@@ -8,5 +8,9 @@ import { NAV_ACTIONS } from './render.js';
 export function register(app: App, deps: CommandDeps): void {
   const requireRole = roleMiddleware(deps);
   app.command('/tx', requireRole('viewers'), txCommand(deps));
-  app.action<BlockAction<ButtonAction>>(new RegExp(`^(${NAV_ACTIONS.prev}|${NAV_ACTIONS.next})$`), requireRole('viewers'), txNav(deps));
+  app.action<BlockAction<ButtonAction>>(
+    new RegExp(`^(${NAV_ACTIONS.prev}|${NAV_ACTIONS.next})$`),
+    requireRole('viewers'),
+    txNav(deps),
+  );
 }

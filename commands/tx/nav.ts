@@ -16,10 +16,14 @@ export function txNav(deps: CommandDeps) {
       try {
         nav = navValueSchema.parse(JSON.parse(action.value ?? ''));
       } catch {
-        return void (await respond({ replace_original: false, text: ':warning: That button is out of date; run `/tx` again.' }));
+        return void (await respond({
+          replace_original: false,
+          text: ':warning: That button is out of date; run `/tx` again.',
+        }));
       }
       const parsed = fromRaw({ ...nav.f, page: String(nav.p) });
-      if (!parsed.ok) return void (await respond({ replace_original: false, text: `:warning: ${parsed.errors.join('; ')}` }));
+      if (!parsed.ok)
+        return void (await respond({ replace_original: false, text: `:warning: ${parsed.errors.join('; ')}` }));
       await respond({ replace_original: true, ...(await showPage(deps, parsed.raw, parsed.query)) });
     });
   };

@@ -9,14 +9,22 @@ import type { TransactionPage, TransactionRecord } from '../../src/wallet/schema
 
 export const NAV_ACTIONS = { prev: 'tx_prev', next: 'tx_next' } as const;
 
-const TYPE_ICON: Record<TransactionRecord['type'], string> = { deposit: ':inbox_tray:', withdrawal: ':outbox_tray:', unknown: ':grey_question:' };
+const TYPE_ICON: Record<TransactionRecord['type'], string> = {
+  deposit: ':inbox_tray:',
+  withdrawal: ':outbox_tray:',
+  unknown: ':grey_question:',
+};
 /** The service's list says successful/failed; people read the app's one word set (src/format/status.ts). */
-const statusText = (s: TransactionRecord['status']) => `${statusEmoji(s)} ${statusDetail(s === 'unknown' ? undefined : s)}`;
+const statusText = (s: TransactionRecord['status']) =>
+  `${statusEmoji(s)} ${statusDetail(s === 'unknown' ? undefined : s)}`;
 
 function when(r: TransactionRecord): string {
   // The service writes createdAt in UTC without a zone. UTC text rather than a Slack date token:
   // a page holds up to 100 lines, and the token's length would push it past Slack's block size.
-  return utcMinute(r.timestamp ?? (r.createdAt ? new Date(`${r.createdAt.replace(/Z?$/, 'Z')}`) : undefined), 'time unknown');
+  return utcMinute(
+    r.timestamp ?? (r.createdAt ? new Date(`${r.createdAt.replace(/Z?$/, 'Z')}`) : undefined),
+    'time unknown',
+  );
 }
 
 function recordLine(r: TransactionRecord): string {
@@ -44,14 +52,24 @@ export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage) {
   const blocks = [header('Transactions')];
   if (page.totalRecords === 0) {
     blocks.push(section(`No transactions match${filters === 'none' ? '' : ` the filters \`${filters}\``}.`));
-    blocks.push(context('Try fewer filters, a wider date range (from=YYYY-MM-DD to=YYYY-MM-DD), or check the spelling of a hash or address.'));
+    blocks.push(
+      context(
+        'Try fewer filters, a wider date range (from=YYYY-MM-DD to=YYYY-MM-DD), or check the spelling of a hash or address.',
+      ),
+    );
     return { text: 'No transactions match.', blocks };
   }
   blocks.push(
-    context(`Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: \`${filters}\``),
+    context(
+      `Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: \`${filters}\``,
+    ),
   );
   if (page.records.length === 0) {
-    blocks.push(section(`Page ${q.page} is past the end: there ${page.totalPages === 1 ? 'is 1 page' : `are ${page.totalPages} pages`}.`));
+    blocks.push(
+      section(
+        `Page ${q.page} is past the end: there ${page.totalPages === 1 ? 'is 1 page' : `are ${page.totalPages} pages`}.`,
+      ),
+    );
   } else {
     // Header, context and buttons take three blocks; the rest is packed so even 100 records fit.
     blocks.push(...packLines(page.records.map(recordLine)).slice(0, LIMITS.blocks - 3));
@@ -59,7 +77,8 @@ export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage) {
   const nav = [];
   const current = Math.min(page.currentPage, Math.max(page.totalPages, 1));
   if (current > 1) nav.push({ text: '← Previous', actionId: NAV_ACTIONS.prev, value: navValue(raw, current - 1) });
-  if (current < page.totalPages) nav.push({ text: 'Next →', actionId: NAV_ACTIONS.next, value: navValue(raw, current + 1) });
+  if (current < page.totalPages)
+    nav.push({ text: 'Next →', actionId: NAV_ACTIONS.next, value: navValue(raw, current + 1) });
   if (nav.length) blocks.push(actions('tx_nav', nav));
   return { text: `Transactions: page ${page.currentPage} of ${page.totalPages}, ${page.totalRecords} records`, blocks };
 }

@@ -8,7 +8,10 @@ import { guarded } from '../../src/slack/guard.js';
 import type { CommandDeps } from '../deps.js';
 import { ephemeral } from './replies.js';
 
-export type ButtonArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'ack' | 'body' | 'action' | 'respond'>;
+export type ButtonArgs = Pick<
+  SlackActionMiddlewareArgs<BlockAction<ButtonAction>>,
+  'ack' | 'body' | 'action' | 'respond'
+>;
 
 export function approve(deps: CommandDeps) {
   return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {

@@ -24,7 +24,10 @@ export function withdrawCommand(deps: CommandDeps) {
       if (command.text.trim().toLowerCase() === 'help') return ephemeral(respond, USAGE);
       // Five values and a note (the form allows 500 characters of note) fit well within this; a wall of text is not echoed back.
       if (command.text.length > MAX_ONE_LINE) {
-        return ephemeral(respond, `:warning: That is ${command.text.length.toLocaleString('en')} characters; a one-line request takes at most ${MAX_ONE_LINE} (the note at most 500).\n${USAGE}`);
+        return ephemeral(
+          respond,
+          `:warning: That is ${command.text.length.toLocaleString('en')} characters; a one-line request takes at most ${MAX_ONE_LINE} (the note at most 500).\n${USAGE}`,
+        );
       }
       const parsed = parseOneLine(command.text);
       if (!parsed.ok) return ephemeral(respond, `:warning: ${parsed.error}\n${USAGE}`);
@@ -32,7 +35,10 @@ export function withdrawCommand(deps: CommandDeps) {
       const outcome = await deps.withdrawals.request({ ...parsed.input, requestedFrom: 'command' }, command.user_id);
       if (!outcome.ok) {
         // In one line the note is the words after the client e-mail: say where it goes.
-        const where = outcome.rule === 'note' ? '\nAdd the note after the client e-mail: `/withdraw <amount> <currency> <network> <destination> <client-email> what it is for`' : '';
+        const where =
+          outcome.rule === 'note'
+            ? '\nAdd the note after the client e-mail: `/withdraw <amount> <currency> <network> <destination> <client-email> what it is for`'
+            : '';
         return ephemeral(respond, `:no_entry: Not requested: ${outcome.message}${where}`);
       }
       const r = outcome.request;

@@ -32,7 +32,13 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   note: 'note',
 };
 
-function input(field: keyof typeof FIELDS, label: string, element: Record<string, unknown>, optional = false, hint?: string): KnownBlock {
+function input(
+  field: keyof typeof FIELDS,
+  label: string,
+  element: Record<string, unknown>,
+  optional = false,
+  hint?: string,
+): KnownBlock {
   return {
     type: 'input',
     block_id: FIELDS[field].block,
@@ -57,9 +63,27 @@ export function requestModal(): View {
       input('amount', 'Amount', { type: 'plain_text_input', placeholder: { type: 'plain_text', text: 'e.g. 250.50' } }),
       input('currency', 'Currency', { type: 'static_select', options: options(CURRENCIES.map((c) => c.name)) }),
       input('network', 'Network', { type: 'static_select', options: options(NETWORKS.map((n) => n.name)) }),
-      input('destination', 'Destination address', { type: 'plain_text_input' }, false, 'Checked against the network’s address format and the allowlist.'),
-      input('client', 'Client e-mail', { type: 'email_text_input' }, false, 'The client whose generated wallet the funds leave from.'),
-      input('note', 'Note for the approvers', { type: 'plain_text_input', multiline: true, max_length: 500 }, true, 'What the payout is for. Required above the policy’s amount (withdrawals.note_required_above).'),
+      input(
+        'destination',
+        'Destination address',
+        { type: 'plain_text_input' },
+        false,
+        'Checked against the network’s address format and the allowlist.',
+      ),
+      input(
+        'client',
+        'Client e-mail',
+        { type: 'email_text_input' },
+        false,
+        'The client whose generated wallet the funds leave from.',
+      ),
+      input(
+        'note',
+        'Note for the approvers',
+        { type: 'plain_text_input', multiline: true, max_length: 500 },
+        true,
+        'What the payout is for. Required above the policy’s amount (withdrawals.note_required_above).',
+      ),
     ],
   };
 }
@@ -74,7 +98,12 @@ export function reasonModal(callbackId: string, title: string, label: string, me
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
       section(intro),
-      { type: 'input', block_id: 'reason', label: { type: 'plain_text', text: label }, element: { type: 'plain_text_input', action_id: 'value', multiline: true, min_length: 3, max_length: 500 } },
+      {
+        type: 'input',
+        block_id: 'reason',
+        label: { type: 'plain_text', text: label },
+        element: { type: 'plain_text_input', action_id: 'value', multiline: true, min_length: 3, max_length: 500 },
+      },
     ],
   };
 }

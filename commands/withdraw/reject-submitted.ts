@@ -6,6 +6,8 @@ import type { ViewSubmittedArgs } from './request-submitted.js';
 
 export function rejectSubmitted(deps: CommandDeps) {
   return async ({ ack, body, view }: ViewSubmittedArgs): Promise<void> => {
-    await submitted(deps.logger, ack, 'rejection', () => deps.withdrawals.reject(view.private_metadata, body.user.id, readReason(view.state.values)));
+    await submitted(deps.logger, ack, 'rejection', () =>
+      deps.withdrawals.reject(view.private_metadata, body.user.id, readReason(view.state.values)),
+    );
   };
 }

@@ -17,7 +17,13 @@ export function reject(deps: CommandDeps) {
       const r = deps.withdrawals.get(action.value ?? '')!;
       await client.views.open({
         trigger_id: body.trigger_id,
-        view: reasonModal(VIEWS.reject, 'Reject withdrawal', 'Reason (the requester sees it)', r.id, `Reject ${amountText(r)} on ${r.network} to \`${r.destination}\`?`),
+        view: reasonModal(
+          VIEWS.reject,
+          'Reject withdrawal',
+          'Reason (the requester sees it)',
+          r.id,
+          `Reject ${amountText(r)} on ${r.network} to \`${r.destination}\`?`,
+        ),
       });
     });
   };

@@ -17,13 +17,21 @@ export function failureText(err: unknown, otherwise: string): string {
 }
 
 /** A reason modal's submission: the decision's refusal goes next to the field; a failure never leaves Slack waiting. */
-export async function submitted(logger: Logger, ack: ViewAck, what: string, decide: () => Promise<DecisionOutcome>): Promise<void> {
+export async function submitted(
+  logger: Logger,
+  ack: ViewAck,
+  what: string,
+  decide: () => Promise<DecisionOutcome>,
+): Promise<void> {
   let outcome: DecisionOutcome;
   try {
     outcome = await decide();
   } catch (err) {
     logger.error({ err }, `withdrawal ${what} failed`);
-    return ack({ response_action: 'errors', errors: { reason: failureText(err, 'Something went wrong on our side; nothing was changed. Try again.') } });
+    return ack({
+      response_action: 'errors',
+      errors: { reason: failureText(err, 'Something went wrong on our side; nothing was changed. Try again.') },
+    });
   }
   if (!outcome.ok) return ack({ response_action: 'errors', errors: { reason: outcome.message.slice(0, 2000) } });
   await ack();

@@ -27,10 +27,21 @@ export function requestSubmitted(deps: CommandDeps) {
       outcome = await deps.withdrawals.request(input, body.user.id);
     } catch (err) {
       deps.logger.error({ err }, 'withdrawal request failed');
-      return void (await ack({ response_action: 'errors', errors: { [FIELDS.amount.block]: failureText(err, 'Something went wrong on our side; nothing was requested. Try again.') } }));
+      return void (await ack({
+        response_action: 'errors',
+        errors: {
+          [FIELDS.amount.block]: failureText(
+            err,
+            'Something went wrong on our side; nothing was requested. Try again.',
+          ),
+        },
+      }));
     }
     if (!outcome.ok) {
-      return void (await ack({ response_action: 'errors', errors: { [FIELDS[RULE_FIELD[outcome.rule]].block]: outcome.message.slice(0, 2000) } }));
+      return void (await ack({
+        response_action: 'errors',
+        errors: { [FIELDS[RULE_FIELD[outcome.rule]].block]: outcome.message.slice(0, 2000) },
+      }));
     }
     await ack();
   };

@@ -16,11 +16,16 @@ export function resolveSubmitted(deps: CommandDeps) {
     try {
       meta = resolveMetaSchema.parse(JSON.parse(view.private_metadata ?? ''));
     } catch {
-      return void (await ack({ response_action: 'errors', errors: { reason: 'This form is out of date; click the button on the card again.' } }));
+      return void (await ack({
+        response_action: 'errors',
+        errors: { reason: 'This form is out of date; click the button on the card again.' },
+      }));
     }
     const note = readReason(view.state.values);
     const refused = await refusal(deps.policy, 'admins', body.user.id, deps.groups);
     if (refused) return void (await ack({ response_action: 'errors', errors: { reason: refused } }));
-    await submitted(deps.logger, ack, 'resolution', () => deps.withdrawals.resolveUnknown(meta.id, body.user.id, meta.outcome, note));
+    await submitted(deps.logger, ack, 'resolution', () =>
+      deps.withdrawals.resolveUnknown(meta.id, body.user.id, meta.outcome, note),
+    );
   };
 }

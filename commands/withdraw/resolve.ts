@@ -9,20 +9,29 @@ import type { CommandDeps } from '../deps.js';
 import { reasonModal, VIEWS } from './modals.js';
 import { ephemeral } from './replies.js';
 
-type ResolveArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'body' | 'action' | 'respond'> & { client: App['client'] };
+type ResolveArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'body' | 'action' | 'respond'> & {
+  client: App['client'];
+};
 
 export function resolve(deps: CommandDeps, outcome: 'sent' | 'not_sent') {
   return async ({ body, action, respond, client }: ResolveArgs): Promise<void> => {
     await guarded(deps.logger, respond, 'Resolution', async () => {
       const r = deps.withdrawals.get(action.value ?? '');
-      if (r?.state !== 'unknown') return ephemeral(respond, ':information_source: This request is not waiting for a resolution.');
+      if (r?.state !== 'unknown')
+        return ephemeral(respond, ':information_source: This request is not waiting for a resolution.');
       const intro =
         outcome === 'sent'
           ? `Record that ${amountText(r)} to \`${r.destination}\` *was sent* (reference \`${r.merchantReference}\`)? Check the wallet service first.`
           : `Record that ${amountText(r)} to \`${r.destination}\` *was not sent* (reference \`${r.merchantReference}\`)? Check the wallet service first: a new request will be needed.`;
       await client.views.open({
         trigger_id: body.trigger_id,
-        view: reasonModal(VIEWS.resolve, 'Resolve withdrawal', 'What you checked (kept in the audit log)', JSON.stringify({ id: r.id, outcome }), intro),
+        view: reasonModal(
+          VIEWS.resolve,
+          'Resolve withdrawal',
+          'What you checked (kept in the audit log)',
+          JSON.stringify({ id: r.id, outcome }),
+          intro,
+        ),
       });
     });
   };

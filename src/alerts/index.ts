@@ -13,13 +13,34 @@ import { describeUnknown, unknownSummary, type UnknownSummary } from './unknown.
 import { alertsToVerify, createVerifier, verifyAlert } from './verify.js';
 import { ensureWatermark, type Watermark } from './watermark.js';
 
-export { createWebhookHandler, DEFAULT_MAX_BODY_BYTES, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
-export { ingestEvent, ALERT_RENDERER, ALERT_STATUS_RENDERER, ALERT_BATCH_RENDERER, alertMessageKey, statusChangeRef, readStatusChangeRef, type IngestResult } from './ingest.js';
+export {
+  createWebhookHandler,
+  DEFAULT_MAX_BODY_BYTES,
+  type WebhookHandler,
+  type WebhookHandlerDeps,
+} from './receiver.js';
+export {
+  ingestEvent,
+  ALERT_RENDERER,
+  ALERT_STATUS_RENDERER,
+  ALERT_BATCH_RENDERER,
+  alertMessageKey,
+  statusChangeRef,
+  readStatusChangeRef,
+  type IngestResult,
+} from './ingest.js';
 export { readWebhook, eventKey, transactionKey, type WebhookEvent, type AlertKind } from './parse.js';
 export { routeAlert, shouldMention } from './routing.js';
 export { reconcileDeposits, type ReconcileReport } from './reconcile.js';
 export { verifyAlert } from './verify.js';
-export { UNKNOWN_RENDERER, UNKNOWN_COLLECTIONS, unknownSummary, describeUnknown, type UnknownWindow, type UnknownSummary } from './unknown.js';
+export {
+  UNKNOWN_RENDERER,
+  UNKNOWN_COLLECTIONS,
+  unknownSummary,
+  describeUnknown,
+  type UnknownWindow,
+  type UnknownSummary,
+} from './unknown.js';
 export { HISTORY_RENDERER, HISTORY_MESSAGE_KEY, readWatermark, type Watermark } from './watermark.js';
 export { signBody, verifySignature, secretMatches } from './signature.js';
 export { ALERT_COLLECTIONS, type Alert, type AlertHistoryEntry, type StoredEvent } from './types.js';
@@ -32,7 +53,11 @@ export interface WithdrawalEventInfo {
 }
 
 /** The receiver's parts, plus what verification and reconciliation need. */
-export interface AlertsDeps extends Pick<WebhookHandlerDeps, 'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now'> {
+export interface AlertsDeps
+  extends Pick<
+    WebhookHandlerDeps,
+    'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now'
+  > {
   outbox: Outbox;
   wallet: Pick<WalletClient, 'listTransactions'>;
   /** Inside the event's commit (durable with it): link a withdrawal event to its request. Synchronous. */
@@ -72,7 +97,9 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     });
     return wm;
   };
-  watermark().catch((err: unknown) => log.error({ err }, 'could not record the alerts watermark; the next reconciliation tries again'));
+  watermark().catch((err: unknown) =>
+    log.error({ err }, 'could not record the alerts watermark; the next reconciliation tries again'),
+  );
 
   const handler = createWebhookHandler({
     store: deps.store,
@@ -84,12 +111,20 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     ...(deps.maxBodyBytes !== undefined ? { maxBodyBytes: deps.maxBodyBytes } : {}),
     now,
     ...(deps.linkWithdrawal
-      ? { linkWithdrawal: (tx, e) => deps.linkWithdrawal!(tx, { ...e, ...(e.event.statusName ? { status: e.event.statusName } : {}) }) }
+      ? {
+          linkWithdrawal: (tx, e) =>
+            deps.linkWithdrawal!(tx, { ...e, ...(e.event.statusName ? { status: e.event.statusName } : {}) }),
+        }
       : {}),
     onAccepted: (r, event) => {
       if (r.alert.hash && r.alert.verification.state !== 'confirmed') verifier.request(r.alertId);
       if (event.kind === 'withdrawal' && event.merchantReference && deps.onWithdrawalEvent) {
-        const info: WithdrawalEventInfo = { alertId: r.alertId, merchantReference: event.merchantReference, event, ...(event.statusName ? { status: event.statusName } : {}) };
+        const info: WithdrawalEventInfo = {
+          alertId: r.alertId,
+          merchantReference: event.merchantReference,
+          event,
+          ...(event.statusName ? { status: event.statusName } : {}),
+        };
         Promise.resolve()
           .then(() => deps.onWithdrawalEvent!(info))
           .catch((err: unknown) => log.error({ err, alertId: r.alertId }, 'onWithdrawalEvent hook failed'));
@@ -100,7 +135,18 @@ export function createAlerts(deps: AlertsDeps): Alerts {
   return {
     handler,
     reconcile: (o) =>
-      reconcileDeposits({ store: deps.store, outbox: deps.outbox, wallet: deps.wallet, policy: deps.policy, logger: deps.logger, now, watermark }, { ...deps.reconcile, ...o }),
+      reconcileDeposits(
+        {
+          store: deps.store,
+          outbox: deps.outbox,
+          wallet: deps.wallet,
+          policy: deps.policy,
+          logger: deps.logger,
+          now,
+          watermark,
+        },
+        { ...deps.reconcile, ...o },
+      ),
     unknownSummary() {
       const s = unknownSummary(deps.store, now());
       return { ...s, text: describeUnknown(s) };

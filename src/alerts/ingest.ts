@@ -11,7 +11,14 @@ import { routeAlert, shouldMention } from './routing.js';
 import { advances, isFailure, isTerminal } from './status.js';
 import { noteUnknown } from './unknown.js';
 import { ALERT_COLLECTIONS, type Alert, type AlertSource, type StoredEvent, type Verification } from './types.js';
-import { beforeWatermark, HISTORY_MESSAGE_KEY, HISTORY_RENDERER, HISTORY_WINDOW_MS, WATERMARK, type Watermark } from './watermark.js';
+import {
+  beforeWatermark,
+  HISTORY_MESSAGE_KEY,
+  HISTORY_RENDERER,
+  HISTORY_WINDOW_MS,
+  WATERMARK,
+  type Watermark,
+} from './watermark.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 
 export const ALERT_RENDERER = 'alert';
@@ -142,7 +149,10 @@ function countIntoHistory(tx: Tx, wm: Watermark, event: WebhookEvent, ctx: Inges
 export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): IngestResult {
   const { event, source } = input;
   // Reconciliation filters history itself; a webhook may be the service replaying old notifications.
-  const wm = source === 'webhook' && event.kind !== 'unknown' ? tx.get<Watermark>(WATERMARK.collection, WATERMARK.key) : undefined;
+  const wm =
+    source === 'webhook' && event.kind !== 'unknown'
+      ? tx.get<Watermark>(WATERMARK.collection, WATERMARK.key)
+      : undefined;
   const fromHistory = beforeWatermark(wm, event.occurredAt);
   const keys = transactionKeys(event);
   const existing = findAlert(tx, [...keys, ...lookupOnlyKeys(event)], event);
@@ -152,7 +162,14 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   const seen = tx.get(ALERT_COLLECTIONS.events, eventId);
   if (seen) return { outcome: 'duplicate', eventId, alertId: seen.alertId };
 
-  const stored: StoredEvent = { id: eventId, alertId, source, receivedAt: ctx.now, event, ...(input.raw !== undefined ? { raw: input.raw } : {}) };
+  const stored: StoredEvent = {
+    id: eventId,
+    alertId,
+    source,
+    receivedAt: ctx.now,
+    event,
+    ...(input.raw !== undefined ? { raw: input.raw } : {}),
+  };
   tx.put(ALERT_COLLECTIONS.events, eventId, stored);
   recordKeys(tx, keys, alertId);
 
@@ -183,7 +200,9 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       mention,
       source,
       verification: input.verification ?? { state: 'unverified', attempts: 0 },
-      history: [{ ...(event.statusName ? { status: event.statusName } : {}), at: ctx.now, source, applied: true, eventId }],
+      history: [
+        { ...(event.statusName ? { status: event.statusName } : {}), at: ctx.now, source, applied: true, eventId },
+      ],
       messageKey: alertMessageKey(alertId),
       createdAt: ctx.now,
       updatedAt: ctx.now,
@@ -204,7 +223,13 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
 
   const applied = advances(existing.status, event.statusName);
   const next: Alert = { ...existing, history: [...existing.history], updatedAt: ctx.now };
-  next.history.push({ ...(event.statusName ? { status: event.statusName } : {}), at: ctx.now, source, applied, eventId });
+  next.history.push({
+    ...(event.statusName ? { status: event.statusName } : {}),
+    at: ctx.now,
+    source,
+    applied,
+    eventId,
+  });
   let filled = false;
   for (const f of FILLABLE) {
     if (next[f] === undefined && event[f] !== undefined) {
@@ -224,16 +249,44 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
     return { outcome: 'advanced', eventId, alertId, alert: next };
   }
   // An alert shown only in the hourly "unknown shape" message has no message of its own to edit.
-  if (!tx.get(OUTBOX_COLLECTIONS.messages, next.messageKey)) return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
+  if (!tx.get(OUTBOX_COLLECTIONS.messages, next.messageKey))
+    return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
   // New details (the hash at last, say) are shown even when the status stays.
-  if (!applied && (nowVerified || filled)) ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey, priority: 'edit' });
+  if (!applied && (nowVerified || filled))
+    ctx.outbox.enqueue(tx, {
+      op: 'update',
+      renderer: ALERT_RENDERER,
+      ref: alertId,
+      key: next.messageKey,
+      priority: 'edit',
+    });
   if (applied) {
     // The message (or its line in a batch message) is edited to show the new status; the thread gets a line saying when it changed.
-    ctx.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: next.messageKey, priority: 'edit' });
-    ctx.outbox.enqueue(tx, { op: 'reply', renderer: ALERT_STATUS_RENDERER, ref: statusChangeRef(alertId, next.history.length - 1), key: next.messageKey, priority: 'detail' });
+    ctx.outbox.enqueue(tx, {
+      op: 'update',
+      renderer: ALERT_RENDERER,
+      ref: alertId,
+      key: next.messageKey,
+      priority: 'edit',
+    });
+    ctx.outbox.enqueue(tx, {
+      op: 'reply',
+      renderer: ALERT_STATUS_RENDERER,
+      ref: statusChangeRef(alertId, next.history.length - 1),
+      key: next.messageKey,
+      priority: 'detail',
+    });
     // A failure keeps a message of its own: if the alert went out as a line of a batch message, it gets one now.
     if (isFailure(next.status) && !isFailure(existing.status)) {
-      ctx.outbox.enqueue(tx, { op: 'post', renderer: ALERT_RENDERER, ref: alertId, key: `${next.messageKey}:failed`, channel: next.channel, priority: 'live', ifBatched: next.messageKey });
+      ctx.outbox.enqueue(tx, {
+        op: 'post',
+        renderer: ALERT_RENDERER,
+        ref: alertId,
+        key: `${next.messageKey}:failed`,
+        channel: next.channel,
+        priority: 'live',
+        ifBatched: next.messageKey,
+      });
     }
   }
   return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };

@@ -55,7 +55,10 @@ export interface WebhookEvent {
 
 /** PascalCase and snake_case keys to camelCase, so one schema reads every variant. */
 export function normalizeKey(k: string): string {
-  const camel = k.includes('_') && /[a-z]/i.test(k) ? k.toLowerCase().replace(/_+([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) : k;
+  const camel =
+    k.includes('_') && /[a-z]/i.test(k)
+      ? k.toLowerCase().replace(/_+([a-z0-9])/g, (_m, c: string) => c.toUpperCase())
+      : k;
   return camel.charAt(0).toLowerCase() + camel.slice(1);
 }
 
@@ -148,7 +151,8 @@ export function readTransactionTime(...sources: Array<Record<string, unknown>>):
         const t = v.trim();
         ms = Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(t) ? t : `${t}Z`);
       }
-      if (ms !== undefined && Number.isFinite(ms) && ms >= EARLIEST_MS && ms <= Date.now() + 86_400_000) return Math.round(ms);
+      if (ms !== undefined && Number.isFinite(ms) && ms >= EARLIEST_MS && ms <= Date.now() + 86_400_000)
+        return Math.round(ms);
     }
   }
   return undefined;
@@ -172,7 +176,9 @@ export function readWebhook(parsed: unknown): WebhookEvent {
 
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(dataRaw)) if (!KNOWN.has(k)) extra[k] = v;
-  if (dataRaw !== root) for (const [k, v] of Object.entries(root)) if (k !== 'data' && k !== 'transactionType' && k !== 'type') extra[`envelope.${k}`] = v;
+  if (dataRaw !== root)
+    for (const [k, v] of Object.entries(root))
+      if (k !== 'data' && k !== 'transactionType' && k !== 'type') extra[`envelope.${k}`] = v;
 
   const e: WebhookEvent = {
     kind: type ? (KIND_BY_TYPE[type.name] ?? 'unknown') : 'unknown',
@@ -205,7 +211,12 @@ export function readWebhook(parsed: unknown): WebhookEvent {
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isObject(value)) return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
+  if (isObject(value))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys(value[k])]),
+    );
   return value;
 }
 
@@ -214,7 +225,10 @@ export function normalizeHash(hash: string): string {
   return /^0x[0-9a-f]+$/i.test(hash) ? hash.toLowerCase() : hash;
 }
 
-const digest = (v: unknown): string => createHash('sha256').update(JSON.stringify(sortKeys(v))).digest('hex');
+const digest = (v: unknown): string =>
+  createHash('sha256')
+    .update(JSON.stringify(sortKeys(v)))
+    .digest('hex');
 
 /** Key space of a transaction type: a merchant deposit and a deposit are one transaction family. */
 function keySpace(e: WebhookEvent): string {
@@ -267,7 +281,12 @@ function stableFields(e: WebhookEvent): Record<string, string> {
  */
 function withoutChecksums(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutChecksums);
-  if (isObject(v)) return Object.fromEntries(Object.entries(v).filter(([k]) => k.toLowerCase() !== 'checksum').map(([k, x]) => [k, withoutChecksums(x)]));
+  if (isObject(v))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => k.toLowerCase() !== 'checksum')
+        .map(([k, x]) => [k, withoutChecksums(x)]),
+    );
   return v;
 }
 
@@ -286,7 +305,12 @@ export function transactionKeys(e: WebhookEvent): string[] {
   const keys: string[] = [];
   if (e.kind === 'withdrawal' && e.merchantReference) keys.push(`${space}:ref:${e.merchantReference}`);
   if (e.hash) keys.push(`${space}:${normalizeHash(e.hash)}`);
-  if (keys.length === 0) keys.push(e.kind === 'unknown' ? `${space}:body:${digest({ fields: stableFields(e), body: withoutChecksums(e.body) })}` : fieldsKey(e));
+  if (keys.length === 0)
+    keys.push(
+      e.kind === 'unknown'
+        ? `${space}:body:${digest({ fields: stableFields(e), body: withoutChecksums(e.body) })}`
+        : fieldsKey(e),
+    );
   return keys;
 }
 

@@ -37,12 +37,19 @@ export interface WebhookHandlerDeps {
 }
 
 /** `params.secret` is the path segment; typed as the router's params so it mounts directly in src/http/server.ts. */
-export type WebhookHandler = (req: IncomingMessage, res: ServerResponse, params: { secret?: string } & Record<string, string>) => Promise<void>;
+export type WebhookHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: { secret?: string } & Record<string, string>,
+) => Promise<void>;
 
 function reply(res: ServerResponse, status: number, body: unknown, close = false): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  };
   if (close) headers.connection = 'close';
   res.writeHead(status, headers);
   res.end(text);
@@ -106,7 +113,12 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
         const v = req.headers[name];
         return Array.isArray(v) ? v.join(' ') : v;
       };
-      const check = verifySignature(expected, { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') }, body, now());
+      const check = verifySignature(
+        expected,
+        { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') },
+        body,
+        now(),
+      );
       if (!check.ok) {
         log.warn({ reason: check.reason }, 'webhook refused: signature');
         reply(res, 401, { error: 'invalid signature' });
@@ -137,7 +149,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       return r;
     });
     reply(res, 200, { ok: true, duplicate: result.outcome === 'duplicate' });
-    log.info({ alertId: result.alertId, outcome: result.outcome, kind: event.kind, status: event.statusName }, 'webhook received');
+    log.info(
+      { alertId: result.alertId, outcome: result.outcome, kind: event.kind, status: event.statusName },
+      'webhook received',
+    );
     if (result.outcome !== 'duplicate') {
       deps.outbox.kick();
       if (deps.onAccepted) {

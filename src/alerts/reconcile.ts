@@ -96,7 +96,13 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
         ...(hashUrl ? { hashUrl } : {}),
         listStatus: r.status,
       };
-      out.push(ingestEvent(tx, { event, source: 'reconciliation', verification }, { outbox: deps.outbox, policy: policy(), now: now() }));
+      out.push(
+        ingestEvent(
+          tx,
+          { event, source: 'reconciliation', verification },
+          { outbox: deps.outbox, policy: policy(), now: now() },
+        ),
+      );
     }
     return out;
   });
@@ -108,7 +114,10 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
   };
   if (report.created.length || report.advanced.length) {
     deps.outbox.kick();
-    deps.logger.warn({ created: report.created.length, advanced: report.advanced.length }, 'reconciliation found deposits no webhook reported');
+    deps.logger.warn(
+      { created: report.created.length, advanced: report.advanced.length },
+      'reconciliation found deposits no webhook reported',
+    );
   }
   return report;
 }
@@ -120,16 +129,34 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
  */
 async function reportHistory(deps: ReconcileDeps, wm: Watermark, windowMs: number): Promise<void> {
   const policy = typeof deps.policy === 'function' ? deps.policy() : deps.policy;
-  const page = await deps.wallet.listTransactions({ type: 'deposit', from: new Date(wm.at - windowMs), to: new Date(wm.at - WATERMARK_SLACK_MS), page: 1, pageSize: 1 });
+  const page = await deps.wallet.listTransactions({
+    type: 'deposit',
+    from: new Date(wm.at - windowMs),
+    to: new Date(wm.at - WATERMARK_SLACK_MS),
+    page: 1,
+    pageSize: 1,
+  });
   const count = page.totalRecords;
   await deps.store.commit((tx) => {
     const cur = tx.get(WATERMARK.collection, WATERMARK.key);
     if (!cur || cur.historyReported) return;
     // Replayed webhooks older than the window were counted while the report was pending.
     const total = count + (cur.replayedBefore ?? 0);
-    tx.put(WATERMARK.collection, WATERMARK.key, { ...cur, historyReported: true, historyCount: total, historyWindowMs: windowMs });
+    tx.put(WATERMARK.collection, WATERMARK.key, {
+      ...cur,
+      historyReported: true,
+      historyCount: total,
+      historyWindowMs: windowMs,
+    });
     if (total > 0) {
-      deps.outbox.enqueue(tx, { op: 'post', renderer: HISTORY_RENDERER, ref: WATERMARK.key, key: HISTORY_MESSAGE_KEY, channel: policy.channels.alerts, priority: 'reconciliation' });
+      deps.outbox.enqueue(tx, {
+        op: 'post',
+        renderer: HISTORY_RENDERER,
+        ref: WATERMARK.key,
+        key: HISTORY_MESSAGE_KEY,
+        channel: policy.channels.alerts,
+        priority: 'reconciliation',
+      });
     }
   });
   if (count > 0) deps.logger.info({ count }, 'history before the watermark: one summary line, no alerts');

@@ -15,7 +15,9 @@ export const SIGNATURE_TOLERANCE_MS = 5 * 60_000;
 
 /** Standard Webhooks: a `whsec_` secret is base64 after the prefix, any other is its UTF-8 bytes. */
 function key(secret: string): Buffer {
-  return secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
+  return secret.startsWith('whsec_')
+    ? Buffer.from(secret.slice('whsec_'.length), 'base64')
+    : Buffer.from(secret, 'utf8');
 }
 
 export function signBody(secret: string, id: string, timestampSeconds: number, body: string | Buffer): string {
@@ -31,10 +33,12 @@ export function verifySignature(
   nowMs: number,
 ): SignatureCheck {
   const { id, timestamp, signature } = headers;
-  if (!id || !timestamp || !signature) return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature' };
+  if (!id || !timestamp || !signature)
+    return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature' };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'bad webhook-timestamp' };
   const ts = Number(timestamp);
-  if (Math.abs(nowMs - ts * 1000) > SIGNATURE_TOLERANCE_MS) return { ok: false, reason: 'webhook-timestamp outside the tolerance' };
+  if (Math.abs(nowMs - ts * 1000) > SIGNATURE_TOLERANCE_MS)
+    return { ok: false, reason: 'webhook-timestamp outside the tolerance' };
   const expected = Buffer.from(signBody(secret, id, ts, body).slice(3), 'base64');
   for (const part of signature.split(' ')) {
     const [version, value] = part.split(',', 2);

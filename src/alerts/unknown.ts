@@ -41,13 +41,32 @@ export function noteUnknown(tx: Tx, alert: Alert, ctx: { outbox: Pick<Outbox, 'e
   if (cur && ctx.now - cur.since < UNKNOWN_WINDOW_MS && tx.get(OUTBOX_COLLECTIONS.messages, cur.key)) {
     tx.put(UNKNOWN_COLLECTIONS.windows, cur.key, { ...cur, count: cur.count + 1, latestAlertId: alert.id });
     tx.put(UNKNOWN_COLLECTIONS.channels, ch.channel, { ...ch, total: ch.total + 1 });
-    ctx.outbox.enqueue(tx, { op: 'update', renderer: UNKNOWN_RENDERER, ref: cur.key, key: cur.key, priority: 'detail' });
+    ctx.outbox.enqueue(tx, {
+      op: 'update',
+      renderer: UNKNOWN_RENDERER,
+      ref: cur.key,
+      key: cur.key,
+      priority: 'detail',
+    });
     return;
   }
   const key = `unknown:${alert.channel}:${ctx.now}:${alert.id}`;
-  tx.put(UNKNOWN_COLLECTIONS.windows, key, { key, channel: alert.channel, since: ctx.now, count: 1, latestAlertId: alert.id });
+  tx.put(UNKNOWN_COLLECTIONS.windows, key, {
+    key,
+    channel: alert.channel,
+    since: ctx.now,
+    count: 1,
+    latestAlertId: alert.id,
+  });
   tx.put(UNKNOWN_COLLECTIONS.channels, ch.channel, { ...ch, current: key, total: ch.total + 1 });
-  ctx.outbox.enqueue(tx, { op: 'post', renderer: UNKNOWN_RENDERER, ref: key, key, channel: alert.channel, priority: 'detail' });
+  ctx.outbox.enqueue(tx, {
+    op: 'post',
+    renderer: UNKNOWN_RENDERER,
+    ref: key,
+    key,
+    channel: alert.channel,
+    priority: 'detail',
+  });
 }
 
 export interface UnknownSummary {
@@ -57,17 +76,26 @@ export interface UnknownSummary {
 }
 
 export function unknownSummary(store: Pick<Store, 'find'>, now: number, limit = 5): UnknownSummary {
-  const all = store.find(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'unknown').sort((a, b) => b.createdAt - a.createdAt);
+  const all = store
+    .find(ALERT_COLLECTIONS.alerts, (a) => a.kind === 'unknown')
+    .sort((a, b) => b.createdAt - a.createdAt);
   return {
     total: all.length,
     lastHour: all.filter((a) => now - a.createdAt < UNKNOWN_WINDOW_MS).length,
-    latest: all.slice(0, limit).map((a) => ({ id: a.id, at: a.createdAt, ...(a.typeName ? { typeName: a.typeName } : {}), fields: Object.keys(a.extra ?? {}).slice(0, 8) })),
+    latest: all.slice(0, limit).map((a) => ({
+      id: a.id,
+      at: a.createdAt,
+      ...(a.typeName ? { typeName: a.typeName } : {}),
+      fields: Object.keys(a.extra ?? {}).slice(0, 8),
+    })),
   };
 }
 
 /** One plain-text line per notification for /treasury status (no Block Kit: the Slack side wraps it). */
 export function describeUnknown(s: UnknownSummary): string {
   if (s.total === 0) return 'none';
-  const lines = s.latest.map((l) => `${utcMinute(l.at)}${l.typeName ? ` ${l.typeName}` : ''}: fields ${l.fields.join(', ') || '(none)'}`);
+  const lines = s.latest.map(
+    (l) => `${utcMinute(l.at)}${l.typeName ? ` ${l.typeName}` : ''}: fields ${l.fields.join(', ') || '(none)'}`,
+  );
   return [`${s.total} stored, ${s.lastHour} in the last hour; latest:`, ...lines].join('\n');
 }

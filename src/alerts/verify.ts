@@ -4,7 +4,7 @@
  * alerts that were not found yet, so a webhook alone is never taken as the last word.
  */
 import type { Logger } from '../log.js';
-import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox, } from '../outbox/index.js';
+import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
@@ -28,7 +28,10 @@ export function sameHash(a: string | null | undefined, b: string | null | undefi
 }
 
 /** Returns the verification state after the attempt; wallet errors propagate (the caller retries later). */
-export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Alert['verification']['state'] | 'skipped'> {
+export async function verifyAlert(
+  deps: VerifyDeps,
+  alertId: string,
+): Promise<Alert['verification']['state'] | 'skipped'> {
   const now = deps.now ?? Date.now;
   const alert = deps.store.get(ALERT_COLLECTIONS.alerts, alertId);
   if (!alert?.hash || alert.verification.state === 'confirmed') return 'skipped';
@@ -56,10 +59,20 @@ export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Al
         },
       });
       // An alert shown only in the hourly "unknown shape" message has no message of its own to edit.
-      if (tx.get(OUTBOX_COLLECTIONS.messages, cur.messageKey)) deps.outbox.enqueue(tx, { op: 'update', renderer: ALERT_RENDERER, ref: alertId, key: cur.messageKey, priority: 'edit' });
+      if (tx.get(OUTBOX_COLLECTIONS.messages, cur.messageKey))
+        deps.outbox.enqueue(tx, {
+          op: 'update',
+          renderer: ALERT_RENDERER,
+          ref: alertId,
+          key: cur.messageKey,
+          priority: 'edit',
+        });
       return 'confirmed' as const;
     }
-    tx.put(ALERT_COLLECTIONS.alerts, alertId, { ...cur, verification: { ...cur.verification, state: 'not_found', attempts, checkedAt: now() } });
+    tx.put(ALERT_COLLECTIONS.alerts, alertId, {
+      ...cur,
+      verification: { ...cur.verification, state: 'not_found', attempts, checkedAt: now() },
+    });
     return 'not_found' as const;
   });
   if (state === 'confirmed') deps.outbox.kick();
@@ -69,7 +82,14 @@ export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Al
 /** Alerts still worth checking: unconfirmed, with a hash, recent, and not checked too often. */
 export function alertsToVerify(store: Store, now: number, maxAgeMs = 24 * 3_600_000): string[] {
   return store
-    .find(ALERT_COLLECTIONS.alerts, (a) => !!a.hash && a.verification.state !== 'confirmed' && a.verification.attempts < MAX_VERIFY_ATTEMPTS && now - a.createdAt <= maxAgeMs)
+    .find(
+      ALERT_COLLECTIONS.alerts,
+      (a) =>
+        !!a.hash &&
+        a.verification.state !== 'confirmed' &&
+        a.verification.attempts < MAX_VERIFY_ATTEMPTS &&
+        now - a.createdAt <= maxAgeMs,
+    )
     .map((a) => a.id);
 }
 

@@ -49,7 +49,8 @@ export async function ensureWatermark(store: Store, now: number): Promise<Waterm
     const cur = tx.get(WATERMARK.collection, WATERMARK.key);
     if (cur) return cur;
     const first = tx.all(ALERT_COLLECTIONS.alerts).reduce((m, a) => Math.min(m, a.createdAt), Infinity);
-    const wm: Watermark = first < now ? { at: first, historyReported: true, historyCount: 0 } : { at: now, historyReported: false };
+    const wm: Watermark =
+      first < now ? { at: first, historyReported: true, historyCount: 0 } : { at: now, historyReported: false };
     tx.put(WATERMARK.collection, WATERMARK.key, wm);
     return wm;
   });

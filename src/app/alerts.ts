@@ -40,7 +40,11 @@ export function buildAlerts(
     signatureRequired: o.config.webhookSignatureRequired,
     now: o.now,
     linkWithdrawal: (tx, e) => {
-      o.withdrawals.applyWithdrawalEvent(tx, { merchantReference: e.merchantReference, status: e.status ?? '', transactionHash: e.event.hash ?? null });
+      o.withdrawals.applyWithdrawalEvent(tx, {
+        merchantReference: e.merchantReference,
+        status: e.status ?? '',
+        transactionHash: e.event.hash ?? null,
+      });
     },
   });
   cleanup.push(() => alerts.stop());

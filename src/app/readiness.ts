@@ -21,7 +21,10 @@ export function readinessProbe(deps: Deps, slack: SlackApp | undefined): () => P
     const h = deps.store.health();
     const store: Check = h.writable
       ? { ok: true, detail: `${s.records} records` }
-      : { ok: false, detail: `cannot write since ${new Date(h.since).toISOString()}: ${h.error.code ?? h.error.reason} (${h.error.reason.replace('_', ' ')}); reads work, writes are refused until it has room` };
+      : {
+          ok: false,
+          detail: `cannot write since ${new Date(h.since).toISOString()}: ${h.error.code ?? h.error.reason} (${h.error.reason.replace('_', ' ')}); reads work, writes are refused until it has room`,
+        };
     let wallet: Check;
     if (!deps.wallet.authState().loggedIn && deps.now() - lastAttempt >= LOGIN_PROBE_INTERVAL_MS) {
       lastAttempt = deps.now();

@@ -16,7 +16,11 @@ export function appRoutes(o: {
   local: LocalWorkspace | undefined;
 }): Route[] {
   const routes: Route[] = [
-    { method: 'POST', path: '/webhooks/wallet/:secret', handler: (req, res, params) => o.alerts.handler(req, res, { secret: params.secret ?? '' }) },
+    {
+      method: 'POST',
+      path: '/webhooks/wallet/:secret',
+      handler: (req, res, params) => o.alerts.handler(req, res, { secret: params.secret ?? '' }),
+    },
     { method: 'GET', path: '/healthz', handler: (_req, res) => sendJson(res, 200, { ok: true, version: o.version }) },
     {
       method: 'GET',

@@ -31,11 +31,22 @@ export async function buildSlackTarget(
   cleanup: CleanupStack,
 ): Promise<SlackTarget> {
   if (o.config.slack.mode !== 'local') return { slackConfig: o.config.slack, local: undefined };
-  const local = await startLocalWorkspace({ policy: o.policy, logger: o.logger, sandboxUrl: o.sandboxUrl, eventsUrl: o.eventsUrl });
+  const local = await startLocalWorkspace({
+    policy: o.policy,
+    logger: o.logger,
+    sandboxUrl: o.sandboxUrl,
+    eventsUrl: o.eventsUrl,
+  });
   cleanup.push(() => local.close());
   secrets.add(local.botToken, local.signingSecret);
   return {
-    slackConfig: { ...o.config.slack, mode: 'http', botToken: local.botToken, signingSecret: local.signingSecret, apiUrl: local.apiUrl },
+    slackConfig: {
+      ...o.config.slack,
+      mode: 'http',
+      botToken: local.botToken,
+      signingSecret: local.signingSecret,
+      apiUrl: local.apiUrl,
+    },
     local,
   };
 }
@@ -47,7 +58,12 @@ const NO_GROUPS: GroupResolver = { membersOf: async () => [] };
  * retry could double a post), and 429s come back to it instead of sleeping. User-group
  * membership (policy entries S...) comes from Slack through it; without Slack, only user ids count.
  */
-export function outboxSlackClient(o: { slackConfig: SlackConfig; localMode: boolean; logger: Logger; now: () => number }): { client: WebClient; groups: GroupResolver } {
+export function outboxSlackClient(o: {
+  slackConfig: SlackConfig;
+  localMode: boolean;
+  logger: Logger;
+  now: () => number;
+}): { client: WebClient; groups: GroupResolver } {
   const client = new WebClient(o.slackConfig.botToken, {
     ...webClientOptions(o.slackConfig.apiUrl),
     retryConfig: { retries: 0 },

@@ -13,7 +13,12 @@ export interface StorePart {
 }
 
 export async function buildStore(
-  o: { dir: string; logger: Logger; onFatal: ((err: Error) => void) | undefined; options: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'> | undefined },
+  o: {
+    dir: string;
+    logger: Logger;
+    onFatal: ((err: Error) => void) | undefined;
+    options: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'> | undefined;
+  },
   cleanup: CleanupStack,
 ): Promise<StorePart> {
   const listeners: Array<() => void> = [];

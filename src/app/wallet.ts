@@ -25,7 +25,12 @@ export async function buildWallet(
   let wallet = o.config.wallet;
   let sandbox: Sandbox | undefined;
   if (!wallet.baseUrl) {
-    const started = await createSandbox({ port: o.config.sandboxPort, logger: o.logger.child({ component: 'sandbox' }), timestampUnit: wallet.timestampUnit, ...o.sandbox });
+    const started = await createSandbox({
+      port: o.config.sandboxPort,
+      logger: o.logger.child({ component: 'sandbox' }),
+      timestampUnit: wallet.timestampUnit,
+      ...o.sandbox,
+    });
     sandbox = started;
     cleanup.push(() => started.close());
     wallet = { ...wallet, baseUrl: started.url, ...SANDBOX_MERCHANT };

@@ -54,7 +54,15 @@ export function auditId(seq: number): string {
 }
 
 export function hashAuditEntry(e: Omit<AuditEntry, 'hash'>): string {
-  const body = { seq: e.seq, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: e.details, prevHash: e.prevHash };
+  const body = {
+    seq: e.seq,
+    at: e.at,
+    actor: e.actor,
+    action: e.action,
+    subject: e.subject,
+    details: e.details,
+    prevHash: e.prevHash,
+  };
   const text = canonical(body);
   if (typeof text !== 'string') throw new TypeError('audit entry cannot be serialized');
   return createHash('sha256').update(text).digest('hex');
@@ -101,14 +109,16 @@ export function verifyAudit(store: Store): AuditVerification {
     if (e.seq !== expected) {
       return { ok: false, seq: expected, reason: `entry ${expected} is missing (found ${e.seq} next)` };
     }
-    if (e.prevHash !== prev) return { ok: false, seq: e.seq, reason: `entry ${e.seq} does not link to the entry before it` };
+    if (e.prevHash !== prev)
+      return { ok: false, seq: e.seq, reason: `entry ${e.seq} does not link to the entry before it` };
     let actual: string;
     try {
       actual = hashAuditEntry(e);
     } catch {
       return { ok: false, seq: e.seq, reason: `entry ${e.seq} cannot be serialized` };
     }
-    if (actual !== e.hash) return { ok: false, seq: e.seq, reason: `entry ${e.seq} was altered (its hash does not match its content)` };
+    if (actual !== e.hash)
+      return { ok: false, seq: e.seq, reason: `entry ${e.seq} was altered (its hash does not match its content)` };
     prev = e.hash;
     expected++;
   }
@@ -119,7 +129,11 @@ export function verifyAudit(store: Store): AuditVerification {
     return { ok: false, seq: last, reason: 'the audit head record is missing' };
   }
   if (head.seq !== last || head.hash !== prev) {
-    return { ok: false, seq: Math.min(head.seq, last + 1), reason: `the log ends at entry ${last} but ${head.seq} entries were written: entries were removed from the end` };
+    return {
+      ok: false,
+      seq: Math.min(head.seq, last + 1),
+      reason: `the log ends at entry ${last} but ${head.seq} entries were written: entries were removed from the end`,
+    };
   }
   return { ok: true, count: last };
 }

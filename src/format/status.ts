@@ -27,7 +27,14 @@ const EMOJI: Readonly<Record<StatusWord, string>> = {
 /** Any status name of the service (either dialect, any case) to its word. */
 export function statusWord(status: string | undefined | null): StatusWord {
   if (!status) return 'status unknown';
-  return WORDS[status.trim().toUpperCase().replace(/[\s-]+/g, '_')] ?? 'status unknown';
+  return (
+    WORDS[
+      status
+        .trim()
+        .toUpperCase()
+        .replace(/[\s-]+/g, '_')
+    ] ?? 'status unknown'
+  );
 }
 
 export function statusEmoji(status: string | undefined | null): string {

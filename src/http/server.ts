@@ -8,7 +8,11 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { StoreUnavailableError } from '../store/errors.js';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => void | Promise<void>;
+export type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string>,
+) => void | Promise<void>;
 
 export interface Route {
   method: string;
@@ -40,7 +44,10 @@ function match(pattern: string, path: string): Record<string, string> | undefine
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -51,7 +58,10 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-export async function startHttpServer(routes: Route[], opts: { port: number; host: string; logger: Logger }): Promise<HttpServer> {
+export async function startHttpServer(
+  routes: Route[],
+  opts: { port: number; host: string; logger: Logger },
+): Promise<HttpServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     let methodMismatch = false;

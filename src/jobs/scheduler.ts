@@ -36,7 +36,9 @@ export class Scheduler {
 
   start(): void {
     for (const job of this.jobs.values()) {
-      this.tasks.push(cron.schedule(job.schedule, () => void this.runNow(job.name), { name: job.name, noOverlap: true }));
+      this.tasks.push(
+        cron.schedule(job.schedule, () => void this.runNow(job.name), { name: job.name, noOverlap: true }),
+      );
       if (job.runOnStart !== false) void this.runNow(job.name);
     }
   }

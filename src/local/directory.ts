@@ -24,13 +24,17 @@ const ROLES: Role[] = ['requesters', 'approvers', 'admins', 'viewers'];
 
 /** U0ALICE01 -> Alice; ids without letters keep themselves. */
 export function nameFromId(id: string): string {
-  const core = id.replace(/^[UW]0?/, '').replace(/\d+$/, '').toLowerCase();
+  const core = id
+    .replace(/^[UW]0?/, '')
+    .replace(/\d+$/, '')
+    .toLowerCase();
   return core ? core[0]!.toUpperCase() + core.slice(1) : id;
 }
 
 export function peopleOf(policy: Policy): Person[] {
   const ids: string[] = [];
-  for (const role of ROLES) for (const p of policy.people[role]) if (/^[UW][A-Z0-9]+$/.test(p) && !ids.includes(p)) ids.push(p);
+  for (const role of ROLES)
+    for (const p of policy.people[role]) if (/^[UW][A-Z0-9]+$/.test(p) && !ids.includes(p)) ids.push(p);
   // With "*" viewers and nobody else outside the roles, add one person who may only look.
   if (policy.people.viewers.includes('*')) ids.push('U0VIEWER');
   return ids.map((id) => {
@@ -52,6 +56,7 @@ export function channelDirectory(policy: Policy, seen: string[]): Channel[] {
     const what = [r.kind, r.currency, r.network].filter(Boolean).join('-').toLowerCase();
     out.push({ id: r.channel, name: `alerts-${what || 'routed'}`, kind: 'channel' });
   }
-  for (const id of seen) if (id.startsWith('C') && !out.some((c) => c.id === id)) out.push({ id, name: id.toLowerCase(), kind: 'channel' });
+  for (const id of seen)
+    if (id.startsWith('C') && !out.some((c) => c.id === id)) out.push({ id, name: id.toLowerCase(), kind: 'channel' });
   return out;
 }

@@ -37,7 +37,15 @@ export interface Actor {
 const user = (a: Actor): Json => ({ id: a.id, username: a.name, name: a.name, team_id: SLACK_IDS.teamId });
 const team = (): Json => ({ id: SLACK_IDS.teamId, domain: SLACK_IDS.teamDomain });
 
-export function slashCommand(o: { actor: Actor; command: string; text: string; channelId: string; channelName: string; responseUrl: string; triggerId: string }): SignedBody {
+export function slashCommand(o: {
+  actor: Actor;
+  command: string;
+  text: string;
+  channelId: string;
+  channelName: string;
+  responseUrl: string;
+  triggerId: string;
+}): SignedBody {
   const fields: Array<[string, string]> = [
     ['token', VERIFICATION_TOKEN],
     ['team_id', SLACK_IDS.teamId],
@@ -56,7 +64,10 @@ export function slashCommand(o: { actor: Actor; command: string; text: string; c
   return { body: new URLSearchParams(fields).toString(), contentType: FORM };
 }
 
-const interactive = (payload: Json): SignedBody => ({ body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), contentType: FORM });
+const interactive = (payload: Json): SignedBody => ({
+  body: new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+  contentType: FORM,
+});
 
 export interface ClickedAction {
   action_id: string;
@@ -92,7 +103,13 @@ export function messageAction(o: {
     user: user(o.actor),
     api_app_id: SLACK_IDS.appId,
     token: VERIFICATION_TOKEN,
-    container: { type: 'message', message_ts: m.ts, channel_id: o.channelId, is_ephemeral: o.ephemeral, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) },
+    container: {
+      type: 'message',
+      message_ts: m.ts,
+      channel_id: o.channelId,
+      is_ephemeral: o.ephemeral,
+      ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+    },
     trigger_id: o.triggerId,
     team: team(),
     enterprise: null,
@@ -116,7 +133,13 @@ export function messageAction(o: {
 }
 
 /** A click inside a modal or the App Home. */
-export function viewAction(o: { actor: Actor; action: ClickedAction; view: Json; values: Json; triggerId: string }): SignedBody {
+export function viewAction(o: {
+  actor: Actor;
+  action: ClickedAction;
+  view: Json;
+  values: Json;
+  triggerId: string;
+}): SignedBody {
   return interactive({
     type: 'block_actions',
     user: user(o.actor),
@@ -174,7 +197,15 @@ export function event(inner: Json): SignedBody {
     type: 'event_callback',
     event_id: `Ev${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
     event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ enterprise_id: null, team_id: SLACK_IDS.teamId, user_id: SLACK_IDS.botUserId, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: SLACK_IDS.teamId,
+        user_id: SLACK_IDS.botUserId,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
     is_ext_shared_channel: false,
   };
   return { body: JSON.stringify(payload), contentType: 'application/json' };

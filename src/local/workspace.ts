@@ -15,7 +15,20 @@ import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Policy } from '../policy/schema.js';
 import { channelDirectory, peopleOf, type Person } from './directory.js';
-import { event, messageAction, sendSigned, slashCommand, viewAction, viewClosed, viewSubmission, type Actor, type ClickedAction, type Json, type SignedBody, type SlackReply } from './requests.js';
+import {
+  event,
+  messageAction,
+  sendSigned,
+  slashCommand,
+  viewAction,
+  viewClosed,
+  viewSubmission,
+  type Actor,
+  type ClickedAction,
+  type Json,
+  type SignedBody,
+  type SlackReply,
+} from './requests.js';
 import { startFakeSlack, type FakeMessage, type FakeSlack, type FakeView } from './slack-api.js';
 
 export interface LocalWorkspaceOptions {
@@ -54,15 +67,40 @@ const actionSchema = z.object({
   type: z.string().min(1).max(50),
   value: z.string().max(2000).optional(),
   text: z.string().max(200).optional(),
-  selected_option: z.object({ value: z.string().max(150), text: z.object({ type: z.string(), text: z.string() }).passthrough() }).passthrough().optional(),
+  selected_option: z
+    .object({ value: z.string().max(150), text: z.object({ type: z.string(), text: z.string() }).passthrough() })
+    .passthrough()
+    .optional(),
 });
 const valuesSchema = z.record(z.string(), z.record(z.string(), z.record(z.string(), z.unknown()))).default({});
 
-const commandBody = z.object({ user: userId, channel: channelIdSchema, text: z.string().trim().min(1, 'type a command such as /tx').max(4000) });
+const commandBody = z.object({
+  user: userId,
+  channel: channelIdSchema,
+  text: z.string().trim().min(1, 'type a command such as /tx').max(4000),
+});
 const actionBody = z.discriminatedUnion('source', [
-  z.object({ source: z.literal('message'), user: userId, channel: channelIdSchema, ts: z.string().max(40), action: actionSchema }),
-  z.object({ source: z.literal('ephemeral'), user: userId, channel: channelIdSchema, ts: z.string().max(40), action: actionSchema }),
-  z.object({ source: z.literal('view'), user: userId, viewId: z.string().max(40), action: actionSchema, values: valuesSchema }),
+  z.object({
+    source: z.literal('message'),
+    user: userId,
+    channel: channelIdSchema,
+    ts: z.string().max(40),
+    action: actionSchema,
+  }),
+  z.object({
+    source: z.literal('ephemeral'),
+    user: userId,
+    channel: channelIdSchema,
+    ts: z.string().max(40),
+    action: actionSchema,
+  }),
+  z.object({
+    source: z.literal('view'),
+    user: userId,
+    viewId: z.string().max(40),
+    action: actionSchema,
+    values: valuesSchema,
+  }),
   z.object({ source: z.literal('home'), user: userId, action: actionSchema }),
 ]);
 const submitBody = z.object({ user: userId, viewId: z.string().max(40), values: valuesSchema });
@@ -70,7 +108,10 @@ const closeBody = z.object({ user: userId, viewId: z.string().max(40) });
 const homeBody = z.object({ user: userId });
 const depositBody = z.object({
   to: z.string().trim().min(3, 'a client e-mail or a generated address').max(200),
-  amount: z.string().trim().regex(/^\d+(\.\d+)?$/, 'a positive decimal amount such as 250.50'),
+  amount: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, 'a positive decimal amount such as 250.50'),
   currency: z.string().trim().min(1).max(20),
   network: z.string().trim().min(1).max(20),
 });
@@ -94,7 +135,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new BadRequest(r.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; '));
+  if (!r.success)
+    throw new BadRequest(r.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; '));
   return r.data;
 }
 
@@ -147,7 +189,13 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       thread_ts: m.thread_ts,
       files: (m.files ?? []).map((f) => {
         const file = api.file(f.id);
-        return { id: f.id, name: f.name, title: f.title, image: /\.(png|jpe?g|gif)$/i.test(f.name), size: file?.content.length ?? 0 };
+        return {
+          id: f.id,
+          name: f.name,
+          title: f.title,
+          image: /\.(png|jpe?g|gif)$/i.test(f.name),
+          size: file?.content.length ?? 0,
+        };
       }),
     };
   }
@@ -160,12 +208,25 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       const top = all.filter((m) => !m.thread_ts || m.thread_ts === m.ts);
       return {
         ...c,
-        messages: top.map((m) => ({ ...messageView(m), replies: all.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts).map(messageView) })),
-        ephemerals: ephemerals.filter((e) => e.channel === c.id).map((e) => ({ ts: e.ts, text: e.text, blocks: e.blocks, attachments: e.attachments, via: e.via })),
+        messages: top.map((m) => ({
+          ...messageView(m),
+          replies: all.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts).map(messageView),
+        })),
+        ephemerals: ephemerals
+          .filter((e) => e.channel === c.id)
+          .map((e) => ({ ts: e.ts, text: e.text, blocks: e.blocks, attachments: e.attachments, via: e.via })),
       };
     });
     const modals = api.openViews(user).map((v) => ({ ...v, errors: viewErrors.get(v.id) ?? {} }));
-    return { me: user, people, channels, home: api.homeTab(user) ?? null, modals, sandbox: Boolean(o.sandboxUrl), commands: [...commands] };
+    return {
+      me: user,
+      people,
+      channels,
+      home: api.homeTab(user) ?? null,
+      modals,
+      sandbox: Boolean(o.sandboxUrl),
+      commands: [...commands],
+    };
   }
 
   // ---------- what one person does ----------
@@ -173,29 +234,66 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
     const command = b.text.split(/\s+/)[0] ?? '';
     const text = b.text.slice(command.length).trim();
     if (!command.startsWith('/') || !commands.has(command)) {
-      api.showEphemeral(b.channel, b.user, { text: `:warning: \`${command}\` is not a valid command. Try ${[...commands].map((c) => `\`${c}\``).join(', ')}.` }, 'workspace');
+      api.showEphemeral(
+        b.channel,
+        b.user,
+        {
+          text: `:warning: \`${command}\` is not a valid command. Try ${[...commands].map((c) => `\`${c}\``).join(', ')}.`,
+        },
+        'workspace',
+      );
       return { ok: false };
     }
     const responseUrl = api.responseUrl({ channel: b.channel, user: b.user });
     const reply = await send(
-      slashCommand({ actor: personOf(b.user), command, text, channelId: b.channel, channelName: channelName(b.channel), responseUrl, triggerId: api.issueTrigger(b.user) }),
+      slashCommand({
+        actor: personOf(b.user),
+        command,
+        text,
+        channelId: b.channel,
+        channelName: channelName(b.channel),
+        responseUrl,
+        triggerId: api.issueTrigger(b.user),
+      }),
     );
     if (reply.status === 200 && reply.json?.response_type === 'in_channel') {
       // Slack posts an in_channel ack body in the channel, as a response_url post would.
-      await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply.json) });
+      await fetch(responseUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(reply.json),
+      });
     } else ackAsEphemeral(b.channel, b.user, command, reply);
     return { ok: reply.status === 200 };
   }
 
   // Slack shows a slash command's ack body to the person who typed it, and a failure as Slack's own notice.
-  function ackAsEphemeral(channel: string, user: string, what: string, reply: { status: number; json: Json | undefined; text: string }): void {
+  function ackAsEphemeral(
+    channel: string,
+    user: string,
+    what: string,
+    reply: { status: number; json: Json | undefined; text: string },
+  ): void {
     if (reply.status !== 200) {
-      api.showEphemeral(channel, user, { text: `:warning: ${what} failed with the error "dispatch_failed" (HTTP ${reply.status})` }, 'workspace');
+      api.showEphemeral(
+        channel,
+        user,
+        { text: `:warning: ${what} failed with the error "dispatch_failed" (HTTP ${reply.status})` },
+        'workspace',
+      );
       return;
     }
     const j = reply.json;
     if (j && (typeof j.text === 'string' || Array.isArray(j.blocks))) {
-      api.showEphemeral(channel, user, { text: typeof j.text === 'string' ? j.text : undefined, blocks: Array.isArray(j.blocks) ? j.blocks : undefined }, 'ack');
+      api.showEphemeral(
+        channel,
+        user,
+        {
+          text: typeof j.text === 'string' ? j.text : undefined,
+          blocks: Array.isArray(j.blocks) ? j.blocks : undefined,
+        },
+        'ack',
+      );
     } else if (!j && reply.text.trim()) api.showEphemeral(channel, user, { text: reply.text }, 'ack');
   }
 
@@ -213,11 +311,24 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       } else {
         const e = api.visibleEphemerals(b.user).find((x) => x.ts === b.ts && x.channel === b.channel);
         message = e ? { ts: e.ts, text: e.text, blocks: e.blocks } : undefined;
-        responseUrl = api.responseUrl({ channel: b.channel, user: b.user, ...(e?.responseUrl ? { original: { responseUrl: e.responseUrl, ts: e.ts } } : {}) });
+        responseUrl = api.responseUrl({
+          channel: b.channel,
+          user: b.user,
+          ...(e?.responseUrl ? { original: { responseUrl: e.responseUrl, ts: e.ts } } : {}),
+        });
       }
       if (!message) throw new BadRequest('that message is gone');
       reply = await send(
-        messageAction({ actor, action, channelId: b.channel, channelName: channelName(b.channel), message, ephemeral: b.source === 'ephemeral', responseUrl, triggerId }),
+        messageAction({
+          actor,
+          action,
+          channelId: b.channel,
+          channelName: channelName(b.channel),
+          message,
+          ephemeral: b.source === 'ephemeral',
+          responseUrl,
+          triggerId,
+        }),
       );
     } else if (b.source === 'view') {
       const view = api.view(b.viewId);
@@ -235,7 +346,14 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
   async function submitView(b: z.infer<typeof submitBody>): Promise<Json> {
     const view = api.view(b.viewId);
     if (!view) throw new BadRequest('that form is closed');
-    const reply = await send(viewSubmission({ actor: personOf(b.user), view: view as unknown as Json, values: b.values, triggerId: api.issueTrigger(b.user) }));
+    const reply = await send(
+      viewSubmission({
+        actor: personOf(b.user),
+        view: view as unknown as Json,
+        values: b.values,
+        triggerId: api.issueTrigger(b.user),
+      }),
+    );
     if (reply.status !== 200) {
       viewErrors.set(view.id, { _: 'We had some trouble connecting. Try again?' });
       return { ok: false };
@@ -267,7 +385,10 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
     });
     const body = (await res.json().catch(() => ({}))) as Json;
     if (!res.ok) {
-      const msg = (body.message ?? body.error ?? (body as { data?: { message?: string } }).data?.message ?? `HTTP ${res.status}`) as string;
+      const msg = (body.message ??
+        body.error ??
+        (body as { data?: { message?: string } }).data?.message ??
+        `HTTP ${res.status}`) as string;
       throw new BadRequest(`the sandbox refused the deposit: ${String(msg)}`);
     }
     return { ok: true };
@@ -292,7 +413,8 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       'content-length': b.length,
       'cache-control': 'no-store',
       // The page runs only its own script; message text can never become markup or script.
-      'content-security-policy': "default-src 'self'; img-src * data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+      'content-security-policy':
+        "default-src 'self'; img-src * data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
       'x-content-type-options': 'nosniff',
     });
     res.end(b);
@@ -316,7 +438,11 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       method: 'GET',
       path: '/local/events',
       handler: (req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-store',
+          connection: 'keep-alive',
+        });
         res.write('retry: 1000\n\n');
         streams.add(res);
         req.on('close', () => streams.delete(res));
@@ -331,7 +457,11 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
         const image = /\.png$/i.test(f.name);
         const safeName = f.name.replace(/[^A-Za-z0-9._-]/g, '_');
         res.writeHead(200, {
-          'content-type': image ? 'image/png' : /\.csv$/i.test(f.name) ? 'text/csv; charset=utf-8' : 'application/octet-stream',
+          'content-type': image
+            ? 'image/png'
+            : /\.csv$/i.test(f.name)
+              ? 'text/csv; charset=utf-8'
+              : 'application/octet-stream',
           'content-length': f.content.length,
           'content-disposition': `${image ? 'inline' : 'attachment'}; filename="${safeName}"`,
           'x-content-type-options': 'nosniff',
@@ -358,7 +488,9 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       method: 'POST',
       path: '/local/home',
       handler: post(homeBody, async (b) => {
-        const reply = await send(event({ type: 'app_home_opened', user: b.user, channel: api.dmChannel(b.user), tab: 'home' }));
+        const reply = await send(
+          event({ type: 'app_home_opened', user: b.user, channel: api.dmChannel(b.user), tab: 'home' }),
+        );
         return { ok: reply.status === 200 };
       }),
     },

@@ -19,7 +19,13 @@ import type { OutboxEntry, OutboxMessage } from './types.js';
 export const METADATA_EVENT_TYPE = 'treasury_outbox';
 
 /** Lookup errors that waiting alone will not cure: an operator has to act (add the *:history scopes). */
-const OPERATOR_LOOKUP_ERRORS = new Set(['missing_scope', 'unknown_method', 'not_allowed_token_type', 'not_in_channel', 'channel_not_found']);
+const OPERATOR_LOOKUP_ERRORS = new Set([
+  'missing_scope',
+  'unknown_method',
+  'not_allowed_token_type',
+  'not_in_channel',
+  'channel_not_found',
+]);
 
 /** History pages read before giving up on telling (a lookup that cannot finish is not a "not found"). */
 const LOOKUP_PAGES = 10;
@@ -32,7 +38,11 @@ interface Found {
 
 const isFailure = (v: unknown): v is CallFailure => !!v && typeof v === 'object' && 'retry' in v;
 
-export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'render' | 'collapsible'>, removeFromLane: (lane: Lane, id: string) => void) {
+export function createAttempts(
+  ctx: OutboxContext,
+  batching: Pick<Batching, 'render' | 'collapsible'>,
+  removeFromLane: (lane: Lane, id: string) => void,
+) {
   const { store, client, log, now, getEntry, getMessage } = ctx;
   const { render, collapsible } = batching;
 
@@ -41,7 +51,10 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
   }
 
   async function park(entry: OutboxEntry, error: string): Promise<Outcome> {
-    log.error({ entry: entry.id, op: entry.op, lane: entry.lane, renderer: entry.renderer, error }, 'outbox entry failed for good; parked');
+    log.error(
+      { entry: entry.id, op: entry.op, lane: entry.lane, renderer: entry.renderer, error },
+      'outbox entry failed for good; parked',
+    );
     await store.commit((tx) => {
       const cur = tx.get(COLLECTIONS.entries, entry.id);
       if (cur) tx.put(COLLECTIONS.entries, entry.id, { ...cur, state: 'failed', lastError: error, finishedAt: now() });
@@ -59,7 +72,10 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
     if (!f.retry) return park(entry, f.error);
     const attempts = entry.attempts + 1;
     const delay = f.afterMs ?? Math.max(backoff(attempts), f.unknownOutcome ? ctx.unknownOutcomeDelayMs : 0);
-    log.warn({ entry: entry.id, op: entry.op, lane: entry.lane, attempts, error: f.error, retryInMs: delay }, 'slack call failed; will retry');
+    log.warn(
+      { entry: entry.id, op: entry.op, lane: entry.lane, attempts, error: f.error, retryInMs: delay },
+      'slack call failed; will retry',
+    );
     await store.commit((tx) => {
       const cur = tx.get(COLLECTIONS.entries, entry.id);
       if (!cur) return;
@@ -70,10 +86,22 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       }
       tx.put(COLLECTIONS.entries, entry.id, next);
     });
-    return { kind: 'retry', afterMs: Math.max(1, delay), rateLimited: f.afterMs !== undefined, wide: f.wide === true, called: true };
+    return {
+      kind: 'retry',
+      afterMs: Math.max(1, delay),
+      rateLimited: f.afterMs !== undefined,
+      wide: f.wide === true,
+      called: true,
+    };
   }
 
-  async function finish(entry: OutboxEntry, lane: Lane, result: NonNullable<OutboxEntry['result']>, collapsed: string[], message?: Partial<OutboxMessage>): Promise<Outcome> {
+  async function finish(
+    entry: OutboxEntry,
+    lane: Lane,
+    result: NonNullable<OutboxEntry['result']>,
+    collapsed: string[],
+    message?: Partial<OutboxMessage>,
+  ): Promise<Outcome> {
     await store.commit((tx) => {
       const cur = tx.get(COLLECTIONS.entries, entry.id);
       if (!cur) return;
@@ -88,7 +116,12 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       for (const id of collapsed) {
         const c = tx.get(COLLECTIONS.entries, id);
         if (c && c.state === 'pending') {
-          tx.put(COLLECTIONS.entries, id, { ...c, state: 'done', finishedAt: now(), result: { channel: result.channel, ...(result.ts ? { ts: result.ts } : {}), collapsedInto: entry.id } });
+          tx.put(COLLECTIONS.entries, id, {
+            ...c,
+            state: 'done',
+            finishedAt: now(),
+            result: { channel: result.channel, ...(result.ts ? { ts: result.ts } : {}), collapsedInto: entry.id },
+          });
         }
       }
     });
@@ -101,7 +134,11 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
    * itself is durable. A post also records the doubt it creates: `firstUncertainAt` keeps the
    * earliest doubtful attempt (it is never moved forward while set), `sentAt` the latest.
    */
-  async function markAttempt(entry: OutboxEntry, patch: Partial<OutboxEntry>, o: { post?: boolean } = {}): Promise<OutboxEntry | undefined> {
+  async function markAttempt(
+    entry: OutboxEntry,
+    patch: Partial<OutboxEntry>,
+    o: { post?: boolean } = {},
+  ): Promise<OutboxEntry | undefined> {
     return store.commit((tx) => {
       const cur = tx.get(COLLECTIONS.entries, entry.id);
       if (cur?.state !== 'pending') return undefined;
@@ -121,31 +158,58 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
    * doubtful attempt (later attempts move `sentAt`, never this start). undefined: it is not
    * there. A failure: we could not tell; the caller retries later and the doubt stays.
    */
-  async function lookup(entry: OutboxEntry, channel: string, threadTs: string | undefined): Promise<Found | undefined | CallFailure> {
+  async function lookup(
+    entry: OutboxEntry,
+    channel: string,
+    threadTs: string | undefined,
+  ): Promise<Found | undefined | CallFailure> {
     const oldest = ((uncertainSince(entry) ?? now()) - ctx.lookbackMs) / 1000;
     const matches = (m: { metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }) =>
-      m.metadata?.event_type === METADATA_EVENT_TYPE && m.metadata.event_payload?.outbox_id === entry.id && typeof m.ts === 'string';
+      m.metadata?.event_type === METADATA_EVENT_TYPE &&
+      m.metadata.event_payload?.outbox_id === entry.id &&
+      typeof m.ts === 'string';
     try {
       let cursor: string | undefined;
       for (let page = 0; page < LOOKUP_PAGES; page++) {
         const res = threadTs
-          ? await client.conversations.replies({ channel, ts: threadTs, oldest: oldest.toFixed(6), limit: LOOKUP_PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}) })
-          : await client.conversations.history({ channel, oldest: oldest.toFixed(6), limit: LOOKUP_PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}) });
+          ? await client.conversations.replies({
+              channel,
+              ts: threadTs,
+              oldest: oldest.toFixed(6),
+              limit: LOOKUP_PAGE_SIZE,
+              include_all_metadata: true,
+              ...(cursor ? { cursor } : {}),
+            })
+          : await client.conversations.history({
+              channel,
+              oldest: oldest.toFixed(6),
+              limit: LOOKUP_PAGE_SIZE,
+              include_all_metadata: true,
+              ...(cursor ? { cursor } : {}),
+            });
         const hit = (res.messages ?? []).find((m) => matches(m as Parameters<typeof matches>[0]));
         if (hit?.ts) return { ts: hit.ts, channel };
         cursor = res.response_metadata?.next_cursor || undefined;
         if (!cursor) return undefined;
       }
       // Unread pages remain: "not found" would be a guess, and a wrong guess is a double.
-      log.error({ entry: entry.id, channel, pages: LOOKUP_PAGES }, 'too many messages since the doubtful attempt to rule out a duplicate; will look again');
+      log.error(
+        { entry: entry.id, channel, pages: LOOKUP_PAGES },
+        'too many messages since the doubtful attempt to rule out a duplicate; will look again',
+      );
       return { retry: true, error: 'lookup: window too large', unknownOutcome: true };
     } catch (err) {
       const f = classifySlackError(err);
       // A lookup that fails holds back its own entry only: a fresh post needs no lookup.
       if (f.retry) return { ...f, error: `lookup: ${f.error}`, wide: false };
       // Waiting (this entry and the backlog behind it wait, nothing is lost) beats posting blind: a double cannot be taken back.
-      const hint = OPERATOR_LOOKUP_ERRORS.has(f.error) ? ' (the app needs the *:history scopes and access to the channel)' : '';
-      log.error({ entry: entry.id, channel, error: f.error }, `cannot read channel history to rule out a duplicate${hint}; will look again`);
+      const hint = OPERATOR_LOOKUP_ERRORS.has(f.error)
+        ? ' (the app needs the *:history scopes and access to the channel)'
+        : '';
+      log.error(
+        { entry: entry.id, channel, error: f.error },
+        `cannot read channel history to rule out a duplicate${hint}; will look again`,
+      );
       return { retry: true, error: `lookup: ${f.error}`, unknownOutcome: true, wide: false };
     }
   }
@@ -165,7 +229,8 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       const summary = getMessage(entry.threadUnder);
       // A summary that could not be posted must not take its details down with it.
       if (summary?.ts && summary.channel) threadTs = summary.ts;
-      else if (getEntry(summary?.entryId ?? '')?.state !== 'failed') return { kind: 'retry', afterMs: ctx.baseBackoffMs };
+      else if (getEntry(summary?.entryId ?? '')?.state !== 'failed')
+        return { kind: 'retry', afterMs: ctx.baseBackoffMs };
     }
     if (entry.op === 'post' && entry.ifBatched && !getMessage(entry.ifBatched)?.batchKey) {
       return finish(entry, lane, { channel: channel ?? lane.name, skipped: true }, []);
@@ -174,7 +239,8 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       try {
         const res = await client.conversations.open({ users: entry.user! });
         channel = res.channel?.id;
-        if (!channel) return failed(entry, { retry: true, error: 'conversations.open returned no channel', unknownOutcome: false });
+        if (!channel)
+          return failed(entry, { retry: true, error: 'conversations.open returned no channel', unknownOutcome: false });
       } catch (err) {
         return failed(entry, classifySlackError(err));
       }
@@ -190,7 +256,11 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
         // The adopted message shows what was true at that attempt, not now: edits queued for
         // its key stay pending, so one chat.update redraws the current state. Only a post
         // drawn now may absorb them.
-        return finish(entry, lane, { channel, ts: found.ts, adopted: true }, [], { channel, ts: found.ts, ...(threadTs ? { threadTs } : {}) });
+        return finish(entry, lane, { channel, ts: found.ts, adopted: true }, [], {
+          channel,
+          ts: found.ts,
+          ...(threadTs ? { threadTs } : {}),
+        });
       }
     }
 
@@ -213,7 +283,11 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
       const ts = res.ts;
       const where = res.channel ?? channel;
       if (!ts) return failed(marked, { retry: true, error: 'chat.postMessage returned no ts', unknownOutcome: true });
-      return finish(marked, lane, { channel: where, ts }, collapsed, { channel: where, ts, ...(threadTs ? { threadTs } : {}) });
+      return finish(marked, lane, { channel: where, ts }, collapsed, {
+        channel: where,
+        ts,
+        ...(threadTs ? { threadTs } : {}),
+      });
     } catch (err) {
       const f = classifySlackError(err);
       return failed(marked, f, { postNotSent: f.retry && !f.unknownOutcome });
@@ -222,7 +296,8 @@ export function createAttempts(ctx: OutboxContext, batching: Pick<Batching, 'ren
 
   async function parentMissing(entry: OutboxEntry, parent: OutboxMessage | undefined): Promise<Outcome> {
     const parentEntry = parent ? getEntry(parent.entryId) : undefined;
-    if (!parentEntry || parentEntry.state === 'failed' || parentEntry.result?.skipped) return park(entry, 'parent_message_failed');
+    if (!parentEntry || parentEntry.state === 'failed' || parentEntry.result?.skipped)
+      return park(entry, 'parent_message_failed');
     // The parent is still on its way (the lane sends it first, so this is rare).
     return { kind: 'retry', afterMs: ctx.baseBackoffMs };
   }

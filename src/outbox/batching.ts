@@ -40,14 +40,19 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
     e.attempts === 0 &&
     uncertainSince(e) === undefined &&
     ctx.batchRenderers.has(e.batch.renderer) &&
-    (!like || (e.batch.renderer === like.batch!.renderer && e.batch.group === like.batch!.group && e.lane === like.lane));
+    (!like ||
+      (e.batch.renderer === like.batch!.renderer && e.batch.group === like.batch!.group && e.lane === like.lane));
 
   /**
    * If `head` is a batchable post and others of its group wait in its lane, writes the batch
    * (members first by priority, then order) and returns the batch message's entry to post
    * instead; otherwise undefined (post `head` as it is).
    */
-  async function formBatch(lane: Lane, head: OutboxEntry, o: { headFirst?: boolean } = {}): Promise<OutboxEntry | undefined> {
+  async function formBatch(
+    lane: Lane,
+    head: OutboxEntry,
+    o: { headFirst?: boolean } = {},
+  ): Promise<OutboxEntry | undefined> {
     if (!batchable(head)) return undefined;
     // A line waiting behind a post that must be retried stays behind it.
     const held = retryHold(lane, now(), getEntry);
@@ -70,14 +75,26 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
         const cur = tx.get(COLLECTIONS.entries, c.id);
         if (!batchable(cur, head)) continue;
         members.push({ entryId: cur.id, ref: cur.ref, ...(cur.key ? { key: cur.key } : {}) });
-        tx.put(COLLECTIONS.entries, cur.id, { ...cur, state: 'done', finishedAt: now(), result: { channel: lane.name, batchedInto: key } });
+        tx.put(COLLECTIONS.entries, cur.id, {
+          ...cur,
+          state: 'done',
+          finishedAt: now(),
+          result: { channel: lane.name, batchedInto: key },
+        });
         if (cur.key) {
           const m = tx.get(COLLECTIONS.messages, cur.key);
           if (m) tx.put(COLLECTIONS.messages, cur.key, { ...m, batchKey: key });
         }
       }
       if (members.length === 0) return { entry: undefined, members };
-      const batch: OutboxBatch = { key, lane: lane.name, renderer: head.batch!.renderer, group: head.batch!.group, members, createdAt: now() };
+      const batch: OutboxBatch = {
+        key,
+        lane: lane.name,
+        renderer: head.batch!.renderer,
+        group: head.batch!.group,
+        members,
+        createdAt: now(),
+      };
       tx.put(COLLECTIONS.batches, key, batch);
       const entry: OutboxEntry = {
         op: 'post',
@@ -100,7 +117,10 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
     for (const m of batchEntry.members) lanes.remove(lane, m.entryId);
     if (!batchEntry.entry) return undefined;
     lanes.insert(batchEntry.entry);
-    log.info({ channel: lane.name, lines: batchEntry.members.length, waiting: waiting.length }, 'batch: several posts as one message');
+    log.info(
+      { channel: lane.name, lines: batchEntry.members.length, waiting: waiting.length },
+      'batch: several posts as one message',
+    );
     return getEntry(batchEntry.entry.id);
   }
 
@@ -117,7 +137,13 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
   // ------------------------------------------------------------------ bursts
 
   const foldable = (e: OutboxEntry | undefined): e is OutboxEntry =>
-    !!e && e.state === 'pending' && e.op === 'post' && !!e.burst && !e.threadUnder && uncertainSince(e) === undefined && e.attempts === 0;
+    !!e &&
+    e.state === 'pending' &&
+    e.op === 'post' &&
+    !!e.burst &&
+    !e.threadUnder &&
+    uncertainSince(e) === undefined &&
+    e.attempts === 0;
 
   async function foldBurst(lane: Lane, head: OutboxEntry): Promise<boolean> {
     if (!foldable(head)) return false;
@@ -138,7 +164,15 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
         members.push(cur.id);
         tx.put(COLLECTIONS.entries, cur.id, { ...cur, threadUnder: summaryKey });
       }
-      tx.put(COLLECTIONS.bursts, summaryKey, { key: summaryKey, channel: lane.name, labels, mention, firstAt: first, count: members.length, members });
+      tx.put(COLLECTIONS.bursts, summaryKey, {
+        key: summaryKey,
+        channel: lane.name,
+        labels,
+        mention,
+        firstAt: first,
+        count: members.length,
+        members,
+      });
       const id = `ob_${String(head.order).padStart(10, '0')}_burst`;
       const summary: OutboxEntry = {
         op: 'post',
@@ -183,9 +217,15 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
       if (ctx.batchRenderers.has(entry.renderer)) return { ok: true, content: renderBatch(entry.ref) };
       const fn = entry.renderer === BURST_RENDERER ? renderBurst : ctx.renderers.get(entry.renderer);
       if (!fn) return { ok: false, error: `no renderer registered for "${entry.renderer}"` };
-      return { ok: true, content: fn(entry.ref, { op: entry.op, ...(entry.key ? { key: entry.key } : {}), now: now() }) };
+      return {
+        ok: true,
+        content: fn(entry.ref, { op: entry.op, ...(entry.key ? { key: entry.key } : {}), now: now() }),
+      };
     } catch (err) {
-      return { ok: false, error: `renderer ${entry.renderer} threw: ${err instanceof Error ? err.message : String(err)}` };
+      return {
+        ok: false,
+        error: `renderer ${entry.renderer} threw: ${err instanceof Error ? err.message : String(err)}`,
+      };
     }
   }
 
@@ -205,7 +245,14 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
     return lane.ids.filter((id) => {
       if (id === entry.id) return false;
       const e = getEntry(id);
-      return !!e && e.state === 'pending' && e.op === 'update' && !!e.key && landsIn(e.key) === target && (whole || e.renderer === entry.renderer);
+      return (
+        !!e &&
+        e.state === 'pending' &&
+        e.op === 'update' &&
+        !!e.key &&
+        landsIn(e.key) === target &&
+        (whole || e.renderer === entry.renderer)
+      );
     });
   }
 

@@ -14,7 +14,14 @@ import { BURST_RENDERER, createBatching } from './batching.js';
 import { shownIn, type OutboxContext, type SlackClient } from './context.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 import { createLaneIndex, pickNext, slotOf, type Lane } from './lanes.js';
-import { COLLECTIONS, type BatchRenderer, type OutboxEntry, type OutboxMessage, type OutboxRequest, type Renderer } from './types.js';
+import {
+  COLLECTIONS,
+  type BatchRenderer,
+  type OutboxEntry,
+  type OutboxMessage,
+  type OutboxRequest,
+  type Renderer,
+} from './types.js';
 
 export * from './types.js';
 export { classifySlackError } from './slack-errors.js';
@@ -142,7 +149,15 @@ export function createOutbox(o: OutboxOptions): Outbox {
     const lane = laneOf(tx, req);
     const order = nextOrder(tx);
     const id = `ob_${String(order).padStart(10, '0')}`;
-    const entry: OutboxEntry = { ...stripUndefined({ ...req }), id, order, lane, state: 'pending', createdAt: now(), attempts: 0 };
+    const entry: OutboxEntry = {
+      ...stripUndefined({ ...req }),
+      id,
+      order,
+      lane,
+      state: 'pending',
+      createdAt: now(),
+      attempts: 0,
+    };
     tx.put(COLLECTIONS.entries, id, entry);
     if ((req.op === 'post' || req.op === 'dm') && req.key) {
       if (tx.get(COLLECTIONS.messages, req.key)) throw new Error(`outbox: message key ${req.key} is already used`);
@@ -188,11 +203,14 @@ export function createOutbox(o: OutboxOptions): Outbox {
     if (soonest < Infinity && soonest < timerAt) {
       if (timer) clearTimeout(timer);
       timerAt = soonest;
-      timer = setTimeout(() => {
-        timer = undefined;
-        timerAt = Infinity;
-        kick();
-      }, Math.max(0, soonest - t));
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          timerAt = Infinity;
+          kick();
+        },
+        Math.max(0, soonest - t),
+      );
     }
   }
 
@@ -200,7 +218,15 @@ export function createOutbox(o: OutboxOptions): Outbox {
   async function runLane(lane: Lane): Promise<void> {
     while (!stopped && lane.ids.length) {
       absorbFresh();
-      const choice = pickNext(lane, now(), sharedUpdateAt, getEntry, batching.ready, (id) => index.remove(lane, id), reserveEvery);
+      const choice = pickNext(
+        lane,
+        now(),
+        sharedUpdateAt,
+        getEntry,
+        batching.ready,
+        (id) => index.remove(lane, id),
+        reserveEvery,
+      );
       if (!('entry' in choice)) {
         lane.wakeAt = choice.wakeAt;
         return;
@@ -212,7 +238,10 @@ export function createOutbox(o: OutboxOptions): Outbox {
       if (await batching.foldBurst(lane, entry)) continue;
       entry = (await batching.formBatch(lane, entry, { headFirst: choice.reserved })) ?? entry;
       const outcome = await attempts.attempt(entry, lane);
-      if (slot === 'post' && ((outcome.kind === 'done' && outcome.sent) || (outcome.kind === 'retry' && outcome.called))) {
+      if (
+        slot === 'post' &&
+        ((outcome.kind === 'done' && outcome.sent) || (outcome.kind === 'retry' && outcome.called))
+      ) {
         lane.passedOver = choice.passedOver ? lane.passedOver + 1 : 0;
       }
       if (outcome.kind === 'retry') {

@@ -58,7 +58,17 @@ export function createLaneIndex(getEntry: (id: string) => OutboxEntry | undefine
   function laneFor(name: string): Lane {
     let l = lanes.get(name);
     if (!l) {
-      l = { name, ids: [], busy: false, postAt: 0, updateAt: 0, backlogUpTo: 0, wakeAt: 0, retryAt: new Map(), passedOver: 0 };
+      l = {
+        name,
+        ids: [],
+        busy: false,
+        postAt: 0,
+        updateAt: 0,
+        backlogUpTo: 0,
+        wakeAt: 0,
+        retryAt: new Map(),
+        passedOver: 0,
+      };
       lanes.set(name, l);
     }
     return l;

@@ -73,7 +73,13 @@ export function classifySlackError(err: unknown): CallFailure {
     }
     case 'slack_webapi_platform_error': {
       const code = typeof e.data?.error === 'string' ? e.data.error : 'unknown_error';
-      if (RETRYABLE_PLATFORM.has(code)) return { retry: true, error: code, unknownOutcome: MAYBE_DONE_PLATFORM.has(code), wide: !ENTRY_PLATFORM.has(code) };
+      if (RETRYABLE_PLATFORM.has(code))
+        return {
+          retry: true,
+          error: code,
+          unknownOutcome: MAYBE_DONE_PLATFORM.has(code),
+          wide: !ENTRY_PLATFORM.has(code),
+        };
       return { retry: false, error: code };
     }
     case 'slack_webapi_http_error': {
@@ -83,11 +89,16 @@ export function classifySlackError(err: unknown): CallFailure {
     }
     case 'slack_webapi_request_error': {
       const code = networkCode(e);
-      if (code && NOT_SENT_CODES.has(code)) return { retry: true, error: code.toLowerCase(), unknownOutcome: false, wide: true };
+      if (code && NOT_SENT_CODES.has(code))
+        return { retry: true, error: code.toLowerCase(), unknownOutcome: false, wide: true };
       // Timeouts and resets: the request may have been carried out.
       return { retry: true, error: code ? code.toLowerCase() : 'request_error', unknownOutcome: true };
     }
     default:
-      return { retry: true, error: typeof e.message === 'string' ? e.message.slice(0, 200) : 'unknown_error', unknownOutcome: true };
+      return {
+        retry: true,
+        error: typeof e.message === 'string' ? e.message.slice(0, 200) : 'unknown_error',
+        unknownOutcome: true,
+      };
   }
 }

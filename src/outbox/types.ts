@@ -75,7 +75,15 @@ export interface OutboxEntry extends OutboxRequest {
   dmChannel?: string;
   /** Burst: the key of the summary message this post is a thread reply under. */
   threadUnder?: string;
-  result?: { channel: string; ts?: string; adopted?: boolean; collapsedInto?: string; skipped?: boolean; uncertain?: boolean; batchedInto?: string };
+  result?: {
+    channel: string;
+    ts?: string;
+    adopted?: boolean;
+    collapsedInto?: string;
+    skipped?: boolean;
+    uncertain?: boolean;
+    batchedInto?: string;
+  };
   finishedAt?: number;
 }
 

@@ -18,7 +18,8 @@ export function parsePolicy(text: string, source = 'policy'): Policy {
   // Non-integers and integers past 2^53 are read as their source text (zod checks them as decimals).
   visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'number' && !Number.isSafeInteger(node.value) && typeof node.source === 'string') node.value = node.source;
+      if (typeof node.value === 'number' && !Number.isSafeInteger(node.value) && typeof node.source === 'string')
+        node.value = node.source;
     },
   });
   let raw: unknown;
@@ -30,7 +31,9 @@ export function parsePolicy(text: string, source = 'policy'): Policy {
   }
   const parsed = policySchema.safeParse(raw);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
+    const lines = parsed.error.issues.map(
+      (i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`,
+    );
     throw new PolicyError(`${source} is invalid:\n${lines.join('\n')}`);
   }
   return parsed.data;

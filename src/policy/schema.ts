@@ -10,16 +10,14 @@ import { CURRENCIES, NETWORKS, acceptedNames, lookup } from '../wallet/enums.js'
 const DURATION = /^(\d+)\s*(s|m|h|d)$/i;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-export const durationSchema = z
-  .union([z.string(), z.number()])
-  .transform((v, ctx) => {
-    const m = DURATION.exec(String(v).trim());
-    if (!m) {
-      ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration; write e.g. 90s, 30m, 2h or 1d` });
-      return z.NEVER;
-    }
-    return Number(m[1]) * UNIT_MS[m[2]!.toLowerCase()]!;
-  });
+export const durationSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const m = DURATION.exec(String(v).trim());
+  if (!m) {
+    ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration; write e.g. 90s, 30m, 2h or 1d` });
+    return z.NEVER;
+  }
+  return Number(m[1]) * UNIT_MS[m[2]!.toLowerCase()]!;
+});
 
 /** Amounts arrive as text (load.ts keeps YAML decimals as written) or as safe integers. */
 export const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -57,7 +55,9 @@ const currencyName = currencyKey.refine((v) => v !== 'default', 'a currency is n
 
 const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD');
 /** Slack user ids (U/W...), user-group ids (S...), or "*" for everyone. */
-const principal = z.string().regex(/^(\*|[UWS][A-Z0-9]{2,})$/, 'must be a Slack user id (U...), a user group id (S...) or "*"');
+const principal = z
+  .string()
+  .regex(/^(\*|[UWS][A-Z0-9]{2,})$/, 'must be a Slack user id (U...), a user group id (S...) or "*"');
 
 const perCurrency = <T extends z.ZodTypeAny>(value: T) =>
   z.record(z.string(), value).transform((rec, ctx) => {

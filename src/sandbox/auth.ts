@@ -82,7 +82,9 @@ function session(deps: AuthDeps, m: Merchant, message: string): Reply {
 
 function kybBlock(m: Merchant): Reply | undefined {
   if (m.kyb === 'Approved') return undefined;
-  return v2Fail(403, `Login blocked: merchant KYB status is ${m.kyb}. ${KYB_ADVICE[m.kyb] ?? ''}`.trim(), { kybStatus: m.kyb });
+  return v2Fail(403, `Login blocked: merchant KYB status is ${m.kyb}. ${KYB_ADVICE[m.kyb] ?? ''}`.trim(), {
+    kybStatus: m.kyb,
+  });
 }
 
 const loginBody = z.object({ email: z.string().min(1), password: z.string().min(1) });
@@ -159,7 +161,11 @@ export function requestOtp(deps: AuthDeps & { otps: OtpStore }, req: SandboxRequ
   return v2Ok(null, 'If the e-mail is registered, a one-time password has been sent');
 }
 
-const resetBody = z.object({ email: z.string().min(1), otp: z.string().min(1), newPassword: z.string().min(8, 'must be at least 8 characters') });
+const resetBody = z.object({
+  email: z.string().min(1),
+  otp: z.string().min(1),
+  newPassword: z.string().min(8, 'must be at least 8 characters'),
+});
 
 export function resetPassword(deps: AuthDeps & { otps: OtpStore }, req: SandboxRequest): Reply {
   const parsed = plainJsonObject(req);
@@ -187,7 +193,8 @@ function unauthorized(req: SandboxRequest, detail: string, challenge: string): A
 /** `Authorization: ApiKey <secret>` (v1 endpoints and withdrawal). */
 export function requireApiKey(deps: AuthDeps, req: SandboxRequest): AuthResult {
   const c = credentials(req);
-  if (c?.scheme !== 'apikey') return unauthorized(req, 'An Authorization header with the ApiKey scheme is required', 'ApiKey');
+  if (c?.scheme !== 'apikey')
+    return unauthorized(req, 'An Authorization header with the ApiKey scheme is required', 'ApiKey');
   const m = deps.state.merchantByApiKey(c.value);
   if (!m) return unauthorized(req, 'The API key is not valid', 'ApiKey');
   return { ok: true, merchant: m };

@@ -18,7 +18,8 @@ export function jsonObject(req: SandboxRequest): Parsed {
   } catch (err) {
     return { ok: false, message: `Malformed JSON body: ${(err as Error).message}` };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: 'The request body must be a JSON object' };
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, message: 'The request body must be a JSON object' };
   return { ok: true, value: value as Record<string, unknown> };
 }
 
@@ -30,7 +31,8 @@ export function jsonObject(req: SandboxRequest): Parsed {
 export function plain(value: unknown): unknown {
   if (isLosslessNumber(value)) return Number(value.toString());
   if (Array.isArray(value)) return value.map(plain);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
   return value;
 }
 
@@ -73,7 +75,10 @@ export function parseMediaType(value: string): MediaType {
     const eq = p.indexOf('=');
     if (eq < 0) continue;
     const key = p.slice(0, eq).trim().toLowerCase();
-    const val = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    const val = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
     if (key) params[key] = val;
   }
   return { type: type.trim().toLowerCase(), params };

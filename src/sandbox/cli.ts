@@ -26,7 +26,8 @@ class UsageError extends Error {}
 function parsePort(text: string | undefined): number {
   if (text === undefined || text.trim() === '') return 4000;
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`SANDBOX_PORT must be a port number, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`SANDBOX_PORT must be a port number, got ${JSON.stringify(text)}`);
   return port;
 }
 
@@ -60,7 +61,8 @@ Password-reset OTPs appear in the log below. Ctrl+C stops the sandbox.`);
 async function deposit(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (args.length !== 4) throw new UsageError('deposit takes exactly 4 arguments');
   const [to, amount, currency, network] = args as [string, string, string, string];
-  if (!/^\d+(\.\d+)?$/.test(amount)) throw new UsageError(`amount must be a positive decimal like 250.5, got ${JSON.stringify(amount)}`);
+  if (!/^\d+(\.\d+)?$/.test(amount))
+    throw new UsageError(`amount must be a positive decimal like 250.5, got ${JSON.stringify(amount)}`);
   const base = (env.SANDBOX_URL ?? 'http://127.0.0.1:4000').replace(/\/+$/, '');
   let res: Response;
   try {
@@ -71,7 +73,9 @@ async function deposit(args: string[], env: NodeJS.ProcessEnv): Promise<number> 
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
-    console.error(`Could not reach the sandbox at ${base}${cause ? ` (${cause})` : ''}. Is it running? Start it with: npm run sandbox`);
+    console.error(
+      `Could not reach the sandbox at ${base}${cause ? ` (${cause})` : ''}. Is it running? Start it with: npm run sandbox`,
+    );
     return 1;
   }
   const text = await res.text();
@@ -83,7 +87,9 @@ async function deposit(args: string[], env: NodeJS.ProcessEnv): Promise<number> 
   }
   if (!res.ok) {
     const message = (body as { error?: unknown } | undefined)?.error;
-    console.error(`Deposit refused (HTTP ${res.status}): ${typeof message === 'string' ? message : text.slice(0, 300)}`);
+    console.error(
+      `Deposit refused (HTTP ${res.status}): ${typeof message === 'string' ? message : text.slice(0, 300)}`,
+    );
     return 1;
   }
   const tx = body as Record<string, unknown>;

@@ -76,7 +76,8 @@ function resolveAsset(currency: unknown, network: unknown): { c?: CurrencyMember
 
 function positiveAmount(text: string, currency: CurrencyMember): Money {
   const amount = parseMoney(String(text));
-  if (!amount || amount.lte(0)) throw new SimulationError(400, `amount must be a positive decimal, got ${JSON.stringify(text)}`);
+  if (!amount || amount.lte(0))
+    throw new SimulationError(400, `amount must be a positive decimal, got ${JSON.stringify(text)}`);
   if (amount.decimalPlaces() > currency.decimals) {
     throw new SimulationError(400, `${currency.name} amounts have at most ${currency.decimals} decimal places`);
   }
@@ -97,7 +98,8 @@ export function simulateDeposit(deps: SimulationDeps, input: DepositInput): Tran
   if (to.includes('@')) {
     const merchant = state.merchantOfClient(to);
     if (!merchant) throw new SimulationError(404, `No client ${to}: generate an address for it first`);
-    if (!asset.c || !asset.n) throw new SimulationError(400, 'currency and network are required when depositing to a client e-mail');
+    if (!asset.c || !asset.n)
+      throw new SimulationError(400, 'currency and network are required when depositing to a client e-mail');
     merchantEmail = merchant.email;
     currency = asset.c;
     network = asset.n;
@@ -114,7 +116,8 @@ export function simulateDeposit(deps: SimulationDeps, input: DepositInput): Tran
 
   const amount = positiveAmount(input.amount, currency);
   const status = input.status ?? 'CONFIRMED';
-  if (status !== 'CONFIRMED' && status !== 'FAILED') throw new SimulationError(400, 'status must be CONFIRMED or FAILED');
+  if (status !== 'CONFIRMED' && status !== 'FAILED')
+    throw new SimulationError(400, 'status must be CONFIRMED or FAILED');
   const id = state.nextTxId();
   const from = input.from?.trim() || externalAddress(currency, network, `deposit:${id}`);
   const hash = txHash(addressFamily(currency, network), `${merchantEmail}:${id}:deposit`);
@@ -161,7 +164,8 @@ export function simulateRemittance(deps: SimulationDeps, input: RemittanceInput)
   const charge = input.charge === undefined ? new Money(0) : parseMoney(String(input.charge));
   if (!charge || charge.lt(0)) throw new SimulationError(400, 'charge must be a decimal >= 0');
   const status = input.status ?? 'CONFIRMED';
-  if (status !== 'CONFIRMED' && status !== 'FAILED') throw new SimulationError(400, 'status must be CONFIRMED or FAILED');
+  if (status !== 'CONFIRMED' && status !== 'FAILED')
+    throw new SimulationError(400, 'status must be CONFIRMED or FAILED');
   const merchant = deps.state.merchant(input.merchant ?? deps.state.defaultMerchantEmail);
   if (!merchant) throw new SimulationError(404, `No merchant ${input.merchant}`);
   const id = deps.state.nextTxId();
@@ -203,7 +207,8 @@ function controlBody(req: SandboxRequest): { ok: true; value: Record<string, unk
   const parsed = jsonObject(req);
   if (!parsed.ok) return { ok: false, reply: controlError(400, parsed.message) };
   const v = { ...parsed.value };
-  for (const k of ['amount', 'charge']) if (v[k] !== undefined && v[k] !== null && typeof v[k] === 'object') v[k] = String(v[k]);
+  for (const k of ['amount', 'charge'])
+    if (v[k] !== undefined && v[k] !== null && typeof v[k] === 'object') v[k] = String(v[k]);
   return { ok: true, value: plain(v) as Record<string, unknown> };
 }
 
@@ -222,7 +227,9 @@ export function depositRoute(deps: SimulationDeps, req: SandboxRequest): Reply {
   const input = depositBody.safeParse(body.value);
   if (!input.success) return controlError(400, describeIssues(input.error));
   const { status, from, currency, network, ...rest } = input.data;
-  return run(() => simulateDeposit(deps, { ...rest, currency, network, ...(status ? { status } : {}), ...(from ? { from } : {}) }));
+  return run(() =>
+    simulateDeposit(deps, { ...rest, currency, network, ...(status ? { status } : {}), ...(from ? { from } : {}) }),
+  );
 }
 
 export function remittanceRoute(deps: SimulationDeps, req: SandboxRequest): Reply {

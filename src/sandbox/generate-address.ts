@@ -30,25 +30,44 @@ export function generateAddress(deps: AuthDeps, req: SandboxRequest): Reply {
   if (!input.success) return v1Fail('Invalid request', describeIssues(input.error));
   const { clientEmailAddress, currency, networkChain, publicKey } = input.data;
   const merchant = auth.merchant;
-  if (publicKey !== merchant.publicKey) return v1Fail('Invalid public key', 'publicKey does not belong to this merchant');
+  if (publicKey !== merchant.publicKey)
+    return v1Fail('Invalid public key', 'publicKey does not belong to this merchant');
 
   const client = deps.state.ensureClient(merchant.email, clientEmailAddress);
   const local = clientEmailAddress.split('@')[0]!.toLowerCase();
   if (local.includes('+failfail')) {
     return v1Ok(
-      { address: '', merchantClientId: client.id, addressGenerationStatus: 3, addressGenerationMessage: 'Address generation failed', addressGenerationTransactionHash: null },
+      {
+        address: '',
+        merchantClientId: client.id,
+        addressGenerationStatus: 3,
+        addressGenerationMessage: 'Address generation failed',
+        addressGenerationTransactionHash: null,
+      },
       'Wallet address generation failed',
     );
   }
   if (local.includes('+pending')) {
     return v1Ok(
-      { address: '', merchantClientId: client.id, addressGenerationStatus: 2, addressGenerationMessage: 'Address generation is pending', addressGenerationTransactionHash: null },
+      {
+        address: '',
+        merchantClientId: client.id,
+        addressGenerationStatus: 2,
+        addressGenerationMessage: 'Address generation is pending',
+        addressGenerationTransactionHash: null,
+      },
       'Wallet address generation is pending',
     );
   }
   const address = deps.state.ensureAddress(merchant.email, clientEmailAddress, currency, networkChain);
   return v1Ok(
-    { address, merchantClientId: client.id, addressGenerationStatus: 1, addressGenerationMessage: 'Address generated', addressGenerationTransactionHash: null },
+    {
+      address,
+      merchantClientId: client.id,
+      addressGenerationStatus: 1,
+      addressGenerationMessage: 'Address generated',
+      addressGenerationTransactionHash: null,
+    },
     'Wallet address generated successfully',
   );
 }

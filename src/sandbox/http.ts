@@ -4,7 +4,13 @@
  * amounts). Handlers never write to the socket themselves, which is what lets a
  * drop-after-commit fault run a handler to completion and then lose its answer.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
 import { serializeError } from '../log.js';
@@ -163,7 +169,15 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
     }
     if (fault?.kind === 'status') {
       deps.log.debug({ method, path: url.pathname, status: fault.status }, 'fault: injected status');
-      send(res, failureFor(route?.envelope, fault.status, `${statusTitle(fault.status)} (injected by the sandbox)`, url.pathname));
+      send(
+        res,
+        failureFor(
+          route?.envelope,
+          fault.status,
+          `${statusTitle(fault.status)} (injected by the sandbox)`,
+          url.pathname,
+        ),
+      );
       return;
     }
     if (fault?.kind === 'delay') {
@@ -177,7 +191,9 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
     let reply: Reply;
     if (!route) {
       reply = samePath.length
-        ? problem(405, `Method ${method} is not allowed on ${url.pathname}`, url.pathname, { allow: samePath.flatMap((r) => r.methods).join(', ') })
+        ? problem(405, `Method ${method} is not allowed on ${url.pathname}`, url.pathname, {
+            allow: samePath.flatMap((r) => r.methods).join(', '),
+          })
         : problem(404, `No endpoint at ${url.pathname}`, url.pathname);
     } else {
       try {
@@ -189,7 +205,10 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
     }
 
     if (fault?.kind === 'drop-after-commit') {
-      deps.log.debug({ method, path: url.pathname, status: reply.status }, 'fault: dropping connection after processing');
+      deps.log.debug(
+        { method, path: url.pathname, status: reply.status },
+        'fault: dropping connection after processing',
+      );
       drop(req.socket);
       return;
     }

@@ -9,7 +9,14 @@ import { pino } from 'pino';
 import type { Logger } from '../log.js';
 import { KYB_STATUSES, CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { login, OtpStore, refresh, requestOtp, resetPassword, TokenStore } from './auth.js';
-import { depositRoute, remittanceRoute, simulateDeposit, simulateRemittance, type DepositInput, type RemittanceInput } from './deposits.js';
+import {
+  depositRoute,
+  remittanceRoute,
+  simulateDeposit,
+  simulateRemittance,
+  type DepositInput,
+  type RemittanceInput,
+} from './deposits.js';
 import { FaultQueue, type Fault } from './faults.js';
 import { generateAddress } from './generate-address.js';
 import { startHttpServer, type RecordedRequest, type Route } from './http.js';
@@ -21,17 +28,29 @@ import { withdrawalPayload, type Remittance } from './webhook-payloads.js';
 import { registerWebhook, WebhookDispatcher, type Delivery } from './webhooks.js';
 import { withdraw } from './withdrawals.js';
 
-export type { TransactionRecord, Remittance, Delivery, Fault, DepositInput, RemittanceInput, RecordedRequest, KybName, Role, TimestampUnit };
+export type {
+  TransactionRecord,
+  Remittance,
+  Delivery,
+  Fault,
+  DepositInput,
+  RemittanceInput,
+  RecordedRequest,
+  KybName,
+  Role,
+  TimestampUnit,
+};
 export { SimulationError } from './deposits.js';
 export { webhookChecksum, canonicalJson } from './webhook-payloads.js';
 export { signWebhook } from './webhooks.js';
 
-export const SANDBOX_MERCHANT: Readonly<{ email: string; password: string; apiKey: string; publicKey: string }> = Object.freeze({
-  email: 'treasury@sandbox.test',
-  password: 'sandbox-password',
-  apiKey: 'sk_sandbox_0123456789abcdef',
-  publicKey: 'pk_sandbox_0123456789abcdef',
-});
+export const SANDBOX_MERCHANT: Readonly<{ email: string; password: string; apiKey: string; publicKey: string }> =
+  Object.freeze({
+    email: 'treasury@sandbox.test',
+    password: 'sandbox-password',
+    apiKey: 'sk_sandbox_0123456789abcdef',
+    publicKey: 'pk_sandbox_0123456789abcdef',
+  });
 
 const HOUR = 3600_000;
 
@@ -161,10 +180,31 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
   const sim = { state, webhooks, now };
   const routes: Route[] = [
     { methods: ['POST'], path: '/api/v2/auth/login', envelope: 'v2', counter: 'logins', handle: (r) => login(auth, r) },
-    { methods: ['POST', 'PUT'], path: '/api/v2/auth/refreshToken', envelope: 'v2', counter: 'refreshes', handle: (r) => refresh(auth, r) },
-    { methods: ['POST'], path: '/api/v2/auth/password-reset/otp', envelope: 'v2', handle: (r) => requestOtp({ ...auth, otps }, r) },
-    { methods: ['POST'], path: '/api/v2/auth/password-reset', envelope: 'v2', handle: (r) => resetPassword({ ...auth, otps }, r) },
-    { methods: ['POST', 'GET'], path: '/api/v1/walletaddress/generate', envelope: 'v1', handle: (r) => generateAddress(auth, r) },
+    {
+      methods: ['POST', 'PUT'],
+      path: '/api/v2/auth/refreshToken',
+      envelope: 'v2',
+      counter: 'refreshes',
+      handle: (r) => refresh(auth, r),
+    },
+    {
+      methods: ['POST'],
+      path: '/api/v2/auth/password-reset/otp',
+      envelope: 'v2',
+      handle: (r) => requestOtp({ ...auth, otps }, r),
+    },
+    {
+      methods: ['POST'],
+      path: '/api/v2/auth/password-reset',
+      envelope: 'v2',
+      handle: (r) => resetPassword({ ...auth, otps }, r),
+    },
+    {
+      methods: ['POST', 'GET'],
+      path: '/api/v1/walletaddress/generate',
+      envelope: 'v1',
+      handle: (r) => generateAddress(auth, r),
+    },
     {
       methods: ['POST'],
       path: '/api/merchantClientWithdrawal',
@@ -188,7 +228,12 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       envelope: 'v2',
       handle: (r) => listTransactions({ ...auth, unit, transactions: () => state.transactions() }, r),
     },
-    { methods: ['PUT'], path: '/api/v1/merchant/remittancewebhook', envelope: 'v1', handle: (r) => registerWebhook(auth, r) },
+    {
+      methods: ['PUT'],
+      path: '/api/v1/merchant/remittancewebhook',
+      envelope: 'v1',
+      handle: (r) => registerWebhook(auth, r),
+    },
     { methods: ['POST'], path: '/sandbox/deposits', envelope: 'control', handle: (r) => depositRoute(sim, r) },
     { methods: ['POST'], path: '/sandbox/remittances', envelope: 'control', handle: (r) => remittanceRoute(sim, r) },
   ];
@@ -285,4 +330,3 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
     },
   };
 }
-

@@ -6,7 +6,12 @@
 import { Decimal } from 'decimal.js';
 import type { CurrencyMember } from '../wallet/enums.js';
 
-export const Money = Decimal.clone({ precision: 200, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -9e15, toExpPos: 9e15 });
+export const Money = Decimal.clone({
+  precision: 200,
+  rounding: Decimal.ROUND_HALF_UP,
+  toExpNeg: -9e15,
+  toExpPos: 9e15,
+});
 export type Money = Decimal;
 
 /** Parses exact decimal text; undefined for anything that is not a finite decimal. */

@@ -49,7 +49,9 @@ const SIX_WEEKS_MS = 42 * 24 * 3600_000;
 export const SEED_TRANSACTIONS = 60;
 
 function amount(rng: Rng, a: Asset): string {
-  const frac = a.decimals ? String(rng.int(0, 10 ** Math.min(a.decimals, 8) - 1)).padStart(Math.min(a.decimals, 8), '0') : '';
+  const frac = a.decimals
+    ? String(rng.int(0, 10 ** Math.min(a.decimals, 8) - 1)).padStart(Math.min(a.decimals, 8), '0')
+    : '';
   const d = new Money(`${rng.int(0, a.maxWhole)}${frac ? `.${frac}` : ''}`);
   return d.isZero() ? '1' : formatMoney(d);
 }
@@ -63,7 +65,13 @@ export function seedSandbox(state: SandboxState, merchantEmail: string, nowMs: n
     for (const a of own) {
       state.ensureAddress(merchantEmail, client, a.currency, a.network);
       const whole = Math.max(1, a.maxWhole) * rng.int(2, 6);
-      state.setBalance(merchantEmail, client, a.currency, a.network, new Money(`${whole}.${String(rng.int(0, 99)).padStart(2, '0')}`));
+      state.setBalance(
+        merchantEmail,
+        client,
+        a.currency,
+        a.network,
+        new Money(`${whole}.${String(rng.int(0, 99)).padStart(2, '0')}`),
+      );
     }
   }
 

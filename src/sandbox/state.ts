@@ -228,9 +228,13 @@ export class SandboxState {
     const family = addressFamily(currency, network);
     const id = partial.id ?? this.nextTxId();
     const type = partial.transactionType ?? 'Deposit';
-    const clientEmail = partial.clientEmail === undefined ? `client${(index % 5) + 1}@example.test` : partial.clientEmail;
-    const merchantEmail = partial.merchantEmail ?? this.merchant(this.defaultMerchantEmail)?.email ?? this.defaultMerchantEmail;
-    const own = clientEmail ? this.ensureAddress(merchantEmail, clientEmail, currency, network) : externalAddress(currency, network, `own:${id}`);
+    const clientEmail =
+      partial.clientEmail === undefined ? `client${(index % 5) + 1}@example.test` : partial.clientEmail;
+    const merchantEmail =
+      partial.merchantEmail ?? this.merchant(this.defaultMerchantEmail)?.email ?? this.defaultMerchantEmail;
+    const own = clientEmail
+      ? this.ensureAddress(merchantEmail, clientEmail, currency, network)
+      : externalAddress(currency, network, `own:${id}`);
     const other = externalAddress(currency, network, `other:${id}`);
     const toAddress = partial.toAddress ?? (type === 'Deposit' ? own : other);
     const fromAddress = partial.fromAddress ?? (type === 'Deposit' ? other : own);

@@ -55,7 +55,9 @@ interface DispatcherDeps {
  * base64 after the prefix, any other secret is used as its UTF-8 bytes.
  */
 export function signatureKey(secret: string): Buffer {
-  return secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
+  return secret.startsWith('whsec_')
+    ? Buffer.from(secret.slice('whsec_'.length), 'base64')
+    : Buffer.from(secret, 'utf8');
 }
 
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string {
@@ -108,7 +110,10 @@ export class WebhookDispatcher {
     this.attempt({ url, body, id, kind, status }, 1);
   }
 
-  private attempt(n: { url: string; body: string; id: string; kind: WebhookKind; status: NotifyStatus }, attempt: number): void {
+  private attempt(
+    n: { url: string; body: string; id: string; kind: WebhookKind; status: NotifyStatus },
+    attempt: number,
+  ): void {
     if (this.closed) return;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -121,7 +126,16 @@ export class WebhookDispatcher {
       headers['webhook-signature'] = signWebhook(this.settings.signingSecret, n.id, ts, n.body);
     }
     const record = (status: number | 'error', error?: string) => {
-      const d: Delivery = { url: n.url, body: n.body, headers, status, attempt, at: this.deps.now(), kind: n.kind, transactionStatus: n.status };
+      const d: Delivery = {
+        url: n.url,
+        body: n.body,
+        headers,
+        status,
+        attempt,
+        at: this.deps.now(),
+        kind: n.kind,
+        transactionStatus: n.status,
+      };
       if (error) d.error = error;
       this.deliveries.push(d);
       const ok = typeof status === 'number' && status >= 200 && status < 300;
@@ -192,7 +206,8 @@ export function registerWebhook(deps: AuthDeps, req: SandboxRequest): Reply {
   if (missing.length) return v1Fail('Invalid request', `Missing required field(s): ${missing.join(', ')}`);
   const body = registration.safeParse(parsed.value);
   if (!body.success) return v1Fail('Invalid request', describeIssues(body.error));
-  if (body.data.publicKey !== auth.merchant.publicKey) return v1Fail('Invalid public key', 'publicKey does not belong to this merchant');
+  if (body.data.publicKey !== auth.merchant.publicKey)
+    return v1Fail('Invalid public key', 'publicKey does not belong to this merchant');
   auth.merchant.webhookUrl = body.data.webHookUrl;
   return v1Ok({ webHookUrl: body.data.webHookUrl, publicKey: body.data.publicKey }, 'Webhook URL updated successfully');
 }

@@ -28,7 +28,15 @@ export interface WithdrawalDeps extends AuthDeps {
   onCommitted(tx: TransactionRecord): void;
 }
 
-const REQUIRED = ['amount', 'currency', 'destinationAddress', 'merchantClientEmailAddress', 'networkChain', 'merchantReference', 'publicKey'] as const;
+const REQUIRED = [
+  'amount',
+  'currency',
+  'destinationAddress',
+  'merchantClientEmailAddress',
+  'networkChain',
+  'merchantReference',
+  'publicKey',
+] as const;
 
 function checkHeaders(req: SandboxRequest): Reply | undefined {
   const ct = parseMediaType(header(req, 'content-type') ?? '');
@@ -81,7 +89,8 @@ function execute(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: strin
   const currency = lookup(CURRENCIES, plain(body.currency));
   if (!currency) return v1Fail('Invalid currency', `Unknown currency ${JSON.stringify(plain(body.currency))}`);
   const network = lookup(NETWORKS, plain(body.networkChain));
-  if (!network) return v1Fail('Invalid network chain', `Unknown networkChain ${JSON.stringify(plain(body.networkChain))}`);
+  if (!network)
+    return v1Fail('Invalid network chain', `Unknown networkChain ${JSON.stringify(plain(body.networkChain))}`);
 
   if (!isLosslessNumber(body.amount)) return v1Fail('Invalid amount', 'amount must be a JSON number');
   const amount = parseMoney(body.amount.toString());
@@ -93,7 +102,10 @@ function execute(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: strin
   const destination = str('destinationAddress')!;
   const family = addressFamily(currency, network);
   if (!isValidAddress(family, destination)) {
-    return v1Fail('Invalid destination address', `destinationAddress is not valid for ${currency.name} on ${network.name}: expected ${describeFormat(family)}`);
+    return v1Fail(
+      'Invalid destination address',
+      `destinationAddress is not valid for ${currency.name} on ${network.name}: expected ${describeFormat(family)}`,
+    );
   }
 
   const clientEmail = str('merchantClientEmailAddress')!;
@@ -143,7 +155,10 @@ function execute(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: strin
     createdAt: createdAtText(ts),
   });
   deps.onCommitted(tx);
-  deps.log.info({ reference, currency: currency.name, network: network.name, amount: tx.amount }, 'sandbox withdrawal committed');
+  deps.log.info(
+    { reference, currency: currency.name, network: network.name, amount: tx.amount },
+    'sandbox withdrawal committed',
+  );
 
   return v1Ok(
     {

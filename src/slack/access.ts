@@ -27,7 +27,10 @@ export function slackGroups(client: WebClient, logger: Logger, now: () => number
         const res = await Promise.race([
           client.usergroups.users.list({ usergroup: groupId }),
           new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer from Slack within ${LOOKUP_TIMEOUT_MS} ms`)), LOOKUP_TIMEOUT_MS);
+            timer = setTimeout(
+              () => reject(new Error(`no answer from Slack within ${LOOKUP_TIMEOUT_MS} ms`)),
+              LOOKUP_TIMEOUT_MS,
+            );
           }),
         ]);
         const members = res.users ?? [];
@@ -53,7 +56,12 @@ const ROLE_WORDS: Record<Role, string> = {
 };
 
 /** Returns undefined when allowed, else the polite refusal to show the user. */
-export async function refusal(policy: Policy, role: Role, userId: string, groups: GroupResolver): Promise<string | undefined> {
+export async function refusal(
+  policy: Policy,
+  role: Role,
+  userId: string,
+  groups: GroupResolver,
+): Promise<string | undefined> {
   if (await hasRole(policy, role, userId, groups)) return undefined;
   return `Sorry, you are not allowed to ${ROLE_WORDS[role]}. The treasury policy lists who may; ask a treasury admin if you need access.`;
 }

@@ -127,7 +127,8 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
   if (a.hash) pairs.push(['Transaction', link(hashUrl, shorten(a.hash, 10, 8))]);
   blocks.push(fields(pairs));
 
-  if (a.kind === 'unknown' && a.extra && Object.keys(a.extra).length) blocks.push(section(`Fields we do not recognise (kept as received):\n${unknownFields(a)}`));
+  if (a.kind === 'unknown' && a.extra && Object.keys(a.extra).length)
+    blocks.push(section(`Fields we do not recognise (kept as received):\n${unknownFields(a)}`));
   blocks.push(context(sourceLabel(a)));
   return { text: truncate(text, 3000), blocks };
 }
@@ -135,7 +136,9 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
 function unknownFields(a: Alert): string {
   return Object.entries(a.extra ?? {})
     .slice(0, 12)
-    .map(([k, v]) => `• *${esc(truncate(k, 100))}*: ${esc(truncate(typeof v === 'string' ? v : JSON.stringify(v), 200))}`)
+    .map(
+      ([k, v]) => `• *${esc(truncate(k, 100))}*: ${esc(truncate(typeof v === 'string' ? v : JSON.stringify(v), 200))}`,
+    )
     .join('\n');
 }
 
@@ -247,13 +250,20 @@ export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): Ren
   }
   if (current) blocks.push(section(current));
   const failures = alerts.filter((a) => isFailure(a.status)).length;
-  const pending = alerts.filter((a) => statusWord(a.status) === 'pending' || statusWord(a.status) === 'status unknown').length;
-  const notes = [`${alerts.length - pending - failures} confirmed`, pending ? `${pending} pending` : '', failures ? `${failures} failed (each also has a message of its own)` : ''].filter(Boolean);
+  const pending = alerts.filter(
+    (a) => statusWord(a.status) === 'pending' || statusWord(a.status) === 'status unknown',
+  ).length;
+  const notes = [
+    `${alerts.length - pending - failures} confirmed`,
+    pending ? `${pending} pending` : '',
+    failures ? `${failures} failed (each also has a message of its own)` : '',
+  ].filter(Boolean);
   // When, once for the message (a time on each line would halve the lines a message holds).
   const times = alerts.map((a) => a.createdAt);
   const first = Math.min(...times);
   const last = Math.max(...times);
-  const when = last - first < 60_000 ? `Notified ${slackDate(first)}` : `Notified ${slackDate(first)} to ${slackDate(last)}`;
+  const when =
+    last - first < 60_000 ? `Notified ${slackDate(first)}` : `Notified ${slackDate(first)} to ${slackDate(last)}`;
   blocks.push(context(`${when} · ${notes.join(' · ')}. Each line is edited as its status changes.`));
   return { text: truncate(headline, 3000), blocks };
 }
@@ -264,9 +274,17 @@ export function renderUnknownWindow(w: UnknownWindow, latest: Alert | undefined)
   const text = `${w.count} notification${w.count === 1 ? '' : 's'} from the wallet service in a form we do not recognise since ${slackDate(w.since, '{time}')}; \`/treasury status\` lists the latest`;
   const blocks: unknown[] = [section(`:grey_question: ${text}.`)];
   if (latest?.extra && Object.keys(latest.extra).length) {
-    blocks.push(section(`Latest${latest.typeName ? ` (${esc(truncate(latest.typeName, 80))})` : ''}, fields we do not recognise (kept as received):\n${unknownFields(latest)}`));
+    blocks.push(
+      section(
+        `Latest${latest.typeName ? ` (${esc(truncate(latest.typeName, 80))})` : ''}, fields we do not recognise (kept as received):\n${unknownFields(latest)}`,
+      ),
+    );
   }
-  blocks.push(context('Kept and counted, not posted one by one: this message is updated as more arrive, and a new one starts each hour.'));
+  blocks.push(
+    context(
+      'Kept and counted, not posted one by one: this message is updated as more arrive, and a new one starts each hour.',
+    ),
+  );
   return { text, blocks };
 }
 
@@ -289,7 +307,11 @@ export function renderStatusChange(_a: Alert, h: AlertHistoryEntry): RenderedMes
  * Call before `outbox.start()`: an alert entry the outbox reaches with no renderer is parked
  * as failed, and entries left pending by a previous process are sent right at start.
  */
-export function registerAlertRenderers(outbox: Pick<Outbox, 'registerRenderer' | 'registerBatchRenderer'>, store: Pick<Store, 'get'>, opts: RenderOptions = {}): void {
+export function registerAlertRenderers(
+  outbox: Pick<Outbox, 'registerRenderer' | 'registerBatchRenderer'>,
+  store: Pick<Store, 'get'>,
+  opts: RenderOptions = {},
+): void {
   const alert = (id: string) => store.get(ALERT_COLLECTIONS.alerts, id);
   const alertsOf = (refs: string[]) => refs.map(alert).filter((a): a is Alert => !!a);
   outbox.registerBatchRenderer(ALERT_BATCH_RENDERER, {

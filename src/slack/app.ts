@@ -5,7 +5,14 @@
  * behind a hidden retry loop, and posts that must not be lost go through the outbox.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { App, HTTPModuleFunctions, HTTPReceiver, SocketModeReceiver, verifySlackRequest, type ReceiverEvent } from '@slack/bolt';
+import {
+  App,
+  HTTPModuleFunctions,
+  HTTPReceiver,
+  SocketModeReceiver,
+  verifySlackRequest,
+  type ReceiverEvent,
+} from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import { ackQueue, type AckQueue } from './acks-first.js';
@@ -121,7 +128,12 @@ const BODY_LIMIT = 1024 * 1024;
  * which answers them 401 as before. Bolt reuses the buffered body (req.rawBody). Each request
  * counts as unanswered in `acks` from its arrival until its response is written or abandoned.
  */
-export function guardedListener(inner: RequestListener, signingSecret: string, logger: Logger, acks?: AckQueue): RequestListener {
+export function guardedListener(
+  inner: RequestListener,
+  signingSecret: string,
+  logger: Logger,
+  acks?: AckQueue,
+): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     if (acks) {
       const answered = acks.arrived();
@@ -133,7 +145,8 @@ export function guardedListener(inner: RequestListener, signingSecret: string, l
       try {
         raw = (await HTTPModuleFunctions.bufferIncomingMessage(req, BODY_LIMIT)).rawBody;
       } catch (err) {
-        const tooLarge = HTTPModuleFunctions.isRawBodyError(err) && (err.statusCode === 413 || err.type === 'entity.too.large');
+        const tooLarge =
+          HTTPModuleFunctions.isRawBodyError(err) && (err.statusCode === 413 || err.type === 'entity.too.large');
         HTTPModuleFunctions.buildNoBodyResponse(res, tooLarge ? 413 : 400);
         return;
       }
@@ -154,15 +167,21 @@ export function guardedListener(inner: RequestListener, signingSecret: string, l
       if (verified) {
         let body: unknown;
         try {
-          body = HTTPModuleFunctions.parseHTTPRequestBody(req as Parameters<typeof HTTPModuleFunctions.parseHTTPRequestBody>[0]);
+          body = HTTPModuleFunctions.parseHTTPRequestBody(
+            req as Parameters<typeof HTTPModuleFunctions.parseHTTPRequestBody>[0],
+          );
         } catch {
           body = undefined;
         }
-        const check = body === undefined ? ({ ok: false, reason: 'the body is not JSON or a form' } as const) : checkEnvelope(body);
+        const check =
+          body === undefined ? ({ ok: false, reason: 'the body is not JSON or a form' } as const) : checkEnvelope(body);
         if (!check.ok) {
           logger.warn({ reason: check.reason }, 'refused a signed Slack request that is not a Slack envelope');
           const text = JSON.stringify({ error: 'not a Slack request payload', reason: check.reason });
-          res.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+          res.writeHead(400, {
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': Buffer.byteLength(text),
+          });
           res.end(text);
           return;
         }
@@ -244,11 +263,19 @@ function guardSocket(client: SocketModeReceiver['client'], logger: Logger): void
   const send = (client as unknown as { send(id: string, body?: unknown): Promise<void> }).send.bind(client);
   client.on('ws_message', (data: unknown, isBinary: boolean) => {
     if (!isBinary) {
-      const text = typeof data === 'string' ? data : Buffer.isBuffer(data) ? data.toString('utf8') : new TextDecoder().decode(data as ArrayBuffer);
+      const text =
+        typeof data === 'string'
+          ? data
+          : Buffer.isBuffer(data)
+            ? data.toString('utf8')
+            : new TextDecoder().decode(data as ArrayBuffer);
       const problem = socketMessageProblem(text);
       if (problem) {
         logger.warn({ reason: problem.reason }, 'dropped a Socket Mode message that is not a Slack envelope');
-        if (problem.envelopeId) send(problem.envelopeId).catch((err: unknown) => logger.warn({ err }, 'could not acknowledge a dropped Socket Mode message'));
+        if (problem.envelopeId)
+          send(problem.envelopeId).catch((err: unknown) =>
+            logger.warn({ err }, 'could not acknowledge a dropped Socket Mode message'),
+          );
         return;
       }
     }

@@ -5,7 +5,15 @@
  */
 import type { KnownBlock } from '@slack/types';
 
-export const LIMITS = { blocks: 50, sectionText: 3000, headerText: 150, fieldText: 2000, fields: 10, buttonValue: 2000, contextElements: 10 };
+export const LIMITS = {
+  blocks: 50,
+  sectionText: 3000,
+  headerText: 150,
+  fieldText: 2000,
+  fields: 10,
+  buttonValue: 2000,
+  contextElements: 10,
+};
 
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -27,14 +35,18 @@ export function section(text: string): KnownBlock {
 export function fields(pairs: Array<[string, string]>): KnownBlock {
   return {
     type: 'section',
-    fields: pairs.slice(0, LIMITS.fields).map(([k, v]) => ({ type: 'mrkdwn', text: truncate(`*${k}*\n${v}`, LIMITS.fieldText) })),
+    fields: pairs
+      .slice(0, LIMITS.fields)
+      .map(([k, v]) => ({ type: 'mrkdwn', text: truncate(`*${k}*\n${v}`, LIMITS.fieldText) })),
   };
 }
 
 export function context(...texts: string[]): KnownBlock {
   return {
     type: 'context',
-    elements: texts.slice(0, LIMITS.contextElements).map((t) => ({ type: 'mrkdwn', text: truncate(t, LIMITS.sectionText) })),
+    elements: texts
+      .slice(0, LIMITS.contextElements)
+      .map((t) => ({ type: 'mrkdwn', text: truncate(t, LIMITS.sectionText) })),
   };
 }
 
@@ -54,7 +66,8 @@ export function actions(blockId: string, buttons: ButtonSpec[]): KnownBlock {
     type: 'actions',
     block_id: blockId,
     elements: buttons.map((b) => {
-      if (b.value.length > LIMITS.buttonValue) throw new Error(`button ${b.actionId} value is longer than Slack allows`);
+      if (b.value.length > LIMITS.buttonValue)
+        throw new Error(`button ${b.actionId} value is longer than Slack allows`);
       return {
         type: 'button' as const,
         text: { type: 'plain_text' as const, text: b.text, emoji: true },

@@ -6,7 +6,12 @@ import type { RespondFn } from '@slack/bolt';
 import type { Logger } from '../log.js';
 import { userMessage } from './user-errors.js';
 
-export async function guarded(logger: Logger, respond: RespondFn, action: string, work: () => Promise<void>): Promise<void> {
+export async function guarded(
+  logger: Logger,
+  respond: RespondFn,
+  action: string,
+  work: () => Promise<void>,
+): Promise<void> {
   try {
     await work();
   } catch (err) {
@@ -20,7 +25,10 @@ export async function guarded(logger: Logger, respond: RespondFn, action: string
 }
 
 /** A user's DM channel with the app, for files and private results. */
-export async function dmChannel(client: { conversations: { open(a: { users: string }): Promise<{ channel?: { id?: string } }> } }, userId: string): Promise<string> {
+export async function dmChannel(
+  client: { conversations: { open(a: { users: string }): Promise<{ channel?: { id?: string } }> } },
+  userId: string,
+): Promise<string> {
   const res = await client.conversations.open({ users: userId });
   const id = res.channel?.id;
   if (!id) throw new Error('Slack did not open a DM channel');

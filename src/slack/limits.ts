@@ -74,7 +74,12 @@ function more(n: number): string {
 
 function option(o: unknown): unknown {
   if (!isObj(o)) return o;
-  return { ...o, text: textObj(o.text, SLACK_LIMITS.optionText), value: str(o.value, SLACK_LIMITS.optionValue), ...(o.description ? { description: textObj(o.description, SLACK_LIMITS.optionText) } : {}) };
+  return {
+    ...o,
+    text: textObj(o.text, SLACK_LIMITS.optionText),
+    value: str(o.value, SLACK_LIMITS.optionValue),
+    ...(o.description ? { description: textObj(o.description, SLACK_LIMITS.optionText) } : {}),
+  };
 }
 
 function options(list: unknown): unknown {
@@ -93,7 +98,11 @@ function element(e: unknown): unknown {
   }
   if (out.options) out.options = options(out.options);
   if (Array.isArray(out.option_groups)) {
-    out.option_groups = out.option_groups.slice(0, SLACK_LIMITS.options).map((g) => (isObj(g) ? { ...g, label: textObj(g.label, SLACK_LIMITS.optionText), options: options(g.options) } : g));
+    out.option_groups = out.option_groups
+      .slice(0, SLACK_LIMITS.options)
+      .map((g) =>
+        isObj(g) ? { ...g, label: textObj(g.label, SLACK_LIMITS.optionText), options: options(g.options) } : g,
+      );
   }
   if (out.initial_option) out.initial_option = option(out.initial_option);
   return out;
@@ -108,7 +117,13 @@ function block(b: unknown): unknown {
       if (out.text) out.text = textObj(out.text, SLACK_LIMITS.sectionText);
       if (Array.isArray(out.fields)) {
         const fs = out.fields.map((f) => textObj(f, SLACK_LIMITS.fieldText));
-        out.fields = fs.length <= SLACK_LIMITS.fields ? fs : [...fs.slice(0, SLACK_LIMITS.fields - 1), { type: 'mrkdwn', text: more(fs.length - SLACK_LIMITS.fields + 1) }];
+        out.fields =
+          fs.length <= SLACK_LIMITS.fields
+            ? fs
+            : [
+                ...fs.slice(0, SLACK_LIMITS.fields - 1),
+                { type: 'mrkdwn', text: more(fs.length - SLACK_LIMITS.fields + 1) },
+              ];
       }
       if (out.accessory) out.accessory = element(out.accessory);
       break;
@@ -119,7 +134,13 @@ function block(b: unknown): unknown {
     case 'context': {
       if (Array.isArray(out.elements)) {
         const es = out.elements.map((e) => textObj(e, SLACK_LIMITS.contextText));
-        out.elements = es.length <= SLACK_LIMITS.contextElements ? es : [...es.slice(0, SLACK_LIMITS.contextElements - 1), { type: 'mrkdwn', text: more(es.length - SLACK_LIMITS.contextElements + 1) }];
+        out.elements =
+          es.length <= SLACK_LIMITS.contextElements
+            ? es
+            : [
+                ...es.slice(0, SLACK_LIMITS.contextElements - 1),
+                { type: 'mrkdwn', text: more(es.length - SLACK_LIMITS.contextElements + 1) },
+              ];
       }
       break;
     }
@@ -141,7 +162,10 @@ export function clampBlocks(blocks: unknown, max: number): unknown {
   const all = blocks.map(block);
   if (all.length <= max) return all;
   const kept = all.slice(0, max - 1);
-  return [...kept, { type: 'context', elements: [{ type: 'mrkdwn', text: `${more(all.length - kept.length)} not shown.` }] }];
+  return [
+    ...kept,
+    { type: 'context', elements: [{ type: 'mrkdwn', text: `${more(all.length - kept.length)} not shown.` }] },
+  ];
 }
 
 /** A chat.postMessage / update / postEphemeral body, or a response_url body. */
@@ -161,7 +185,8 @@ export function clampView<T>(view: T): T {
   if (out.close) out.close = textObj(out.close, SLACK_LIMITS.viewButton);
   if (typeof out.callback_id === 'string') out.callback_id = cut(out.callback_id, SLACK_LIMITS.callbackId);
   // Metadata cut in half is useless to its reader (it says "out of date"), but Slack refuses the whole view otherwise.
-  if (typeof out.private_metadata === 'string' && out.private_metadata.length > SLACK_LIMITS.privateMetadata) out.private_metadata = '';
+  if (typeof out.private_metadata === 'string' && out.private_metadata.length > SLACK_LIMITS.privateMetadata)
+    out.private_metadata = '';
   out.blocks = clampBlocks(out.blocks, SLACK_LIMITS.viewBlocks);
   return out as T;
 }
@@ -200,7 +225,8 @@ function clampForm(method: string, body: string): string {
     }
   }
   const clamped = clampApiArgs(method, args) as Record<string, unknown>;
-  for (const [key, v] of Object.entries(clamped)) if (v !== undefined) form.set(key, typeof v === 'string' ? v : JSON.stringify(v));
+  for (const [key, v] of Object.entries(clamped))
+    if (v !== undefined) form.set(key, typeof v === 'string' ? v : JSON.stringify(v));
   return form.toString();
 }
 
@@ -216,7 +242,8 @@ export function limitedFetch(base: Fetch = globalThis.fetch): Fetch {
     const body = init?.body;
     if (typeof body !== 'string') return base(input, init);
     const method = methodOf(url);
-    if (MESSAGE_METHODS.has(method) || VIEW_METHODS.has(method)) return base(input, { ...init, body: clampForm(method, body) });
+    if (MESSAGE_METHODS.has(method) || VIEW_METHODS.has(method))
+      return base(input, { ...init, body: clampForm(method, body) });
     const headers = new Headers(init?.headers);
     if (headers.get('content-type')?.includes('application/json')) {
       try {

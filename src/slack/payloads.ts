@@ -74,10 +74,25 @@ const blockActions = z.looseObject({
   trigger_id: z.string().optional(),
 });
 
-const viewSubmission = z.looseObject({ type: z.literal('view_submission'), user, view, team: z.looseObject({ id: z.string() }).nullish() });
+const viewSubmission = z.looseObject({
+  type: z.literal('view_submission'),
+  user,
+  view,
+  team: z.looseObject({ id: z.string() }).nullish(),
+});
 const viewClosed = z.looseObject({ type: z.literal('view_closed'), user, view: viewWithoutState });
-const shortcut = z.looseObject({ type: z.enum(['shortcut', 'message_action']), callback_id: z.string(), user, trigger_id: z.string() });
-const blockSuggestion = z.looseObject({ type: z.literal('block_suggestion'), user, action_id: z.string(), value: z.string() });
+const shortcut = z.looseObject({
+  type: z.enum(['shortcut', 'message_action']),
+  callback_id: z.string(),
+  user,
+  trigger_id: z.string(),
+});
+const blockSuggestion = z.looseObject({
+  type: z.literal('block_suggestion'),
+  user,
+  action_id: z.string(),
+  value: z.string(),
+});
 const eventCallback = z.looseObject({
   type: z.literal('event_callback'),
   team_id: z.string().optional(),
@@ -87,7 +102,16 @@ const urlVerification = z.looseObject({ type: z.literal('url_verification'), cha
 /** Slack tells an app it dropped events; nothing to do but acknowledge. */
 const appRateLimited = z.looseObject({ type: z.literal('app_rate_limited') });
 
-const typed = z.discriminatedUnion('type', [blockActions, viewSubmission, viewClosed, shortcut, blockSuggestion, eventCallback, urlVerification, appRateLimited]);
+const typed = z.discriminatedUnion('type', [
+  blockActions,
+  viewSubmission,
+  viewClosed,
+  shortcut,
+  blockSuggestion,
+  eventCallback,
+  urlVerification,
+  appRateLimited,
+]);
 
 export type EnvelopeCheck = { ok: true; kind: string } | { ok: false; reason: string };
 
@@ -101,12 +125,16 @@ function describe(err: z.ZodError): string {
 
 /** Checks a parsed Slack body (form fields, or the JSON `payload`/event body). */
 export function checkEnvelope(body: unknown): EnvelopeCheck {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, reason: 'the body is not an object' };
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return { ok: false, reason: 'the body is not an object' };
   const b = body as Record<string, unknown>;
-  if (Object.hasOwn(b, 'ssl_check')) return b.ssl_check === '1' ? { ok: true, kind: 'ssl_check' } : { ok: false, reason: 'ssl_check must be 1' };
+  if (Object.hasOwn(b, 'ssl_check'))
+    return b.ssl_check === '1' ? { ok: true, kind: 'ssl_check' } : { ok: false, reason: 'ssl_check must be 1' };
   if (Object.hasOwn(b, 'command')) {
     const r = slashCommandSchema.safeParse(b);
-    return r.success ? { ok: true, kind: 'slash_command' } : { ok: false, reason: `slash command: ${describe(r.error)}` };
+    return r.success
+      ? { ok: true, kind: 'slash_command' }
+      : { ok: false, reason: `slash command: ${describe(r.error)}` };
   }
   if (typeof b.type !== 'string') return { ok: false, reason: 'no type' };
   const r = typed.safeParse(b);

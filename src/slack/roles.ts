@@ -32,7 +32,8 @@ export function roleMiddleware(deps: Pick<CommandDeps, 'policy' | 'groups' | 'lo
       let allowed = false;
       await guarded(deps.logger, respond, 'The access check', async () => {
         const refused = await refusal(deps.policy, role, askerOf(body), deps.groups);
-        if (refused) return void (await respond({ response_type: 'ephemeral', replace_original: false, text: refused }));
+        if (refused)
+          return void (await respond({ response_type: 'ephemeral', replace_original: false, text: refused }));
         allowed = true;
       });
       if (allowed) await next();

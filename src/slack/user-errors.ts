@@ -2,7 +2,13 @@
  * What a user reads when something fails: short, actionable, honest about whether
  * anything changed, and never a stack trace or a secret.
  */
-import { isWalletError, type WalletKybError, type WalletRejectedError, type WalletUnavailableError, type WalletValidationError } from '../wallet/errors.js';
+import {
+  isWalletError,
+  type WalletKybError,
+  type WalletRejectedError,
+  type WalletUnavailableError,
+  type WalletValidationError,
+} from '../wallet/errors.js';
 import { secrets } from '../secrets.js';
 import { StoreUnavailableError, type UnavailableReason } from '../store/errors.js';
 

@@ -9,7 +9,20 @@ import type { Rendered } from '../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
 import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
-import { actions, context, divider, esc, fields, header, LIMITS, link, mention, section, shorten, truncate } from './blocks.js';
+import {
+  actions,
+  context,
+  divider,
+  esc,
+  fields,
+  header,
+  LIMITS,
+  link,
+  mention,
+  section,
+  shorten,
+  truncate,
+} from './blocks.js';
 
 export const CARD_RENDERER = 'withdrawal.card';
 export const THREAD_RENDERER = 'withdrawal.thread';
@@ -68,7 +81,9 @@ export function riskFlags(r: Pick<WithdrawalRequest, 'allowlist'>): string[] {
 
 function destinationText(r: WithdrawalRequest, net: ExplorerNet): string {
   const addr = link(explorerAddressUrl(r.destination, r.currency, r.network, net), r.destination);
-  return r.allowlist.status === 'listed' ? `${addr}\n:white_check_mark: allowlisted: ${esc(r.allowlist.label ?? '')}` : addr;
+  return r.allowlist.status === 'listed'
+    ? `${addr}\n:white_check_mark: allowlisted: ${esc(r.allowlist.label ?? '')}`
+    : addr;
 }
 
 /** "Debited 250 USDT · delivered 249 USDT · fee 1 USDT", from the service's own numbers. */
@@ -76,7 +91,11 @@ export function settlementText(r: WithdrawalRequest): string {
   const s = settlementOf(r);
   if (!s) return `Delivered ${amountText(r)}`;
   const fee = s.fee ? `fee ${formatAmount(s.fee, s.feeCurrency ?? r.currency)}` : 'fee not reported';
-  return [s.debited ? `Debited ${formatAmount(s.debited, r.currency)}` : '', `${s.debited ? 'delivered' : 'Delivered'} ${formatAmount(s.delivered, r.currency)}`, fee]
+  return [
+    s.debited ? `Debited ${formatAmount(s.debited, r.currency)}` : '',
+    `${s.debited ? 'delivered' : 'Delivered'} ${formatAmount(s.delivered, r.currency)}`,
+    fee,
+  ]
     .filter(Boolean)
     .join(' · ');
 }
@@ -113,7 +132,12 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
     case 'executing':
       return 'Every approval is in: sending to the wallet service…';
     case 'completed': {
-      const by = r.result?.source === 'reconcile' ? ' (confirmed from the transaction list)' : r.result?.source === 'admin' ? ' (marked as sent by an admin)' : '';
+      const by =
+        r.result?.source === 'reconcile'
+          ? ' (confirmed from the transaction list)'
+          : r.result?.source === 'admin'
+            ? ' (marked as sent by an admin)'
+            : '';
       const odd = r.result?.mismatches?.length
         ? `\n:rotating_light: *The service's answer differs from what was approved:* ${r.result.mismatches.map(esc).join('; ')}. An admin must check it.`
         : '';
@@ -154,7 +178,12 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
   const flags = riskFlags(r);
   const title = `${stateLabel(r)} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
-  if (flags.length) blocks.push(section(`:warning: *${r.state === 'pending' ? 'Check before approving' : 'Flagged when requested'}:* ${flags.join(' · ')}`));
+  if (flags.length)
+    blocks.push(
+      section(
+        `:warning: *${r.state === 'pending' ? 'Check before approving' : 'Flagged when requested'}:* ${flags.join(' · ')}`,
+      ),
+    );
   const money: Array<[string, string]> =
     r.state === 'completed'
       ? [['Settled', settlementText(r)]]
@@ -177,7 +206,11 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
   if (outcome) blocks.push(section(outcome));
   if (r.confirmation) {
     const url = explorerTxUrl(r.confirmation.transactionHash ?? undefined, r.currency, r.network, net);
-    blocks.push(context(`Transfer status: *${transferWord(r.confirmation.status)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`));
+    blocks.push(
+      context(
+        `Transfer status: *${transferWord(r.confirmation.status)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`,
+      ),
+    );
   }
   if (r.state === 'pending') {
     blocks.push(
@@ -200,7 +233,9 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
     context(
       [
         r.state === 'pending' ? `Expires ${slackDate(r.expiresAt)}` : `Requested ${slackDate(r.createdAt)}`,
-        usage.remaining !== null ? `${r.currency} daily limit left: ${formatAmount(usage.remaining, r.currency)} of ${formatAmount(usage.limit ?? '0', r.currency)}` : '',
+        usage.remaining !== null
+          ? `${r.currency} daily limit left: ${formatAmount(usage.remaining, r.currency)} of ${formatAmount(usage.limit ?? '0', r.currency)}`
+          : '',
         `Ref \`${shortRef(r)}\``,
       ]
         .filter(Boolean)
@@ -227,7 +262,11 @@ export const transferWord = (status: string) => status.toLowerCase().replace(/_/
  * Thread lines under the card: `${id}|${kind}|${detail}`. Plain sentences (no *bold*): the
  * text is also what a notification shows, where mrkdwn would appear raw.
  */
-export function renderThread(ref: string, get: (id: string) => WithdrawalRequest | undefined, net: ExplorerNet): Rendered | null {
+export function renderThread(
+  ref: string,
+  get: (id: string) => WithdrawalRequest | undefined,
+  net: ExplorerNet,
+): Rendered | null {
   const [id = '', kind, detail = ''] = ref.split('|');
   const r = get(id);
   if (!r) return null;
@@ -235,7 +274,9 @@ export function renderThread(ref: string, get: (id: string) => WithdrawalRequest
     case 'reminder': {
       if (r.state !== 'pending') return null;
       const left = Math.max(0, r.tier.approvals - r.approvals.length);
-      return { text: `⏰ Reminder: this request expires ${slackDate(r.expiresAt)} and still needs ${left} approval${left === 1 ? '' : 's'}. ${detail}` };
+      return {
+        text: `⏰ Reminder: this request expires ${slackDate(r.expiresAt)} and still needs ${left} approval${left === 1 ? '' : 's'}. ${detail}`,
+      };
     }
     case 'approved': {
       const n = r.approvals.findIndex((a) => a.user === detail) + 1;
@@ -253,7 +294,9 @@ export function renderThread(ref: string, get: (id: string) => WithdrawalRequest
         };
       }
       const warn = status === 'FAILED' || status === 'NOT_PROPAGATED' ? '🚨 ' : '';
-      return { text: `${warn}Transfer status from the wallet service: ${transferWord(status)}${tx}${warn ? call : ''}` };
+      return {
+        text: `${warn}Transfer status from the wallet service: ${transferWord(status)}${tx}${warn ? call : ''}`,
+      };
     }
     default:
       return { text: `${kind}: ${detail}` };
@@ -266,13 +309,18 @@ export interface CardPointer {
   channel: string;
 }
 
-const cardLink = (p: CardPointer) => (p.permalink ? link(p.permalink, 'Open the card') : `The card is in <#${p.channel}>.`);
+const cardLink = (p: CardPointer) =>
+  p.permalink ? link(p.permalink, 'Open the card') : `The card is in <#${p.channel}>.`;
 
 /**
  * DMs to the requester: `${id}|${event}`, one per event: the state's words first, then what
  * the person needs, then the card.
  */
-export function renderDm(ref: string, get: (id: string) => WithdrawalRequest | undefined, card: (id: string) => CardPointer): Rendered | null {
+export function renderDm(
+  ref: string,
+  get: (id: string) => WithdrawalRequest | undefined,
+  card: (id: string) => CardPointer,
+): Rendered | null {
   const [id = '', event] = ref.split('|');
   const r = get(id);
   if (!r) return null;
@@ -291,7 +339,11 @@ export function renderDm(ref: string, get: (id: string) => WithdrawalRequest | u
 }
 
 /** The DM asking an approver to decide: `${id}|${approver}`. Nothing once it is no longer waiting for them. */
-export function renderApproverDm(ref: string, get: (id: string) => WithdrawalRequest | undefined, card: (id: string) => CardPointer): Rendered | null {
+export function renderApproverDm(
+  ref: string,
+  get: (id: string) => WithdrawalRequest | undefined,
+  card: (id: string) => CardPointer,
+): Rendered | null {
   const [id = '', user = ''] = ref.split('|');
   const r = get(id);
   if (r?.state !== 'pending' || r.approvals.some((a) => a.user === user)) return null;
@@ -330,14 +382,24 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
   const status = str(d.status);
   const what: Record<string, string> = {
     request: 'requested',
-    approve: typeof d.approvals === 'number' && typeof d.required === 'number' ? `approved (${d.approvals} of ${d.required})` : 'approved',
+    approve:
+      typeof d.approvals === 'number' && typeof d.required === 'number'
+        ? `approved (${d.approvals} of ${d.required})`
+        : 'approved',
     reject: '⛔ rejected',
     send: '🔄 sending',
-    result: d.ignored ? 'late answer from the wallet service (already settled)' : outcome === 'completed' ? '✅ sent' : outcome === 'failed' ? '❌ failed' : 'result',
+    result: d.ignored
+      ? 'late answer from the wallet service (already settled)'
+      : outcome === 'completed'
+        ? '✅ sent'
+        : outcome === 'failed'
+          ? '❌ failed'
+          : 'result',
     expire: '⌛ expired',
     remind: 'approvers reminded',
     unknown: '⚠️ outcome unknown',
-    reconcile: outcome === 'completed' ? '✅ sent (found in the transaction list)' : '❌ failed (found in the transaction list)',
+    reconcile:
+      outcome === 'completed' ? '✅ sent (found in the transaction list)' : '❌ failed (found in the transaction list)',
     resolve: outcome === 'sent' ? '✅ resolved as sent' : '❌ resolved as not sent',
     webhook: `transfer ${transferWord(status ?? 'update')}`,
     webhook_contradiction: `🚨 the wallet service reports it ${transferWord(status ?? '')}, contradicting the card`,
@@ -345,7 +407,9 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
   const delivered = str(d.delivered);
   const parts = [
     what[e.action] ?? e.action,
-    amount && currency ? `${formatAmount(amount, currency)}${network ? ` on ${network}` : ''}${destination ? ` to \`${shorten(destination)}\`` : ''}` : `\`${shorten(e.subject, 8, 4)}\``,
+    amount && currency
+      ? `${formatAmount(amount, currency)}${network ? ` on ${network}` : ''}${destination ? ` to \`${shorten(destination)}\`` : ''}`
+      : `\`${shorten(e.subject, 8, 4)}\``,
     delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
     str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
     reference ? `ref \`${reference.slice(0, 8)}\`` : '',

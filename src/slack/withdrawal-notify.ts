@@ -11,7 +11,13 @@ import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
 import { collection, type Store, type Tx } from '../store/index.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
-import { needsAdminAttention, WITHDRAWALS, type WithdrawalEvent, type WithdrawalRequest, type WithdrawalService } from '../withdrawals/index.js';
+import {
+  needsAdminAttention,
+  WITHDRAWALS,
+  type WithdrawalEvent,
+  type WithdrawalRequest,
+  type WithdrawalService,
+} from '../withdrawals/index.js';
 import { mention } from './blocks.js';
 import {
   APPROVER_DM_RENDERER,
@@ -49,7 +55,12 @@ const isUser = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
  * Approvers asked by DM: the policy's users and the members of its user groups (when a group
  * resolver is given), never the requester. "*" (anyone) is reached through the card's channel.
  */
-export async function approversToAsk(policy: Policy, r: WithdrawalRequest, groups?: GroupResolver, onGroupError?: (group: string, err: unknown) => void): Promise<string[]> {
+export async function approversToAsk(
+  policy: Policy,
+  r: WithdrawalRequest,
+  groups?: GroupResolver,
+  onGroupError?: (group: string, err: unknown) => void,
+): Promise<string[]> {
   const out = new Set<string>();
   for (const entry of policy.people.approvers) {
     if (isUser(entry)) out.add(entry);
@@ -73,9 +84,24 @@ export const approverDmKey = (id: string, user: string) => `${cardKey(id)}:dm:ap
  * requester's confirmation of a request made in the form. Once each: the keys are unique.
  */
 export function cardPostedDms(r: WithdrawalRequest, approvers: readonly string[]): OutboxRequest[] {
-  const asks: OutboxRequest[] = approvers.map((user) => ({ op: 'dm', renderer: APPROVER_DM_RENDERER, ref: `${r.id}|${user}`, user, key: approverDmKey(r.id, user) }));
+  const asks: OutboxRequest[] = approvers.map((user) => ({
+    op: 'dm',
+    renderer: APPROVER_DM_RENDERER,
+    ref: `${r.id}|${user}`,
+    user,
+    key: approverDmKey(r.id, user),
+  }));
   if (r.requestedFrom === 'command') return asks;
-  return [{ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|requested`, user: r.requester, key: `${cardKey(r.id)}:dm:requested` }, ...asks];
+  return [
+    {
+      op: 'dm',
+      renderer: DM_RENDERER,
+      ref: `${r.id}|requested`,
+      user: r.requester,
+      key: `${cardKey(r.id)}:dm:requested`,
+    },
+    ...asks,
+  ];
 }
 
 /** How long the approver DMs wait between looks at whether the card is posted (doubling up to the max). */
@@ -83,7 +109,11 @@ const CARD_WAIT = { firstMs: 100, maxMs: 5_000 };
 
 const mentions = (ids: readonly string[]) => ids.map((a) => mention(a)).join(' ');
 
-export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, service: Pick<WithdrawalService, 'reminderTargets'>): OutboxRequest[] {
+export function withdrawalMessages(
+  event: WithdrawalEvent,
+  policy: Policy,
+  service: Pick<WithdrawalService, 'reminderTargets'>,
+): OutboxRequest[] {
   const r = event.request;
   const key = cardKey(r.id);
   const out: OutboxRequest[] = [];
@@ -93,16 +123,38 @@ export function withdrawalMessages(event: WithdrawalEvent, policy: Policy, servi
     out.push({ op: 'update', renderer: CARD_RENDERER, ref: r.id, key });
   }
   // Every approval gets its thread line, the one that completes the quorum (`approved`) too.
-  if (event.type === 'approval-recorded' || event.type === 'approved') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`, key });
+  if (event.type === 'approval-recorded' || event.type === 'approved')
+    out.push({
+      op: 'reply',
+      renderer: THREAD_RENDERER,
+      ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`,
+      key,
+    });
   if (event.type === 'reminder') {
-    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|reminder|${mentions(service.reminderTargets(r))}`, key });
+    out.push({
+      op: 'reply',
+      renderer: THREAD_RENDERER,
+      ref: `${r.id}|reminder|${mentions(service.reminderTargets(r))}`,
+      key,
+    });
   }
   if ((event.type === 'confirmation' || event.type === 'contradiction') && r.confirmation) {
     const admins = needsAdminAttention(event) ? ` ${mentions(policy.people.admins)}` : '';
-    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`, key });
+    out.push({
+      op: 'reply',
+      renderer: THREAD_RENDERER,
+      ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`,
+      key,
+    });
   }
   if (DM_EVENTS.has(event.type)) {
-    out.push({ op: 'dm', renderer: DM_RENDERER, ref: `${r.id}|${event.type}`, user: r.requester, key: `${key}:dm:${event.type}` });
+    out.push({
+      op: 'dm',
+      renderer: DM_RENDERER,
+      ref: `${r.id}|${event.type}`,
+      user: r.requester,
+      key: `${key}:dm:${event.type}`,
+    });
   }
   return out;
 }
@@ -156,7 +208,10 @@ export function withdrawalNotifier(o: {
         await o.store.commit((tx) => tx.put(CARD_LINKS, id, { permalink }));
         return permalink;
       } catch (err) {
-        o.logger.warn({ err: err instanceof Error ? err.message : String(err), id }, 'could not get the permalink of a withdrawal card');
+        o.logger.warn(
+          { err: err instanceof Error ? err.message : String(err), id },
+          'could not get the permalink of a withdrawal card',
+        );
         return undefined;
       } finally {
         asking.delete(id);
@@ -192,7 +247,10 @@ export function withdrawalNotifier(o: {
       if (r?.state !== 'pending') return void waiting.delete(id);
       if (!o.outbox.message(cardKey(id))?.ts) return askApproversOncePosted(id, Math.min(delayMs * 2, CARD_WAIT.maxMs));
       const users = await approversToAsk(o.policy, r, o.groups, (group, err) =>
-        o.logger.warn({ group, err: err instanceof Error ? err.message : String(err) }, 'could not list an approver group; its members are not asked by DM'),
+        o.logger.warn(
+          { group, err: err instanceof Error ? err.message : String(err) },
+          'could not list an approver group; its members are not asked by DM',
+        ),
       );
       await cardPermalink(id);
       await o.store.commit((tx) => {
@@ -204,7 +262,10 @@ export function withdrawalNotifier(o: {
     } catch (err) {
       // The store closed (shutdown) or failed: the next start's heal() asks again.
       waiting.delete(id);
-      o.logger.warn({ err: err instanceof Error ? err.message : String(err), id }, 'could not ask the approvers of a withdrawal by DM yet');
+      o.logger.warn(
+        { err: err instanceof Error ? err.message : String(err), id },
+        'could not ask the approvers of a withdrawal by DM yet',
+      );
     }
   }
 
@@ -222,7 +283,14 @@ export function withdrawalNotifier(o: {
       if (!missing.length) return;
       o.logger.warn({ count: missing.length }, 'posting approval cards that were never queued');
       await o.store.commit((tx) => {
-        for (const r of missing) o.outbox.enqueue(tx, { op: 'post', renderer: CARD_RENDERER, ref: r.id, key: cardKey(r.id), channel: o.policy.channels.approvals });
+        for (const r of missing)
+          o.outbox.enqueue(tx, {
+            op: 'post',
+            renderer: CARD_RENDERER,
+            ref: r.id,
+            key: cardKey(r.id),
+            channel: o.policy.channels.approvals,
+          });
       });
     },
   };

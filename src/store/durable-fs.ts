@@ -45,7 +45,13 @@ export async function writeFileSynced(file: string, data: Buffer | string): Prom
 }
 
 /** Replace `file` atomically: readers and crashes see the old content or the new, never a mix. */
-export async function replaceFileDurably(file: string, tmp: string, data: Buffer | string, dir: string, gate?: WriteGate): Promise<void> {
+export async function replaceFileDurably(
+  file: string,
+  tmp: string,
+  data: Buffer | string,
+  dir: string,
+  gate?: WriteGate,
+): Promise<void> {
   const refused = gate?.('snapshot');
   if (refused) throw refused;
   await writeFileSynced(tmp, data);

@@ -162,7 +162,9 @@ export class DurableStore implements Store {
     if (this.closing) return Promise.reject(new StoreClosedError(this.dir));
     if (this.unavailable) return Promise.reject(this.unavailable.error);
     if (this.inCommit) {
-      return Promise.reject(new Error('commit() called inside a commit function: put all writes in the outer transaction'));
+      return Promise.reject(
+        new Error('commit() called inside a commit function: put all writes in the outer transaction'),
+      );
     }
     const tx = new Transaction(this.collections);
     let result: R;
@@ -176,7 +178,9 @@ export class DurableStore implements Store {
       this.inCommit = false;
     }
     if (result !== null && typeof (result as { then?: unknown } | undefined)?.then === 'function') {
-      return Promise.reject(new TypeError('commit functions must be synchronous: do async work before commit() and pass the results in'));
+      return Promise.reject(
+        new TypeError('commit functions must be synchronous: do async work before commit() and pass the results in'),
+      );
     }
     this.commits++;
 
@@ -341,7 +345,10 @@ export class DurableStore implements Store {
         if (this.failed || this.unavailable) this.abandonCompaction(c);
       },
       (err: unknown) => {
-        this.logger?.error({ err, dir: this.dir }, 'writing the snapshot failed; the journal keeps everything, will retry later');
+        this.logger?.error(
+          { err, dir: this.dir },
+          'writing the snapshot failed; the journal keeps everything, will retry later',
+        );
         this.abandonCompaction(c);
       },
     );
@@ -379,7 +386,10 @@ export class DurableStore implements Store {
     this.compaction = undefined;
     this.compactRetryAt = 0;
     c.end();
-    this.logger?.debug({ dir: this.dir, seq: c.seq, snapshotBytes: this.snapshotFile.bytes, journalBytes: this.journalBytes }, 'snapshot written');
+    this.logger?.debug(
+      { dir: this.dir, seq: c.seq, snapshotBytes: this.snapshotFile.bytes, journalBytes: this.journalBytes },
+      'snapshot written',
+    );
   }
 
   /**
@@ -391,7 +401,10 @@ export class DurableStore implements Store {
   private degrade(cause: unknown): void {
     const error = new StoreUnavailableError(this.dir, cause);
     this.unavailable = { error, since: Date.now() };
-    this.logger?.error({ err: error, dir: this.dir, code: error.code }, 'journal write failed; undoing unsaved commits and refusing writes until the disk takes them again');
+    this.logger?.error(
+      { err: error, dir: this.dir, code: error.code },
+      'journal write failed; undoing unsaved commits and refusing writes until the disk takes them again',
+    );
     if (this.compaction?.snapshotDone) this.abandonCompaction(this.compaction);
     this.recovery = this.rollBack(error).finally(() => (this.recovery = undefined));
   }
@@ -410,8 +423,13 @@ export class DurableStore implements Store {
         this.trustedSnapshotSeq = loaded.snapshotSeq;
       }
       // Below the last durable line only under a snapshot this process saw complete that holds all of it.
-      if (loaded.journalBytes < this.journalBytes && !(loaded.snapshotSeq === this.trustedSnapshotSeq && loaded.snapshotSeq >= this.durableSeq)) {
-        throw new Error(`the journal would be cut below its last acknowledged line (to ${loaded.journalBytes} of ${this.journalBytes} bytes)`);
+      if (
+        loaded.journalBytes < this.journalBytes &&
+        !(loaded.snapshotSeq === this.trustedSnapshotSeq && loaded.snapshotSeq >= this.durableSeq)
+      ) {
+        throw new Error(
+          `the journal would be cut below its last acknowledged line (to ${loaded.journalBytes} of ${this.journalBytes} bytes)`,
+        );
       }
       if (loaded.seq < this.durableSeq) {
         throw new Error(`the disk holds commits up to ${loaded.seq} but ${this.durableSeq} were acknowledged`);

@@ -37,7 +37,13 @@ import { DurableStore, PROBE_FILE } from './durable-store.js';
 import type { Store, StoreOptions } from './types.js';
 
 export { StoreLockedError } from './lock.js';
-export { StoreClosedError, StoreCorruptError, StoreFailedError, StoreUnavailableError, type UnavailableReason } from './errors.js';
+export {
+  StoreClosedError,
+  StoreCorruptError,
+  StoreFailedError,
+  StoreUnavailableError,
+  type UnavailableReason,
+} from './errors.js';
 export { collection, singletons, type AnyCollection, type Collection, type Singletons } from './collection.js';
 export type { Reads, Store, StoreHealth, StoreOptions, StoreStats, Tx } from './types.js';
 
@@ -50,7 +56,8 @@ export async function openStore(o: StoreOptions): Promise<Store> {
   const lock = await acquireLock(dir, o.logger);
   try {
     // Leftovers of an interrupted snapshot or journal cut; the lock says nobody else owns them.
-    for (const name of [`${SNAPSHOT_FILE}.tmp`, `${JOURNAL_FILE}.tmp`, PROBE_FILE]) await fs.rm(path.join(dir, name), { force: true });
+    for (const name of [`${SNAPSHOT_FILE}.tmp`, `${JOURNAL_FILE}.tmp`, PROBE_FILE])
+      await fs.rm(path.join(dir, name), { force: true });
 
     const snapshotFile = new DurableJsonFile<SnapshotData>(path.join(dir, SNAPSHOT_FILE));
     const low = new Low<SnapshotData>(snapshotFile, { version: SNAPSHOT_VERSION, seq: 0, collections: {} });
@@ -75,11 +82,21 @@ export async function openStore(o: StoreOptions): Promise<Store> {
       await fh.close();
       throw err;
     }
-    o.logger?.info(
-      { dir, records, seq, snapshotBytes: snapshotFile.bytes, journalBytes, replayed },
-      'store opened',
-    );
-    return new DurableStore({ dir, lock, low, snapshotFile, journalPath, fh, collections, records, seq, journalBytes, snapshotSeq: loaded.snapshotSeq, opts: o });
+    o.logger?.info({ dir, records, seq, snapshotBytes: snapshotFile.bytes, journalBytes, replayed }, 'store opened');
+    return new DurableStore({
+      dir,
+      lock,
+      low,
+      snapshotFile,
+      journalPath,
+      fh,
+      collections,
+      records,
+      seq,
+      journalBytes,
+      snapshotSeq: loaded.snapshotSeq,
+      opts: o,
+    });
   } catch (err) {
     await lock.release().catch(() => {});
     throw err;

@@ -83,11 +83,17 @@ function checkEntry(v: unknown, file: string, lineNo: number, pos: number, prevS
   if (!v || typeof v !== 'object') throw bad('not a commit record');
   const { seq, ops } = v as { seq?: unknown; ops?: unknown };
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) throw bad('missing or invalid seq');
-  if (prevSeq !== undefined && seq !== prevSeq + 1) throw bad(`seq ${seq} follows ${prevSeq} (commits missing or out of order)`);
+  if (prevSeq !== undefined && seq !== prevSeq + 1)
+    throw bad(`seq ${seq} follows ${prevSeq} (commits missing or out of order)`);
   if (!Array.isArray(ops)) throw bad('missing ops');
   for (const op of ops as unknown[]) {
     const o = op as { op?: unknown; c?: unknown; id?: unknown } | null;
-    if (!o || typeof o.c !== 'string' || typeof o.id !== 'string' || (o.op !== 'del' && !(o.op === 'put' && 'v' in o))) {
+    if (
+      !o ||
+      typeof o.c !== 'string' ||
+      typeof o.id !== 'string' ||
+      (o.op !== 'del' && !(o.op === 'put' && 'v' in o))
+    ) {
       throw bad('malformed op');
     }
   }

@@ -35,7 +35,12 @@ const EMPTY_SNAPSHOT: SnapshotData = { version: SNAPSHOT_VERSION, seq: 0, collec
  * `upToSeq`, journal lines after that commit are ignored (they were written but never
  * made durable: a failed fdatasync), so the result is exactly what was acknowledged.
  */
-export async function loadFromDisk(low: Low<SnapshotData>, snapshotFile: DurableJsonFile<SnapshotData>, journalPath: string, upToSeq = Infinity): Promise<Loaded> {
+export async function loadFromDisk(
+  low: Low<SnapshotData>,
+  snapshotFile: DurableJsonFile<SnapshotData>,
+  journalPath: string,
+  upToSeq = Infinity,
+): Promise<Loaded> {
   // The file itself, not low.read(): with no file lowdb keeps low.data, which a compaction may
   // have set to a picture that never reached the disk (and may hold commits not yet durable).
   const snapshot = (await snapshotFile.read()) ?? EMPTY_SNAPSHOT;
@@ -84,7 +89,8 @@ export async function exists(p: string): Promise<boolean> {
 }
 
 function loadSnapshot(data: SnapshotData, file: string): Collections {
-  const bad = (why: string) => new StoreCorruptError(`snapshot ${file} is invalid: ${why}; restore the directory from a backup`, file);
+  const bad = (why: string) =>
+    new StoreCorruptError(`snapshot ${file} is invalid: ${why}; restore the directory from a backup`, file);
   if (!data || typeof data !== 'object') throw bad('not an object');
   if (data.version !== SNAPSHOT_VERSION) throw bad(`unknown version ${String(data.version)}`);
   if (!Number.isSafeInteger(data.seq) || data.seq < 0) throw bad('invalid seq');
@@ -94,7 +100,8 @@ function loadSnapshot(data: SnapshotData, file: string): Collections {
     if (!Array.isArray(pairs)) throw bad(`collection ${name} is not a list`);
     const m = new Map<string, unknown>();
     for (const pair of pairs) {
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') throw bad(`collection ${name} has a malformed record`);
+      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string')
+        throw bad(`collection ${name} has a malformed record`);
       m.set(pair[0], deepFreeze(pair[1]));
     }
     out.set(name, m);

@@ -136,7 +136,13 @@ function parseInfo(text: string): LockInfo | undefined {
   try {
     const v = JSON.parse(text) as Partial<LockInfo> | null;
     // pid <= 0 would make process.kill address a process group.
-    if (v && Number.isSafeInteger(v.pid) && (v.pid as number) > 0 && typeof v.hostname === 'string' && typeof v.startedAt === 'string') {
+    if (
+      v &&
+      Number.isSafeInteger(v.pid) &&
+      (v.pid as number) > 0 &&
+      typeof v.hostname === 'string' &&
+      typeof v.startedAt === 'string'
+    ) {
       return { pid: v.pid as number, hostname: v.hostname, startedAt: v.startedAt };
     }
   } catch {

@@ -51,7 +51,8 @@ export class Transaction implements Tx {
   constructor(private readonly base: Collections) {}
 
   private check(c: string, id: unknown, needId: boolean): void {
-    if (!this.active) throw new Error('this transaction is finished: commit functions must be synchronous and not keep the tx');
+    if (!this.active)
+      throw new Error('this transaction is finished: commit functions must be synchronous and not keep the tx');
     if (typeof c !== 'string' || c === '') throw new TypeError('collection must be a non-empty string');
     if (needId && typeof id !== 'string') throw new TypeError('id must be a string');
   }

@@ -15,7 +15,10 @@ export interface DigestLine {
 const PAGE_SIZE = 100;
 const MAX_PAGES = 20;
 
-export async function dailyDigest(wallet: Pick<WalletClient, 'listTransactions'>, now: number): Promise<{ lines: DigestLine[]; records: number; truncated: boolean }> {
+export async function dailyDigest(
+  wallet: Pick<WalletClient, 'listTransactions'>,
+  now: number,
+): Promise<{ lines: DigestLine[]; records: number; truncated: boolean }> {
   const from = new Date(now - 86_400_000);
   const to = new Date(now);
   const by = new Map<string, { dep: Dec; depN: number; wd: Dec; wdN: number; failed: number }>();

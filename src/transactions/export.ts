@@ -56,7 +56,9 @@ export interface ExportProgress {
 
 export class ExportTooLargeError extends Error {
   constructor(readonly totalRecords: number) {
-    super(`${totalRecords} records match; narrow the filters (for example with from= and to=) to at most ${EXPORT_MAX_RECORDS}`);
+    super(
+      `${totalRecords} records match; narrow the filters (for example with from= and to=) to at most ${EXPORT_MAX_RECORDS}`,
+    );
     this.name = 'ExportTooLargeError';
   }
 }

@@ -20,7 +20,18 @@ export interface TxQuery extends Omit<TransactionFilter, 'currency' | 'network' 
 /** The filters as the user wrote them, normalised; small enough to live in a button value. */
 export type RawFilters = Partial<Record<FilterKey, string>>;
 
-export const FILTER_KEYS = ['currency', 'network', 'status', 'type', 'hash', 'address', 'from', 'to', 'page', 'size'] as const;
+export const FILTER_KEYS = [
+  'currency',
+  'network',
+  'status',
+  'type',
+  'hash',
+  'address',
+  'from',
+  'to',
+  'page',
+  'size',
+] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 export const FILTER_HELP =
@@ -31,7 +42,8 @@ function parseDate(value: string, endOfDay: boolean): Date | undefined {
   if (!m) return undefined;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   // Reject dates that rolled over (2026-02-31).
-  if (d.getUTCFullYear() !== Number(m[1]) || d.getUTCMonth() !== Number(m[2]) - 1 || d.getUTCDate() !== Number(m[3])) return undefined;
+  if (d.getUTCFullYear() !== Number(m[1]) || d.getUTCMonth() !== Number(m[2]) - 1 || d.getUTCDate() !== Number(m[3]))
+    return undefined;
   return endOfDay ? new Date(d.getTime() + 86_400_000 - 1) : d;
 }
 

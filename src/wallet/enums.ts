@@ -108,7 +108,11 @@ export const KYB_ADVICE: Readonly<Record<string, string>> = {
   Rejected: 'Verification was rejected: resubmit the KYB documents.',
 };
 
-const normalize = (s: string) => s.trim().toUpperCase().replace(/[\s_-]+/g, '_');
+const normalize = (s: string) =>
+  s
+    .trim()
+    .toUpperCase()
+    .replace(/[\s_-]+/g, '_');
 
 /**
  * Resolve a name (any case, alias), a code, or a numeric string to its member.
@@ -133,7 +137,10 @@ export function enumSchema<T extends EnumMember>(members: readonly T[], label: s
   return z.union([z.number(), z.string()]).transform((v, ctx) => {
     const m = lookup(members, v);
     if (!m) {
-      ctx.addIssue({ code: 'custom', message: `unknown ${label} ${JSON.stringify(v)}; accepted: ${acceptedNames(members)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown ${label} ${JSON.stringify(v)}; accepted: ${acceptedNames(members)}`,
+      });
       return z.NEVER;
     }
     return m;
@@ -153,11 +160,18 @@ export const network = (v: unknown) => lookup(NETWORKS, v);
  * a status text such as "constructor" is simply absent too.
  */
 export const WEBHOOK_STATUS_RANK: Readonly<Record<string, number>> = Object.freeze(
-  Object.assign(Object.create(null) as Record<string, number>, { ABOUT_TO_INITIATE: 1, PENDING: 2, CONFIRMED: 3, FAILED: 3, NOT_PROPAGATED: 3 }),
+  Object.assign(Object.create(null) as Record<string, number>, {
+    ABOUT_TO_INITIATE: 1,
+    PENDING: 2,
+    CONFIRMED: 3,
+    FAILED: 3,
+    NOT_PROPAGATED: 3,
+  }),
 );
 
 /** CONFIRMED, FAILED or NOT_PROPAGATED (by canonical name; any form `lookup` accepts works too). */
 export function isFinalWebhookStatus(name: unknown): boolean {
-  const canonical = typeof name === 'string' && name in WEBHOOK_STATUS_RANK ? name : lookup(WEBHOOK_STATUSES, name)?.name;
+  const canonical =
+    typeof name === 'string' && name in WEBHOOK_STATUS_RANK ? name : lookup(WEBHOOK_STATUSES, name)?.name;
   return canonical !== undefined && WEBHOOK_STATUS_RANK[canonical] === WEBHOOK_STATUS_RANK.CONFIRMED;
 }

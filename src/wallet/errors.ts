@@ -118,7 +118,10 @@ export class WalletUnavailableError extends WalletError {
   readonly mayHaveChanged = false;
   readonly reason: 'timeout' | 'network' | 'server';
   readonly attempts: number;
-  constructor(message: string, details: WalletErrorDetails & { reason: 'timeout' | 'network' | 'server'; attempts: number }) {
+  constructor(
+    message: string,
+    details: WalletErrorDetails & { reason: 'timeout' | 'network' | 'server'; attempts: number },
+  ) {
     super(message, details);
     this.reason = details.reason;
     this.attempts = details.attempts;

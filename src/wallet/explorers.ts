@@ -48,20 +48,31 @@ const UTXO: Record<ExplorerNet, Record<'btc' | 'ltc', Explorer>> = {
 export function explorerFor(currency: unknown, network: unknown, net: ExplorerNet = 'mainnet'): Explorer | undefined {
   const c = lookup(CURRENCIES, currency);
   const n = lookup(NETWORKS, network);
-  const family: AddressFamily | undefined = c && n ? addressFamily(c, n) : c?.name === 'BTC' ? 'btc' : c?.name === 'LTC' ? 'ltc' : undefined;
+  const family: AddressFamily | undefined =
+    c && n ? addressFamily(c, n) : c?.name === 'BTC' ? 'btc' : c?.name === 'LTC' ? 'ltc' : undefined;
   if (family === 'btc' || family === 'ltc') return UTXO[net][family];
   return n ? BY_NETWORK[net][n.name] : undefined;
 }
 
 const SAFE = /^[0-9A-Za-z]+$/;
 
-export function explorerTxUrl(hash: string | undefined, currency: unknown, network: unknown, net: ExplorerNet = 'mainnet'): string | undefined {
+export function explorerTxUrl(
+  hash: string | undefined,
+  currency: unknown,
+  network: unknown,
+  net: ExplorerNet = 'mainnet',
+): string | undefined {
   if (!hash || !SAFE.test(hash)) return undefined;
   const e = explorerFor(currency, network, net);
   return e ? e.tx + hash : undefined;
 }
 
-export function explorerAddressUrl(address: string | undefined, currency: unknown, network: unknown, net: ExplorerNet = 'mainnet'): string | undefined {
+export function explorerAddressUrl(
+  address: string | undefined,
+  currency: unknown,
+  network: unknown,
+  net: ExplorerNet = 'mainnet',
+): string | undefined {
   if (!address || !SAFE.test(address)) return undefined;
   const e = explorerFor(currency, network, net);
   return e ? e.address + address : undefined;

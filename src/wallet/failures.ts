@@ -92,12 +92,15 @@ export function transportFailure(
     });
   }
   const sent = err.phase === 'not_sent' ? 'Nothing was sent.' : `${NOTHING_CHANGED} It is safe to try again.`;
-  return new WalletUnavailableError(`${OPERATION_LABELS[op]} failed: wallet service unavailable, ${reason}${after}. ${sent}`, {
-    operation: op,
-    code: err.code,
-    reason: err.timedOut ? 'timeout' : 'network',
-    attempts: err.attempts,
-  });
+  return new WalletUnavailableError(
+    `${OPERATION_LABELS[op]} failed: wallet service unavailable, ${reason}${after}. ${sent}`,
+    {
+      operation: op,
+      code: err.code,
+      reason: err.timedOut ? 'timeout' : 'network',
+      attempts: err.attempts,
+    },
+  );
 }
 
 /** A 5xx (or other retryable status) that was final. */
@@ -109,28 +112,37 @@ export function serverFailure(
   const said = serviceMessage(res);
   const detail = `HTTP ${res.status}${said ? ` (${said})` : ''}`;
   if (MAYBE_CHANGED[op]) {
-    return new WalletUnknownOutcomeError(`${OPERATION_LABELS[op]} outcome unknown: the wallet service answered ${detail}. ${MAYBE_CHANGED[op]}`, {
-      operation: op,
-      status: res.status,
-      ...(ctx.merchantReference !== undefined ? { merchantReference: ctx.merchantReference } : {}),
-    });
+    return new WalletUnknownOutcomeError(
+      `${OPERATION_LABELS[op]} outcome unknown: the wallet service answered ${detail}. ${MAYBE_CHANGED[op]}`,
+      {
+        operation: op,
+        status: res.status,
+        ...(ctx.merchantReference !== undefined ? { merchantReference: ctx.merchantReference } : {}),
+      },
+    );
   }
   const after = ctx.attempts > 1 ? ` after ${ctx.attempts} attempts` : '';
-  return new WalletUnavailableError(`${OPERATION_LABELS[op]} failed: the wallet service answered ${detail}${after}. ${NOTHING_CHANGED} Try again later.`, {
-    operation: op,
-    status: res.status,
-    reason: 'server',
-    attempts: ctx.attempts,
-  });
+  return new WalletUnavailableError(
+    `${OPERATION_LABELS[op]} failed: the wallet service answered ${detail}${after}. ${NOTHING_CHANGED} Try again later.`,
+    {
+      operation: op,
+      status: res.status,
+      reason: 'server',
+      attempts: ctx.attempts,
+    },
+  );
 }
 
 export function rejection(op: WalletOperation, res: HttpResponse): WalletRejectedError {
   const said = serviceMessage(res) ?? `HTTP ${res.status}`;
-  return new WalletRejectedError(`${OPERATION_LABELS[op]} rejected by the wallet service: ${said}. ${NOTHING_CHANGED}`, {
-    operation: op,
-    status: res.status,
-    serviceMessage: said,
-  });
+  return new WalletRejectedError(
+    `${OPERATION_LABELS[op]} rejected by the wallet service: ${said}. ${NOTHING_CHANGED}`,
+    {
+      operation: op,
+      status: res.status,
+      serviceMessage: said,
+    },
+  );
 }
 
 export function apiKeyRefused(op: WalletOperation, res: HttpResponse): WalletAuthError {
@@ -166,12 +178,15 @@ export function kybStateOf(res: HttpResponse): string | undefined {
 
 export function kybBlocked(res: HttpResponse, state: string): WalletKybError {
   const advice = KYB_ADVICE[state] ?? 'Contact the wallet service.';
-  return new WalletKybError(`Wallet service login blocked: the merchant's KYB status is ${state}. ${advice} ${NOTHING_CHANGED}`, {
-    operation: 'login',
-    status: res.status,
-    kybStatus: state,
-    advice,
-  });
+  return new WalletKybError(
+    `Wallet service login blocked: the merchant's KYB status is ${state}. ${advice} ${NOTHING_CHANGED}`,
+    {
+      operation: 'login',
+      status: res.status,
+      kybStatus: state,
+      advice,
+    },
+  );
 }
 
 export function loginRefused(res: HttpResponse, op: WalletOperation = 'login'): WalletAuthError {

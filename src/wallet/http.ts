@@ -39,7 +39,15 @@ export interface HttpResponse {
 }
 
 /** Codes that mean the request never reached the server. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'ERR_INVALID_URL']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'ERR_INVALID_URL',
+]);
 
 export class TransportError extends Error {
   readonly code: string;
@@ -131,12 +139,19 @@ export class WalletHttp {
         }
       }
       // Path only: query strings may carry tokens (GET refresh) and bodies are never logged.
-      this.o.logger.debug({ op, method: req.method, path: req.path, status: res.status, attempt, ms: Date.now() - started }, 'wallet call');
+      this.o.logger.debug(
+        { op, method: req.method, path: req.path, status: res.status, attempt, ms: Date.now() - started },
+        'wallet call',
+      );
       return { status: res.status, text, body, unparseable };
     } catch (err) {
-      const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'ERR_NETWORK';
+      const code =
+        typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'ERR_NETWORK';
       const failure = new TransportError(timedOut ? 'ETIMEDOUT' : code, timedOut);
-      this.o.logger.debug({ op, method: req.method, path: req.path, code: failure.code, attempt, ms: Date.now() - started }, 'wallet call failed');
+      this.o.logger.debug(
+        { op, method: req.method, path: req.path, code: failure.code, attempt, ms: Date.now() - started },
+        'wallet call failed',
+      );
       throw failure;
     } finally {
       clearTimeout(timer);
@@ -156,7 +171,10 @@ export class WalletHttp {
         if (!isRetryableStatus(response.status) || attempt > retries) return { response, attempts: attempt };
         const delay = this.backoff(attempt);
         if (Date.now() + delay >= deadline) return { response, attempts: attempt };
-        this.o.logger.warn({ op, path: req.path, status: response.status, attempt, delayMs: delay }, 'wallet call will be retried');
+        this.o.logger.warn(
+          { op, path: req.path, status: response.status, attempt, delayMs: delay },
+          'wallet call will be retried',
+        );
         await sleep(delay);
         continue;
       } catch (err) {
@@ -166,7 +184,10 @@ export class WalletHttp {
       failure.attempts = attempt;
       const delay = this.backoff(attempt);
       if (failure.timedOut || attempt > retries || Date.now() + delay >= deadline) throw failure;
-      this.o.logger.warn({ op, path: req.path, code: failure.code, attempt, delayMs: delay }, 'wallet call will be retried');
+      this.o.logger.warn(
+        { op, path: req.path, code: failure.code, attempt, delayMs: delay },
+        'wallet call will be retried',
+      );
       await sleep(delay);
     }
   }

@@ -31,10 +31,13 @@ const wireText = z.preprocess((v) => {
 
 /** An enum in any of its wire forms (code, numeric string, name), yielding the member. */
 function wireEnum<T extends EnumMember>(members: readonly T[], label: string) {
-  return z.preprocess((v) => {
-    const u = unwrapLossless(v);
-    return typeof u === 'string' && /^\d+$/.test(u.trim()) ? Number(u) : u;
-  }, enumSchema(members, label));
+  return z.preprocess(
+    (v) => {
+      const u = unwrapLossless(v);
+      return typeof u === 'string' && /^\d+$/.test(u.trim()) ? Number(u) : u;
+    },
+    enumSchema(members, label),
+  );
 }
 
 export const wireCurrency = wireEnum(CURRENCIES, 'currency');
@@ -160,7 +163,11 @@ export const withdrawInputSchema = z.object({
     .refine((s) => !DECIMAL_TEXT.test(s) || new Decimal(s).gt(0), 'amount must be greater than zero'),
   destinationAddress: z.string().trim().min(1, 'destinationAddress is required'),
   clientEmail: z.email('clientEmail must be an e-mail address'),
-  merchantReference: z.string().trim().min(1, 'merchantReference is required').max(128, 'merchantReference is too long'),
+  merchantReference: z
+    .string()
+    .trim()
+    .min(1, 'merchantReference is required')
+    .max(128, 'merchantReference is too long'),
   description: z.string().optional(),
 });
 
@@ -229,8 +236,14 @@ export const transactionFilterSchema = z.object({
   type: z.enum(['deposit', 'withdrawal']).optional(),
   hash: z.string().trim().min(1).optional(),
   address: z.string().trim().min(1).optional(),
-  from: z.date().refine((d) => !Number.isNaN(d.getTime()), 'from is not a valid date').optional(),
-  to: z.date().refine((d) => !Number.isNaN(d.getTime()), 'to is not a valid date').optional(),
+  from: z
+    .date()
+    .refine((d) => !Number.isNaN(d.getTime()), 'from is not a valid date')
+    .optional(),
+  to: z
+    .date()
+    .refine((d) => !Number.isNaN(d.getTime()), 'to is not a valid date')
+    .optional(),
   page: z.number().int().positive('page must be 1 or more').optional(),
   pageSize: z.number().int().positive('pageSize must be 1 or more').optional(),
 });

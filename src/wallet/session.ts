@@ -171,7 +171,12 @@ export class SessionManager {
   /** Login and refresh are safe to repeat: retried on network errors and 5xx within their own deadline. */
   private async exchange(op: 'login' | 'refresh', req: Parameters<WalletHttp['send']>[0]): Promise<HttpResponse> {
     try {
-      const { response, attempts } = await this.d.http.sendWithRetries(req, Date.now() + this.d.timeoutMs, op, this.d.readRetries);
+      const { response, attempts } = await this.d.http.sendWithRetries(
+        req,
+        Date.now() + this.d.timeoutMs,
+        op,
+        this.d.readRetries,
+      );
       if (isRetryableStatus(response.status)) throw serverFailure(op, response, { attempts });
       return response;
     } catch (err) {

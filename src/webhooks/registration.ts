@@ -39,7 +39,13 @@ export async function registerWebhook(o: {
 }): Promise<WebhookRegistration> {
   const at = new Date((o.now ?? Date.now)()).toISOString();
   if (!o.publicUrl) {
-    return { shownUrl: '', at, ok: false, error: 'PUBLIC_URL is not set, so there is no URL the wallet service could call.', by: o.by };
+    return {
+      shownUrl: '',
+      at,
+      ok: false,
+      error: 'PUBLIC_URL is not set, so there is no URL the wallet service could call.',
+      by: o.by,
+    };
   }
   const shownUrl = `${o.publicUrl}/webhooks/wallet/••••`;
   let record: WebhookRegistration;

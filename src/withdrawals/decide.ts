@@ -13,7 +13,19 @@
  */
 import type { Policy } from '../policy/schema.js';
 import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
-import { approvalsComplete, stateWords, checkAllowlist, checkDailyLimit, decisionRefusal, expiryDue, refused, reminderDue, reservedFor, type CheckedInput, type Refused } from './rules.js';
+import {
+  approvalsComplete,
+  stateWords,
+  checkAllowlist,
+  checkDailyLimit,
+  decisionRefusal,
+  expiryDue,
+  refused,
+  reminderDue,
+  reservedFor,
+  type CheckedInput,
+  type Refused,
+} from './rules.js';
 import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
 import type {
   DecisionReason,
@@ -91,7 +103,14 @@ const about = (r: WithdrawalRequest) => ({
 const unchanged = (request: WithdrawalRequest | undefined): Decision<never> => ({ kind: 'unchanged', request });
 
 /** The request moved to `state`, with a history line. */
-function transition(req: WithdrawalRequest, state: WithdrawalState, by: string, at: string, note?: string, patch: Partial<WithdrawalRequest> = {}): WithdrawalRequest {
+function transition(
+  req: WithdrawalRequest,
+  state: WithdrawalState,
+  by: string,
+  at: string,
+  note?: string,
+  patch: Partial<WithdrawalRequest> = {},
+): WithdrawalRequest {
   return { ...req, ...patch, state, history: [...req.history, { at, state, by, ...(note ? { note } : {}) }] };
 }
 
@@ -114,8 +133,16 @@ export function recoveryAction(req: WithdrawalRequest, now: number): RecoveryAct
 
 // ------------------------------------------------------------------ decide
 
-export function decide<C extends WithdrawalCommand>(command: C, req: WithdrawalRequest | undefined, ctx: DecideContext): Decision<ReasonOf<C>>;
-export function decide(command: WithdrawalCommand, req: WithdrawalRequest | undefined, ctx: DecideContext): Decision<RequestRule | DecisionReason> {
+export function decide<C extends WithdrawalCommand>(
+  command: C,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision<ReasonOf<C>>;
+export function decide(
+  command: WithdrawalCommand,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision<RequestRule | DecisionReason> {
   const at = iso(ctx.now);
   switch (command.type) {
     case 'request':
@@ -130,7 +157,9 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       const cur = req!;
       return {
         kind: 'changed',
-        next: transition(cur, 'rejected', command.user, at, text, { rejection: { user: command.user, at, reason: text } }),
+        next: transition(cur, 'rejected', command.user, at, text, {
+          rejection: { user: command.user, at, reason: text },
+        }),
         audit: { at, actor: command.user, action: 'reject', subject: cur.id, details: { ...about(cur), reason: text } },
         event: 'rejected',
       };
@@ -145,7 +174,13 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
           actor: SYSTEM,
           action: 'send',
           subject: req.id,
-          details: { merchantReference: req.merchantReference, amount: req.amount, currency: req.currency, network: req.network, destination: req.destination },
+          details: {
+            merchantReference: req.merchantReference,
+            amount: req.amount,
+            currency: req.currency,
+            network: req.network,
+            destination: req.destination,
+          },
         },
         event: 'executing',
       };
@@ -157,7 +192,18 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       return {
         kind: 'changed',
         next: transition(req, 'expired', SYSTEM, at, `not approved by ${req.expiresAt}`),
-        audit: { at, actor: SYSTEM, action: 'expire', subject: req.id, details: { ...about(req), expiresAt: req.expiresAt, approvals: req.approvals.length, required: req.tier.approvals } },
+        audit: {
+          at,
+          actor: SYSTEM,
+          action: 'expire',
+          subject: req.id,
+          details: {
+            ...about(req),
+            expiresAt: req.expiresAt,
+            approvals: req.approvals.length,
+            required: req.tier.approvals,
+          },
+        },
         event: 'expired',
       };
     }
@@ -166,7 +212,13 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       return {
         kind: 'changed',
         next: transition(req, 'expired', SYSTEM, at, 'approved but not sent before its expiry; nothing was sent'),
-        audit: { at, actor: SYSTEM, action: 'expire', subject: req.id, details: { ...about(req), reason: 'approved but not sent before its expiry (the app was down)' } },
+        audit: {
+          at,
+          actor: SYSTEM,
+          action: 'expire',
+          subject: req.id,
+          details: { ...about(req), reason: 'approved but not sent before its expiry (the app was down)' },
+        },
         event: 'expired',
       };
     }
@@ -175,7 +227,13 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       return {
         kind: 'changed',
         next: { ...req, reminderSentAt: at },
-        audit: { at, actor: SYSTEM, action: 'remind', subject: req.id, details: { expiresAt: req.expiresAt, approvals: req.approvals.length, required: req.tier.approvals } },
+        audit: {
+          at,
+          actor: SYSTEM,
+          action: 'remind',
+          subject: req.id,
+          details: { expiresAt: req.expiresAt, approvals: req.approvals.length, required: req.tier.approvals },
+        },
         event: 'reminder',
       };
     }
@@ -186,7 +244,13 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
       return {
         kind: 'changed',
         next: transition(req, 'unknown', SYSTEM, at, 'found executing at startup', { unknownReason: reason }),
-        audit: { at, actor: SYSTEM, action: 'unknown', subject: req.id, details: { ...about(req), reason: 'found executing at startup' } },
+        audit: {
+          at,
+          actor: SYSTEM,
+          action: 'unknown',
+          subject: req.id,
+          details: { ...about(req), reason: 'found executing at startup' },
+        },
         event: 'unknown',
       };
     }
@@ -204,7 +268,9 @@ export function decide(command: WithdrawalCommand, req: WithdrawalRequest | unde
 }
 
 function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: DecideContext): Decision<RequestRule> {
-  const again = c.idempotencyKey ? c.existing.find((r) => r.idempotencyKey === c.idempotencyKey && r.requester === c.requester) : undefined;
+  const again = c.idempotencyKey
+    ? c.existing.find((r) => r.idempotencyKey === c.idempotencyKey && r.requester === c.requester)
+    : undefined;
   if (again) return unchanged(again);
   const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing);
   if ('ok' in allowlist) return refused(allowlist.rule, allowlist.message);
@@ -241,37 +307,75 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
       actor: c.requester,
       action: 'request',
       subject: req.id,
-      details: { merchantReference, amount, currency, network, destination, clientEmail, note, tier, allowlist, expiresAt },
+      details: {
+        merchantReference,
+        amount,
+        currency,
+        network,
+        destination,
+        clientEmail,
+        note,
+        tier,
+        allowlist,
+        expiresAt,
+      },
     },
     event: 'requested',
   };
 }
 
-function decideApprove(c: Extract<WithdrawalCommand, { type: 'approve' }>, req: WithdrawalRequest | undefined, ctx: DecideContext): Decision {
+function decideApprove(
+  c: Extract<WithdrawalCommand, { type: 'approve' }>,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision {
   const refusal = decisionRefusal(req, c.user, 'approve', { isApprover: c.isApprover, now: ctx.now });
   if (refusal) return refusal;
   const cur = req!;
   const satisfies = cur.tier.mustInclude.filter((e) => c.satisfies.includes(e));
   const reserved = reservedFor(cur);
   if (reserved.length && !reserved.some((e) => satisfies.includes(e))) {
-    return refused('must_include_required', `This request still needs the approval of ${reserved.join(', ')} (required by its tier).`);
+    return refused(
+      'must_include_required',
+      `This request still needs the approval of ${reserved.join(', ')} (required by its tier).`,
+    );
   }
   const at = iso(ctx.now);
   const recorded: WithdrawalRequest = { ...cur, approvals: [...cur.approvals, { user: c.user, at, satisfies }] };
-  const audit = { at, actor: c.user, action: 'approve', subject: cur.id, details: { ...about(cur), approvals: recorded.approvals.length, required: cur.tier.approvals, satisfies } };
+  const audit = {
+    at,
+    actor: c.user,
+    action: 'approve',
+    subject: cur.id,
+    details: { ...about(cur), approvals: recorded.approvals.length, required: cur.tier.approvals, satisfies },
+  };
   // The last approval makes it `approved`, durable before anything is sent (the shell then claims it).
   return approvalsComplete(recorded)
     ? { kind: 'changed', next: transition(recorded, 'approved', c.user, at), audit, event: 'approved' }
     : { kind: 'changed', next: recorded, audit, event: 'approval-recorded' };
 }
 
-function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: WithdrawalRequest | undefined, at: string): Decision {
+function decideSendOutcome(
+  requestId: string,
+  outcome: SendOutcome,
+  cur: WithdrawalRequest | undefined,
+  at: string,
+): Decision {
   if (cur?.state !== 'executing') {
     // A webhook settled it while the answer was on its way: the answer goes to the audit log only.
     const details = outcome.ok
       ? { serviceReference: outcome.answer.serviceReference, amount: outcome.answer.amount }
       : { error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) };
-    return { kind: 'noted', audit: { at, actor: SYSTEM, action: 'result', subject: requestId, details: { ignored: true, state: cur?.state ?? null, ...details } } };
+    return {
+      kind: 'noted',
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'result',
+        subject: requestId,
+        details: { ignored: true, state: cur?.state ?? null, ...details },
+      },
+    };
   }
   if (outcome.ok) {
     const { answer } = outcome;
@@ -289,7 +393,13 @@ function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: Withdra
     return {
       kind: 'changed',
       next: transition(cur, 'completed', SYSTEM, at, undefined, { result }),
-      audit: { at, actor: SYSTEM, action: 'result', subject: cur.id, details: { ...about(cur), outcome: 'completed', ...result, amount: cur.amount, delivered: result.amount } },
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'result',
+        subject: cur.id,
+        details: { ...about(cur), outcome: 'completed', ...result, amount: cur.amount, delivered: result.amount },
+      },
       event: 'completed',
     };
   }
@@ -298,14 +408,26 @@ function decideSendOutcome(requestId: string, outcome: SendOutcome, cur: Withdra
     return {
       kind: 'changed',
       next: transition(cur, 'unknown', SYSTEM, at, c.message, { unknownReason: c.message }),
-      audit: { at, actor: SYSTEM, action: 'unknown', subject: cur.id, details: { ...about(cur), reason: c.message, errorKind: c.kind } },
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'unknown',
+        subject: cur.id,
+        details: { ...about(cur), reason: c.message, errorKind: c.kind },
+      },
       event: 'unknown',
     };
   }
   return {
     kind: 'changed',
     next: transition(cur, 'failed', SYSTEM, at, c.message, { error: { kind: c.errorKind, message: c.message } }),
-    audit: { at, actor: SYSTEM, action: 'result', subject: cur.id, details: { ...about(cur), outcome: 'failed', errorKind: c.kind, reason: c.message } },
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'result',
+      subject: cur.id,
+      details: { ...about(cur), outcome: 'failed', errorKind: c.kind, reason: c.message },
+    },
     event: 'failed',
   };
 }
@@ -314,26 +436,51 @@ function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefi
   // A record whose status we cannot read proves it reached the service, not how it ended.
   if (cur?.state !== 'unknown' || hit.status === 'unknown') return unchanged(cur);
   const details = { reference: hit.reference, status: hit.status, delivered: hit.amount, transactionHash: hit.hash };
-  const result: WithdrawalResultRecord = { source: 'reconcile', serviceReference: null, amount: hit.amount, fee: null, feeCurrency: null, transactionHash: hit.hash };
+  const result: WithdrawalResultRecord = {
+    source: 'reconcile',
+    serviceReference: null,
+    amount: hit.amount,
+    fee: null,
+    feeCurrency: null,
+    transactionHash: hit.hash,
+  };
   const next =
     hit.status === 'failed'
       ? transition(cur, 'failed', SYSTEM, at, 'the transaction list shows it failed', {
-          error: { kind: 'reported_failed', message: 'The wallet service received the withdrawal and lists it as failed.' },
+          error: {
+            kind: 'reported_failed',
+            message: 'The wallet service received the withdrawal and lists it as failed.',
+          },
           result,
         })
       : transition(cur, 'completed', SYSTEM, at, 'found in the transaction list', { result });
   return {
     kind: 'changed',
     next,
-    audit: { at, actor: SYSTEM, action: 'reconcile', subject: cur.id, details: { ...about(cur), outcome: next.state, ...details } },
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'reconcile',
+      subject: cur.id,
+      details: { ...about(cur), outcome: next.state, ...details },
+    },
     event: next.state === 'completed' ? 'completed' : 'failed',
   };
 }
 
-function decideResolve(c: Extract<WithdrawalCommand, { type: 'resolve-unknown' }>, cur: WithdrawalRequest | undefined, at: string): Decision {
+function decideResolve(
+  c: Extract<WithdrawalCommand, { type: 'resolve-unknown' }>,
+  cur: WithdrawalRequest | undefined,
+  at: string,
+): Decision {
   if (!cur) return refused('not_found', 'There is no such withdrawal request.');
-  if (!c.isAdmin) return refused('not_admin', 'Only treasury admins can resolve a withdrawal whose outcome is unknown.');
-  if (cur.state !== 'unknown') return refused('not_unknown', `Only a request whose outcome is unknown can be resolved: this one is ${stateWords(cur.state)}.`);
+  if (!c.isAdmin)
+    return refused('not_admin', 'Only treasury admins can resolve a withdrawal whose outcome is unknown.');
+  if (cur.state !== 'unknown')
+    return refused(
+      'not_unknown',
+      `Only a request whose outcome is unknown can be resolved: this one is ${stateWords(cur.state)}.`,
+    );
   const text = c.note.trim();
   if (!text) return refused('note_required', 'Say how you established the outcome (a note is required).');
   const resolution = { by: c.admin, at, outcome: c.outcome, note: text };
@@ -341,18 +488,38 @@ function decideResolve(c: Extract<WithdrawalCommand, { type: 'resolve-unknown' }
     c.outcome === 'sent'
       ? transition(cur, 'completed', c.admin, at, text, {
           resolution,
-          result: { source: 'admin', serviceReference: null, amount: cur.amount, fee: null, feeCurrency: null, transactionHash: cur.confirmation?.transactionHash ?? null },
+          result: {
+            source: 'admin',
+            serviceReference: null,
+            amount: cur.amount,
+            fee: null,
+            feeCurrency: null,
+            transactionHash: cur.confirmation?.transactionHash ?? null,
+          },
         })
-      : transition(cur, 'failed', c.admin, at, text, { resolution, error: { kind: 'admin_not_sent', message: `Resolved by an admin as not sent: ${text}` } });
+      : transition(cur, 'failed', c.admin, at, text, {
+          resolution,
+          error: { kind: 'admin_not_sent', message: `Resolved by an admin as not sent: ${text}` },
+        });
   return {
     kind: 'changed',
     next,
-    audit: { at, actor: c.admin, action: 'resolve', subject: cur.id, details: { ...about(cur), outcome: c.outcome, note: text } },
+    audit: {
+      at,
+      actor: c.admin,
+      action: 'resolve',
+      subject: cur.id,
+      details: { ...about(cur), outcome: c.outcome, note: text },
+    },
     event: 'resolved',
   };
 }
 
-function decideWebhook(c: Extract<WithdrawalCommand, { type: 'apply-webhook' }>, cur: WithdrawalRequest | undefined, at: string): Decision {
+function decideWebhook(
+  c: Extract<WithdrawalCommand, { type: 'apply-webhook' }>,
+  cur: WithdrawalRequest | undefined,
+  at: string,
+): Decision {
   if (!cur) return unchanged(undefined);
   const status = lookup(WEBHOOK_STATUSES, c.status)?.name ?? String(c.status).toUpperCase();
   const rank = WEBHOOK_STATUS_RANK[status] ?? 0;
@@ -360,28 +527,52 @@ function decideWebhook(c: Extract<WithdrawalCommand, { type: 'apply-webhook' }>,
   const prevRank = cur.confirmation ? (WEBHOOK_STATUS_RANK[cur.confirmation.status] ?? 0) : 0;
   // Duplicates and late arrivals of an earlier status change nothing; a hash may still fill in.
   const advance = rank > prevRank;
-  const fillsHash = !advance && !!hash && !!cur.confirmation && !cur.confirmation.transactionHash && status === cur.confirmation.status;
+  const fillsHash =
+    !advance && !!hash && !!cur.confirmation && !cur.confirmation.transactionHash && status === cur.confirmation.status;
   if (!advance && !fillsHash) return unchanged(cur);
-  const confirmation = { status: advance ? status : cur.confirmation!.status, transactionHash: hash ?? cur.confirmation?.transactionHash ?? null, updatedAt: at };
+  const confirmation = {
+    status: advance ? status : cur.confirmation!.status,
+    transactionHash: hash ?? cur.confirmation?.transactionHash ?? null,
+    updatedAt: at,
+  };
   let next: WithdrawalRequest = { ...cur, confirmation };
-  if (next.result && !next.result.transactionHash && confirmation.transactionHash) next = { ...next, result: { ...next.result, transactionHash: confirmation.transactionHash } };
+  if (next.result && !next.result.transactionHash && confirmation.transactionHash)
+    next = { ...next, result: { ...next.result, transactionHash: confirmation.transactionHash } };
   let event: WithdrawalEventType = 'confirmation';
   if (cur.state === 'unknown' && advance && isFinalWebhookStatus(status)) {
     // Only a final status settles what the missing answer could not; PENDING merely proves the service has it.
     const failed = status !== 'CONFIRMED';
     next = failed
-      ? transition(next, 'failed', SYSTEM, at, `webhook reported ${status}`, { error: { kind: 'reported_failed', message: `The wallet service reported the withdrawal as ${status}.` } })
+      ? transition(next, 'failed', SYSTEM, at, `webhook reported ${status}`, {
+          error: { kind: 'reported_failed', message: `The wallet service reported the withdrawal as ${status}.` },
+        })
       : transition(next, 'completed', SYSTEM, at, `webhook reported ${status}`, {
-          result: { source: 'webhook', serviceReference: null, amount: cur.amount, fee: null, feeCurrency: null, transactionHash: confirmation.transactionHash },
+          result: {
+            source: 'webhook',
+            serviceReference: null,
+            amount: cur.amount,
+            fee: null,
+            feeCurrency: null,
+            transactionHash: confirmation.transactionHash,
+          },
         });
     event = failed ? 'failed' : 'completed';
   }
   // The service's final word against ours (sent but FAILED on chain, or refused here but CONFIRMED there): an admin must look.
-  const contradicts = advance && isFinalWebhookStatus(status) && ((cur.state === 'completed' && status !== 'CONFIRMED') || (cur.state === 'failed' && status === 'CONFIRMED'));
+  const contradicts =
+    advance &&
+    isFinalWebhookStatus(status) &&
+    ((cur.state === 'completed' && status !== 'CONFIRMED') || (cur.state === 'failed' && status === 'CONFIRMED'));
   return {
     kind: 'changed',
     next,
-    audit: { at, actor: SYSTEM, action: contradicts ? 'webhook_contradiction' : 'webhook', subject: cur.id, details: { ...about(cur), status, transactionHash: confirmation.transactionHash, state: next.state } },
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: contradicts ? 'webhook_contradiction' : 'webhook',
+      subject: cur.id,
+      details: { ...about(cur), status, transactionHash: confirmation.transactionHash, state: next.state },
+    },
     event: contradicts ? 'contradiction' : event,
   };
 }

@@ -32,11 +32,19 @@ export function settlementOf(r: Pick<WithdrawalRequest, 'amount' | 'currency' | 
   const withdrawn = res.amount ?? requested;
   if (!res.fee) return { debited: null, delivered: withdrawn, fee: null, feeCurrency: null, mode: null };
   const feeCurrency = res.feeCurrency ?? r.currency;
-  if (feeCurrency !== r.currency) return { debited: withdrawn, delivered: withdrawn, fee: res.fee, feeCurrency, mode: 'other_currency' };
+  if (feeCurrency !== r.currency)
+    return { debited: withdrawn, delivered: withdrawn, fee: res.fee, feeCurrency, mode: 'other_currency' };
   if (new Dec(withdrawn).plus(res.fee).eq(requested) && !new Dec(res.fee).isZero()) {
     return { debited: plain(new Dec(requested)), delivered: withdrawn, fee: res.fee, feeCurrency, mode: 'taken' };
   }
-  if (new Dec(withdrawn).eq(requested)) return { debited: plain(new Dec(withdrawn).plus(res.fee)), delivered: withdrawn, fee: res.fee, feeCurrency, mode: 'on_top' };
+  if (new Dec(withdrawn).eq(requested))
+    return {
+      debited: plain(new Dec(withdrawn).plus(res.fee)),
+      delivered: withdrawn,
+      fee: res.fee,
+      feeCurrency,
+      mode: 'on_top',
+    };
   // Neither reading fits: say only what the service said.
   return { debited: null, delivered: withdrawn, fee: res.fee, feeCurrency, mode: null };
 }
@@ -53,10 +61,15 @@ export interface FeeEstimate {
  * The fee of the latest withdrawal the service completed (with its own answer) in this currency
  * on this network, or undefined ("unknown yet").
  */
-export function feeEstimate(requests: readonly WithdrawalRequest[], currency: string, network: string): FeeEstimate | undefined {
+export function feeEstimate(
+  requests: readonly WithdrawalRequest[],
+  currency: string,
+  network: string,
+): FeeEstimate | undefined {
   let best: FeeEstimate | undefined;
   for (const r of requests) {
-    if (r.state !== 'completed' || r.currency !== currency || r.network !== network || r.result?.source !== 'wallet') continue;
+    if (r.state !== 'completed' || r.currency !== currency || r.network !== network || r.result?.source !== 'wallet')
+      continue;
     const s = settlementOf(r);
     if (!s?.fee || !s.feeCurrency || !s.mode) continue;
     const chargedAt = r.history.at(-1)?.at ?? r.createdAt;
@@ -79,7 +92,12 @@ export function expectedSettlement(amount: string, e: FeeEstimate): Expected {
   const a = new Dec(amount);
   switch (e.mode) {
     case 'taken':
-      return { fee: e.fee, feeCurrency: e.feeCurrency, delivered: plain(Dec.max(0, a.minus(e.fee))), debited: plain(a) };
+      return {
+        fee: e.fee,
+        feeCurrency: e.feeCurrency,
+        delivered: plain(Dec.max(0, a.minus(e.fee))),
+        debited: plain(a),
+      };
     case 'on_top':
       return { fee: e.fee, feeCurrency: e.feeCurrency, delivered: plain(a), debited: plain(a.plus(e.fee)) };
     case 'other_currency':

@@ -1,9 +1,24 @@
 export * from './types.js';
 export { createWithdrawalService, needsAdminAttention, WITHDRAWALS } from './service.js';
-export type { WithdrawalService, WithdrawalServiceOptions, ListFilter, ReconcileReport, WithdrawalEventInput, WithdrawalEventResult } from './service.js';
+export type {
+  WithdrawalService,
+  WithdrawalServiceOptions,
+  ListFilter,
+  ReconcileReport,
+  WithdrawalEventInput,
+  WithdrawalEventResult,
+} from './service.js';
 export { runExpiryAndReminders, runReconciliation } from './jobs.js';
 export { formatAmount, parseAmount, sumAmounts } from './money.js';
-export { expectedSettlement, feeEstimate, settlementOf, type Expected, type FeeEstimate, type FeeMode, type Settlement } from './fees.js';
+export {
+  expectedSettlement,
+  feeEstimate,
+  settlementOf,
+  type Expected,
+  type FeeEstimate,
+  type FeeMode,
+  type Settlement,
+} from './fees.js';
 export {
   checkInput,
   selectTier,

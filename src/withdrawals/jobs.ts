@@ -6,7 +6,9 @@
 import type { WithdrawalService } from './service.js';
 
 /** Expiry first, so a request that has just expired is not also reminded. */
-export async function runExpiryAndReminders(service: Pick<WithdrawalService, 'expireDue' | 'remindersDue'>): Promise<void> {
+export async function runExpiryAndReminders(
+  service: Pick<WithdrawalService, 'expireDue' | 'remindersDue'>,
+): Promise<void> {
   await service.expireDue();
   await service.remindersDue();
 }

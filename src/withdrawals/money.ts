@@ -23,7 +23,10 @@ export type ParsedAmount = { ok: true; text: string; decimals: number } | { ok: 
 export function parseAmount(input: string): ParsedAmount {
   const trimmed = String(input).trim();
   if (trimmed.includes(',') && !GROUPED.test(trimmed)) {
-    return { ok: false, message: `"${input}" is ambiguous: use a point for decimals (12.5) and commas only between groups of three digits (1,250.5)` };
+    return {
+      ok: false,
+      message: `"${input}" is ambiguous: use a point for decimals (12.5) and commas only between groups of three digits (1,250.5)`,
+    };
   }
   const cleaned = trimmed.replace(/,/g, '');
   if (!PLAIN.test(cleaned)) {

@@ -30,7 +30,10 @@ export function createReconciler(
       if (hit) return hit;
       if (page >= res.totalPages || res.records.length === 0) return undefined;
     }
-    logger.warn({ id: req.id, maxPages, currency: lookup(CURRENCIES, req.currency)?.name }, 'reconciliation stopped after the page limit without finding the reference');
+    logger.warn(
+      { id: req.id, maxPages, currency: lookup(CURRENCIES, req.currency)?.name },
+      'reconciliation stopped after the page limit without finding the reference',
+    );
     return undefined;
   }
 
@@ -56,7 +59,11 @@ export function createReconciler(
       report.resolved.push(event.request);
       shell.emit([event]);
     }
-    if (report.checked) logger.info({ checked: report.checked, resolved: report.resolved.length, stillUnknown: report.stillUnknown.length }, 'reconciled unknown withdrawals');
+    if (report.checked)
+      logger.info(
+        { checked: report.checked, resolved: report.resolved.length, stillUnknown: report.stillUnknown.length },
+        'reconciled unknown withdrawals',
+      );
     return report;
   };
 }

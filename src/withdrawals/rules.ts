@@ -9,7 +9,15 @@ import { addressFamily, describeFormat, isValidAddress, type AddressFamily } fro
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy, Tier } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
-import { NOT_COUNTED_STATES, type AllowlistInfo, type DecisionReason, type RequestInput, type RequestRule, type WithdrawalRequest, type WithdrawalState } from './types.js';
+import {
+  NOT_COUNTED_STATES,
+  type AllowlistInfo,
+  type DecisionReason,
+  type RequestInput,
+  type RequestRule,
+  type WithdrawalRequest,
+  type WithdrawalState,
+} from './types.js';
 
 export const DAY_MS = 24 * 3_600_000;
 
@@ -46,39 +54,57 @@ export interface CheckedInput {
 export type Refused<Reason extends string> = { kind: 'refused'; reason: Reason; message: string };
 
 const refuse = (rule: RequestRule, message: string): Refusal => ({ ok: false, rule, message });
-export const refused = <Reason extends string>(reason: Reason, message: string): Refused<Reason> => ({ kind: 'refused', reason, message });
+export const refused = <Reason extends string>(reason: Reason, message: string): Refused<Reason> => ({
+  kind: 'refused',
+  reason,
+  message,
+});
 const emailSchema = z.email();
 
 /** The stateless rules: format, decimals, destination, tier. */
 export function checkInput(policy: Policy, input: RequestInput): CheckedInput | Refusal {
   const currency = lookup(CURRENCIES, input.currency);
-  if (!currency) return refuse('currency', `Unknown currency "${input.currency}". Accepted: ${acceptedNames(CURRENCIES)}.`);
+  if (!currency)
+    return refuse('currency', `Unknown currency "${input.currency}". Accepted: ${acceptedNames(CURRENCIES)}.`);
   const network = lookup(NETWORKS, input.network);
   if (!network) return refuse('network', `Unknown network "${input.network}". Accepted: ${acceptedNames(NETWORKS)}.`);
 
   const parsed = parseAmount(input.amount);
   if (!parsed.ok) return refuse('amount', `Amount refused: ${parsed.message}.`);
   if (parsed.decimals > currency.decimals) {
-    return refuse('decimals', `Amount refused: ${currency.name} allows at most ${currency.decimals} decimal places, ${parsed.text} has ${parsed.decimals}.`);
+    return refuse(
+      'decimals',
+      `Amount refused: ${currency.name} allows at most ${currency.decimals} decimal places, ${parsed.text} has ${parsed.decimals}.`,
+    );
   }
 
   const clientEmail = String(input.clientEmail ?? '').trim();
-  if (!emailSchema.safeParse(clientEmail).success) return refuse('client_email', `"${clientEmail}" is not an e-mail address.`);
+  if (!emailSchema.safeParse(clientEmail).success)
+    return refuse('client_email', `"${clientEmail}" is not an e-mail address.`);
 
   const destination = String(input.destination ?? '').trim();
   const family = addressFamily(currency, network);
   if (!isValidAddress(family, destination)) {
-    return refuse('destination', `The destination is not a valid ${currency.name} address on ${network.name}: expected ${describeFormat(family)}.`);
+    return refuse(
+      'destination',
+      `The destination is not a valid ${currency.name} address on ${network.name}: expected ${describeFormat(family)}.`,
+    );
   }
 
   const tier = selectTier(policy, currency.name, parsed.text);
   if (!tier) {
-    return refuse('tier', `No approval tier of the policy covers ${formatAmount(parsed.text, currency.name)}: the amount is above every tier's max.`);
+    return refuse(
+      'tier',
+      `No approval tier of the policy covers ${formatAmount(parsed.text, currency.name)}: the amount is above every tier's max.`,
+    );
   }
   const note = String(input.note ?? '').trim();
   const noteAbove = policy.withdrawals.note_required_above[currency.name];
   if (!note && noteAbove !== undefined && new Dec(parsed.text).gt(noteAbove)) {
-    return refuse('note', `A note is required above ${formatAmount(noteAbove, currency.name)}: say what this payout is for (the approvers read it).`);
+    return refuse(
+      'note',
+      `A note is required above ${formatAmount(noteAbove, currency.name)}: say what this payout is for (the approvers read it).`,
+    );
   }
   return { ok: true, amount: parsed.text, currency, network, family, destination, clientEmail, note, tier };
 }
@@ -105,19 +131,27 @@ export function checkAllowlist(
 ): AllowlistInfo | Refusal {
   const { mode, addresses } = policy.withdrawals.allowlist;
   const neverPaidBefore = !existing.some(
-    (r) => r.state === 'completed' && r.network === c.network.name && sameAddress(c.family, r.destination, c.destination),
+    (r) =>
+      r.state === 'completed' && r.network === c.network.name && sameAddress(c.family, r.destination, c.destination),
   );
   if (mode === 'off') return { status: 'off', neverPaidBefore };
   const entry = addresses.find((a) => a.network === c.network.name && sameAddress(c.family, a.address, c.destination));
   if (entry) return { status: 'listed', label: entry.label, neverPaidBefore };
   if (mode === 'enforce') {
-    return refuse('allowlist', `${c.destination} on ${c.network.name} is not on the allowlist, and the policy only allows withdrawals to allowlisted addresses.`);
+    return refuse(
+      'allowlist',
+      `${c.destination} on ${c.network.name} is not on the allowlist, and the policy only allows withdrawals to allowlisted addresses.`,
+    );
   }
   return { status: 'unlisted', neverPaidBefore };
 }
 
 /** Requests in the rolling 24 h window that count towards the daily limit: every state except rejected, expired, failed. */
-export function countedRequests(existing: readonly WithdrawalRequest[], currency: string, nowMs: number): WithdrawalRequest[] {
+export function countedRequests(
+  existing: readonly WithdrawalRequest[],
+  currency: string,
+  nowMs: number,
+): WithdrawalRequest[] {
   const since = nowMs - DAY_MS;
   return existing.filter(
     (r) => r.currency === currency && !NOT_COUNTED_STATES.includes(r.state) && Date.parse(r.createdAt) > since,
@@ -131,7 +165,12 @@ export interface DailyUsage {
   remaining: string | null;
 }
 
-export function dailyUsage(policy: Policy, existing: readonly WithdrawalRequest[], currency: string, nowMs: number): DailyUsage {
+export function dailyUsage(
+  policy: Policy,
+  existing: readonly WithdrawalRequest[],
+  currency: string,
+  nowMs: number,
+): DailyUsage {
   const used = sumAmounts(countedRequests(existing, currency, nowMs).map((r) => r.amount));
   const limit = policy.withdrawals.daily_limit[currency];
   return {
@@ -163,9 +202,18 @@ export function checkDailyLimit(
 // ------------------------------------------------------------------ who may decide, and when
 
 /** Before anything is stored: who may request, and the stateless rules of the input. */
-export function admitRequest(policy: Policy, input: RequestInput, isRequester: boolean): CheckedInput | { ok: false; rule: RequestRule; message: string } {
+export function admitRequest(
+  policy: Policy,
+  input: RequestInput,
+  isRequester: boolean,
+): CheckedInput | { ok: false; rule: RequestRule; message: string } {
   if (!isRequester) {
-    return { ok: false, rule: 'not_requester', message: 'You are not allowed to request withdrawals: only the people listed under people.requesters in the treasury policy can.' };
+    return {
+      ok: false,
+      rule: 'not_requester',
+      message:
+        'You are not allowed to request withdrawals: only the people listed under people.requesters in the treasury policy can.',
+    };
   }
   return checkInput(policy, input);
 }
@@ -186,21 +234,34 @@ export function decisionRefusal(
 }
 
 /** The refusals that need no fact about the user's roles: no such request, not pending, expired, their own. */
-export function stateRefusal(req: WithdrawalRequest | undefined, user: string, now: number): Refused<DecisionReason> | undefined {
+export function stateRefusal(
+  req: WithdrawalRequest | undefined,
+  user: string,
+  now: number,
+): Refused<DecisionReason> | undefined {
   if (!req) return refused('not_found', 'There is no such withdrawal request.');
-  if (req.state !== 'pending') return refused('not_pending', `This request is no longer waiting for decisions: it is ${stateWords(req.state)}.`);
+  if (req.state !== 'pending')
+    return refused('not_pending', `This request is no longer waiting for decisions: it is ${stateWords(req.state)}.`);
   if (now >= Date.parse(req.expiresAt)) return refused('expired', 'This request has expired.');
   if (req.requester === user) return refused('own_request', 'You cannot decide on your own withdrawal request.');
   return undefined;
 }
 
 /** The refusals about the user, on a request that passed `stateRefusal`: not an approver, already approved. */
-export function roleRefusal(req: WithdrawalRequest, user: string, kind: 'approve' | 'reject', isApprover: boolean): Refused<DecisionReason> | undefined {
+export function roleRefusal(
+  req: WithdrawalRequest,
+  user: string,
+  kind: 'approve' | 'reject',
+  isApprover: boolean,
+): Refused<DecisionReason> | undefined {
   if (!isApprover) return refused('not_approver', 'You are not an approver in the treasury policy.');
   if (req.approvals.some((a) => a.user === user)) {
     return kind === 'approve'
       ? refused('already_approved', 'You have already approved this request.')
-      : refused('already_approved', 'You have already approved this request, so you cannot also reject it; ask another approver.');
+      : refused(
+          'already_approved',
+          'You have already approved this request, so you cannot also reject it; ask another approver.',
+        );
   }
   return undefined;
 }
@@ -226,4 +287,5 @@ export function reminderDue(req: WithdrawalRequest, now: number, remindBeforeMs:
   return req.state === 'pending' && !req.reminderSentAt && now >= expiresAt - remindBeforeMs && now < expiresAt;
 }
 
-export const expiryDue = (req: WithdrawalRequest, now: number): boolean => req.state === 'pending' && now >= Date.parse(req.expiresAt);
+export const expiryDue = (req: WithdrawalRequest, now: number): boolean =>
+  req.state === 'pending' && now >= Date.parse(req.expiresAt);

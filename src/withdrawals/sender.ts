@@ -18,7 +18,10 @@ export interface Sender {
   idle(): Promise<void>;
 }
 
-export function createSender(shell: Shell, o: { wallet: Pick<WalletClient, 'withdraw'>; hooks: WithdrawalHooks; logger: Logger }): Sender {
+export function createSender(
+  shell: Shell,
+  o: { wallet: Pick<WalletClient, 'withdraw'>; hooks: WithdrawalHooks; logger: Logger },
+): Sender {
   const { wallet, hooks, logger } = o;
   const running = new Map<string, Promise<WithdrawalRequest>>();
 
@@ -48,7 +51,11 @@ export function createSender(shell: Shell, o: { wallet: Pick<WalletClient, 'with
 
     const { event } = await shell.commitOn(req.id, { type: 'record-send-outcome', requestId: req.id, outcome });
     const mismatches = event?.request.result?.source === 'wallet' ? event.request.result.mismatches : undefined;
-    if (mismatches?.length) logger.error({ id: req.id, mismatches }, 'the wallet service answered for something other than what was approved');
+    if (mismatches?.length)
+      logger.error(
+        { id: req.id, mismatches },
+        'the wallet service answered for something other than what was approved',
+      );
     // No event: something else (a webhook) settled it meanwhile; the answer went to the audit log only.
     const after = event?.request ?? shell.stored(req.id) ?? req;
     logger.info({ id: req.id, state: after.state }, 'withdrawal send recorded');
@@ -61,7 +68,10 @@ export function createSender(shell: Shell, o: { wallet: Pick<WalletClient, 'with
       const p = send(req)
         .catch((err: unknown) => {
           // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).
-          logger.error({ err: serializeError(err), id: req.id }, 'could not record the outcome of a withdrawal; it will be reconciled after restart');
+          logger.error(
+            { err: serializeError(err), id: req.id },
+            'could not record the outcome of a withdrawal; it will be reconciled after restart',
+          );
           return shell.stored(req.id) ?? req;
         })
         .finally(() => running.delete(req.id));

@@ -18,7 +18,17 @@ import type { Policy } from '../policy/schema.js';
 import { hasRole, matches, type GroupResolver } from '../policy/people.js';
 import type { WalletClient } from '../wallet/client.js';
 import { CURRENCIES, lookup } from '../wallet/enums.js';
-import { admitRequest, dailyUsage, expiryDue, reminderDue, reservedFor, roleRefusal, stateRefusal, type DailyUsage, type Refused } from './rules.js';
+import {
+  admitRequest,
+  dailyUsage,
+  expiryDue,
+  reminderDue,
+  reservedFor,
+  roleRefusal,
+  stateRefusal,
+  type DailyUsage,
+  type Refused,
+} from './rules.js';
 import { recoveryAction } from './decide.js';
 import { createShell, WITHDRAWALS } from './shell.js';
 import { feeEstimate, type FeeEstimate } from './fees.js';
@@ -38,7 +48,6 @@ import type {
 
 export { WITHDRAWALS };
 export type { ReconcileReport };
-
 
 export interface WithdrawalServiceOptions {
   store: Store;
@@ -119,14 +128,30 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   const { store, groups, logger } = o;
   const now = o.now ?? Date.now;
   const policy = (): Policy => (typeof o.policy === 'function' ? o.policy() : o.policy);
-  const shell = createShell({ store, policy, now, logger, ...(o.listener ? { listener: o.listener } : {}), ...(o.onChange ? { onChange: o.onChange } : {}) });
+  const shell = createShell({
+    store,
+    policy,
+    now,
+    logger,
+    ...(o.listener ? { listener: o.listener } : {}),
+    ...(o.onChange ? { onChange: o.onChange } : {}),
+  });
   const { stored, context, emit, commitOn, commitOnAll, outcomeOf } = shell;
   const sender = createSender(shell, { wallet: o.wallet, hooks: o.hooks ?? {}, logger });
-  const reconcileUnknown = createReconciler(shell, { wallet: o.wallet, logger, maxPages: o.reconcileMaxPages ?? 10, pageSize: o.reconcilePageSize ?? 100 });
+  const reconcileUnknown = createReconciler(shell, {
+    wallet: o.wallet,
+    logger,
+    maxPages: o.reconcileMaxPages ?? 10,
+    pageSize: o.reconcilePageSize ?? 100,
+  });
 
   // ------------------------------------------------------------------ request and decisions
 
-  const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => ({ ok: false, reason: r.reason, message: r.message });
+  const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => ({
+    ok: false,
+    reason: r.reason,
+    message: r.message,
+  });
 
   async function request(input: RequestInput, requesterId: string): Promise<RequestOutcome> {
     const p = policy();
@@ -148,7 +173,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     if (decision.kind === 'refused') return { ok: false, rule: decision.reason, message: decision.message };
     if (decision.kind === 'unchanged' && decision.request) return { ok: true, request: decision.request };
     if (!event) throw new Error('a withdrawal request produced no record');
-    logger.info({ id: event.request.id, amount: event.request.amount, currency: event.request.currency }, 'withdrawal requested');
+    logger.info(
+      { id: event.request.id, amount: event.request.amount, currency: event.request.currency },
+      'withdrawal requested',
+    );
     emit([event]);
     return { ok: true, request: event.request };
   }
@@ -161,12 +189,17 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     const isApprover = await hasRole(policy(), 'approvers', userId, groups);
     // Group membership is resolved before the commit (it is async) and recorded with the approval.
     const satisfies: string[] = [];
-    if (isApprover) for (const entry of stored(id)?.tier.mustInclude ?? []) if (await matches([entry], userId, groups)) satisfies.push(entry);
+    if (isApprover)
+      for (const entry of stored(id)?.tier.mustInclude ?? [])
+        if (await matches([entry], userId, groups)) satisfies.push(entry);
     const applied = await commitOn(id, { type: 'approve', user: userId, isApprover, satisfies });
     const outcome = outcomeOf(applied);
     if (!outcome.ok || !applied.event) return outcome;
     const quorum = applied.event.type === 'approved';
-    logger.info({ id, user: userId, approvals: outcome.request.approvals.length, executing: quorum }, 'withdrawal approved');
+    logger.info(
+      { id, user: userId, approvals: outcome.request.approvals.length, executing: quorum },
+      'withdrawal approved',
+    );
     if (o.hooks?.afterApprovalDurable) await o.hooks.afterApprovalDurable(outcome.request);
     emit([applied.event]);
     return quorum ? { ...outcome, execution: sender.start(outcome.request) } : outcome;
@@ -184,9 +217,20 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     return outcomeOf(applied);
   }
 
-  async function resolveUnknown(id: string, adminId: string, outcome: 'sent' | 'not_sent', note: string): Promise<DecisionOutcome> {
+  async function resolveUnknown(
+    id: string,
+    adminId: string,
+    outcome: 'sent' | 'not_sent',
+    note: string,
+  ): Promise<DecisionOutcome> {
     const isAdmin = await hasRole(policy(), 'admins', adminId, groups);
-    const applied = await commitOn(id, { type: 'resolve-unknown', admin: adminId, isAdmin, outcome, note: String(note ?? '') });
+    const applied = await commitOn(id, {
+      type: 'resolve-unknown',
+      admin: adminId,
+      isAdmin,
+      outcome,
+      note: String(note ?? ''),
+    });
     if (applied.event) emit([applied.event]);
     return outcomeOf(applied);
   }
@@ -202,7 +246,11 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 
   async function remindersDue(): Promise<WithdrawalRequest[]> {
     const ctx = context();
-    const events = await commitOnAll({ type: 'remind' }, (r) => reminderDue(r, ctx.now, ctx.policy.withdrawals.remind_before), ctx);
+    const events = await commitOnAll(
+      { type: 'remind' },
+      (r) => reminderDue(r, ctx.now, ctx.policy.withdrawals.remind_before),
+      ctx,
+    );
     emit(events);
     return events.map((e) => e.request);
   }
@@ -211,16 +259,23 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     // What happens to each request left by the previous process is the decider's (recoveryAction);
     // one in flight in this process is not a leftover.
     const ctx = context();
-    const due = (action: ReturnType<typeof recoveryAction>) => (r: WithdrawalRequest) => !sender.inFlight(r.id) && recoveryAction(r, ctx.now) === action;
+    const due = (action: ReturnType<typeof recoveryAction>) => (r: WithdrawalRequest) =>
+      !sender.inFlight(r.id) && recoveryAction(r, ctx.now) === action;
     const marked = await commitOnAll({ type: 'mark-unknown-at-startup' }, due('mark-unknown'), ctx);
     const markedUnknown = marked.map((e) => e.request.id);
     if (marked.length) {
-      logger.warn({ ids: markedUnknown }, 'withdrawals found executing at startup are now unknown and will be reconciled');
+      logger.warn(
+        { ids: markedUnknown },
+        'withdrawals found executing at startup are now unknown and will be reconciled',
+      );
       emit(marked);
     }
     const expiredUnsent = await commitOnAll({ type: 'expire-unsent' }, due('expire-unsent'), ctx);
     if (expiredUnsent.length) {
-      logger.warn({ ids: expiredUnsent.map((e) => e.request.id) }, 'approved withdrawals past their expiry were not sent');
+      logger.warn(
+        { ids: expiredUnsent.map((e) => e.request.id) },
+        'approved withdrawals past their expiry were not sent',
+      );
       emit(expiredUnsent);
     }
     const resumed = store.find(WITHDRAWALS, due('send')).map((r) => {
@@ -243,8 +298,14 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   function applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent } {
     const cur = tx.all(WITHDRAWALS).find((x) => x.merchantReference === e.merchantReference);
     if (!cur) return { matched: false, changed: false };
-    const { event } = shell.apply(tx, { type: 'apply-webhook', status: e.status, transactionHash: e.transactionHash ?? null }, cur);
-    return event ? { matched: true, changed: true, request: event.request, event } : { matched: true, changed: false, request: cur };
+    const { event } = shell.apply(
+      tx,
+      { type: 'apply-webhook', status: e.status, transactionHash: e.transactionHash ?? null },
+      cur,
+    );
+    return event
+      ? { matched: true, changed: true, request: event.request, event }
+      : { matched: true, changed: false, request: cur };
   }
 
   async function onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult> {
@@ -255,10 +316,16 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 
   // ------------------------------------------------------------------ who may act
 
-  async function checkDecision(id: string, userId: string, kind: 'approve' | 'reject'): Promise<DecisionOutcome | undefined> {
+  async function checkDecision(
+    id: string,
+    userId: string,
+    kind: 'approve' | 'reject',
+  ): Promise<DecisionOutcome | undefined> {
     const req = stored(id);
     // The state refusals first: a settled, expired or own request needs no role (maybe a Slack group) lookup.
-    const refusal = stateRefusal(req, userId, now()) ?? roleRefusal(req!, userId, kind, await hasRole(policy(), 'approvers', userId, groups));
+    const refusal =
+      stateRefusal(req, userId, now()) ??
+      roleRefusal(req!, userId, kind, await hasRole(policy(), 'approvers', userId, groups));
     return refusal && refusalOutcome(refusal);
   }
 
@@ -296,7 +363,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     const out = store
       .find(
         WITHDRAWALS,
-        (r) => (!states || states.includes(r.state)) && (!filter.requester || r.requester === filter.requester) && (!currency || r.currency === currency),
+        (r) =>
+          (!states || states.includes(r.state)) &&
+          (!filter.requester || r.requester === filter.requester) &&
+          (!currency || r.currency === currency),
       )
       .reverse();
     return filter.limit === undefined ? out : out.slice(0, filter.limit);
@@ -319,7 +389,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     get: stored,
     list,
     pendingCount: () => store.find(WITHDRAWALS, (r) => r.state === 'pending').length,
-    dailyUsage: (currency) => dailyUsage(policy(), store.all(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
+    dailyUsage: (currency) =>
+      dailyUsage(policy(), store.all(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
     feeEstimate: (currency, network) => feeEstimate(store.all(WITHDRAWALS), currency, network),
     idle: sender.idle,
   };

@@ -39,7 +39,11 @@ export function createShell(o: ShellOptions) {
   function emit(events: readonly WithdrawalEvent[]): void {
     for (const event of events) {
       if (!o.listener) return;
-      const failed = (err: unknown) => logger.error({ err: serializeError(err), event: event.type, id: event.request.id }, 'withdrawal listener failed');
+      const failed = (err: unknown) =>
+        logger.error(
+          { err: serializeError(err), event: event.type, id: event.request.id },
+          'withdrawal listener failed',
+        );
       try {
         const r = o.listener(event);
         if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).catch(failed);
@@ -64,7 +68,12 @@ export function createShell(o: ShellOptions) {
   }
 
   /** Inside a commit: decides on the request as it is now, and writes what the decision says. */
-  function apply<C extends WithdrawalCommand>(tx: Tx, command: C, cur: WithdrawalRequest | undefined, ctx: DecideContext = context()): Applied<ReturnType<typeof decide<C>>> {
+  function apply<C extends WithdrawalCommand>(
+    tx: Tx,
+    command: C,
+    cur: WithdrawalRequest | undefined,
+    ctx: DecideContext = context(),
+  ): Applied<ReturnType<typeof decide<C>>> {
     const decision = decide(command, cur, ctx);
     switch (decision.kind) {
       case 'refused':
@@ -84,12 +93,20 @@ export function createShell(o: ShellOptions) {
   }
 
   /** One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now). */
-  function commitOn<C extends WithdrawalCommand>(id: string, command: C, ctx?: DecideContext): Promise<Applied<ReturnType<typeof decide<C>>>> {
+  function commitOn<C extends WithdrawalCommand>(
+    id: string,
+    command: C,
+    ctx?: DecideContext,
+  ): Promise<Applied<ReturnType<typeof decide<C>>>> {
     return store.commit((tx) => apply(tx, command, tx.get(WITHDRAWALS, id), ctx ?? context()));
   }
 
   /** The same command for every request that `due` selects, in one commit; the events of the changes. */
-  async function commitOnAll(command: WithdrawalCommand, due: (r: WithdrawalRequest) => boolean, ctx: DecideContext = context()): Promise<WithdrawalEvent[]> {
+  async function commitOnAll(
+    command: WithdrawalCommand,
+    due: (r: WithdrawalRequest) => boolean,
+    ctx: DecideContext = context(),
+  ): Promise<WithdrawalEvent[]> {
     if (!store.find(WITHDRAWALS, due).length) return [];
     return store.commit((tx) =>
       tx.all(WITHDRAWALS).flatMap((r) => {

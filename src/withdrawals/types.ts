@@ -12,7 +12,15 @@
  * `approved` and `executing` are separate so that a restart can tell "never sent" (approved:
  * send it, once, with the same reference) from "maybe sent" (executing: unknown, reconcile).
  */
-export type WithdrawalState = 'pending' | 'approved' | 'executing' | 'completed' | 'failed' | 'unknown' | 'rejected' | 'expired';
+export type WithdrawalState =
+  | 'pending'
+  | 'approved'
+  | 'executing'
+  | 'completed'
+  | 'failed'
+  | 'unknown'
+  | 'rejected'
+  | 'expired';
 
 export const FINAL_STATES: readonly WithdrawalState[] = ['completed', 'failed', 'rejected', 'expired'];
 /** States whose amount does not count towards the daily limit: no money moved and none will. */
@@ -147,7 +155,9 @@ export type DecisionReason =
   | 'not_unknown'
   | 'note_required';
 
-export type RequestOutcome = { ok: true; request: WithdrawalRequest } | { ok: false; rule: RequestRule; message: string };
+export type RequestOutcome =
+  | { ok: true; request: WithdrawalRequest }
+  | { ok: false; rule: RequestRule; message: string };
 
 export type DecisionOutcome =
   | {

@@ -43,9 +43,19 @@ function sameDestination(req: WithdrawalRequest, address: string): boolean {
 }
 
 /** What a failed send means: refused or not sent (failed), or possibly sent (unknown, to reconcile). */
-export function classifySendError(err: unknown): { state: 'failed' | 'unknown'; errorKind: 'rejected' | 'not_sent'; kind: string; message: string } {
+export function classifySendError(err: unknown): {
+  state: 'failed' | 'unknown';
+  errorKind: 'rejected' | 'not_sent';
+  kind: string;
+  message: string;
+} {
   if (err instanceof WalletRejectedError) {
-    return { state: 'failed', errorKind: 'rejected', kind: err.kind, message: `The wallet service refused the withdrawal: ${err.serviceMessage}` };
+    return {
+      state: 'failed',
+      errorKind: 'rejected',
+      kind: err.kind,
+      message: `The wallet service refused the withdrawal: ${err.serviceMessage}`,
+    };
   }
   if (err instanceof WalletError && !err.mayHaveChanged) {
     return { state: 'failed', errorKind: 'not_sent', kind: err.kind, message: `Nothing was sent: ${err.message}` };
@@ -54,5 +64,10 @@ export function classifySendError(err: unknown): { state: 'failed' | 'unknown'; 
     return { state: 'unknown', errorKind: 'not_sent', kind: err.kind, message: err.message };
   }
   // Not a wallet error: we cannot tell how far the call got, so assume it may have gone out.
-  return { state: 'unknown', errorKind: 'not_sent', kind: 'internal', message: 'The withdrawal call failed inside the app; the money may have moved.' };
+  return {
+    state: 'unknown',
+    errorKind: 'not_sent',
+    kind: 'internal',
+    message: 'The withdrawal call failed inside the app; the money may have moved.',
+  };
 }

@@ -38,7 +38,11 @@ const within = (m: { blocks: unknown[]; text: string }) => {
 
 describe('batch message', () => {
   it('a header with the count and the total per currency, then a compact line per transaction', () => {
-    const m = renderAlertBatch([alert(1), alert(2, { currency: 'BTC', amount: '0.25', network: 'BITCOIN' }), alert(3, { status: 'CONFIRMED' })]);
+    const m = renderAlertBatch([
+      alert(1),
+      alert(2, { currency: 'BTC', amount: '0.25', network: 'BITCOIN' }),
+      alert(3, { status: 'CONFIRMED' }),
+    ]);
     expect(m.text).toBe('3 deposits: 5.00 USDT, 0.25 BTC');
     const lines = (m.blocks[1] as Block).text!.text.split('\n');
     expect(lines).toEqual([
@@ -46,10 +50,12 @@ describe('batch message', () => {
       expect.stringMatching(/^:hourglass_flowing_sand: \*0\.25 BTC\* · BITCOIN · client2@example\.com · pending · /),
       `:white_check_mark: *3.50 USDT* · BSC · client3@example.com · confirmed · <https://bscscan.com/tx/${alert(3).hash}|0x000000…000003>`,
     ]);
-    expect(batchLine(alert(4, { source: 'reconciliation' }))).toMatch(/ · _found in the wallet's history, no notification received_$/);
+    expect(batchLine(alert(4, { source: 'reconciliation' }))).toMatch(
+      / · _found in the wallet's history, no notification received_$/,
+    );
   });
 
-  it('a batch of as many as fit stays within Slack\'s limits even after every line has grown to its final status', () => {
+  it("a batch of as many as fit stays within Slack's limits even after every line has grown to its final status", () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -62,7 +68,9 @@ describe('batch message', () => {
           { minLength: 2, maxLength: 400 },
         ),
         (specs) => {
-          const before = specs.map((s, i) => alert(i, { clientEmail: s.email, hash: s.hash, amount: s.amount, network: s.network } as Partial<Alert>));
+          const before = specs.map((s, i) =>
+            alert(i, { clientEmail: s.email, hash: s.hash, amount: s.amount, network: s.network } as Partial<Alert>),
+          );
           const n = batchCapacity(before);
           expect(n).toBeGreaterThanOrEqual(1);
           // Later: every line settled, verified with a long explorer link, missing details filled in.
@@ -71,12 +79,18 @@ describe('batch message', () => {
             status: i % 2 ? 'CONFIRMED' : 'NOT_PROPAGATED',
             hash: a.hash ?? `0x${'f'.repeat(64)}`,
             clientEmail: a.clientEmail ?? 'late-filled-client-address@some-long-domain.example.com',
-            verification: { state: 'confirmed' as const, attempts: 1, hashUrl: `https://testnet.bscscan.com/tx/${'e'.repeat(66)}` },
+            verification: {
+              state: 'confirmed' as const,
+              attempts: 1,
+              hashUrl: `https://testnet.bscscan.com/tx/${'e'.repeat(66)}`,
+            },
           }));
           const m = renderAlertBatch(after);
           within(m);
           // Nothing is cut: every line is still there.
-          expect((m.blocks as Block[]).filter((b) => b.type === 'section').flatMap((b) => b.text!.text.split('\n'))).toHaveLength(n);
+          expect(
+            (m.blocks as Block[]).filter((b) => b.type === 'section').flatMap((b) => b.text!.text.split('\n')),
+          ).toHaveLength(n);
         },
       ),
       { numRuns: 60 },
@@ -87,13 +101,18 @@ describe('batch message', () => {
     const walletUrl = fc.oneof(
       fc.constant(`https://explorer.example.com/tx/${'a'.repeat(WALLET_URL_MAX - 32)}`), // the longest taken
       fc.webUrl({ withQueryParameters: true, withFragments: true }),
-      fc.string({ minLength: 150, maxLength: 3000 }).map((tail) => `https://explorer.example.com/tx/${encodeURIComponent(tail)}`),
+      fc
+        .string({ minLength: 150, maxLength: 3000 })
+        .map((tail) => `https://explorer.example.com/tx/${encodeURIComponent(tail)}`),
       fc.string({ maxLength: 300 }),
       fc.constantFrom('javascript:alert(1)', 'https://x.example/a|b>c', 'ftp://files.example/tx'),
     );
     fc.assert(
       fc.property(
-        fc.array(fc.record({ url: walletUrl, network: fc.constantFrom('BSC', 'ETHEREUM', 'SOMECHAIN') }), { minLength: 2, maxLength: 300 }),
+        fc.array(fc.record({ url: walletUrl, network: fc.constantFrom('BSC', 'ETHEREUM', 'SOMECHAIN') }), {
+          minLength: 2,
+          maxLength: 300,
+        }),
         (specs) => {
           const verified = specs.map((s, i) => {
             const hashUrl = walletLink(s.url);
@@ -101,13 +120,18 @@ describe('batch message', () => {
               expect(hashUrl.length).toBeLessThanOrEqual(WALLET_URL_MAX);
               expect(hashUrl).toMatch(/^https?:\/\/[^\s<>|]+$/i);
             }
-            return alert(i, { network: s.network, verification: { state: 'confirmed', attempts: 1, ...(hashUrl ? { hashUrl } : {}) } });
+            return alert(i, {
+              network: s.network,
+              verification: { state: 'confirmed', attempts: 1, ...(hashUrl ? { hashUrl } : {}) },
+            });
           });
           const n = batchCapacity(verified);
           const after = verified.slice(0, n).map((a, i) => ({ ...a, status: i % 2 ? 'CONFIRMED' : 'NOT_PROPAGATED' }));
           const m = renderAlertBatch(after);
           within(m);
-          expect((m.blocks as Block[]).filter((b) => b.type === 'section').flatMap((b) => b.text!.text.split('\n'))).toHaveLength(n);
+          expect(
+            (m.blocks as Block[]).filter((b) => b.type === 'section').flatMap((b) => b.text!.text.split('\n')),
+          ).toHaveLength(n);
         },
       ),
       { numRuns: 60 },

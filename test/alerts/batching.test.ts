@@ -24,7 +24,8 @@ const linesOf = (m: FakeMessage) =>
   (m.blocks as Array<{ type: string; text?: { text: string } }>)
     .filter((b) => b.type === 'section')
     .flatMap((b) => b.text!.text.split('\n'));
-const headerOf = (m: FakeMessage) => (m.blocks as Array<{ type: string; text?: { text: string } }>).find((b) => b.type === 'header')?.text?.text;
+const headerOf = (m: FakeMessage) =>
+  (m.blocks as Array<{ type: string; text?: { text: string } }>).find((b) => b.type === 'header')?.text?.text;
 
 async function start(o: PipelineOptions = {}): Promise<Pipeline> {
   limits = slackRateLimits({ timeScale: 10 });
@@ -163,7 +164,11 @@ describe('live first', () => {
     expect(first.ts).toBe((posted[0]!.response as { ts: string }).ts);
     expect(linesOf(first)[0]).toContain(hashOf(8));
     expect(linesOf(first).slice(1)).toHaveLength(6);
-    expect(linesOf(first).slice(1).every((l) => l.includes("found in the wallet's history, no notification received"))).toBe(true);
+    expect(
+      linesOf(first)
+        .slice(1)
+        .every((l) => l.includes("found in the wallet's history, no notification received")),
+    ).toBe(true);
     // The thread detail last; the edit went through chat.update on its own clock.
     expect(posted[1]!.args.thread_ts).toBe(top('C0USDT')[0]!.ts);
     expect(p!.fake.calls('chat.update')).toHaveLength(1);
@@ -178,7 +183,11 @@ describe('unknown notifications', () => {
     await start({ alerts: { now: () => clock }, startOutbox: false });
     for (let i = 0; i < 30; i++) {
       expect((await send(p!.webhookUrl, { event: 'mystery', n: i })).status).toBe(200);
-      if (i === 15) expect((await send(p!.webhookUrl, depositSample({ hash: hashOf(1), status: 2, currency: 'BTC', amount: '0.1' }))).status).toBe(200);
+      if (i === 15)
+        expect(
+          (await send(p!.webhookUrl, depositSample({ hash: hashOf(1), status: 2, currency: 'BTC', amount: '0.1' })))
+            .status,
+        ).toBe(200);
     }
     p!.outbox.start();
     await p!.outbox.drain();
@@ -187,11 +196,14 @@ describe('unknown notifications', () => {
     const all = top('C0ALERTS');
     expect(all).toHaveLength(2);
     expect(all[0]!.text).toMatch(/^Deposit of 0\.1 BTC/);
-    const isUnknown = (m: FakeMessage) => /notifications? from the wallet service in a form we do not recognise/.test(m.text ?? '');
+    const isUnknown = (m: FakeMessage) =>
+      /notifications? from the wallet service in a form we do not recognise/.test(m.text ?? '');
     const msgs = all.filter(isUnknown);
     expect(msgs).toHaveLength(1);
     expect(msgs[0]).toBe(all[1]);
-    expect(msgs[0]!.text).toMatch(/^30 notifications from the wallet service in a form we do not recognise since <!date\^\d+\^\{time\}\|[^>]+>; `\/treasury status` lists the latest$/);
+    expect(msgs[0]!.text).toMatch(
+      /^30 notifications from the wallet service in a form we do not recognise since <!date\^\d+\^\{time\}\|[^>]+>; `\/treasury status` lists the latest$/,
+    );
     expect(shown(msgs[0]!)).toContain('mystery');
     expect(p!.alerts.unknownSummary()).toMatchObject({ total: 30, lastHour: 30 });
     expect(p!.alerts.unknownSummary().text).toMatch(/^30 stored, 30 in the last hour; latest:\n/);
@@ -201,6 +213,8 @@ describe('unknown notifications', () => {
     await send(p!.webhookUrl, { event: 'mystery', n: 'later' });
     await p!.outbox.drain();
     expect(top('C0ALERTS').filter(isUnknown)).toHaveLength(2);
-    expect(top('C0ALERTS').filter(isUnknown)[1]!.text).toMatch(/^1 notification from the wallet service in a form we do not recognise/);
+    expect(top('C0ALERTS').filter(isUnknown)[1]!.text).toMatch(
+      /^1 notification from the wallet service in a form we do not recognise/,
+    );
   });
 });

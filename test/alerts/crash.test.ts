@@ -24,7 +24,10 @@ afterEach(async () => {
 });
 
 async function startChild(env: Record<string, string>): Promise<string> {
-  child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   return new Promise((resolve, reject) => {
@@ -54,11 +57,26 @@ async function restartedApp(pipeline: Pipeline, slack: FakeSlack) {
   const { parsePolicy } = await import('../../src/policy/load.js');
   const { POLICY_YAML, SECRET, logger } = await import('./setup.js');
   const { startHttpServer } = await import('../../src/http/server.js');
-  const client = new WebClient('xoxb-restart', { slackApiUrl: slack.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  const client = new WebClient('xoxb-restart', {
+    slackApiUrl: slack.url,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
   const outbox = createOutbox({ store: pipeline.store, client, logger, paceMs: 2 });
-  const alerts = createAlerts({ store: pipeline.store, outbox, wallet: pipeline.wallet, policy: parsePolicy(POLICY_YAML), logger, secret: SECRET });
+  const alerts = createAlerts({
+    store: pipeline.store,
+    outbox,
+    wallet: pipeline.wallet,
+    policy: parsePolicy(POLICY_YAML),
+    logger,
+    secret: SECRET,
+  });
   registerAlertRenderers(outbox, pipeline.store);
-  const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });
+  const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], {
+    port: 0,
+    host: '127.0.0.1',
+    logger,
+  });
   return {
     outbox,
     webhookUrl: `${http.url}/webhooks/wallet/${SECRET}`,
@@ -107,9 +125,20 @@ describe('a crash after the acknowledgement', () => {
     const { registerAlertRenderers } = await import('../../src/slack/alert-messages.js');
     const { parsePolicy } = await import('../../src/policy/load.js');
     const { POLICY_YAML, SECRET, logger } = await import('./setup.js');
-    const client = new WebClient('xoxb-restart', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+    const client = new WebClient('xoxb-restart', {
+      slackApiUrl: fake.url,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
     const outbox = createOutbox({ store: p.store, client, logger, paceMs: 2 });
-    createAlerts({ store: p.store, outbox, wallet: p.wallet, policy: parsePolicy(POLICY_YAML), logger, secret: SECRET });
+    createAlerts({
+      store: p.store,
+      outbox,
+      wallet: p.wallet,
+      policy: parsePolicy(POLICY_YAML),
+      logger,
+      secret: SECRET,
+    });
     registerAlertRenderers(outbox, p.store);
     outbox.start();
     await outbox.drain();
@@ -139,7 +168,8 @@ describe('a crash after the acknowledgement', () => {
     const app = await restartedApp(p, fake);
     app.outbox.start();
     await app.outbox.drain();
-    for (const hash of hashes) expect((await send(app.webhookUrl, depositSample({ hash, status: 3 }))).status).toBe(200);
+    for (const hash of hashes)
+      expect((await send(app.webhookUrl, depositSample({ hash, status: 3 }))).status).toBe(200);
     await app.outbox.drain();
     await app.close();
 
@@ -171,7 +201,8 @@ describe('a crash after the acknowledgement', () => {
     // behind the doubtful batch post, which is then adopted (drawn when all were pending).
     p = await startPipeline({ dir, startOutbox: false });
     const app = await restartedApp(p, fake);
-    for (const hash of hashes) expect((await send(app.webhookUrl, depositSample({ hash, status: 3 }))).status).toBe(200);
+    for (const hash of hashes)
+      expect((await send(app.webhookUrl, depositSample({ hash, status: 3 }))).status).toBe(200);
     app.outbox.start();
     await app.outbox.drain();
     await app.close();

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/alerts/index.js';
-import { renderAlert, renderAlertBatch, renderHistoryLine, renderStatusChange, renderUnknownWindow } from '../../src/slack/alert-messages.js';
+import {
+  renderAlert,
+  renderAlertBatch,
+  renderHistoryLine,
+  renderStatusChange,
+  renderUnknownWindow,
+} from '../../src/slack/alert-messages.js';
 
 function alert(kind: Alert['kind'], status: string): Alert {
   return {
@@ -28,7 +34,9 @@ const warning = (a: Alert) =>
 
 describe('alert messages: the failure warning fits the direction of the money', () => {
   it('a deposit: nothing was credited', () => {
-    expect(warning(alert('deposit', 'FAILED'))).toEqual([':warning: *This deposit failed.* No funds were credited by it.']);
+    expect(warning(alert('deposit', 'FAILED'))).toEqual([
+      ':warning: *This deposit failed.* No funds were credited by it.',
+    ]);
   });
 
   it('a withdrawal or remittance: the funds did not leave; check before sending again', () => {
@@ -60,7 +68,13 @@ const shownText = (m: { text: string; blocks: unknown[] }) => `${m.text}\n${JSON
 
 describe('alert messages: what finance staff read', () => {
   const at = Date.UTC(2026, 10, 20, 9, 30);
-  const big = (over: Partial<Alert> = {}): Alert => ({ ...alert('deposit', 'CONFIRMED'), amount: '25000', currency: 'USDT', createdAt: at, ...over });
+  const big = (over: Partial<Alert> = {}): Alert => ({
+    ...alert('deposit', 'CONFIRMED'),
+    amount: '25000',
+    currency: 'USDT',
+    createdAt: at,
+    ...over,
+  });
 
   it('amounts in the one format, the status in the one word set, and when it happened as a Slack date', () => {
     const m = renderAlert(big());
@@ -71,7 +85,7 @@ describe('alert messages: what finance staff read', () => {
     expect(shown).not.toContain('25000');
   });
 
-  it("a reconciliation finding says where it was found, in words", () => {
+  it('a reconciliation finding says where it was found, in words', () => {
     const shown = shownText(renderAlert(big({ source: 'reconciliation' })));
     expect(shown).toContain("Found in the wallet's history, no notification received");
   });
@@ -85,7 +99,7 @@ describe('alert messages: what finance staff read', () => {
     }
   });
 
-  it('a withdrawal\'s reference is shown short, never as a full internal id', () => {
+  it("a withdrawal's reference is shown short, never as a full internal id", () => {
     const ref = '466488bf-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
     const shown = shownText(renderAlert({ ...big(), kind: 'withdrawal', merchantReference: ref }));
     expect(shown).toContain('*Reference*\\n`466488bf`');
@@ -93,7 +107,11 @@ describe('alert messages: what finance staff read', () => {
   });
 
   it('batch lines and header use the same formats and words, with the time once for the message', () => {
-    const m = renderAlertBatch([big({ id: 'a1', amount: '1234.5' }), big({ id: 'a2', amount: '0.5', status: 'PENDING' }), big({ id: 'a3', source: 'reconciliation', amount: '10' })]);
+    const m = renderAlertBatch([
+      big({ id: 'a1', amount: '1234.5' }),
+      big({ id: 'a2', amount: '0.5', status: 'PENDING' }),
+      big({ id: 'a3', source: 'reconciliation', amount: '10' }),
+    ]);
     expect(m.text).toBe('3 deposits: 1,245.00 USDT');
     const shown = shownText(m);
     expect(shown).toContain('*1,234.50 USDT* · TRON · confirmed');
@@ -114,6 +132,8 @@ describe('alert messages: what finance staff read', () => {
   it('the unknown-shape and history lines say what happened in words, with a Slack time', () => {
     const u = renderUnknownWindow({ count: 2, since: at } as never, undefined);
     expect(u.text).toMatch(/^2 notifications from the wallet service in a form we do not recognise since <!date\^/);
-    expect(renderHistoryLine(3, 24 * 3_600_000).text).toBe('3 deposits in the 24 h before the app was connected: see `/tx type=deposit`');
+    expect(renderHistoryLine(3, 24 * 3_600_000).text).toBe(
+      '3 deposits in the 24 h before the app was connected: see `/tx type=deposit`',
+    );
   });
 });

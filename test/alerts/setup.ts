@@ -65,10 +65,28 @@ export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> 
   const dir = o.dir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'alerts-')));
   const store = await openStore({ dir, logger });
   const fake = await startFakeSlack(o.gate ? { gate: o.gate } : {});
-  const client = new WebClient('xoxb-alerts-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 2000 });
-  const outbox = createOutbox({ store, client, logger, paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50, unknownOutcomeDelayMs: 50, ...o.outbox });
+  const client = new WebClient('xoxb-alerts-test', {
+    slackApiUrl: fake.url,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: 2000,
+  });
+  const outbox = createOutbox({
+    store,
+    client,
+    logger,
+    paceMs: 2,
+    baseBackoffMs: 10,
+    maxBackoffMs: 50,
+    unknownOutcomeDelayMs: 50,
+    ...o.outbox,
+  });
   registerAlertRenderers(outbox, store, o.explorer ? { explorer: o.explorer } : {});
-  const sandbox = await createSandbox({ seed: false, webhook: { retryBaseMs: 20, maxDelayMs: 100, confirmAfterMs: 50, maxAttempts: 3 }, ...o.sandbox });
+  const sandbox = await createSandbox({
+    seed: false,
+    webhook: { retryBaseMs: 20, maxDelayMs: 100, confirmAfterMs: 50, maxAttempts: 3 },
+    ...o.sandbox,
+  });
   const wallet = createWalletClient({ baseUrl: sandbox.url, ...SANDBOX_MERCHANT, logger });
   const alerts = createAlerts({
     store,
@@ -80,7 +98,11 @@ export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> 
     verifyRetryDelaysMs: [20, 50],
     ...o.alerts,
   });
-  const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], { port: 0, host: '127.0.0.1', logger });
+  const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], {
+    port: 0,
+    host: '127.0.0.1',
+    logger,
+  });
   if (o.startOutbox !== false) outbox.start();
   const webhookUrl = `${http.url}/webhooks/wallet/${SECRET}`;
   return {
@@ -104,8 +126,16 @@ export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> 
   };
 }
 
-export async function send(url: string, body: string | object, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function send(
+  url: string,
+  body: string | object,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -120,11 +150,21 @@ export const HASH_A = `0x${'a'.repeat(64)}`;
 export const HASH_B = `0x${'b'.repeat(64)}`;
 
 /** The public docs' deposit sample, PascalCase, Currency as a number and NetworkChain as a name. */
-export function depositSample(o: { hash?: string; status?: number | string; amount?: string | number; currency?: number | string; extra?: Record<string, unknown> } = {}): string {
+export function depositSample(
+  o: {
+    hash?: string;
+    status?: number | string;
+    amount?: string | number;
+    currency?: number | string;
+    extra?: Record<string, unknown>;
+  } = {},
+): string {
   const amount = o.amount ?? '150.25';
   const amountJson = typeof amount === 'number' ? String(amount) : amount.startsWith('"') ? amount : amount;
-  return `{"TransactionType":1,"Data":{"Checksum":"${'AB'.repeat(64)}","Amount":${amountJson},"Charge":0.5,"TotalAmountDeposited":150.75,` +
+  return (
+    `{"TransactionType":1,"Data":{"Checksum":"${'AB'.repeat(64)}","Amount":${amountJson},"Charge":0.5,"TotalAmountDeposited":150.75,` +
     `"DepositAddress":"0x1111111111111111111111111111111111111111","ReceiveAddress":"0x2222222222222222222222222222222222222222",` +
     `"Currency":${JSON.stringify(o.currency ?? 4)},"NetworkChain":"BSC","Status":${JSON.stringify(o.status ?? 2)},"MerchantClient":{"Email":"client@example.com"},` +
-    `"TransactionHash":"${o.hash ?? HASH_A}"${o.extra ? `,${JSON.stringify(o.extra).slice(1, -1)}` : ''}}}`;
+    `"TransactionHash":"${o.hash ?? HASH_A}"${o.extra ? `,${JSON.stringify(o.extra).slice(1, -1)}` : ''}}}`
+  );
 }

@@ -26,7 +26,12 @@ describe('alerts against the sandbox wallet service', () => {
     p = await startPipeline();
     await p.wallet.setWebhookUrl(p.webhookUrl);
     p.sandbox.setBalance('payer@example.com', 'USDT', 'BSC', '0');
-    const tx = await p.sandbox.deposit({ to: 'payer@example.com', amount: '20000.5', currency: 'USDT', network: 'BSC' });
+    const tx = await p.sandbox.deposit({
+      to: 'payer@example.com',
+      amount: '20000.5',
+      currency: 'USDT',
+      network: 'BSC',
+    });
     await until(() => alerts()[0]?.status === 'CONFIRMED' && alerts()[0]?.verification.state === 'confirmed');
     await p.alerts.idle();
     await p.outbox.drain();
@@ -56,7 +61,13 @@ describe('alerts against the sandbox wallet service', () => {
     expect(second.created).toEqual([]);
     await p.outbox.drain();
     expect(alerts()).toHaveLength(1);
-    expect(alerts()[0]).toMatchObject({ source: 'reconciliation', hash: tx.transactionHash, status: 'CONFIRMED', amount: '0.25', currency: 'BTC' });
+    expect(alerts()[0]).toMatchObject({
+      source: 'reconciliation',
+      hash: tx.transactionHash,
+      status: 'CONFIRMED',
+      amount: '0.25',
+      currency: 'BTC',
+    });
     const msgs = p.fake.channel('C0ALERTS');
     expect(msgs).toHaveLength(1);
     expect(JSON.stringify(msgs[0]!.blocks)).toContain("Found in the wallet's history, no notification received");
@@ -86,23 +97,33 @@ describe('alerts against the sandbox wallet service', () => {
     expect(SANDBOX_MERCHANT.email).toBeTruthy();
   });
 
-  it('the wallet\'s explorer links: a line already in a batch message keeps the link it was drawn with; a message of its own takes a sensible one', async () => {
+  it("the wallet's explorer links: a line already in a batch message keeps the link it was drawn with; a message of its own takes a sensible one", async () => {
     p = await startPipeline({ startOutbox: false, alerts: { verifyRetryDelaysMs: [] } });
     const hashes = [1, 2, 3, 4].map((i) => `0x${String(i).repeat(64)}`);
     // The list does not know them yet: the first check finds nothing.
-    for (const hash of hashes.slice(0, 3)) expect((await send(p.webhookUrl, depositSample({ hash, status: 2 }))).status).toBe(200);
+    for (const hash of hashes.slice(0, 3))
+      expect((await send(p.webhookUrl, depositSample({ hash, status: 2 }))).status).toBe(200);
     await p.alerts.idle();
     p.outbox.start();
     await p.outbox.drain();
     expect(p.fake.channel('C0USDT')).toHaveLength(1); // one batch message, three lines
-    expect((await send(p.webhookUrl, depositSample({ hash: hashes[3]!, status: 2, amount: '20000' }))).status).toBe(200);
+    expect((await send(p.webhookUrl, depositSample({ hash: hashes[3]!, status: 2, amount: '20000' }))).status).toBe(
+      200,
+    );
     await p.alerts.idle();
     await p.outbox.drain();
     expect(p.fake.channel('C0USDT')).toHaveLength(2); // large: a message of its own
 
     // Now the list has them, each with a long (but valid) link, and one with a link that is no URL at all.
-    const longUrl = (h: string) => `https://explorer.example.com/a/very/long/path/to/the/transaction/page/${h}?ref=wallet`;
-    p.sandbox.resetTransactions(hashes.map((h, i) => ({ transactionHash: h, transactionHashUrl: i === 3 ? longUrl(h) : i === 0 ? 'javascript:alert(1)' : longUrl(h), amount: '1' })));
+    const longUrl = (h: string) =>
+      `https://explorer.example.com/a/very/long/path/to/the/transaction/page/${h}?ref=wallet`;
+    p.sandbox.resetTransactions(
+      hashes.map((h, i) => ({
+        transactionHash: h,
+        transactionHashUrl: i === 3 ? longUrl(h) : i === 0 ? 'javascript:alert(1)' : longUrl(h),
+        amount: '1',
+      })),
+    );
     await p.alerts.verifyPending();
     await p.outbox.drain();
     const byHash = (h: string) => alerts().find((a) => a.hash === h)!;

@@ -19,7 +19,13 @@ describe('the watermark', () => {
   it('a first start against a sandbox with weeks of history: one summary line, no alert per past deposit; later finds are alerted, once', async () => {
     // The sandbox's seed data: ~60 transactions spread over six weeks, most of them deposits.
     p = await startPipeline({ sandbox: { seed: true } });
-    const history = await p.wallet.listTransactions({ type: 'deposit', from: new Date(Date.now() - SIX_WEEKS_MS), to: new Date(), page: 1, pageSize: 100 });
+    const history = await p.wallet.listTransactions({
+      type: 'deposit',
+      from: new Date(Date.now() - SIX_WEEKS_MS),
+      to: new Date(),
+      page: 1,
+      pageSize: 100,
+    });
     expect(history.totalRecords).toBeGreaterThan(20);
 
     // Reconciliation looking back over all of it (the old behaviour alerted each one).
@@ -30,7 +36,9 @@ describe('the watermark', () => {
     expect(p.store.count(ALERT_COLLECTIONS.alerts)).toBe(0);
     const msgs = p.fake.channel('C0ALERTS');
     expect(msgs).toHaveLength(1);
-    expect(msgs[0]!.text).toBe(`${history.totalRecords} deposits in the 42 days before the app was connected: see \`/tx type=deposit\``);
+    expect(msgs[0]!.text).toBe(
+      `${history.totalRecords} deposits in the 42 days before the app was connected: see \`/tx type=deposit\``,
+    );
     expect(p.fake.channels()).toEqual(['C0ALERTS']);
     expect(readWatermark(p.store)).toMatchObject({ historyReported: true, historyCount: history.totalRecords });
 
@@ -99,10 +107,18 @@ describe('the watermark', () => {
     // The history line counts them (the list's own count of the day before is empty here).
     await p.alerts.reconcile();
     await p.outbox.drain();
-    expect(p.fake.channel('C0ALERTS').map((m) => m.text)).toEqual(['2 deposits in the 24 h before the app was connected: see `/tx type=deposit`']);
+    expect(p.fake.channel('C0ALERTS').map((m) => m.text)).toEqual([
+      '2 deposits in the 24 h before the app was connected: see `/tx type=deposit`',
+    ]);
     // One more replayed later: the line is edited, not posted again.
-    await deliver({ hash: HASH_C, status: 3, extra: { transactionTimeStamp: Math.floor((wm.at - 5 * DAY_MS) / 1000) } });
-    expect(p.fake.channel('C0ALERTS').map((m) => m.text)).toEqual(['3 deposits in the 24 h before the app was connected: see `/tx type=deposit`']);
+    await deliver({
+      hash: HASH_C,
+      status: 3,
+      extra: { transactionTimeStamp: Math.floor((wm.at - 5 * DAY_MS) / 1000) },
+    });
+    expect(p.fake.channel('C0ALERTS').map((m) => m.text)).toEqual([
+      '3 deposits in the 24 h before the app was connected: see `/tx type=deposit`',
+    ]);
     expect(p.fake.calls('chat.update')).toHaveLength(1);
 
     // A's confirmation comes now (no time: live): pending before the watermark, settled after it, it is news.

@@ -26,7 +26,15 @@ describe('webhook receiver', () => {
     expect(r).toEqual({ status: 200, body: { ok: true, duplicate: false } });
     // Durable before the 2xx: the alert and its outbox entry are already in the store.
     expect(alerts()).toHaveLength(1);
-    expect(alerts()[0]).toMatchObject({ kind: 'deposit', status: 'PENDING', amount: '150.25', currency: 'USDT', network: 'BSC', channel: 'C0USDT', clientEmail: 'client@example.com' });
+    expect(alerts()[0]).toMatchObject({
+      kind: 'deposit',
+      status: 'PENDING',
+      amount: '150.25',
+      currency: 'USDT',
+      network: 'BSC',
+      channel: 'C0USDT',
+      clientEmail: 'client@example.com',
+    });
     expect(events()[0]!.raw).toBe(depositSample({ status: 2 }));
     await p.outbox.drain();
     const [msg] = top('C0USDT');
@@ -43,11 +51,16 @@ describe('webhook receiver', () => {
     await p.outbox.drain();
     expect(top('C0USDT')).toHaveLength(1);
     expect(JSON.stringify(top('C0USDT')[0]!.blocks)).toMatch(/confirmed/);
-    expect(p.fake.thread('C0USDT', msg!.ts).map((m) => m.text)).toEqual([expect.stringMatching(/^Now confirmed, <!date\^/)]);
+    expect(p.fake.thread('C0USDT', msg!.ts).map((m) => m.text)).toEqual([
+      expect.stringMatching(/^Now confirmed, <!date\^/),
+    ]);
 
     // A redelivery is acknowledged and ignored; a late PENDING is recorded but changes nothing.
     expect((await send(p.webhookUrl, depositSample({ status: 3 }))).body).toEqual({ ok: true, duplicate: true });
-    expect((await send(p.webhookUrl, depositSample({ status: 'ABOUT_TO_INITIATE' }))).body).toEqual({ ok: true, duplicate: false });
+    expect((await send(p.webhookUrl, depositSample({ status: 'ABOUT_TO_INITIATE' }))).body).toEqual({
+      ok: true,
+      duplicate: false,
+    });
     await p.outbox.drain();
     const a = alerts()[0]!;
     expect(a.status).toBe('CONFIRMED');
@@ -60,7 +73,7 @@ describe('webhook receiver', () => {
     expect(p.fake.calls('chat.update')).toHaveLength(1);
   });
 
-  it('links to the test networks\' explorer when told to (sandbox wallet service)', async () => {
+  it("links to the test networks' explorer when told to (sandbox wallet service)", async () => {
     p = await startPipeline({ explorer: 'testnet' });
     await send(p.webhookUrl, depositSample({ status: 3 }));
     await p.outbox.drain();
@@ -113,10 +126,14 @@ describe('webhook receiver', () => {
     p = await startPipeline({ alerts: { maxBodyBytes: 1024 } });
     const url = new URL(p.webhookUrl);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write(`{"padding":"${'x'.repeat(2048)}`); // never finished: the server must answer anyway
     });
@@ -139,7 +156,11 @@ describe('webhook receiver', () => {
     const body = depositSample({ status: 3 });
     const ts = Math.floor(Date.now() / 1000);
     const good = signBody(SECRET, 'msg_1', ts, body);
-    const headers = (t: number, sig: string) => ({ 'webhook-id': 'msg_1', 'webhook-timestamp': String(t), 'webhook-signature': sig });
+    const headers = (t: number, sig: string) => ({
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(t),
+      'webhook-signature': sig,
+    });
     expect((await send(p.webhookUrl, body, headers(ts, `v1,AAAA${good.slice(7)}`))).status).toBe(401);
     expect((await send(p.webhookUrl, body)).status).toBe(401);
     const stale = ts - 6 * 60;
@@ -168,7 +189,15 @@ describe('webhook receiver', () => {
     await p.outbox.drain();
     await new Promise((r) => setTimeout(r, 20));
     const a = alerts()[0]!;
-    expect(a).toMatchObject({ kind: 'withdrawal', currency: 'ETH', network: 'ETH', amount: '0.123456789012345678', merchantReference: 'wd_42', channel: 'C0WITHDRAW', status: 'CONFIRMED' });
+    expect(a).toMatchObject({
+      kind: 'withdrawal',
+      currency: 'ETH',
+      network: 'ETH',
+      amount: '0.123456789012345678',
+      merchantReference: 'wd_42',
+      channel: 'C0WITHDRAW',
+      status: 'CONFIRMED',
+    });
     expect(a.extra).toEqual({ brandNewField: { x: '1' } });
     expect(p.store.get(WITHDRAWAL_LINKS, 'wd_42')).toEqual({ alertId: a.id, status: 'CONFIRMED' });
     expect(linked).toEqual(['wd_42']);
@@ -185,7 +214,15 @@ describe('webhook receiver', () => {
     expect((await send(p.webhookUrl, unknown)).body).toEqual({ ok: true, duplicate: true });
     await p.outbox.drain();
     const [rem, gen] = alerts();
-    expect(rem).toMatchObject({ kind: 'remittance', currency: 'USDC', network: 'POLYGON', amount: '25.5', status: 'FAILED', reference: 'rm_1', channel: 'C0ALERTS' });
+    expect(rem).toMatchObject({
+      kind: 'remittance',
+      currency: 'USDC',
+      network: 'POLYGON',
+      amount: '25.5',
+      status: 'FAILED',
+      reference: 'rm_1',
+      channel: 'C0ALERTS',
+    });
     expect(gen).toMatchObject({ kind: 'unknown', channel: 'C0ALERTS', amount: '12.000000000000000001' });
     expect(gen!.extra).toMatchObject({ event: 'wallet.frozen', reason: 'compliance' });
     const msgs = top('C0ALERTS');
@@ -193,7 +230,9 @@ describe('webhook receiver', () => {
     expect(msgs[0]!.text).toMatch(/^Warning: Remittance/);
     expect(JSON.stringify(msgs[0]!.blocks)).toContain(':warning:');
     // Money went out, not in: the warning says to check before resending, not that nothing was credited.
-    expect(JSON.stringify(msgs[0]!.blocks)).toMatch(/This remittance failed\.\*[^"]*did not leave the wallet[^"]*check the wallet service/);
+    expect(JSON.stringify(msgs[0]!.blocks)).toMatch(
+      /This remittance failed\.\*[^"]*did not leave the wallet[^"]*check the wallet service/,
+    );
     expect(JSON.stringify(msgs[0]!.blocks)).not.toMatch(/credited/);
     expect(JSON.stringify(msgs[1]!.blocks)).toContain('wallet.frozen');
   });
@@ -208,8 +247,11 @@ describe('webhook receiver', () => {
     await p.outbox.drain();
     const byHash = (h: string) => top('C0USDT').find((m) => JSON.stringify(m.blocks).includes(h));
     const warningOf = (blocks: unknown[] | undefined) =>
-      (blocks as Array<{ type: string; text?: { text: string } }>).filter((b) => b.type === 'section' && b.text?.text.startsWith(':warning:')).map((b) => b.text!.text);
-    const headerOf = (blocks: unknown[] | undefined) => (blocks as Array<{ type: string; text?: { text: string } }>).find((b) => b.type === 'header')!.text!.text;
+      (blocks as Array<{ type: string; text?: { text: string } }>)
+        .filter((b) => b.type === 'section' && b.text?.text.startsWith(':warning:'))
+        .map((b) => b.text!.text);
+    const headerOf = (blocks: unknown[] | undefined) =>
+      (blocks as Array<{ type: string; text?: { text: string } }>).find((b) => b.type === 'header')!.text!.text;
 
     const failed = byHash(failedHash)!;
     expect(failed.text).toMatch(/^Warning: Deposit of 150\.25 USDT/);
@@ -219,7 +261,9 @@ describe('webhook receiver', () => {
     const unsent = byHash(unsentHash)!;
     expect(unsent.text).toMatch(/^Warning: Deposit of 150\.25 USDT/);
     expect(headerOf(unsent.blocks)).toMatch(/^⚠️ /);
-    expect(warningOf(unsent.blocks)).toEqual([':warning: *This deposit was not propagated to the network.* No funds were credited by it.']);
+    expect(warningOf(unsent.blocks)).toEqual([
+      ':warning: *This deposit was not propagated to the network.* No funds were credited by it.',
+    ]);
 
     const fine = byHash(HASH_A)!;
     expect(fine.text).not.toMatch(/Warning/);
@@ -254,8 +298,13 @@ describe('webhook receiver', () => {
     }
     expect(sent).toEqual([false, true, false, false, true]);
     // The hash alone (no reference) and a late early status change nothing either.
-    expect((await send(p.webhookUrl, withdrawal({ status: 'CONFIRMED', checksum: '06', hash, noReference: true }))).body).toEqual({ ok: true, duplicate: true });
-    expect((await send(p.webhookUrl, withdrawal({ status: 'ABOUT_TO_INITIATE', checksum: '07' }))).body).toEqual({ ok: true, duplicate: true });
+    expect(
+      (await send(p.webhookUrl, withdrawal({ status: 'CONFIRMED', checksum: '06', hash, noReference: true }))).body,
+    ).toEqual({ ok: true, duplicate: true });
+    expect((await send(p.webhookUrl, withdrawal({ status: 'ABOUT_TO_INITIATE', checksum: '07' }))).body).toEqual({
+      ok: true,
+      duplicate: true,
+    });
     await p.outbox.drain();
     expect(alerts()).toHaveLength(1);
     const a = alerts()[0]!;
@@ -287,16 +336,31 @@ describe('webhook receiver', () => {
   it('a merchant deposit webhook and reconciliation (DEPOSIT) of the same hash make one alert, whichever comes first', async () => {
     p = await startPipeline();
     p.sandbox.setBalance('payer@example.com', 'USDT', 'BSC', '0');
-    const first = await p.sandbox.deposit({ to: 'payer@example.com', amount: '150.25', currency: 'USDT', network: 'BSC' });
+    const first = await p.sandbox.deposit({
+      to: 'payer@example.com',
+      amount: '150.25',
+      currency: 'USDT',
+      network: 'BSC',
+    });
     // Webhook first (PENDING), then reconciliation sees it settled.
-    expect((await send(p.webhookUrl, merchantDeposit(first.transactionHash!, 2))).body).toEqual({ ok: true, duplicate: false });
+    expect((await send(p.webhookUrl, merchantDeposit(first.transactionHash!, 2))).body).toEqual({
+      ok: true,
+      duplicate: false,
+    });
     const report = await p.alerts.reconcile();
     expect(report.created).toEqual([]);
     expect(report.advanced).toHaveLength(1);
     // Reconciliation first, then the merchant deposit webhook of the same status.
-    const second = await p.sandbox.deposit({ to: 'payer@example.com', amount: '150.25', currency: 'USDT', network: 'BSC' });
+    const second = await p.sandbox.deposit({
+      to: 'payer@example.com',
+      amount: '150.25',
+      currency: 'USDT',
+      network: 'BSC',
+    });
     expect((await p.alerts.reconcile()).created).toHaveLength(1);
-    expect((await send(p.webhookUrl, merchantDeposit(second.transactionHash!.toUpperCase().replace(/^0X/, '0x'), 3))).body).toEqual({ ok: true, duplicate: true });
+    expect(
+      (await send(p.webhookUrl, merchantDeposit(second.transactionHash!.toUpperCase().replace(/^0X/, '0x'), 3))).body,
+    ).toEqual({ ok: true, duplicate: true });
     await p.outbox.drain();
     expect(alerts().map((a) => [a.hash, a.status])).toEqual([
       [first.transactionHash, 'CONFIRMED'],
@@ -318,8 +382,14 @@ describe('webhook receiver', () => {
     expect((await send(p.webhookUrl, remit('DD', '30'))).body).toEqual({ ok: true, duplicate: false });
     // The hash turns up: the same alert, which keeps it, and later news of that hash finds it.
     const hash = `0x${'f'.repeat(64)}`;
-    expect((await send(p.webhookUrl, remit('EE', '25.5', 'CONFIRMED', hash))).body).toEqual({ ok: true, duplicate: false });
-    expect((await send(p.webhookUrl, remit('FF', '25.5', 'CONFIRMED', hash))).body).toEqual({ ok: true, duplicate: true });
+    expect((await send(p.webhookUrl, remit('EE', '25.5', 'CONFIRMED', hash))).body).toEqual({
+      ok: true,
+      duplicate: false,
+    });
+    expect((await send(p.webhookUrl, remit('FF', '25.5', 'CONFIRMED', hash))).body).toEqual({
+      ok: true,
+      duplicate: true,
+    });
     await p.outbox.drain();
     expect(alerts().map((a) => [a.amount, a.status, a.hash])).toEqual([
       ['25.5', 'CONFIRMED', hash],
@@ -331,9 +401,27 @@ describe('webhook receiver', () => {
 
 describe('webhook status order', () => {
   it('is the one table of the wallet enums: final statuses rank top and never move', () => {
-    expect(WEBHOOK_STATUS_RANK).toEqual({ ABOUT_TO_INITIATE: 1, PENDING: 2, CONFIRMED: 3, FAILED: 3, NOT_PROPAGATED: 3 });
-    expect(['CONFIRMED', 'FAILED', 'NOT_PROPAGATED', '3', 'failed'].map(isFinalWebhookStatus)).toEqual([true, true, true, true, true]);
-    expect(['ABOUT_TO_INITIATE', 'PENDING', 'constructor', undefined, 'SETTLED'].map(isFinalWebhookStatus)).toEqual([false, false, false, false, false]);
+    expect(WEBHOOK_STATUS_RANK).toEqual({
+      ABOUT_TO_INITIATE: 1,
+      PENDING: 2,
+      CONFIRMED: 3,
+      FAILED: 3,
+      NOT_PROPAGATED: 3,
+    });
+    expect(['CONFIRMED', 'FAILED', 'NOT_PROPAGATED', '3', 'failed'].map(isFinalWebhookStatus)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['ABOUT_TO_INITIATE', 'PENDING', 'constructor', undefined, 'SETTLED'].map(isFinalWebhookStatus)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(advances('PENDING', 'CONFIRMED')).toBe(true);
     expect(advances('CONFIRMED', 'FAILED')).toBe(false);
     expect(advances('PENDING', 'ABOUT_TO_INITIATE')).toBe(false);
@@ -342,7 +430,13 @@ describe('webhook status order', () => {
 });
 
 /** The documented camelCase withdrawal webhook (merchantReference wd_77 unless told otherwise). */
-function withdrawal(o: { status: string; checksum: string; hash?: string; reference?: string; noReference?: boolean }): string {
+function withdrawal(o: {
+  status: string;
+  checksum: string;
+  hash?: string;
+  reference?: string;
+  noReference?: boolean;
+}): string {
   const data: Record<string, string> = {
     checksum: o.checksum,
     receiverAddress: '0x3333333333333333333333333333333333333333',

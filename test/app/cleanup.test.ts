@@ -13,10 +13,15 @@ import { createLogger } from '../../src/log.js';
 describe('CleanupStack', () => {
   it('stops in reverse order, keeps going past a failing stop (logged), and stops nothing twice', async () => {
     let logged = '';
-    const logger = createLogger({ level: 'debug', destination: new Writable({ write: (c, _e, cb) => {
+    const logger = createLogger({
+      level: 'debug',
+      destination: new Writable({
+        write: (c, _e, cb) => {
           logged += c.toString();
           cb();
-        } }) });
+        },
+      }),
+    });
     const text = () => logged;
     const stack = new CleanupStack(logger);
     const stopped: string[] = [];

@@ -33,7 +33,15 @@ async function fresh(): Promise<Store> {
 
 async function appendSome(s: Store, n: number): Promise<void> {
   for (let i = 1; i <= n; i++) {
-    await s.commit((tx) => appendAudit(tx, { actor: `U0USER${i}`, action: 'approve', subject: `req-${i}`, details: { amount: `${i}00.5`, note: 'a "quoted", note' }, at: Date.UTC(2030, 0, 1, 0, i) }));
+    await s.commit((tx) =>
+      appendAudit(tx, {
+        actor: `U0USER${i}`,
+        action: 'approve',
+        subject: `req-${i}`,
+        details: { amount: `${i}00.5`, note: 'a "quoted", note' },
+        at: Date.UTC(2030, 0, 1, 0, i),
+      }),
+    );
   }
 }
 
@@ -49,7 +57,16 @@ describe('audit log', () => {
     expect(all[2]!.hash).toMatch(/^[0-9a-f]{64}$/);
     // Key order does not matter to the hash.
     const e = all[1]!;
-    const reordered = { hash: e.hash, prevHash: e.prevHash, details: { note: e.details.note, amount: e.details.amount }, subject: e.subject, action: e.action, actor: e.actor, at: e.at, seq: e.seq };
+    const reordered = {
+      hash: e.hash,
+      prevHash: e.prevHash,
+      details: { note: e.details.note, amount: e.details.amount },
+      subject: e.subject,
+      action: e.action,
+      actor: e.actor,
+      at: e.at,
+      seq: e.seq,
+    };
     expect(hashAuditEntry(reordered)).toBe(e.hash);
     expect(verifyAudit(s)).toEqual({ ok: true, count: 3 });
     expect(recentAudit(s, 2).map((x) => x.seq)).toEqual([2, 3]);

@@ -19,7 +19,8 @@ const CLIENT = 'ada.okafor@acme-payments.test';
 const LISTED = '0x1111111111111111111111111111111111111111';
 const WAIT = 15_000;
 /** A 1x1 PNG, for image blocks. */
-const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+const PIXEL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 let app: RunningApp;
 let browser: Browser;
@@ -49,7 +50,13 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     dataDir = mkdtempSync(join(tmpdir(), 'treasury-browser-'));
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', SANDBOX_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SANDBOX_PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    });
     app = await startApp({
       config,
       logger: createLogger({ level: 'silent' }),
@@ -256,7 +263,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
                 action_id: 'kit_danger',
                 text: { type: 'plain_text', text: 'Danger' },
                 style: 'danger',
-                confirm: { title: { type: 'plain_text', text: 'Really?' }, text: { type: 'mrkdwn', text: 'Sure?' }, confirm: { type: 'plain_text', text: 'Do it' }, deny: { type: 'plain_text', text: 'Stop' } },
+                confirm: {
+                  title: { type: 'plain_text', text: 'Really?' },
+                  text: { type: 'mrkdwn', text: 'Sure?' },
+                  confirm: { type: 'plain_text', text: 'Do it' },
+                  deny: { type: 'plain_text', text: 'Stop' },
+                },
               },
               { type: 'button', action_id: 'kit_form', text: { type: 'plain_text', text: 'Open form' } },
             ],
@@ -274,7 +286,15 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
       close: { type: 'plain_text' as const, text: 'Back' },
       blocks: [
         { type: 'section', text: { type: 'mrkdwn', text: `This is *${title}*` } },
-        ...(withMore ? [{ type: 'actions', block_id: 'more', elements: [{ type: 'button', action_id: 'kit_more', text: { type: 'plain_text', text: 'More…' } }] }] : []),
+        ...(withMore
+          ? [
+              {
+                type: 'actions',
+                block_id: 'more',
+                elements: [{ type: 'button', action_id: 'kit_more', text: { type: 'plain_text', text: 'More…' } }],
+              },
+            ]
+          : []),
       ],
     });
     bolt.action('kit_form', async ({ ack, body, client }) => {
@@ -283,7 +303,10 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     });
     bolt.action('kit_more', async ({ ack, body, client }) => {
       await ack();
-      await client.views.push({ trigger_id: (body as { trigger_id: string }).trigger_id, view: modal('Second', false) });
+      await client.views.push({
+        trigger_id: (body as { trigger_id: string }).trigger_id,
+        view: modal('Second', false),
+      });
     });
     app.local!.setCommands(['/address', '/withdraw', '/tx', '/treasury', '/kit']);
 
@@ -296,7 +319,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     expect(await kit.locator('i', { hasText: 'it' }).count()).toBeGreaterThan(0);
     expect(await kit.locator('s', { hasText: 'gone' }).count()).toBe(1);
     expect(await kit.locator('code', { hasText: 'code' }).count()).toBe(1);
-    expect(await kit.locator('a[href="https://example.com/"], a[href="https://example.com"]').innerText()).toBe('a link');
+    expect(await kit.locator('a[href="https://example.com/"], a[href="https://example.com"]').innerText()).toBe(
+      'a link',
+    );
     const text = await kit.innerText();
     expect(text).toContain('@Alice');
     expect(text).toContain('#approvals');

@@ -14,7 +14,9 @@ afterAll(async () => {
 describe('/address in a burst', () => {
   it('30 at once (more than run at a time): all acked, each answered with its address and sent its QR code', async () => {
     const n = 30;
-    const sent = await Promise.all(Array.from({ length: n }, (_, i) => t.command('/address', `burst${i}@client.example usdt bsc`, USERS.viewer)));
+    const sent = await Promise.all(
+      Array.from({ length: n }, (_, i) => t.command('/address', `burst${i}@client.example usdt bsc`, USERS.viewer)),
+    );
     expect(sent.map((s) => s.res.status)).toEqual(Array(n).fill(200));
     const addresses = await Promise.all(
       sent.map(async ({ responseUrl }, i) => {
@@ -25,7 +27,17 @@ describe('/address in a burst', () => {
       }),
     );
     expect(new Set(addresses).size).toBe(n);
-    const files = await until('every QR upload', () => (addresses.every((a) => t.fake.files().some((f) => f.name.includes(a))) ? t.fake.files() : undefined), 15_000);
-    for (const a of addresses) expect(files.find((f) => f.name.includes(a))!.content.subarray(1, 4).toString()).toBe('PNG');
+    const files = await until(
+      'every QR upload',
+      () => (addresses.every((a) => t.fake.files().some((f) => f.name.includes(a))) ? t.fake.files() : undefined),
+      15_000,
+    );
+    for (const a of addresses)
+      expect(
+        files
+          .find((f) => f.name.includes(a))!
+          .content.subarray(1, 4)
+          .toString(),
+      ).toBe('PNG');
   });
 });

@@ -64,7 +64,9 @@ describe('errors users will meet', () => {
     // Enough for the command even if a background job takes one of them.
     t.app.sandbox!.injectFault('/api/v2/analytics', { kind: 'status', status: 400 }, 20);
     const text = await tx(t);
-    expect(text).toMatch(/Transaction lookup was refused by the wallet service: “.*Bad Request \(injected by the sandbox\).*”\. Nothing was changed\./);
+    expect(text).toMatch(
+      /Transaction lookup was refused by the wallet service: “.*Bad Request \(injected by the sandbox\).*”\. Nothing was changed\./,
+    );
     noInternals(text);
   });
 
@@ -82,9 +84,26 @@ describe('errors users will meet', () => {
     const stub = createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
       if (req.url?.startsWith('/api/v2/auth/login')) {
-        res.end(JSON.stringify({ data: { token: 'stub-token-0123456789', refreshToken: 'stub-refresh-0123456789', expiresAtTimestamp: Date.now() + 3_600_000, email: SANDBOX_MERCHANT.email }, isSuccessful: true, httpStatusCode: 200 }));
+        res.end(
+          JSON.stringify({
+            data: {
+              token: 'stub-token-0123456789',
+              refreshToken: 'stub-refresh-0123456789',
+              expiresAtTimestamp: Date.now() + 3_600_000,
+              email: SANDBOX_MERCHANT.email,
+            },
+            isSuccessful: true,
+            httpStatusCode: 200,
+          }),
+        );
       } else {
-        res.end(JSON.stringify({ data: { records: [{ amount: 'lots' }], pageSize: 10 }, isSuccessful: true, httpStatusCode: 200 }));
+        res.end(
+          JSON.stringify({
+            data: { records: [{ amount: 'lots' }], pageSize: 10 },
+            isSuccessful: true,
+            httpStatusCode: 200,
+          }),
+        );
       }
     });
     await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));

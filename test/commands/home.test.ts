@@ -14,15 +14,23 @@ afterAll(async () => {
 });
 
 async function openHome(user: string) {
-  const res = await sendToBolt(t.app.url, t.signingSecret, eventCallback({ event: { type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home' } }));
+  const res = await sendToBolt(
+    t.app.url,
+    t.signingSecret,
+    eventCallback({ event: { type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home' } }),
+  );
   expect(res.status).toBe(200);
   const call = await t.fake.waitFor('views.publish', (c) => c.args.user_id === user);
   return visibleText(call.args.view as { blocks: unknown });
 }
 
 describe('App Home', () => {
-  it('leads with the person\'s own queue: what waits for their decision (approvals left, expiry, a link to the card), then their own requests', async () => {
-    const { responseUrl } = await t.command('/withdraw', '25 USDT BSC 0x4444444444444444444444444444444444444444 home@client.example', USERS.alice);
+  it("leads with the person's own queue: what waits for their decision (approvals left, expiry, a link to the card), then their own requests", async () => {
+    const { responseUrl } = await t.command(
+      '/withdraw',
+      '25 USDT BSC 0x4444444444444444444444444444444444444444 home@client.example',
+      USERS.alice,
+    );
     await t.replies(responseUrl);
     const r = t.app.deps.withdrawals.list({ requester: USERS.alice })[0]!;
     // The card is posted by the outbox; its permalink is what the rows link to.
@@ -30,8 +38,12 @@ describe('App Home', () => {
     const approver = await openHome(USERS.carol);
     const lines = approver.split('\n');
     expect(lines[1]).toBe('*Waiting for your decision* (1)');
-    expect(approver).toContain('*25.00 USDT* on BSC to `0x444444…444444` for home@client.example · requested by <@U0ALICE01>');
-    expect(approver).toMatch(/:hourglass_flowing_sand: waiting for approval · 0 of 1 approval, 1 more needed · expires <!date\^\d+\^/);
+    expect(approver).toContain(
+      '*25.00 USDT* on BSC to `0x444444…444444` for home@client.example · requested by <@U0ALICE01>',
+    );
+    expect(approver).toMatch(
+      /:hourglass_flowing_sand: waiting for approval · 0 of 1 approval, 1 more needed · expires <!date\^\d+\^/,
+    );
     const permalink = `https://${SLACK_IDS.teamDomain}.slack.com/archives/${CHANNELS.approvals}/p${card.replace('.', '')}`;
     expect(approver).toContain(`<${permalink}|Open the card>`);
     // The queue comes before the deposits and the help.
@@ -40,10 +52,12 @@ describe('App Home', () => {
 
     const requester = await openHome(USERS.alice);
     expect(requester).toContain('1 withdrawal is waiting for approval. You do not approve withdrawals.');
-    expect(requester).toMatch(/\*Your open requests\*\n• \*25\.00 USDT\* on BSC .*\n:hourglass_flowing_sand: waiting for approval · 0 of 1 approval, 1 more needed · expires .* · <https:[^|]+\|Open the card>/);
+    expect(requester).toMatch(
+      /\*Your open requests\*\n• \*25\.00 USDT\* on BSC .*\n:hourglass_flowing_sand: waiting for approval · 0 of 1 approval, 1 more needed · expires .* · <https:[^|]+\|Open the card>/,
+    );
   });
 
-  it('never shows the wallet service\'s address or internal ids, and lists admin commands only to admins', async () => {
+  it("never shows the wallet service's address or internal ids, and lists admin commands only to admins", async () => {
     const viewer = await openHome(USERS.viewer);
     expect(viewer).not.toMatch(/127\.0\.0\.1|http:\/\/|sandbox/);
     expect(viewer).toContain('Connected to the wallet service');

@@ -64,7 +64,12 @@ describe('requireRole middleware', () => {
   it('acks once, refuses with the policy words, and does not run the listener', async () => {
     const b = bolt();
     let ran = 0;
-    await roleMiddleware(deps)('requesters')({ ack: b.ack, respond: b.respond, body: { user_id: USERS.viewer }, next: async () => void ran++ });
+    await roleMiddleware(deps)('requesters')({
+      ack: b.ack,
+      respond: b.respond,
+      body: { user_id: USERS.viewer },
+      next: async () => void ran++,
+    });
     expect(b.acks).toHaveLength(1);
     expect(ran).toBe(0);
     expect(b.replies).toEqual([
@@ -89,7 +94,11 @@ describe('requireRole middleware', () => {
 describe('/address listener', () => {
   it('names every problem of the input with the usage, and asks the wallet nothing', async () => {
     const b = bolt();
-    await addressCommand(deps)({ command: command('/address', 'not-an-email DOGE MOON', USERS.viewer), respond: b.respond, client: b.client });
+    await addressCommand(deps)({
+      command: command('/address', 'not-an-email DOGE MOON', USERS.viewer),
+      respond: b.respond,
+      client: b.client,
+    });
     expect(b.text()).toContain('“not-an-email” is not an e-mail address');
     expect(b.text()).toContain('unknown currency “DOGE”');
     expect(b.text()).toContain('unknown network “MOON”');
@@ -99,7 +108,11 @@ describe('/address listener', () => {
 
   it('answers with the address, then sends its QR code to the DM', async () => {
     const b = bolt();
-    await addressCommand(deps)({ command: command('/address', 'unit@client.example USDT BSC', USERS.viewer), respond: b.respond, client: b.client });
+    await addressCommand(deps)({
+      command: command('/address', 'unit@client.example USDT BSC', USERS.viewer),
+      respond: b.respond,
+      client: b.client,
+    });
     expect(b.replies[0]!.text).toMatch(/^Deposit address for unit@client\.example \(USDT on BSC\): \S+/);
     expect(b.calls.map((c) => c.method)).toEqual(['conversations.open', 'files.uploadV2']);
     expect(b.calls[1]!.args.channel_id).toBe('D0DIRECT');
@@ -110,19 +123,31 @@ describe('/address listener', () => {
 describe('/withdraw listener', () => {
   it('opens the request form for an empty command, and answers help with the usage', async () => {
     const b = bolt();
-    await withdrawCommand(deps)({ command: command('/withdraw', '  ', USERS.alice), respond: b.respond, client: b.client });
+    await withdrawCommand(deps)({
+      command: command('/withdraw', '  ', USERS.alice),
+      respond: b.respond,
+      client: b.client,
+    });
     expect(b.calls).toHaveLength(1);
     expect(b.calls[0]!.method).toBe('views.open');
     expect(b.calls[0]!.args).toMatchObject({ trigger_id: 'trigger-1', view: { callback_id: VIEWS.request } });
     const h = bolt();
-    await withdrawCommand(deps)({ command: command('/withdraw', 'help', USERS.alice), respond: h.respond, client: h.client });
+    await withdrawCommand(deps)({
+      command: command('/withdraw', 'help', USERS.alice),
+      respond: h.respond,
+      client: h.client,
+    });
     expect(h.text()).toMatch(/^Usage: `\/withdraw` opens a form/);
   });
 
   it('refuses a one-line request of over 1,000 characters without echoing it', async () => {
     const b = bolt();
     const text = `10 USDT BSC 0xabc a@b.example ${'x'.repeat(1_200)}`;
-    await withdrawCommand(deps)({ command: command('/withdraw', text, USERS.alice), respond: b.respond, client: b.client });
+    await withdrawCommand(deps)({
+      command: command('/withdraw', text, USERS.alice),
+      respond: b.respond,
+      client: b.client,
+    });
     expect(b.text()).toContain('That is 1,230 characters; a one-line request takes at most 1000');
     expect(b.text()).not.toContain('xxxxxxxxxx');
     expect(deps.withdrawals.list({ requester: USERS.alice })).toEqual([]);
@@ -138,13 +163,35 @@ describe('/withdraw listener', () => {
   });
 
   it('the resolve form: a stale form is named first, then a non-admin is refused next to the field', async () => {
-    const view = (metadata: string) => ({ id: 'V1', private_metadata: metadata, state: { values: { reason: { value: { type: 'plain_text_input', value: 'checked' } } } } });
+    const view = (metadata: string) => ({
+      id: 'V1',
+      private_metadata: metadata,
+      state: { values: { reason: { value: { type: 'plain_text_input', value: 'checked' } } } },
+    });
     const stale = bolt();
-    await resolveSubmitted(deps)({ ack: stale.ack, body: { user: { id: USERS.viewer } } as never, view: view('{not json') as never });
-    expect(stale.acks).toEqual([{ response_action: 'errors', errors: { reason: 'This form is out of date; click the button on the card again.' } }]);
+    await resolveSubmitted(deps)({
+      ack: stale.ack,
+      body: { user: { id: USERS.viewer } } as never,
+      view: view('{not json') as never,
+    });
+    expect(stale.acks).toEqual([
+      {
+        response_action: 'errors',
+        errors: { reason: 'This form is out of date; click the button on the card again.' },
+      },
+    ]);
     const refused = bolt();
-    await resolveSubmitted(deps)({ ack: refused.ack, body: { user: { id: USERS.carol } } as never, view: view(JSON.stringify({ id: 'x', outcome: 'sent' })) as never });
-    expect(refused.acks).toEqual([{ response_action: 'errors', errors: { reason: expect.stringContaining('not allowed to use treasury admin commands') } }]);
+    await resolveSubmitted(deps)({
+      ack: refused.ack,
+      body: { user: { id: USERS.carol } } as never,
+      view: view(JSON.stringify({ id: 'x', outcome: 'sent' })) as never,
+    });
+    expect(refused.acks).toEqual([
+      {
+        response_action: 'errors',
+        errors: { reason: expect.stringContaining('not allowed to use treasury admin commands') },
+      },
+    ]);
   });
 });
 
@@ -152,21 +199,33 @@ describe('/tx listeners', () => {
   it('a Previous/Next button whose value is not ours is called out of date, and the page is kept', async () => {
     const b = bolt();
     await txNav(deps)({ respond: b.respond, action: button('{"f":{"currency":1},"p":0}', USERS.viewer).action });
-    expect(b.replies).toEqual([{ replace_original: false, text: ':warning: That button is out of date; run `/tx` again.' }]);
+    expect(b.replies).toEqual([
+      { replace_original: false, text: ':warning: That button is out of date; run `/tx` again.' },
+    ]);
   });
 });
 
 describe('/treasury listener', () => {
   it('acks, then answers help with the text generated from the command table', async () => {
     const b = bolt();
-    await treasuryCommand(deps)({ command: command('/treasury', '', USERS.viewer), ack: b.ack, respond: b.respond, client: b.client });
+    await treasuryCommand(deps)({
+      command: command('/treasury', '', USERS.viewer),
+      ack: b.ack,
+      respond: b.respond,
+      client: b.client,
+    });
     expect(b.acks).toHaveLength(1);
     expect(b.replies).toEqual([{ response_type: 'ephemeral', text: helpText() }]);
   });
 
   it('names the verbs for an unknown one, and never finds a prototype member', async () => {
     const b = bolt();
-    await treasuryCommand(deps)({ command: command('/treasury', 'constructor', USERS.erin), ack: b.ack, respond: b.respond, client: b.client });
+    await treasuryCommand(deps)({
+      command: command('/treasury', 'constructor', USERS.erin),
+      ack: b.ack,
+      respond: b.respond,
+      client: b.client,
+    });
     expect(b.text()).toContain('Unknown subcommand “constructor”');
     expect(b.text()).toContain('`webhook register`');
   });
@@ -189,9 +248,21 @@ describe('App Home listeners', () => {
   it('publishes the Home tab when it is opened, and nothing for the Messages tab', async () => {
     const b = bolt();
     const opened = appHomeOpened(homePublisher(deps, helpText()));
-    await opened({ event: { type: 'app_home_opened', user: USERS.viewer, channel: 'D0HOME', tab: 'messages', event_ts: '1' } as never, client: b.client });
+    await opened({
+      event: {
+        type: 'app_home_opened',
+        user: USERS.viewer,
+        channel: 'D0HOME',
+        tab: 'messages',
+        event_ts: '1',
+      } as never,
+      client: b.client,
+    });
     expect(b.calls).toEqual([]);
-    await opened({ event: { type: 'app_home_opened', user: USERS.viewer, channel: 'D0HOME', tab: 'home', event_ts: '2' } as never, client: b.client });
+    await opened({
+      event: { type: 'app_home_opened', user: USERS.viewer, channel: 'D0HOME', tab: 'home', event_ts: '2' } as never,
+      client: b.client,
+    });
     expect(b.calls.map((c) => [c.method, c.args.user_id])).toEqual([['views.publish', USERS.viewer]]);
   });
 });

@@ -19,7 +19,13 @@ async function treasury(text: string, user: string = USERS.viewer) {
 describe('/treasury', () => {
   it('help lists every command with examples', async () => {
     const text = await treasury('help');
-    for (const s of ['/address alice@client.com USDT BSC', '/withdraw', '/tx currency=USDT status=failed', '/tx export', '/treasury status']) {
+    for (const s of [
+      '/address alice@client.com USDT BSC',
+      '/withdraw',
+      '/tx currency=USDT status=failed',
+      '/tx export',
+      '/treasury status',
+    ]) {
       expect(text).toContain(s);
     }
     expect(await treasury('')).toContain('/address <client-email> <currency> <network>');
@@ -27,14 +33,22 @@ describe('/treasury', () => {
 
   it('status for an admin shows the wallet login and token expiry, the store, pending approvals, the webhook, and the version', async () => {
     const r = await t.app.deps.withdrawals.request(
-      { amount: '10', currency: 'USDT', network: 'BSC', destination: '0x5555555555555555555555555555555555555555', clientEmail: 'status@client.example' },
+      {
+        amount: '10',
+        currency: 'USDT',
+        network: 'BSC',
+        destination: '0x5555555555555555555555555555555555555555',
+        clientEmail: 'status@client.example',
+      },
       USERS.alice,
     );
     expect(r.ok).toBe(true);
     const text = await treasury('status', USERS.erin);
     expect(text).toContain('*Pending approvals*\n1');
     // With the embedded sandbox the loopback URL is registered, its secret hidden.
-    expect(text).toMatch(/\*Webhook\*\n:large_green_circle: http:\/\/127\.0\.0\.1:\d+\/webhooks\/wallet\/••••, registered/);
+    expect(text).toMatch(
+      /\*Webhook\*\n:large_green_circle: http:\/\/127\.0\.0\.1:\d+\/webhooks\/wallet\/••••, registered/,
+    );
     expect(text).toMatch(/logged in as treasury@sandbox\.test; token expires \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     expect(text).toMatch(/embedded sandbox \(http:\/\/127\.0\.0\.1:\d+\)/);
     expect(text).toMatch(/\d+ records · [\d.]+ (B|KiB|MiB) on disk/);
@@ -42,7 +56,9 @@ describe('/treasury', () => {
 
     // Anyone else: one line in words, no account, URL, queue or store details.
     const line = await treasury('status', USERS.viewer);
-    expect(line).toBe(`:large_green_circle: All systems normal. ${t.app.deps.withdrawals.pendingCount()} withdrawal${t.app.deps.withdrawals.pendingCount() === 1 ? ' is' : 's are'} waiting for approval.`);
+    expect(line).toBe(
+      `:large_green_circle: All systems normal. ${t.app.deps.withdrawals.pendingCount()} withdrawal${t.app.deps.withdrawals.pendingCount() === 1 ? ' is' : 's are'} waiting for approval.`,
+    );
     expect(line).not.toMatch(/sandbox|http|token|records|Outbox|Slack mode/i);
   });
 
@@ -53,7 +69,9 @@ describe('/treasury', () => {
     t.app.sandbox!.clearFaults();
     expect(r.ok).toBe(false);
     const line = await treasury('status', USERS.viewer);
-    expect(line).toMatch(/^:red_circle: The wallet service cannot notify us of deposits \(an admin can see why with `\/treasury status`\)\.( \d+ withdrawals? (is|are) waiting for approval\.)?$/);
+    expect(line).toMatch(
+      /^:red_circle: The wallet service cannot notify us of deposits \(an admin can see why with `\/treasury status`\)\.( \d+ withdrawals? (is|are) waiting for approval\.)?$/,
+    );
     expect(line).not.toMatch(/http|webhooks\/wallet|400|sandbox/i);
     // The admin sees the details.
     expect(await treasury('status', USERS.erin)).toMatch(/\*Webhook\*\n:red_circle: registration failed/);
@@ -66,7 +84,9 @@ describe('/treasury', () => {
     const text = await treasury('policy', USERS.erin);
     expect(text).toContain('Treasury policy');
     expect(text).toContain('<#C0APPROVALS>');
-    expect(text).toContain('*Any other currency*: up to 1,000: 1 approval; up to 10,000: 2 approvals; above 10,000: 3 approvals, including <@U0ERIN001>');
+    expect(text).toContain(
+      '*Any other currency*: up to 1,000: 1 approval; up to 10,000: 2 approvals; above 10,000: 3 approvals, including <@U0ERIN001>',
+    );
     expect(text).toContain('*Daily limits (rolling 24 h)* 50,000.00 USDT');
     // The allowlist: its mode in words, and each address shortened, with its label and network.
     expect(text).toContain('*Allowlist* (warn: unlisted destinations are allowed, with a warning on the card)');
@@ -84,16 +104,55 @@ describe('/treasury digest', () => {
   it('sums the last 24 hours per currency as decimals, and counts failures and waiting approvals', async () => {
     const now = Date.now();
     t.app.sandbox!.resetTransactions([
-      { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '0.1', transactionTimeStamp: now - 60_000 },
-      { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '0.2', transactionTimeStamp: now - 120_000 },
-      { transactionType: 'Withdrawal', currency: 'USDT', network: 'BSC', amount: '1000.5', transactionTimeStamp: now - 180_000 },
-      { transactionType: 'Deposit', currency: 'ETH', network: 'ETH', amount: '0.000000000000000001', transactionTimeStamp: now - 240_000 },
-      { transactionType: 'Deposit', transactionStatus: 'FAILED', currency: 'ETH', network: 'ETH', amount: '5', transactionTimeStamp: now - 300_000 },
-      { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '999', transactionTimeStamp: now - 2 * 86_400_000 },
+      {
+        transactionType: 'Deposit',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '0.1',
+        transactionTimeStamp: now - 60_000,
+      },
+      {
+        transactionType: 'Deposit',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '0.2',
+        transactionTimeStamp: now - 120_000,
+      },
+      {
+        transactionType: 'Withdrawal',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '1000.5',
+        transactionTimeStamp: now - 180_000,
+      },
+      {
+        transactionType: 'Deposit',
+        currency: 'ETH',
+        network: 'ETH',
+        amount: '0.000000000000000001',
+        transactionTimeStamp: now - 240_000,
+      },
+      {
+        transactionType: 'Deposit',
+        transactionStatus: 'FAILED',
+        currency: 'ETH',
+        network: 'ETH',
+        amount: '5',
+        transactionTimeStamp: now - 300_000,
+      },
+      {
+        transactionType: 'Deposit',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '999',
+        transactionTimeStamp: now - 2 * 86_400_000,
+      },
     ]);
     const text = await treasury('digest');
     expect(text).toContain('*USDT*: 2 deposits confirmed, 0.30 USDT in · 1 withdrawal confirmed, 1,000.50 USDT out');
-    expect(text).toContain('*ETH*: 1 deposit confirmed, 0.000000000000000001 ETH in · 0 withdrawals confirmed, 0 ETH out · :x: 1 failed');
+    expect(text).toContain(
+      '*ETH*: 1 deposit confirmed, 0.000000000000000001 ETH in · 0 withdrawals confirmed, 0 ETH out · :x: 1 failed',
+    );
     expect(text).toContain(`*Waiting for approval*: ${t.app.deps.withdrawals.pendingCount()}`);
     expect(text).toContain('From 5 transactions in the wallet');
   });

@@ -52,7 +52,11 @@ describe('/tx', () => {
     const nav = buttons(first.reply);
     expect(nav.map((b) => b.action_id)).toEqual(['tx_next']);
 
-    const { res, responseUrl } = await t.click(USERS.viewer, { actionId: 'tx_next', value: nav[0]!.value }, { message: { ts: '1', blocks: first.reply.blocks as unknown[] } });
+    const { res, responseUrl } = await t.click(
+      USERS.viewer,
+      { actionId: 'tx_next', value: nav[0]!.value },
+      { message: { ts: '1', blocks: first.reply.blocks as unknown[] } },
+    );
     expect(res.status).toBe(200);
     const [page2] = await t.replies(responseUrl);
     expect(page2!.replace_original).toBe(true);
@@ -68,7 +72,9 @@ describe('/tx', () => {
 
   it('applies every filter, shows them in the header, and keeps them across pages', async () => {
     const r = await tx('currency=usdt network=BSC type=deposit status=successful from=2026-10-15 to=2026-11-20 size=5');
-    expect(r.text).toContain('filters: `currency=usdt network=BSC type=deposit status=successful from=2026-10-15 to=2026-11-20`');
+    expect(r.text).toContain(
+      'filters: `currency=usdt network=BSC type=deposit status=successful from=2026-10-15 to=2026-11-20`',
+    );
     expect(r.text).not.toContain('ETH*');
     expect(r.text).not.toContain('Withdrawal');
     expect(r.text).not.toContain('failed');
@@ -101,7 +107,16 @@ describe('/tx', () => {
     expect(confirmed.text).not.toMatch(/:white_check_mark: successful|failed/);
     expect(lines(confirmed).slice(1)).toEqual(lines(successful).slice(1));
     // Thousands grouped, stablecoins with cents.
-    t.app.sandbox!.resetTransactions([{ transactionType: 'Deposit', transactionStatus: 'SUCCESSFUL', currency: 'USDT', network: 'BSC', amount: '3718.7', transactionTimeStamp: Date.UTC(2026, 10, 20) }]);
+    t.app.sandbox!.resetTransactions([
+      {
+        transactionType: 'Deposit',
+        transactionStatus: 'SUCCESSFUL',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '3718.7',
+        transactionTimeStamp: Date.UTC(2026, 10, 20),
+      },
+    ]);
     expect((await tx('')).text).toContain('*3,718.70 USDT*');
   });
 
@@ -129,12 +144,17 @@ describe('/tx', () => {
 
   it('stays within Block Kit limits at the largest page size', async () => {
     t.app.sandbox!.resetTransactions(
-      Array.from({ length: 100 }, (_, i) => ({ amount: `${i}.123456789012345678`, reference: `r${i}`, transactionTimeStamp: Date.UTC(2026, 10, 20) - i * 60_000 })),
+      Array.from({ length: 100 }, (_, i) => ({
+        amount: `${i}.123456789012345678`,
+        reference: `r${i}`,
+        transactionTimeStamp: Date.UTC(2026, 10, 20) - i * 60_000,
+      })),
     );
     const r = await tx('size=100');
     const blocks = r.reply.blocks as Array<{ type: string; text?: { text: string } }>;
     expect(blocks.length).toBeLessThanOrEqual(50);
-    for (const b of blocks) if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(b.type === 'header' ? 150 : 3000);
+    for (const b of blocks)
+      if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(b.type === 'header' ? 150 : 3000);
     expect((r.text.match(/\*Deposit\*|\*Withdrawal\*/g) ?? []).length).toBe(100);
   });
 
@@ -165,7 +185,20 @@ describe('/tx', () => {
     })();
     expect(file.channel).toBe(t.fake.dmChannel(USERS.viewer));
     const rows = parseCsv(file.content.toString('utf8')) as string[][];
-    expect(rows[0]).toEqual(['createdAt', 'timestamp', 'type', 'status', 'amount', 'currency', 'network', 'fromAddress', 'toAddress', 'transactionHash', 'reference', 'explorerUrl']);
+    expect(rows[0]).toEqual([
+      'createdAt',
+      'timestamp',
+      'type',
+      'status',
+      'amount',
+      'currency',
+      'network',
+      'fromAddress',
+      'toAddress',
+      'transactionHash',
+      'reference',
+      'explorerUrl',
+    ]);
     expect(rows.length).toBe(231);
     expect(rows[1]![4]).toBe('0.123456789012345678');
     expect(rows[2]![10]).toBe('line one, "two"\nthree');
@@ -179,7 +212,12 @@ describe('/tx', () => {
   });
 
   it('a long export stays within the five posts Slack allows per response_url, and delivers its file', async () => {
-    t.app.sandbox!.resetTransactions(Array.from({ length: 1200 }, (_, i) => ({ amount: `${i}.5`, transactionTimeStamp: Date.UTC(2026, 10, 20) - i * 60_000 })));
+    t.app.sandbox!.resetTransactions(
+      Array.from({ length: 1200 }, (_, i) => ({
+        amount: `${i}.5`,
+        transactionTimeStamp: Date.UTC(2026, 10, 20) - i * 60_000,
+      })),
+    );
     t.app.sandbox!.injectFault('/api/v2/analytics', { kind: 'delay', ms: 350 }, 12);
     const before = t.fake.files().length;
     const { responseUrl } = await t.command('/tx', 'export', USERS.viewer);

@@ -6,7 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { cardPostedDms, withdrawalMessages } from '../../src/slack/withdrawal-notify.js';
 import { APPROVER_DM_RENDERER, DM_RENDERER, THREAD_RENDERER } from '../../src/slack/withdrawal-card.js';
-import { admitRequest, decide, type WithdrawalCommand, type WithdrawalEvent, type WithdrawalRequest } from '../../src/withdrawals/index.js';
+import {
+  admitRequest,
+  decide,
+  type WithdrawalCommand,
+  type WithdrawalEvent,
+  type WithdrawalRequest,
+} from '../../src/withdrawals/index.js';
 import { T0, testPolicy, usdt } from '../withdrawals/helpers.js';
 
 const policy = testPolicy();
@@ -18,7 +24,10 @@ function events(...commands: WithdrawalCommand[]): WithdrawalEvent[] {
   if (!checked.ok) throw new Error(checked.message);
   let req: WithdrawalRequest | undefined;
   const out: WithdrawalEvent[] = [];
-  for (const c of [{ type: 'request', requester: 'U0ALICE', checked, id: 'w1', merchantReference: 'ref', existing: [] } as const, ...commands]) {
+  for (const c of [
+    { type: 'request', requester: 'U0ALICE', checked, id: 'w1', merchantReference: 'ref', existing: [] } as const,
+    ...commands,
+  ]) {
     const d = decide(c, req, { now: T0, policy });
     if (d.kind !== 'changed') throw new Error(`${c.type}: ${JSON.stringify(d)}`);
     req = d.next;
@@ -27,8 +36,14 @@ function events(...commands: WithdrawalCommand[]): WithdrawalEvent[] {
   return out;
 }
 
-const threadRefs = (e: WithdrawalEvent) => withdrawalMessages(e, policy, service).filter((m) => m.renderer === THREAD_RENDERER).map((m) => m.ref);
-const dmRefs = (e: WithdrawalEvent) => withdrawalMessages(e, policy, service).filter((m) => m.renderer === DM_RENDERER).map((m) => m.ref);
+const threadRefs = (e: WithdrawalEvent) =>
+  withdrawalMessages(e, policy, service)
+    .filter((m) => m.renderer === THREAD_RENDERER)
+    .map((m) => m.ref);
+const dmRefs = (e: WithdrawalEvent) =>
+  withdrawalMessages(e, policy, service)
+    .filter((m) => m.renderer === DM_RENDERER)
+    .map((m) => m.ref);
 
 describe('withdrawal notifications', () => {
   it('each approval gets a thread line under the card, whether or not it completes the quorum', () => {
@@ -37,7 +52,12 @@ describe('withdrawal notifications', () => {
       { type: 'approve', user: 'U0DAVE', isApprover: true, satisfies: [] },
       { type: 'claim-for-sending' },
     );
-    expect([requested, first, last, executing].map((e) => e!.type)).toEqual(['requested', 'approval-recorded', 'approved', 'executing']);
+    expect([requested, first, last, executing].map((e) => e!.type)).toEqual([
+      'requested',
+      'approval-recorded',
+      'approved',
+      'executing',
+    ]);
     expect(threadRefs(first!)).toEqual(['w1|approved|U0CAROL']);
     expect(threadRefs(last!)).toEqual(['w1|approved|U0DAVE']);
     expect(threadRefs(executing!)).toEqual([]);
@@ -46,7 +66,8 @@ describe('withdrawal notifications', () => {
     expect(dmRefs(executing!)).toEqual([]);
     // The request's DMs wait for the card (they link to it): the requester's for a form, one per approver.
     expect(dmRefs(requested!)).toEqual([]);
-    const posted = (r: WithdrawalRequest) => cardPostedDms(r, ['U0CAROL', 'U0DAVE']).map((m) => `${m.renderer} ${m.ref} ${m.key}`);
+    const posted = (r: WithdrawalRequest) =>
+      cardPostedDms(r, ['U0CAROL', 'U0DAVE']).map((m) => `${m.renderer} ${m.ref} ${m.key}`);
     expect(posted(requested!.request)).toEqual([
       `${DM_RENDERER} w1|requested withdrawal:w1:dm:requested`,
       `${APPROVER_DM_RENDERER} w1|U0CAROL withdrawal:w1:dm:approver:U0CAROL`,

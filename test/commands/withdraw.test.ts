@@ -29,11 +29,14 @@ async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp>
   return t;
 }
 
-const topLevel = (a: TestApp, channel: string) => a.fake.channel(channel).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
+const topLevel = (a: TestApp, channel: string) =>
+  a.fake.channel(channel).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
 const card = (a: TestApp) => until('the approval card', () => topLevel(a, CHANNELS.approvals)[0]);
 const cardText = (m: FakeMessage) => visibleText(m as { text?: unknown; blocks?: unknown });
 const buttonIds = (m: FakeMessage) =>
-  ((m.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id: string }> }>).filter((b) => b.type === 'actions').flatMap((b) => b.elements!.map((e) => e.action_id));
+  ((m.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id: string }> }>)
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements!.map((e) => e.action_id));
 const dms = (a: TestApp, user: string) => a.fake.channel(a.fake.dmChannel(user)).map((m) => m.text ?? '');
 const only = (a: TestApp): WithdrawalRequest => {
   const all = a.app.deps.withdrawals.list();
@@ -80,8 +83,18 @@ describe('/withdraw: requesting', () => {
         callbackId: 'wd_request_modal',
         values: {
           wd_amount: { value: { type: 'plain_text_input', value: values.amount ?? '10' } },
-          wd_currency: { value: { type: 'static_select', selected_option: { value: values.currency ?? 'USDT', text: { type: 'plain_text', text: 'x' } } } },
-          wd_network: { value: { type: 'static_select', selected_option: { value: values.network ?? 'BSC', text: { type: 'plain_text', text: 'x' } } } },
+          wd_currency: {
+            value: {
+              type: 'static_select',
+              selected_option: { value: values.currency ?? 'USDT', text: { type: 'plain_text', text: 'x' } },
+            },
+          },
+          wd_network: {
+            value: {
+              type: 'static_select',
+              selected_option: { value: values.network ?? 'BSC', text: { type: 'plain_text', text: 'x' } },
+            },
+          },
           wd_destination: { value: { type: 'plain_text_input', value: values.destination ?? DEST } },
           wd_client: { value: { type: 'email_text_input', value: values.client ?? CLIENT } },
           wd_note: { value: { type: 'plain_text_input', value: values.note ?? null } },
@@ -114,15 +127,30 @@ describe('/withdraw: requesting', () => {
   });
 
   it('a note is required above withdrawals.note_required_above: refused next to the note field, and in one line with where it goes', async () => {
-    const policy = parsePolicy(TEST_POLICY_YAML.replace('  daily_limit: { USDT: 50000 }', '  daily_limit: { USDT: 50000 }\n  note_required_above: { USDT: 1000 }'));
+    const policy = parsePolicy(
+      TEST_POLICY_YAML.replace(
+        '  daily_limit: { USDT: 50000 }',
+        '  daily_limit: { USDT: 50000 }\n  note_required_above: { USDT: 1000 }',
+      ),
+    );
     const a = await app({ policy });
     const form = (amount: string, note: string | null) => ({
       callbackId: 'wd_request_modal',
       viewId: `V0NOTE${amount}${note ? 'N' : ''}`,
       values: {
         wd_amount: { value: { type: 'plain_text_input', value: amount } },
-        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
-        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_currency: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
+          },
+        },
+        wd_network: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
+          },
+        },
         wd_destination: { value: { type: 'plain_text_input', value: DEST } },
         wd_client: { value: { type: 'email_text_input', value: CLIENT } },
         wd_note: { value: { type: 'plain_text_input', value: note } },
@@ -131,7 +159,9 @@ describe('/withdraw: requesting', () => {
     const refused = await a.submitView(USERS.alice, form('1000.01', null));
     expect(refused.json).toEqual({
       response_action: 'errors',
-      errors: { wd_note: 'A note is required above 1,000.00 USDT: say what this payout is for (the approvers read it).' },
+      errors: {
+        wd_note: 'A note is required above 1,000.00 USDT: say what this payout is for (the approvers read it).',
+      },
     });
     expect(await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT}`)).toBe(
       ':no_entry: Not requested: A note is required above 1,000.00 USDT: say what this payout is for (the approvers read it).\n' +
@@ -140,7 +170,9 @@ describe('/withdraw: requesting', () => {
     expect(a.app.deps.withdrawals.list()).toEqual([]);
     // At the threshold, or with a note, it goes through.
     expect((await a.submitView(USERS.alice, form('1000', null))).body).toBe('');
-    expect(await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT} March invoice`)).toMatch(/^⏳ Requested · 5,000.00 USDT on BSC/);
+    expect(await requestOneLine(a, `5000 USDT BSC ${DEST} ${CLIENT} March invoice`)).toMatch(
+      /^⏳ Requested · 5,000.00 USDT on BSC/,
+    );
     expect(a.app.deps.withdrawals.list()).toHaveLength(2);
   });
 
@@ -151,8 +183,18 @@ describe('/withdraw: requesting', () => {
       viewId: 'V0SAMEFORM',
       values: {
         wd_amount: { value: { type: 'plain_text_input', value: '75' } },
-        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
-        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_currency: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
+          },
+        },
+        wd_network: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
+          },
+        },
         wd_destination: { value: { type: 'plain_text_input', value: DEST } },
         wd_client: { value: { type: 'email_text_input', value: CLIENT } },
         wd_note: { value: { type: 'plain_text_input', value: null } },
@@ -181,7 +223,9 @@ describe('/withdraw: requesting', () => {
     const blocks = c.blocks as Array<{ type: string; text?: { text: string } }>;
     expect(blocks[0]).toMatchObject({ type: 'header', text: { text: '⏳ 0 of 2 approvals · 5,000.00 USDT on BSC' } });
     expect(blocks[1]!.text!.text).toBe(':warning: *Check before approving:* not on the allowlist · never paid before');
-    expect(c.text).toBe(`⏳ 0 of 2 approvals · 5,000.00 USDT on BSC to 0x2222…2222 (ref ${r.merchantReference.slice(0, 8)})`);
+    expect(c.text).toBe(
+      `⏳ 0 of 2 approvals · 5,000.00 USDT on BSC to 0x2222…2222 (ref ${r.merchantReference.slice(0, 8)})`,
+    );
     for (const s of [
       `<@${USERS.alice}>`,
       `*From client wallet*\n${CLIENT}`,
@@ -202,7 +246,9 @@ describe('/withdraw: requesting', () => {
     // Every approver but the requester is asked by DM, once, pointing at the card.
     for (const user of [USERS.carol, USERS.dave, USERS.erin]) {
       const [dm] = await until(`the DM to ${user}`, () => dms(a, user).length > 0 && dms(a, user));
-      expect(dm).toContain(`⏳ Your approval is asked · 5,000.00 USDT on BSC to \`0x2222…2222\`, requested by <@${USERS.alice}>`);
+      expect(dm).toContain(
+        `⏳ Your approval is asked · 5,000.00 USDT on BSC to \`0x2222…2222\`, requested by <@${USERS.alice}>`,
+      );
       expect(dm).toContain('not on the allowlist, never paid before');
       expect(dm).toMatch(CARD_POINTER);
     }
@@ -219,8 +265,18 @@ describe('/withdraw: requesting', () => {
       viewId: 'V0FORMDM',
       values: {
         wd_amount: { value: { type: 'plain_text_input', value: '75' } },
-        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
-        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_currency: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
+          },
+        },
+        wd_network: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
+          },
+        },
         wd_destination: { value: { type: 'plain_text_input', value: DEST } },
         wd_client: { value: { type: 'email_text_input', value: CLIENT } },
         wd_note: { value: { type: 'plain_text_input', value: null } },
@@ -233,17 +289,26 @@ describe('/withdraw: requesting', () => {
     await a.app.deps.outbox.drain();
     const mine = dms(a, USERS.alice);
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatch(/^⏳ Requested · your withdrawal of 75.00 USDT on BSC to `0x2222…2222` is waiting for 1 approval\./);
+    expect(mine[0]).toMatch(
+      /^⏳ Requested · your withdrawal of 75.00 USDT on BSC to `0x2222…2222` is waiting for 1 approval\./,
+    );
   });
 
   it('refuses in plain words: tier, allowlist in enforce mode, decimals', async () => {
     const enforce = parsePolicy(
-      TEST_POLICY_YAML.replace('mode: warn', 'mode: enforce').replace('      - { approvals: 3, must_include: [U0ERIN001] }', ''),
+      TEST_POLICY_YAML.replace('mode: warn', 'mode: enforce').replace(
+        '      - { approvals: 3, must_include: [U0ERIN001] }',
+        '',
+      ),
     );
     const a = await app({ policy: enforce });
     // Plain words, no rule names.
-    expect(await requestOneLine(a, `10 USDT BSC ${DEST} ${CLIENT}`)).toMatch(/^:no_entry: Not requested: 0x2222\S+ on BSC is not on the allowlist/);
-    expect(await requestOneLine(a, `20000 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(/^:no_entry: Not requested: No approval tier of the policy covers 20,000.00 USDT/);
+    expect(await requestOneLine(a, `10 USDT BSC ${DEST} ${CLIENT}`)).toMatch(
+      /^:no_entry: Not requested: 0x2222\S+ on BSC is not on the allowlist/,
+    );
+    expect(await requestOneLine(a, `20000 USDT BSC ${LISTED} ${CLIENT}`)).toMatch(
+      /^:no_entry: Not requested: No approval tier of the policy covers 20,000.00 USDT/,
+    );
     expect(await requestOneLine(a, `1.0000001 USDT BSC ${LISTED} ${CLIENT}`)).toBe(
       ':no_entry: Not requested: Amount refused: USDT allows at most 6 decimal places, 1.0000001 has 7.',
     );
@@ -273,7 +338,12 @@ describe('/withdraw: approving', () => {
     const again = await click(a, USERS.carol, 'wd_approve', c);
     expect(String((await a.replies(again))[0]!.text)).toMatch(/already approved/);
     expect(only(a)).toMatchObject({ state: 'pending', approvals: [{ user: USERS.carol }] });
-    const updated = await until('the card update', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*1 more approval needed*') && topLevel(a, CHANNELS.approvals)[0]);
+    const updated = await until(
+      'the card update',
+      () =>
+        cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*1 more approval needed*') &&
+        topLevel(a, CHANNELS.approvals)[0],
+    );
     expect(cardText(updated)).toContain(`:white_check_mark: <@${USERS.carol}>`);
     expect(a.app.sandbox!.stats.withdrawals).toBe(0);
   });
@@ -299,7 +369,9 @@ describe('/withdraw: approving', () => {
       return cardText(m).includes('*Sent*') && m;
     });
     // The sandbox charges its fee on top of the amount: the payee receives all of it.
-    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('✅ Sent · 5,000.00 USDT on BSC');
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe(
+      '✅ Sent · 5,000.00 USDT on BSC',
+    );
     expect(final.text).toMatch(/^✅ Sent · 5,000.00 USDT on BSC to /);
     expect(cardText(final)).toContain('*Sent*: Debited 5,001.00 USDT · delivered 5,000.00 USDT · fee 1.00 USDT.');
     expect(cardText(final)).toContain(`service reference \`${done.result!.serviceReference}\``);
@@ -314,7 +386,10 @@ describe('/withdraw: approving', () => {
     );
     expect(outcome[0]).toMatch(CARD_POINTER);
     // The thread says who approved, in plain sentences (no raw mrkdwn in notifications).
-    const thread = a.fake.thread(CHANNELS.approvals, final.ts).filter((m) => m.ts !== final.ts).map((m) => m.text ?? '');
+    const thread = a.fake
+      .thread(CHANNELS.approvals, final.ts)
+      .filter((m) => m.ts !== final.ts)
+      .map((m) => m.text ?? '');
     expect(thread.length).toBeGreaterThanOrEqual(2);
     for (const line of thread) expect(line).not.toMatch(/\*/);
     expect(thread.filter((l) => / approved \(\d of 2\)\.$/.test(l))).toHaveLength(2);
@@ -336,7 +411,9 @@ describe('/withdraw: approving', () => {
     await click(a, USERS.carol, 'wd_approve', c);
     await until('the approval', () => only(a).approvals.length === 1);
     const approvedAlready = await click(a, USERS.carol, 'wd_reject', c);
-    expect(String((await a.replies(approvedAlready))[0]!.text)).toMatch(/already approved this request, so you cannot also reject it/);
+    expect(String((await a.replies(approvedAlready))[0]!.text)).toMatch(
+      /already approved this request, so you cannot also reject it/,
+    );
     expect(a.fake.views().filter((v) => v.callback_id === 'wd_reject_modal')).toEqual([]);
     // The domain refuses it too, whatever the button does.
     const direct = await a.app.deps.withdrawals.reject(only(a).id, USERS.carol, 'changed my mind');
@@ -349,7 +426,11 @@ describe('/withdraw: approving', () => {
     const c = await card(a);
     await click(a, USERS.dave, 'wd_reject', c);
     const view = await until('the reason modal', () => a.fake.views().find((v) => v.callback_id === 'wd_reject_modal'));
-    const empty = await a.submitView(USERS.dave, { callbackId: 'wd_reject_modal', privateMetadata: view.private_metadata!, values: { reason: { value: { type: 'plain_text_input', value: ' ' } } } });
+    const empty = await a.submitView(USERS.dave, {
+      callbackId: 'wd_reject_modal',
+      privateMetadata: view.private_metadata!,
+      values: { reason: { value: { type: 'plain_text_input', value: ' ' } } },
+    });
     expect((empty.json as { errors: Record<string, string> }).errors.reason).toMatch(/reason/);
     const res = await a.submitView(USERS.dave, {
       callbackId: 'wd_reject_modal',
@@ -358,7 +439,10 @@ describe('/withdraw: approving', () => {
     });
     expect(res.status).toBe(200);
     expect(only(a)).toMatchObject({ state: 'rejected', rejection: { user: USERS.dave, reason: 'Wrong destination' } });
-    const final = await until('the rejected card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Rejected*') && topLevel(a, CHANNELS.approvals)[0]);
+    const final = await until(
+      'the rejected card',
+      () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Rejected*') && topLevel(a, CHANNELS.approvals)[0],
+    );
     expect(buttonIds(final)).toEqual([]);
     expect(cardText(final)).toContain('Wrong destination');
     const [rejectionDm] = await until('the rejection DM', () => dms(a, USERS.alice).length > 0 && dms(a, USERS.alice));
@@ -367,7 +451,9 @@ describe('/withdraw: approving', () => {
       `⛔ Rejected · your withdrawal of 50.00 USDT on BSC to \`0x2222…2222\` was rejected by <@${USERS.dave}>: “Wrong destination”`,
     );
     expect(rejectionDm).toMatch(CARD_POINTER);
-    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('⛔ Rejected · 50.00 USDT on BSC');
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe(
+      '⛔ Rejected · 50.00 USDT on BSC',
+    );
     // The audit row stands alone: who, what, amount, payee, reference, reason.
     const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
     const audit = visibleText((await a.replies(responseUrl))[0]!);
@@ -376,7 +462,9 @@ describe('/withdraw: approving', () => {
     );
     expect(audit).toContain(`<@${USERS.alice}> · requested · 50.00 USDT on BSC to \`0x2222…2222\``);
     const late = await click(a, USERS.carol, 'wd_approve', final);
-    expect(String((await a.replies(late))[0]!.text)).toBe(':no_entry: This request is no longer waiting for decisions: it is rejected.');
+    expect(String((await a.replies(late))[0]!.text)).toBe(
+      ':no_entry: This request is no longer waiting for decisions: it is rejected.',
+    );
     expect(a.app.sandbox!.stats.withdrawals).toBe(0);
   });
 });
@@ -389,13 +477,22 @@ describe('/withdraw: outcomes', () => {
     await click(a, USERS.carol, 'wd_approve', await card(a));
     const failed = await until('failure', () => only(a).state === 'failed' && only(a));
     expect(failed.error?.kind).toBe('rejected');
-    const final = await until('the failed card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Failed:*') && topLevel(a, CHANNELS.approvals)[0]);
+    const final = await until(
+      'the failed card',
+      () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Failed:*') && topLevel(a, CHANNELS.approvals)[0],
+    );
     expect(cardText(final)).toMatch(/balance/i);
     expect(cardText(final)).toContain('it will not be retried');
-    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe('❌ Failed · 50.00 USDT on BSC');
+    expect((final.blocks as Array<{ type: string; text?: { text: string } }>)[0]!.text!.text).toBe(
+      '❌ Failed · 50.00 USDT on BSC',
+    );
     const [failedDm] = await until('the failure DM', () => dms(a, USERS.alice).length > 0 && dms(a, USERS.alice));
-    expect(failedDm).toMatch(/^❌ Failed · your withdrawal of 50.00 USDT on BSC to `0x2222…2222`: The wallet service refused the withdrawal: .*balance.* Nothing was sent\.\n/i);
-    expect(a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'))).toHaveLength(1);
+    expect(failedDm).toMatch(
+      /^❌ Failed · your withdrawal of 50.00 USDT on BSC to `0x2222…2222`: The wallet service refused the withdrawal: .*balance.* Nothing was sent\.\n/i,
+    );
+    expect(
+      a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal')),
+    ).toHaveLength(1);
   });
 
   it('a dropped connection after the service committed becomes "outcome unknown", is never resent, and reconciliation settles it', async () => {
@@ -406,7 +503,12 @@ describe('/withdraw: outcomes', () => {
     a.app.sandbox!.injectFault('/api/v2/analytics', { kind: 'status', status: 503 }, 50);
     await click(a, USERS.carol, 'wd_approve', await card(a));
     await until('unknown', () => only(a).state === 'unknown');
-    const unknownCard = await until('the unknown card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Outcome unknown*') && topLevel(a, CHANNELS.approvals)[0]);
+    const unknownCard = await until(
+      'the unknown card',
+      () =>
+        cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Outcome unknown*') &&
+        topLevel(a, CHANNELS.approvals)[0],
+    );
     expect(buttonIds(unknownCard)).toEqual(['wd_resolve_sent', 'wd_resolve_not_sent']);
     const refused = await click(a, USERS.carol, 'wd_resolve_sent', unknownCard);
     expect(String((await a.replies(refused))[0]!.text)).toContain('not allowed to use treasury admin commands');
@@ -415,7 +517,9 @@ describe('/withdraw: outcomes', () => {
     await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
     expect(only(a)).toMatchObject({ state: 'completed', result: { source: 'reconcile' } });
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);
-    await until('the reconciled card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('confirmed from the transaction list'));
+    await until('the reconciled card', () =>
+      cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('confirmed from the transaction list'),
+    );
   });
 
   it('an admin resolves an unknown request from the card, with a note that goes to the audit log', async () => {
@@ -423,9 +527,16 @@ describe('/withdraw: outcomes', () => {
     await requestOneLine(a, `50 USDT BSC ${DEST} ${CLIENT}`);
     a.app.sandbox!.injectFault('/api/merchantClientWithdrawal', { kind: 'drop-before-commit' });
     await click(a, USERS.carol, 'wd_approve', await card(a));
-    const c = await until('the unknown card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Outcome unknown*') && topLevel(a, CHANNELS.approvals)[0]);
+    const c = await until(
+      'the unknown card',
+      () =>
+        cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Outcome unknown*') &&
+        topLevel(a, CHANNELS.approvals)[0],
+    );
     await click(a, USERS.erin, 'wd_resolve_not_sent', c);
-    const view = await until('the resolve modal', () => a.fake.views().find((v) => v.callback_id === 'wd_resolve_modal'));
+    const view = await until('the resolve modal', () =>
+      a.fake.views().find((v) => v.callback_id === 'wd_resolve_modal'),
+    );
     const res = await a.submitView(USERS.erin, {
       callbackId: 'wd_resolve_modal',
       privateMetadata: view.private_metadata!,
@@ -449,7 +560,9 @@ describe('/withdraw: outcomes', () => {
     const c = await card(a);
     offset += 100 * 60_000; // 20 minutes before expiry
     await a.app.deps.scheduler.runNow('withdrawals.expire-and-remind');
-    const reminder = await until('the reminder', () => a.fake.thread(CHANNELS.approvals, c.ts).find((m) => (m.text ?? '').includes('Reminder')));
+    const reminder = await until('the reminder', () =>
+      a.fake.thread(CHANNELS.approvals, c.ts).find((m) => (m.text ?? '').includes('Reminder')),
+    );
     expect(reminder.text).toContain(`<@${USERS.carol}>`);
     expect(reminder.text).not.toContain(`<@${USERS.alice}>`);
     await a.app.deps.scheduler.runNow('withdrawals.expire-and-remind');
@@ -458,7 +571,10 @@ describe('/withdraw: outcomes', () => {
     offset += 30 * 60_000;
     await a.app.deps.scheduler.runNow('withdrawals.expire-and-remind');
     expect(only(a).state).toBe('expired');
-    const final = await until('the expired card', () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Expired*') && topLevel(a, CHANNELS.approvals)[0]);
+    const final = await until(
+      'the expired card',
+      () => cardText(topLevel(a, CHANNELS.approvals)[0]!).includes('*Expired*') && topLevel(a, CHANNELS.approvals)[0],
+    );
     expect(buttonIds(final)).toEqual([]);
     await until('the expiry DM', () => dms(a, USERS.alice).some((m) => m.includes('expired')));
 
@@ -473,7 +589,10 @@ describe('/withdraw: outcomes', () => {
 describe('/withdraw: user groups in the policy', () => {
   it('a member of an approver group can approve, and a tier that must include the group completes with them', async () => {
     const policy = parsePolicy(
-      TEST_POLICY_YAML.replace(`approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}]`, `approvers: [${USERS.carol}, ${USERS.erin}, S0APPROVE]`).replace(
+      TEST_POLICY_YAML.replace(
+        `approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}]`,
+        `approvers: [${USERS.carol}, ${USERS.erin}, S0APPROVE]`,
+      ).replace(
         '      - { max: 1000, approvals: 1 }',
         '      - { max: 1000, approvals: 2, must_include: [S0APPROVE] }',
       ),

@@ -29,13 +29,18 @@ describe('formatAmount: one way to write every amount', () => {
 
   it('never loses a digit: removing the separators gives the same number back', () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^\d{1,30}(\.\d{1,30})?$/), fc.constantFrom('USDT', 'BTC', 'ETH', undefined), (amount, currency) => {
-        const shown = formatAmount(amount, currency);
-        const number = shown.split(' ')[0]!.replace(/,/g, '');
-        const trim = (s: string) => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s).replace(/^0+(?=\d)/, '');
-        expect(trim(number)).toBe(trim(amount));
-        expect(shown.split(' ')[0]).toMatch(/^\d{1,3}(,\d{3})*(\.\d+)?$/);
-      }),
+      fc.property(
+        fc.stringMatching(/^\d{1,30}(\.\d{1,30})?$/),
+        fc.constantFrom('USDT', 'BTC', 'ETH', undefined),
+        (amount, currency) => {
+          const shown = formatAmount(amount, currency);
+          const number = shown.split(' ')[0]!.replace(/,/g, '');
+          const trim = (s: string) =>
+            (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s).replace(/^0+(?=\d)/, '');
+          expect(trim(number)).toBe(trim(amount));
+          expect(shown.split(' ')[0]).toMatch(/^\d{1,3}(,\d{3})*(\.\d+)?$/);
+        },
+      ),
     );
   });
 });

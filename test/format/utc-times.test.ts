@@ -11,7 +11,17 @@ const ms = fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 });
 
 describe('UTC formatters', () => {
   it('utcSecond writes what the status-change line wrote before', () => {
-    fc.assert(fc.property(ms, (t) => utcSecond(t) === new Date(t).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')));
+    fc.assert(
+      fc.property(
+        ms,
+        (t) =>
+          utcSecond(t) ===
+          new Date(t)
+            .toISOString()
+            .replace('T', ' ')
+            .replace(/\.\d+Z$/, ' UTC'),
+      ),
+    );
     expect(utcSecond(Date.UTC(2026, 10, 23, 1, 21, 5, 999))).toBe('2026-11-23 01:21:05 UTC');
   });
 
@@ -21,7 +31,17 @@ describe('UTC formatters', () => {
   });
 
   it('utcMinute writes what /treasury status wrote before for unknown notifications', () => {
-    fc.assert(fc.property(ms, (t) => utcMinute(t) === new Date(t).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC')));
+    fc.assert(
+      fc.property(
+        ms,
+        (t) =>
+          utcMinute(t) ===
+          new Date(t)
+            .toISOString()
+            .replace('T', ' ')
+            .replace(/:\d\d\.\d+Z$/, ' UTC'),
+      ),
+    );
   });
 
   it('an invalid time reads "unknown" instead of throwing', () => {

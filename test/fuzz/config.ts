@@ -20,16 +20,43 @@ export function http(defaultRuns: number): fc.Parameters<unknown> {
 }
 
 /** Keys that trip code that looks things up on plain objects. */
-export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
+export const PROTO_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+  'isPrototypeOf',
+];
 
 /** Strings a careless or hostile user types: prototype keys, control characters, huge, unicode, Slack escapes. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme', maxLength: 50 }),
   fc.constantFrom(...PROTO_KEYS),
-  fc.constantFrom('', ' ', '\u0000', '\n\n', '`', '<!here>', '<@U0ERIN001>', '&lt;&gt;&amp;', '=', '==', '=x', 'x=', '\u202e', '\ud800', '😀'.repeat(30)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\n\n',
+    '`',
+    '<!here>',
+    '<@U0ERIN001>',
+    '&lt;&gt;&amp;',
+    '=',
+    '==',
+    '=x',
+    'x=',
+    '\u202e',
+    '\ud800',
+    '😀'.repeat(30),
+  ),
   fc.integer({ min: 1_000, max: 60_000 }).map((n) => 'x'.repeat(n)),
-  fc.tuple(fc.constantFrom(...PROTO_KEYS, 'currency', 'network', 'status', 'page', 'size', 'from', 'hash'), fc.string()).map(([k, v]) => `${k}=${v}`),
+  fc
+    .tuple(fc.constantFrom(...PROTO_KEYS, 'currency', 'network', 'status', 'page', 'size', 'from', 'hash'), fc.string())
+    .map(([k, v]) => `${k}=${v}`),
 );
 
 /** Space-separated words built from hostile pieces. */
@@ -45,6 +72,13 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.double(),
     hostileString,
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string(), fc.constantFrom(...PROTO_KEYS, 'type', 'user', 'actions', 'view', 'state', 'values', 'value', 'id')), tie('value'), { maxKeys: 5 }),
+    fc.dictionary(
+      fc.oneof(
+        fc.string(),
+        fc.constantFrom(...PROTO_KEYS, 'type', 'user', 'actions', 'view', 'state', 'values', 'value', 'id'),
+      ),
+      tie('value'),
+      { maxKeys: 5 },
+    ),
   ),
 })).value;

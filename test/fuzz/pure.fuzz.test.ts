@@ -31,19 +31,31 @@ describe('envelope check', () => {
   });
 
   it('refuses a block_actions payload with any one field broken', () => {
-    const good = { type: 'block_actions', user: { id: 'U1' }, actions: [{ action_id: 'a', type: 'button', value: 'v' }] };
+    const good = {
+      type: 'block_actions',
+      user: { id: 'U1' },
+      actions: [{ action_id: 'a', type: 'button', value: 'v' }],
+    };
     expect(checkEnvelope(good).ok).toBe(true);
     fc.assert(
-      fc.property(fc.constantFrom('user', 'actions'), fc.oneof(fc.constant(null), fc.integer(), fc.string(), fc.constant([])), (field, bad) => {
-        expect(checkEnvelope({ ...good, [field]: bad }).ok).toBe(false);
-      }),
+      fc.property(
+        fc.constantFrom('user', 'actions'),
+        fc.oneof(fc.constant(null), fc.integer(), fc.string(), fc.constant([])),
+        (field, bad) => {
+          expect(checkEnvelope({ ...good, [field]: bad }).ok).toBe(false);
+        },
+      ),
       pure(500),
     );
   });
 });
 
-const textObj = (max: number) => fc.record({ type: fc.constantFrom('plain_text', 'mrkdwn'), text: fc.string({ maxLength: max }) });
-const long = fc.oneof(fc.string({ maxLength: 20 }), fc.integer({ min: 0, max: 50_000 }).map((n) => 'é'.repeat(n)));
+const textObj = (max: number) =>
+  fc.record({ type: fc.constantFrom('plain_text', 'mrkdwn'), text: fc.string({ maxLength: max }) });
+const long = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.integer({ min: 0, max: 50_000 }).map((n) => 'é'.repeat(n)),
+);
 const bigText = fc.record({ type: fc.constantFrom('plain_text', 'mrkdwn'), text: long });
 const button = fc.record({ type: fc.constant('button'), text: bigText, action_id: long, value: long });
 const option = fc.record({ text: bigText, value: long });
@@ -53,7 +65,16 @@ const block = fc.oneof(
   fc.record({ type: fc.constant('header'), text: bigText }),
   fc.record({ type: fc.constant('context'), elements: fc.array(bigText, { maxLength: 14 }) }),
   fc.record({ type: fc.constant('actions'), block_id: long, elements: fc.array(button, { maxLength: 6 }) }),
-  fc.record({ type: fc.constant('input'), label: bigText, element: fc.record({ type: fc.constant('static_select'), action_id: long, placeholder: bigText, options: fc.array(option, { maxLength: 120 }) }) }),
+  fc.record({
+    type: fc.constant('input'),
+    label: bigText,
+    element: fc.record({
+      type: fc.constant('static_select'),
+      action_id: long,
+      placeholder: bigText,
+      options: fc.array(option, { maxLength: 120 }),
+    }),
+  }),
   fc.constant({ type: 'divider' }),
 );
 
@@ -70,19 +91,35 @@ describe('Slack limits', () => {
 
   it('any modal, once clamped, is within every limit', () => {
     fc.assert(
-      fc.property(bigText, fc.option(bigText), long, fc.array(block, { maxLength: 130 }), (title, submit, metadata, blocks) => {
-        const out = clampView({ type: 'modal', title, submit: submit ?? undefined, private_metadata: metadata, blocks });
-        expect(viewViolations(out, 'view')).toEqual([]);
-      }),
+      fc.property(
+        bigText,
+        fc.option(bigText),
+        long,
+        fc.array(block, { maxLength: 130 }),
+        (title, submit, metadata, blocks) => {
+          const out = clampView({
+            type: 'modal',
+            title,
+            submit: submit ?? undefined,
+            private_metadata: metadata,
+            blocks,
+          });
+          expect(viewViolations(out, 'view')).toEqual([]);
+        },
+      ),
       pure(200),
     );
   });
 
   it('what fits is left alone', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 100 }), fc.array(fc.record({ type: fc.constant('section'), text: textObj(2_000) }), { maxLength: 40 }), (text, blocks) => {
-        expect(clampMessage({ text, blocks })).toEqual({ text, blocks });
-      }),
+      fc.property(
+        fc.string({ maxLength: 100 }),
+        fc.array(fc.record({ type: fc.constant('section'), text: textObj(2_000) }), { maxLength: 40 }),
+        (text, blocks) => {
+          expect(clampMessage({ text, blocks })).toEqual({ text, blocks });
+        },
+      ),
       pure(500),
     );
   });
@@ -107,7 +144,10 @@ describe('/tx filters and /withdraw one-line', () => {
         const r = parseFilters(w);
         if (!r.ok) {
           expect(r.errors.length).toBeGreaterThan(0);
-          for (const e of r.errors) expect(e).toMatch(/filter|currency|network|status|type|hash|address|date|whole number|twice|needs a value|after/);
+          for (const e of r.errors)
+            expect(e).toMatch(
+              /filter|currency|network|status|type|hash|address|date|whole number|twice|needs a value|after/,
+            );
         }
         const one = parseOneLine(text);
         if (!one.ok) expect(one.error).toMatch(/expected at least 5 values/);
@@ -164,9 +204,23 @@ describe('policy file', () => {
   const example = {
     channels: { approvals: 'C0APPROVALS', alerts: 'C0ALERTS' },
     people: { viewers: ['*'], requesters: ['U0ALICE'], approvers: ['U0CAROL'], admins: ['U0ERIN'] },
-    withdrawals: { expires_after: '2h', tiers: { default: [{ max: 1000, approvals: 1 }, { approvals: 2 }] }, daily_limit: { USDT: 50000 } },
+    withdrawals: {
+      expires_after: '2h',
+      tiers: { default: [{ max: 1000, approvals: 1 }, { approvals: 2 }] },
+      daily_limit: { USDT: 50000 },
+    },
   };
-  const paths = ['channels', 'people', 'withdrawals', 'people.viewers', 'withdrawals.tiers', 'withdrawals.daily_limit', 'withdrawals.expires_after', 'channels.approvals', 'withdrawals.tiers.default'];
+  const paths = [
+    'channels',
+    'people',
+    'withdrawals',
+    'people.viewers',
+    'withdrawals.tiers',
+    'withdrawals.daily_limit',
+    'withdrawals.expires_after',
+    'channels.approvals',
+    'withdrawals.tiers.default',
+  ];
 
   it('a valid policy loads', () => {
     expect(() => parsePolicy(yaml(example))).not.toThrow();
@@ -193,13 +247,19 @@ describe('policy file', () => {
 
   it('any text: loads or a PolicyError', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), hostileJson.map((v) => yaml(v))), (text) => {
-        try {
-          parsePolicy(text);
-        } catch (err) {
-          expect(err).toBeInstanceOf(PolicyError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          hostileJson.map((v) => yaml(v)),
+        ),
+        (text) => {
+          try {
+            parsePolicy(text);
+          } catch (err) {
+            expect(err).toBeInstanceOf(PolicyError);
+          }
+        },
+      ),
       pure(1_000),
     );
   });

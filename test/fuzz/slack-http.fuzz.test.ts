@@ -77,22 +77,35 @@ function mutate(payload: Json): fc.Arbitrary<Json> {
     if (v && typeof v === 'object' && p.length < 6) for (const [k, x] of Object.entries(v)) walk(x, [...p, k]);
   };
   walk(payload, []);
-  return fc.tuple(fc.constantFrom(...paths.filter((p) => p.length > 0)), hostileJson, fc.option(fc.constantFrom(...PROTO_KEYS, 'extra'))).map(([p, value, key]) => {
-    const copy = structuredClone(payload);
-    let o = copy as Record<string, unknown>;
-    for (const k of p.slice(0, -1)) o = o[k] as Record<string, unknown>;
-    if (key) {
-      const target = o[p.at(-1)!];
-      if (target && typeof target === 'object') Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
-    } else o[p.at(-1)!] = value;
-    return copy;
-  });
+  return fc
+    .tuple(
+      fc.constantFrom(...paths.filter((p) => p.length > 0)),
+      hostileJson,
+      fc.option(fc.constantFrom(...PROTO_KEYS, 'extra')),
+    )
+    .map(([p, value, key]) => {
+      const copy = structuredClone(payload);
+      let o = copy as Record<string, unknown>;
+      for (const k of p.slice(0, -1)) o = o[k] as Record<string, unknown>;
+      if (key) {
+        const target = o[p.at(-1)!];
+        if (target && typeof target === 'object')
+          Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
+      } else o[p.at(-1)!] = value;
+      return copy;
+    });
 }
 
 describe('interaction payloads of any shape', () => {
   const responseUrl = () => t.fake.responseUrl({ channel: 'C0WORKROOM', user: USERS.viewer });
   const action = (actionId: string, value: string) =>
-    blockAction({ userId: USERS.carol, channelId: 'C0WORKROOM', message: { ts: '1700000000.000100' }, responseUrl: responseUrl(), actions: [{ actionId, value }] }).payload;
+    blockAction({
+      userId: USERS.carol,
+      channelId: 'C0WORKROOM',
+      message: { ts: '1700000000.000100' },
+      responseUrl: responseUrl(),
+      actions: [{ actionId, value }],
+    }).payload;
   const submission = (callbackId: string) =>
     viewSubmission({
       userId: USERS.alice,
@@ -100,8 +113,18 @@ describe('interaction payloads of any shape', () => {
       privateMetadata: '{"id":"nope","outcome":"sent"}',
       values: {
         wd_amount: { value: { type: 'plain_text_input', value: '10' } },
-        wd_currency: { value: { type: 'static_select', selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } } } },
-        wd_network: { value: { type: 'static_select', selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } } } },
+        wd_currency: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
+          },
+        },
+        wd_network: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
+          },
+        },
         wd_destination: { value: { type: 'plain_text_input', value: 'not-an-address' } },
         wd_client: { value: { type: 'email_text_input', value: 'c@example.com' } },
         reason: { value: { type: 'plain_text_input', value: 'because' } },
@@ -115,16 +138,28 @@ describe('interaction payloads of any shape', () => {
     submission('wd_request_modal'),
     submission('wd_reject_modal'),
     submission('wd_resolve_modal'),
-    { type: 'view_closed', user: { id: USERS.alice }, view: { id: 'V1', callback_id: 'wd_request_modal' }, team: { id: 'T1' } },
+    {
+      type: 'view_closed',
+      user: { id: USERS.alice },
+      view: { id: 'V1', callback_id: 'wd_request_modal' },
+      team: { id: 'T1' },
+    },
     { type: 'shortcut', callback_id: 'anything', user: { id: USERS.alice }, trigger_id: '1.2.3', team: { id: 'T1' } },
   ];
   it('never a 5xx, never a crash; refused input changes nothing', async () => {
-    const payload = fc.oneof(fc.constantFrom(...bases()).chain(mutate), hostileJson.map((v) => v as Json));
+    const payload = fc.oneof(
+      fc.constantFrom(...bases()).chain(mutate),
+      hostileJson.map((v) => v as Json),
+    );
     await fc.assert(
       fc.asyncProperty(payload, fc.boolean(), async (p, asForm) => {
         const before = t.app.deps.withdrawals.list().length;
-        const raw = asForm ? new URLSearchParams({ payload: JSON.stringify(p) ?? 'null' }).toString() : JSON.stringify(p) ?? 'null';
-        const res = await sendToBolt(t.app.url, t.signingSecret, raw, { contentType: asForm ? 'application/x-www-form-urlencoded' : 'application/json' });
+        const raw = asForm
+          ? new URLSearchParams({ payload: JSON.stringify(p) ?? 'null' }).toString()
+          : (JSON.stringify(p) ?? 'null');
+        const res = await sendToBolt(t.app.url, t.signingSecret, raw, {
+          contentType: asForm ? 'application/x-www-form-urlencoded' : 'application/json',
+        });
         expect(res.status).toBeLessThan(500);
         expect([200, 400]).toContain(res.status);
         if (res.status === 400) expect(t.app.deps.withdrawals.list().length).toBe(before);
@@ -140,15 +175,26 @@ describe('webhook bodies of any shape', () => {
     fc.string(),
     fc.integer({ min: 60, max: 20_000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
     fc.integer({ min: 60, max: 20_000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`),
-    fc.record({ hash: fc.stringMatching(/^0x[0-9a-f]{64}$/), status: fc.oneof(fc.integer(), hostileString), amount: fc.oneof(hostileString, fc.constant('1e400')), currency: fc.oneof(fc.integer(), hostileString) }).map((o) =>
-      depositSample({ hash: o.hash, status: o.status, amount: JSON.stringify(o.amount), currency: o.currency }),
-    ),
+    fc
+      .record({
+        hash: fc.stringMatching(/^0x[0-9a-f]{64}$/),
+        status: fc.oneof(fc.integer(), hostileString),
+        amount: fc.oneof(hostileString, fc.constant('1e400')),
+        currency: fc.oneof(fc.integer(), hostileString),
+      })
+      .map((o) =>
+        depositSample({ hash: o.hash, status: o.status, amount: JSON.stringify(o.amount), currency: o.currency }),
+      ),
   );
 
   it('200, 400 or 413: never a 5xx, and the app stays up', async () => {
     await fc.assert(
       fc.asyncProperty(body, async (b) => {
-        const res = await fetch(`${t.app.url}/webhooks/wallet/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: b });
+        const res = await fetch(`${t.app.url}/webhooks/wallet/${SECRET}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: b,
+        });
         await res.text();
         expect([200, 400, 413]).toContain(res.status);
       }),

@@ -39,7 +39,12 @@ afterAll(async () => {
 });
 
 const login = JSON.stringify({
-  data: { token: 'fuzz-token-0123456789', refreshToken: 'fuzz-refresh-0123456789', expiresAtTimestamp: Date.now() + 3_600_000, email: 'm@example.com' },
+  data: {
+    token: 'fuzz-token-0123456789',
+    refreshToken: 'fuzz-refresh-0123456789',
+    expiresAtTimestamp: Date.now() + 3_600_000,
+    email: 'm@example.com',
+  },
   isSuccessful: true,
   httpStatusCode: 200,
 });
@@ -50,32 +55,51 @@ const answer: fc.Arbitrary<Answer> = fc.record({
   body: fc.oneof(
     hostileJson.map((data) => JSON.stringify({ data, isSuccessful: true, httpStatusCode: 200 }) ?? 'null'),
     hostileJson.map((v) => JSON.stringify(v) ?? ''),
-    fc.record({ records: fc.array(hostileJson, { maxLength: 3 }), totalRecords: hostileJson, pageSize: hostileJson }).map((data) => JSON.stringify({ data, isSuccessful: true })),
+    fc
+      .record({ records: fc.array(hostileJson, { maxLength: 3 }), totalRecords: hostileJson, pageSize: hostileJson })
+      .map((data) => JSON.stringify({ data, isSuccessful: true })),
     fc.string(),
-    fc.constantFrom('', '{', '{"data":', '[]', 'null', '{"data":{"records":[{"amount":1e400}]}}', '{"__proto__":{"isSuccessful":true}}'),
+    fc.constantFrom(
+      '',
+      '{',
+      '{"data":',
+      '[]',
+      'null',
+      '{"data":{"records":[{"amount":1e400}]}}',
+      '{"__proto__":{"isSuccessful":true}}',
+    ),
   ),
 });
 
 describe('wallet-service answers of any shape', () => {
   it('list, address, login and webhook calls: a value or a WalletError, nothing else', async () => {
     await fc.assert(
-      fc.asyncProperty(answer, fc.boolean(), fc.constantFrom('list', 'address', 'webhook', 'login'), async (a, answerLogin, op) => {
-        next = (path) => (path.includes('/auth/login') && !answerLogin ? { status: 200, body: login } : a);
-        const { client } = clientFor({ url }, { timeoutMs: 2_000 });
-        const call =
-          op === 'list'
-            ? client.listTransactions({ page: 1, pageSize: 10 })
-            : op === 'address'
-              ? client.generateAddress({ clientEmail: 'c@example.com', currency: 'USDT', network: 'BSC' } as Parameters<typeof client.generateAddress>[0])
-              : op === 'webhook'
-                ? client.setWebhookUrl('https://example.com/hook')
-                : client.login();
-        try {
-          await call;
-        } catch (err) {
-          expect(err, String((err as Error)?.stack ?? err)).toBeInstanceOf(WalletError);
-        }
-      }),
+      fc.asyncProperty(
+        answer,
+        fc.boolean(),
+        fc.constantFrom('list', 'address', 'webhook', 'login'),
+        async (a, answerLogin, op) => {
+          next = (path) => (path.includes('/auth/login') && !answerLogin ? { status: 200, body: login } : a);
+          const { client } = clientFor({ url }, { timeoutMs: 2_000 });
+          const call =
+            op === 'list'
+              ? client.listTransactions({ page: 1, pageSize: 10 })
+              : op === 'address'
+                ? client.generateAddress({
+                    clientEmail: 'c@example.com',
+                    currency: 'USDT',
+                    network: 'BSC',
+                  } as Parameters<typeof client.generateAddress>[0])
+                : op === 'webhook'
+                  ? client.setWebhookUrl('https://example.com/hook')
+                  : client.login();
+          try {
+            await call;
+          } catch (err) {
+            expect(err, String((err as Error)?.stack ?? err)).toBeInstanceOf(WalletError);
+          }
+        },
+      ),
       httpRuns(150),
     );
   }, 120_000);

@@ -26,7 +26,13 @@ export function createCaptureLogger(level: LogLevel = LogLevel.DEBUG): CaptureLo
     (l: CapturedLine['level'], lv: LogLevel) =>
     (...msg: unknown[]): void => {
       if (order.indexOf(lv) < order.indexOf(current)) return;
-      lines.push({ level: l, name, text: msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? `${m.name}: ${m.message}` : JSON.stringify(m))).join(' ') });
+      lines.push({
+        level: l,
+        name,
+        text: msg
+          .map((m) => (typeof m === 'string' ? m : m instanceof Error ? `${m.name}: ${m.message}` : JSON.stringify(m)))
+          .join(' '),
+      });
     };
   return {
     lines,

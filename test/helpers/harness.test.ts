@@ -55,15 +55,26 @@ function pingHandlers(app: App, seen?: Seen): void {
   });
   app.action('approve', async ({ ack, action, body, respond }) => {
     await ack();
-    seen.actions.push({ actionId: (action as { action_id: string }).action_id, value: (action as { value?: string }).value, user: body.user.id });
+    seen.actions.push({
+      actionId: (action as { action_id: string }).action_id,
+      value: (action as { value?: string }).value,
+      user: body.user.id,
+    });
     await respond({ replace_original: true, text: `Approved by <@${body.user.id}>` });
   });
   app.view('withdraw', async ({ ack, view }) => {
-    seen.submissions.push({ callbackId: view.callback_id, privateMetadata: view.private_metadata, values: view.state.values });
+    seen.submissions.push({
+      callbackId: view.callback_id,
+      privateMetadata: view.private_metadata,
+      values: view.state.values,
+    });
     await ack({ response_action: 'errors', errors: { amount: 'Amount must be positive' } });
   });
   app.event('app_home_opened', async ({ event, client }) => {
-    await client.views.publish({ user_id: event.user, view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Treasury home' } }] } });
+    await client.views.publish({
+      user_id: event.user,
+      view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Treasury home' } }] },
+    });
   });
 }
 
@@ -113,15 +124,28 @@ describe('Bolt over HTTP against the fake Web API', () => {
 
   it('a bad signature gets 401 and nothing is posted', async () => {
     fake.reset();
-    const bad = await sendToBolt(base, SIGNING_SECRET, slashCommand({ command: '/ping', text: 'forged', responseUrl: fake.responseUrl() }), {
-      signature: BAD_SIGNATURE,
-    });
+    const bad = await sendToBolt(
+      base,
+      SIGNING_SECRET,
+      slashCommand({ command: '/ping', text: 'forged', responseUrl: fake.responseUrl() }),
+      {
+        signature: BAD_SIGNATURE,
+      },
+    );
     expect(bad.status).toBe(401);
-    const wrongSecret = await sendToBolt(base, 'not-the-secret', slashCommand({ command: '/ping', text: 'forged too' }));
+    const wrongSecret = await sendToBolt(
+      base,
+      'not-the-secret',
+      slashCommand({ command: '/ping', text: 'forged too' }),
+    );
     expect(wrongSecret.status).toBe(401);
 
     // A genuine request after them is the barrier: once its post arrives, a forged one would have too.
-    const ok = await sendToBolt(base, SIGNING_SECRET, slashCommand({ command: '/ping', text: 'genuine', responseUrl: fake.responseUrl() }));
+    const ok = await sendToBolt(
+      base,
+      SIGNING_SECRET,
+      slashCommand({ command: '/ping', text: 'genuine', responseUrl: fake.responseUrl() }),
+    );
     expect(ok.status).toBe(200);
     await fake.waitFor('response_url');
     expect(fake.calls('chat.postMessage').map((c) => c.args.text)).toEqual(['pong genuine']);
@@ -130,12 +154,17 @@ describe('Bolt over HTTP against the fake Web API', () => {
   it('a stale timestamp (6 minutes old) gets 401 even with a valid signature for it', async () => {
     const cmd = slashCommand({ command: '/ping', text: 'replayed' });
     const ts = staleTimestamp(6);
-    const res = await sendToBolt(base, SIGNING_SECRET, cmd, { timestamp: ts, signature: slackSignature(SIGNING_SECRET, ts, cmd.body) });
+    const res = await sendToBolt(base, SIGNING_SECRET, cmd, {
+      timestamp: ts,
+      signature: slackSignature(SIGNING_SECRET, ts, cmd.body),
+    });
     expect(res.status).toBe(401);
     // Four minutes is inside Slack's window: the same construction passes, so the 401 above is about age.
     const fresh = staleTimestamp(4);
     const responseUrl = fake.responseUrl();
-    const ok = await sendToBolt(base, SIGNING_SECRET, slashCommand({ command: '/ping', text: 'recent', responseUrl }), { timestamp: fresh });
+    const ok = await sendToBolt(base, SIGNING_SECRET, slashCommand({ command: '/ping', text: 'recent', responseUrl }), {
+      timestamp: fresh,
+    });
     expect(ok.status).toBe(200);
     // Let its listener finish so its post does not land in the next test.
     await fake.waitFor('chat.postMessage', (c) => c.args.text === 'pong recent');
@@ -147,13 +176,24 @@ describe('Bolt over HTTP against the fake Web API', () => {
     const client = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.url, logger });
     const blocks = [
       { type: 'section', block_id: 'req', text: { type: 'mrkdwn', text: 'Withdraw 100 USDT?' } },
-      { type: 'actions', block_id: 'decide', elements: [{ type: 'button', action_id: 'approve', value: 'req-42', text: { type: 'plain_text', text: 'Approve' } }] },
+      {
+        type: 'actions',
+        block_id: 'decide',
+        elements: [
+          { type: 'button', action_id: 'approve', value: 'req-42', text: { type: 'plain_text', text: 'Approve' } },
+        ],
+      },
     ];
     const posted = await client.chat.postMessage({ channel: SLACK_IDS.channelId, text: 'Withdraw 100 USDT?', blocks });
     const ts = posted.ts!;
     const responseUrl = fake.responseUrl({ channel: SLACK_IDS.channelId, messageTs: ts });
 
-    const body = blockAction({ action: { actionId: 'approve', value: 'req-42' }, message: { ts, text: 'Withdraw 100 USDT?', blocks }, userId: 'U0CAROL001', responseUrl });
+    const body = blockAction({
+      action: { actionId: 'approve', value: 'req-42' },
+      message: { ts, text: 'Withdraw 100 USDT?', blocks },
+      userId: 'U0CAROL001',
+      responseUrl,
+    });
     expect((body.payload.actions as Array<{ block_id: string }>)[0]!.block_id).toBe('decide');
     const res = await sendToBolt(base, SIGNING_SECRET, body);
     expect(res.status).toBe(200);
@@ -176,7 +216,11 @@ describe('Bolt over HTTP against the fake Web API', () => {
     expect(view.type).toBe('modal');
 
     const values = { amount: { amount_input: { type: 'plain_text_input', value: '-5' } } };
-    const res = await sendToBolt(base, SIGNING_SECRET, viewSubmission({ callbackId: 'withdraw', viewId: view.id, privateMetadata: '{"draft":1}', values }));
+    const res = await sendToBolt(
+      base,
+      SIGNING_SECRET,
+      viewSubmission({ callbackId: 'withdraw', viewId: view.id, privateMetadata: '{"draft":1}', values }),
+    );
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ response_action: 'errors', errors: { amount: 'Amount must be positive' } });
     expect(seen.submissions).toEqual([{ callbackId: 'withdraw', privateMetadata: '{"draft":1}', values }]);
@@ -184,7 +228,11 @@ describe('Bolt over HTTP against the fake Web API', () => {
 
   it('an Events API callback (JSON body) reaches its handler', async () => {
     fake.reset();
-    const res = await sendToBolt(base, SIGNING_SECRET, eventCallback({ event: { type: 'app_home_opened', user: 'U0DAVE0001', channel: 'D0DAVE0001', tab: 'home' } }));
+    const res = await sendToBolt(
+      base,
+      SIGNING_SECRET,
+      eventCallback({ event: { type: 'app_home_opened', user: 'U0DAVE0001', channel: 'D0DAVE0001', tab: 'home' } }),
+    );
     expect(res.status).toBe(200);
     await fake.waitFor('views.publish');
     expect(fake.homeTab('U0DAVE0001')?.blocks).toHaveLength(1);
@@ -206,7 +254,13 @@ describe('Bolt over HTTP against the fake Web API', () => {
     expect(result.ok).toBe(true);
 
     const [file] = fake.files();
-    expect(file).toMatchObject({ name: 'transactions.csv', title: 'Transactions', channel: SLACK_IDS.channelId, thread_ts: parent.ts, initial_comment: 'Your export' });
+    expect(file).toMatchObject({
+      name: 'transactions.csv',
+      title: 'Transactions',
+      channel: SLACK_IDS.channelId,
+      thread_ts: parent.ts,
+      initial_comment: 'Your export',
+    });
     expect(file?.text).toBe(csv);
     expect(file?.content.equals(Buffer.from(csv))).toBe(true);
     expect(file?.declaredLength).toBe(Buffer.byteLength(csv));
@@ -234,7 +288,12 @@ describe('failure injection', () => {
   beforeEach(() => fake.reset());
 
   const client = (o: ConstructorParameters<typeof webApi.WebClient>[1] = {}): InstanceType<typeof webApi.WebClient> =>
-    new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.url, retryConfig: { retries: 0 }, logger: createCaptureLogger(), ...o });
+    new webApi.WebClient(BOT_TOKEN, {
+      slackApiUrl: fake.url,
+      retryConfig: { retries: 0 },
+      logger: createCaptureLogger(),
+      ...o,
+    });
 
   it('429 carries Retry-After', async () => {
     fake.failNext('chat.postMessage', { status: 429, retryAfter: 7 });
@@ -248,7 +307,10 @@ describe('failure injection', () => {
 
   it('a rate-limited call succeeds when the client retries after Retry-After', async () => {
     fake.failNext('chat.postMessage', { retryAfter: 0 });
-    const res = await client({ retryConfig: { retries: 1, minTimeout: 0, maxTimeout: 0 } }).chat.postMessage({ channel: 'C1', text: 'eventually' });
+    const res = await client({ retryConfig: { retries: 1, minTimeout: 0, maxTimeout: 0 } }).chat.postMessage({
+      channel: 'C1',
+      text: 'eventually',
+    });
     expect(res.ok).toBe(true);
     expect(fake.calls('chat.postMessage').map((c) => c.status)).toEqual([429, 200]);
     expect(fake.channel('C1').map((m) => m.text)).toEqual(['eventually']);
@@ -268,7 +330,9 @@ describe('failure injection', () => {
     const c = client();
     const posted = await c.chat.postMessage({ channel: 'C1', text: 'v1' });
     for (let i = 0; i < 2; i++) {
-      await expect(c.chat.update({ channel: 'C1', ts: posted.ts!, text: 'v2' })).rejects.toMatchObject({ data: { error: 'cant_update_message' } });
+      await expect(c.chat.update({ channel: 'C1', ts: posted.ts!, text: 'v2' })).rejects.toMatchObject({
+        data: { error: 'cant_update_message' },
+      });
     }
     await c.chat.update({ channel: 'C1', ts: posted.ts!, text: 'v2' });
     expect(fake.channel('C1').map((m) => m.text)).toEqual(['v2']);
@@ -285,23 +349,39 @@ describe('failure injection', () => {
   });
 
   it('unknown methods answer 200 unknown_method (a 404 would make WebClient retry)', async () => {
-    const res = await fetch(`${fake.url}chat.doesNotExist`, { method: 'POST', headers: { authorization: `Bearer ${BOT_TOKEN}` } });
+    const res = await fetch(`${fake.url}chat.doesNotExist`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${BOT_TOKEN}` },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ok: false, error: 'unknown_method' });
   });
 
   it('missing or wrong-type tokens are refused like Slack does', async () => {
-    const anon = await fetch(`${fake.url}chat.postMessage`, { method: 'POST', body: new URLSearchParams({ channel: 'C1', text: 'x' }) });
+    const anon = await fetch(`${fake.url}chat.postMessage`, {
+      method: 'POST',
+      body: new URLSearchParams({ channel: 'C1', text: 'x' }),
+    });
     expect(await anon.json()).toMatchObject({ ok: false, error: 'not_authed' });
-    await expect(new webApi.WebClient(APP_TOKEN, { slackApiUrl: fake.url, retryConfig: { retries: 0 }, logger: createCaptureLogger() }).chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toMatchObject({
+    await expect(
+      new webApi.WebClient(APP_TOKEN, {
+        slackApiUrl: fake.url,
+        retryConfig: { retries: 0 },
+        logger: createCaptureLogger(),
+      }).chat.postMessage({ channel: 'C1', text: 'x' }),
+    ).rejects.toMatchObject({
       data: { error: 'not_allowed_token_type' },
     });
   });
 
   it('waitFor rejects listing what was called', async () => {
     await client().chat.postMessage({ channel: 'C1', text: 'only this' });
-    await expect(fake.waitFor('views.open', undefined, 50)).rejects.toThrow(/no views\.open call within 50 ms; calls seen: chat\.postMessage x1/);
-    await expect(fake.waitFor('chat.postMessage', (c) => c.args.text === 'other', 50)).rejects.toThrow(/matching the predicate[\s\S]*only this/);
+    await expect(fake.waitFor('views.open', undefined, 50)).rejects.toThrow(
+      /no views\.open call within 50 ms; calls seen: chat\.postMessage x1/,
+    );
+    await expect(fake.waitFor('chat.postMessage', (c) => c.args.text === 'other', 50)).rejects.toThrow(
+      /matching the predicate[\s\S]*only this/,
+    );
   });
 });
 
@@ -309,8 +389,15 @@ describe('the user-visible model', () => {
   let fake: FakeSlack;
   let c: InstanceType<typeof webApi.WebClient>;
   beforeAll(async () => {
-    fake = await startFakeSlack({ usergroups: { S0APPROVERS: ['U0CAROL001', 'U0DAVE0001'] }, users: { U0CAROL001: { real_name: 'Carol Approver' } } });
-    c = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.url, retryConfig: { retries: 0 }, logger: createCaptureLogger() });
+    fake = await startFakeSlack({
+      usergroups: { S0APPROVERS: ['U0CAROL001', 'U0DAVE0001'] },
+      users: { U0CAROL001: { real_name: 'Carol Approver' } },
+    });
+    c = new webApi.WebClient(BOT_TOKEN, {
+      slackApiUrl: fake.url,
+      retryConfig: { retries: 0 },
+      logger: createCaptureLogger(),
+    });
   });
   afterAll(async () => {
     await fake.close();
@@ -318,7 +405,11 @@ describe('the user-visible model', () => {
   beforeEach(() => fake.reset());
 
   it('updates, deletes, threads and ephemerals', async () => {
-    const a = await c.chat.postMessage({ channel: 'C1', text: 'a', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'a' } }] });
+    const a = await c.chat.postMessage({
+      channel: 'C1',
+      text: 'a',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'a' } }],
+    });
     const b = await c.chat.postMessage({ channel: 'C1', text: 'b' });
     expect(a.ts).not.toBe(b.ts);
     const r = await c.chat.postMessage({ channel: 'C1', text: 'reply', thread_ts: a.ts! });
@@ -333,7 +424,9 @@ describe('the user-visible model', () => {
     expect(fake.thread('C1', a.ts!).map((m) => m.ts)).toEqual([r.ts]);
     expect(fake.ephemerals('C1', 'U0ALICE001').map((e) => e.text)).toEqual(['psst']);
     expect(fake.ephemerals('C1', 'U0OTHER001')).toEqual([]);
-    await expect(c.chat.update({ channel: 'C1', ts: b.ts!, text: 'gone' })).rejects.toMatchObject({ data: { error: 'message_not_found' } });
+    await expect(c.chat.update({ channel: 'C1', ts: b.ts!, text: 'gone' })).rejects.toMatchObject({
+      data: { error: 'message_not_found' },
+    });
     const link = await c.chat.getPermalink({ channel: 'C1', message_ts: r.ts! });
     expect(link.permalink).toContain(`p${r.ts!.replace('.', '')}?thread_ts=${a.ts}`);
   });
@@ -358,21 +451,35 @@ describe('the user-visible model', () => {
     expect(withMeta.messages!.find((m) => m.text === 'b')!.metadata).toEqual(meta);
 
     expect(texts(await c.conversations.history({ channel: 'C1', oldest: b.ts! }))).toEqual(['d', 'broadcast']);
-    expect(texts(await c.conversations.history({ channel: 'C1', oldest: b.ts!, inclusive: true }))).toEqual(['d', 'broadcast', 'b']);
+    expect(texts(await c.conversations.history({ channel: 'C1', oldest: b.ts!, inclusive: true }))).toEqual([
+      'd',
+      'broadcast',
+      'b',
+    ]);
     expect(texts(await c.conversations.history({ channel: 'C1', latest: d.ts! }))).toEqual(['broadcast', 'b', 'a']);
-    expect(texts(await c.conversations.history({ channel: 'C1', oldest: a.ts!, latest: d.ts!, inclusive: true }))).toEqual(['d', 'broadcast', 'b', 'a']);
+    expect(
+      texts(await c.conversations.history({ channel: 'C1', oldest: a.ts!, latest: d.ts!, inclusive: true })),
+    ).toEqual(['d', 'broadcast', 'b', 'a']);
 
     const first = await c.conversations.history({ channel: 'C1', limit: 3 });
     expect(texts(first)).toEqual(['d', 'broadcast', 'b']);
     expect(first.has_more).toBe(true);
-    const second = await c.conversations.history({ channel: 'C1', limit: 3, cursor: first.response_metadata!.next_cursor! });
+    const second = await c.conversations.history({
+      channel: 'C1',
+      limit: 3,
+      cursor: first.response_metadata!.next_cursor!,
+    });
     expect(texts(second)).toEqual(['a']);
     expect(second.has_more).toBe(false);
     expect(second.response_metadata?.next_cursor).toBe('');
 
     expect((await c.conversations.history({ channel: 'C0EMPTY' })).messages).toEqual([]);
-    await expect(c.conversations.history({ channel: 'C1', cursor: 'bm9wZQ==' })).rejects.toMatchObject({ data: { error: 'invalid_cursor' } });
-    await expect(c.conversations.history({ channel: 'C1', oldest: 'yesterday' })).rejects.toMatchObject({ data: { error: 'invalid_ts_oldest' } });
+    await expect(c.conversations.history({ channel: 'C1', cursor: 'bm9wZQ==' })).rejects.toMatchObject({
+      data: { error: 'invalid_cursor' },
+    });
+    await expect(c.conversations.history({ channel: 'C1', oldest: 'yesterday' })).rejects.toMatchObject({
+      data: { error: 'invalid_ts_oldest' },
+    });
   });
 
   it('conversations.replies: the parent then its replies oldest first, from the parent or any reply', async () => {
@@ -393,19 +500,34 @@ describe('the user-visible model', () => {
     expect(texts(await c.conversations.replies({ channel: 'C1', ts: r1.ts! }))).toEqual(['parent', 'r1', 'r2', 'r3']);
 
     // The parent stays first even when the window starts after it.
-    expect(texts(await c.conversations.replies({ channel: 'C1', ts: p.ts!, oldest: r1.ts! }))).toEqual(['parent', 'r2', 'r3']);
-    expect(texts(await c.conversations.replies({ channel: 'C1', ts: p.ts!, oldest: r1.ts!, inclusive: true }))).toEqual(['parent', 'r1', 'r2', 'r3']);
+    expect(texts(await c.conversations.replies({ channel: 'C1', ts: p.ts!, oldest: r1.ts! }))).toEqual([
+      'parent',
+      'r2',
+      'r3',
+    ]);
+    expect(texts(await c.conversations.replies({ channel: 'C1', ts: p.ts!, oldest: r1.ts!, inclusive: true }))).toEqual(
+      ['parent', 'r1', 'r2', 'r3'],
+    );
 
     const first = await c.conversations.replies({ channel: 'C1', ts: p.ts!, limit: 2 });
     expect(texts(first)).toEqual(['parent', 'r1']);
     expect(first.has_more).toBe(true);
-    const rest = await c.conversations.replies({ channel: 'C1', ts: p.ts!, limit: 2, cursor: first.response_metadata!.next_cursor! });
+    const rest = await c.conversations.replies({
+      channel: 'C1',
+      ts: p.ts!,
+      limit: 2,
+      cursor: first.response_metadata!.next_cursor!,
+    });
     expect(texts(rest)).toEqual(['r2', 'r3']);
     expect(rest.has_more).toBe(false);
 
     expect(texts(await c.conversations.replies({ channel: 'C1', ts: lone.ts! }))).toEqual(['lone']);
-    await expect(c.conversations.replies({ channel: 'C1', ts: '1.000001' })).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
-    await expect(c.conversations.replies({ channel: 'C2', ts: p.ts! })).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
+    await expect(c.conversations.replies({ channel: 'C1', ts: '1.000001' })).rejects.toMatchObject({
+      data: { error: 'thread_not_found' },
+    });
+    await expect(c.conversations.replies({ channel: 'C2', ts: p.ts! })).rejects.toMatchObject({
+      data: { error: 'thread_not_found' },
+    });
   });
 
   it('DMs, users and user groups', async () => {
@@ -415,24 +537,42 @@ describe('the user-visible model', () => {
     expect(fake.channel(dm.channel!.id!).map((m) => m.text)).toEqual(['direct']);
     expect((await c.users.info({ user: 'U0CAROL001' })).user?.real_name).toBe('Carol Approver');
     expect((await c.usergroups.users.list({ usergroup: 'S0APPROVERS' })).users).toEqual(['U0CAROL001', 'U0DAVE0001']);
-    await expect(c.usergroups.users.list({ usergroup: 'S0NOPE' })).rejects.toMatchObject({ data: { error: 'no_such_subteam' } });
+    await expect(c.usergroups.users.list({ usergroup: 'S0NOPE' })).rejects.toMatchObject({
+      data: { error: 'no_such_subteam' },
+    });
   });
 
   it('views.update honours hash, Block Kit limits are enforced', async () => {
-    const opened = await c.views.open({ trigger_id: '1.2.3', view: { type: 'modal', title: { type: 'plain_text', text: 'One' }, blocks: [] } });
+    const opened = await c.views.open({
+      trigger_id: '1.2.3',
+      view: { type: 'modal', title: { type: 'plain_text', text: 'One' }, blocks: [] },
+    });
     const id = opened.view!.id!;
-    await expect(c.views.update({ view_id: id, hash: 'stale', view: { type: 'modal', title: { type: 'plain_text', text: 'Two' }, blocks: [] } })).rejects.toMatchObject({
+    await expect(
+      c.views.update({
+        view_id: id,
+        hash: 'stale',
+        view: { type: 'modal', title: { type: 'plain_text', text: 'Two' }, blocks: [] },
+      }),
+    ).rejects.toMatchObject({
       data: { error: 'hash_conflict' },
     });
-    await c.views.update({ view_id: id, hash: opened.view!.hash!, view: { type: 'modal', title: { type: 'plain_text', text: 'Two' }, blocks: [] } });
+    await c.views.update({
+      view_id: id,
+      hash: opened.view!.hash!,
+      view: { type: 'modal', title: { type: 'plain_text', text: 'Two' }, blocks: [] },
+    });
     expect((fake.view(id)?.title as { text: string } | undefined)?.text).toBe('Two');
     const many = Array.from({ length: 51 }, () => ({ type: 'divider' }));
-    await expect(c.chat.postMessage({ channel: 'C1', text: 'x', blocks: many })).rejects.toMatchObject({ data: { error: 'invalid_blocks' } });
+    await expect(c.chat.postMessage({ channel: 'C1', text: 'x', blocks: many })).rejects.toMatchObject({
+      data: { error: 'invalid_blocks' },
+    });
   });
 
   it('response_url: replace_original replaces, in_channel shows in the channel, five uses at most', async () => {
     const url = fake.responseUrl({ channel: 'C1' });
-    const post = (body: object): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: object): Promise<Response> =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post({ text: 'working…' })).status).toBe(200);
     await post({ text: 'done', replace_original: true });
     await post({ text: 'for everyone', response_type: 'in_channel' });
@@ -489,11 +629,19 @@ describe('Socket Mode against the socket fake', () => {
     const fake = await startFakeSlack();
     const sock = await startSocketFake();
     fake.attachSocket(sock);
-    const app = new App({ socketMode: true, appToken: APP_TOKEN, token: BOT_TOKEN, logger: createCaptureLogger(), clientOptions: { slackApiUrl: fake.url } });
+    const app = new App({
+      socketMode: true,
+      appToken: APP_TOKEN,
+      token: BOT_TOKEN,
+      logger: createCaptureLogger(),
+      clientOptions: { slackApiUrl: fake.url },
+    });
     // No listener for /unhandled: Bolt never acks it.
     try {
       await within(app.start(), 5000, 'Socket Mode app.start()');
-      await expect(sock.sendEnvelope('slash_commands', slashCommand({ command: '/unhandled' }).payload, { timeoutMs: 100 })).rejects.toThrow(/no ack/);
+      await expect(
+        sock.sendEnvelope('slash_commands', slashCommand({ command: '/unhandled' }).payload, { timeoutMs: 100 }),
+      ).rejects.toThrow(/no ack/);
     } finally {
       await app.stop();
       await sock.close();
@@ -521,7 +669,9 @@ describe('bare Bolt baseline', () => {
     stop = bare.stop;
     const res = await sendToBolt(bare.url, SIGNING_SECRET, slashCommand({ command: '/noop' }));
     expect(res).toMatchObject({ status: 200, body: '' });
-    const forged = await sendToBolt(bare.url, SIGNING_SECRET, slashCommand({ command: '/noop' }), { signature: BAD_SIGNATURE });
+    const forged = await sendToBolt(bare.url, SIGNING_SECRET, slashCommand({ command: '/noop' }), {
+      signature: BAD_SIGNATURE,
+    });
     expect(forged.status).toBe(401);
   });
 });

@@ -76,6 +76,9 @@ export function slackRateLimits(o: SlackRateLimitOptions = {}): SlackRateLimiter
     gate,
     allowed,
     limited,
-    allowance: (ms) => ({ posts: Math.floor(burst + ms * postsPerMs), updates: Math.floor(updatesPerWindow * Math.ceil(ms / windowMs)) }),
+    allowance: (ms) => ({
+      posts: Math.floor(burst + ms * postsPerMs),
+      updates: Math.floor(updatesPerWindow * Math.ceil(ms / windowMs)),
+    }),
   };
 }

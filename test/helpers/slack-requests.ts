@@ -39,7 +39,11 @@ export function slackSignature(signingSecret: string, timestamp: number | string
   return `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
 }
 
-export function signatureHeaders(signingSecret: string, rawBody: string, timestamp: number = nowSeconds()): Record<string, string> {
+export function signatureHeaders(
+  signingSecret: string,
+  rawBody: string,
+  timestamp: number = nowSeconds(),
+): Record<string, string> {
   return {
     'x-slack-signature': slackSignature(signingSecret, timestamp, rawBody),
     'x-slack-request-timestamp': String(timestamp),
@@ -152,7 +156,10 @@ export function blockAction(opts: BlockActionOptions): SlackRequestBody {
     const type = a.type ?? 'button';
     const out: Json = {
       action_id: a.actionId,
-      block_id: a.blockId ?? findBlockId(opts.message?.blocks ?? (opts.view?.blocks as unknown[] | undefined), a.actionId) ?? 'block',
+      block_id:
+        a.blockId ??
+        findBlockId(opts.message?.blocks ?? (opts.view?.blocks as unknown[] | undefined), a.actionId) ??
+        'block',
       type,
       action_ts: actionTs,
     };
@@ -160,7 +167,10 @@ export function blockAction(opts: BlockActionOptions): SlackRequestBody {
       out.text = { type: 'plain_text', text: a.text ?? a.actionId, emoji: true };
       if (a.value !== undefined) out.value = a.value;
     } else if (a.selectedOption) {
-      out.selected_option = { text: { type: 'plain_text', text: a.selectedOption.text, emoji: true }, value: a.selectedOption.value };
+      out.selected_option = {
+        text: { type: 'plain_text', text: a.selectedOption.text, emoji: true },
+        value: a.selectedOption.value,
+      };
     } else if (a.value !== undefined) {
       out.value = a.value;
     }
@@ -186,7 +196,13 @@ export function blockAction(opts: BlockActionOptions): SlackRequestBody {
   } else {
     const m = opts.message;
     if (!m) throw new Error('blockAction needs the message the action is on (or a view)');
-    payload.container = { type: 'message', message_ts: m.ts, channel_id: channelId, is_ephemeral: false, ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) };
+    payload.container = {
+      type: 'message',
+      message_ts: m.ts,
+      channel_id: channelId,
+      is_ephemeral: false,
+      ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+    };
     payload.channel = { id: channelId, name: opts.channelName ?? SLACK_IDS.channelName };
     payload.message = {
       type: 'message',
@@ -207,8 +223,13 @@ export function blockAction(opts: BlockActionOptions): SlackRequestBody {
 function findBlockId(blocks: unknown[] | undefined, actionId: string): string | undefined {
   for (const b of blocks ?? []) {
     const block = b as Json;
-    const elements = [...((block.elements as unknown[]) ?? []), ...(block.accessory ? [block.accessory] : []), ...(block.element ? [block.element] : [])];
-    if (elements.some((e) => (e as Json).action_id === actionId) && typeof block.block_id === 'string') return block.block_id;
+    const elements = [
+      ...((block.elements as unknown[]) ?? []),
+      ...(block.accessory ? [block.accessory] : []),
+      ...(block.element ? [block.element] : []),
+    ];
+    if (elements.some((e) => (e as Json).action_id === actionId) && typeof block.block_id === 'string')
+      return block.block_id;
   }
   return undefined;
 }
@@ -286,7 +307,15 @@ export function eventCallback(opts: EventCallbackOptions): SlackRequestBody {
     type: 'event_callback',
     event_id: opts.eventId ?? `Ev${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
     event_time: nowSeconds(),
-    authorizations: [{ enterprise_id: null, team_id: teamId, user_id: SLACK_IDS.botUserId, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: teamId,
+        user_id: SLACK_IDS.botUserId,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
     is_ext_shared_channel: false,
   };
   return { body: JSON.stringify(payload), contentType: JSON_TYPE, payload };
@@ -334,7 +363,9 @@ export async function sendToBolt(
     'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
     'x-slack-request-timestamp': String(timestamp),
     'x-slack-signature': opts.signature ?? slackSignature(signingSecret, timestamp, raw),
-    ...(opts.retryNum !== undefined ? { 'x-slack-retry-num': String(opts.retryNum), 'x-slack-retry-reason': opts.retryReason ?? 'http_timeout' } : {}),
+    ...(opts.retryNum !== undefined
+      ? { 'x-slack-retry-num': String(opts.retryNum), 'x-slack-retry-reason': opts.retryReason ?? 'http_timeout' }
+      : {}),
     ...opts.headers,
   };
   const res = await fetch(url, { method: 'POST', headers, body: raw });

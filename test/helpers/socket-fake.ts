@@ -59,7 +59,10 @@ export async function startSocketFake(opts: SocketFakeOptions = {}): Promise<Soc
   const tickets = new Set<string>();
   const open = new Set<WebSocket>();
   const received: unknown[] = [];
-  const pendingAcks = new Map<string, { resolve: (ack: SocketAck) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }>();
+  const pendingAcks = new Map<
+    string,
+    { resolve: (ack: SocketAck) => void; reject: (err: Error) => void; timer: NodeJS.Timeout }
+  >();
   let waiters: Array<() => void> = [];
   let total = 0;
 
@@ -179,7 +182,8 @@ export async function startSocketFake(opts: SocketFakeOptions = {}): Promise<Soc
     connectionCount: () => open.size,
 
     sendDisconnect(reason = 'refresh_requested') {
-      for (const ws of open) ws.send(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: `applink-fake-${port}` } }));
+      for (const ws of open)
+        ws.send(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: `applink-fake-${port}` } }));
     },
 
     async close() {

@@ -16,7 +16,15 @@ import { createLogger } from '../../src/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from './fake-slack.js';
-import { blockAction, sendToBolt, slashCommand, viewSubmission, type BoltResponse, type SendOptions, type ViewSubmissionOptions } from './slack-requests.js';
+import {
+  blockAction,
+  sendToBolt,
+  slashCommand,
+  viewSubmission,
+  type BoltResponse,
+  type SendOptions,
+  type ViewSubmissionOptions,
+} from './slack-requests.js';
 
 export const USERS = {
   viewer: 'U0VIEWER1',
@@ -30,7 +38,12 @@ export const USERS = {
 } as const;
 export const FINANCE_GROUP = 'S0FINANCE';
 
-export const CHANNELS = { approvals: 'C0APPROVALS', alerts: 'C0ALERTS', usdt: 'C0USDTALRT', command: 'C0WORKROOM' } as const;
+export const CHANNELS = {
+  approvals: 'C0APPROVALS',
+  alerts: 'C0ALERTS',
+  usdt: 'C0USDTALRT',
+  command: 'C0WORKROOM',
+} as const;
 
 export const TEST_POLICY_YAML = `
 channels:
@@ -70,18 +83,32 @@ export interface TestApp {
   /** Every log line written so far, raw. */
   logs(): string;
   /** A signed slash command as `user` in `channel`; resolves with Bolt's HTTP answer and the response_url to read replies from. */
-  command(command: string, text: string, user?: string, opts?: { channel?: string; send?: SendOptions }): Promise<{ res: BoltResponse; responseUrl: string }>;
+  command(
+    command: string,
+    text: string,
+    user?: string,
+    opts?: { channel?: string; send?: SendOptions },
+  ): Promise<{ res: BoltResponse; responseUrl: string }>;
   /** Click a button of a message (or of a response_url message). */
   click(
     user: string,
     action: { actionId: string; value: string; blockId?: string },
-    opts?: { channel?: string; message?: { ts: string; text?: string; blocks?: unknown[]; thread_ts?: string }; responseUrl?: string; send?: SendOptions },
+    opts?: {
+      channel?: string;
+      message?: { ts: string; text?: string; blocks?: unknown[]; thread_ts?: string };
+      responseUrl?: string;
+      send?: SendOptions;
+    },
   ): Promise<{ res: BoltResponse; responseUrl: string }>;
   submitView(user: string, view: Omit<ViewSubmissionOptions, 'userId'>): Promise<BoltResponse>;
   /** Waits until the response_url has received at least n posts, then returns them. */
   replies(responseUrl: string, n?: number, timeoutMs?: number): Promise<Array<Record<string, unknown>>>;
   /** Waits until some post to the response_url satisfies pred; returns every post so far. */
-  repliesUntil(responseUrl: string, pred: (body: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Array<Record<string, unknown>>>;
+  repliesUntil(
+    responseUrl: string,
+    pred: (body: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Array<Record<string, unknown>>>;
   stop(): Promise<void>;
 }
 
@@ -100,7 +127,8 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
-  const fake = o.fake ?? (await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] }, ...o.fakeOptions }));
+  const fake =
+    o.fake ?? (await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] }, ...o.fakeOptions }));
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-test-${randomBytes(12).toString('hex')}`;
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'treasury-app-'));
@@ -123,9 +151,18 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     },
   });
   const logger = createLogger({ level: 'debug', destination });
-  const app = await startApp({ config, logger, policy: o.policy ?? parsePolicy(TEST_POLICY_YAML), outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox }, sandbox: o.sandbox, now: o.now, store: o.store });
+  const app = await startApp({
+    config,
+    logger,
+    policy: o.policy ?? parsePolicy(TEST_POLICY_YAML),
+    outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox },
+    sandbox: o.sandbox,
+    now: o.now,
+    store: o.store,
+  });
 
-  const send = (body: Parameters<typeof sendToBolt>[2], opts?: SendOptions) => sendToBolt(app.url, signingSecret, body, opts);
+  const send = (body: Parameters<typeof sendToBolt>[2], opts?: SendOptions) =>
+    sendToBolt(app.url, signingSecret, body, opts);
 
   return {
     app,
@@ -164,7 +201,9 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
         const got = fake.responses.filter((r) => r.url === responseUrl).map((r) => r.body);
         if (got.length >= n) return got;
         if (Date.now() > deadline) {
-          throw new Error(`expected ${n} response_url post(s), got ${got.length}: ${JSON.stringify(got).slice(0, 800)}`);
+          throw new Error(
+            `expected ${n} response_url post(s), got ${got.length}: ${JSON.stringify(got).slice(0, 800)}`,
+          );
         }
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -174,7 +213,8 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
       for (;;) {
         const got = fake.responses.filter((r) => r.url === responseUrl).map((r) => r.body);
         if (got.some(pred)) return got;
-        if (Date.now() > deadline) throw new Error(`no matching response_url post; got: ${JSON.stringify(got).slice(0, 800)}`);
+        if (Date.now() > deadline)
+          throw new Error(`no matching response_url post; got: ${JSON.stringify(got).slice(0, 800)}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },

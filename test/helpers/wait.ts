@@ -1,5 +1,10 @@
 /** Poll until fn returns something truthy; fail with what was awaited, not at the test timeout. */
-export async function until<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 8000, everyMs = 20): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => T | undefined | null | false,
+  timeoutMs = 8000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = fn();

@@ -5,10 +5,12 @@ import { createLogger } from '../../src/log.js';
 
 function logger() {
   let text = '';
-  const destination = new Writable({ write: (c, _e, cb) => {
+  const destination = new Writable({
+    write: (c, _e, cb) => {
       text += c.toString();
       cb();
-    } });
+    },
+  });
   return { log: createLogger({ level: 'debug', destination }), text: () => text };
 }
 
@@ -62,7 +64,9 @@ describe('Scheduler', () => {
 
   it('refuses a bad schedule and a duplicate name', () => {
     const s = new Scheduler(logger().log);
-    expect(() => s.add({ name: 'x', schedule: 'every minute', run: async () => undefined })).toThrow(/invalid schedule/);
+    expect(() => s.add({ name: 'x', schedule: 'every minute', run: async () => undefined })).toThrow(
+      /invalid schedule/,
+    );
     s.add({ name: 'y', schedule: '* * * * *', run: async () => undefined });
     expect(() => s.add({ name: 'y', schedule: '* * * * *', run: async () => undefined })).toThrow(/already registered/);
   });

@@ -34,13 +34,31 @@ async function freePort(): Promise<number> {
 describe('npm start in local mode', () => {
   it('prints the local workspace address first and serves the page there; logs are JSON when piped', async () => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), SANDBOX_PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'info' };
-    for (const k of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'WALLET_API_BASE_URL', 'POLICY_FILE']) delete env[k];
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      SANDBOX_PORT: '0',
+      DATA_DIR: dir,
+      LOG_LEVEL: 'info',
+    };
+    for (const k of [
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_APP_TOKEN',
+      'WALLET_API_BASE_URL',
+      'POLICY_FILE',
+    ])
+      delete env[k];
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
     const deadline = Date.now() + 20_000;
-    while (!out.includes('Open the local workspace') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    while (!out.includes('Open the local workspace') && Date.now() < deadline && child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 50));
     const lines = out.split('\n').filter(Boolean);
     expect(lines[0]).toBe(`Local workspace: http://localhost:${port}/ (starting…)`);
     expect(out).toContain(`Open the local workspace: http://localhost:${port}/`);

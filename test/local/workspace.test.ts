@@ -49,11 +49,21 @@ async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tim
 }
 
 const post = (path: string, body: unknown) =>
-  fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const state = async (user: string) => (await (await fetch(`${app.url}/local/state?user=${user}`)).json()) as {
-  channels: Array<{ id: string; name: string; ephemerals: Array<{ text?: string; blocks?: unknown[] }>; messages: unknown[] }>;
-  people: Array<{ id: string; name: string; roles: string[] }>;
-};
+  fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+const state = async (user: string) =>
+  (await (await fetch(`${app.url}/local/state?user=${user}`)).json()) as {
+    channels: Array<{
+      id: string;
+      name: string;
+      ephemerals: Array<{ text?: string; blocks?: unknown[] }>;
+      messages: unknown[];
+    }>;
+    people: Array<{ id: string; name: string; roles: string[] }>;
+  };
 
 describe('the local workspace', () => {
   it('is served at / in local mode, with a policy that lets no message become script', async () => {
@@ -67,15 +77,26 @@ describe('the local workspace', () => {
 
   it("lists the policy's people with their roles, and its channels", async () => {
     const s = await state('U0ALICE');
-    expect(s.people.find((p) => p.id === 'U0ERIN')).toEqual({ id: 'U0ERIN', name: 'Erin', handle: 'erin', roles: ['approvers', 'admins', 'viewers'] });
-    expect(s.channels.map((c) => c.name)).toEqual(expect.arrayContaining(['general', 'approvals', 'alerts', 'Treasury (app)']));
+    expect(s.people.find((p) => p.id === 'U0ERIN')).toEqual({
+      id: 'U0ERIN',
+      name: 'Erin',
+      handle: 'erin',
+      roles: ['approvers', 'admins', 'viewers'],
+    });
+    expect(s.channels.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['general', 'approvals', 'alerts', 'Treasury (app)']),
+    );
     expect(nameFromId('U0ALICE01')).toBe('Alice');
   });
 
   it('sends a slash command to the app as Slack does, and shows the answer only to its sender', async () => {
     const res = await post('/local/command', { user: 'U0ERIN', channel: 'C0GENERAL', text: '/treasury help' });
     expect(res.status).toBe(200);
-    const erin = await eventually('the help reply', async () => (await state('U0ERIN')).channels.find((c) => c.id === 'C0GENERAL')!.ephemerals.find((e) => (e.text ?? '').includes('/address')));
+    const erin = await eventually('the help reply', async () =>
+      (await state('U0ERIN')).channels
+        .find((c) => c.id === 'C0GENERAL')!
+        .ephemerals.find((e) => (e.text ?? '').includes('/address')),
+    );
     expect(erin.text).toContain('/withdraw');
     const alice = (await state('U0ALICE')).channels.find((c) => c.id === 'C0GENERAL')!;
     expect(alice.ephemerals.some((e) => (e.text ?? '').includes('/address'))).toBe(false);
@@ -93,15 +114,31 @@ describe('the local workspace', () => {
     const body = (await res.json()) as { error: string };
     expect(body.error).toContain('user: a Slack user id');
     expect(body.error).toContain('text: type a command');
-    expect((await post('/local/deposit', { to: 'x@y.test', amount: '-5', currency: 'USDT', network: 'BSC' })).status).toBe(400);
-    expect((await post('/local/action', { source: 'message', user: 'U0ALICE', channel: 'C0GENERAL', ts: '1.2', action: { action_id: 'a', block_id: 'b', type: 'button' } })).status).toBe(400);
+    expect(
+      (await post('/local/deposit', { to: 'x@y.test', amount: '-5', currency: 'USDT', network: 'BSC' })).status,
+    ).toBe(400);
+    expect(
+      (
+        await post('/local/action', {
+          source: 'message',
+          user: 'U0ALICE',
+          channel: 'C0GENERAL',
+          ts: '1.2',
+          action: { action_id: 'a', block_id: 'b', type: 'button' },
+        })
+      ).status,
+    ).toBe(400);
     expect((await fetch(`${app.url}/local/state?user=<script>`)).status).toBe(400);
     const bad = await fetch(`${app.url}/local/command`, { method: 'POST', body: 'not json' });
     expect(bad.status).toBe(400);
   });
 
   it('is the only one who can talk to the app: an unsigned or wrongly signed request is refused', async () => {
-    const res = await sendToBolt(app.url, 'not-the-workspace-secret', slashCommand({ command: '/treasury', text: 'help' }));
+    const res = await sendToBolt(
+      app.url,
+      'not-the-workspace-secret',
+      slashCommand({ command: '/treasury', text: 'help' }),
+    );
     expect(res.status).toBe(401);
   });
 
@@ -125,7 +162,12 @@ describe('the local workspace', () => {
   });
 
   it('simulates a deposit through the sandbox, and its alert is posted to the routed channel', async () => {
-    const res = await post('/local/deposit', { to: 'ada.okafor@acme-payments.test', amount: '77.01', currency: 'USDT', network: 'BSC' });
+    const res = await post('/local/deposit', {
+      to: 'ada.okafor@acme-payments.test',
+      amount: '77.01',
+      currency: 'USDT',
+      network: 'BSC',
+    });
     expect(res.status).toBe(200);
     const routed = await eventually('the alert', async () => {
       const s = await state('U0ALICE');
@@ -153,7 +195,13 @@ describe('the local workspace', () => {
       await ack();
       await client.views.open({
         trigger_id: command.trigger_id,
-        view: { type: 'modal', callback_id: 'echo_form', notify_on_close: true, title: { type: 'plain_text', text: 'Form' }, blocks: [] },
+        view: {
+          type: 'modal',
+          callback_id: 'echo_form',
+          notify_on_close: true,
+          title: { type: 'plain_text', text: 'Form' },
+          blocks: [],
+        },
       });
     });
     bolt.view({ callback_id: 'echo_form', type: 'view_closed' }, async ({ ack, body }) => {
@@ -164,18 +212,24 @@ describe('the local workspace', () => {
 
     await post('/local/command', { user: 'U0BOB', channel: 'C0GENERAL', text: '/echo' });
     const general = await eventually('the in_channel answer', async () =>
-      (await state('U0CAROL')).channels.find((c) => c.id === 'C0GENERAL' && JSON.stringify(c.messages).includes('hello everyone')),
+      (await state('U0CAROL')).channels.find(
+        (c) => c.id === 'C0GENERAL' && JSON.stringify(c.messages).includes('hello everyone'),
+      ),
     );
     expect(general.ephemerals.some((e) => (e.text ?? '').includes('hello everyone'))).toBe(false);
 
     await post('/local/command', { user: 'U0BOB', channel: 'C0GENERAL', text: '/form' });
     const view = await eventually('the modal', async () => {
-      const s = (await (await fetch(`${app.url}/local/state?user=U0BOB`)).json()) as { modals: Array<{ id: string; title: { text: string } }> };
+      const s = (await (await fetch(`${app.url}/local/state?user=U0BOB`)).json()) as {
+        modals: Array<{ id: string; title: { text: string } }>;
+      };
       return s.modals.find((m) => m.title.text === 'Form');
     });
     // Someone else cannot close Bob's modal.
     await post('/local/close', { user: 'U0CAROL', viewId: view.id });
-    const still = (await (await fetch(`${app.url}/local/state?user=U0BOB`)).json()) as { modals: Array<{ id: string }> };
+    const still = (await (await fetch(`${app.url}/local/state?user=U0BOB`)).json()) as {
+      modals: Array<{ id: string }>;
+    };
     expect(still.modals.map((m) => m.id)).toEqual([view.id]);
     expect((await post('/local/close', { user: 'U0BOB', viewId: view.id })).status).toBe(200);
     expect(await eventually('view_closed', async () => (closed.length ? closed : undefined))).toEqual(['U0BOB']);

@@ -9,7 +9,14 @@ import path from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { COLLECTIONS, createOutbox, type Outbox, type OutboxEntry, type OutboxOptions, type OutboxPriority } from '../../src/outbox/index.js';
+import {
+  COLLECTIONS,
+  createOutbox,
+  type Outbox,
+  type OutboxEntry,
+  type OutboxOptions,
+  type OutboxPriority,
+} from '../../src/outbox/index.js';
 import { collection, openStore, type Store } from '../../src/store/index.js';
 import { startFakeSlack, type FakeMessage, type FakeSlack } from '../helpers/fake-slack.js';
 import { slackRateLimits, type SlackRateLimiter } from '../helpers/slack-rate-limits.js';
@@ -40,13 +47,31 @@ afterEach(async () => {
 });
 
 function makeOutbox(capacity: number, o: Partial<OutboxOptions> = {}): Outbox {
-  const client = new WebClient('xoxb-batch-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 2000 });
-  const ob = createOutbox({ store, client, logger, paceMs: 120, updatePaceMs: 150, baseBackoffMs: 20, maxBackoffMs: 200, unknownOutcomeDelayMs: 50, ...o });
+  const client = new WebClient('xoxb-batch-test', {
+    slackApiUrl: fake.url,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: 2000,
+  });
+  const ob = createOutbox({
+    store,
+    client,
+    logger,
+    paceMs: 120,
+    updatePaceMs: 150,
+    baseBackoffMs: 20,
+    maxBackoffMs: 200,
+    unknownOutcomeDelayMs: 50,
+    ...o,
+  });
   const text = (ref: string) => store.get(ITEMS, ref)?.text ?? '?';
   ob.registerRenderer('item', (ref) => ({ text: text(ref) }));
   ob.registerRenderer('line', (ref) => ({ text: ref }));
   ob.registerBatchRenderer('items', {
-    render: (refs) => ({ text: `${refs.length} items`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: refs.map(text).join('\n') } }] }),
+    render: (refs) => ({
+      text: `${refs.length} items`,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: refs.map(text).join('\n') } }],
+    }),
     fits: (refs) => Math.min(refs.length, capacity),
   });
   outbox = ob;
@@ -56,7 +81,15 @@ function makeOutbox(capacity: number, o: Partial<OutboxOptions> = {}): Outbox {
 async function item(ob: Outbox, id: string, text: string, priority?: OutboxPriority): Promise<void> {
   await store.commit((tx) => {
     tx.put(ITEMS, id, { text });
-    ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel: CH, batch: { renderer: 'items', group: 'g' }, ...(priority ? { priority } : {}) });
+    ob.enqueue(tx, {
+      op: 'post',
+      renderer: 'item',
+      ref: id,
+      key: `item:${id}`,
+      channel: CH,
+      batch: { renderer: 'items', group: 'g' },
+      ...(priority ? { priority } : {}),
+    });
   });
 }
 
@@ -68,7 +101,8 @@ async function edit(ob: Outbox, id: string, text: string): Promise<void> {
 }
 
 const top = () => fake.channel(CH).filter((m) => !m.thread_ts);
-const linesOf = (m: FakeMessage) => ((m.blocks?.[0] as { text?: { text: string } } | undefined)?.text?.text ?? m.text ?? '').split('\n');
+const linesOf = (m: FakeMessage) =>
+  ((m.blocks?.[0] as { text?: { text: string } } | undefined)?.text?.text ?? m.text ?? '').split('\n');
 
 describe('outbox batching', () => {
   it('splits what waits into as many messages as needed, each as full as the renderer allows, in order', async () => {
@@ -97,7 +131,11 @@ describe('outbox batching', () => {
     ob.start();
     await ob.drain();
     const updates = fake.calls('chat.update');
-    expect(updates.map((u) => u.args.ts).sort()).toEqual(top().map((m) => m.ts).sort());
+    expect(updates.map((u) => u.args.ts).sort()).toEqual(
+      top()
+        .map((m) => m.ts)
+        .sort(),
+    );
     expect(updates[1]!.at - updates[0]!.at).toBeGreaterThanOrEqual(145);
     expect(top().flatMap(linesOf)).toEqual(Array.from({ length: 6 }, (_, i) => `item ${i + 1} done`));
   });
@@ -181,11 +219,16 @@ describe('outbox batching', () => {
     for (let i = 1; i <= 12; i++) await plain(`live ${i}`);
     ob.start();
     await ob.drain();
-    const sent = fake.calls('chat.postMessage').slice(1).map((c) => c.args.text);
+    const sent = fake
+      .calls('chat.postMessage')
+      .slice(1)
+      .map((c) => c.args.text);
     expect(sent).toHaveLength(14);
     // Four live posts, then the oldest detail; four more, then the next; live ones in order.
     expect([sent.indexOf('detail 1'), sent.indexOf('detail 2')]).toEqual([4, 9]);
-    expect(sent.filter((t) => String(t).startsWith('live'))).toEqual(Array.from({ length: 12 }, (_, i) => `live ${i + 1}`));
+    expect(sent.filter((t) => String(t).startsWith('live'))).toEqual(
+      Array.from({ length: 12 }, (_, i) => `live ${i + 1}`),
+    );
     expect(fake.thread(CH, top()[0]!.ts).map((m) => m.text)).toEqual(['detail 1', 'detail 2']);
   });
 
@@ -196,14 +239,35 @@ describe('outbox batching', () => {
     await ob.drain();
     await store.commit((tx) => {
       tx.put(ITEMS, 'solo', { text: 'solo' });
-      ob.enqueue(tx, { op: 'post', renderer: 'item', ref: 'solo', key: 'item:solo', channel: CH, batch: { renderer: 'items', group: 'g' } });
+      ob.enqueue(tx, {
+        op: 'post',
+        renderer: 'item',
+        ref: 'solo',
+        key: 'item:solo',
+        channel: CH,
+        batch: { renderer: 'items', group: 'g' },
+      });
     });
     await ob.drain();
     await store.commit((tx) => {
       ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail of a line', key: 'item:i2', priority: 'detail' });
       ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail of solo', key: 'item:solo', priority: 'detail' });
-      ob.enqueue(tx, { op: 'post', renderer: 'line', ref: 'i2 on its own', key: 'item:i2:own', channel: CH, ifBatched: 'item:i2' });
-      ob.enqueue(tx, { op: 'post', renderer: 'line', ref: 'solo on its own', key: 'item:solo:own', channel: CH, ifBatched: 'item:solo' });
+      ob.enqueue(tx, {
+        op: 'post',
+        renderer: 'line',
+        ref: 'i2 on its own',
+        key: 'item:i2:own',
+        channel: CH,
+        ifBatched: 'item:i2',
+      });
+      ob.enqueue(tx, {
+        op: 'post',
+        renderer: 'line',
+        ref: 'solo on its own',
+        key: 'item:solo:own',
+        channel: CH,
+        ifBatched: 'item:solo',
+      });
     });
     await ob.drain();
     expect(top().map((m) => m.text)).toEqual(['3 items', 'solo', 'i2 on its own']);

@@ -4,7 +4,14 @@ import path from 'node:path';
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { COLLECTIONS, createOutbox, METADATA_EVENT_TYPE, type Outbox, type OutboxEntry, type OutboxOptions } from '../../src/outbox/index.js';
+import {
+  COLLECTIONS,
+  createOutbox,
+  METADATA_EVENT_TYPE,
+  type Outbox,
+  type OutboxEntry,
+  type OutboxOptions,
+} from '../../src/outbox/index.js';
 import { collection, openStore, type Store } from '../../src/store/index.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 
@@ -24,11 +31,25 @@ let fake: FakeSlack;
 let outbox: Outbox | undefined;
 
 function client(timeoutMs = 2000): WebClient {
-  return new WebClient('xoxb-outbox-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: timeoutMs });
+  return new WebClient('xoxb-outbox-test', {
+    slackApiUrl: fake.url,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: timeoutMs,
+  });
 }
 
 function makeOutbox(o: Partial<OutboxOptions> = {}, timeoutMs?: number): Outbox {
-  const ob = createOutbox({ store, client: client(timeoutMs), logger, paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50, unknownOutcomeDelayMs: 50, ...o });
+  const ob = createOutbox({
+    store,
+    client: client(timeoutMs),
+    logger,
+    paceMs: 2,
+    baseBackoffMs: 10,
+    maxBackoffMs: 50,
+    unknownOutcomeDelayMs: 50,
+    ...o,
+  });
   ob.registerRenderer('item', (ref) => {
     const item = store.get(ITEMS, ref);
     return item ? { text: item.text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: item.text } }] } : null;
@@ -42,7 +63,14 @@ function makeOutbox(o: Partial<OutboxOptions> = {}, timeoutMs?: number): Outbox 
 async function post(ob: Outbox, id: string, text: string, channel = CH, burst = false): Promise<void> {
   await store.commit((tx) => {
     tx.put(ITEMS, id, { id, text });
-    ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel, ...(burst ? { burst: { label: 'deposit' } } : {}) });
+    ob.enqueue(tx, {
+      op: 'post',
+      renderer: 'item',
+      ref: id,
+      key: `item:${id}`,
+      channel,
+      ...(burst ? { burst: { label: 'deposit' } } : {}),
+    });
   });
 }
 
@@ -80,7 +108,10 @@ describe('outbox', () => {
     const msgs = topLevel();
     expect(msgs).toHaveLength(1);
     expect(msgs[0]!.text).toBe('v3');
-    expect(msgs[0]!.metadata).toEqual({ event_type: METADATA_EVENT_TYPE, event_payload: { outbox_id: expect.any(String) } });
+    expect(msgs[0]!.metadata).toEqual({
+      event_type: METADATA_EVENT_TYPE,
+      event_payload: { outbox_id: expect.any(String) },
+    });
     expect(fake.calls('chat.update')).toHaveLength(0);
     expect(ob.message('item:a')).toMatchObject({ channel: CH, ts: msgs[0]!.ts });
     const entries = store.all<OutboxEntry>(COLLECTIONS.entries);
@@ -184,7 +215,7 @@ describe('outbox', () => {
     expect(e.result).toMatchObject({ adopted: true, ts: topLevel()[0]!.ts });
   });
 
-  it('an edit queued while a post\'s outcome was unknown still reaches Slack after the post is adopted', async () => {
+  it("an edit queued while a post's outcome was unknown still reaches Slack after the post is adopted", async () => {
     // The post lands (late) with what was true then; the edit made meanwhile must not be
     // counted as drawn by it: the adopted message shows the first attempt's render.
     const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
@@ -227,7 +258,10 @@ describe('outbox', () => {
     const lookups = fake.calls('conversations.history');
     expect(lookups[0]!.status).toBe(429);
     expect(lookups.length).toBeGreaterThanOrEqual(2);
-    expect(store.all<OutboxEntry>(COLLECTIONS.entries)[0]!.result).toMatchObject({ adopted: true, ts: topLevel()[0]!.ts });
+    expect(store.all<OutboxEntry>(COLLECTIONS.entries)[0]!.result).toMatchObject({
+      adopted: true,
+      ts: topLevel()[0]!.ts,
+    });
   });
 
   it('history unreadable (missing_scope): waits instead of posting blind, and adopts once it can look', async () => {
@@ -289,7 +323,10 @@ describe('outbox', () => {
     await ob.drain();
     expect(topLevel().map((m) => m.text)).toEqual(['next one']);
     const entries = store.all<OutboxEntry>(COLLECTIONS.entries);
-    expect(entries.filter((e) => e.state === 'failed').map((e) => e.lastError)).toEqual(['channel_not_found', 'parent_message_failed']);
+    expect(entries.filter((e) => e.state === 'failed').map((e) => e.lastError)).toEqual([
+      'channel_not_found',
+      'parent_message_failed',
+    ]);
   });
 
   it('folds a burst into one summary with the details in its thread, and later edits reach the details', async () => {

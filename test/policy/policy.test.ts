@@ -61,7 +61,10 @@ describe('policy amounts', () => {
   it('keeps every digit written in the file, quoted or not', () => {
     const p = parsePolicy(
       example
-        .replace('daily_limit: { USDT: 50000 }', 'daily_limit: { USDT: 12345678901234567.5, ETH: 0.000000000000000001, BTC: "1.10" }')
+        .replace(
+          'daily_limit: { USDT: 50000 }',
+          'daily_limit: { USDT: 12345678901234567.5, ETH: 0.000000000000000001, BTC: "1.10" }',
+        )
         .replace('mention_above: { USDT: 10000 }', 'mention_above: { USDT: 9007199254740993 }'),
     );
     expect(p.withdrawals.daily_limit).toEqual({ USDT: '12345678901234567.5', ETH: '0.000000000000000001', BTC: '1.1' });

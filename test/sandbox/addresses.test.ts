@@ -62,7 +62,12 @@ describe('wallet address generation', () => {
     const carol = await generate(sb, 'carol@client.test', 'USDT', 'BSC');
     expect(carol.json.data.merchantClientId).not.toBe(a.json.data.merchantClientId);
 
-    sb.addMerchant({ email: 'other@merchant.test', password: 'other-password', apiKey: 'sk_other_123456', publicKey: 'pk_other_123456' });
+    sb.addMerchant({
+      email: 'other@merchant.test',
+      password: 'other-password',
+      apiKey: 'sk_other_123456',
+      publicKey: 'pk_other_123456',
+    });
     const foreign = await generate(sb, 'bob@client.test', 'USDT', 'BSC', 'sk_other_123456', 'pk_other_123456');
     expect(foreign.json.data.address).not.toBe(a.json.data.address);
 
@@ -81,7 +86,12 @@ describe('wallet address generation', () => {
       `${sb.url}/api/v1/walletaddress/generate`,
       'GET',
       { ...apiKey(), 'content-type': 'application/json' },
-      JSON.stringify({ clientEmailAddress: 'get@client.test', currency: '4', networkChain: 'BSC', publicKey: M.publicKey }),
+      JSON.stringify({
+        clientEmailAddress: 'get@client.test',
+        currency: '4',
+        networkChain: 'BSC',
+        publicKey: M.publicKey,
+      }),
     );
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text).data.address).toBe(post.json.data.address);
@@ -98,16 +108,39 @@ describe('wallet address generation', () => {
   it('needs Authorization: ApiKey with the merchant key', async () => {
     const body = { clientEmailAddress: 'x@client.test', currency: '4', networkChain: 'BSC', publicKey: M.publicKey };
     expectProblem401(await call(sb, 'POST', '/api/v1/walletaddress/generate', { body }));
-    expectProblem401(await call(sb, 'POST', '/api/v1/walletaddress/generate', { body, headers: apiKey('sk_wrong_key') }));
-    expectProblem401(await call(sb, 'POST', '/api/v1/walletaddress/generate', { body, headers: { authorization: `Bearer ${M.apiKey}` } }));
+    expectProblem401(
+      await call(sb, 'POST', '/api/v1/walletaddress/generate', { body, headers: apiKey('sk_wrong_key') }),
+    );
+    expectProblem401(
+      await call(sb, 'POST', '/api/v1/walletaddress/generate', {
+        body,
+        headers: { authorization: `Bearer ${M.apiKey}` },
+      }),
+    );
   });
 
   it.each([
-    ['a bad e-mail', { clientEmailAddress: 'not-an-email', currency: '4', networkChain: 'BSC', publicKey: M.publicKey }, /clientEmailAddress/],
-    ['an unknown currency', { clientEmailAddress: 'x@client.test', currency: 'DOGE', networkChain: 'BSC', publicKey: M.publicKey }, /currency/],
-    ['an unknown network', { clientEmailAddress: 'x@client.test', currency: '4', networkChain: 'SOLANA', publicKey: M.publicKey }, /network/i],
+    [
+      'a bad e-mail',
+      { clientEmailAddress: 'not-an-email', currency: '4', networkChain: 'BSC', publicKey: M.publicKey },
+      /clientEmailAddress/,
+    ],
+    [
+      'an unknown currency',
+      { clientEmailAddress: 'x@client.test', currency: 'DOGE', networkChain: 'BSC', publicKey: M.publicKey },
+      /currency/,
+    ],
+    [
+      'an unknown network',
+      { clientEmailAddress: 'x@client.test', currency: '4', networkChain: 'SOLANA', publicKey: M.publicKey },
+      /network/i,
+    ],
     ['a missing field', { clientEmailAddress: 'x@client.test', currency: '4', publicKey: M.publicKey }, /networkChain/],
-    ['a foreign publicKey', { clientEmailAddress: 'x@client.test', currency: '4', networkChain: 'BSC', publicKey: 'pk_someone_else' }, /public ?key/i],
+    [
+      'a foreign publicKey',
+      { clientEmailAddress: 'x@client.test', currency: '4', networkChain: 'BSC', publicKey: 'pk_someone_else' },
+      /public ?key/i,
+    ],
   ])('400 v1 failure envelope for %s', async (_, body, pattern) => {
     const res = await call(sb, 'POST', '/api/v1/walletaddress/generate', { body, headers: apiKey() });
     expect(res.status).toBe(400);
@@ -117,7 +150,10 @@ describe('wallet address generation', () => {
 
   it('400 for malformed JSON and for a non-object body', async () => {
     for (const raw of ['{"clientEmailAddress":', '[1,2]', '']) {
-      const res = await call(sb, 'POST', '/api/v1/walletaddress/generate', { raw, headers: { ...apiKey(), 'content-type': 'application/json' } });
+      const res = await call(sb, 'POST', '/api/v1/walletaddress/generate', {
+        raw,
+        headers: { ...apiKey(), 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(400);
       expect(res.json.status).toBe(0);
     }

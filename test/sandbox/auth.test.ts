@@ -43,19 +43,40 @@ describe('merchant login', () => {
   ])('%s -> 400 Invalid Login Credentials', async (_, email, password) => {
     const res = await call(sb, 'POST', '/api/v2/auth/login', { body: { email, password } });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ data: null, isSuccessful: false, message: 'Invalid Login Credentials', httpStatusCode: 400 });
+    expect(res.json).toEqual({
+      data: null,
+      isSuccessful: false,
+      message: 'Invalid Login Credentials',
+      httpStatusCode: 400,
+    });
   });
 
   it('refuses an admin account with the same 400', async () => {
-    sb.addMerchant({ email: 'admin@sandbox.test', password: 'admin-password', apiKey: 'sk_admin_000000', publicKey: 'pk_admin_000000', role: 'Admin' });
-    const res = await call(sb, 'POST', '/api/v2/auth/login', { body: { email: 'admin@sandbox.test', password: 'admin-password' } });
+    sb.addMerchant({
+      email: 'admin@sandbox.test',
+      password: 'admin-password',
+      apiKey: 'sk_admin_000000',
+      publicKey: 'pk_admin_000000',
+      role: 'Admin',
+    });
+    const res = await call(sb, 'POST', '/api/v2/auth/login', {
+      body: { email: 'admin@sandbox.test', password: 'admin-password' },
+    });
     expect(res.status).toBe(400);
     expect(res.json.message).toBe('Invalid Login Credentials');
   });
 
   it.each(['UnVerified', 'Initiated', 'InProgress', 'Rejected'])('KYB %s -> 403 naming the state', async (kyb) => {
-    sb.addMerchant({ email: 'kyb@sandbox.test', password: 'kyb-password', apiKey: 'sk_kyb_000000', publicKey: 'pk_kyb_000000', kyb: kyb as never });
-    const res = await call(sb, 'POST', '/api/v2/auth/login', { body: { email: 'kyb@sandbox.test', password: 'kyb-password' } });
+    sb.addMerchant({
+      email: 'kyb@sandbox.test',
+      password: 'kyb-password',
+      apiKey: 'sk_kyb_000000',
+      publicKey: 'pk_kyb_000000',
+      kyb: kyb as never,
+    });
+    const res = await call(sb, 'POST', '/api/v2/auth/login', {
+      body: { email: 'kyb@sandbox.test', password: 'kyb-password' },
+    });
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({ isSuccessful: false, httpStatusCode: 403, data: { kybStatus: kyb } });
     expect(res.json.message).toContain(kyb);
@@ -63,13 +84,20 @@ describe('merchant login', () => {
 
   it('setKyb blocks and unblocks login', async () => {
     sb.setKyb(M.email, 'InProgress');
-    expect((await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email, password: M.password } })).status).toBe(403);
+    expect(
+      (await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email, password: M.password } })).status,
+    ).toBe(403);
     sb.setKyb(M.email, 'Approved');
-    expect((await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email, password: M.password } })).status).toBe(200);
+    expect(
+      (await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email, password: M.password } })).status,
+    ).toBe(200);
   });
 
   it('rejects a malformed body with a v2 400', async () => {
-    const res = await call(sb, 'POST', '/api/v2/auth/login', { raw: '{"email":', headers: { 'content-type': 'application/json' } });
+    const res = await call(sb, 'POST', '/api/v2/auth/login', {
+      raw: '{"email":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ isSuccessful: false, httpStatusCode: 400 });
     const missing = await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email } });
@@ -133,7 +161,11 @@ describe('refresh', () => {
     sb.expireAccessTokens();
     const res = await refresh(first.refreshToken, first.token);
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ isSuccessful: true, httpStatusCode: 200, data: { email: M.email, roles: ['Merchant'] } });
+    expect(res.json).toMatchObject({
+      isSuccessful: true,
+      httpStatusCode: 200,
+      data: { email: M.email, roles: ['Merchant'] },
+    });
     expect(res.json.data.token).not.toBe(first.token);
     expect((await call(sb, 'GET', LIST, { headers: bearer(res.json.data.token) })).status).toBe(200);
     expect(sb.stats.refreshes).toBe(1);
@@ -171,10 +203,12 @@ describe('password reset', () => {
     const logger = createLogger({
       level: 'info',
       secrets: new SecretRegistry(),
-      destination: new Writable({ write: (chunk, _e, cb) => {
-        lines.push(String(chunk));
-        cb();
-      } }),
+      destination: new Writable({
+        write: (chunk, _e, cb) => {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
     });
     await sb.close();
     sb = await createSandbox({ seed: false, now: () => clock, logger });
@@ -187,19 +221,27 @@ describe('password reset', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(lines.join('')).toContain(otp);
 
-    const wrong = await call(sb, 'POST', '/api/v2/auth/password-reset', { body: { email: M.email, otp: otp === '000000' ? '111111' : '000000', newPassword: 'brand-new-password' } });
+    const wrong = await call(sb, 'POST', '/api/v2/auth/password-reset', {
+      body: { email: M.email, otp: otp === '000000' ? '111111' : '000000', newPassword: 'brand-new-password' },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.json).toMatchObject({ isSuccessful: false, httpStatusCode: 400 });
 
-    const done = await call(sb, 'POST', '/api/v2/auth/password-reset', { body: { email: M.email, otp, newPassword: 'brand-new-password' } });
+    const done = await call(sb, 'POST', '/api/v2/auth/password-reset', {
+      body: { email: M.email, otp, newPassword: 'brand-new-password' },
+    });
     expect(done.status).toBe(200);
     expect(done.json).toMatchObject({ isSuccessful: true, data: null });
 
-    expect((await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email, password: M.password } })).status).toBe(400);
+    expect(
+      (await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email, password: M.password } })).status,
+    ).toBe(400);
     await expect(login(sb, M.email, 'brand-new-password')).resolves.toBeTruthy();
 
     // Single use.
-    const replay = await call(sb, 'POST', '/api/v2/auth/password-reset', { body: { email: M.email, otp, newPassword: 'another-password' } });
+    const replay = await call(sb, 'POST', '/api/v2/auth/password-reset', {
+      body: { email: M.email, otp, newPassword: 'another-password' },
+    });
     expect(replay.status).toBe(400);
   });
 
@@ -207,15 +249,21 @@ describe('password reset', () => {
     await call(sb, 'POST', '/api/v2/auth/password-reset/otp', { body: { email: M.email } });
     const otp = sb.lastOtp(M.email)!;
     clock += 10 * 60_000;
-    const res = await call(sb, 'POST', '/api/v2/auth/password-reset', { body: { email: M.email, otp, newPassword: 'brand-new-password' } });
+    const res = await call(sb, 'POST', '/api/v2/auth/password-reset', {
+      body: { email: M.email, otp, newPassword: 'brand-new-password' },
+    });
     expect(res.status).toBe(400);
-    expect((await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email, password: M.password } })).status).toBe(200);
+    expect(
+      (await call(sb, 'POST', '/api/v2/auth/login', { body: { email: M.email, password: M.password } })).status,
+    ).toBe(200);
   });
 
   it('an OTP is still good just before 10 minutes', async () => {
     await call(sb, 'POST', '/api/v2/auth/password-reset/otp', { body: { email: M.email } });
     clock += 10 * 60_000 - 1;
-    const res = await call(sb, 'POST', '/api/v2/auth/password-reset', { body: { email: M.email, otp: sb.lastOtp(M.email), newPassword: 'brand-new-password' } });
+    const res = await call(sb, 'POST', '/api/v2/auth/password-reset', {
+      body: { email: M.email, otp: sb.lastOtp(M.email), newPassword: 'brand-new-password' },
+    });
     expect(res.status).toBe(200);
   });
 

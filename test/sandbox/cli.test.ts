@@ -6,9 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = 'src/sandbox/cli.ts';
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -23,7 +29,10 @@ let url: string;
 let output = '';
 
 beforeAll(async () => {
-  server = spawn(process.execPath, ['--import', 'tsx', CLI], { cwd: ROOT, env: { ...process.env, SANDBOX_PORT: '0', LOG_LEVEL: 'warn' } });
+  server = spawn(process.execPath, ['--import', 'tsx', CLI], {
+    cwd: ROOT,
+    env: { ...process.env, SANDBOX_PORT: '0', LOG_LEVEL: 'warn' },
+  });
   url = await new Promise<string>((resolve, reject) => {
     server.stdout!.on('data', (d) => {
       output += d;
@@ -83,9 +92,12 @@ describe('npm run sandbox', () => {
     expect(r.stderr).toMatch(/Could not reach the sandbox/);
   });
 
-  it.each([[['deposit', 'a@b.test', '1', 'USDT']], [['deposit', 'a@b.test', 'lots', 'USDT', 'BSC']], [['frobnicate']]])('invalid arguments %j -> usage, exit 2', async (args) => {
-    const r = await run(args);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('Usage:');
-  });
+  it.each([[['deposit', 'a@b.test', '1', 'USDT']], [['deposit', 'a@b.test', 'lots', 'USDT', 'BSC']], [['frobnicate']]])(
+    'invalid arguments %j -> usage, exit 2',
+    async (args) => {
+      const r = await run(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('Usage:');
+    },
+  );
 });

@@ -14,7 +14,12 @@ export interface Res {
   json: any;
 }
 
-export async function call(sb: Sandbox, method: string, path: string, opts: { headers?: Record<string, string>; body?: unknown; raw?: string } = {}): Promise<Res> {
+export async function call(
+  sb: Sandbox,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+): Promise<Res> {
   const headers: Record<string, string> = { ...opts.headers };
   let body: string | undefined = opts.raw;
   if (opts.body !== undefined) {
@@ -29,13 +34,24 @@ export async function call(sb: Sandbox, method: string, path: string, opts: { he
 export const apiKey = (key = M.apiKey) => ({ authorization: `ApiKey ${key}` });
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-export async function login(sb: Sandbox, email = M.email, password = M.password): Promise<{ token: string; refreshToken: string; expiresAtTimestamp: number }> {
+export async function login(
+  sb: Sandbox,
+  email = M.email,
+  password = M.password,
+): Promise<{ token: string; refreshToken: string; expiresAtTimestamp: number }> {
   const res = await call(sb, 'POST', '/api/v2/auth/login', { body: { email, password } });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
   return res.json.data;
 }
 
-export async function generate(sb: Sandbox, clientEmailAddress: string, currency: string | number, networkChain: string | number, key = M.apiKey, publicKey = M.publicKey): Promise<Res> {
+export async function generate(
+  sb: Sandbox,
+  clientEmailAddress: string,
+  currency: string | number,
+  networkChain: string | number,
+  key = M.apiKey,
+  publicKey = M.publicKey,
+): Promise<Res> {
   return call(sb, 'POST', '/api/v1/walletaddress/generate', {
     headers: apiKey(key),
     body: { clientEmailAddress, currency, networkChain, publicKey },
@@ -50,7 +66,12 @@ export const WITHDRAW_HEADERS = {
 };
 
 /** Withdrawal with the body written as raw text, so amounts can carry any digits. */
-export async function withdrawRaw(sb: Sandbox, rawBody: string, headers: Record<string, string> = WITHDRAW_HEADERS, path = WITHDRAW_PATH): Promise<Res> {
+export async function withdrawRaw(
+  sb: Sandbox,
+  rawBody: string,
+  headers: Record<string, string> = WITHDRAW_HEADERS,
+  path = WITHDRAW_PATH,
+): Promise<Res> {
   return call(sb, 'POST', path, { headers, raw: rawBody });
 }
 
@@ -60,14 +81,28 @@ export function withdrawalBody(fields: Record<string, unknown>, amountText?: str
 }
 
 /** node:http request (fetch refuses a body on GET). */
-export function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -121,12 +156,16 @@ export async function startReceiver(script: number[] = [], probe?: () => unknown
 }
 
 export async function registerWebhook(sb: Sandbox, url: string): Promise<Res> {
-  return call(sb, 'PUT', '/api/v1/merchant/remittancewebhook', { headers: apiKey(), body: { webHookUrl: url, publicKey: M.publicKey } });
+  return call(sb, 'PUT', '/api/v1/merchant/remittancewebhook', {
+    headers: apiKey(),
+    body: { webHookUrl: url, publicKey: M.publicKey },
+  });
 }
 
 export function expectProblem401(res: Res): void {
   if (res.status !== 401) throw new Error(`expected 401, got ${res.status}: ${res.text}`);
   const p = res.json as Record<string, unknown>;
-  for (const k of ['type', 'title', 'status', 'detail', 'instance']) if (!(k in p)) throw new Error(`problem details lacks ${k}: ${res.text}`);
+  for (const k of ['type', 'title', 'status', 'detail', 'instance'])
+    if (!(k in p)) throw new Error(`problem details lacks ${k}: ${res.text}`);
   if (p.status !== 401) throw new Error(`problem status ${String(p.status)}`);
 }

@@ -24,13 +24,18 @@ describe('HTTP hygiene', () => {
   });
 
   it('routes match case-insensitively and with a trailing slash', async () => {
-    const res = await call(sb, 'POST', '/API/V2/Auth/Login/', { body: { email: SANDBOX_MERCHANT.email, password: SANDBOX_MERCHANT.password } });
+    const res = await call(sb, 'POST', '/API/V2/Auth/Login/', {
+      body: { email: SANDBOX_MERCHANT.email, password: SANDBOX_MERCHANT.password },
+    });
     expect(res.status).toBe(200);
   });
 
   it('a body over the cap -> 413, and the server keeps serving', async () => {
     const big = JSON.stringify({ email: 'x'.repeat(70 * 1024), password: 'p' });
-    const res = await call(sb, 'POST', '/api/v2/auth/login', { raw: big, headers: { 'content-type': 'application/json' } });
+    const res = await call(sb, 'POST', '/api/v2/auth/login', {
+      raw: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(413);
     expect(res.json.isSuccessful).toBe(false);
     expect((await login(sb)).token).toBeTruthy();
@@ -43,7 +48,11 @@ describe('HTTP hygiene', () => {
         controller.close();
       },
     });
-    const res = await fetch(`${sb.url}/sandbox/deposits`, { method: 'POST', body: chunks, duplex: 'half' } as RequestInit).catch((e: unknown) => e);
+    const res = await fetch(`${sb.url}/sandbox/deposits`, {
+      method: 'POST',
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit).catch((e: unknown) => e);
     // Either a 413 answer or a closed connection is acceptable for a client still sending; never a 2xx.
     if (res instanceof Response) expect(res.status).toBe(413);
     expect((await login(sb)).token).toBeTruthy();
@@ -51,14 +60,29 @@ describe('HTTP hygiene', () => {
 
   it('garbage bodies never crash it', async () => {
     const { token } = await login(sb);
-    const bodies = ['', 'null', '42', '"x"', '[]', '{', '{"a":}', '\u0000\u0001', '{"email":{"$gt":""},"password":[1]}', '{"amount":1e999999}'];
+    const bodies = [
+      '',
+      'null',
+      '42',
+      '"x"',
+      '[]',
+      '{',
+      '{"a":}',
+      '\u0000\u0001',
+      '{"email":{"$gt":""},"password":[1]}',
+      '{"amount":1e999999}',
+    ];
     const targets: Array<[string, string, Record<string, string>]> = [
       ['POST', '/api/v2/auth/login', {}],
       ['POST', '/api/v2/auth/refreshToken', {}],
       ['POST', '/api/v2/auth/password-reset/otp', {}],
       ['POST', '/api/v2/auth/password-reset', {}],
       ['POST', '/api/v1/walletaddress/generate', apiKey()],
-      ['POST', '/api/merchantClientWithdrawal?api-version=1', { ...apiKey(), 'content-type': 'application/json-patch+json; ver=1.0' }],
+      [
+        'POST',
+        '/api/merchantClientWithdrawal?api-version=1',
+        { ...apiKey(), 'content-type': 'application/json-patch+json; ver=1.0' },
+      ],
       ['PUT', '/api/v1/merchant/remittancewebhook', apiKey()],
       ['POST', '/sandbox/deposits', {}],
       ['POST', '/sandbox/remittances', {}],
@@ -91,9 +115,16 @@ describe('HTTP hygiene', () => {
   });
 
   it('records every request with method, target, headers and raw body', async () => {
-    await call(sb, 'POST', '/api/v2/auth/login?x=1', { body: { email: 'a@b.test', password: 'pw' }, headers: { 'x-trace': 't1' } });
+    await call(sb, 'POST', '/api/v2/auth/login?x=1', {
+      body: { email: 'a@b.test', password: 'pw' },
+      headers: { 'x-trace': 't1' },
+    });
     const rec = sb.stats.requests.at(-1)!;
-    expect(rec).toMatchObject({ method: 'POST', path: '/api/v2/auth/login?x=1', body: '{"email":"a@b.test","password":"pw"}' });
+    expect(rec).toMatchObject({
+      method: 'POST',
+      path: '/api/v2/auth/login?x=1',
+      body: '{"email":"a@b.test","password":"pw"}',
+    });
     expect(rec.headers['x-trace']).toBe('t1');
     expect(sb.stats.logins).toBe(1);
   });
@@ -121,7 +152,12 @@ describe('fault injection', () => {
   it('delay: the answer comes late (a client deadline fires first), later requests are prompt', async () => {
     sb.injectFault('/api/v2/auth/login', { kind: 'delay', ms: 5000 });
     const body = JSON.stringify({ email: SANDBOX_MERCHANT.email, password: SANDBOX_MERCHANT.password });
-    const slow = fetch(`${sb.url}/api/v2/auth/login`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(100) });
+    const slow = fetch(`${sb.url}/api/v2/auth/login`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(100),
+    });
     await expect(slow).rejects.toThrow();
     expect((await login(sb)).token).toBeTruthy();
   });
@@ -133,7 +169,11 @@ describe('fault injection', () => {
 
   it('close() does not wait for a delayed request', async () => {
     sb.injectFault('/api/v2/auth/login', { kind: 'delay', ms: 60_000 });
-    const pending = fetch(`${sb.url}/api/v2/auth/login`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).catch((e: unknown) => e);
+    const pending = fetch(`${sb.url}/api/v2/auth/login`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 50));
     await sb.close();
     expect(await pending).toBeInstanceOf(Error);

@@ -6,7 +6,8 @@ let sb: Sandbox;
 let token: string;
 const NOW = Date.parse('2025-06-01T12:00:00.000Z');
 
-const list = (query = '') => call(sb, 'GET', `/api/v2/analytics/transaction-record${query}`, { headers: bearer(token) });
+const list = (query = '') =>
+  call(sb, 'GET', `/api/v2/analytics/transaction-record${query}`, { headers: bearer(token) });
 
 beforeEach(async () => {
   sb = await createSandbox({ seed: false, now: () => NOW });
@@ -77,11 +78,33 @@ it('most recent first, whatever the insertion order', async () => {
 
 describe('record format', () => {
   it('has every field of the spec with the right types', async () => {
-    sb.resetTransactions([{ amount: '1234.567890123456789', currency: 'ETH', network: 'ETH', transactionTimeStamp: Date.parse('2025-05-30T08:09:10.123Z') }]);
+    sb.resetTransactions([
+      {
+        amount: '1234.567890123456789',
+        currency: 'ETH',
+        network: 'ETH',
+        transactionTimeStamp: Date.parse('2025-05-30T08:09:10.123Z'),
+      },
+    ]);
     const res = await list();
     const [r] = res.json.data.records;
     expect(Object.keys(r).sort()).toEqual(
-      ['amount', 'createdAt', 'currency', 'fromAddress', 'fromAddressUrl', 'network', 'reference', 'toAddress', 'toAddressUrl', 'transactionHash', 'transactionHashUrl', 'transactionStatus', 'transactionTimeStamp', 'transactionType'].sort(),
+      [
+        'amount',
+        'createdAt',
+        'currency',
+        'fromAddress',
+        'fromAddressUrl',
+        'network',
+        'reference',
+        'toAddress',
+        'toAddressUrl',
+        'transactionHash',
+        'transactionHashUrl',
+        'transactionStatus',
+        'transactionTimeStamp',
+        'transactionType',
+      ].sort(),
     );
     expect(r.transactionStatus).toBe('SUCCESSFUL');
     expect(r.transactionType).toBe('Deposit');
@@ -108,7 +131,9 @@ describe('record format', () => {
     const records = (await list()).json.data.records as Array<Record<string, string>>;
     const by = (n: string, c: string) => records.find((r) => r.network === n && r.currency === c)!;
     expect(by('BSC', 'USDT').transactionHashUrl).toMatch(/^https:\/\/testnet\.bscscan\.com\/tx\/0x[0-9a-f]{64}$/);
-    expect(by('TRON', 'USDT').transactionHashUrl).toMatch(/^https:\/\/nile\.tronscan\.org\/#\/transaction\/[0-9a-f]{64}$/);
+    expect(by('TRON', 'USDT').transactionHashUrl).toMatch(
+      /^https:\/\/nile\.tronscan\.org\/#\/transaction\/[0-9a-f]{64}$/,
+    );
     expect(by('TRON', 'USDT').toAddress).toMatch(/^T/);
     expect(by('POLYGON', 'USDC').transactionHashUrl).toMatch(/^https:\/\/amoy\.polygonscan\.com\/tx\//);
     expect(by('BSC', 'BTC').toAddressUrl).toMatch(/^https:\/\/mempool\.space\/testnet\/address\/tb1/);
@@ -118,9 +143,15 @@ describe('record format', () => {
     await sb.close();
     sb = await createSandbox({ seed: false, now: () => NOW, timestampUnit: 's' });
     ({ token } = await login(sb));
-    sb.resetTransactions([{ reference: 'a', transactionTimeStamp: NOW - 10_500 }, { reference: 'b', transactionTimeStamp: NOW }]);
+    sb.resetTransactions([
+      { reference: 'a', transactionTimeStamp: NOW - 10_500 },
+      { reference: 'b', transactionTimeStamp: NOW },
+    ]);
     const all = await list();
-    expect(all.json.data.records.map((r: { transactionTimeStamp: number }) => r.transactionTimeStamp)).toEqual([NOW / 1000, Math.floor((NOW - 10_500) / 1000)]);
+    expect(all.json.data.records.map((r: { transactionTimeStamp: number }) => r.transactionTimeStamp)).toEqual([
+      NOW / 1000,
+      Math.floor((NOW - 10_500) / 1000),
+    ]);
     const filtered = await list(`?StartTimeStamp=${NOW / 1000 - 5}`);
     expect(filtered.json.data.records.map((r: { reference: string }) => r.reference)).toEqual(['b']);
   });
@@ -130,11 +161,50 @@ describe('filters', () => {
   const A = `0x${'a1'.repeat(20)}`;
   const B = `0x${'b2'.repeat(20)}`;
   const records: Partial<TransactionRecord>[] = [
-    { reference: 'r1', currency: 'USDT', network: 'BSC', transactionType: 'Deposit', transactionStatus: 'SUCCESSFUL', toAddress: A, transactionTimeStamp: NOW - 1000 },
-    { reference: 'r2', currency: 'USDT', network: 'TRON', transactionType: 'Withdrawal', transactionStatus: 'SUCCESSFUL', transactionTimeStamp: NOW - 2000 },
-    { reference: 'r3', currency: 'ETH', network: 'ETH', transactionType: 'Deposit', transactionStatus: 'FAILED', fromAddress: A, transactionTimeStamp: NOW - 3000 },
-    { reference: 'r4', currency: 'USDT', network: 'BSC', transactionType: 'Withdrawal', transactionStatus: 'FAILED', fromAddress: B, transactionTimeStamp: NOW - 4000, transactionHash: `0x${'cd'.repeat(32)}` },
-    { reference: 'r5', currency: 'BNB', network: 'BSC', transactionType: 'Deposit', transactionStatus: 'SUCCESSFUL', transactionTimeStamp: NOW - 5000 },
+    {
+      reference: 'r1',
+      currency: 'USDT',
+      network: 'BSC',
+      transactionType: 'Deposit',
+      transactionStatus: 'SUCCESSFUL',
+      toAddress: A,
+      transactionTimeStamp: NOW - 1000,
+    },
+    {
+      reference: 'r2',
+      currency: 'USDT',
+      network: 'TRON',
+      transactionType: 'Withdrawal',
+      transactionStatus: 'SUCCESSFUL',
+      transactionTimeStamp: NOW - 2000,
+    },
+    {
+      reference: 'r3',
+      currency: 'ETH',
+      network: 'ETH',
+      transactionType: 'Deposit',
+      transactionStatus: 'FAILED',
+      fromAddress: A,
+      transactionTimeStamp: NOW - 3000,
+    },
+    {
+      reference: 'r4',
+      currency: 'USDT',
+      network: 'BSC',
+      transactionType: 'Withdrawal',
+      transactionStatus: 'FAILED',
+      fromAddress: B,
+      transactionTimeStamp: NOW - 4000,
+      transactionHash: `0x${'cd'.repeat(32)}`,
+    },
+    {
+      reference: 'r5',
+      currency: 'BNB',
+      network: 'BSC',
+      transactionType: 'Deposit',
+      transactionStatus: 'SUCCESSFUL',
+      transactionTimeStamp: NOW - 5000,
+    },
   ];
   beforeEach(() => sb.resetTransactions(records));
   const refs = async (q: string) => {
@@ -171,7 +241,13 @@ describe('filters', () => {
   });
 
   it('bad filter values -> 400 v2 envelope', async () => {
-    for (const q of ['?Currency=DOGE', '?NetworkChain=SOLANA', '?Status=3', '?TransactionType=9', '?StartTimeStamp=yesterday']) {
+    for (const q of [
+      '?Currency=DOGE',
+      '?NetworkChain=SOLANA',
+      '?Status=3',
+      '?TransactionType=9',
+      '?StartTimeStamp=yesterday',
+    ]) {
       const res = await list(q);
       expect(res.status, q).toBe(400);
       expect(res.json).toMatchObject({ isSuccessful: false, httpStatusCode: 400 });
@@ -181,7 +257,12 @@ describe('filters', () => {
 
 it("lists only the caller's own transactions", async () => {
   sb.resetTransactions([{ reference: 'mine' }, { reference: 'theirs', merchantEmail: 'other@merchant.test' }]);
-  sb.addMerchant({ email: 'other@merchant.test', password: 'other-password', apiKey: 'sk_other_123456', publicKey: 'pk_other_123456' });
+  sb.addMerchant({
+    email: 'other@merchant.test',
+    password: 'other-password',
+    apiKey: 'sk_other_123456',
+    publicKey: 'pk_other_123456',
+  });
   expect((await list()).json.data.records.map((r: { reference: string }) => r.reference)).toEqual(['mine']);
   const theirs = await call(sb, 'GET', '/api/v2/analytics/transaction-record', { headers: apiKey('sk_other_123456') });
   expect(theirs.json.data.records.map((r: { reference: string }) => r.reference)).toEqual(['theirs']);

@@ -2,7 +2,18 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, webhookChecksum, type Sandbox } from '../../src/sandbox/index.js';
-import { M, WITHDRAW_HEADERS, apiKey, call, generate, registerWebhook, startReceiver, waitFor, withdrawRaw, type Receiver } from './helpers.js';
+import {
+  M,
+  WITHDRAW_HEADERS,
+  apiKey,
+  call,
+  generate,
+  registerWebhook,
+  startReceiver,
+  waitFor,
+  withdrawRaw,
+  type Receiver,
+} from './helpers.js';
 
 let sb: Sandbox | undefined;
 let rx: Receiver | undefined;
@@ -32,7 +43,11 @@ describe('webhook registration', () => {
     sb = await createSandbox({ seed: false });
     const res = await registerWebhook(sb, 'https://example.test/hook-1');
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: 1, message: expect.any(String), data: { webHookUrl: 'https://example.test/hook-1', publicKey: M.publicKey } });
+    expect(res.json).toEqual({
+      status: 1,
+      message: expect.any(String),
+      data: { webHookUrl: 'https://example.test/hook-1', publicKey: M.publicKey },
+    });
     expect(sb.webhook.url()).toBe('https://example.test/hook-1');
     await registerWebhook(sb, 'https://example.test/hook-2');
     expect(sb.webhook.url()).toBe('https://example.test/hook-2');
@@ -41,12 +56,31 @@ describe('webhook registration', () => {
   it('refuses a missing ApiKey (401), a bad URL or a foreign publicKey (400)', async () => {
     sb = await createSandbox({ seed: false });
     const path = '/api/v1/merchant/remittancewebhook';
-    expect((await call(sb, 'PUT', path, { body: { webHookUrl: 'https://x.test/h', publicKey: M.publicKey } })).status).toBe(401);
-    const badUrl = await call(sb, 'PUT', path, { headers: apiKey(), body: { webHookUrl: 'not a url', publicKey: M.publicKey } });
+    expect(
+      (await call(sb, 'PUT', path, { body: { webHookUrl: 'https://x.test/h', publicKey: M.publicKey } })).status,
+    ).toBe(401);
+    const badUrl = await call(sb, 'PUT', path, {
+      headers: apiKey(),
+      body: { webHookUrl: 'not a url', publicKey: M.publicKey },
+    });
     expect(badUrl.status).toBe(400);
     expect(badUrl.json).toMatchObject({ status: 0, data: expect.any(String) });
-    expect((await call(sb, 'PUT', path, { headers: apiKey(), body: { webHookUrl: 'ftp://x.test/h', publicKey: M.publicKey } })).status).toBe(400);
-    expect((await call(sb, 'PUT', path, { headers: apiKey(), body: { webHookUrl: 'https://x.test/h', publicKey: 'pk_nope' } })).status).toBe(400);
+    expect(
+      (
+        await call(sb, 'PUT', path, {
+          headers: apiKey(),
+          body: { webHookUrl: 'ftp://x.test/h', publicKey: M.publicKey },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call(sb, 'PUT', path, {
+          headers: apiKey(),
+          body: { webHookUrl: 'https://x.test/h', publicKey: 'pk_nope' },
+        })
+      ).status,
+    ).toBe(400);
     expect((await call(sb, 'PUT', path, { headers: apiKey(), body: { publicKey: M.publicKey } })).status).toBe(400);
     expect(sb.webhook.url()).toBeUndefined();
   });
@@ -60,7 +94,12 @@ describe('deposit webhooks', () => {
     await registerWebhook(sb, rx.url);
     const address = (await generate(sb, 'ada@client.test', '4', 'BSC')).json.data.address as string;
     const tx = await sb.deposit({ to: 'ada@client.test', amount: '250.123456', currency: 'USDT', network: 'BSC' });
-    expect(tx).toMatchObject({ transactionType: 'Deposit', transactionStatus: 'SUCCESSFUL', toAddress: address, amount: '250.123456' });
+    expect(tx).toMatchObject({
+      transactionType: 'Deposit',
+      transactionStatus: 'SUCCESSFUL',
+      toAddress: address,
+      amount: '250.123456',
+    });
     // Not credited until it confirms.
     expect(sb.balance('ada@client.test', 'USDT', 'BSC')).toBe('0');
     const r = rx;
@@ -72,8 +111,31 @@ describe('deposit webhooks', () => {
     expect(pending!.headers['content-type']).toBe('application/json');
     expect(JSON.parse(pending!.body).TransactionType).toBe(1);
     const d = JSON.parse(pending!.body).Data;
-    expect(Object.keys(d)).toEqual(['Checksum', 'Amount', 'Charge', 'TotalAmountDeposited', 'DepositAddress', 'ReceiveAddress', 'Currency', 'NetworkChain', 'Status', 'MerchantClient', 'TransactionHash']);
-    expect(d).toMatchObject({ Amount: 250.123456, Charge: 0, TotalAmountDeposited: 250.123456, ReceiveAddress: address, DepositAddress: tx.fromAddress, Currency: 4, NetworkChain: 'BSC', Status: 2, MerchantClient: { Email: 'ada@client.test' }, TransactionHash: tx.transactionHash });
+    expect(Object.keys(d)).toEqual([
+      'Checksum',
+      'Amount',
+      'Charge',
+      'TotalAmountDeposited',
+      'DepositAddress',
+      'ReceiveAddress',
+      'Currency',
+      'NetworkChain',
+      'Status',
+      'MerchantClient',
+      'TransactionHash',
+    ]);
+    expect(d).toMatchObject({
+      Amount: 250.123456,
+      Charge: 0,
+      TotalAmountDeposited: 250.123456,
+      ReceiveAddress: address,
+      DepositAddress: tx.fromAddress,
+      Currency: 4,
+      NetworkChain: 'BSC',
+      Status: 2,
+      MerchantClient: { Email: 'ada@client.test' },
+      TransactionHash: tx.transactionHash,
+    });
     expect(d.Checksum).toMatch(/^[0-9A-F]{128}$/);
     expect(pending!.body).toContain('"Amount":250.123456');
     expect(JSON.parse(confirmed!.body).Data.Status).toBe(3);
@@ -110,15 +172,45 @@ describe('withdrawal and remittance webhooks', () => {
     const dest = `0x${'ef'.repeat(20)}`;
     const res = await withdrawRaw(
       sb,
-      JSON.stringify({ amount: 0, currency: '4', destinationAddress: dest, merchantClientEmailAddress: 'pay@client.test', networkChain: '1', merchantReference: 'wd-1', publicKey: M.publicKey }).replace('"amount":0', '"amount":12.5'),
+      JSON.stringify({
+        amount: 0,
+        currency: '4',
+        destinationAddress: dest,
+        merchantClientEmailAddress: 'pay@client.test',
+        networkChain: '1',
+        merchantReference: 'wd-1',
+        publicKey: M.publicKey,
+      }).replace('"amount":0', '"amount":12.5'),
       WITHDRAW_HEADERS,
     );
     expect(res.status).toBe(200);
     await waitFor(() => rx.received.length >= 2, 'two notifications');
     const [p, c] = rx.received.map((r) => JSON.parse(r.body));
     expect(p.transactionType).toBe('WITHDRAW');
-    expect(Object.keys(p.data).sort()).toEqual(['amountRequested', 'amountSent', 'charge', 'checksum', 'currency', 'merchantReference', 'networkChain', 'receiverAddress', 'status', 'transactionHash'].sort());
-    expect(p.data).toMatchObject({ receiverAddress: dest, amountRequested: 12.5, amountSent: 12.5, charge: 1, currency: 4, networkChain: 'BSC', status: 2, merchantReference: 'wd-1' });
+    expect(Object.keys(p.data).sort()).toEqual(
+      [
+        'amountRequested',
+        'amountSent',
+        'charge',
+        'checksum',
+        'currency',
+        'merchantReference',
+        'networkChain',
+        'receiverAddress',
+        'status',
+        'transactionHash',
+      ].sort(),
+    );
+    expect(p.data).toMatchObject({
+      receiverAddress: dest,
+      amountRequested: 12.5,
+      amountSent: 12.5,
+      charge: 1,
+      currency: 4,
+      networkChain: 'BSC',
+      status: 2,
+      merchantReference: 'wd-1',
+    });
     expect(c.data.status).toBe(3);
     expect(checksumOk(p)).toBe(true);
   });
@@ -126,20 +218,51 @@ describe('withdrawal and remittance webhooks', () => {
   it('a remittance sends transactionType 5 notifications, over the API and over HTTP', async () => {
     const { sb, rx } = await setup();
     const to = `0x${'12'.repeat(20)}`;
-    const r = await sb.remittance({ to, amount: '75.25', currency: 'USDT', network: 'BSC', reference: 'rem-1', status: 'FAILED' });
+    const r = await sb.remittance({
+      to,
+      amount: '75.25',
+      currency: 'USDT',
+      network: 'BSC',
+      reference: 'rem-1',
+      status: 'FAILED',
+    });
     expect(r).toMatchObject({ reference: 'rem-1', receiverAddress: to, amount: '75.25' });
     await waitFor(() => rx.received.length >= 2, 'two notifications');
     const [p, f] = rx.received.map((x) => JSON.parse(x.body));
     expect(p.transactionType).toBe(5);
-    expect(Object.keys(p.data).sort()).toEqual(['amount', 'charge', 'checksum', 'currency', 'networkChain', 'receiverAddress', 'reference', 'senderAddress', 'status', 'transactionHash'].sort());
-    expect(p.data).toMatchObject({ amount: 75.25, currency: 4, networkChain: 'BSC', status: 2, receiverAddress: to, reference: 'rem-1' });
+    expect(Object.keys(p.data).sort()).toEqual(
+      [
+        'amount',
+        'charge',
+        'checksum',
+        'currency',
+        'networkChain',
+        'receiverAddress',
+        'reference',
+        'senderAddress',
+        'status',
+        'transactionHash',
+      ].sort(),
+    );
+    expect(p.data).toMatchObject({
+      amount: 75.25,
+      currency: 4,
+      networkChain: 'BSC',
+      status: 2,
+      receiverAddress: to,
+      reference: 'rem-1',
+    });
     expect(f.data.status).toBe(4);
     expect(checksumOk(f)).toBe(true);
 
-    const http = await call(sb, 'POST', '/sandbox/remittances', { body: { to, amount: '1', currency: 'USDT', network: 'BSC' } });
+    const http = await call(sb, 'POST', '/sandbox/remittances', {
+      body: { to, amount: '1', currency: 'USDT', network: 'BSC' },
+    });
     expect(http.status).toBe(201);
     await waitFor(() => rx.received.length >= 4, 'HTTP remittance notifications');
-    const bad = await call(sb, 'POST', '/sandbox/remittances', { body: { to: 'nope', amount: '1', currency: 'USDT', network: 'BSC' } });
+    const bad = await call(sb, 'POST', '/sandbox/remittances', {
+      body: { to: 'nope', amount: '1', currency: 'USDT', network: 'BSC' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatch(/to/);
     // Remittances are not in the Deposit/Withdrawal transaction list.
@@ -224,7 +347,11 @@ describe('delivery', () => {
 
   it.each([
     ['a plain secret', 'plain-signing-secret', Buffer.from('plain-signing-secret')],
-    ['a whsec_ secret', `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`, Buffer.from('0123456789abcdef0123456789abcdef')],
+    [
+      'a whsec_ secret',
+      `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`,
+      Buffer.from('0123456789abcdef0123456789abcdef'),
+    ],
   ])('Standard Webhooks signature with %s; the id is kept across retries', async (_, secret, key) => {
     const { sb, rx } = await setup({ signingSecret: secret, confirmAfterMs: 60_000 }, [500]);
     await generate(sb, 's@client.test', '4', 'BSC');
@@ -246,10 +373,22 @@ describe('simulated deposits over HTTP', () => {
   it('POST /sandbox/deposits to an e-mail or an address creates the record', async () => {
     const { sb, rx } = await setup();
     const address = (await generate(sb, 'h@client.test', 'USDT', 'TRON')).json.data.address as string;
-    const byEmail = await call(sb, 'POST', '/sandbox/deposits', { body: { to: 'h@client.test', amount: '10.5', currency: 'USDT', network: 'TRON' } });
+    const byEmail = await call(sb, 'POST', '/sandbox/deposits', {
+      body: { to: 'h@client.test', amount: '10.5', currency: 'USDT', network: 'TRON' },
+    });
     expect(byEmail.status).toBe(201);
-    expect(byEmail.json).toMatchObject({ toAddress: address, amount: '10.5', transactionType: 'Deposit', transactionStatus: 'SUCCESSFUL', network: 'TRON', currency: 'USDT' });
-    const byAddress = await call(sb, 'POST', '/sandbox/deposits', { raw: `{"to":"${address}","amount":0.000001}`, headers: { 'content-type': 'application/json' } });
+    expect(byEmail.json).toMatchObject({
+      toAddress: address,
+      amount: '10.5',
+      transactionType: 'Deposit',
+      transactionStatus: 'SUCCESSFUL',
+      network: 'TRON',
+      currency: 'USDT',
+    });
+    const byAddress = await call(sb, 'POST', '/sandbox/deposits', {
+      raw: `{"to":"${address}","amount":0.000001}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(byAddress.status).toBe(201);
     expect(byAddress.json.amount).toBe('0.000001');
     expect(sb.transactions()).toHaveLength(2);
@@ -276,14 +415,18 @@ describe('simulated deposits over HTTP', () => {
       expect(res.status, JSON.stringify(body)).toBe(status);
       expect(typeof res.json.error).toBe('string');
     }
-    await expect(sb.deposit({ to: 'ghost@client.test', amount: '1', currency: 'USDT', network: 'BSC' })).rejects.toThrow(/ghost/);
+    await expect(
+      sb.deposit({ to: 'ghost@client.test', amount: '1', currency: 'USDT', network: 'BSC' }),
+    ).rejects.toThrow(/ghost/);
     expect(sb.transactions()).toEqual([]);
   });
 
   it('an address deposit must match the address asset', async () => {
     const { sb } = await setup();
     const address = (await generate(sb, 'h@client.test', 'USDT', 'BSC')).json.data.address as string;
-    const res = await call(sb, 'POST', '/sandbox/deposits', { body: { to: address, amount: '1', currency: 'BUSD', network: 'BSC' } });
+    const res = await call(sb, 'POST', '/sandbox/deposits', {
+      body: { to: address, amount: '1', currency: 'BUSD', network: 'BSC' },
+    });
     expect(res.status).toBe(400);
     expect(res.json.error).toMatch(/USDT on BSC/);
   });

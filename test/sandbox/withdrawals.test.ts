@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { M, WITHDRAW_HEADERS, call, expectProblem401, generate, withdrawRaw, withdrawalBody, login, bearer } from './helpers.js';
+import {
+  M,
+  WITHDRAW_HEADERS,
+  call,
+  expectProblem401,
+  generate,
+  withdrawRaw,
+  withdrawalBody,
+  login,
+  bearer,
+} from './helpers.js';
 
 let sb: Sandbox;
 const CLIENT = 'payer@client.test';
@@ -50,12 +60,22 @@ describe('withdrawal success', () => {
     expect(res.text).toContain('"withdrawnAmount":123.456789');
     expect(sb.balance(CLIENT, 'USDT', 'BSC')).toBe('875.543211');
     const [tx] = sb.transactions();
-    expect(tx).toMatchObject({ transactionType: 'Withdrawal', transactionStatus: 'SUCCESSFUL', reference: 'order-7781', amount: '123.456789', toAddress: DEST, currency: 'USDT', network: 'BSC' });
+    expect(tx).toMatchObject({
+      transactionType: 'Withdrawal',
+      transactionStatus: 'SUCCESSFUL',
+      reference: 'order-7781',
+      amount: '123.456789',
+      toAddress: DEST,
+      currency: 'USDT',
+      network: 'BSC',
+    });
     expect(sb.stats.withdrawals).toBe(1);
     expect(sb.stats.withdrawalsCommitted).toBe(1);
 
     const { token } = await login(sb);
-    const list = await call(sb, 'GET', '/api/v2/analytics/transaction-record?TransactionType=2', { headers: bearer(token) });
+    const list = await call(sb, 'GET', '/api/v2/analytics/transaction-record?TransactionType=2', {
+      headers: bearer(token),
+    });
     expect(list.json.data.records).toHaveLength(1);
     expect(list.json.data.records[0].reference).toBe('order-7781');
   });
@@ -63,7 +83,10 @@ describe('withdrawal success', () => {
   it('keeps all 18 decimals of an ETH amount', async () => {
     await generate(sb, CLIENT, 'ETH', 'ETH');
     sb.setBalance(CLIENT, 'ETH', 'ETH', '1');
-    const res = await withdrawRaw(sb, withdrawalBody(body({ currency: '8', networkChain: '2' }), '0.123456789012345678'));
+    const res = await withdrawRaw(
+      sb,
+      withdrawalBody(body({ currency: '8', networkChain: '2' }), '0.123456789012345678'),
+    );
     expect(res.status).toBe(200);
     expect(res.text).toContain('"withdrawnAmount":0.123456789012345678');
     expect(sb.balance(CLIENT, 'ETH', 'ETH')).toBe('0.876043210987654322');
@@ -111,7 +134,10 @@ describe('withdrawal rejections', () => {
 
   it('a destination that is malformed for the network', async () => {
     await expect400(withdrawalBody(body({ destinationAddress: '0x1234' }), '1'), /destination/i);
-    await expect400(withdrawalBody(body({ destinationAddress: 'TJnv3f6puZ95hU6NVXxWdyvk6CnmekYTjx' }), '1'), /destination/i);
+    await expect400(
+      withdrawalBody(body({ destinationAddress: 'TJnv3f6puZ95hU6NVXxWdyvk6CnmekYTjx' }), '1'),
+      /destination/i,
+    );
   });
 
   it('amount <= 0, too many decimals, or not a JSON number', async () => {
@@ -131,7 +157,10 @@ describe('withdrawal rejections', () => {
     expect(sb.balance(CLIENT, 'USDT', 'BSC')).toBe('1000');
     // The balance is per network: USDT on TRON is empty.
     await generate(sb, CLIENT, '4', 'TRON');
-    await expect400(withdrawalBody(body({ networkChain: '8', destinationAddress: 'TJnv3f6puZ95hU6NVXxWdyvk6CnmekYTjx' }), '1'), /balance/i);
+    await expect400(
+      withdrawalBody(body({ networkChain: '8', destinationAddress: 'TJnv3f6puZ95hU6NVXxWdyvk6CnmekYTjx' }), '1'),
+      /balance/i,
+    );
   });
 
   it('a reused merchantReference', async () => {
@@ -142,7 +171,15 @@ describe('withdrawal rejections', () => {
     expect(sb.balance(CLIENT, 'USDT', 'BSC')).toBe('998');
   });
 
-  it.each(['amount', 'currency', 'destinationAddress', 'merchantClientEmailAddress', 'networkChain', 'merchantReference', 'publicKey'])('missing %s', async (field) => {
+  it.each([
+    'amount',
+    'currency',
+    'destinationAddress',
+    'merchantClientEmailAddress',
+    'networkChain',
+    'merchantReference',
+    'publicKey',
+  ])('missing %s', async (field) => {
     const b: Record<string, unknown> = { ...body(), amount: 1 };
     delete b[field];
     await expect400(JSON.stringify(b), new RegExp(field));
@@ -166,12 +203,19 @@ describe('withdrawal rejections', () => {
 
   it('a wrong media type -> 415; a bad ver or api-version -> refused; an Accept that excludes text -> 406', async () => {
     const raw = withdrawalBody(body(), '1');
-    for (const ct of ['application/json', 'application/json-patch+json', 'application/json-patch+json; ver=2.0', 'text/plain; ver=1.0']) {
+    for (const ct of [
+      'application/json',
+      'application/json-patch+json',
+      'application/json-patch+json; ver=2.0',
+      'text/plain; ver=1.0',
+    ]) {
       const res = await withdrawRaw(sb, raw, { ...WITHDRAW_HEADERS, 'content-type': ct });
       expect(res.status, ct).toBe(415);
       expect(res.json.status).toBe(0);
     }
-    expect((await withdrawRaw(sb, raw, WITHDRAW_HEADERS, '/api/merchantClientWithdrawal?api-version=2')).status).toBe(400);
+    expect((await withdrawRaw(sb, raw, WITHDRAW_HEADERS, '/api/merchantClientWithdrawal?api-version=2')).status).toBe(
+      400,
+    );
     expect((await withdrawRaw(sb, raw, { ...WITHDRAW_HEADERS, accept: 'text/html' })).status).toBe(406);
     expect(sb.stats.withdrawalsCommitted).toBe(0);
     expect(sb.stats.withdrawals).toBe(6);

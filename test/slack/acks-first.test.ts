@@ -91,7 +91,9 @@ describe('acks first, through the real receiver', () => {
     await new Promise<void>((r) => socket.once('connect', () => r()));
     try {
       // Headers and part of a body: the app has a request it cannot answer yet.
-      socket.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ncommand=%2Ftx');
+      socket.write(
+        'POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ncommand=%2Ftx',
+      );
       await turns();
       const { res, responseUrl } = await t.command('/tx', 'size=5', USERS.viewer);
       expect(res.status).toBe(200);

@@ -34,7 +34,13 @@ async function alive(): Promise<void> {
 }
 
 const user = { id: USERS.viewer, username: 'v', team_id: 'T0TEAM' };
-const view = (state: unknown) => ({ id: 'V0001', callback_id: 'wd_request_modal', private_metadata: '', state, hash: 'h' });
+const view = (state: unknown) => ({
+  id: 'V0001',
+  callback_id: 'wd_request_modal',
+  private_metadata: '',
+  state,
+  hash: 'h',
+});
 
 describe('every signed Slack request gets an answer, never a 5xx', () => {
   const cases: Array<[string, string]> = [
@@ -42,18 +48,47 @@ describe('every signed Slack request gets an answer, never a 5xx', () => {
     ['payload is a number', 'payload=42'],
     ['payload is a list', interactive([1, 2])],
     ['payload is not JSON', 'payload=%7Bnope'],
-    ['block_actions without user', interactive({ type: 'block_actions', actions: [{ action_id: 'tx_next', type: 'button', value: '{}' }] })],
-    ['block_actions whose actions is not a list', interactive({ type: 'block_actions', user, actions: { action_id: 'tx_next' } })],
+    [
+      'block_actions without user',
+      interactive({ type: 'block_actions', actions: [{ action_id: 'tx_next', type: 'button', value: '{}' }] }),
+    ],
+    [
+      'block_actions whose actions is not a list',
+      interactive({ type: 'block_actions', user, actions: { action_id: 'tx_next' } }),
+    ],
     ['block_actions with no actions', interactive({ type: 'block_actions', user, actions: [] })],
-    ['view_submission without state', interactive({ type: 'view_submission', user, view: { id: 'V1', callback_id: 'wd_request_modal' } })],
-    ['view_submission whose values are null', interactive({ type: 'view_submission', user, view: view({ values: null }) })],
-    ['view_submission with a number for text', interactive({ type: 'view_submission', user, view: view({ values: { wd_amount: { value: { type: 'plain_text_input', value: 12 } } } }) })],
-    ['view_submission with an object for text', interactive({ type: 'view_submission', user, view: view({ values: { wd_amount: { value: { type: 'plain_text_input', value: { a: 1 } } } } }) })],
+    [
+      'view_submission without state',
+      interactive({ type: 'view_submission', user, view: { id: 'V1', callback_id: 'wd_request_modal' } }),
+    ],
+    [
+      'view_submission whose values are null',
+      interactive({ type: 'view_submission', user, view: view({ values: null }) }),
+    ],
+    [
+      'view_submission with a number for text',
+      interactive({
+        type: 'view_submission',
+        user,
+        view: view({ values: { wd_amount: { value: { type: 'plain_text_input', value: 12 } } } }),
+      }),
+    ],
+    [
+      'view_submission with an object for text',
+      interactive({
+        type: 'view_submission',
+        user,
+        view: view({ values: { wd_amount: { value: { type: 'plain_text_input', value: { a: 1 } } } } }),
+      }),
+    ],
     ['view_closed without view', interactive({ type: 'view_closed', user })],
     ['shortcut with a null user', interactive({ type: 'shortcut', callback_id: 'x', user: null, trigger_id: 't' })],
     ['an unknown type', interactive({ type: 'definitely_not_slack', user })],
     ['__proto__ as the type', interactive({ type: '__proto__', user })],
-    ['a slash command without user_id', 'command=%2Ftx&text=&channel_id=C1&team_id=T1&response_url=http%3A%2F%2F127.0.0.1%3A1%2Fr&trigger_id=t'],
+    [
+      'a slash command without user_id',
+      'command=%2Ftx&text=&channel_id=C1&team_id=T1&response_url=http%3A%2F%2F127.0.0.1%3A1%2Fr&trigger_id=t',
+    ],
     ['JSON null event body', 'null'],
     ['JSON event without event', JSON.stringify({ type: 'event_callback', team_id: 'T1' })],
   ];
@@ -66,12 +101,21 @@ describe('every signed Slack request gets an answer, never a 5xx', () => {
   }
 
   it('an unknown action id is acknowledged at once (200), not after a 3 s timeout', async () => {
-    const res = await send(interactive({ type: 'block_actions', user, actions: [{ action_id: 'no_such_action', type: 'button', value: 'x' }], response_url: t.fake.responseUrl() }));
+    const res = await send(
+      interactive({
+        type: 'block_actions',
+        user,
+        actions: [{ action_id: 'no_such_action', type: 'button', value: 'x' }],
+        response_url: t.fake.responseUrl(),
+      }),
+    );
     expect(res.status).toBe(200);
   });
 
   it('a well-formed view submission with an unknown callback id gets a 200', async () => {
-    const res = await send(interactive({ type: 'view_submission', user, view: { ...view({ values: {} }), callback_id: 'nope' } }));
+    const res = await send(
+      interactive({ type: 'view_submission', user, view: { ...view({ values: {} }), callback_id: 'nope' } }),
+    );
     expect(res.status).toBe(200);
   });
 
@@ -92,7 +136,13 @@ describe('no inherited lookups', () => {
       expect(text).not.toContain('internal error');
     });
   }
-  for (const text of ['__proto__=1', 'constructor=x', 'toString=1 hasOwnProperty=2', 'currency=__proto__', 'network=constructor']) {
+  for (const text of [
+    '__proto__=1',
+    'constructor=x',
+    'toString=1 hasOwnProperty=2',
+    'currency=__proto__',
+    'network=constructor',
+  ]) {
     it(`/tx ${text}: says what was wrong`, async () => {
       const { responseUrl } = await t.command('/tx', text, USERS.viewer);
       const reply = visibleText((await t.replies(responseUrl, 1, 10_000))[0]!);
@@ -104,7 +154,9 @@ describe('no inherited lookups', () => {
 
 describe('replies fit Slack', () => {
   it('a 300,000-character /tx is refused briefly, saying why', async () => {
-    const long = Array.from({ length: 30_000 }, (_, i) => `junk${i}`).join(' ').slice(0, 300_000);
+    const long = Array.from({ length: 30_000 }, (_, i) => `junk${i}`)
+      .join(' ')
+      .slice(0, 300_000);
     const { res, responseUrl } = await t.command('/tx', long, USERS.viewer);
     expect(res.status).toBe(200);
     const text = visibleText((await t.replies(responseUrl))[0]!);
@@ -113,7 +165,11 @@ describe('replies fit Slack', () => {
   });
 
   it('a 100,000-character one-line /withdraw is refused briefly, and requests nothing', async () => {
-    const { responseUrl } = await t.command('/withdraw', `10 USDT BSC 0x${'2'.repeat(40)} a@b.example ${'note '.repeat(20_000)}`, USERS.alice);
+    const { responseUrl } = await t.command(
+      '/withdraw',
+      `10 USDT BSC 0x${'2'.repeat(40)} a@b.example ${'note '.repeat(20_000)}`,
+      USERS.alice,
+    );
     const text = visibleText((await t.replies(responseUrl))[0]!);
     expect(text).toMatch(/characters; a one-line request takes at most 1000/);
     expect(text.length).toBeLessThan(1_000);
@@ -137,7 +193,13 @@ describe('replies fit Slack', () => {
   });
 
   it('a slash command in another channel with a huge text still gets an answer', async () => {
-    const body = slashCommand({ command: '/treasury', text: 'x'.repeat(50_000), userId: USERS.viewer, channelId: CHANNELS.command, responseUrl: t.fake.responseUrl() });
+    const body = slashCommand({
+      command: '/treasury',
+      text: 'x'.repeat(50_000),
+      userId: USERS.viewer,
+      channelId: CHANNELS.command,
+      responseUrl: t.fake.responseUrl(),
+    });
     const res = await sendToBolt(t.app.url, t.signingSecret, body);
     expect(res.status).toBe(200);
   });
@@ -150,11 +212,19 @@ describe('forms whose hidden state comes back wrong', () => {
         interactive({
           type: 'view_submission',
           user: { id: USERS.erin },
-          view: { id: 'V9', callback_id: 'wd_resolve_modal', private_metadata: metadata, state: { values: { reason: { value: { type: 'plain_text_input', value: 'checked' } } } } },
+          view: {
+            id: 'V9',
+            callback_id: 'wd_resolve_modal',
+            private_metadata: metadata,
+            state: { values: { reason: { value: { type: 'plain_text_input', value: 'checked' } } } },
+          },
         }),
       );
       expect(res.status).toBe(200);
-      expect(res.json).toMatchObject({ response_action: 'errors', errors: { reason: expect.stringContaining('out of date') } });
+      expect(res.json).toMatchObject({
+        response_action: 'errors',
+        errors: { reason: expect.stringContaining('out of date') },
+      });
     });
   }
 });

@@ -6,7 +6,8 @@ import type { RecordedCall } from '../helpers/fake-slack.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
-const len = (t: unknown): number => (isObj(t) && typeof t.text === 'string' ? t.text.length : typeof t === 'string' ? t.length : 0);
+const len = (t: unknown): number =>
+  isObj(t) && typeof t.text === 'string' ? t.text.length : typeof t === 'string' ? t.length : 0;
 
 function checkElement(e: unknown, where: string, out: string[]): void {
   if (!isObj(e)) return;
@@ -41,11 +42,11 @@ export function blockViolations(blocks: unknown, maxBlocks: number, where: strin
       }
       checkElement(b.accessory, w, out);
     } else if (b.type === 'header' && len(b.text) > 150) out.push(`${w}: header > 150`);
-    else if (b.type === 'context' && Array.isArray(b.elements) && b.elements.length > 10) out.push(`${w}: > 10 elements`);
+    else if (b.type === 'context' && Array.isArray(b.elements) && b.elements.length > 10)
+      out.push(`${w}: > 10 elements`);
     else if (b.type === 'actions' && Array.isArray(b.elements)) {
       for (const e of b.elements) checkElement(e, w, out);
-    }
-    else if (b.type === 'input') {
+    } else if (b.type === 'input') {
       if (len(b.label) > 2000) out.push(`${w}: label > 2000`);
       checkElement(b.element, w, out);
     }
@@ -66,7 +67,8 @@ export function viewViolations(view: unknown, where: string): string[] {
   if (len(view.title) > 24) out.push(`${where}: title > 24`);
   if (view.submit && len(view.submit) > 24) out.push(`${where}: submit > 24`);
   if (view.close && len(view.close) > 24) out.push(`${where}: close > 24`);
-  if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3000) out.push(`${where}: private_metadata > 3000`);
+  if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3000)
+    out.push(`${where}: private_metadata > 3000`);
   out.push(...blockViolations(view.blocks, 100, where));
   return out;
 }

@@ -30,7 +30,17 @@ describe('Slack limits on the wire', () => {
       text: 'x'.repeat(300_000),
       blocks: [
         { type: 'header', text: { type: 'plain_text', text: 'H'.repeat(400) } },
-        { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'B'.repeat(200) }, action_id: 'a', value: 'v'.repeat(5_000) }] },
+        {
+          type: 'actions',
+          elements: [
+            {
+              type: 'button',
+              text: { type: 'plain_text', text: 'B'.repeat(200) },
+              action_id: 'a',
+              value: 'v'.repeat(5_000),
+            },
+          ],
+        },
         ...Array.from({ length: 70 }, (_, i) => section(i)),
       ] as never,
     });

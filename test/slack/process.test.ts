@@ -66,15 +66,34 @@ describe('the app process under hostile input', () => {
       ['payload=%7B%22type%22%3A%22block_actions%22%7D', 'application/x-www-form-urlencoded'],
       ['null', 'application/json'],
       ['{"type":"event_callback"}', 'application/json'],
-      [`payload=${encodeURIComponent(JSON.stringify({ type: 'view_submission', user: { id: USERS.alice }, view: { id: 'V1', callback_id: 'wd_request_modal', state: { values: null } } }))}`, 'application/x-www-form-urlencoded'],
+      [
+        `payload=${encodeURIComponent(JSON.stringify({ type: 'view_submission', user: { id: USERS.alice }, view: { id: 'V1', callback_id: 'wd_request_modal', state: { values: null } } }))}`,
+        'application/x-www-form-urlencoded',
+      ],
     ];
     for (const [body, contentType] of hostile) {
       const res = await sendToBolt(url, SIGNING, body, { contentType });
       expect(res.status, body).toBe(400);
     }
-    const slash = await sendToBolt(url, SIGNING, new URLSearchParams({ command: '/treasury', text: '__proto__', user_id: USERS.viewer, channel_id: 'C0WORKROOM', team_id: 'T1', response_url: fake.responseUrl(), trigger_id: '1.2.3' }).toString());
+    const slash = await sendToBolt(
+      url,
+      SIGNING,
+      new URLSearchParams({
+        command: '/treasury',
+        text: '__proto__',
+        user_id: USERS.viewer,
+        channel_id: 'C0WORKROOM',
+        team_id: 'T1',
+        response_url: fake.responseUrl(),
+        trigger_id: '1.2.3',
+      }).toString(),
+    );
     expect(slash.status).toBe(200);
-    const deep = await fetch(`${url}/webhooks/wallet/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `${'['.repeat(5_000)}${']'.repeat(5_000)}` });
+    const deep = await fetch(`${url}/webhooks/wallet/${SECRET}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `${'['.repeat(5_000)}${']'.repeat(5_000)}`,
+    });
     expect(deep.status).toBe(400);
 
     await new Promise((r) => setTimeout(r, 200));

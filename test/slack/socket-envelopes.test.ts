@@ -32,18 +32,48 @@ afterAll(async () => {
 
 describe('malformed envelopes over Socket Mode', () => {
   const cases: Array<[string, 'interactive' | 'events_api' | 'slash_commands', Record<string, unknown>]> = [
-    ['block_actions without user', 'interactive', { type: 'block_actions', actions: [{ action_id: 'tx_next', type: 'button' }] }],
-    ['block_actions whose actions is a string', 'interactive', { type: 'block_actions', user: { id: USERS.viewer }, actions: 'nope' }],
-    ['view_submission whose values are null', 'interactive', { type: 'view_submission', user: { id: USERS.alice }, view: { id: 'V1', callback_id: 'wd_request_modal', state: { values: null } } }],
+    [
+      'block_actions without user',
+      'interactive',
+      { type: 'block_actions', actions: [{ action_id: 'tx_next', type: 'button' }] },
+    ],
+    [
+      'block_actions whose actions is a string',
+      'interactive',
+      { type: 'block_actions', user: { id: USERS.viewer }, actions: 'nope' },
+    ],
+    [
+      'view_submission whose values are null',
+      'interactive',
+      {
+        type: 'view_submission',
+        user: { id: USERS.alice },
+        view: { id: 'V1', callback_id: 'wd_request_modal', state: { values: null } },
+      },
+    ],
     ['an event without event', 'events_api', { type: 'event_callback', team_id: 'T1' }],
-    ['a slash command without user_id', 'slash_commands', { command: '/tx', text: '', channel_id: 'C1', team_id: 'T1', response_url: 'http://127.0.0.1:1/x', trigger_id: 't' }],
+    [
+      'a slash command without user_id',
+      'slash_commands',
+      {
+        command: '/tx',
+        text: '',
+        channel_id: 'C1',
+        team_id: 'T1',
+        response_url: 'http://127.0.0.1:1/x',
+        trigger_id: 't',
+      },
+    ],
   ];
   for (const [name, type, payload] of cases) {
     it(`${name}: acknowledged, and the app keeps answering`, async () => {
       const ack = await sock.sendEnvelope(type, payload, { timeoutMs: 2_000 });
       expect(ack.envelope_id).toBeTruthy();
       const responseUrl = fake.responseUrl({ channel: 'C0WORKROOM', user: USERS.viewer });
-      await sock.sendEnvelope('slash_commands', slashCommand({ command: '/treasury', text: 'help', userId: USERS.viewer, responseUrl }).payload);
+      await sock.sendEnvelope(
+        'slash_commands',
+        slashCommand({ command: '/treasury', text: 'help', userId: USERS.viewer, responseUrl }).payload,
+      );
       const [reply] = await app.replies(responseUrl);
       expect(visibleText(reply!)).toContain('Treasury commands');
       expect(unhandled).toEqual([]);

@@ -34,7 +34,10 @@ describe('request verification', () => {
 describe('manifest', () => {
   it('declares exactly the commands the app registers, each with a usage hint, plus interactivity and App Home', () => {
     const manifest = parseYaml(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
-      features: { slash_commands: Array<{ command: string; description: string; usage_hint?: string }>; app_home: { home_tab_enabled: boolean } };
+      features: {
+        slash_commands: Array<{ command: string; description: string; usage_hint?: string }>;
+        app_home: { home_tab_enabled: boolean };
+      };
       settings: { interactivity: { is_enabled: boolean }; socket_mode_enabled: boolean };
       oauth_config: { scopes: { bot: string[] } };
     };
@@ -45,7 +48,10 @@ describe('manifest', () => {
     // The table the help text is generated from says what the manifest says.
     for (const c of COMMANDS) {
       const entry = manifest.features.slash_commands.find((m) => m.command === c.name);
-      expect({ description: entry?.description, usage_hint: entry?.usage_hint }, c.name).toEqual({ description: c.description, usage_hint: c.usageHint });
+      expect({ description: entry?.description, usage_hint: entry?.usage_hint }, c.name).toEqual({
+        description: c.description,
+        usage_hint: c.usageHint,
+      });
     }
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
@@ -111,7 +117,10 @@ describe('Socket Mode', () => {
     const app = await startTestApp({ fake, env: { SLACK_APP_TOKEN: 'xapp-1-A0TEST-123-abcdef0123456789' } });
     try {
       await sock.connected(5000);
-      const ready = (await (await fetch(`${app.app.url}/readyz`)).json()) as Record<string, { ok: boolean; detail: string }>;
+      const ready = (await (await fetch(`${app.app.url}/readyz`)).json()) as Record<
+        string,
+        { ok: boolean; detail: string }
+      >;
       expect(ready.slack).toEqual({ ok: true, detail: 'socket mode' });
       const responseUrl = fake.responseUrl({ channel: 'C0WORKROOM', user: USERS.viewer });
       const cmd = slashCommand({ command: '/treasury', text: 'help', userId: USERS.viewer, responseUrl });
@@ -154,7 +163,14 @@ describe('one process per data directory', () => {
     const root = new URL('../../', import.meta.url).pathname;
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: root,
-      env: { ...process.env, DATA_DIR: t.dataDir, PORT: '0', SANDBOX_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        DATA_DIR: t.dataDir,
+        PORT: '0',
+        SANDBOX_PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

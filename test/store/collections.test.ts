@@ -16,12 +16,12 @@ import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 
 const ALL: Record<string, string> = {
-  'withdrawals': WITHDRAWALS,
-  'audit': AUDIT_COLLECTION,
+  withdrawals: WITHDRAWALS,
+  audit: AUDIT_COLLECTION,
   'audit head': AUDIT_HEAD_COLLECTION,
-  'settings': SETTINGS,
+  settings: SETTINGS,
   'webhook events': ALERT_COLLECTIONS.events,
-  'alerts': ALERT_COLLECTIONS.alerts,
+  alerts: ALERT_COLLECTIONS.alerts,
   'alert keys': ALERT_COLLECTIONS.keys,
   'unknown windows': UNKNOWN_COLLECTIONS.windows,
   'unknown channels': UNKNOWN_COLLECTIONS.channels,
@@ -49,12 +49,12 @@ export function misuse(tx: Tx): void {
 describe('collection handles', () => {
   it('keep the persisted names of existing data directories', () => {
     expect(ALL).toEqual({
-      'withdrawals': 'withdrawals',
-      'audit': 'audit',
+      withdrawals: 'withdrawals',
+      audit: 'audit',
       'audit head': 'audit_head',
-      'settings': 'settings',
+      settings: 'settings',
       'webhook events': 'webhook_events',
-      'alerts': 'alerts',
+      alerts: 'alerts',
       'alert keys': 'alert_keys',
       'unknown windows': 'alerts_unknown_windows',
       'unknown channels': 'alerts_unknown_channels',

@@ -38,57 +38,61 @@ function waitForReady(child: ReturnType<typeof spawnFixture>): Promise<number> {
 }
 
 describe('crash safety', () => {
-  it(`after SIGKILL at random moments (${ROUNDS} rounds) the state is a prefix holding every acknowledged commit`, async () => {
-    const dir = await tempDir();
-    let previousCount = 0;
-    let sawSnapshot = false;
-    const log: string[] = [];
+  it(
+    `after SIGKILL at random moments (${ROUNDS} rounds) the state is a prefix holding every acknowledged commit`,
+    async () => {
+      const dir = await tempDir();
+      let previousCount = 0;
+      let sawSnapshot = false;
+      const log: string[] = [];
 
-    for (let round = 0; round < ROUNDS; round++) {
-      const child = spawnFixture('crash-writer.ts', [dir, '4096', '8']);
-      const done = collect(child);
-      const start = await waitForReady(child).catch(async (err: Error) => {
-        throw new Error(`${err.message}: ${(await done).stderr}`);
-      });
-      expect(start).toBe(previousCount);
-      const delay = Math.floor(Math.random() * 120);
-      await new Promise((r) => setTimeout(r, delay));
-      child.kill('SIGKILL');
-      const result = await done;
-      expect(result.signal, `child died on its own: ${result.stderr}`).toBe('SIGKILL');
-
-      const acked = result.stdout
-        .split('\n')
-        .filter((l) => /^\d+$/.test(l))
-        .map(Number);
-      const maxAcked = acked.length ? Math.max(...acked) : -1;
-
-      const store = await openStore({ dir });
-      try {
-        const values = store.all(N);
-        const k = values.length;
-        log.push(`round ${round}: delay ${delay} ms, acked up to ${maxAcked}, state holds ${k}`);
-        if (process.env.CRASH_DEBUG) console.error(log.at(-1), new Date().toISOString());
-        const context = log.join('\n');
-        // exactly keys 0..k-1, in commit order, each with its own value
-        values.forEach((v, idx) => {
-          if (v.i !== idx || v.pad !== PAD || store.get(N, String(idx)) !== v) {
-            throw new Error(`not a prefix at position ${idx}: ${JSON.stringify(v).slice(0, 80)}\n${context}`);
-          }
+      for (let round = 0; round < ROUNDS; round++) {
+        const child = spawnFixture('crash-writer.ts', [dir, '4096', '8']);
+        const done = collect(child);
+        const start = await waitForReady(child).catch(async (err: Error) => {
+          throw new Error(`${err.message}: ${(await done).stderr}`);
         });
-        expect(store.count(N), context).toBe(k);
-        expect(maxAcked, `an acknowledged commit was lost\n${context}`).toBeLessThan(k);
-        expect(k, context).toBeGreaterThanOrEqual(previousCount);
-        previousCount = k;
-      } finally {
-        await store.close();
+        expect(start).toBe(previousCount);
+        const delay = Math.floor(Math.random() * 120);
+        await new Promise((r) => setTimeout(r, delay));
+        child.kill('SIGKILL');
+        const result = await done;
+        expect(result.signal, `child died on its own: ${result.stderr}`).toBe('SIGKILL');
+
+        const acked = result.stdout
+          .split('\n')
+          .filter((l) => /^\d+$/.test(l))
+          .map(Number);
+        const maxAcked = acked.length ? Math.max(...acked) : -1;
+
+        const store = await openStore({ dir });
+        try {
+          const values = store.all(N);
+          const k = values.length;
+          log.push(`round ${round}: delay ${delay} ms, acked up to ${maxAcked}, state holds ${k}`);
+          if (process.env.CRASH_DEBUG) console.error(log.at(-1), new Date().toISOString());
+          const context = log.join('\n');
+          // exactly keys 0..k-1, in commit order, each with its own value
+          values.forEach((v, idx) => {
+            if (v.i !== idx || v.pad !== PAD || store.get(N, String(idx)) !== v) {
+              throw new Error(`not a prefix at position ${idx}: ${JSON.stringify(v).slice(0, 80)}\n${context}`);
+            }
+          });
+          expect(store.count(N), context).toBe(k);
+          expect(maxAcked, `an acknowledged commit was lost\n${context}`).toBeLessThan(k);
+          expect(k, context).toBeGreaterThanOrEqual(previousCount);
+          previousCount = k;
+        } finally {
+          await store.close();
+        }
+        sawSnapshot ||= await fs.stat(path.join(dir, 'state.json')).then(
+          () => true,
+          () => false,
+        );
       }
-      sawSnapshot ||= await fs.stat(path.join(dir, 'state.json')).then(
-        () => true,
-        () => false,
-      );
-    }
-    expect(previousCount).toBeGreaterThan(0);
-    expect(sawSnapshot).toBe(true);
-  }, TIMEOUT_MS);
+      expect(previousCount).toBeGreaterThan(0);
+      expect(sawSnapshot).toBe(true);
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -34,7 +34,10 @@ function seamDisk(): Disk {
     setup: async () => ({
       store: {
         probeIntervalMs: 25,
-        writeGate: (stage) => (full && stage !== 'cut' && stage !== 'dirsync' ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) : undefined),
+        writeGate: (stage) =>
+          full && stage !== 'cut' && stage !== 'dirsync'
+            ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+            : undefined,
       },
     }),
     fill: async () => {
@@ -125,7 +128,11 @@ function scenario(name: string, makeDisk: () => Disk & { available?: () => Promi
     });
 
     const webhook = (hash: string) =>
-      fetch(`${t!.app.url}/webhooks/wallet/${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: depositSample({ hash }) });
+      fetch(`${t!.app.url}/webhooks/wallet/${SECRET}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: depositSample({ hash }),
+      });
     const reply = async (command: string, text: string, user: string = USERS.viewer) => {
       const { res, responseUrl } = await t!.command(command, text, user);
       expect(res.status).toBe(200);
@@ -170,17 +177,23 @@ function scenario(name: string, makeDisk: () => Disk & { available?: () => Promi
       expect(status).toContain('Treasury status');
       expect(status).toContain(FULL);
       // Anyone else reads it in one line.
-      expect(await reply('/treasury', 'status')).toBe(':red_circle: The app cannot save right now, so nothing can be requested or approved.');
+      expect(await reply('/treasury', 'status')).toBe(
+        ':red_circle: The app cannot save right now, so nothing can be requested or approved.',
+      );
       expect(await reply('/tx', 'size=2')).toMatch(/Transactions|No transactions/);
 
       await disk.free();
-      await eventually('readiness', async () => ((await fetch(`${a.app.url}/readyz`)).status === 200 ? true : undefined));
+      await eventually('readiness', async () =>
+        (await fetch(`${a.app.url}/readyz`)).status === 200 ? true : undefined,
+      );
       const after = await webhook(`0x${'c'.repeat(64)}`);
       expect(after.status).toBe(200);
       // What was acknowledged while the disk was filling is all there.
       const events = JSON.stringify(a.app.deps.store.all(ALERT_COLLECTIONS.events));
       for (const hash of [...taken, `0x${'c'.repeat(64)}`]) expect(events).toContain(hash);
-      expect(await reply('/withdraw', `25 USDT BSC ${DEST} ${CLIENT} after the disk`, USERS.alice)).toContain('Requested');
+      expect(await reply('/withdraw', `25 USDT BSC ${DEST} ${CLIENT} after the disk`, USERS.alice)).toContain(
+        'Requested',
+      );
       expect(a.app.deps.withdrawals.list()).toHaveLength(1);
 
       // The process never stopped, nothing rejected unhandled, no error logged as [object Object], every message fits Slack.
@@ -200,7 +213,13 @@ describe('a withdrawal whose outcome could not be saved (the disk filled while i
   it('is recovered once the disk takes writes again: reconciled, never resent', async () => {
     let full = false;
     const a = await startTestApp({
-      store: { probeIntervalMs: 25, writeGate: (stage) => (full && stage !== 'cut' && stage !== 'dirsync' ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }) : undefined) },
+      store: {
+        probeIntervalMs: 25,
+        writeGate: (stage) =>
+          full && stage !== 'cut' && stage !== 'dirsync'
+            ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+            : undefined,
+      },
     });
     try {
       a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
@@ -211,11 +230,14 @@ describe('a withdrawal whose outcome could not be saved (the disk filled while i
       a.app.sandbox!.injectFault('/api/merchantClientWithdrawal', { kind: 'delay', ms: 600 }, 1);
       await a.click(USERS.carol, { actionId: 'wd_approve', value: req!.id }, { channel: 'C0APPROVALS' });
       // The send has reached the service (so its claim is on disk), and its answer is held back.
-      const sent = () => a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'));
+      const sent = () =>
+        a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'));
       await eventually('the send to reach the service', async () => (sent().length === 1 ? true : undefined));
       expect(a.app.deps.withdrawals.get(req!.id)?.state).toBe('executing');
       full = true;
-      await eventually('the store to refuse a write', async () => (a.app.deps.store.health().writable ? undefined : true));
+      await eventually('the store to refuse a write', async () =>
+        a.app.deps.store.health().writable ? undefined : true,
+      );
       // Let the slow answer arrive and its outcome fail to save.
       await new Promise((r) => setTimeout(r, 800));
       expect(a.app.deps.withdrawals.get(req!.id)?.state).toBe('executing');
@@ -226,7 +248,9 @@ describe('a withdrawal whose outcome could not be saved (the disk filled while i
         return s === 'completed' || s === 'failed' ? s : undefined;
       });
       expect(settled).toBe('completed');
-      expect(a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'))).toHaveLength(1);
+      expect(
+        a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal')),
+      ).toHaveLength(1);
       expect(a.logs()).not.toContain('[object Object]');
     } finally {
       await a.stop();

@@ -15,7 +15,11 @@ afterEach(async () => {
 });
 
 async function readLock(dir: string): Promise<{ pid: number; hostname: string; startedAt: string }> {
-  return JSON.parse(await fs.readFile(path.join(dir, 'LOCK'), 'utf8')) as { pid: number; hostname: string; startedAt: string };
+  return JSON.parse(await fs.readFile(path.join(dir, 'LOCK'), 'utf8')) as {
+    pid: number;
+    hostname: string;
+    startedAt: string;
+  };
 }
 
 async function writeLock(dir: string, info: { pid: number; hostname?: string }): Promise<void> {

@@ -46,7 +46,8 @@ type Settled = 'resolved' | 'unavailable' | 'failed' | 'other';
 const settle = (p: Promise<unknown>): Promise<Settled> =>
   p.then(
     () => 'resolved' as const,
-    (e: unknown) => (e instanceof StoreUnavailableError ? 'unavailable' : e instanceof StoreFailedError ? 'failed' : 'other'),
+    (e: unknown) =>
+      e instanceof StoreUnavailableError ? 'unavailable' : e instanceof StoreFailedError ? 'failed' : 'other',
   );
 
 async function reopenIds(dir: string): Promise<string[]> {
@@ -131,7 +132,13 @@ describe('rollback after a refused journal write', () => {
     g.refuse.set('dirsync', Infinity);
     const failures: StoreFailedError[] = [];
     const dir = await tempDir();
-    const s = await openStore({ dir, compactAfterBytes: 500, probeIntervalMs: 60_000, writeGate: (st) => g.fn(st), onFailure: (e) => failures.push(e) });
+    const s = await openStore({
+      dir,
+      compactAfterBytes: 500,
+      probeIntervalMs: 60_000,
+      writeGate: (st) => g.fn(st),
+      onFailure: (e) => failures.push(e),
+    });
     open.push(s);
     for (let i = 0; i < 4; i++) await s.commit((tx) => tx.put(W, `k${i}`, { id: `k${i}`, pad: 'x'.repeat(50) }));
     const pA = settle(s.commit((tx) => tx.put(W, 'A', { id: 'A', pad: 'y'.repeat(200) })));
@@ -174,7 +181,12 @@ describe('closing a store that could not cut its journal', () => {
     const g = gate();
     const failures: StoreFailedError[] = [];
     const dir = await tempDir();
-    const s = await openStore({ dir, probeIntervalMs: 60_000, writeGate: (st) => g.fn(st), onFailure: (e) => failures.push(e) });
+    const s = await openStore({
+      dir,
+      probeIntervalMs: 60_000,
+      writeGate: (st) => g.fn(st),
+      onFailure: (e) => failures.push(e),
+    });
     open.push(s);
     await s.commit((tx) => tx.put(W, 'a', { id: 'a' }));
     g.refuse.set('sync', 1);

@@ -193,10 +193,12 @@ describe('group commit', () => {
     const s = await openAt(await tempDir());
     const flushesBefore = s.stats().flushes;
     const results = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) => s.commit((tx) => {
-        tx.put(N, String(i), { i, amount: `${i}.01` });
-        return i;
-      })),
+      Array.from({ length: 1000 }, (_, i) =>
+        s.commit((tx) => {
+          tx.put(N, String(i), { i, amount: `${i}.01` });
+          return i;
+        }),
+      ),
     );
     expect(results).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     const flushes = s.stats().flushes - flushesBefore;
@@ -241,7 +243,7 @@ describe('compaction', () => {
     expect(st.compactions).toBeGreaterThan(0);
     expect(st.snapshotBytes).toBeGreaterThan(0);
     // 200 lines of ~180 bytes were written; most of them were cut away
-    expect(st.journalBytes).toBeLessThan(200 * 180 / 2);
+    expect(st.journalBytes).toBeLessThan((200 * 180) / 2);
     const expected = s.all(N);
     expect(expected.length).toBe(st.records);
 
@@ -261,13 +263,28 @@ describe('compaction', () => {
     const dir = await tempDir();
     await fs.writeFile(
       path.join(dir, 'state.json'),
-      JSON.stringify({ version: 1, seq: 2, collections: { n: [['a', 1], ['b', 2]] } }),
+      JSON.stringify({
+        version: 1,
+        seq: 2,
+        collections: {
+          n: [
+            ['a', 1],
+            ['b', 2],
+          ],
+        },
+      }),
     );
     const lines = [
       { seq: 1, ops: [{ op: 'put', c: 'n', id: 'a', v: 1 }] },
       { seq: 2, ops: [{ op: 'put', c: 'n', id: 'b', v: 2 }] },
       { seq: 3, ops: [{ op: 'put', c: 'n', id: 'c', v: 3 }] },
-      { seq: 4, ops: [{ op: 'del', c: 'n', id: 'a' }, { op: 'put', c: 'n', id: 'b', v: 20 }] },
+      {
+        seq: 4,
+        ops: [
+          { op: 'del', c: 'n', id: 'a' },
+          { op: 'put', c: 'n', id: 'b', v: 20 },
+        ],
+      },
     ];
     await fs.writeFile(path.join(dir, 'journal.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
     const s = await openAt(dir);
@@ -279,7 +296,17 @@ describe('compaction', () => {
     // the snapshot holds commits 1..3; the journal got only 1..2 before the crash
     await fs.writeFile(
       path.join(dir, 'state.json'),
-      JSON.stringify({ version: 1, seq: 3, collections: { n: [['a', 1], ['b', 2], ['c', 3]] } }),
+      JSON.stringify({
+        version: 1,
+        seq: 3,
+        collections: {
+          n: [
+            ['a', 1],
+            ['b', 2],
+            ['c', 3],
+          ],
+        },
+      }),
     );
     const lines = [
       { seq: 1, ops: [{ op: 'put', c: 'n', id: 'a', v: 1 }] },

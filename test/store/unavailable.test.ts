@@ -25,7 +25,11 @@ afterEach(async () => {
 });
 
 function enospc(): Error {
-  return Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+  return Object.assign(new Error('ENOSPC: no space left on device, write'), {
+    code: 'ENOSPC',
+    errno: -28,
+    syscall: 'write',
+  });
 }
 
 async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -44,7 +48,11 @@ describe('write failures through the seam', () => {
   it('undoes every unsaved commit of a group, in order, and resumes by itself', async () => {
     const dir = await tempDir();
     let refuse = false;
-    const s = await openStore({ dir, probeIntervalMs: 20, writeGate: (stage) => (refuse && stage !== 'cut' && stage !== 'dirsync' ? enospc() : undefined) });
+    const s = await openStore({
+      dir,
+      probeIntervalMs: 20,
+      writeGate: (stage) => (refuse && stage !== 'cut' && stage !== 'dirsync' ? enospc() : undefined),
+    });
     open.push(s);
     await s.commit((tx) => {
       for (const id of ['a', 'b', 'c']) tx.put(W, id, { id, v: 0 });
@@ -90,7 +98,12 @@ describe('write failures through the seam', () => {
   it('a failed fsync: complete but unsynced lines are cut, so a crash cannot bring back a refused commit', async () => {
     const dir = await tempDir();
     let failSync = false;
-    const s = await openStore({ dir, probeIntervalMs: 60_000, writeGate: (stage) => (failSync && stage === 'sync' ? Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }) : undefined) });
+    const s = await openStore({
+      dir,
+      probeIntervalMs: 60_000,
+      writeGate: (stage) =>
+        failSync && stage === 'sync' ? Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }) : undefined,
+    });
     open.push(s);
     await s.commit((tx) => tx.put(W, 'a', { id: 'a' }));
     failSync = true;
@@ -110,28 +123,54 @@ describe('write failures through the seam', () => {
 
   it('logs the cause with its code and message, never "[object Object]"', async () => {
     let lines = '';
-    const logger = createLogger({ level: 'debug', destination: new Writable({
+    const logger = createLogger({
+      level: 'debug',
+      destination: new Writable({
         write(c, _e, cb) {
           lines += String(c);
           cb();
         },
-      }) });
+      }),
+    });
     let refuse = false;
-    const s = await openStore({ dir: await tempDir(), logger, probeIntervalMs: 20, writeGate: (stage) => (refuse && stage !== 'cut' && stage !== 'dirsync' ? enospc() : undefined) });
+    const s = await openStore({
+      dir: await tempDir(),
+      logger,
+      probeIntervalMs: 20,
+      writeGate: (stage) => (refuse && stage !== 'cut' && stage !== 'dirsync' ? enospc() : undefined),
+    });
     open.push(s);
     refuse = true;
     await s.commit((tx) => tx.put(W, 'x', { id: 'x' })).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 20));
     expect(lines).not.toContain('[object Object]');
-    const failure = lines.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; err?: { code?: string; message?: string; cause?: { code?: string; message?: string } } }).find((l) => l.msg.startsWith('journal write failed'))!;
+    const failure = lines
+      .split('\n')
+      .filter(Boolean)
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            msg: string;
+            err?: { code?: string; message?: string; cause?: { code?: string; message?: string } };
+          },
+      )
+      .find((l) => l.msg.startsWith('journal write failed'))!;
     expect(failure.err?.code).toBe('ENOSPC');
     expect(failure.err?.cause).toMatchObject({ code: 'ENOSPC', message: 'ENOSPC: no space left on device, write' });
   });
 
   it('the error serializer keeps message, code and cause of plain objects and already-serialized errors', () => {
     const inner = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-    expect(serializeError({ message: 'wrapped', code: 'E1', cause: inner })).toMatchObject({ message: 'wrapped', code: 'E1', cause: { code: 'ENOSPC', message: 'ENOSPC: no space left on device' } });
-    expect(serializeError(serializeError(inner))).toMatchObject({ type: 'Error', code: 'ENOSPC', message: 'ENOSPC: no space left on device' });
+    expect(serializeError({ message: 'wrapped', code: 'E1', cause: inner })).toMatchObject({
+      message: 'wrapped',
+      code: 'E1',
+      cause: { code: 'ENOSPC', message: 'ENOSPC: no space left on device' },
+    });
+    expect(serializeError(serializeError(inner))).toMatchObject({
+      type: 'Error',
+      code: 'ENOSPC',
+      message: 'ENOSPC: no space left on device',
+    });
     expect(serializeError({ weird: 1 }).message).toBe('{"weird":1}');
   });
 
@@ -207,10 +246,12 @@ describe('a real full disk (tmpfs)', () => {
     const filler = await fillDisk(mountPoint);
 
     const big = 'x'.repeat(100_000);
-    const err = await s.commit((tx) => tx.put(W, 'lost', { id: 'lost', v: big })).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await s
+      .commit((tx) => tx.put(W, 'lost', { id: 'lost', v: big }))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(StoreUnavailableError);
     expect((err as StoreUnavailableError).code).toBe('ENOSPC');
     expect(s.get(W, 'lost')).toBeUndefined();

@@ -51,7 +51,10 @@ export function clientFor(
 }
 
 /** Await a rejection and check it is a WalletError of the given kind. */
-export async function walletError<T extends WalletError = WalletError>(p: Promise<unknown>, kind: WalletErrorKind): Promise<T> {
+export async function walletError<T extends WalletError = WalletError>(
+  p: Promise<unknown>,
+  kind: WalletErrorKind,
+): Promise<T> {
   let caught: unknown;
   try {
     await p;
@@ -81,14 +84,22 @@ export interface StubServer {
 }
 
 export async function stubServer(
-  handler: (req: { method: string; url: string; body: string; headers: IncomingMessage['headers'] }, res: ServerResponse) => void,
+  handler: (
+    req: { method: string; url: string; body: string; headers: IncomingMessage['headers'] },
+    res: ServerResponse,
+  ) => void,
 ): Promise<StubServer> {
   const requests: StubServer['requests'] = [];
   const server: Server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
-      const r = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(parts).toString('utf8') };
+      const r = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(parts).toString('utf8'),
+      };
       requests.push(r);
       handler(r, res);
     });

@@ -47,25 +47,45 @@ describe('generateAddress', () => {
 
   it('reports pending and failed generations with their status', async () => {
     const { client } = clientFor(sb);
-    const pending = await client.generateAddress({ clientEmail: 'bob+pending@client.test', currency: USDT, network: BSC });
+    const pending = await client.generateAddress({
+      clientEmail: 'bob+pending@client.test',
+      currency: USDT,
+      network: BSC,
+    });
     expect(pending.status).toBe('pending');
     expect(pending.address).toBe('');
-    const failed = await client.generateAddress({ clientEmail: 'bob+failfail@client.test', currency: USDT, network: BSC });
+    const failed = await client.generateAddress({
+      clientEmail: 'bob+failfail@client.test',
+      currency: USDT,
+      network: BSC,
+    });
     expect(failed.status).toBe('failed');
     expect(failed.message).toBeTruthy();
   });
 
   it('refuses bad input before sending anything', async () => {
     const { client } = clientFor(sb);
-    await walletError(client.generateAddress({ clientEmail: 'not-an-email', currency: USDT, network: BSC }), 'validation');
-    await walletError(client.generateAddress({ clientEmail: 'a@b.test', currency: 'DOGE', network: BSC }), 'validation');
-    await walletError(client.generateAddress({ clientEmail: 'a@b.test', currency: USDT, network: 'SOLANA' }), 'validation');
+    await walletError(
+      client.generateAddress({ clientEmail: 'not-an-email', currency: USDT, network: BSC }),
+      'validation',
+    );
+    await walletError(
+      client.generateAddress({ clientEmail: 'a@b.test', currency: 'DOGE', network: BSC }),
+      'validation',
+    );
+    await walletError(
+      client.generateAddress({ clientEmail: 'a@b.test', currency: USDT, network: 'SOLANA' }),
+      'validation',
+    );
     expect(requestsTo(sb, '/api/v1/walletaddress/generate')).toHaveLength(0);
   });
 
   it('a wrong API key is an auth error', async () => {
     const { client } = clientFor(sb, { apiKey: 'sk_wrong_key_000000' });
-    const err = await walletError(client.generateAddress({ clientEmail: 'a@b.test', currency: USDT, network: BSC }), 'auth');
+    const err = await walletError(
+      client.generateAddress({ clientEmail: 'a@b.test', currency: USDT, network: BSC }),
+      'auth',
+    );
     expect(err.message).not.toContain('sk_wrong_key_000000');
     expect(err.mayHaveChanged).toBe(false);
   });
@@ -183,7 +203,10 @@ describe('withdraw', () => {
     }
     await walletError(client.withdraw({ ...base, currency: USDT, network: BSC, amount: '1.1234567' }), 'validation');
     await walletError(client.withdraw({ ...base, destinationAddress: '0x1234' }), 'validation');
-    await walletError(client.withdraw({ ...base, destinationAddress: 'TJYeasTPa6gpEEfYrBuTy2e1SrnKS1h5rP' }), 'validation');
+    await walletError(
+      client.withdraw({ ...base, destinationAddress: 'TJYeasTPa6gpEEfYrBuTy2e1SrnKS1h5rP' }),
+      'validation',
+    );
     await walletError(client.withdraw({ ...base, clientEmail: 'nope' }), 'validation');
     await walletError(client.withdraw({ ...base, merchantReference: ' ' }), 'validation');
     await walletError(client.withdraw({ ...base, currency: 'NOPE' }), 'validation');
@@ -270,7 +293,13 @@ describe('listTransactions', () => {
 
   it('filters for real and returns records with exact amounts, names, dates and raw fields', async () => {
     sb.resetTransactions([
-      { amount: '0.123456789012345678', currency: 'ETH', network: 'ETH', transactionType: 'Withdrawal', transactionStatus: 'FAILED' },
+      {
+        amount: '0.123456789012345678',
+        currency: 'ETH',
+        network: 'ETH',
+        transactionType: 'Withdrawal',
+        transactionStatus: 'FAILED',
+      },
       { amount: '7', currency: 'USDT', network: 'BSC', transactionType: 'Deposit', transactionStatus: 'SUCCESSFUL' },
       { amount: '8', currency: 'USDT', network: 'BSC', transactionType: 'Withdrawal', transactionStatus: 'SUCCESSFUL' },
     ]);
@@ -287,7 +316,9 @@ describe('listTransactions', () => {
     expect(r.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+$/);
     expect(r.timestamp).toBeInstanceOf(Date);
     expect(Math.abs(r.timestamp!.getTime() - Date.parse(`${r.createdAt}Z`))).toBeLessThan(1000);
-    expect(Object.keys(r.raw)).toEqual(expect.arrayContaining(['transactionStatus', 'transactionHashUrl', 'reference']));
+    expect(Object.keys(r.raw)).toEqual(
+      expect.arrayContaining(['transactionStatus', 'transactionHashUrl', 'reference']),
+    );
 
     const deposits = await client.listTransactions({ type: 'deposit' });
     expect(deposits.records.map((x) => x.amount)).toEqual(['7']);

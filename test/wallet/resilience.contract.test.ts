@@ -127,7 +127,10 @@ describe('withdrawal is never resent', () => {
   it('connection dropped after the sandbox committed -> unknown_outcome, one request, money moved', async () => {
     const client = await funded();
     sb.injectFault(WD, { kind: 'drop-after-commit' }, 1);
-    const err = await walletError<WalletUnknownOutcomeError>(client.withdraw(withdrawal('ref-dropped')), 'unknown_outcome');
+    const err = await walletError<WalletUnknownOutcomeError>(
+      client.withdraw(withdrawal('ref-dropped')),
+      'unknown_outcome',
+    );
     expect(err.mayHaveChanged).toBe(true);
     expect(err.merchantReference).toBe('ref-dropped');
     expect(err.message).toMatch(/may have moved/);
@@ -167,7 +170,10 @@ describe('withdrawal is never resent', () => {
     }
     expect(requestsTo(sb, WD)).toHaveLength(6);
     // The documented refusal stays a refusal: the sandbox's own 400 for an unknown client.
-    const refused = await walletError(client.withdraw({ ...withdrawal('ref-400'), clientEmail: 'nobody@client.example' }), 'rejected');
+    const refused = await walletError(
+      client.withdraw({ ...withdrawal('ref-400'), clientEmail: 'nobody@client.example' }),
+      'rejected',
+    );
     expect(refused.mayHaveChanged).toBe(false);
   });
 
@@ -221,7 +227,11 @@ describe('secrets', () => {
     await client.resetPassword({ email: SANDBOX_MERCHANT.email, otp, newPassword: 'log-test-new-password' });
     await keep(client.resetPassword({ email: SANDBOX_MERCHANT.email, otp, newPassword: 'log-test-other-password' }));
     await client.login();
-    const { client: bad } = clientFor(sb, { logger, password: 'wrong-password-in-logs', apiKey: 'sk_wrong_in_logs_123' });
+    const { client: bad } = clientFor(sb, {
+      logger,
+      password: 'wrong-password-in-logs',
+      apiKey: 'sk_wrong_in_logs_123',
+    });
     await keep(bad.login());
     await keep(bad.generateAddress({ clientEmail: 'x@client.test', currency: USDT, network: BSC }));
 

@@ -60,24 +60,39 @@ describe('login', () => {
   });
 
   it('an admin account is refused like a wrong password', async () => {
-    sb.addMerchant({ email: 'admin@sandbox.test', password: 'admin-password', apiKey: 'sk_admin_0000000000', publicKey: 'pk_admin_000', role: 'Admin' });
+    sb.addMerchant({
+      email: 'admin@sandbox.test',
+      password: 'admin-password',
+      apiKey: 'sk_admin_0000000000',
+      publicKey: 'pk_admin_000',
+      role: 'Admin',
+    });
     const { client } = clientFor(sb, { email: 'admin@sandbox.test', password: 'admin-password' });
     await walletError(client.login(), 'auth');
   });
 
-  it.each(['UnVerified', 'Initiated', 'InProgress', 'Rejected'] as const)('KYB %s blocks login with the right advice', async (kyb) => {
-    const email = `kyb-${kyb.toLowerCase()}@sandbox.test`;
-    sb.addMerchant({ email, password: 'kyb-password', apiKey: `sk_kyb_${kyb}_000000`, publicKey: `pk_kyb_${kyb}`, kyb });
-    const { client } = clientFor(sb, { email, password: 'kyb-password' });
-    const err = await walletError<WalletKybError>(client.listTransactions(), 'kyb');
-    expect(err.kybStatus).toBe(kyb);
-    expect(err.advice).toBe(KYB_ADVICE[kyb]);
-    expect(err.message).toContain(KYB_ADVICE[kyb]!);
-    expect(err.message).toContain(kyb);
+  it.each(['UnVerified', 'Initiated', 'InProgress', 'Rejected'] as const)(
+    'KYB %s blocks login with the right advice',
+    async (kyb) => {
+      const email = `kyb-${kyb.toLowerCase()}@sandbox.test`;
+      sb.addMerchant({
+        email,
+        password: 'kyb-password',
+        apiKey: `sk_kyb_${kyb}_000000`,
+        publicKey: `pk_kyb_${kyb}`,
+        kyb,
+      });
+      const { client } = clientFor(sb, { email, password: 'kyb-password' });
+      const err = await walletError<WalletKybError>(client.listTransactions(), 'kyb');
+      expect(err.kybStatus).toBe(kyb);
+      expect(err.advice).toBe(KYB_ADVICE[kyb]);
+      expect(err.message).toContain(KYB_ADVICE[kyb]!);
+      expect(err.message).toContain(kyb);
 
-    sb.setKyb(email, 'Approved');
-    await expect(client.listTransactions()).resolves.toMatchObject({ totalRecords: 0 });
-  });
+      sb.setKyb(email, 'Approved');
+      await expect(client.listTransactions()).resolves.toMatchObject({ totalRecords: 0 });
+    },
+  );
 });
 
 describe('token lifecycle', () => {
@@ -132,7 +147,11 @@ describe('token lifecycle', () => {
     // Someone else changes the merchant password, then every token dies.
     const { client: other } = clientFor(sb);
     await other.requestPasswordResetOtp(SANDBOX_MERCHANT.email);
-    await other.resetPassword({ email: SANDBOX_MERCHANT.email, otp: sb.lastOtp(SANDBOX_MERCHANT.email)!, newPassword: 'a-brand-new-password' });
+    await other.resetPassword({
+      email: SANDBOX_MERCHANT.email,
+      otp: sb.lastOtp(SANDBOX_MERCHANT.email)!,
+      newPassword: 'a-brand-new-password',
+    });
     sb.expireAccessTokens();
     sb.expireRefreshTokens();
     const err = await walletError(client.listTransactions(), 'auth');

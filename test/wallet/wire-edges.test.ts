@@ -62,7 +62,9 @@ describe('responses that do not fit the schema are typed errors', () => {
   });
 
   it('a withdrawal answered 200 with an unreadable body is unknown_outcome, never "nothing happened"', async () => {
-    stub = await stubServer((_req, res) => sendJson(res, 200, { status: 1, message: 'ok', data: { something: 'else' } }));
+    stub = await stubServer((_req, res) =>
+      sendJson(res, 200, { status: 1, message: 'ok', data: { something: 'else' } }),
+    );
     const { client } = clientFor(stub);
     const err = await walletError<WalletUnknownOutcomeError>(client.withdraw(withdrawal), 'unknown_outcome');
     expect(err.merchantReference).toBe('ref-stub');
@@ -98,7 +100,9 @@ describe('responses that do not fit the schema are typed errors', () => {
   });
 
   it('a v1 failure envelope {status:0,message,data} yields the service message', async () => {
-    stub = await stubServer((_req, res) => sendJson(res, 400, { status: 0, message: 'Insufficient balance', data: 'balance 1, needed 2' }));
+    stub = await stubServer((_req, res) =>
+      sendJson(res, 400, { status: 0, message: 'Insufficient balance', data: 'balance 1, needed 2' }),
+    );
     const { client } = clientFor(stub);
     const err = await walletError<WalletRejectedError>(client.withdraw(withdrawal), 'rejected');
     expect(err.serviceMessage).toBe('Insufficient balance');
@@ -116,7 +120,10 @@ describe('responses that do not fit the schema are typed errors', () => {
     const { client } = clientFor(stub);
     await client.setWebhookUrl('https://hooks.example.test/a');
     answer = 'fail';
-    const err = await walletError<WalletRejectedError>(client.setWebhookUrl('https://hooks.example.test/a'), 'rejected');
+    const err = await walletError<WalletRejectedError>(
+      client.setWebhookUrl('https://hooks.example.test/a'),
+      'rejected',
+    );
     expect(err.serviceMessage).toBe('URL not reachable');
   });
 });
@@ -135,9 +142,12 @@ describe('configurable assumptions', () => {
   it.each(['PUT', 'GET'] as const)('refreshMethod %s is used for the refresh', async (method) => {
     let issued = 0;
     stub = await stubServer((req, res) => {
-      if (req.url.startsWith('/api/v2/auth/login')) return sendJson(res, 200, loginBody('tok-first-0001', 'ref-first-0001'));
-      if (req.url.startsWith('/api/v2/auth/refreshToken')) return sendJson(res, 200, loginBody(`tok-new-${++issued}-xx`, 'ref-2-0000'));
-      if (req.headers.authorization === 'Bearer tok-first-0001') return sendJson(res, 401, { status: 401, title: 'Unauthorized' });
+      if (req.url.startsWith('/api/v2/auth/login'))
+        return sendJson(res, 200, loginBody('tok-first-0001', 'ref-first-0001'));
+      if (req.url.startsWith('/api/v2/auth/refreshToken'))
+        return sendJson(res, 200, loginBody(`tok-new-${++issued}-xx`, 'ref-2-0000'));
+      if (req.headers.authorization === 'Bearer tok-first-0001')
+        return sendJson(res, 401, { status: 401, title: 'Unauthorized' });
       sendJson(res, 200, page([]));
     });
     const { client } = clientFor(stub, { refreshMethod: method });
@@ -171,7 +181,12 @@ describe('login variants', () => {
 
   it('a 400 whose message names a KYB state is a KYB error', async () => {
     stub = await stubServer((_req, res) =>
-      sendJson(res, 400, { data: null, isSuccessful: false, message: 'Merchant KYB is in progress', httpStatusCode: 400 }),
+      sendJson(res, 400, {
+        data: null,
+        isSuccessful: false,
+        message: 'Merchant KYB is in progress',
+        httpStatusCode: 400,
+      }),
     );
     const { client } = clientFor(stub);
     const err = await walletError<WalletKybError>(client.login(), 'kyb');
@@ -180,7 +195,9 @@ describe('login variants', () => {
   });
 
   it('a token in an unreadable login answer is registered before it can be quoted', async () => {
-    stub = await stubServer((_req, res) => sendJson(res, 200, { data: { token: 'leaky-token-value', expiresAtTimestamp: 'soon' } }));
+    stub = await stubServer((_req, res) =>
+      sendJson(res, 200, { data: { token: 'leaky-token-value', expiresAtTimestamp: 'soon' } }),
+    );
     const { client, secrets } = clientFor(stub);
     await walletError(client.login(), 'validation');
     expect(secrets.scrub('leaky-token-value')).toBe('[REDACTED]');

@@ -38,17 +38,26 @@ describe('webhook registration', () => {
   it('re-registers on /treasury webhook register (admins only)', async () => {
     const refused = await t.command('/treasury', 'webhook register', USERS.viewer);
     expect(visibleText((await t.replies(refused.responseUrl))[0]!)).toContain('not allowed');
-    const before = t.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/v1/merchant/remittancewebhook')).length;
+    const before = t.app.sandbox!.stats.requests.filter((r) =>
+      r.path.startsWith('/api/v1/merchant/remittancewebhook'),
+    ).length;
     const ok = await t.command('/treasury', 'webhook register', USERS.erin);
     expect(visibleText((await t.replies(ok.responseUrl))[0]!)).toContain('Webhook registered');
-    expect(t.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/v1/merchant/remittancewebhook')).length).toBe(before + 1);
+    expect(
+      t.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/v1/merchant/remittancewebhook')).length,
+    ).toBe(before + 1);
   });
 });
 
 describe('deposit alerts', () => {
   it('a sandbox deposit becomes one alert in the routed channel, edited to confirmed, with a thread line', async () => {
     t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '0');
-    const record = await t.app.sandbox!.deposit({ to: CLIENT, amount: '12500.000001', currency: 'USDT', network: 'BSC' });
+    const record = await t.app.sandbox!.deposit({
+      to: CLIENT,
+      amount: '12500.000001',
+      currency: 'USDT',
+      network: 'BSC',
+    });
     const alert = await until('the confirmed alert', () => {
       const m = t.fake.channel(CHANNELS.usdt).find((x) => !x.thread_ts || x.thread_ts === x.ts);
       return m && /confirmed/i.test(text(m)) && m;
@@ -68,13 +77,25 @@ describe('deposit alerts', () => {
 describe('withdrawal webhooks', () => {
   it('update the approval card thread as the transfer confirms', async () => {
     t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000');
-    const { responseUrl } = await t.command('/withdraw', `25 USDT BSC 0x3333333333333333333333333333333333333333 ${CLIENT}`, USERS.alice);
+    const { responseUrl } = await t.command(
+      '/withdraw',
+      `25 USDT BSC 0x3333333333333333333333333333333333333333 ${CLIENT}`,
+      USERS.alice,
+    );
     await t.replies(responseUrl);
-    const card = await until('the card', () => t.fake.channel(CHANNELS.approvals).find((m) => !m.thread_ts || m.thread_ts === m.ts));
+    const card = await until('the card', () =>
+      t.fake.channel(CHANNELS.approvals).find((m) => !m.thread_ts || m.thread_ts === m.ts),
+    );
     const id = t.app.deps.withdrawals.list()[0]!.id;
-    await t.click(USERS.carol, { actionId: 'wd_approve', value: id }, { channel: CHANNELS.approvals, message: { ts: card.ts, blocks: card.blocks } });
+    await t.click(
+      USERS.carol,
+      { actionId: 'wd_approve', value: id },
+      { channel: CHANNELS.approvals, message: { ts: card.ts, blocks: card.blocks } },
+    );
     const line = await until('the transfer status line', () =>
-      t.fake.thread(CHANNELS.approvals, card.ts).find((m) => (m.text ?? '').includes('Transfer status from the wallet service: confirmed')),
+      t.fake
+        .thread(CHANNELS.approvals, card.ts)
+        .find((m) => (m.text ?? '').includes('Transfer status from the wallet service: confirmed')),
     );
     expect(line).toBeDefined();
     const final = await until('the card with the transfer status', () => {

@@ -95,7 +95,18 @@ describe('approvals', () => {
   it('two approvers, a double click and a retried interaction at the same moment send exactly once', async () => {
     w = await world();
     const r = await requested(usdt('5000')); // 2 approvals
-    const clicks = ['U0CAROL', 'U0DAVE', 'U0CAROL', 'U0DAVE', 'U0ERIN', 'U0CAROL', 'U0DAVE', 'U0FRANK', 'U0ERIN', 'U0DAVE'];
+    const clicks = [
+      'U0CAROL',
+      'U0DAVE',
+      'U0CAROL',
+      'U0DAVE',
+      'U0ERIN',
+      'U0CAROL',
+      'U0DAVE',
+      'U0FRANK',
+      'U0ERIN',
+      'U0DAVE',
+    ];
     const results = await Promise.all(clicks.map((u) => w!.service.approve(r.id, u)));
     const oks = results.filter((x) => x.ok);
     expect(oks).toHaveLength(2);
@@ -176,9 +187,15 @@ describe('approvals', () => {
     expect((await w.service.reject(settled.id, 'U0DAVE', 'unknown payee')).ok).toBe(true);
     const own = await requested(usdt('5000'));
     for (const kind of ['approve', 'reject'] as const) {
-      expect(await w.service.checkDecision(settled.id, 'U0ZED', kind)).toMatchObject({ ok: false, reason: 'not_pending' });
+      expect(await w.service.checkDecision(settled.id, 'U0ZED', kind)).toMatchObject({
+        ok: false,
+        reason: 'not_pending',
+      });
       expect(await w.service.checkDecision('nope', 'U0ZED', kind)).toMatchObject({ ok: false, reason: 'not_found' });
-      expect(await w.service.checkDecision(own.id, 'U0ALICE', kind)).toMatchObject({ ok: false, reason: 'own_request' });
+      expect(await w.service.checkDecision(own.id, 'U0ALICE', kind)).toMatchObject({
+        ok: false,
+        reason: 'own_request',
+      });
     }
     await deniedWithoutChange(w.service.approve(settled.id, 'U0ZED'), settled.id, 'not_pending');
     await deniedWithoutChange(w.service.reject(settled.id, 'U0ZED', 'no'), settled.id, 'not_pending');

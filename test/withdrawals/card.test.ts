@@ -16,12 +16,26 @@ import { DEST, T0, testPolicy, usdt } from './helpers.js';
 
 const policy = testPolicy();
 const facts: CardFacts = { dailyUsage: (currency) => ({ currency, used: '0', limit: null, remaining: null }) };
-const pointer = () => ({ channel: 'C0APPROVALS', permalink: 'https://acme.slack.com/archives/C0APPROVALS/p1700000000000100' });
+const pointer = () => ({
+  channel: 'C0APPROVALS',
+  permalink: 'https://acme.slack.com/archives/C0APPROVALS/p1700000000000100',
+});
 
 function request(input: RequestInput = usdt('250')): WithdrawalRequest {
   const checked = admitRequest(policy, input, true);
   if (!checked.ok) throw new Error(checked.message);
-  const d = decide({ type: 'request', requester: 'U0ALICE', checked, id: 'w1', merchantReference: '1a2b3c4d-0000-4000-8000-000000000001', existing: [] }, undefined, { now: T0, policy });
+  const d = decide(
+    {
+      type: 'request',
+      requester: 'U0ALICE',
+      checked,
+      id: 'w1',
+      merchantReference: '1a2b3c4d-0000-4000-8000-000000000001',
+      existing: [],
+    },
+    undefined,
+    { now: T0, policy },
+  );
   if (d.kind !== 'changed') throw new Error(JSON.stringify(d));
   return d.next;
 }
@@ -37,23 +51,44 @@ function then(req: WithdrawalRequest, ...commands: WithdrawalCommand[]): Withdra
 }
 
 const answer = (over: Partial<WithdrawAnswer>): WithdrawAnswer =>
-  ({ serviceReference: 'svc-1', merchantReference: null, destinationAddress: DEST, amount: '250', amountRequested: '250', fee: '1', feeCurrency: { name: 'USDT' }, description: null, message: null, raw: {}, ...over }) as WithdrawAnswer;
+  ({
+    serviceReference: 'svc-1',
+    merchantReference: null,
+    destinationAddress: DEST,
+    amount: '250',
+    amountRequested: '250',
+    fee: '1',
+    feeCurrency: { name: 'USDT' },
+    description: null,
+    message: null,
+    raw: {},
+    ...over,
+  }) as WithdrawAnswer;
 
 /** 250.00 USDT (1 approval), approved, sent, answered with `over`. */
 function sent(over: Partial<WithdrawAnswer>): WithdrawalRequest {
-  const approved = then(request(), { type: 'approve', user: 'U0CAROL', isApprover: true, satisfies: [] }, { type: 'claim-for-sending' });
+  const approved = then(
+    request(),
+    { type: 'approve', user: 'U0CAROL', isApprover: true, satisfies: [] },
+    { type: 'claim-for-sending' },
+  );
   return then(approved, { type: 'record-send-outcome', requestId: 'w1', outcome: { ok: true, answer: answer(over) } });
 }
 
-const headerOf = (r: WithdrawalRequest, f: CardFacts = facts) => (renderCard(r, f, 'testnet').blocks![0] as { text: { text: string } }).text.text;
+const headerOf = (r: WithdrawalRequest, f: CardFacts = facts) =>
+  (renderCard(r, f, 'testnet').blocks![0] as { text: { text: string } }).text.text;
 const cardText = (r: WithdrawalRequest, f: CardFacts = facts) => visibleText(renderCard(r, f, 'testnet'));
 
 describe('the withdrawal card', () => {
   it('puts the status first, in one vocabulary for every state', () => {
     const pending = request(usdt('5000'));
     expect(headerOf(pending)).toBe('⏳ 0 of 2 approvals · 5,000.00 USDT on BSC');
-    expect(headerOf(then(pending, { type: 'approve', user: 'U0CAROL', isApprover: true, satisfies: [] }))).toBe('⏳ 1 of 2 approvals · 5,000.00 USDT on BSC');
-    expect(headerOf(then(pending, { type: 'reject', user: 'U0CAROL', isApprover: true, reason: 'wrong client' }))).toBe('⛔ Rejected · 5,000.00 USDT on BSC');
+    expect(headerOf(then(pending, { type: 'approve', user: 'U0CAROL', isApprover: true, satisfies: [] }))).toBe(
+      '⏳ 1 of 2 approvals · 5,000.00 USDT on BSC',
+    );
+    expect(headerOf(then(pending, { type: 'reject', user: 'U0CAROL', isApprover: true, reason: 'wrong client' }))).toBe(
+      '⛔ Rejected · 5,000.00 USDT on BSC',
+    );
     const expired = decide({ type: 'expire' }, pending, { now: T0 + 3 * 3_600_000, policy });
     expect(expired.kind === 'changed' && headerOf(expired.next)).toBe('⌛ Expired · 5,000.00 USDT on BSC');
     expect(headerOf(sent({}))).toBe('✅ Sent · 250.00 USDT on BSC');
@@ -61,10 +96,18 @@ describe('the withdrawal card', () => {
     expect(headerOf(approved)).toBe('🔄 Sending · 250.00 USDT on BSC');
     const unknown = then(approved, { type: 'claim-for-sending' }, { type: 'mark-unknown-at-startup' });
     expect(headerOf(unknown)).toBe('⚠️ Outcome unknown · 250.00 USDT on BSC');
-    const notSent = then(unknown, { type: 'resolve-unknown', admin: 'U0ERIN', isAdmin: true, outcome: 'not_sent', note: 'checked' });
+    const notSent = then(unknown, {
+      type: 'resolve-unknown',
+      admin: 'U0ERIN',
+      isAdmin: true,
+      outcome: 'not_sent',
+      note: 'checked',
+    });
     expect(headerOf(notSent)).toBe('❌ Not sent · 250.00 USDT on BSC');
     // The fallback (notification) text leads with the same words.
-    expect(renderCard(notSent, facts, 'testnet').text).toMatch(/^❌ Not sent · 250.00 USDT on BSC to 0x2222…2222 \(ref 1a2b3c4d\)$/);
+    expect(renderCard(notSent, facts, 'testnet').text).toMatch(
+      /^❌ Not sent · 250.00 USDT on BSC to 0x2222…2222 \(ref 1a2b3c4d\)$/,
+    );
     expect(stateLabel(sent({}))).toBe('✅ Sent');
   });
 
@@ -88,7 +131,9 @@ describe('the withdrawal card', () => {
     expect(feeEstimate([last], 'USDT', 'ETH')).toBeUndefined();
     const next = request(usdt('5000'));
     const text = cardText(next, { ...facts, feeEstimate: (c, n) => feeEstimate([last], c, n) });
-    expect(text).toContain('*Fee (estimate)*\n≈ 1.00 USDT · payee receives ≈ 4,999.00 USDT\n_estimate: the last fee charged on BSC, <!date^');
+    expect(text).toContain(
+      '*Fee (estimate)*\n≈ 1.00 USDT · payee receives ≈ 4,999.00 USDT\n_estimate: the last fee charged on BSC, <!date^',
+    );
     expect(cardText(next)).toContain('*Fee (estimate)*\n_unknown yet_');
   });
 
@@ -97,7 +142,8 @@ describe('the withdrawal card', () => {
     expect(cardText(medium)).toContain(`*Note*\n${'n'.repeat(1000)}`);
     const long = request(usdt('250', { note: `${'x'.repeat(4000)}END` }));
     const rendered = renderCard(long, facts, 'testnet');
-    const note = (rendered.blocks as Array<{ text?: { text: string } }>).find((b) => b.text?.text.startsWith('*Note*'))!.text!.text;
+    const note = (rendered.blocks as Array<{ text?: { text: string } }>).find((b) => b.text?.text.startsWith('*Note*'))!
+      .text!.text;
     expect(note).toMatch(/^\*Note\* \(shortened: the full note is in the audit log, `\/treasury audit export`\)\n/);
     expect(note.length).toBeLessThanOrEqual(3000);
     expect(note).not.toContain('END');
@@ -105,25 +151,44 @@ describe('the withdrawal card', () => {
 
   it('flags risks in their own section above the fields, and names the client wallet as the source', () => {
     const blocks = renderCard(request(), facts, 'testnet').blocks as Array<{ type: string; text?: { text: string } }>;
-    expect(blocks[1]).toMatchObject({ type: 'section', text: { text: ':warning: *Check before approving:* not on the allowlist · never paid before' } });
+    expect(blocks[1]).toMatchObject({
+      type: 'section',
+      text: { text: ':warning: *Check before approving:* not on the allowlist · never paid before' },
+    });
     expect(cardText(request())).toContain('*From client wallet*\nclient@example.com');
   });
 });
 
 describe('thread lines and DMs', () => {
   it('thread texts are plain sentences: no raw *bold* in a notification', () => {
-    const r = { ...sent({}), confirmation: { status: 'CONFIRMED', transactionHash: '0xabc', updatedAt: new Date(T0).toISOString() } };
+    const r = {
+      ...sent({}),
+      confirmation: { status: 'CONFIRMED', transactionHash: '0xabc', updatedAt: new Date(T0).toISOString() },
+    };
     for (const ref of ['w1|confirmation|CONFIRMED', 'w1|contradiction|FAILED <@U0ERIN>', 'w1|approved|U0CAROL']) {
       const line = renderThread(ref, () => r, 'testnet')!.text;
       expect(line, ref).not.toMatch(/\*/);
     }
-    expect(renderThread('w1|confirmation|CONFIRMED', () => r, 'testnet')!.text).toMatch(/^Transfer status from the wallet service: confirmed · <https:/);
+    expect(renderThread('w1|confirmation|CONFIRMED', () => r, 'testnet')!.text).toMatch(
+      /^Transfer status from the wallet service: confirmed · <https:/,
+    );
     expect(renderThread('w1|approved|U0CAROL', () => r, 'testnet')!.text).toBe('<@U0CAROL> approved (1 of 1).');
   });
 
   it('a rejection DM ends with the quoted reason, not a stray full stop', () => {
-    const r = then(request(), { type: 'reject', user: 'U0DAVE', isApprover: true, reason: 'Call the client by phone first.' });
-    expect(renderDm('w1|rejected', () => r, () => ({ channel: 'C0APPROVALS' }))!.text).toBe(
+    const r = then(request(), {
+      type: 'reject',
+      user: 'U0DAVE',
+      isApprover: true,
+      reason: 'Call the client by phone first.',
+    });
+    expect(
+      renderDm(
+        'w1|rejected',
+        () => r,
+        () => ({ channel: 'C0APPROVALS' }),
+      )!.text,
+    ).toBe(
       '⛔ Rejected · your withdrawal of 250.00 USDT on BSC to `0x2222…2222` was rejected by <@U0DAVE>: “Call the client by phone first.”\nThe card is in <#C0APPROVALS>.',
     );
   });
@@ -131,13 +196,32 @@ describe('thread lines and DMs', () => {
 
 describe('fees', () => {
   it('settled numbers add up, and an estimate from them gives the same numbers for the same amount', () => {
-    const dec = fc.tuple(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 0, max: 999_999 })).map(([i, f]) => `${i}.${String(f).padStart(6, '0')}`.replace(/\.?0+$/, ''));
+    const dec = fc
+      .tuple(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 0, max: 999_999 }))
+      .map(([i, f]) => `${i}.${String(f).padStart(6, '0')}`.replace(/\.?0+$/, ''));
     fc.assert(
       fc.property(dec, fc.integer({ min: 1, max: 1000 }), fc.boolean(), (amount, feeMicro, takenOut) => {
         const fee = String(feeMicro / 1000);
-        const r = { amount, currency: 'USDT', result: { source: 'wallet' as const, serviceReference: 's', fee, feeCurrency: 'USDT', transactionHash: null, amountRequested: amount, amount: amount } };
+        const r = {
+          amount,
+          currency: 'USDT',
+          result: {
+            source: 'wallet' as const,
+            serviceReference: 's',
+            fee,
+            feeCurrency: 'USDT',
+            transactionHash: null,
+            amountRequested: amount,
+            amount: amount,
+          },
+        };
         if (takenOut) {
-          const delivered = expectedSettlement(amount, { fee, feeCurrency: 'USDT', mode: 'taken', chargedAt: '' }).delivered;
+          const delivered = expectedSettlement(amount, {
+            fee,
+            feeCurrency: 'USDT',
+            mode: 'taken',
+            chargedAt: '',
+          }).delivered;
           if (Number(delivered) <= 0) return;
           r.result.amount = delivered;
         }

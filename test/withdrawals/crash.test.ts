@@ -33,7 +33,14 @@ afterEach(async () => {
 });
 
 const service = (c: Ctx, now?: () => number): WithdrawalService =>
-  createWithdrawalService({ store: c.store!, wallet: walletFor(c.sandbox.url), policy: testPolicy(), groups, logger: quietLogger(), ...(now ? { now } : {}) });
+  createWithdrawalService({
+    store: c.store!,
+    wallet: walletFor(c.sandbox.url),
+    policy: testPolicy(),
+    groups,
+    logger: quietLogger(),
+    ...(now ? { now } : {}),
+  });
 
 async function setup(amount: string, preApprovers: string[] = []): Promise<{ c: Ctx; id: string; ref: string }> {
   const c: Ctx = { dir: await tempDir(), sandbox: await createSandbox({ logger: quietLogger(), seed: false }) };
@@ -49,7 +56,10 @@ async function setup(amount: string, preApprovers: string[] = []): Promise<{ c: 
   return { c, id: r.request.id, ref: r.request.merchantReference };
 }
 
-function runChild(c: Ctx, env: { REQUEST_ID: string; APPROVER: string; KILL_AT: string }): Promise<{ signal: NodeJS.Signals | null; code: number | null; out: string; err: string }> {
+function runChild(
+  c: Ctx,
+  env: { REQUEST_ID: string; APPROVER: string; KILL_AT: string },
+): Promise<{ signal: NodeJS.Signals | null; code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', child], {
       cwd: root,
@@ -65,7 +75,11 @@ function runChild(c: Ctx, env: { REQUEST_ID: string; APPROVER: string; KILL_AT: 
   });
 }
 
-async function crashAndRestart(c: Ctx, env: { REQUEST_ID: string; APPROVER: string; KILL_AT: string }, now?: () => number) {
+async function crashAndRestart(
+  c: Ctx,
+  env: { REQUEST_ID: string; APPROVER: string; KILL_AT: string },
+  now?: () => number,
+) {
   const res = await runChild(c, env);
   expect(res.signal, `child did not die at ${env.KILL_AT}: ${res.out} ${res.err}`).toBe('SIGKILL');
   expect(res.out).toContain(`KILLED ${env.KILL_AT}`);
@@ -78,7 +92,11 @@ async function crashAndRestart(c: Ctx, env: { REQUEST_ID: string; APPROVER: stri
 describe('crash and restart', () => {
   it('killed after a (non-final) approval is durable: the approval survives, the next one sends once', async () => {
     const { c, id, ref } = await setup('5000'); // 2 approvals
-    const { s, recovered } = await crashAndRestart(c, { REQUEST_ID: id, APPROVER: 'U0CAROL', KILL_AT: 'afterApprovalDurable' });
+    const { s, recovered } = await crashAndRestart(c, {
+      REQUEST_ID: id,
+      APPROVER: 'U0CAROL',
+      KILL_AT: 'afterApprovalDurable',
+    });
     expect(recovered.markedUnknown).toEqual([]);
     expect(s.get(id)).toMatchObject({ state: 'pending', approvals: [{ user: 'U0CAROL' }] });
     expect(c.sandbox.stats.withdrawals).toBe(0);
@@ -91,7 +109,11 @@ describe('crash and restart', () => {
 
   it('killed after executing is durable, before the call: unknown, never resent, an admin settles it', async () => {
     const { c, id, ref } = await setup('5000', ['U0CAROL']);
-    const { s, recovered } = await crashAndRestart(c, { REQUEST_ID: id, APPROVER: 'U0DAVE', KILL_AT: 'afterExecutingDurable' });
+    const { s, recovered } = await crashAndRestart(c, {
+      REQUEST_ID: id,
+      APPROVER: 'U0DAVE',
+      KILL_AT: 'afterExecutingDurable',
+    });
     expect(recovered.markedUnknown).toEqual([id]);
     expect(recovered.reconcile.stillUnknown).toEqual([id]);
     expect(s.get(id)?.state).toBe('unknown');
@@ -107,7 +129,11 @@ describe('crash and restart', () => {
 
   it('killed after the last approval is durable, before the send was claimed: sent once after restart, same reference', async () => {
     const { c, id, ref } = await setup('10'); // 1 approval
-    const { s, recovered } = await crashAndRestart(c, { REQUEST_ID: id, APPROVER: 'U0CAROL', KILL_AT: 'afterApprovalDurable' });
+    const { s, recovered } = await crashAndRestart(c, {
+      REQUEST_ID: id,
+      APPROVER: 'U0CAROL',
+      KILL_AT: 'afterApprovalDurable',
+    });
     expect(recovered.markedUnknown).toEqual([]);
     expect(recovered.resumed).toEqual([id]);
     await s.idle();
@@ -124,7 +150,11 @@ describe('crash and restart', () => {
   it('killed after the last approval, restarted only after the expiry: not sent, expired', async () => {
     const { c, id } = await setup('10');
     const later = () => Date.now() + 3 * 3_600_000; // the test policy expires requests after 2 h
-    const { s, recovered } = await crashAndRestart(c, { REQUEST_ID: id, APPROVER: 'U0CAROL', KILL_AT: 'afterApprovalDurable' }, later);
+    const { s, recovered } = await crashAndRestart(
+      c,
+      { REQUEST_ID: id, APPROVER: 'U0CAROL', KILL_AT: 'afterApprovalDurable' },
+      later,
+    );
     expect(recovered.resumed).toEqual([]);
     await s.idle();
     expect(s.get(id)?.state).toBe('expired');
@@ -134,7 +164,11 @@ describe('crash and restart', () => {
 
   it('killed after the wallet answered, before the result was written: reconciled to completed, sent once', async () => {
     const { c, id, ref } = await setup('10');
-    const { s, recovered } = await crashAndRestart(c, { REQUEST_ID: id, APPROVER: 'U0CAROL', KILL_AT: 'afterWalletAnswered' });
+    const { s, recovered } = await crashAndRestart(c, {
+      REQUEST_ID: id,
+      APPROVER: 'U0CAROL',
+      KILL_AT: 'afterWalletAnswered',
+    });
     expect(recovered.markedUnknown).toEqual([id]);
     expect(recovered.reconcile.resolved.map((r) => r.id)).toEqual([id]);
     expect(s.get(id)).toMatchObject({ state: 'completed', result: { source: 'reconcile', amount: '10' } });

@@ -72,8 +72,14 @@ describe('sending', () => {
           // Reopening would need the lock; reading the journal file is what a restart would see.
           const { readFile } = await import('node:fs/promises');
           const journal = await readFile(`${w!.dir}/journal.jsonl`, 'utf8');
-          const lines = journal.trim().split('\n').map((l) => JSON.parse(l) as { ops: Array<{ c: string; id: string; v: WithdrawalRequest }> });
-          const last = lines.flatMap((l) => l.ops).filter((op) => op.c === 'withdrawals' && op.id === req.id).pop();
+          const lines = journal
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as { ops: Array<{ c: string; id: string; v: WithdrawalRequest }> });
+          const last = lines
+            .flatMap((l) => l.ops)
+            .filter((op) => op.c === 'withdrawals' && op.id === req.id)
+            .pop();
           seen = { state: last?.v.state, postsAtHook: w!.posts() };
         },
       },
@@ -124,7 +130,13 @@ describe('sending', () => {
     expect(after.result).toMatchObject({ source: 'reconcile', amount: '10' });
     expect(after.result?.transactionHash).toBeTruthy();
     expect(w.posts()).toBe(1);
-    expect(w.store.all<AuditEntry>(AUDIT_COLLECTION).map((e) => e.action)).toEqual(['request', 'approve', 'send', 'unknown', 'reconcile']);
+    expect(w.store.all<AuditEntry>(AUDIT_COLLECTION).map((e) => e.action)).toEqual([
+      'request',
+      'approve',
+      'send',
+      'unknown',
+      'reconcile',
+    ]);
   });
 
   it('a request lost before the service committed stays unknown (never resent) until an admin resolves it', async () => {
@@ -182,13 +194,25 @@ describe('withdrawal webhooks', () => {
     const r = await requested(usdt('10'));
     await approvedAndSent(r.id);
     const ref = r.merchantReference;
-    expect(await w.service.onWithdrawalEvent({ merchantReference: 'other', status: 'PENDING' })).toEqual({ matched: false, changed: false });
-    expect((await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'PENDING', transactionHash: null })).changed).toBe(true);
-    const confirmed = await w.service.onWithdrawalEvent({ merchantReference: ref, status: 3, transactionHash: '0xabc' });
+    expect(await w.service.onWithdrawalEvent({ merchantReference: 'other', status: 'PENDING' })).toEqual({
+      matched: false,
+      changed: false,
+    });
+    expect(
+      (await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'PENDING', transactionHash: null })).changed,
+    ).toBe(true);
+    const confirmed = await w.service.onWithdrawalEvent({
+      merchantReference: ref,
+      status: 3,
+      transactionHash: '0xabc',
+    });
     expect(confirmed.changed).toBe(true);
     expect(confirmed.request?.confirmation).toMatchObject({ status: 'CONFIRMED', transactionHash: '0xabc' });
     expect(confirmed.request?.result?.transactionHash).toBe('0xabc');
-    expect((await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'CONFIRMED', transactionHash: '0xabc' })).changed).toBe(false);
+    expect(
+      (await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'CONFIRMED', transactionHash: '0xabc' }))
+        .changed,
+    ).toBe(false);
     expect((await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'PENDING' })).changed).toBe(false);
     expect((await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'FAILED' })).changed).toBe(false);
     const final = w.service.get(r.id)!;
@@ -202,9 +226,20 @@ describe('withdrawal webhooks', () => {
     const r = await requested(usdt('10'));
     w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
     expect((await approvedAndSent(r.id)).state).toBe('unknown');
-    const pending = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'PENDING', transactionHash: '0xdef' });
-    expect(pending.request).toMatchObject({ state: 'unknown', confirmation: { status: 'PENDING', transactionHash: '0xdef' } });
-    const e = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'CONFIRMED', transactionHash: '0xdef' });
+    const pending = await w.service.onWithdrawalEvent({
+      merchantReference: r.merchantReference,
+      status: 'PENDING',
+      transactionHash: '0xdef',
+    });
+    expect(pending.request).toMatchObject({
+      state: 'unknown',
+      confirmation: { status: 'PENDING', transactionHash: '0xdef' },
+    });
+    const e = await w.service.onWithdrawalEvent({
+      merchantReference: r.merchantReference,
+      status: 'CONFIRMED',
+      transactionHash: '0xdef',
+    });
     expect(e.request?.state).toBe('completed');
     expect(e.request?.result).toMatchObject({ source: 'webhook', transactionHash: '0xdef' });
     expect(w.posts()).toBe(1);
@@ -224,13 +259,17 @@ describe('withdrawal webhooks', () => {
     const r = await requested(usdt('10'));
     expect((await approvedAndSent(r.id)).state).toBe('completed');
     await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'PENDING' });
-    const e = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'FAILED', transactionHash: '0x9' });
+    const e = await w.service.onWithdrawalEvent({
+      merchantReference: r.merchantReference,
+      status: 'FAILED',
+      transactionHash: '0x9',
+    });
     expect(e.request).toMatchObject({ state: 'completed', confirmation: { status: 'FAILED' } });
     expect(w.events.at(-1)?.type).toBe('contradiction');
     expect(w.store.all<AuditEntry>(AUDIT_COLLECTION).map((x) => x.action)).toContain('webhook_contradiction');
   });
 
-  it('applies inside a caller\'s commit, so the effect is durable with the caller\'s own write', async () => {
+  it("applies inside a caller's commit, so the effect is durable with the caller's own write", async () => {
     w = await world();
     const r = await requested(usdt('10'));
     w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
@@ -271,7 +310,11 @@ describe('the service answer is checked against the approval', () => {
     w = await world({
       service: {
         wallet: {
-          withdraw: async (i) => ({ ...(await w!.wallet.withdraw(i)), merchantReference: 'someone-else', amountRequested: '11' }),
+          withdraw: async (i) => ({
+            ...(await w!.wallet.withdraw(i)),
+            merchantReference: 'someone-else',
+            amountRequested: '11',
+          }),
           listTransactions: (f) => w!.wallet.listTransactions(f),
         },
       },
@@ -279,6 +322,9 @@ describe('the service answer is checked against the approval', () => {
     const r = await requested(usdt('10'));
     const done = await approvedAndSent(r.id);
     expect(done.state).toBe('completed');
-    expect(done.result?.mismatches).toEqual([`merchant reference someone-else instead of ${r.merchantReference}`, 'amount 11 instead of 10']);
+    expect(done.result?.mismatches).toEqual([
+      `merchant reference someone-else instead of ${r.merchantReference}`,
+      'amount 11 instead of 10',
+    ]);
   });
 });

@@ -9,10 +9,15 @@ import type { Policy } from '../../src/policy/schema.js';
 import type { GroupResolver } from '../../src/policy/people.js';
 import { createSandbox, SANDBOX_MERCHANT, type Sandbox } from '../../src/sandbox/index.js';
 import { createWalletClient, type WalletClient } from '../../src/wallet/client.js';
-import { createWithdrawalService, type WithdrawalServiceOptions, type WithdrawalService } from '../../src/withdrawals/index.js';
+import {
+  createWithdrawalService,
+  type WithdrawalServiceOptions,
+  type WithdrawalService,
+} from '../../src/withdrawals/index.js';
 import type { WithdrawalEvent } from '../../src/withdrawals/types.js';
 
-export const quietLogger = (): Logger => createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent', secrets: new SecretRegistry() });
+export const quietLogger = (): Logger =>
+  createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent', secrets: new SecretRegistry() });
 
 export const CLIENT = 'client@example.com';
 export const DEST = '0x2222222222222222222222222222222222222222';
@@ -98,11 +103,20 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function world(o: { policy?: PolicyOptions; service?: Partial<WithdrawalServiceOptions>; balance?: Array<[string, string, string]> } = {}): Promise<World> {
+export async function world(
+  o: {
+    policy?: PolicyOptions;
+    service?: Partial<WithdrawalServiceOptions>;
+    balance?: Array<[string, string, string]>;
+  } = {},
+): Promise<World> {
   const dir = await tempDir();
   const store = await openStore({ dir });
   const sandbox = await createSandbox({ logger: quietLogger(), seed: false });
-  for (const [currency, network, amount] of o.balance ?? [['USDT', 'BSC', '1000000'], ['ETH', 'ETH', '1000']]) {
+  for (const [currency, network, amount] of o.balance ?? [
+    ['USDT', 'BSC', '1000000'],
+    ['ETH', 'ETH', '1000'],
+  ]) {
     sandbox.setBalance(CLIENT, currency, network, amount);
   }
   const wallet = walletFor(sandbox.url);
@@ -133,7 +147,8 @@ export async function world(o: { policy?: PolicyOptions; service?: Partial<Withd
     events,
     clock,
     posts: () => sandbox.stats.withdrawals,
-    sandboxWithdrawals: (ref) => sandbox.transactions().filter((t) => t.transactionType === 'Withdrawal' && t.reference === ref).length,
+    sandboxWithdrawals: (ref) =>
+      sandbox.transactions().filter((t) => t.transactionType === 'Withdrawal' && t.reference === ref).length,
     rebuild: (extra) => (w.service = build(extra)),
     close: async () => {
       await w.service.idle();

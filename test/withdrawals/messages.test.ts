@@ -36,7 +36,14 @@ async function setup(o: { permalinks?: boolean } = {}): Promise<Rig> {
   const client = new WebClient('xoxb-messages-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 } });
   let notifier: WithdrawalNotifier | undefined;
   const w = await world({ service: { onChange: (e, tx) => notifier!.onChange(e, tx), now: Date.now } });
-  const outbox = createOutbox({ store: w.store, client, logger: quietLogger(), paceMs: 2, baseBackoffMs: 10, maxBackoffMs: 50 });
+  const outbox = createOutbox({
+    store: w.store,
+    client,
+    logger: quietLogger(),
+    paceMs: 2,
+    baseBackoffMs: 10,
+    maxBackoffMs: 50,
+  });
   notifier = withdrawalNotifier({
     store: w.store,
     outbox,
@@ -66,7 +73,9 @@ describe('withdrawal messages', () => {
     const asked = ['U0CAROL', 'U0DAVE', 'U0ERIN', 'U0FRANK', 'U0ALICE', 'U0GRACE'];
     for (const user of asked) await until(`the DM to ${user}`, () => dms(r, user).length === 1);
     const link = await r.notifier.cardPermalink(made.request.id);
-    expect(link).toMatch(new RegExp(`^https://[^/]+\\.slack\\.com/archives/${card.channel}/p${card.ts.replace('.', '')}$`));
+    expect(link).toMatch(
+      new RegExp(`^https://[^/]+\\.slack\\.com/archives/${card.channel}/p${card.ts.replace('.', '')}$`),
+    );
     for (const user of asked) {
       expect(dms(r, user)[0]).toBe(
         `⏳ Your approval is asked · 5,000.00 USDT on BSC to \`0x2222…2222\`, requested by <@U0BOB>. Expires ${dms(r, user)[0]!.match(/Expires (<!date\^[^>]+>)/)![1]}. ⚠️ not on the allowlist, never paid before.\n<${link}|Open the card>`,
@@ -110,13 +119,19 @@ describe('withdrawal messages', () => {
     // One DM per event: requested (not from a one-line command), then sent; nothing in between.
     const owner = dms(r, 'U0BOB');
     expect(owner).toHaveLength(2);
-    expect(owner[0]).toMatch(/^⏳ Requested · your withdrawal of 100.00 USDT on BSC to `0x2222…2222` is waiting for 1 approval\. I will tell you when it is decided\.\n<https:\/\/\S+\|Open the card>$/);
-    expect(owner[1]).toMatch(/^✅ Sent · your withdrawal of 100.00 USDT on BSC to `0x2222…2222`: Debited 101.00 USDT · delivered 100.00 USDT · fee 1.00 USDT\.\n<https:\/\/\S+\|Open the card>$/);
+    expect(owner[0]).toMatch(
+      /^⏳ Requested · your withdrawal of 100.00 USDT on BSC to `0x2222…2222` is waiting for 1 approval\. I will tell you when it is decided\.\n<https:\/\/\S+\|Open the card>$/,
+    );
+    expect(owner[1]).toMatch(
+      /^✅ Sent · your withdrawal of 100.00 USDT on BSC to `0x2222…2222`: Debited 101.00 USDT · delivered 100.00 USDT · fee 1.00 USDT\.\n<https:\/\/\S+\|Open the card>$/,
+    );
 
     const second = await r.w.service.request(usdt('250'), 'U0BOB');
     if (!second.ok) throw new Error(second.message);
     const card = await until('the second card', () => topLevel(r).find((m) => text(m).includes('250.00 USDT on BSC')));
     const fee = text(card);
-    expect(fee).toContain('*Fee (estimate)*\n≈ 1.00 USDT · payee receives ≈ 250.00 USDT · debited ≈ 251.00 USDT\n_estimate: the last fee charged on BSC, <!date^');
+    expect(fee).toContain(
+      '*Fee (estimate)*\n≈ 1.00 USDT · payee receives ≈ 250.00 USDT · debited ≈ 251.00 USDT\n_estimate: the last fee charged on BSC, <!date^',
+    );
   });
 });

@@ -27,7 +27,8 @@ describe('request rules', () => {
 
   it('refuses amounts that are not positive decimals, and more decimals than the currency has', async () => {
     w = await world();
-    for (const bad of ['0', '0.000', '-5', 'abc', '1e3', '', '1.2.3']) refused(await w.service.request(usdt(bad), 'U0ALICE'), 'amount');
+    for (const bad of ['0', '0.000', '-5', 'abc', '1e3', '', '1.2.3'])
+      refused(await w.service.request(usdt(bad), 'U0ALICE'), 'amount');
     // A decimal comma is never read as a thousands separator: "0,5" is not 5, nor "2,50" 250.
     for (const ambiguous of ['0,5', '2,50', '1,5', '1.000,50', '12,34,567']) {
       const r = await w.service.request(usdt(ambiguous), 'U0ALICE');
@@ -54,8 +55,15 @@ describe('request rules', () => {
   it('allowlist enforce refuses unlisted addresses and accepts listed ones with their label', async () => {
     w = await world({ policy: { allowlist: 'enforce' } });
     refused(await w.service.request(usdt('10'), 'U0ALICE'), 'allowlist');
-    const ok = await w.service.request(usdt('10', { destination: ALLOWLISTED.toUpperCase().replace('0X', '0x') }), 'U0ALICE');
-    expect(ok.ok && ok.request.allowlist).toEqual({ status: 'listed', label: 'Exchange hot wallet', neverPaidBefore: true });
+    const ok = await w.service.request(
+      usdt('10', { destination: ALLOWLISTED.toUpperCase().replace('0X', '0x') }),
+      'U0ALICE',
+    );
+    expect(ok.ok && ok.request.allowlist).toEqual({
+      status: 'listed',
+      label: 'Exchange hot wallet',
+      neverPaidBefore: true,
+    });
     // Same address on another network is not the allowlisted entry.
     refused(await w.service.request(usdt('10', { destination: ALLOWLISTED, network: 'ETH' }), 'U0ALICE'), 'allowlist');
   });
@@ -118,7 +126,13 @@ describe('request rules', () => {
     const eth = { ...usdt('50'), currency: 'eth', network: 'ETH' };
     expect(await tier(eth)).toEqual({ index: 1, max: '100', approvals: 2, mustInclude: ['S0TREASURY'] });
     refused(await w.service.request({ ...eth, amount: '100.000000000000000001' }, 'U0ALICE'), 'tier');
-    refused(await w.service.request({ ...eth, currency: 'BTC', network: 'BSC', amount: '2', destination: deriveAddress('btc', 'btc-dest') }, 'U0ALICE'), 'tier');
+    refused(
+      await w.service.request(
+        { ...eth, currency: 'BTC', network: 'BSC', amount: '2', destination: deriveAddress('btc', 'btc-dest') },
+        'U0ALICE',
+      ),
+      'tier',
+    );
   });
 
   it('a request gets an id and merchantReference at creation, and is audited', async () => {
@@ -129,7 +143,16 @@ describe('request rules', () => {
     expect(r.request.id).toMatch(uuid);
     expect(r.request.merchantReference).toMatch(uuid);
     expect(r.request.id).not.toBe(r.request.merchantReference);
-    expect(r.request).toMatchObject({ state: 'pending', requester: 'U0ALICE', amount: '12.5', currency: 'USDT', network: 'BSC', destination: DEST, clientEmail: CLIENT, note: 'invoice 7' });
+    expect(r.request).toMatchObject({
+      state: 'pending',
+      requester: 'U0ALICE',
+      amount: '12.5',
+      currency: 'USDT',
+      network: 'BSC',
+      destination: DEST,
+      clientEmail: CLIENT,
+      note: 'invoice 7',
+    });
     expect(r.request.expiresAt).toBe(new Date(T0 + 2 * 3_600_000).toISOString());
     expect(w.events.map((e) => e.type)).toEqual(['requested']);
     const [entry] = recentAudit(w.store, 1);

@@ -14,7 +14,15 @@ export class ApiError extends Error {
 }
 
 // Fields that WebClient JSON-encodes inside form bodies; decoded so tests assert on objects.
-export const STRUCTURED_FIELDS = new Set(['blocks', 'attachments', 'view', 'metadata', 'files', 'unfurls', 'user_auth_blocks']);
+export const STRUCTURED_FIELDS = new Set([
+  'blocks',
+  'attachments',
+  'view',
+  'metadata',
+  'files',
+  'unfurls',
+  'user_auth_blocks',
+]);
 
 export function decodeJson(value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -58,7 +66,8 @@ export function checkBlocks(v: unknown, max: number, error = 'invalid_blocks'): 
   if (d.length > max) throw new ApiError(error, [`[ERROR] no more than ${max} items allowed [json-pointer:/blocks]`]);
   d.forEach((b, i) => {
     const block = (b ?? {}) as Json;
-    if (typeof block.type !== 'string') throw new ApiError(error, [`[ERROR] missing required field: type [json-pointer:/blocks/${i}]`]);
+    if (typeof block.type !== 'string')
+      throw new ApiError(error, [`[ERROR] missing required field: type [json-pointer:/blocks/${i}]`]);
     const text = ((block.text ?? {}) as Json).text;
     if (block.type === 'section' && typeof text === 'string' && text.length > 3000) {
       throw new ApiError(error, [`[ERROR] must be less than 3001 characters [json-pointer:/blocks/${i}/text/text]`]);
@@ -67,7 +76,8 @@ export function checkBlocks(v: unknown, max: number, error = 'invalid_blocks'): 
       throw new ApiError(error, [`[ERROR] must be less than 151 characters [json-pointer:/blocks/${i}/text/text]`]);
     }
     const id = block.block_id;
-    if (typeof id === 'string' && id.length > 255) throw new ApiError(error, [`[ERROR] block_id too long [json-pointer:/blocks/${i}/block_id]`]);
+    if (typeof id === 'string' && id.length > 255)
+      throw new ApiError(error, [`[ERROR] block_id too long [json-pointer:/blocks/${i}/block_id]`]);
   });
   return d;
 }

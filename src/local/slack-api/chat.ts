@@ -5,7 +5,15 @@
 import { SLACK_IDS, messageTs, slackId } from '../slack-ids.js';
 import { stripUndefined } from '../../util/strip-undefined.js';
 import { ApiError, asArray, bool, checkBlocks, checkTextLength, requireString, str } from './args.js';
-import { addMessage, deleteMessage, dmChannel, findMessage, messageContent, messageJson, resolveChannel } from './messages.js';
+import {
+  addMessage,
+  deleteMessage,
+  dmChannel,
+  findMessage,
+  messageContent,
+  messageJson,
+  resolveChannel,
+} from './messages.js';
 import type { Handler, SlackState } from './state.js';
 
 export function chatHandlers(s: SlackState): Record<string, Handler> {
@@ -34,7 +42,8 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
       const msg = findMessage(s, channel, ts);
       if (!msg || msg.subtype === 'tombstone') throw new ApiError('message_not_found');
       if (msg.user !== SLACK_IDS.botUserId) throw new ApiError('cant_update_message');
-      if (args.text === undefined && args.blocks === undefined && args.attachments === undefined) throw new ApiError('no_text');
+      if (args.text === undefined && args.blocks === undefined && args.attachments === undefined)
+        throw new ApiError('no_text');
       const blocks = args.blocks !== undefined ? checkBlocks(args.blocks, 50) : undefined;
       const attachments = args.attachments !== undefined ? asArray(args.attachments) : undefined;
       const text = str(args.text);
@@ -83,7 +92,10 @@ export function chatHandlers(s: SlackState): Record<string, Handler> {
     'conversations.open': (args) => {
       const channelArg = str(args.channel);
       if (channelArg) return { no_op: true, already_open: true, channel: { id: channelArg } };
-      const ids = (str(args.users) ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+      const ids = (str(args.users) ?? '')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean);
       if (ids.length === 0) throw new ApiError('users_list_not_supplied');
       const key = ids.sort().join(',');
       const existed = s.dms.has(key);

@@ -34,7 +34,12 @@ export function sleep(s: SlackState, ms: number): Promise<void> {
 }
 
 // Returns true when the failure fully answered the request.
-export async function applyFailure(s: SlackState, method: string, res: ServerResponse, call: RecordedCall): Promise<boolean> {
+export async function applyFailure(
+  s: SlackState,
+  method: string,
+  res: ServerResponse,
+  call: RecordedCall,
+): Promise<boolean> {
   const rule = takeFailure(s, method) ?? s.gate?.(method, call.args);
   if (!rule) return false;
   if (rule.delayMs) await sleep(s, rule.delayMs);

@@ -17,7 +17,8 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
     'files.getUploadURLExternal': (args) => {
       const filename = requireString(args, 'filename', 'invalid_arguments');
       const length = Number(args.length);
-      if (!Number.isInteger(length) || length <= 0) throw new ApiError('invalid_arguments', ['[ERROR] length must be a positive integer']);
+      if (!Number.isInteger(length) || length <= 0)
+        throw new ApiError('invalid_arguments', ['[ERROR] length must be a positive integer']);
       const id = slackId('F');
       s.uploads.set(id, {
         id,
@@ -30,7 +31,8 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
 
     'files.completeUploadExternal': (args) => {
       const list = args.files;
-      if (!Array.isArray(list) || list.length === 0) throw new ApiError('invalid_arguments', ['[ERROR] files is required']);
+      if (!Array.isArray(list) || list.length === 0)
+        throw new ApiError('invalid_arguments', ['[ERROR] files is required']);
       const channel = str(args.channel_id) ?? str(args.channels)?.split(',')[0];
       const threadTs = str(args.thread_ts);
       const initialComment = str(args.initial_comment);
@@ -93,8 +95,19 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
 }
 
 /** POST /upload/v1/<file id>: the bytes of a pending upload (recorded as the pseudo-method `file_upload`). */
-export async function handleUpload(s: SlackState, req: IncomingMessage, res: ServerResponse, id: string, raw: Buffer): Promise<void> {
-  const call: RecordedCall = { method: 'file_upload', args: { file_id: id, bytes: raw.length }, token: bearer(req), at: Date.now() };
+export async function handleUpload(
+  s: SlackState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  raw: Buffer,
+): Promise<void> {
+  const call: RecordedCall = {
+    method: 'file_upload',
+    args: { file_id: id, bytes: raw.length },
+    token: bearer(req),
+    at: Date.now(),
+  };
   s.calls.push(call);
   if (await applyFailure(s, 'file_upload', res, call)) return;
   const up = s.uploads.get(id);

@@ -41,7 +41,12 @@ function timeWindow(args: Json): (m: FakeMessage) => boolean {
  * One page of `items` (already in answer order: newest first for history, oldest first for
  * replies). The cursor is Slack-shaped, base64 of `next_ts:<ts of the next item>`.
  */
-function paginate(items: FakeMessage[], args: Json, order: 'newest_first' | 'oldest_first', limits: { default: number; max: number }) {
+function paginate(
+  items: FakeMessage[],
+  args: Json,
+  order: 'newest_first' | 'oldest_first',
+  limits: { default: number; max: number },
+) {
   const n = Number(str(args.limit));
   const limit = Number.isInteger(n) && n > 0 ? Math.min(n, limits.max) : limits.default;
   let start = 0;
@@ -86,7 +91,9 @@ export function historyHandlers(s: SlackState): Record<string, Handler> {
       const rootTs = target.thread_ts ?? target.ts;
       const parent = findMessage(s, channel, rootTs) ?? target;
       const inWindow = timeWindow(args);
-      const replies = sortedMessages(s, channel).filter((m) => m.thread_ts === rootTs && m.ts !== rootTs && inWindow(m));
+      const replies = sortedMessages(s, channel).filter(
+        (m) => m.thread_ts === rootTs && m.ts !== rootTs && inWindow(m),
+      );
       return paginate([parent, ...replies], args, 'oldest_first', { default: 1000, max: 1000 });
     },
   };

@@ -35,7 +35,13 @@ export * from './types.js';
 export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeSlack> {
   const defaultWait = opts.waitTimeoutMs ?? 3000;
   const s = createState(opts);
-  const handlers = { ...identityHandlers(s), ...chatHandlers(s), ...historyHandlers(s), ...viewHandlers(s), ...fileHandlers(s) };
+  const handlers = {
+    ...identityHandlers(s),
+    ...chatHandlers(s),
+    ...historyHandlers(s),
+    ...viewHandlers(s),
+    ...fileHandlers(s),
+  };
   const server = await startServer(s, handlers);
   const origin = s.origin;
 
@@ -50,9 +56,12 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
 
     channel: (id) => (s.channelStores.get(id)?.messages ?? []).map((m) => ({ ...m })),
     thread: (channel, threadTs) =>
-      (s.channelStores.get(channel)?.messages ?? []).filter((m) => m.thread_ts === threadTs && m.ts !== threadTs).map((m) => ({ ...m })),
+      (s.channelStores.get(channel)?.messages ?? [])
+        .filter((m) => m.thread_ts === threadTs && m.ts !== threadTs)
+        .map((m) => ({ ...m })),
     channels: () => [...s.channelStores.keys()],
-    ephemerals: (channel, user) => s.ephemerals.filter((e) => (!channel || e.channel === channel) && (!user || e.user === user)),
+    ephemerals: (channel, user) =>
+      s.ephemerals.filter((e) => (!channel || e.channel === channel) && (!user || e.user === user)),
     files: () => [...s.uploads.values()].flatMap((u) => (u.completed ? [u.completed] : [])),
     views: () => [...s.views.values()],
     view: (id) => s.views.get(id) ?? [...s.views.values()].find((v) => v.external_id === id),
@@ -94,7 +103,13 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     },
 
     showEphemeral(channel, user, content, via) {
-      s.ephemerals.push({ channel, user, message_ts: messageTs(), ...stripUndefined({ text: content.text, blocks: content.blocks }), via });
+      s.ephemerals.push({
+        channel,
+        user,
+        message_ts: messageTs(),
+        ...stripUndefined({ text: content.text, blocks: content.blocks }),
+        via,
+      });
       changed(s);
     },
 

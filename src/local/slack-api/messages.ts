@@ -98,7 +98,7 @@ export function messageContent(args: Json): Pick<FakeMessage, 'text' | 'blocks' 
   const text = str(args.text);
   const blocks = args.blocks !== undefined ? checkBlocks(args.blocks, 50) : undefined;
   const attachments = args.attachments !== undefined ? asArray(args.attachments) : undefined;
-  if (!text && !(blocks?.length) && !(attachments?.length)) throw new ApiError('no_text');
+  if (!text && !blocks?.length && !attachments?.length) throw new ApiError('no_text');
   checkTextLength(text);
   return stripUndefined({ text, blocks, attachments });
 }

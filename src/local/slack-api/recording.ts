@@ -6,7 +6,12 @@ import { sleep } from './failures.js';
 import type { SlackState } from './state.js';
 import type { RecordedCall } from './types.js';
 
-export async function waitFor(s: SlackState, method: string, predicate: ((call: RecordedCall) => boolean) | undefined, timeoutMs: number): Promise<RecordedCall> {
+export async function waitFor(
+  s: SlackState,
+  method: string,
+  predicate: ((call: RecordedCall) => boolean) | undefined,
+  timeoutMs: number,
+): Promise<RecordedCall> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const hit = s.calls.find((c) => c.method === method && (!predicate || predicate(c)));
@@ -23,7 +28,11 @@ function describeMiss(method: string, calls: RecordedCall[], timeoutMs: number, 
   const seen = counts.size ? [...counts].map(([m, n]) => `${m} x${n}`).join(', ') : 'nothing';
   let msg = `fake-slack: no ${method} call${withPredicate ? ' matching the predicate' : ''} within ${timeoutMs} ms; calls seen: ${seen}`;
   if (same.length) {
-    const shown = same.slice(-5).map((c) => `  ${JSON.stringify(c.args).slice(0, 300)} -> ${JSON.stringify(c.response ?? 'pending').slice(0, 120)}`);
+    const shown = same
+      .slice(-5)
+      .map(
+        (c) => `  ${JSON.stringify(c.args).slice(0, 300)} -> ${JSON.stringify(c.response ?? 'pending').slice(0, 120)}`,
+      );
     msg += `\nlast ${method} args:\n${shown.join('\n')}`;
   }
   return msg;

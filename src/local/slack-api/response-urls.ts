@@ -10,7 +10,14 @@ import { ApiError, asArray, bool, checkBlocks, compareTs, decodeJson, str, STRUC
 import { applyFailure } from './failures.js';
 import { addMessage, deleteMessage, findMessage } from './messages.js';
 import type { ResponseUrlState, SlackState } from './state.js';
-import type { Json, RecordedCall, ResponseMessage, ResponsePost, ResponseUrlOptions, VisibleEphemeral } from './types.js';
+import type {
+  Json,
+  RecordedCall,
+  ResponseMessage,
+  ResponsePost,
+  ResponseUrlOptions,
+  VisibleEphemeral,
+} from './types.js';
 import { parseBody, send } from './wire.js';
 
 export function issueResponseUrl(s: SlackState, o: ResponseUrlOptions): string {
@@ -32,24 +39,56 @@ export function responseMessages(s: SlackState, urlOrId: string): ResponseMessag
 export function visibleEphemerals(s: SlackState, user: string): VisibleEphemeral[] {
   const out: VisibleEphemeral[] = s.ephemerals
     .filter((e) => e.user === user)
-    .map((e) => stripUndefined({ channel: e.channel, user, ts: e.message_ts, text: e.text, blocks: e.blocks, attachments: e.attachments, via: e.via }));
+    .map((e) =>
+      stripUndefined({
+        channel: e.channel,
+        user,
+        ts: e.message_ts,
+        text: e.text,
+        blocks: e.blocks,
+        attachments: e.attachments,
+        via: e.via,
+      }),
+    );
   for (const r of s.responseUrls.values()) {
     if (r.opts.user !== user || !r.opts.channel) continue;
     r.messages.forEach((m, i) => {
       if (m.response_type !== 'ephemeral') return;
-      out.push(stripUndefined({ channel: r.opts.channel!, user, ts: r.stamps[i]!, text: m.text, blocks: m.blocks, attachments: m.attachments, responseUrl: r.url, via: 'response_url' }));
+      out.push(
+        stripUndefined({
+          channel: r.opts.channel!,
+          user,
+          ts: r.stamps[i]!,
+          text: m.text,
+          blocks: m.blocks,
+          attachments: m.attachments,
+          responseUrl: r.url,
+          via: 'response_url',
+        }),
+      );
     });
   }
   return out.sort((a, b) => compareTs(a.ts, b.ts));
 }
 
 /** POST /response/<id> (recorded as the pseudo-method `response_url`). */
-export async function handleResponseUrl(s: SlackState, req: IncomingMessage, res: ServerResponse, id: string, raw: Buffer): Promise<void> {
+export async function handleResponseUrl(
+  s: SlackState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  raw: Buffer,
+): Promise<void> {
   const state = s.responseUrls.get(id);
   const parsed = await parseBody(req, raw);
   const body = parsed.fields;
   for (const key of Object.keys(body)) if (STRUCTURED_FIELDS.has(key)) body[key] = decodeJson(body[key]);
-  const call: RecordedCall = { method: 'response_url', args: { ...body, response_url_id: id }, token: undefined, at: Date.now() };
+  const call: RecordedCall = {
+    method: 'response_url',
+    args: { ...body, response_url_id: id },
+    token: undefined,
+    at: Date.now(),
+  };
   s.calls.push(call);
   const post: ResponsePost = { id, url: `${s.origin}/response/${id}`, body, at: call.at, status: 0 };
   s.responses.push(post);
@@ -86,8 +125,13 @@ function applyResponse(s: SlackState, state: ResponseUrlState, body: Json): void
     }
     const blocks = body.blocks !== undefined ? checkBlocks(body.blocks, 50) : undefined;
     const text = str(body.text);
-    if (!text && !(blocks?.length)) throw new ApiError('no_text');
-    from.messages[at] = stripUndefined({ response_type: 'ephemeral' as const, text, blocks, thread_ts: str(body.thread_ts) });
+    if (!text && !blocks?.length) throw new ApiError('no_text');
+    from.messages[at] = stripUndefined({
+      response_type: 'ephemeral' as const,
+      text,
+      blocks,
+      thread_ts: str(body.thread_ts),
+    });
     return;
   }
   if (bool(body.delete_original)) {
@@ -101,9 +145,15 @@ function applyResponse(s: SlackState, state: ResponseUrlState, body: Json): void
   const blocks = body.blocks !== undefined ? checkBlocks(body.blocks, 50) : undefined;
   const attachments = body.attachments !== undefined ? asArray(body.attachments) : undefined;
   const text = str(body.text);
-  if (!text && !(blocks?.length) && !(attachments?.length)) throw new ApiError('no_text');
+  if (!text && !blocks?.length && !attachments?.length) throw new ApiError('no_text');
   const responseType = body.response_type === 'in_channel' ? 'in_channel' : 'ephemeral';
-  const message: ResponseMessage = stripUndefined({ response_type: responseType, text, blocks, attachments, thread_ts: str(body.thread_ts) });
+  const message: ResponseMessage = stripUndefined({
+    response_type: responseType,
+    text,
+    blocks,
+    attachments,
+    thread_ts: str(body.thread_ts),
+  });
   if (bool(body.replace_original)) {
     if (originalTs && channel) {
       const original = findMessage(s, channel, originalTs);
@@ -124,5 +174,6 @@ function applyResponse(s: SlackState, state: ResponseUrlState, body: Json): void
   }
   state.messages.push(message);
   state.stamps.push(messageTs());
-  if (responseType === 'in_channel' && channel) addMessage(s, channel, stripUndefined({ text, blocks, attachments, thread_ts: message.thread_ts }), 'response_url');
+  if (responseType === 'in_channel' && channel)
+    addMessage(s, channel, stripUndefined({ text, blocks, attachments, thread_ts: message.thread_ts }), 'response_url');
 }

@@ -13,7 +13,15 @@ import { changed, type Handler, type SlackState } from './state.js';
 import type { Json, RecordedCall } from './types.js';
 import { bearer, parseBody, send, type ParsedBody } from './wire.js';
 
-const READ_METHODS = new Set(['auth.test', 'api.test', 'conversations.history', 'conversations.replies', 'users.info', 'usergroups.users.list', 'chat.getPermalink']);
+const READ_METHODS = new Set([
+  'auth.test',
+  'api.test',
+  'conversations.history',
+  'conversations.replies',
+  'users.info',
+  'usergroups.users.list',
+  'chat.getPermalink',
+]);
 
 async function handleApi(
   s: SlackState,
@@ -28,7 +36,14 @@ async function handleApi(
   try {
     parsed = await parseBody(req, raw);
   } catch {
-    s.calls.push({ method, args: { raw: raw.toString('utf8').slice(0, 500) }, token: bearer(req), at: Date.now(), status: 200, response: { ok: false, error: 'invalid_json' } });
+    s.calls.push({
+      method,
+      args: { raw: raw.toString('utf8').slice(0, 500) },
+      token: bearer(req),
+      at: Date.now(),
+      status: 200,
+      response: { ok: false, error: 'invalid_json' },
+    });
     return send(res, undefined, 200, { ok: false, error: 'invalid_json' });
   }
   const args: Json = {};
@@ -46,9 +61,11 @@ async function handleApi(
   const handler = handlers[method];
   if (!handler) return send(res, call, 200, { ok: false, error: 'unknown_method', req_method: method });
   if (!token) return send(res, call, 200, { ok: false, error: 'not_authed' });
-  if (s.opts.tokens && !s.opts.tokens.includes(token)) return send(res, call, 200, { ok: false, error: 'invalid_auth' });
+  if (s.opts.tokens && !s.opts.tokens.includes(token))
+    return send(res, call, 200, { ok: false, error: 'invalid_auth' });
   const appToken = token.startsWith('xapp-');
-  if (appToken !== (method === 'apps.connections.open')) return send(res, call, 200, { ok: false, error: 'not_allowed_token_type' });
+  if (appToken !== (method === 'apps.connections.open'))
+    return send(res, call, 200, { ok: false, error: 'not_allowed_token_type' });
   try {
     send(res, call, 200, { ok: true, ...handler(args, token) });
   } catch (err) {
@@ -82,7 +99,9 @@ export async function startServer(s: SlackState, handlers: Record<string, Handle
           const method = /^\/api\/(.+)$/.exec(url.pathname)?.[1];
           if (!method || !READ_METHODS.has(method)) changed(s);
         })
-        .catch((err: unknown) => send(res, undefined, 500, { ok: false, error: 'fake_slack_crashed', detail: String(err) }));
+        .catch((err: unknown) =>
+          send(res, undefined, 500, { ok: false, error: 'fake_slack_crashed', detail: String(err) }),
+        );
     });
   });
 

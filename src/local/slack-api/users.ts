@@ -40,7 +40,9 @@ export function identityHandlers(s: SlackState): Record<string, Handler> {
       if (!s.socket) {
         // invalid_auth is one of the errors SocketModeClient treats as unrecoverable: start() fails fast instead of
         // retrying forever. The [ERROR] line is printed by WebClient's logger.
-        throw new ApiError('invalid_auth', ['[ERROR] fake-slack: no socket fake attached (use startFakeSlack({ socket }) or attachSocket)']);
+        throw new ApiError('invalid_auth', [
+          '[ERROR] fake-slack: no socket fake attached (use startFakeSlack({ socket }) or attachSocket)',
+        ]);
       }
       return { url: s.socket.issueUrl() };
     },
@@ -49,7 +51,8 @@ export function identityHandlers(s: SlackState): Record<string, Handler> {
 
 function synthUser(id: string, override: Partial<SlackUser> | undefined): SlackUser {
   const name = override?.name ?? (id === SLACK_IDS.userId ? SLACK_IDS.userName : `user-${id.toLowerCase()}`);
-  const realName = override?.real_name ?? name.replace(/(^|[-_.])(\w)/g, (_m, _s: string, c: string) => ` ${c.toUpperCase()}`).trim();
+  const realName =
+    override?.real_name ?? name.replace(/(^|[-_.])(\w)/g, (_m, _s: string, c: string) => ` ${c.toUpperCase()}`).trim();
   return {
     id,
     team_id: SLACK_IDS.teamId,

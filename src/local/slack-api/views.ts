@@ -52,7 +52,8 @@ export function viewHandlers(s: SlackState): Record<string, Handler> {
       const hash = str(args.hash);
       if (hash && previous && hash !== previous.hash) throw new ApiError('hash_conflict');
       const view = buildView(args.view, previous?.id ?? slackId('V'));
-      if (view.type !== 'home') throw new ApiError('invalid_arguments', ['[ERROR] views.publish needs a view of type home']);
+      if (view.type !== 'home')
+        throw new ApiError('invalid_arguments', ['[ERROR] views.publish needs a view of type home']);
       view.user_id = user;
       s.homeTabs.set(user, view);
       return { view };
@@ -83,7 +84,12 @@ export function applyViewResponse(s: SlackState, user: string, viewId: string, r
   const action = str(response.response_action);
   const current = s.views.get(viewId);
   if (action === 'clear') for (const v of stackOf(s, user)) s.views.delete(v.id);
-  else if (action === 'update' && current) s.views.set(viewId, { ...buildView(response.view, viewId), root_view_id: current.root_view_id, previous_view_id: current.previous_view_id });
+  else if (action === 'update' && current)
+    s.views.set(viewId, {
+      ...buildView(response.view, viewId),
+      root_view_id: current.root_view_id,
+      previous_view_id: current.previous_view_id,
+    });
   else if (action === 'push') s.viewOwners.set(newView(s, response.view, current ?? null).id, user);
   else if (action !== 'errors') s.views.delete(viewId);
 }
@@ -95,19 +101,23 @@ function newView(s: SlackState, raw: unknown, previous: FakeView | null): FakeVi
     root_view_id: previous?.root_view_id ?? id,
     previous_view_id: previous?.id ?? null,
   };
-  if (view.type !== 'modal') throw new ApiError('invalid_arguments', ['[ERROR] only modal views can be opened or pushed']);
+  if (view.type !== 'modal')
+    throw new ApiError('invalid_arguments', ['[ERROR] only modal views can be opened or pushed']);
   s.views.set(id, view);
   return view;
 }
 
 function buildView(raw: unknown, id: string): FakeView {
   const v = decodeJson(raw);
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ApiError('invalid_arguments', ['[ERROR] view is required']);
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new ApiError('invalid_arguments', ['[ERROR] view is required']);
   const view = v as Json;
   const type = str(view.type);
-  if (type !== 'modal' && type !== 'home') throw new ApiError('invalid_arguments', ['[ERROR] view.type must be modal or home']);
+  if (type !== 'modal' && type !== 'home')
+    throw new ApiError('invalid_arguments', ['[ERROR] view.type must be modal or home']);
   const pm = str(view.private_metadata);
-  if (pm && pm.length > 3000) throw new ApiError('invalid_arguments', ['[ERROR] private_metadata must be at most 3000 characters']);
+  if (pm && pm.length > 3000)
+    throw new ApiError('invalid_arguments', ['[ERROR] private_metadata must be at most 3000 characters']);
   const titleText = ((view.title ?? {}) as Json).text;
   if (type === 'modal') {
     if (typeof titleText !== 'string' || titleText.length === 0 || titleText.length > 24) {

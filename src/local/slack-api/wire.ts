@@ -5,7 +5,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Json, RecordedCall } from './types.js';
 
-export function send(res: ServerResponse, call: RecordedCall | undefined, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function send(
+  res: ServerResponse,
+  call: RecordedCall | undefined,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (call) {
     call.status = status;
     call.response = body;
@@ -40,7 +46,11 @@ export async function parseBody(req: IncomingMessage, raw: Buffer): Promise<Pars
   }
   if (type === 'multipart/form-data') {
     // Node's fetch Request already implements a spec-compliant multipart parser.
-    const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': req.headers['content-type']! }, body: raw }).formData();
+    const form = await new Request('http://fake/', {
+      method: 'POST',
+      headers: { 'content-type': req.headers['content-type']! },
+      body: raw,
+    }).formData();
     const fields: Json = {};
     let file: Buffer | undefined;
     for (const [k, v] of form) {
@@ -60,4 +70,3 @@ export function bearer(req: IncomingMessage): string | undefined {
   const h = req.headers.authorization;
   return h?.startsWith('Bearer ') ? h.slice('Bearer '.length) : undefined;
 }
-

@@ -3,14 +3,46 @@
 // as text nodes (never as HTML), so a message can never become markup or script.
 
 const EMOJI = {
-  warning: '⚠️', white_check_mark: '✅', x: '❌', no_entry: '⛔', rotating_light: '🚨', hourglass_flowing_sand: '⏳',
-  hourglass: '⌛', grey_question: '❔', inbox_tray: '📥', outbox_tray: '📤', red_circle: '🔴', large_green_circle: '🟢',
-  white_circle: '⚪', lock: '🔒', information_source: 'ℹ️', arrows_counterclockwise: '🔄', alarm_clock: '⏰',
-  moneybag: '💰', bank: '🏦', key: '🔑', tada: '🎉', eyes: '👀', heavy_check_mark: '✔️', memo: '📝', link: '🔗',
-  clipboard: '📋', bell: '🔔', chart_with_upwards_trend: '📈', thumbsup: '👍', '+1': '👍', fire: '🔥', calendar: '📅',
+  warning: '⚠️',
+  white_check_mark: '✅',
+  x: '❌',
+  no_entry: '⛔',
+  rotating_light: '🚨',
+  hourglass_flowing_sand: '⏳',
+  hourglass: '⌛',
+  grey_question: '❔',
+  inbox_tray: '📥',
+  outbox_tray: '📤',
+  red_circle: '🔴',
+  large_green_circle: '🟢',
+  white_circle: '⚪',
+  lock: '🔒',
+  information_source: 'ℹ️',
+  arrows_counterclockwise: '🔄',
+  alarm_clock: '⏰',
+  moneybag: '💰',
+  bank: '🏦',
+  key: '🔑',
+  tada: '🎉',
+  eyes: '👀',
+  heavy_check_mark: '✔️',
+  memo: '📝',
+  link: '🔗',
+  clipboard: '📋',
+  bell: '🔔',
+  chart_with_upwards_trend: '📈',
+  thumbsup: '👍',
+  '+1': '👍',
+  fire: '🔥',
+  calendar: '📅',
 };
 
-const state = { me: localStorage.getItem('me') || '', pane: localStorage.getItem('pane') || 'C0GENERAL', data: null, modalKey: '' };
+const state = {
+  me: localStorage.getItem('me') || '',
+  pane: localStorage.getItem('pane') || 'C0GENERAL',
+  data: null,
+  modalKey: '',
+};
 
 // ---------- tiny DOM helpers ----------
 function h(tag, attrs = {}, ...children) {
@@ -21,12 +53,18 @@ function h(tag, attrs = {}, ...children) {
     else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  for (const c of children.flat())
+    if (c !== undefined && c !== null && c !== false)
+      el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   return el;
 }
 
 async function post(path, body) {
-  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(json.error || `HTTP ${res.status}`);
   return json;
@@ -50,7 +88,8 @@ function emojify(t) {
   return decode(t).replace(/:([a-z0-9_+-]+):/g, (m, name) => EMOJI[name] ?? m);
 }
 // Slack's formatting marks only count at word edges (snake_case stays as is).
-const INLINE = /<([^<>|]+)(?:\|([^<>]+))?>|`([^`\n]+)`|(?<![\w*])\*([^*\n]+)\*(?![\w*])|(?<![\w_])_([^_\n]+)_(?![\w_])|(?<![\w~])~([^~\n]+)~(?![\w~])/g;
+const INLINE =
+  /<([^<>|]+)(?:\|([^<>]+))?>|`([^`\n]+)`|(?<![\w*])\*([^*\n]+)\*(?![\w*])|(?<![\w_])_([^_\n]+)_(?![\w_])|(?<![\w~])~([^~\n]+)~(?![\w~])/g;
 
 function inline(text) {
   const out = [];
@@ -112,7 +151,12 @@ function element(el, blockId, ctx) {
     case 'button':
       return h(
         'button',
-        { class: `bk ${el.style ?? ''}`, type: 'button', 'data-action-id': el.action_id, onclick: () => clickButton(el, blockId, ctx) },
+        {
+          class: `bk ${el.style ?? ''}`,
+          type: 'button',
+          'data-action-id': el.action_id,
+          onclick: () => clickButton(el, blockId, ctx),
+        },
         textObj(el.text),
       );
     case 'image':
@@ -148,17 +192,48 @@ function block(b, ctx, i) {
     case 'header':
       return h('div', { class: 'block header' }, textObj(b.text));
     case 'section': {
-      const main = h('div', {}, b.text ? h('div', {}, textObj(b.text)) : null, b.fields ? h('div', { class: 'fields' }, b.fields.map((f) => h('div', {}, textObj(f)))) : null);
-      return h('div', { class: 'block section' }, main, b.accessory ? h('div', { class: 'accessory' }, element(b.accessory, blockId, ctx)) : null);
+      const main = h(
+        'div',
+        {},
+        b.text ? h('div', {}, textObj(b.text)) : null,
+        b.fields
+          ? h(
+              'div',
+              { class: 'fields' },
+              b.fields.map((f) => h('div', {}, textObj(f))),
+            )
+          : null,
+      );
+      return h(
+        'div',
+        { class: 'block section' },
+        main,
+        b.accessory ? h('div', { class: 'accessory' }, element(b.accessory, blockId, ctx)) : null,
+      );
     }
     case 'context':
-      return h('div', { class: 'block context' }, (b.elements ?? []).map((e) => (e.type === 'image' ? h('img', { src: e.image_url, alt: e.alt_text ?? '' }) : h('span', {}, textObj(e)))));
+      return h(
+        'div',
+        { class: 'block context' },
+        (b.elements ?? []).map((e) =>
+          e.type === 'image' ? h('img', { src: e.image_url, alt: e.alt_text ?? '' }) : h('span', {}, textObj(e)),
+        ),
+      );
     case 'divider':
       return h('hr', { class: 'divider' });
     case 'image':
-      return h('figure', { class: 'block' }, h('img', { src: b.image_url, alt: b.alt_text ?? '', class: 'block-image' }), b.title ? h('figcaption', {}, textObj(b.title)) : null);
+      return h(
+        'figure',
+        { class: 'block' },
+        h('img', { src: b.image_url, alt: b.alt_text ?? '', class: 'block-image' }),
+        b.title ? h('figcaption', {}, textObj(b.title)) : null,
+      );
     case 'actions':
-      return h('div', { class: 'block actions' }, (b.elements ?? []).map((e) => element(e, blockId, ctx)));
+      return h(
+        'div',
+        { class: 'block actions' },
+        (b.elements ?? []).map((e) => element(e, blockId, ctx)),
+      );
     case 'input':
       return inputBlock(b, ctx, blockId);
     case 'rich_text':
@@ -171,7 +246,12 @@ function block(b, ctx, i) {
 function richText(elements) {
   return elements.map((e) => {
     if (e.type === 'text') return e.text;
-    if (e.type === 'link') return h('a', { href: /^https?:/i.test(e.url) ? e.url : '#', target: '_blank', rel: 'noopener noreferrer' }, e.text ?? e.url);
+    if (e.type === 'link')
+      return h(
+        'a',
+        { href: /^https?:/i.test(e.url) ? e.url : '#', target: '_blank', rel: 'noopener noreferrer' },
+        e.text ?? e.url,
+      );
     if (e.type === 'user') return h('span', { class: 'mention' }, `@${personName(e.user_id)}`);
     if (e.elements) return h(e.type === 'rich_text_preformatted' ? 'pre' : 'div', {}, richText(e.elements));
     return '';
@@ -191,12 +271,34 @@ function inputBlock(b, ctx, blockId) {
   const common = { id, name: blockId, 'data-action-id': el.action_id, 'data-type': el.type };
   if (el.type === 'static_select') {
     const options = el.options ?? (el.option_groups ?? []).flatMap((g) => g.options);
-    control = h('select', common, h('option', { value: '' }, el.placeholder?.text ?? 'Choose an option'), options.map((o) => h('option', { value: o.value, selected: el.initial_option?.value === o.value }, o.text.text)));
+    control = h(
+      'select',
+      common,
+      h('option', { value: '' }, el.placeholder?.text ?? 'Choose an option'),
+      options.map((o) => h('option', { value: o.value, selected: el.initial_option?.value === o.value }, o.text.text)),
+    );
   } else if (el.multiline) {
-    control = h('textarea', { ...common, rows: 3, placeholder: el.placeholder?.text, maxlength: el.max_length }, el.initial_value ?? '');
+    control = h(
+      'textarea',
+      { ...common, rows: 3, placeholder: el.placeholder?.text, maxlength: el.max_length },
+      el.initial_value ?? '',
+    );
   } else {
-    const type = el.type === 'email_text_input' ? 'email' : el.type === 'number_input' ? 'text' : el.type === 'url_text_input' ? 'url' : 'text';
-    control = h('input', { ...common, type, placeholder: el.placeholder?.text, value: el.initial_value, maxlength: el.max_length });
+    const type =
+      el.type === 'email_text_input'
+        ? 'email'
+        : el.type === 'number_input'
+          ? 'text'
+          : el.type === 'url_text_input'
+            ? 'url'
+            : 'text';
+    control = h('input', {
+      ...common,
+      type,
+      placeholder: el.placeholder?.text,
+      value: el.initial_value,
+      maxlength: el.max_length,
+    });
   }
   return h(
     'div',
@@ -217,7 +319,12 @@ function collectValues(form) {
     let v;
     if (el.tagName === 'SELECT') {
       const opt = el.selectedOptions[0];
-      v = { type, selected_option: el.value ? { text: { type: 'plain_text', text: opt.textContent, emoji: true }, value: el.value } : null };
+      v = {
+        type,
+        selected_option: el.value
+          ? { text: { type: 'plain_text', text: opt.textContent, emoji: true }, value: el.value }
+          : null,
+      };
     } else if (type === 'number_input') v = { type, value: el.value === '' ? null : el.value };
     else v = { type, value: el.value === '' ? null : el.value };
     values[blockId] = { [actionId]: v };
@@ -228,7 +335,8 @@ function collectValues(form) {
 // ---------- doing things ----------
 function clickButton(el, blockId, ctx) {
   if (el.url) window.open(el.url, '_blank', 'noopener');
-  const go = () => act({ action_id: el.action_id, block_id: blockId, type: 'button', value: el.value, text: el.text?.text }, ctx);
+  const go = () =>
+    act({ action_id: el.action_id, block_id: blockId, type: 'button', value: el.value, text: el.text?.text }, ctx);
   if (el.confirm) return showConfirm(el.confirm, go);
   go();
 }
@@ -236,7 +344,8 @@ function clickButton(el, blockId, ctx) {
 async function act(action, ctx) {
   const body = { source: ctx.source, user: state.me, action };
   if (ctx.source === 'message' || ctx.source === 'ephemeral') Object.assign(body, { channel: ctx.channel, ts: ctx.ts });
-  if (ctx.source === 'view') Object.assign(body, { viewId: ctx.viewId, values: collectValues(document.querySelector('#modals form')) });
+  if (ctx.source === 'view')
+    Object.assign(body, { viewId: ctx.viewId, values: collectValues(document.querySelector('#modals form')) });
   try {
     await post('/local/action', body);
     status('');
@@ -261,10 +370,18 @@ function showConfirm(c, go) {
           'footer',
           {},
           h('button', { class: 'bk', type: 'button', onclick: close }, c.deny?.text ?? 'Cancel'),
-          h('button', { class: `bk ${c.style ?? 'primary'}`, type: 'button', onclick: () => {
-            close();
-            go();
-          } }, c.confirm?.text ?? 'Yes'),
+          h(
+            'button',
+            {
+              class: `bk ${c.style ?? 'primary'}`,
+              type: 'button',
+              onclick: () => {
+                close();
+                go();
+              },
+            },
+            c.confirm?.text ?? 'Yes',
+          ),
         ),
       ),
     ),
@@ -287,14 +404,35 @@ function render() {
         {},
         h(
           'button',
-          { class: 'person', type: 'button', 'aria-current': String(p.id === state.me), 'data-user': p.id, onclick: () => switchUser(p.id) },
+          {
+            class: 'person',
+            type: 'button',
+            'aria-current': String(p.id === state.me),
+            'data-user': p.id,
+            onclick: () => switchUser(p.id),
+          },
           p.name,
           h('span', { class: 'roles' }, p.roles.join(', ') || 'no role'),
         ),
       ),
     ),
   );
-  const nav = (c) => h('li', {}, h('button', { class: 'nav', type: 'button', 'aria-current': String(state.pane === c.id), 'data-channel': c.name, onclick: () => openPane(c.id) }, c.kind === 'dm' ? c.name : `# ${c.name}`));
+  const nav = (c) =>
+    h(
+      'li',
+      {},
+      h(
+        'button',
+        {
+          class: 'nav',
+          type: 'button',
+          'aria-current': String(state.pane === c.id),
+          'data-channel': c.name,
+          onclick: () => openPane(c.id),
+        },
+        c.kind === 'dm' ? c.name : `# ${c.name}`,
+      ),
+    );
   document.getElementById('channels').replaceChildren(...d.channels.filter((c) => c.kind === 'channel').map(nav));
   document.getElementById('dms').replaceChildren(...d.channels.filter((c) => c.kind === 'dm').map(nav));
   document.getElementById('home-link').setAttribute('aria-current', String(state.pane === 'home'));
@@ -310,7 +448,11 @@ function renderPane() {
   const title = document.getElementById('pane-title');
   if (state.pane === 'home') {
     title.textContent = 'Treasury · Home';
-    pane.replaceChildren(d.home ? h('div', { class: 'home' }, blocks(d.home.blocks, { source: 'home' })) : h('p', { class: 'empty' }, 'Opening the Home tab…'));
+    pane.replaceChildren(
+      d.home
+        ? h('div', { class: 'home' }, blocks(d.home.blocks, { source: 'home' }))
+        : h('p', { class: 'empty' }, 'Opening the Home tab…'),
+    );
     return;
   }
   const c = d.channels.find((x) => x.id === state.pane) ?? d.channels[0];
@@ -342,11 +484,23 @@ function message(m, c, ephemeral) {
       h('span', { class: 'meta' }, ` ${f.size} bytes`),
     ),
   );
-  const attachments = (m.attachments ?? []).map((a) => h('div', { class: 'block', style: undefined }, a.blocks ? blocks(a.blocks, ctx) : mrkdwn(a.text ?? a.fallback ?? '')));
+  const attachments = (m.attachments ?? []).map((a) =>
+    h(
+      'div',
+      { class: 'block', style: undefined },
+      a.blocks ? blocks(a.blocks, ctx) : mrkdwn(a.text ?? a.fallback ?? ''),
+    ),
+  );
   const node = h(
     'article',
     { class: `msg${ephemeral ? ' ephemeral' : ''}`, 'data-ts': m.ts },
-    h('div', {}, h('span', { class: 'who' }, 'Treasury'), h('span', { class: 'meta' }, when, m.edited ? ' (edited)' : ''), ephemeral ? h('span', { class: 'only-you' }, ' · Only visible to you') : null),
+    h(
+      'div',
+      {},
+      h('span', { class: 'who' }, 'Treasury'),
+      h('span', { class: 'meta' }, when, m.edited ? ' (edited)' : ''),
+      ephemeral ? h('span', { class: 'only-you' }, ' · Only visible to you') : null,
+    ),
     body,
     attachments,
     files,
@@ -358,7 +512,11 @@ function message(m, c, ephemeral) {
     {},
     node,
     h('div', { class: 'thread-label' }, `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`),
-    h('div', { class: 'thread' }, replies.map((r) => message(r, c, false))),
+    h(
+      'div',
+      { class: 'thread' },
+      replies.map((r) => message(r, c, false)),
+    ),
   );
 }
 
@@ -376,16 +534,39 @@ function renderModals() {
   const ctx = { source: 'view', viewId: top.id, errors: top.errors };
   const form = h(
     'form',
-    { class: 'modal', 'data-view-id': top.id, 'aria-label': top.title?.text ?? 'Modal', onsubmit: (e) => {
-      e.preventDefault();
-      submitModal(top, form);
-    } },
-    h('header', {}, h('span', {}, textObj(top.title)), stack.length > 1 ? h('span', { class: 'stack-depth' }, `${stack.length} stacked`) : null),
-    h('div', { class: 'body' }, top.errors?._ ? h('p', { class: 'modal-error', role: 'alert' }, top.errors._) : null, blocks(top.blocks, ctx)),
+    {
+      class: 'modal',
+      'data-view-id': top.id,
+      'aria-label': top.title?.text ?? 'Modal',
+      onsubmit: (e) => {
+        e.preventDefault();
+        submitModal(top, form);
+      },
+    },
+    h(
+      'header',
+      {},
+      h('span', {}, textObj(top.title)),
+      stack.length > 1 ? h('span', { class: 'stack-depth' }, `${stack.length} stacked`) : null,
+    ),
+    h(
+      'div',
+      { class: 'body' },
+      top.errors?._ ? h('p', { class: 'modal-error', role: 'alert' }, top.errors._) : null,
+      blocks(top.blocks, ctx),
+    ),
     h(
       'footer',
       {},
-      h('button', { class: 'bk', type: 'button', onclick: () => post('/local/close', { user: state.me, viewId: top.id }).catch((e) => status(e.message)) }, top.close?.text ?? 'Cancel'),
+      h(
+        'button',
+        {
+          class: 'bk',
+          type: 'button',
+          onclick: () => post('/local/close', { user: state.me, viewId: top.id }).catch((e) => status(e.message)),
+        },
+        top.close?.text ?? 'Cancel',
+      ),
       top.submit ? h('button', { class: 'bk primary', type: 'submit' }, top.submit.text) : null,
     ),
   );
@@ -440,7 +621,8 @@ function switchUser(id) {
   state.me = id;
   localStorage.setItem('me', id);
   state.modalKey = '';
-  if (state.pane === 'home' || state.data?.channels.find((c) => c.id === state.pane)?.kind === 'dm') state.pane = 'C0GENERAL';
+  if (state.pane === 'home' || state.data?.channels.find((c) => c.id === state.pane)?.kind === 'dm')
+    state.pane = 'C0GENERAL';
   refresh();
 }
 

@@ -32,7 +32,10 @@ function permalinkVia(client: Client): Permalink {
 export function homePublisher(deps: CommandDeps, help: HelpFor) {
   return async (client: Client, user: string, notice?: string): Promise<void> => {
     try {
-      await client.views.publish({ user_id: user, view: await homeView(deps, user, help, notice, permalinkVia(client)) });
+      await client.views.publish({
+        user_id: user,
+        view: await homeView(deps, user, help, notice, permalinkVia(client)),
+      });
     } catch (err) {
       deps.logger.warn({ err }, 'could not publish the App Home');
     }
@@ -42,7 +45,10 @@ export function homePublisher(deps: CommandDeps, help: HelpFor) {
 type Publish = ReturnType<typeof homePublisher>;
 
 export function appHomeOpened(publish: Publish) {
-  return async ({ event, client }: Pick<SlackEventMiddlewareArgs<'app_home_opened'>, 'event'> & { client: Client }): Promise<void> => {
+  return async ({
+    event,
+    client,
+  }: Pick<SlackEventMiddlewareArgs<'app_home_opened'>, 'event'> & { client: Client }): Promise<void> => {
     if (event.tab !== 'home') return;
     await publish(client, event.user);
   };
@@ -55,7 +61,9 @@ export function homeApprove(deps: CommandDeps, publish: Publish) {
     body,
     action,
     client,
-  }: Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'ack' | 'body' | 'action'> & { client: Client }): Promise<void> => {
+  }: Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'ack' | 'body' | 'action'> & {
+    client: Client;
+  }): Promise<void> => {
     await ack();
     let notice: string | undefined;
     try {

@@ -50,11 +50,18 @@ function approvalsLeft(r: WithdrawalRequest): string {
 async function cardLink(deps: CommandDeps, r: WithdrawalRequest, permalink: Permalink | undefined): Promise<string> {
   const posted = deps.outbox.message(cardKey(r.id));
   if (!posted?.channel || !posted.ts) return `the card in <#${deps.policy.channels.approvals}> is being posted`;
-  const url = (await permalink?.(posted.channel, posted.ts).catch(() => undefined)) ?? `https://slack.com/app_redirect?channel=${encodeURIComponent(posted.channel)}`;
+  const url =
+    (await permalink?.(posted.channel, posted.ts).catch(() => undefined)) ??
+    `https://slack.com/app_redirect?channel=${encodeURIComponent(posted.channel)}`;
   return link(url, 'Open the card');
 }
 
-async function requestLine(deps: CommandDeps, r: WithdrawalRequest, permalink: Permalink | undefined, who: 'requester' | 'mine'): Promise<string> {
+async function requestLine(
+  deps: CommandDeps,
+  r: WithdrawalRequest,
+  permalink: Permalink | undefined,
+  who: 'requester' | 'mine',
+): Promise<string> {
   const what = `*${esc(amountText(r))}* on ${esc(r.network)} to \`${esc(shorten(r.destination, 8, 6))}\` for ${esc(r.clientEmail)}`;
   const from = who === 'requester' ? ` · requested by <@${r.requester}>` : '';
   const progress = r.state === 'pending' ? ` · ${approvalsLeft(r)} · expires ${slackDate(r.expiresAt)}` : '';
@@ -62,7 +69,13 @@ async function requestLine(deps: CommandDeps, r: WithdrawalRequest, permalink: P
 }
 
 /** `help` is the commands' help text (generated from their table in commands/). */
-export async function homeView(deps: CommandDeps, userId: string, help: HelpFor, notice?: string, permalink?: Permalink): Promise<View> {
+export async function homeView(
+  deps: CommandDeps,
+  userId: string,
+  help: HelpFor,
+  notice?: string,
+  permalink?: Permalink,
+): Promise<View> {
   const canApprove = await hasRole(deps.policy, 'approvers', userId, deps.groups);
   const isAdmin = await hasRole(deps.policy, 'admins', userId, deps.groups);
   const waiting = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
@@ -90,14 +103,23 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
         ]),
       );
     }
-    if (waiting.length > MAX_DECISIONS) blocks.push(context(`…and ${waiting.length - MAX_DECISIONS} more on their cards in <#${deps.policy.channels.approvals}>.`));
+    if (waiting.length > MAX_DECISIONS)
+      blocks.push(
+        context(`…and ${waiting.length - MAX_DECISIONS} more on their cards in <#${deps.policy.channels.approvals}>.`),
+      );
   } else {
     const pending = deps.withdrawals.pendingCount();
-    blocks.push(context(`${pending} withdrawal${pending === 1 ? ' is' : 's are'} waiting for approval. You do not approve withdrawals.`));
+    blocks.push(
+      context(
+        `${pending} withdrawal${pending === 1 ? ' is' : 's are'} waiting for approval. You do not approve withdrawals.`,
+      ),
+    );
   }
   blocks.push(divider());
   const mineLines = await Promise.all(mine.map(async (r) => `• ${await requestLine(deps, r, permalink, 'mine')}`));
-  blocks.push(section(`*${open.length ? 'Your open requests' : 'Your latest requests'}*\n${mineLines.join('\n') || '_None._'}`));
+  blocks.push(
+    section(`*${open.length ? 'Your open requests' : 'Your latest requests'}*\n${mineLines.join('\n') || '_None._'}`),
+  );
   blocks.push(divider());
   const depositLine = (a: Alert) =>
     `• *${esc(a.amount ? formatAmount(a.amount, a.currency) : 'amount not given')}*${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${statusEmoji(a.status)} ${esc(statusDetail(a.status))} · ${slackDate(a.createdAt)}`;
@@ -105,6 +127,10 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
   blocks.push(divider());
   blocks.push(section(typeof help === 'string' ? help : help(isAdmin)));
   const auth = deps.wallet.authState();
-  blocks.push(context(`${auth.loggedIn ? 'Connected to the wallet service' : ':red_circle: Not connected to the wallet service right now'} · version ${esc(deps.version)}`));
+  blocks.push(
+    context(
+      `${auth.loggedIn ? 'Connected to the wallet service' : ':red_circle: Not connected to the wallet service right now'} · version ${esc(deps.version)}`,
+    ),
+  );
   return { type: 'home', blocks };
 }

@@ -37,7 +37,11 @@ export interface WalletCalls {
   /** A single attempt for calls that must not be repeated. */
   once(op: WalletOperation, req: HttpRequest, deadline: number, merchantReference?: string): Promise<HttpResponse>;
   /** A v2 call with the session token: on 401, one shared refresh (or re-login), then one resend. */
-  withSession(op: WalletOperation, build: (authorization: string) => HttpRequest, deadline: number): Promise<HttpResponse>;
+  withSession(
+    op: WalletOperation,
+    build: (authorization: string) => HttpRequest,
+    deadline: number,
+  ): Promise<HttpResponse>;
   /** The deadline of a call starting now. */
   deadlineFromNow(): number;
 }
@@ -99,7 +103,12 @@ export function createWalletCalls(o: WalletClientOptions): WalletCalls {
     }
   }
 
-  async function once(op: WalletOperation, req: HttpRequest, deadline: number, merchantReference?: string): Promise<HttpResponse> {
+  async function once(
+    op: WalletOperation,
+    req: HttpRequest,
+    deadline: number,
+    merchantReference?: string,
+  ): Promise<HttpResponse> {
     const ref = merchantReference !== undefined ? { merchantReference } : {};
     let response: HttpResponse;
     try {
@@ -144,13 +153,14 @@ export function refusal(op: WalletOperation, res: HttpResponse, auth: 'apiKey' |
 
 export function resolveCurrency(op: WalletOperation, v: unknown): CurrencyMember {
   const m = lookup(CURRENCIES, typeof v === 'object' && v !== null ? (v as EnumMember).code : v);
-  if (!m) throw inputError(op, `unknown currency ${JSON.stringify(typeof v === 'object' ? (v as EnumMember)?.name : v)}`);
+  if (!m)
+    throw inputError(op, `unknown currency ${JSON.stringify(typeof v === 'object' ? (v as EnumMember)?.name : v)}`);
   return m;
 }
 
 export function resolveNetwork(op: WalletOperation, v: unknown): EnumMember {
   const m = lookup(NETWORKS, typeof v === 'object' && v !== null ? (v as EnumMember).code : v);
-  if (!m) throw inputError(op, `unknown network ${JSON.stringify(typeof v === 'object' ? (v as EnumMember)?.name : v)}`);
+  if (!m)
+    throw inputError(op, `unknown network ${JSON.stringify(typeof v === 'object' ? (v as EnumMember)?.name : v)}`);
   return m;
 }
-

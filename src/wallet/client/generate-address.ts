@@ -3,7 +3,12 @@ import { PATHS } from '../assumptions.js';
 import { inputError, rejection, shapeError } from '../failures.js';
 import type { HttpResponse } from '../http.js';
 import { stringifyJson } from '../json.js';
-import { generateAddressInputSchema, generateAddressResponseSchema, toWalletAddress, type WalletAddress } from '../schemas.js';
+import {
+  generateAddressInputSchema,
+  generateAddressResponseSchema,
+  toWalletAddress,
+  type WalletAddress,
+} from '../schemas.js';
 import { is2xx, JSON_HEADERS, refusal, resolveCurrency, resolveNetwork, type WalletCalls } from './calls.js';
 import type { GenerateAddressInput } from './types.js';
 
@@ -21,7 +26,12 @@ export function generateAddress(c: WalletCalls, i: GenerateAddressInput): Promis
     };
     const res = await c.idempotent(
       'generateAddress',
-      { method: 'POST', path: PATHS.generateAddress, headers: { ...JSON_HEADERS, ...c.apiKeyHeader }, body: stringifyJson(body) },
+      {
+        method: 'POST',
+        path: PATHS.generateAddress,
+        headers: { ...JSON_HEADERS, ...c.apiKeyHeader },
+        body: stringifyJson(body),
+      },
       c.deadlineFromNow(),
     );
     if (!is2xx(res.status)) refusal('generateAddress', res, 'apiKey');

@@ -1,7 +1,12 @@
 /** The transaction list (v2, with the session token; a read, so retried). */
 import { fromWireTimestamp, PATHS, toWireTimestamp } from '../assumptions.js';
 import { inputError, rejection, shapeError } from '../failures.js';
-import { toTransactionRecord, transactionFilterSchema, transactionPageResponseSchema, type TransactionPage } from '../schemas.js';
+import {
+  toTransactionRecord,
+  transactionFilterSchema,
+  transactionPageResponseSchema,
+  type TransactionPage,
+} from '../schemas.js';
 import { is2xx, refusal, resolveCurrency, resolveNetwork, type WalletCalls } from './calls.js';
 import type { TransactionFilter } from './types.js';
 
@@ -24,7 +29,12 @@ export function listTransactions(c: WalletCalls, f: TransactionFilter): Promise<
     if (q.to) params.EndTimeStamp = toWireTimestamp(q.to, unit);
     const res = await c.withSession(
       'listTransactions',
-      (authorization) => ({ method: 'GET', path: PATHS.transactions, params, headers: { Accept: 'application/json', Authorization: authorization } }),
+      (authorization) => ({
+        method: 'GET',
+        path: PATHS.transactions,
+        params,
+        headers: { Accept: 'application/json', Authorization: authorization },
+      }),
       c.deadlineFromNow(),
     );
     if (!is2xx(res.status)) refusal('listTransactions', res, 'none');
@@ -34,7 +44,9 @@ export function listTransactions(c: WalletCalls, f: TransactionFilter): Promise<
     const page = parsed.data.data;
     const rawRecords = ((res.body as { data: { records: unknown[] } }).data.records ?? []) as Record<string, unknown>[];
     return {
-      records: page.records.map((r, idx) => toTransactionRecord(r, rawRecords[idx] ?? {}, (n) => fromWireTimestamp(n, unit))),
+      records: page.records.map((r, idx) =>
+        toTransactionRecord(r, rawRecords[idx] ?? {}, (n) => fromWireTimestamp(n, unit)),
+      ),
       currentPage: page.currentPage,
       pageSize: page.pageSize,
       totalPages: page.totalPages,

@@ -21,11 +21,17 @@ export function withdraw(c: WalletCalls, i: WithdrawInput): Promise<WithdrawalRe
     const { amount, destinationAddress, clientEmail, merchantReference } = input.data;
     const fraction = amount.split('.')[1] ?? '';
     if (fraction.length > currency.decimals) {
-      throw inputError('withdraw', `amount has ${fraction.length} decimal places; ${currency.name} allows at most ${currency.decimals}`);
+      throw inputError(
+        'withdraw',
+        `amount has ${fraction.length} decimal places; ${currency.name} allows at most ${currency.decimals}`,
+      );
     }
     const family = addressFamily(currency, network);
     if (!isValidAddress(family, destinationAddress)) {
-      throw inputError('withdraw', `destinationAddress is not ${describeFormat(family)} (${currency.name} on ${network.name})`);
+      throw inputError(
+        'withdraw',
+        `destinationAddress is not ${describeFormat(family)} (${currency.name} on ${network.name})`,
+      );
     }
     // The amount goes out as a JSON number with exactly the approved digits; the body
     // is serialized here so that axios never turns it into a binary float.
