@@ -152,6 +152,14 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
       problems.push(`WALLET_API_BASE_URL: must use https:// (got ${JSON.stringify(base)})`);
     }
   }
+  // The local workspace lets whoever reaches it act as anyone in the policy: fine against the
+  // sandbox (embedded, or one on loopback), never against a wallet service holding real funds.
+  if (base && !set('SLACK_BOT_TOKEN') && !/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/.test(base)) {
+    problems.push(
+      'WALLET_API_BASE_URL: a real wallet service needs a real Slack workspace (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET); ' +
+        'without them the app runs the local workspace, where anyone who reaches the page can approve as anyone, so it only runs against the sandbox',
+    );
+  }
   if ((env.WEBHOOK_SIGNATURE ?? '').trim() === 'required' && !set('WEBHOOK_SECRET')) {
     problems.push('WEBHOOK_SECRET: required when WEBHOOK_SIGNATURE=required (it is the HMAC key)');
   }

@@ -75,10 +75,12 @@ describe('config', () => {
     expect(problems({ SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([
       'SLACK_SIGNING_SECRET: required when SLACK_BOT_TOKEN is set',
     ]);
-    const wallet = problems({ WALLET_API_BASE_URL: 'https://wallet.example.com' });
+    const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    const wallet = problems({ ...slack, WALLET_API_BASE_URL: 'https://wallet.example.com' });
     expect(wallet).toHaveLength(4);
     expect(
       problems({
+        ...slack,
         WALLET_API_BASE_URL: 'http://wallet.example.com',
         WALLET_API_KEY: 'k',
         WALLET_PUBLIC_KEY: 'p',
@@ -89,8 +91,34 @@ describe('config', () => {
     expect(problems({ WEBHOOK_SIGNATURE: 'required' })[0]).toMatch(/^WEBHOOK_SECRET: required/);
   });
 
+  it('never runs the local workspace (anyone who reaches it approves as anyone) against a real wallet service', () => {
+    const wallet = {
+      WALLET_API_KEY: 'k',
+      WALLET_PUBLIC_KEY: 'p',
+      WALLET_MERCHANT_EMAIL: 'a@b.co',
+      WALLET_MERCHANT_PASSWORD: 'pw',
+    };
+    const p = problems({ ...wallet, WALLET_API_BASE_URL: 'https://wallet.example.com' });
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatch(
+      /^WALLET_API_BASE_URL: a real wallet service needs a real Slack workspace \(set SLACK_BOT_TOKEN/,
+    );
+    // A sandbox on loopback (npm run sandbox) is fine, and so is a real service with a real workspace.
+    expect(() => loadConfig({ ...wallet, WALLET_API_BASE_URL: 'http://127.0.0.1:4000' })).not.toThrow();
+    expect(() =>
+      loadConfig({
+        ...wallet,
+        WALLET_API_BASE_URL: 'https://wallet.example.com',
+        SLACK_BOT_TOKEN: 'xoxb-1',
+        SLACK_SIGNING_SECRET: 's',
+      }),
+    ).not.toThrow();
+  });
+
   it('refuses credentials inside URLs without echoing them', () => {
     const p = problems({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_SIGNING_SECRET: 's',
       WALLET_API_BASE_URL: 'https://merchant:hunter2hunter2@wallet.example.com',
       WALLET_API_KEY: 'k',
       WALLET_PUBLIC_KEY: 'p',

@@ -7,6 +7,7 @@
  * server (`/` and `/local/*`) and kept live with server-sent events.
  */
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -117,6 +118,34 @@ const depositBody = z.object({
 });
 
 class BadRequest extends Error {}
+
+/**
+ * Whoever can drive this page acts as anyone in the policy, so only the page itself may.
+ * - The Host must be `localhost` or an IP literal: a DNS-rebinding page (some domain name
+ *   resolving to 127.0.0.1) cannot read the state or post actions.
+ * - Posts must be JSON (a cross-site form or `text/plain` fetch cannot send that without a
+ *   CORS preflight, which this server never grants) and, when the browser says where they come
+ *   from, from this very origin.
+ * Returns why the request is refused, or undefined.
+ */
+export function foreignRequest(req: IncomingMessage, post: boolean): string | undefined {
+  const host = req.headers.host ?? '';
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return 'bad Host header';
+  }
+  if (hostname !== 'localhost' && !isIP(hostname))
+    return 'the local workspace answers only on localhost or an IP address';
+  if (!post) return undefined;
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return 'the body must be application/json';
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
+    return 'requests must come from the workspace page itself';
+  }
+  return undefined;
+}
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -397,6 +426,8 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
   const post =
     <T>(schema: z.ZodType<T>, run: (b: T) => Promise<Json>) =>
     async (req: IncomingMessage, res: ServerResponse) => {
+      const foreign = foreignRequest(req, true);
+      if (foreign) return sendJson(res, 403, { ok: false, error: foreign });
       try {
         sendJson(res, 200, await run(parse(schema, await readJson(req))));
       } catch (err) {
@@ -428,6 +459,8 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       method: 'GET',
       path: '/local/state',
       handler: (req, res) => {
+        const foreign = foreignRequest(req, false);
+        if (foreign) return sendJson(res, 403, { ok: false, error: foreign });
         const u = new URL(req.url ?? '/', 'http://local').searchParams.get('user') ?? '';
         const r = userId.safeParse(u);
         if (!r.success) return sendJson(res, 400, { ok: false, error: 'user: a Slack user id such as U0ALICE' });
@@ -438,6 +471,8 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
       method: 'GET',
       path: '/local/events',
       handler: (req, res) => {
+        const foreign = foreignRequest(req, false);
+        if (foreign) return sendJson(res, 403, { ok: false, error: foreign });
         res.writeHead(200, {
           'content-type': 'text/event-stream',
           'cache-control': 'no-store',
@@ -451,7 +486,9 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
     {
       method: 'GET',
       path: '/local/files/:id',
-      handler: (_req, res, params) => {
+      handler: (req, res, params) => {
+        const foreign = foreignRequest(req, false);
+        if (foreign) return sendJson(res, 403, { ok: false, error: foreign });
         const f = api.file(params.id ?? '');
         if (!f) return sendJson(res, 404, { ok: false, error: 'no such file' });
         const image = /\.png$/i.test(f.name);

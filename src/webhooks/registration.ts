@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
+import { secrets } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import { SETTINGS } from './settings.js';
@@ -54,7 +55,8 @@ export async function registerWebhook(o: {
     record = { shownUrl, at, ok: true, by: o.by };
     o.logger.info({ url: shownUrl }, 'webhook URL registered with the wallet service');
   } catch (err) {
-    record = { shownUrl, at, ok: false, error: (err as Error).message, by: o.by };
+    // The service's own words may echo the URL we sent, secret path included: never stored or shown.
+    record = { shownUrl, at, ok: false, error: secrets.scrub((err as Error).message), by: o.by };
     o.logger.warn({ err, url: shownUrl }, 'webhook URL registration failed');
   }
   await o.store.commit((tx) => tx.put(SETTINGS, ID, record));

@@ -46,6 +46,11 @@ const pane = () => page.locator('#pane');
 /** The newest message in the open pane that contains `text`. */
 const msg = (text: string) => page.locator('#pane article.msg', { hasText: text }).last();
 
+// CI installs Debian's chromium (.ci/run): there, a missing browser is a failure, not a skip.
+if (process.env.CI && !existsSync(CHROMIUM)) {
+  throw new Error(`${CHROMIUM} is missing: CI must run the browser tests (.ci/run installs Debian's chromium)`);
+}
+
 describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });

@@ -39,11 +39,9 @@ describe('App Home', () => {
     const lines = approver.split('\n');
     expect(lines[1]).toBe('*Waiting for your decision* (1)');
     expect(approver).toContain(
-      '*25.00 USDT* on BSC to `0x444444…444444` for home@client.example · requested by <@U0ALICE01>',
+      '*25.00 USDT* on BSC to `0x444444…444444`, from client wallet home@client.example · requested by <@U0ALICE01>',
     );
-    expect(approver).toMatch(
-      /:hourglass_flowing_sand: waiting for approval · 0 of 1 approval, 1 more needed · expires <!date\^\d+\^/,
-    );
+    expect(approver).toMatch(/⏳ 0 of 1 approval, 1 more needed · expires <!date\^\d+\^/);
     const permalink = `https://${SLACK_IDS.teamDomain}.slack.com/archives/${CHANNELS.approvals}/p${card.replace('.', '')}`;
     expect(approver).toContain(`<${permalink}|Open the card>`);
     // The queue comes before the deposits and the help.
@@ -53,7 +51,7 @@ describe('App Home', () => {
     const requester = await openHome(USERS.alice);
     expect(requester).toContain('1 withdrawal is waiting for approval. You do not approve withdrawals.');
     expect(requester).toMatch(
-      /\*Your open requests\*\n• \*25\.00 USDT\* on BSC .*\n:hourglass_flowing_sand: waiting for approval · 0 of 1 approval, 1 more needed · expires .* · <https:[^|]+\|Open the card>/,
+      /\*Your open requests\*\n• \*25\.00 USDT\* on BSC .*, from client wallet .*\n⏳ 0 of 1 approval, 1 more needed · expires .* · <https:[^|]+\|Open the card>/,
     );
   });
 

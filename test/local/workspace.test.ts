@@ -129,8 +129,55 @@ describe('the local workspace', () => {
       ).status,
     ).toBe(400);
     expect((await fetch(`${app.url}/local/state?user=<script>`)).status).toBe(400);
-    const bad = await fetch(`${app.url}/local/command`, { method: 'POST', body: 'not json' });
+    const bad = await fetch(`${app.url}/local/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'not json',
+    });
     expect(bad.status).toBe(400);
+  });
+
+  it('obeys only its own page: other sites, plain-text posts and rebinding host names are refused', async () => {
+    const before = (await state('U0ALICE')).channels.find((c) => c.id === 'C0GENERAL')!.ephemerals.length;
+    const command = JSON.stringify({ user: 'U0ALICE', channel: 'C0GENERAL', text: '/treasury help' });
+    // A cross-site "simple" request (no preflight): text/plain.
+    const plain = await fetch(`${app.url}/local/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: command,
+    });
+    expect(plain.status).toBe(403);
+    // JSON from another origin.
+    const foreign = await fetch(`${app.url}/local/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: command,
+    });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { error: string }).error).toBe(
+      'requests must come from the workspace page itself',
+    );
+    // A host name that resolves to loopback (DNS rebinding) can neither read nor act.
+    const { request } = await import('node:http');
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = request(`${app.url}/local/state?user=U0ALICE`, { headers: { host: 'evil.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(rebound).toBe(403);
+    // Nothing reached the app.
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await state('U0ALICE')).channels.find((c) => c.id === 'C0GENERAL')!.ephemerals.length).toBe(before);
+    // The page itself (same origin) still works.
+    const own = await fetch(`${app.url}/local/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: app.url },
+      body: command,
+    });
+    expect(own.status).toBe(200);
   });
 
   it('is the only one who can talk to the app: an unsigned or wrongly signed request is refused', async () => {

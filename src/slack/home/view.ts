@@ -16,7 +16,7 @@ import { hasRole } from '../../policy/people.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../withdrawals/index.js';
 import { actions, context, divider, esc, header, link, section, shorten } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
-import { ACTIONS, amountText, cardKey } from '../withdrawal-card.js';
+import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal-card.js';
 
 /** Slack allows 100 blocks in a Home view; decisions get at most this many (2 blocks each). */
 const MAX_DECISIONS = 15;
@@ -31,20 +31,11 @@ export type HelpFor = string | ((forAdmin: boolean) => string);
 /** A link to a message (the card) given its channel and ts, or undefined when none can be had. */
 export type Permalink = (channel: string, ts: string) => Promise<string | undefined>;
 
-const STATE_TEXT: Record<WithdrawalState, string> = {
-  pending: ':hourglass_flowing_sand: waiting for approval',
-  approved: ':hourglass_flowing_sand: approved, being sent',
-  executing: ':hourglass_flowing_sand: being sent',
-  completed: ':white_check_mark: sent',
-  failed: ':x: failed',
-  unknown: ':warning: outcome unknown, being checked',
-  rejected: ':no_entry: rejected',
-  expired: ':clock3: expired',
-};
-
-function approvalsLeft(r: WithdrawalRequest): string {
+/** "⏳ 0 of 1 approval, 1 more needed · expires …": the card's own status words, then what is left. */
+function progress(r: WithdrawalRequest): string {
+  if (r.state !== 'pending') return stateLabel(r);
   const left = Math.max(0, r.tier.approvals - r.approvals.length);
-  return `${r.approvals.length} of ${r.tier.approvals} approval${r.tier.approvals === 1 ? '' : 's'}${left ? `, ${left} more needed` : ''}`;
+  return `${stateLabel(r)}${left ? `, ${left} more needed` : ''} · expires ${slackDate(r.expiresAt)}`;
 }
 
 async function cardLink(deps: CommandDeps, r: WithdrawalRequest, permalink: Permalink | undefined): Promise<string> {
@@ -62,10 +53,9 @@ async function requestLine(
   permalink: Permalink | undefined,
   who: 'requester' | 'mine',
 ): Promise<string> {
-  const what = `*${esc(amountText(r))}* on ${esc(r.network)} to \`${esc(shorten(r.destination, 8, 6))}\` for ${esc(r.clientEmail)}`;
+  const what = `*${esc(amountText(r))}* on ${esc(r.network)} to \`${esc(shorten(r.destination, 8, 6))}\`, from client wallet ${esc(r.clientEmail)}`;
   const from = who === 'requester' ? ` · requested by <@${r.requester}>` : '';
-  const progress = r.state === 'pending' ? ` · ${approvalsLeft(r)} · expires ${slackDate(r.expiresAt)}` : '';
-  return `${what}${from}\n${STATE_TEXT[r.state]}${progress} · ${await cardLink(deps, r, permalink)}`;
+  return `${what}${from}\n${progress(r)} · ${await cardLink(deps, r, permalink)}`;
 }
 
 /** `help` is the commands' help text (generated from their table in commands/). */
