@@ -251,8 +251,9 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   // An alert shown only in the hourly "unknown shape" message has no message of its own to edit.
   if (!tx.get(OUTBOX_COLLECTIONS.messages, next.messageKey))
     return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
-  // New details (the hash at last, say) are shown even when the status stays.
-  if (!applied && (nowVerified || filled))
+  // The message (or its line in a batch message) is edited to show a new status, or new details
+  // (the hash at last, say) even when the status stays.
+  if (applied || nowVerified || filled) {
     ctx.outbox.enqueue(tx, {
       op: 'update',
       renderer: ALERT_RENDERER,
@@ -260,15 +261,9 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       key: next.messageKey,
       priority: 'edit',
     });
+  }
   if (applied) {
-    // The message (or its line in a batch message) is edited to show the new status; the thread gets a line saying when it changed.
-    ctx.outbox.enqueue(tx, {
-      op: 'update',
-      renderer: ALERT_RENDERER,
-      ref: alertId,
-      key: next.messageKey,
-      priority: 'edit',
-    });
+    // The thread gets a line saying when the status changed.
     ctx.outbox.enqueue(tx, {
       op: 'reply',
       renderer: ALERT_STATUS_RENDERER,
