@@ -182,6 +182,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals: withdrawals.service,
       alerts,
+      cardPermalink: withdrawals.cardPermalink,
       registerWebhook: (by) =>
         registerWebhook({
           wallet: wallet.client,

@@ -24,6 +24,8 @@ export interface Deps {
   withdrawals: WithdrawalService;
   /** The alerts part (/treasury status shows what it has seen). */
   alerts: Alerts;
+  /** A withdrawal card's permalink, undefined until the card is posted (one source for DMs and the Home). */
+  cardPermalink(requestId: string): Promise<string | undefined>;
   /** Registers PUBLIC_URL/webhooks/wallet/<secret> with the wallet service. */
   registerWebhook(by: string): Promise<WebhookRegistration>;
   /** Where the wallet service is: the embedded sandbox or a configured base URL. */

@@ -22,6 +22,8 @@ export interface WithdrawalsPart {
    * that were never queued. At start, and again whenever the store can write after refusing.
    */
   recover(message: string): Promise<void>;
+  /** The card's permalink (asked of Slack once per card and kept in the store), undefined until it is posted. */
+  cardPermalink(requestId: string): Promise<string | undefined>;
 }
 
 export function buildWithdrawals(
@@ -65,6 +67,7 @@ export function buildWithdrawals(
   listeners.push(notifier.onChange);
   return {
     service,
+    cardPermalink: notifier.cardPermalink,
     async recover(message) {
       const r = await service.recover();
       if (r.markedUnknown.length || r.resumed.length) o.logger.warn({ ...r, reconcile: undefined }, message);

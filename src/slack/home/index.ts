@@ -5,36 +5,16 @@
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { esc } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
-import { HOME_APPROVE, homeView, type HelpFor, type Permalink } from './view.js';
+import { HOME_APPROVE, homeView, type HelpFor } from './view.js';
 
 type Client = App['client'];
-
-/**
- * Permalinks of the cards, kept: a message's permalink never changes, and a Home tab opened
- * often should not ask Slack again for each row. Bounded, oldest out first.
- */
-const PERMALINKS_KEPT = 1000;
-const permalinks = new Map<string, string>();
-
-function permalinkVia(client: Client): Permalink {
-  return async (channel, ts) => {
-    const key = `${channel}/${ts}`;
-    const kept = permalinks.get(key);
-    if (kept) return kept;
-    const res = await client.chat.getPermalink({ channel, message_ts: ts });
-    if (!res.permalink) return undefined;
-    if (permalinks.size >= PERMALINKS_KEPT) permalinks.delete(permalinks.keys().next().value!);
-    permalinks.set(key, res.permalink);
-    return res.permalink;
-  };
-}
 
 export function homePublisher(deps: CommandDeps, help: HelpFor) {
   return async (client: Client, user: string, notice?: string): Promise<void> => {
     try {
       await client.views.publish({
         user_id: user,
-        view: await homeView(deps, user, help, notice, permalinkVia(client)),
+        view: await homeView(deps, user, help, notice),
       });
     } catch (err) {
       deps.logger.warn({ err }, 'could not publish the App Home');

@@ -28,9 +28,6 @@ const OPEN_STATES = new Set<WithdrawalState>(['pending', 'approved', 'executing'
 /** The help text for this person: admins' commands only for admins. A plain string is shown to everyone. */
 export type HelpFor = string | ((forAdmin: boolean) => string);
 
-/** A link to a message (the card) given its channel and ts, or undefined when none can be had. */
-export type Permalink = (channel: string, ts: string) => Promise<string | undefined>;
-
 /** "⏳ 0 of 1 approval, 1 more needed · expires …": the card's own status words, then what is left. */
 function progress(r: WithdrawalRequest): string {
   if (r.state !== 'pending') return stateLabel(r);
@@ -38,34 +35,23 @@ function progress(r: WithdrawalRequest): string {
   return `${stateLabel(r)}${left ? `, ${left} more needed` : ''} · expires ${slackDate(r.expiresAt)}`;
 }
 
-async function cardLink(deps: CommandDeps, r: WithdrawalRequest, permalink: Permalink | undefined): Promise<string> {
+async function cardLink(deps: CommandDeps, r: WithdrawalRequest): Promise<string> {
   const posted = deps.outbox.message(cardKey(r.id));
   if (!posted?.channel || !posted.ts) return `the card in <#${deps.policy.channels.approvals}> is being posted`;
   const url =
-    (await permalink?.(posted.channel, posted.ts).catch(() => undefined)) ??
+    (await deps.cardPermalink(r.id).catch(() => undefined)) ??
     `https://slack.com/app_redirect?channel=${encodeURIComponent(posted.channel)}`;
   return link(url, 'Open the card');
 }
 
-async function requestLine(
-  deps: CommandDeps,
-  r: WithdrawalRequest,
-  permalink: Permalink | undefined,
-  who: 'requester' | 'mine',
-): Promise<string> {
+async function requestLine(deps: CommandDeps, r: WithdrawalRequest, who: 'requester' | 'mine'): Promise<string> {
   const what = `*${esc(amountText(r))}* on ${esc(r.network)} to \`${esc(shorten(r.destination, 8, 6))}\`, from client wallet ${esc(r.clientEmail)}`;
   const from = who === 'requester' ? ` · requested by <@${r.requester}>` : '';
-  return `${what}${from}\n${progress(r)} · ${await cardLink(deps, r, permalink)}`;
+  return `${what}${from}\n${progress(r)} · ${await cardLink(deps, r)}`;
 }
 
 /** `help` is the commands' help text (generated from their table in commands/). */
-export async function homeView(
-  deps: CommandDeps,
-  userId: string,
-  help: HelpFor,
-  notice?: string,
-  permalink?: Permalink,
-): Promise<View> {
+export async function homeView(deps: CommandDeps, userId: string, help: HelpFor, notice?: string): Promise<View> {
   const canApprove = await hasRole(deps.policy, 'approvers', userId, deps.groups);
   const isAdmin = await hasRole(deps.policy, 'admins', userId, deps.groups);
   const waiting = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
@@ -84,7 +70,7 @@ export async function homeView(
     blocks.push(section(`*Waiting for your decision* (${waiting.length})`));
     if (waiting.length === 0) blocks.push(context('Nothing right now.'));
     for (const r of waiting.slice(0, MAX_DECISIONS)) {
-      blocks.push(section(await requestLine(deps, r, permalink, 'requester')));
+      blocks.push(section(await requestLine(deps, r, 'requester')));
       blocks.push(
         actions(`home_decide_${r.id}`.slice(0, 255), [
           { text: 'Approve', actionId: HOME_APPROVE, value: r.id, style: 'primary' },
@@ -106,7 +92,7 @@ export async function homeView(
     );
   }
   blocks.push(divider());
-  const mineLines = await Promise.all(mine.map(async (r) => `• ${await requestLine(deps, r, permalink, 'mine')}`));
+  const mineLines = await Promise.all(mine.map(async (r) => `• ${await requestLine(deps, r, 'mine')}`));
   blocks.push(
     section(`*${open.length ? 'Your open requests' : 'Your latest requests'}*\n${mineLines.join('\n') || '_None._'}`),
   );
