@@ -108,6 +108,12 @@ function element(e: unknown): unknown {
   return out;
 }
 
+/** At most `max` text items: the last one kept says how many more there were. */
+function capWithMore(items: unknown[], max: number): unknown[] {
+  if (items.length <= max) return items;
+  return [...items.slice(0, max - 1), { type: 'mrkdwn', text: more(items.length - max + 1) }];
+}
+
 function block(b: unknown): unknown {
   if (!isObj(b)) return b;
   const out: Obj = { ...b };
@@ -116,14 +122,10 @@ function block(b: unknown): unknown {
     case 'section': {
       if (out.text) out.text = textObj(out.text, SLACK_LIMITS.sectionText);
       if (Array.isArray(out.fields)) {
-        const fs = out.fields.map((f) => textObj(f, SLACK_LIMITS.fieldText));
-        out.fields =
-          fs.length <= SLACK_LIMITS.fields
-            ? fs
-            : [
-                ...fs.slice(0, SLACK_LIMITS.fields - 1),
-                { type: 'mrkdwn', text: more(fs.length - SLACK_LIMITS.fields + 1) },
-              ];
+        out.fields = capWithMore(
+          out.fields.map((f) => textObj(f, SLACK_LIMITS.fieldText)),
+          SLACK_LIMITS.fields,
+        );
       }
       if (out.accessory) out.accessory = element(out.accessory);
       break;
@@ -133,14 +135,10 @@ function block(b: unknown): unknown {
       break;
     case 'context': {
       if (Array.isArray(out.elements)) {
-        const es = out.elements.map((e) => textObj(e, SLACK_LIMITS.contextText));
-        out.elements =
-          es.length <= SLACK_LIMITS.contextElements
-            ? es
-            : [
-                ...es.slice(0, SLACK_LIMITS.contextElements - 1),
-                { type: 'mrkdwn', text: more(es.length - SLACK_LIMITS.contextElements + 1) },
-              ];
+        out.elements = capWithMore(
+          out.elements.map((e) => textObj(e, SLACK_LIMITS.contextText)),
+          SLACK_LIMITS.contextElements,
+        );
       }
       break;
     }
