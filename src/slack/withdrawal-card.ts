@@ -412,7 +412,7 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
       : `\`${shorten(e.subject, 8, 4)}\``,
     delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
     str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
-    reference ? `ref \`${reference.slice(0, 8)}\`` : '',
+    reference ? `ref \`${shortRef({ merchantReference: reference })}\`` : '',
     str(d.reason) ? `“${esc(truncate(str(d.reason)!, 200))}”` : '',
     str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
   ];
