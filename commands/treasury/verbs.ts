@@ -127,7 +127,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
               : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${hook.error ?? ''}`,
         ],
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
-        ['Outbox', `${deps.outbox.pending()} message(s) waiting to be posted`],
+        ['Outbox', `${count(deps.outbox.pending(), 'message')} waiting to be posted`],
         ['Notifications of unknown shape', esc(deps.alerts.unknownSummary().text)],
       ];
       await respond({

@@ -37,6 +37,10 @@ export const ACTIONS = {
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
 
+/** Who rejected: a mention, never `<@undefined>` for a record written without one. */
+const rejecter = (r: Pick<WithdrawalRequest, 'rejection'>) =>
+  r.rejection?.user ? `<@${r.rejection.user}>` : 'an approver';
+
 const who = (ids: readonly string[]) => ids.map((id) => mention(id, 'anyone')).join(', ');
 
 export function amountText(r: Pick<WithdrawalRequest, 'amount' | 'currency'>): string {
@@ -146,7 +150,7 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
     case 'failed':
       return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
     case 'rejected':
-      return `*Rejected* by <@${r.rejection?.user}>: “${esc(r.rejection?.reason ?? '')}”`;
+      return `*Rejected* by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`;
     case 'expired':
       return `*Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
     case 'unknown':
@@ -329,7 +333,7 @@ export function renderDm(
     requested: `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}. I will tell you when it is decided.`,
     completed: `✅ Sent · ${what}: ${settlementText(r)}.`,
     failed: `❌ Failed · ${what}: ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent.' : ''}`,
-    rejected: `⛔ Rejected · ${what} was rejected by <@${r.rejection?.user}>: “${esc(r.rejection?.reason ?? '')}”`,
+    rejected: `⛔ Rejected · ${what} was rejected by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`,
     expired: `⌛ Expired · ${what} expired before it had enough approvals. Nothing was sent.`,
     unknown: `⚠️ Outcome unknown · ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,
     resolved: `${r.resolution?.outcome === 'sent' ? '✅ Sent' : '❌ Not sent'} · an admin resolved ${what}: “${esc(r.resolution?.note ?? '')}”`,
