@@ -4,9 +4,11 @@
  * canonical names so "usdt", "4" and "USDT" mean the same thing.
  */
 import { Decimal } from 'decimal.js';
+import cron from 'node-cron';
 import { z } from 'zod';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup } from '../wallet/enums.js';
 
+const DAY_MS = 86_400_000;
 const DURATION = /^(\d+)\s*(s|m|h|d)$/i;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -31,6 +33,22 @@ export const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx)
   ctx.addIssue({ code: 'custom', message: `"${v}" is not a positive amount` });
   return z.NEVER;
 });
+
+const timezoneSchema = z.string().refine((tz) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be an IANA time zone such as UTC or Europe/Berlin');
+
+const cronSchema = z
+  .string()
+  .refine(
+    (expr) => cron.validate(expr),
+    'must be a cron expression such as "0 8 * * *" (minute hour day month weekday)',
+  );
 
 const currencyKey = z.string().transform((v, ctx) => {
   if (v === 'default') return v;
@@ -123,14 +141,18 @@ export const policySchema = z
         daily_limit: perCurrency(amountSchema).default({}),
         /** Requests above this amount (per currency) must say what they are for. */
         note_required_above: perCurrency(amountSchema).default({}),
+        /** Approving a request above this amount (per currency) needs a current authenticator code. */
+        step_up_above: perCurrency(amountSchema).default({}),
         allowlist: z
           .object({
             mode: z.enum(['enforce', 'warn', 'off']).default('warn'),
+            /** A newly approved address becomes usable this long after its approval. */
+            cooloff: durationSchema.default(DAY_MS),
             addresses: z
               .array(z.object({ address: z.string().min(1), network: networkName, label: z.string().min(1).max(80) }))
               .default([]),
           })
-          .default({ mode: 'warn', addresses: [] }),
+          .default({ mode: 'warn', cooloff: DAY_MS, addresses: [] }),
       })
       .default({
         expires_after: 2 * 3_600_000,
@@ -138,11 +160,48 @@ export const policySchema = z
         tiers: { default: [{ approvals: 2, must_include: [] }] },
         daily_limit: {},
         note_required_above: {},
-        allowlist: { mode: 'warn', addresses: [] },
+        step_up_above: {},
+        allowlist: { mode: 'warn', cooloff: DAY_MS, addresses: [] },
       }),
-    alerts: z.object({ mention_above: perCurrency(amountSchema).default({}) }).default({ mention_above: {} }),
+    /**
+     * Admins who must approve a change of this file before it takes effect. Unset: 2, or 1
+     * when the policy names a single admin (see effectivePolicyChangeApprovals).
+     */
+    policy_changes: z.object({ approvals: z.number().int().min(1).max(20).optional() }).default({}),
+    alerts: z
+      .object({
+        mention_above: perCurrency(amountSchema).default({}),
+        /** One alert when a balance falls below this amount, one when it recovers. */
+        low_balance: perCurrency(amountSchema).default({}),
+      })
+      .default({ mention_above: {}, low_balance: {} }),
+    /**
+     * When the scheduled jobs run: `timezone` (IANA name) and, per job, a node-cron
+     * expression keyed by the job's name (e.g. `digest: "0 8 * * *"`); jobs not named
+     * keep the schedule of the job table (src/jobs/table.ts), which also checks the names.
+     */
+    schedule: z
+      .object({ timezone: timezoneSchema.default('UTC') })
+      .catchall(cronSchema)
+      .default({ timezone: 'UTC' }),
+    /** Events, alert records and outbox entries older than this are pruned (never the audit log or requests). */
+    retention: z.object({ days: z.number().int().min(1).max(3650).default(30) }).default({ days: 30 }),
+    /** The export sent to the admins on the first day of each month (`off`: none). */
+    exports: z
+      .object({ monthly: z.enum(['csv', 'xero', 'quickbooks', 'cryptio', 'off']).default('csv') })
+      .default({ monthly: 'csv' }),
   })
   .superRefine((p, ctx) => {
+    // A change nobody can approve would freeze the policy for good.
+    const wanted = p.policy_changes.approvals;
+    const onlyUsers = p.people.admins.every((a) => /^[UW]/.test(a));
+    if (wanted !== undefined && onlyUsers && wanted > p.people.admins.length) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `needs ${wanted} admins to approve a change but people.admins lists ${p.people.admins.length}`,
+        path: ['policy_changes', 'approvals'],
+      });
+    }
     // A requirement nobody can meet would leave requests waiting until they expire.
     for (const [cur, tiers] of Object.entries(p.withdrawals.tiers)) {
       tiers.forEach((t, i) => {
@@ -160,5 +219,11 @@ export const policySchema = z
   });
 
 export type Policy = z.output<typeof policySchema>;
+
+/** Admins needed to approve a policy change: as configured, else 2, or 1 when only one admin exists. */
+export function effectivePolicyChangeApprovals(p: Policy): number {
+  if (p.policy_changes.approvals !== undefined) return p.policy_changes.approvals;
+  return p.people.admins.length === 1 && /^[UW]/.test(p.people.admins[0]!) ? 1 : 2;
+}
 export type Tier = z.output<typeof tierSchema>;
 export type Role = keyof Policy['people'];

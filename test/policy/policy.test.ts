@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parsePolicy, PolicyError } from '../../src/policy/load.js';
+import { effectivePolicyChangeApprovals } from '../../src/policy/schema.js';
 import { hasRole } from '../../src/policy/people.js';
 
 const example = readFileSync(new URL('../../policy.example.yml', import.meta.url), 'utf8');
@@ -13,6 +14,37 @@ describe('policy file', () => {
     expect(p.withdrawals.daily_limit).toEqual({ USDT: '50000' });
     expect(p.withdrawals.note_required_above).toEqual({ USDT: '1000' });
     expect(p.channels.routes[0]).toEqual({ kind: 'deposit', currency: 'USDT', channel: 'C0USDT' });
+  });
+
+  it('reads the gates, schedule, retention and export sections with their defaults', () => {
+    const p = parsePolicy(example);
+    expect(p.withdrawals.step_up_above).toEqual({ USDT: '10000' });
+    expect(p.withdrawals.allowlist.cooloff).toBe(24 * 3_600_000);
+    expect(p.alerts.low_balance).toEqual({ USDT: '1000' });
+    expect(p.schedule).toEqual({ timezone: 'UTC', digest: '0 8 * * *' });
+    expect(p.retention.days).toBe(30);
+    expect(p.exports.monthly).toBe('csv');
+    // The example lists one admin: one approval is enough to change the policy.
+    expect(effectivePolicyChangeApprovals(p)).toBe(1);
+    const bare = parsePolicy(
+      'channels: { approvals: C0A1, alerts: C0A2 }\npeople: { admins: [U0A, U0B, U0C] }\nwithdrawals: { tiers: { default: [{ approvals: 1 }] } }\n',
+    );
+    expect(effectivePolicyChangeApprovals(bare)).toBe(2);
+    expect(bare.withdrawals.allowlist.cooloff).toBe(24 * 3_600_000);
+    expect(bare.schedule.timezone).toBe('UTC');
+  });
+
+  it('refuses a bad time zone, a bad cron expression and a change quorum larger than the admins', () => {
+    const text = `
+channels: { approvals: C0A1, alerts: C0A2 }
+people: { admins: [U0A] }
+withdrawals: { tiers: { default: [{ approvals: 1 }] } }
+policy_changes: { approvals: 2 }
+schedule: { timezone: Mars/Olympus, digest: "every morning" }
+`;
+    expect(() => parsePolicy(text, 'policy.yml')).toThrow(/schedule\.timezone: must be an IANA time zone/);
+    expect(() => parsePolicy(text, 'policy.yml')).toThrow(/schedule\.digest: must be a cron expression/);
+    expect(() => parsePolicy(text, 'policy.yml')).toThrow(/policy_changes\.approvals: needs 2 admins/);
   });
 
   it('lists every problem with its path', () => {
