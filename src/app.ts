@@ -23,8 +23,11 @@ import { scheduleJobs } from './jobs/table.js';
 import type { LocalWorkspace } from './local/workspace.js';
 import { createLogger, type Logger } from './log.js';
 import { createOutbox, type OutboxOptions } from './outbox/index.js';
-import { loadPolicy, resolvePolicyPath } from './policy/load.js';
+import { resolvePolicyPath } from './policy/load.js';
+import { createPolicyGovernor } from './policy/governance/governor.js';
+import type { GroupResolver } from './policy/people.js';
 import type { Policy } from './policy/schema.js';
+import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
 import type { Sandbox, SandboxOptions } from './sandbox/index.js';
 import { secrets } from './secrets.js';
 import type { SlackApp } from './slack/app.js';
@@ -92,16 +95,34 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       cleanup,
     );
     const wallet = await buildWallet({ config, logger, sandbox: o.sandbox }, cleanup);
-    const policy =
-      o.policy ??
-      loadPolicy(resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl));
+    // The policy in force is the last approved one (src/policy/governance): every part reads it
+    // through a `policy` getter at the moment of use, so an approved change applies at once.
+    // Parts built later are reached through `late` (the governor is needed before they exist).
+    const late: { outbox?: ReturnType<typeof createOutbox>; groups?: GroupResolver; recheck?: () => Promise<unknown> } =
+      {};
+    const governor = createPolicyGovernor({
+      store,
+      outbox: { enqueue: (tx, req) => late.outbox!.enqueue(tx, req) },
+      logger,
+      now,
+      groups: { membersOf: (g) => late.groups?.membersOf(g) ?? Promise.resolve([]) },
+      path: o.policy
+        ? undefined
+        : resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl),
+      fixed: o.policy,
+      onApplied: () => late.recheck?.(),
+    });
+    await governor.load();
+    cleanup.push(async () => governor.stop());
     const hookSecret = await webhookSecret(config.webhookSecret, store);
     secrets.add(hookSecret);
 
     const target = await buildSlackTarget(
       {
         config,
-        policy,
+        get policy(): Policy {
+          return governor.current();
+        },
         logger,
         sandboxUrl: wallet.sandbox?.url,
         eventsUrl: () => `${loopback(address.url)}/slack/events`,
@@ -128,6 +149,9 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       ...o.outbox,
     });
     cleanup.push(() => outbox.stop());
+    late.outbox = outbox;
+    late.groups = slackClient.groups;
+    registerPolicyChangeRenderers(outbox, governor);
 
     const { explorerNet } = wallet;
     const withdrawals = buildWithdrawals(
@@ -135,7 +159,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         store,
         outbox,
         wallet: wallet.client,
-        policy,
+        get policy(): Policy {
+          return governor.current();
+        },
+        allowlistApprovals: () => governor.addressApprovals(),
         groups: slackClient.groups,
         logger,
         now,
@@ -150,7 +177,9 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         store,
         outbox,
         wallet: wallet.client,
-        policy,
+        get policy(): Policy {
+          return governor.current();
+        },
         logger,
         secret: hookSecret,
         now,
@@ -163,6 +192,9 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     // Before anything new can happen: resume or reconcile what a previous process left; again
     // whenever the disk takes writes after refusing them (withdrawals left mid-way are recovered as at a restart).
     await withdrawals.recover('recovered withdrawals');
+    late.recheck = () => withdrawals.service.recheckPending();
+    // The file as it is now against the approved policy: a difference becomes a proposed change.
+    await governor.checkPolicyFile();
     onWritable(() => {
       withdrawals
         .recover('recovered withdrawals after the store could write again')
@@ -177,7 +209,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger,
       store,
       wallet: wallet.client,
-      policy,
+      get policy(): Policy {
+        return governor.current();
+      },
+      policyGovernance: governor,
       scheduler,
       outbox,
       withdrawals: withdrawals.service,
@@ -216,6 +251,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox.start();
     }
     scheduler.start();
+    governor.watch();
     address.port = http.port;
     if (webhookBase()) {
       deps

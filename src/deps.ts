@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Scheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
 import type { Outbox } from './outbox/index.js';
+import type { PolicyGovernor } from './policy/governance/governor.js';
 import type { Policy } from './policy/schema.js';
 import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
@@ -18,7 +19,10 @@ export interface Deps {
   logger: Logger;
   store: Store;
   wallet: WalletClient;
-  policy: Policy;
+  /** The policy in force (a getter over policyGovernance): read it at the moment of use, never keep a copy. */
+  readonly policy: Policy;
+  /** The approved policy, the proposed change and its decisions. */
+  policyGovernance: PolicyGovernor;
   scheduler: Scheduler;
   outbox: Outbox;
   withdrawals: WithdrawalService;

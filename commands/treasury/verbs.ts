@@ -18,6 +18,7 @@ import { registrationStatus } from '../../src/webhooks/registration.js';
 import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
+import { governanceBlocks } from './policy-change.js';
 import type { VerbName } from '../table.js';
 
 interface VerbContext {
@@ -184,6 +185,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         text: 'Treasury policy',
         blocks: [
           header('Treasury policy'),
+          ...governanceBlocks(deps),
           section(`*Approvals channel* <#${p.channels.approvals}> · *Alerts channel* <#${p.channels.alerts}>`),
           section(
             `*Viewers* ${who(p.people.viewers)}\n*Requesters* ${who(p.people.requesters)}\n*Approvers* ${who(p.people.approvers)}\n*Admins* ${who(p.people.admins)}`,

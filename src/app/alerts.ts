@@ -21,7 +21,8 @@ export function buildAlerts(
     store: Store;
     outbox: Outbox;
     wallet: WalletClient;
-    policy: Policy;
+    /** Read at use (a getter over the policy in force). */
+    readonly policy: Policy;
     logger: Logger;
     secret: string;
     now: () => number;
@@ -34,7 +35,7 @@ export function buildAlerts(
     store: o.store,
     outbox: o.outbox,
     wallet: o.wallet,
-    policy: o.policy,
+    policy: () => o.policy,
     logger: o.logger,
     secret: o.secret,
     signatureRequired: o.config.webhookSignatureRequired,

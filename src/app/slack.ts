@@ -32,7 +32,9 @@ export async function buildSlackTarget(
 ): Promise<SlackTarget> {
   if (o.config.slack.mode !== 'local') return { slackConfig: o.config.slack, local: undefined };
   const local = await startLocalWorkspace({
-    policy: o.policy,
+    get policy() {
+      return o.policy;
+    },
     logger: o.logger,
     sandboxUrl: o.sandboxUrl,
     eventsUrl: o.eventsUrl,
@@ -84,7 +86,8 @@ export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: Grou
     apiUrl: slackConfig.apiUrl,
     logger: o.deps.logger,
   });
-  const commandDeps: CommandDeps = { ...o.deps, groups: o.groups };
+  // Not a spread: it would copy the `policy` getter's value, and the policy in force can change.
+  const commandDeps = Object.defineProperties({ groups: o.groups }, Object.getOwnPropertyDescriptors(o.deps)) as CommandDeps;
   // Registered whether or not there is a local workspace to tell (not inside `local?.…`, which would skip it).
   const names = registerCommands(slack.app, commandDeps);
   local?.setCommands(names);

@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
+import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-notify.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
@@ -31,7 +32,10 @@ export function buildWithdrawals(
     store: Store;
     outbox: Outbox;
     wallet: WalletClient;
-    policy: Policy;
+    /** Read at use (a getter over the policy in force); never copied here. */
+    readonly policy: Policy;
+    /** When each allowlisted address was approved (cooling-off); undefined: all usable at once. */
+    allowlistApprovals?: () => AllowlistApprovals | undefined;
     groups: GroupResolver;
     logger: Logger;
     now: () => number;
@@ -45,7 +49,8 @@ export function buildWithdrawals(
   const service = createWithdrawalService({
     store: o.store,
     wallet: o.wallet,
-    policy: o.policy,
+    policy: () => o.policy,
+    ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
     groups: o.groups,
     logger: o.logger.child({ component: 'withdrawals' }),
     now: o.now,
@@ -58,7 +63,9 @@ export function buildWithdrawals(
     store: o.store,
     outbox: o.outbox,
     service,
-    policy: o.policy,
+    get policy() {
+      return o.policy;
+    },
     logger: o.logger,
     explorerNet: o.explorerNet,
     slack: o.slack,

@@ -4,7 +4,7 @@
  * CURRENT state, so an outbox entry sent late shows what is true when it is sent.
  */
 import type { KnownBlock } from '@slack/types';
-import { slackDate } from '../format/time.js';
+import { slackDate, utcMinute } from '../format/time.js';
 import type { Rendered } from '../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
@@ -39,7 +39,11 @@ export const cardKey = (id: string) => `withdrawal:${id}`;
 
 /** Who rejected: a mention, never `<@undefined>` for a record written without one. */
 const rejecter = (r: Pick<WithdrawalRequest, 'rejection'>) =>
-  r.rejection?.user ? `<@${r.rejection.user}>` : 'an approver';
+  r.rejection?.user === 'system'
+    ? 'the treasury policy'
+    : r.rejection?.user
+      ? `<@${r.rejection.user}>`
+      : 'an approver';
 
 const who = (ids: readonly string[]) => ids.map((id) => mention(id, 'anyone')).join(', ');
 
@@ -78,13 +82,17 @@ export const shortRef = (r: Pick<WithdrawalRequest, 'merchantReference'>) => r.m
 /** Risk flags the approver must see first; empty when there are none. */
 export function riskFlags(r: Pick<WithdrawalRequest, 'allowlist'>): string[] {
   const out: string[] = [];
-  if (r.allowlist.status === 'unlisted') out.push('not on the allowlist');
+  if (r.allowlist.status === 'unlisted')
+    out.push(r.allowlist.usableFrom ? 'allowlisted address still cooling off' : 'not on the allowlist');
   if (r.allowlist.neverPaidBefore) out.push('never paid before');
   return out;
 }
 
 function destinationText(r: WithdrawalRequest, net: ExplorerNet): string {
   const addr = link(explorerAddressUrl(r.destination, r.currency, r.network, net), r.destination);
+  // Governed policy: a newly approved address is not usable before its cooling-off ends.
+  if (r.allowlist.status === 'unlisted' && r.allowlist.usableFrom)
+    return `${addr}\n:hourglass_flowing_sand: Allowlisted as ${esc(r.allowlist.label ?? '')}; usable from ${utcMinute(r.allowlist.usableFrom)}`;
   return r.allowlist.status === 'listed'
     ? `${addr}\n:white_check_mark: allowlisted: ${esc(r.allowlist.label ?? '')}`
     : addr;
@@ -281,6 +289,12 @@ export function renderThread(
       return {
         text: `⏰ Reminder: this request expires ${slackDate(r.expiresAt)} and still needs ${left} approval${left === 1 ? '' : 's'}. ${detail}`,
       };
+    }
+    case 'policy': {
+      // Governed policy: the policy in force asks for more than this request had; the approvers are asked again.
+      if (r.state !== 'pending') return null;
+      const why = r.history.at(-1)?.note ?? 'the policy in force asks for more approvals';
+      return { text: `🔁 Back to waiting: ${why}. ${detail}`.trim() };
     }
     case 'approved': {
       const n = r.approvals.findIndex((a) => a.user === detail) + 1;

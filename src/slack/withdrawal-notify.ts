@@ -138,6 +138,14 @@ export function withdrawalMessages(
       key,
     });
   }
+  if (event.type === 'reopened') {
+    out.push({
+      op: 'reply',
+      renderer: THREAD_RENDERER,
+      ref: `${r.id}|policy|${mentions(service.reminderTargets(r))}`,
+      key,
+    });
+  }
   if ((event.type === 'confirmation' || event.type === 'contradiction') && r.confirmation) {
     const admins = needsAdminAttention(event) ? ` ${mentions(policy.people.admins)}` : '';
     out.push({

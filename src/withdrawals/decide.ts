@@ -23,9 +23,11 @@ import {
   refused,
   reminderDue,
   reservedFor,
+  type AllowlistApprovals,
   type CheckedInput,
   type Refused,
 } from './rules.js';
+import { recheck, type RecheckFacts } from './recheck.js';
 import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
 import type {
   DecisionReason,
@@ -54,8 +56,13 @@ export type WithdrawalCommand =
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   | { type: 'approve'; user: string; isApprover: boolean; satisfies: readonly string[] }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
-  /** approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends. */
-  | { type: 'claim-for-sending' }
+  /**
+   * approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends.
+   * With `recheck` (facts from the shell), first judged again under the policy in force (recheck.ts).
+   */
+  | { type: 'claim-for-sending'; recheck?: RecheckFacts }
+  /** A pending request judged again under the policy in force (after a policy change). */
+  | { type: 'recheck'; facts: RecheckFacts }
   /** `requestId`: the claimed request, named in the audit even if it was settled meanwhile. */
   | { type: 'record-send-outcome'; requestId: string; outcome: SendOutcome }
   | { type: 'expire' }
@@ -71,6 +78,8 @@ export type WithdrawalCommand =
 export interface DecideContext {
   now: number;
   policy: Policy;
+  /** When each allowlisted address was approved (governed policy: the cooling-off); absent: usable at once. */
+  allowlistApprovals?: AllowlistApprovals | undefined;
 }
 
 export interface AuditRecord {
@@ -166,9 +175,11 @@ export function decide(
     }
     case 'claim-for-sending': {
       if (req?.state !== 'approved') return unchanged(req);
+      const again = command.recheck ? decideRecheck(req, command.recheck, ctx, at) : undefined;
+      if (again && again.kind !== 'passes') return again;
       return {
         kind: 'changed',
-        next: transition(req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),
+        next: transition(again?.next ?? req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),
         audit: {
           at,
           actor: SYSTEM,
@@ -180,9 +191,29 @@ export function decide(
             currency: req.currency,
             network: req.network,
             destination: req.destination,
+            ...(again?.changed ? { recheckedUnder: 'the policy in force', approvals: again.next.approvals.length } : {}),
           },
         },
         event: 'executing',
+      };
+    }
+    case 'recheck': {
+      if (req?.state !== 'pending') return unchanged(req);
+      const again = decideRecheck(req, command.facts, ctx, at);
+      if (again.kind !== 'passes') return again;
+      if (!again.changed) return unchanged(req);
+      // Complete under the policy in force (it asks for fewer approvals now): approved, then sent by the shell.
+      return {
+        kind: 'changed',
+        next: transition(again.next, 'approved', SYSTEM, at, 'approvals complete under the policy in force'),
+        audit: {
+          at,
+          actor: SYSTEM,
+          action: 'policy_recheck_approved',
+          subject: req.id,
+          details: { ...about(req), approvals: again.next.approvals.length, required: again.next.tier.approvals },
+        },
+        event: 'approved',
       };
     }
     case 'record-send-outcome':
@@ -267,12 +298,60 @@ export function decide(
   }
 }
 
+/**
+ * A request judged again under the policy in force: refused (rejected by the policy, with the
+ * reason on the card), back to waiting for what is missing (`reopened`), or `passes` for the
+ * caller to carry on with the request as the policy in force counts it.
+ */
+function decideRecheck(
+  req: WithdrawalRequest,
+  facts: RecheckFacts,
+  ctx: DecideContext,
+  at: string,
+): Decision | { kind: 'passes'; next: WithdrawalRequest; changed: boolean } {
+  const r = recheck(req, ctx, facts);
+  if (r.kind === 'passes') return r;
+  if (r.kind === 'refused') {
+    const reason = `No longer allowed by the treasury policy in force: ${r.reason}`;
+    return {
+      kind: 'changed',
+      next: transition(req, 'rejected', SYSTEM, at, reason, { rejection: { user: SYSTEM, at, reason } }),
+      audit: { at, actor: SYSTEM, action: 'policy_recheck_refused', subject: req.id, details: { ...about(req), reason } },
+      event: 'rejected',
+    };
+  }
+  if (req.state === 'pending' && JSON.stringify([req.tier, req.approvals]) === JSON.stringify([r.next.tier, r.next.approvals]))
+    return unchanged(req);
+  // Waiting again: with time to gather what is missing, and a fresh reminder.
+  const expiresAt =
+    req.state === 'approved'
+      ? iso(Math.max(Date.parse(req.expiresAt), ctx.now + ctx.policy.withdrawals.expires_after))
+      : req.expiresAt;
+  const { reminderSentAt: _reminded, ...rest } = r.next;
+  const note = `the policy in force now needs ${r.missing}`;
+  return {
+    kind: 'changed',
+    next: transition(rest, 'pending', SYSTEM, at, note, { expiresAt }),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'policy_recheck_waits',
+      subject: req.id,
+      details: { ...about(req), missing: r.missing, approvals: r.next.approvals.length, required: r.next.tier.approvals },
+    },
+    event: 'reopened',
+  };
+}
+
 function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: DecideContext): Decision<RequestRule> {
   const again = c.idempotencyKey
     ? c.existing.find((r) => r.idempotencyKey === c.idempotencyKey && r.requester === c.requester)
     : undefined;
   if (again) return unchanged(again);
-  const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing);
+  const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing, {
+    now: ctx.now,
+    approvals: ctx.allowlistApprovals,
+  });
   if ('ok' in allowlist) return refused(allowlist.rule, allowlist.message);
   // Decided inside the shell's commit: two requests racing cannot both fit under the limit.
   const over = checkDailyLimit(ctx.policy, c.existing, c.checked.currency.name, c.checked.amount, ctx.now);

@@ -9,6 +9,8 @@ import { addressFamily, describeFormat, isValidAddress, type AddressFamily } fro
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy, Tier } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
+import { utcMinute } from '../format/time.js';
+import { addressKey, type AddressApproval } from '../policy/governance/types.js';
 import {
   NOT_COUNTED_STATES,
   type AllowlistInfo,
@@ -123,11 +125,33 @@ export function sameAddress(family: AddressFamily, a: string, b: string): boolea
   return family === 'tron' ? a === b : a.toLowerCase() === b.toLowerCase();
 }
 
-/** Allowlist rule (enforce refuses, warn flags, off ignores) and the "never paid before" flag. */
+/** When each allowlisted address was approved, by addressKey (governed policy); absent: usable at once. */
+export type AllowlistApprovals = Readonly<Record<string, AddressApproval>>;
+
+/**
+ * When an allowlisted address becomes usable: `cooloff` after the change that added it was
+ * approved; at once for the first policy ever loaded, or when no approval time is known.
+ */
+export function usableFrom(
+  policy: Policy,
+  entry: { network: string; address: string },
+  approvals: AllowlistApprovals | undefined,
+): number | undefined {
+  const a = approvals?.[addressKey(entry.network, entry.address)];
+  if (!a || a.initial) return undefined;
+  return Date.parse(a.approvedAt) + policy.withdrawals.allowlist.cooloff;
+}
+
+/**
+ * Allowlist rule (enforce refuses, warn flags, off ignores) and the "never paid before" flag.
+ * An address still cooling off (`cooling`: the time and the approval times) counts as not
+ * (yet) on the allowlist.
+ */
 export function checkAllowlist(
   policy: Policy,
   c: Pick<CheckedInput, 'family' | 'destination' | 'network'>,
   existing: readonly WithdrawalRequest[],
+  cooling?: { now: number; approvals: AllowlistApprovals | undefined },
 ): AllowlistInfo | Refusal {
   const { mode, addresses } = policy.withdrawals.allowlist;
   const neverPaidBefore = !existing.some(
@@ -136,6 +160,15 @@ export function checkAllowlist(
   );
   if (mode === 'off') return { status: 'off', neverPaidBefore };
   const entry = addresses.find((a) => a.network === c.network.name && sameAddress(c.family, a.address, c.destination));
+  const from = entry && cooling ? usableFrom(policy, entry, cooling.approvals) : undefined;
+  if (entry && from !== undefined && cooling && cooling.now < from) {
+    if (mode === 'enforce')
+      return refuse(
+        'allowlist',
+        `${c.destination} on ${c.network.name} is allowlisted as ${entry.label}, but a newly approved address is usable only from ${utcMinute(from)} (cooling-off), and the policy only allows withdrawals to allowlisted addresses.`,
+      );
+    return { status: 'unlisted', label: entry.label, usableFrom: new Date(from).toISOString(), neverPaidBefore };
+  }
   if (entry) return { status: 'listed', label: entry.label, neverPaidBefore };
   if (mode === 'enforce') {
     return refuse(

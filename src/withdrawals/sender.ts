@@ -8,6 +8,7 @@ import { serializeError, type Logger } from '../log.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { Shell } from './shell.js';
 import type { SendOutcome } from './wallet-answer.js';
+import type { RecheckFacts } from './recheck.js';
 import type { WithdrawalHooks, WithdrawalRequest } from './types.js';
 
 export interface Sender {
@@ -20,15 +21,28 @@ export interface Sender {
 
 export function createSender(
   shell: Shell,
-  o: { wallet: Pick<WalletClient, 'withdraw'>; hooks: WithdrawalHooks; logger: Logger },
+  o: {
+    wallet: Pick<WalletClient, 'withdraw'>;
+    hooks: WithdrawalHooks;
+    logger: Logger;
+    /** Facts to judge the request again under the policy in force before claiming it (it may have changed since the approval). */
+    recheckFacts?: (req: WithdrawalRequest) => Promise<RecheckFacts>;
+  },
 ): Sender {
   const { wallet, hooks, logger } = o;
   const running = new Map<string, Promise<WithdrawalRequest>>();
 
   async function send(approved: WithdrawalRequest): Promise<WithdrawalRequest> {
     // Whoever wins this compare-and-set sends, and a restart that finds `executing` knows it may have been sent.
-    const claim = await shell.commitOn(approved.id, { type: 'claim-for-sending' });
+    const recheck = o.recheckFacts ? await o.recheckFacts(approved) : undefined;
+    const claim = await shell.commitOn(approved.id, { type: 'claim-for-sending', ...(recheck ? { recheck } : {}) });
     if (!claim.event) return (claim.decision.kind === 'unchanged' ? claim.decision.request : undefined) ?? approved;
+    if (claim.event.type !== 'executing') {
+      // The policy in force no longer lets it go as approved: back to waiting, or refused. Nothing is sent.
+      shell.emit([claim.event]);
+      logger.warn({ id: approved.id, outcome: claim.event.type }, 'withdrawal not sent: the policy in force asks for more');
+      return claim.event.request;
+    }
     const req = claim.event.request;
     shell.emit([claim.event]);
     if (hooks.afterExecutingDurable) await hooks.afterExecutingDurable(req);

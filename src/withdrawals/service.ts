@@ -21,6 +21,8 @@ import { CURRENCIES, lookup } from '../wallet/enums.js';
 import {
   admitRequest,
   dailyUsage,
+  selectTier,
+  type AllowlistApprovals,
   expiryDue,
   reminderDue,
   reservedFor,
@@ -30,6 +32,7 @@ import {
   type Refused,
 } from './rules.js';
 import { recoveryAction } from './decide.js';
+import type { RecheckFacts } from './recheck.js';
 import { createShell, WITHDRAWALS } from './shell.js';
 import { feeEstimate, type FeeEstimate } from './fees.js';
 import { createSender } from './sender.js';
@@ -54,6 +57,8 @@ export interface WithdrawalServiceOptions {
   wallet: Pick<WalletClient, 'withdraw' | 'listTransactions'>;
   /** A function lets the app reload the policy without rebuilding the service. */
   policy: Policy | (() => Policy);
+  /** When each allowlisted address was approved (governed policy: the cooling-off); absent: all usable at once. */
+  allowlistApprovals?: () => AllowlistApprovals | undefined;
   groups?: GroupResolver;
   logger: Logger;
   now?: () => number;
@@ -120,6 +125,8 @@ export interface WithdrawalService {
   dailyUsage(currency: string): DailyUsage;
   /** The last fee the service charged for this currency on this network (an estimate for the next one), or undefined. */
   feeEstimate(currency: string, network: string): FeeEstimate | undefined;
+  /** After a policy change: pending requests judged again under the policy in force (audited); returns those that changed. */
+  recheckPending(): Promise<WithdrawalRequest[]>;
   /** Waits for sends started by this process to record their results (for shutdown and tests). */
   idle(): Promise<void>;
 }
@@ -131,13 +138,26 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   const shell = createShell({
     store,
     policy,
+    ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
     now,
     logger,
     ...(o.listener ? { listener: o.listener } : {}),
     ...(o.onChange ? { onChange: o.onChange } : {}),
   });
   const { stored, context, emit, commitOn, commitOnAll, outcomeOf } = shell;
-  const sender = createSender(shell, { wallet: o.wallet, hooks: o.hooks ?? {}, logger });
+  /** Who of the request's approvers is still an approver, and whom the policy in force's tier must include. */
+  async function recheckFacts(r: WithdrawalRequest): Promise<RecheckFacts> {
+    const p = policy();
+    const must = selectTier(p, r.currency, r.amount)?.mustInclude ?? [];
+    const facts: Record<string, { isApprover: boolean; satisfies: string[] }> = {};
+    for (const a of r.approvals) {
+      const satisfies: string[] = [];
+      for (const entry of must) if (await matches([entry], a.user, groups)) satisfies.push(entry);
+      facts[a.user] = { isApprover: await hasRole(p, 'approvers', a.user, groups), satisfies };
+    }
+    return facts;
+  }
+  const sender = createSender(shell, { wallet: o.wallet, hooks: o.hooks ?? {}, logger, recheckFacts });
   const reconcileUnknown = createReconciler(shell, {
     wallet: o.wallet,
     logger,
@@ -288,6 +308,19 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     return { markedUnknown, resumed, reconcile, expired };
   }
 
+  /** After a policy change: every pending request judged under the policy in force; those now complete are sent. */
+  async function recheckPending(): Promise<WithdrawalRequest[]> {
+    const changed: WithdrawalRequest[] = [];
+    for (const r of store.find(WITHDRAWALS, (x) => x.state === 'pending')) {
+      const applied = await commitOn(r.id, { type: 'recheck', facts: await recheckFacts(r) });
+      if (!applied.event) continue;
+      emit([applied.event]);
+      changed.push(applied.event.request);
+      if (applied.event.type === 'approved') void sender.start(applied.event.request);
+    }
+    return changed;
+  }
+
   // ------------------------------------------------------------------ webhooks
 
   /**
@@ -380,6 +413,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     remindersDue,
     reconcileUnknown,
     resolveUnknown,
+    recheckPending,
     recover,
     onWithdrawalEvent,
     applyWithdrawalEvent,

@@ -9,6 +9,7 @@ import { collection, type Store, type Tx } from '../store/index.js';
 import type { Policy } from '../policy/schema.js';
 import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide.js';
+import type { AllowlistApprovals } from './rules.js';
 import type { DecisionOutcome, WithdrawalEvent, WithdrawalListener, WithdrawalRequest } from './types.js';
 
 /** Every withdrawal request by id; the persisted name must never change. */
@@ -23,6 +24,8 @@ export interface Applied<D extends Decision<string> = Decision<string>> {
 export interface ShellOptions {
   store: Store;
   policy: () => Policy;
+  /** When each allowlisted address was approved (governed policy), read at each decision. */
+  allowlistApprovals?: () => AllowlistApprovals | undefined;
   now: () => number;
   logger: Logger;
   listener?: WithdrawalListener;
@@ -34,7 +37,11 @@ export type Shell = ReturnType<typeof createShell>;
 export function createShell(o: ShellOptions) {
   const { store, logger } = o;
   const stored = (id: string) => store.get(WITHDRAWALS, id);
-  const context = (t = o.now(), p = o.policy()): DecideContext => ({ now: t, policy: p });
+  const context = (t = o.now(), p = o.policy()): DecideContext => ({
+    now: t,
+    policy: p,
+    allowlistApprovals: o.allowlistApprovals?.(),
+  });
 
   function emit(events: readonly WithdrawalEvent[]): void {
     for (const event of events) {

@@ -37,6 +37,8 @@ export interface AllowlistInfo {
   /** listed: on the allowlist; unlisted: not on it (mode warn); off: the allowlist is not used. */
   status: 'listed' | 'unlisted' | 'off';
   label?: string;
+  /** Allowlisted but still cooling off (governed policy): usable from this time, so treated as not (yet) listed. */
+  usableFrom?: string;
   /** No earlier completed withdrawal to this address on this network. */
   neverPaidBefore: boolean;
 }
@@ -183,6 +185,8 @@ export type WithdrawalEventType =
   | 'unknown'
   | 'resolved'
   | 'confirmation'
+  /** Back to waiting: the policy in force now asks for more than it was approved with (re-check before sending, or a policy change). */
+  | 'reopened'
   /** A final webhook status that contradicts our state (completed but FAILED, failed but CONFIRMED). */
   | 'contradiction';
 

@@ -115,6 +115,8 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   policy?: Policy;
+  /** A real policy file (governed policy): loaded and watched as in production, instead of `policy`. */
+  policyFile?: string;
   fake?: FakeSlack;
   fakeOptions?: FakeSlackOptions;
   dataDir?: string;
@@ -141,6 +143,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     SLACK_BOT_TOKEN: botToken,
     SLACK_SIGNING_SECRET: signingSecret,
     SLACK_API_URL: fake.url,
+    ...(o.policyFile ? { POLICY_FILE: o.policyFile } : {}),
     ...o.env,
   });
   let captured = '';
@@ -154,7 +157,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const app = await startApp({
     config,
     logger,
-    policy: o.policy ?? parsePolicy(TEST_POLICY_YAML),
+    policy: o.policyFile ? undefined : (o.policy ?? parsePolicy(TEST_POLICY_YAML)),
     outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox },
     sandbox: o.sandbox,
     now: o.now,

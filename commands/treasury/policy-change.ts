@@ -1,0 +1,119 @@
+/**
+ * The Slack face of governed policy: the proposed-change message (status first, one line per
+ * difference, Approve / Reject for the admins), the notice of an invalid file, and the two
+ * buttons. Who may decide and what a decision does are the governor's (src/policy/governance).
+ */
+import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { utcMinute } from '../../src/format/time.js';
+import type { Outbox } from '../../src/outbox/index.js';
+import {
+  POLICY_CHANGE_RENDERER,
+  POLICY_PROBLEM_RENDERER,
+  type PolicyGovernor,
+} from '../../src/policy/governance/governor.js';
+import type { PolicyProposal } from '../../src/policy/governance/types.js';
+import { effectivePolicyChangeApprovals } from '../../src/policy/schema.js';
+import { actions, context, esc, header, packLines, section } from '../../src/slack/blocks.js';
+import { guarded } from '../../src/slack/guard.js';
+import type { CommandDeps } from '../deps.js';
+
+export const POLICY_ACTIONS = { approve: 'policy_change_approve', reject: 'policy_change_reject' } as const;
+
+const people = (ids: readonly string[]) => ids.map((u) => `<@${u}>`).join(', ');
+
+/** "⏳ Waiting for 2 admin approvals (1 so far: @erin)" and the like: the status line of a change. */
+export function proposalStatus(p: PolicyProposal, required: number): string {
+  const so = p.approvals.length ? ` (approved so far by ${people(p.approvals.map((a) => a.user))})` : '';
+  switch (p.state) {
+    case 'pending':
+      return `⏳ Waiting for ${required} admin approval${required === 1 ? '' : 's'}${so}`;
+    case 'applied':
+      return `✅ Applied ${utcMinute(p.appliedAt)}, approved by ${people(p.approvals.map((a) => a.user))}`;
+    case 'rejected':
+      return `⛔ Rejected by ${people([p.rejection?.user ?? ''])} ${utcMinute(p.rejection?.at)}; the policy in force is unchanged`;
+    case 'superseded':
+      return `↪️ Replaced: ${p.superseded?.reason ?? 'a newer version of the file'}; this version will not be applied`;
+  }
+}
+
+/** The change as the approvals channel shows it, drawn from the stored proposal when sent. */
+export function renderProposal(p: PolicyProposal, required: number) {
+  const status = proposalStatus(p, required);
+  const lines = p.lines.length ? p.lines.map((l) => `• ${l}`) : ['• (no difference in the rules: only the file changed)'];
+  const blocks = [
+    header('Treasury policy change'),
+    section(`*${status}*`),
+    // The buttons and footer need 3 of Slack's 50 blocks.
+    ...packLines(lines).slice(0, 44),
+    context(
+      `Proposed ${utcMinute(p.proposedAt)} from the policy file. Nothing changes until ${required} admin${required === 1 ? '' : 's'} of the policy in force approve; any admin can reject.`,
+    ),
+    ...(p.state === 'pending'
+      ? [
+          actions('policy_change', [
+            { text: 'Approve', actionId: POLICY_ACTIONS.approve, value: p.id, style: 'primary' },
+            { text: 'Reject', actionId: POLICY_ACTIONS.reject, value: p.id, style: 'danger' },
+          ]),
+        ]
+      : []),
+  ];
+  return { text: `Treasury policy change · ${status}`, blocks };
+}
+
+export function registerPolicyChangeRenderers(outbox: Outbox, governor: PolicyGovernor): void {
+  outbox.registerRenderer(POLICY_CHANGE_RENDERER, (ref) => {
+    const p = governor.proposal(ref);
+    return p ? renderProposal(p, effectivePolicyChangeApprovals(governor.current())) : null;
+  });
+  outbox.registerRenderer(POLICY_PROBLEM_RENDERER, (ref) => {
+    const problem = governor.problem(ref);
+    if (!problem) return null;
+    const text = `:warning: The treasury policy file was changed but cannot be used, so nothing changed: the policy in force stays as it was. Fix the file and save it again.\n${esc(problem.error)}`;
+    return { text, blocks: [section(text), context(`Read ${utcMinute(problem.at)}.`)] };
+  });
+}
+
+type ButtonArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'ack' | 'body' | 'action' | 'respond'>;
+
+function decision(deps: CommandDeps, kind: 'approve' | 'reject') {
+  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
+    await ack();
+    await guarded(deps.logger, respond, 'The policy change decision', async () => {
+      const gov = deps.policyGovernance;
+      const r = await (kind === 'approve' ? gov.approve : gov.reject)(action.value ?? '', body.user.id);
+      const text = !r.ok
+        ? `:no_entry: ${r.message}`
+        : kind === 'reject'
+          ? ':white_check_mark: You rejected the policy change; the policy in force is unchanged.'
+          : r.applied
+            ? ':white_check_mark: Your approval completed the quorum: the new policy is in force.'
+            : ':white_check_mark: Your approval is recorded; the change needs another admin.';
+      await respond({ response_type: 'ephemeral', replace_original: false, text });
+    });
+  };
+}
+
+export function registerPolicyChangeActions(app: App, deps: CommandDeps): void {
+  app.action<BlockAction<ButtonAction>>(POLICY_ACTIONS.approve, decision(deps, 'approve'));
+  app.action<BlockAction<ButtonAction>>(POLICY_ACTIONS.reject, decision(deps, 'reject'));
+}
+
+/** For `/treasury policy`: since when the policy is in force and who approved it, and the pending change, if any. */
+export function governanceBlocks(deps: Pick<CommandDeps, 'policyGovernance'>) {
+  const gov = deps.policyGovernance;
+  const inForce = gov.inForce();
+  if (!inForce) return [];
+  const by = inForce.approvedBy.includes('system')
+    ? 'accepted as the first policy loaded'
+    : `approved by ${people(inForce.approvedBy)}`;
+  const out = [context(`In force since ${utcMinute(inForce.approvedAt)}, ${by}.`)];
+  const p = gov.pending();
+  if (p) {
+    const lines = p.lines.map((l) => `• ${l}`);
+    out.push(
+      section(`*Pending change* (proposed ${utcMinute(p.proposedAt)}): ${proposalStatus(p, effectivePolicyChangeApprovals(gov.current()))}`),
+      ...packLines(lines.length > 15 ? [...lines.slice(0, 15), `…and ${lines.length - 15} more on the message in the approvals channel`] : lines),
+    );
+  }
+  return out;
+}
