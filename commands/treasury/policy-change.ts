@@ -39,7 +39,9 @@ export function proposalStatus(p: PolicyProposal, required: number): string {
 /** The change as the approvals channel shows it, drawn from the stored proposal when sent. */
 export function renderProposal(p: PolicyProposal, required: number) {
   const status = proposalStatus(p, required);
-  const lines = p.lines.length ? p.lines.map((l) => `• ${l}`) : ['• (no difference in the rules: only the file changed)'];
+  const lines = p.lines.length
+    ? p.lines.map((l) => `• ${l}`)
+    : ['• (no difference in the rules: only the file changed)'];
   const blocks = [
     header('Treasury policy change'),
     section(`*${status}*`),
@@ -111,8 +113,14 @@ export function governanceBlocks(deps: Pick<CommandDeps, 'policyGovernance'>) {
   if (p) {
     const lines = p.lines.map((l) => `• ${l}`);
     out.push(
-      section(`*Pending change* (proposed ${utcMinute(p.proposedAt)}): ${proposalStatus(p, effectivePolicyChangeApprovals(gov.current()))}`),
-      ...packLines(lines.length > 15 ? [...lines.slice(0, 15), `…and ${lines.length - 15} more on the message in the approvals channel`] : lines),
+      section(
+        `*Pending change* (proposed ${utcMinute(p.proposedAt)}): ${proposalStatus(p, effectivePolicyChangeApprovals(gov.current()))}`,
+      ),
+      ...packLines(
+        lines.length > 15
+          ? [...lines.slice(0, 15), `…and ${lines.length - 15} more on the message in the approvals channel`]
+          : lines,
+      ),
     );
   }
   return out;

@@ -87,7 +87,10 @@ export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: Grou
     logger: o.deps.logger,
   });
   // Not a spread: it would copy the `policy` getter's value, and the policy in force can change.
-  const commandDeps = Object.defineProperties({ groups: o.groups }, Object.getOwnPropertyDescriptors(o.deps)) as CommandDeps;
+  const commandDeps = Object.defineProperties(
+    { groups: o.groups },
+    Object.getOwnPropertyDescriptors(o.deps),
+  ) as CommandDeps;
   // Registered whether or not there is a local workspace to tell (not inside `local?.…`, which would skip it).
   const names = registerCommands(slack.app, commandDeps);
   local?.setCommands(names);

@@ -39,11 +39,7 @@ export const cardKey = (id: string) => `withdrawal:${id}`;
 
 /** Who rejected: a mention, never `<@undefined>` for a record written without one. */
 const rejecter = (r: Pick<WithdrawalRequest, 'rejection'>) =>
-  r.rejection?.user === 'system'
-    ? 'the treasury policy'
-    : r.rejection?.user
-      ? `<@${r.rejection.user}>`
-      : 'an approver';
+  r.rejection?.user === 'system' ? 'the treasury policy' : r.rejection?.user ? `<@${r.rejection.user}>` : 'an approver';
 
 const who = (ids: readonly string[]) => ids.map((id) => mention(id, 'anyone')).join(', ');
 

@@ -191,7 +191,9 @@ export function decide(
             currency: req.currency,
             network: req.network,
             destination: req.destination,
-            ...(again?.changed ? { recheckedUnder: 'the policy in force', approvals: again.next.approvals.length } : {}),
+            ...(again?.changed
+              ? { recheckedUnder: 'the policy in force', approvals: again.next.approvals.length }
+              : {}),
           },
         },
         event: 'executing',
@@ -316,11 +318,20 @@ function decideRecheck(
     return {
       kind: 'changed',
       next: transition(req, 'rejected', SYSTEM, at, reason, { rejection: { user: SYSTEM, at, reason } }),
-      audit: { at, actor: SYSTEM, action: 'policy_recheck_refused', subject: req.id, details: { ...about(req), reason } },
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'policy_recheck_refused',
+        subject: req.id,
+        details: { ...about(req), reason },
+      },
       event: 'rejected',
     };
   }
-  if (req.state === 'pending' && JSON.stringify([req.tier, req.approvals]) === JSON.stringify([r.next.tier, r.next.approvals]))
+  if (
+    req.state === 'pending' &&
+    JSON.stringify([req.tier, req.approvals]) === JSON.stringify([r.next.tier, r.next.approvals])
+  )
     return unchanged(req);
   // Waiting again: with time to gather what is missing, and a fresh reminder.
   const expiresAt =
@@ -337,7 +348,12 @@ function decideRecheck(
       actor: SYSTEM,
       action: 'policy_recheck_waits',
       subject: req.id,
-      details: { ...about(req), missing: r.missing, approvals: r.next.approvals.length, required: r.next.tier.approvals },
+      details: {
+        ...about(req),
+        missing: r.missing,
+        approvals: r.next.approvals.length,
+        required: r.next.tier.approvals,
+      },
     },
     event: 'reopened',
   };

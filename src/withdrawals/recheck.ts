@@ -60,7 +60,9 @@ export function recheck(
   const must = tier.mustInclude.filter((e) => !approvals.some((a) => a.satisfies.includes(e)));
   const parts = [
     left ? `${left} more approval${left === 1 ? '' : 's'}` : '',
-    must.length ? `the approval of ${must.map((m) => (m.startsWith('S') ? `<!subteam^${m}>` : `<@${m}>`)).join(', ')}` : '',
+    must.length
+      ? `the approval of ${must.map((m) => (m.startsWith('S') ? `<!subteam^${m}>` : `<@${m}>`)).join(', ')}`
+      : '',
   ].filter(Boolean);
   return { kind: 'waits', next, missing: parts.join(', including ') || 'more approvals' };
 }

@@ -40,7 +40,10 @@ export function createSender(
     if (claim.event.type !== 'executing') {
       // The policy in force no longer lets it go as approved: back to waiting, or refused. Nothing is sent.
       shell.emit([claim.event]);
-      logger.warn({ id: approved.id, outcome: claim.event.type }, 'withdrawal not sent: the policy in force asks for more');
+      logger.warn(
+        { id: approved.id, outcome: claim.event.type },
+        'withdrawal not sent: the policy in force asks for more',
+      );
       return claim.event.request;
     }
     const req = claim.event.request;

@@ -81,7 +81,8 @@ function tiersDiff(a: Policy['withdrawals']['tiers'], b: Policy['withdrawals']['
       else {
         const range = tierRange(tb, i);
         if (x.max !== y.max) out.push(`${label}: ${arrow(tierRange(ta, i), range)}`);
-        if (x.approvals !== y.approvals) out.push(`${label} (${range}): approvals ${arrow(`${x.approvals}`, `${y.approvals}`)}`);
+        if (x.approvals !== y.approvals)
+          out.push(`${label} (${range}): approvals ${arrow(`${x.approvals}`, `${y.approvals}`)}`);
         out.push(...listDiff(`${label} (${range}) must include`, x.must_include, y.must_include, who));
       }
     }
@@ -136,7 +137,16 @@ function genericDiff(path: string, a: unknown, b: unknown): string[] {
 }
 
 /** The sections phrased below; anything else in the schema is described by genericDiff. */
-const PHRASED = new Set(['channels', 'people', 'withdrawals', 'policy_changes', 'alerts', 'schedule', 'retention', 'exports']);
+const PHRASED = new Set([
+  'channels',
+  'people',
+  'withdrawals',
+  'policy_changes',
+  'alerts',
+  'schedule',
+  'retention',
+  'exports',
+]);
 
 export function describePolicyChange(a: Policy, b: Policy): string[] {
   const out: string[] = [];
@@ -144,9 +154,7 @@ export function describePolicyChange(a: Policy, b: Policy): string[] {
     out.push(`approvals channel: ${arrow(`<#${a.channels.approvals}>`, `<#${b.channels.approvals}>`)}`);
   if (a.channels.alerts !== b.channels.alerts)
     out.push(`alerts channel: ${arrow(`<#${a.channels.alerts}>`, `<#${b.channels.alerts}>`)}`);
-  out.push(
-    ...listDiff('alert routes', a.channels.routes.map(routeWords), b.channels.routes.map(routeWords), (x) => x),
-  );
+  out.push(...listDiff('alert routes', a.channels.routes.map(routeWords), b.channels.routes.map(routeWords), (x) => x));
 
   for (const role of ['viewers', 'requesters', 'approvers', 'admins'] as const)
     out.push(...listDiff(role, a.people[role], b.people[role], who));
@@ -162,13 +170,7 @@ export function describePolicyChange(a: Policy, b: Policy): string[] {
   out.push(...perCurrencyDiff('note required above', wa.note_required_above, wb.note_required_above));
   out.push(...perCurrencyDiff('step-up above', wa.step_up_above, wb.step_up_above));
   out.push(...allowlistDiff(wa.allowlist, wb.allowlist));
-  out.push(
-    ...genericDiff(
-      'withdrawals',
-      omit(wa, WITHDRAWAL_PHRASED),
-      omit(wb, WITHDRAWAL_PHRASED),
-    ),
-  );
+  out.push(...genericDiff('withdrawals', omit(wa, WITHDRAWAL_PHRASED), omit(wb, WITHDRAWAL_PHRASED)));
 
   const pa = effectivePolicyChangeApprovals(a);
   const pb = effectivePolicyChangeApprovals(b);
@@ -176,7 +178,13 @@ export function describePolicyChange(a: Policy, b: Policy): string[] {
 
   out.push(...perCurrencyDiff('@here on deposits above', a.alerts.mention_above, b.alerts.mention_above));
   out.push(...perCurrencyDiff('low-balance alert below', a.alerts.low_balance, b.alerts.low_balance));
-  out.push(...genericDiff('alerts', omit(a.alerts, ['mention_above', 'low_balance']), omit(b.alerts, ['mention_above', 'low_balance'])));
+  out.push(
+    ...genericDiff(
+      'alerts',
+      omit(a.alerts, ['mention_above', 'low_balance']),
+      omit(b.alerts, ['mention_above', 'low_balance']),
+    ),
+  );
 
   if (a.schedule.timezone !== b.schedule.timezone)
     out.push(`schedule time zone: ${arrow(a.schedule.timezone, b.schedule.timezone)}`);
@@ -188,10 +196,12 @@ export function describePolicyChange(a: Policy, b: Policy): string[] {
   }
   if (a.retention.days !== b.retention.days)
     out.push(`events and alerts kept for: ${arrow(`${a.retention.days} days`, `${b.retention.days} days`)}`);
-  if (a.exports.monthly !== b.exports.monthly) out.push(`monthly export: ${arrow(a.exports.monthly, b.exports.monthly)}`);
+  if (a.exports.monthly !== b.exports.monthly)
+    out.push(`monthly export: ${arrow(a.exports.monthly, b.exports.monthly)}`);
 
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
-    if (!PHRASED.has(key)) out.push(...genericDiff(key, (a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+    if (!PHRASED.has(key))
+      out.push(...genericDiff(key, (a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
   return out;
 }
 

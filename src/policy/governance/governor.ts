@@ -56,9 +56,7 @@ export type CheckResult =
   | { kind: 'invalid'; error: string }
   | { kind: 'proposed'; proposal: PolicyProposal };
 
-export type ChangeDecision =
-  | { ok: true; proposal: PolicyProposal; applied: boolean }
-  | { ok: false; message: string };
+export type ChangeDecision = { ok: true; proposal: PolicyProposal; applied: boolean } | { ok: false; message: string };
 
 export interface PolicyGovernorOptions {
   store: Store;
@@ -153,7 +151,10 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
     try {
       return { ok: true, text: await readFile(o.path!, 'utf8') };
     } catch (err) {
-      return { ok: false, error: `The policy file ${o.path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).` };
+      return {
+        ok: false,
+        error: `The policy file ${o.path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
+      };
     }
   }
 
@@ -290,7 +291,10 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
         return { ok: false, message: 'Only treasury admins can approve or reject a policy change.' };
       }
       if (p.state !== 'pending')
-        return { ok: false, message: `This policy change is no longer waiting for decisions: it was ${stateWords[p.state]}.` };
+        return {
+          ok: false,
+          message: `This policy change is no longer waiting for decisions: it was ${stateWords[p.state]}.`,
+        };
       const update = () =>
         outbox.enqueue(tx, { op: 'update', renderer: POLICY_CHANGE_RENDERER, ref: p.id, key: policyChangeKey(p.id) });
       if (kind === 'reject') {
