@@ -417,6 +417,22 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     resolve: outcome === 'sent' ? '✅ resolved as sent' : '❌ resolved as not sent',
     webhook: `transfer ${transferWord(status ?? 'update')}`,
     webhook_contradiction: `🚨 the wallet service reports it ${transferWord(status ?? '')}, contradicting the card`,
+    // Governed policy (src/policy/governance) and its re-check of requests.
+    policy_accept_first: 'treasury policy accepted (the first one loaded)',
+    policy_propose: 'policy change proposed',
+    policy_approve:
+      typeof d.approvals === 'number' && typeof d.required === 'number'
+        ? `policy change approved (${d.approvals} of ${d.required})`
+        : 'policy change approved',
+    policy_approve_refused: 'policy change approval refused (not an admin)',
+    policy_reject_refused: 'policy change rejection refused (not an admin)',
+    policy_reject: '⛔ policy change rejected',
+    policy_apply: '✅ policy change applied',
+    policy_supersede: 'policy change replaced (the file changed again)',
+    policy_invalid: '⚠️ policy file unusable, nothing changed',
+    policy_recheck_waits: '🔁 back to waiting: the policy in force asks for more',
+    policy_recheck_refused: '⛔ refused by the policy in force',
+    policy_recheck_approved: 'approved under the policy in force',
   };
   const delivered = str(d.delivered);
   const parts = [
