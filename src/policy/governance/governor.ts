@@ -129,8 +129,18 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
   }
 
   function notifyAdmins(tx: Tx, problemId: string): void {
-    // The admins of the policy in force, by DM (user groups cannot be messaged directly).
-    for (const admin of current().people.admins.filter((a) => /^[UW]/.test(a)))
+    // The admins of the policy in force, by DM; user groups cannot be messaged directly, so with
+    // no admin named as a user the notice goes to the approvals channel instead.
+    const users = current().people.admins.filter((a) => /^[UW]/.test(a));
+    if (!users.length)
+      outbox.enqueue(tx, {
+        op: 'post',
+        renderer: POLICY_PROBLEM_RENDERER,
+        ref: problemId,
+        key: `policy-file-problem:${problemId}`,
+        channel: current().channels.approvals,
+      });
+    for (const admin of users)
       outbox.enqueue(tx, {
         op: 'dm',
         renderer: POLICY_PROBLEM_RENDERER,
@@ -313,6 +323,16 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
       // A double click, or the same admin twice, counts once.
       if (p.approvals.some((a) => a.user === user))
         return { ok: false, message: 'You have already approved this policy change; it needs another admin.' };
+      const base = tx.get(POLICY_IN_FORCE, IN_FORCE_ID);
+      if (p.baseHash !== base?.hash) {
+        // Proposed against a policy that is no longer in force (a check raced an approval): its lines would lie.
+        supersede(tx, p, 'the policy in force changed since it was proposed');
+        tx.delete(POLICY_FILE_SEEN, SEEN_ID);
+        return {
+          ok: false,
+          message: 'The policy in force changed since this was proposed; the file will be proposed again.',
+        };
+      }
       const required = effectivePolicyChangeApprovals(current());
       const approvals = [...p.approvals, { user, at }];
       appendAudit(tx, {
@@ -328,8 +348,9 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
         update();
         return { ok: true, proposal: next, applied: false };
       }
-      const base = tx.get(POLICY_IN_FORCE, IN_FORCE_ID);
       const nextPolicy = parsePolicy(p.text, 'The proposed policy');
+      // The file is compared with the new policy in force at the next check.
+      tx.delete(POLICY_FILE_SEEN, SEEN_ID);
       const applied: PolicyProposal = { ...p, approvals, state: 'applied', appliedAt: at };
       tx.put(POLICY_PROPOSALS, p.id, applied);
       tx.put(POLICY_IN_FORCE, IN_FORCE_ID, {
@@ -338,7 +359,7 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
         approvedAt: at,
         approvedBy: approvals.map((a) => a.user),
         proposalId: p.id,
-        addresses: addressTimes(nextPolicy, base, at),
+        addresses: addressTimes(nextPolicy, base!, at),
       });
       appendAudit(tx, {
         at,
@@ -357,6 +378,7 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
     if (r.ok && r.nextPolicy) {
       policy = r.nextPolicy;
       log.info({ id: proposalId }, 'policy change applied');
+      checkSoon();
       try {
         await o.onApplied?.(policy);
       } catch (err) {
