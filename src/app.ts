@@ -163,6 +163,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           return governor.current();
         },
         allowlistApprovals: () => governor.addressApprovals(),
+        policyInForceSince: () => Date.parse(governor.inForce()?.approvedAt ?? '1970-01-01T00:00:00Z'),
         groups: slackClient.groups,
         logger,
         now,

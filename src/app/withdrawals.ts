@@ -36,6 +36,8 @@ export function buildWithdrawals(
     readonly policy: Policy;
     /** When each allowlisted address was approved (cooling-off); undefined: all usable at once. */
     allowlistApprovals?: () => AllowlistApprovals | undefined;
+    /** Since when the policy in force applies (requests created after it are not judged again before sending). */
+    policyInForceSince?: () => number;
     groups: GroupResolver;
     logger: Logger;
     now: () => number;
@@ -51,6 +53,7 @@ export function buildWithdrawals(
     wallet: o.wallet,
     policy: () => o.policy,
     ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
+    ...(o.policyInForceSince ? { policyInForceSince: o.policyInForceSince } : {}),
     groups: o.groups,
     logger: o.logger.child({ component: 'withdrawals' }),
     now: o.now,

@@ -26,7 +26,7 @@ export function createSender(
     hooks: WithdrawalHooks;
     logger: Logger;
     /** Facts to judge the request again under the policy in force before claiming it (it may have changed since the approval). */
-    recheckFacts?: (req: WithdrawalRequest) => Promise<RecheckFacts>;
+    recheckFacts?: (req: WithdrawalRequest) => Promise<RecheckFacts | undefined>;
   },
 ): Sender {
   const { wallet, hooks, logger } = o;

@@ -59,6 +59,12 @@ export interface WithdrawalServiceOptions {
   policy: Policy | (() => Policy);
   /** When each allowlisted address was approved (governed policy: the cooling-off); absent: all usable at once. */
   allowlistApprovals?: () => AllowlistApprovals | undefined;
+  /**
+   * Since when the policy in force has been in force (governed policy). A request created after
+   * that was checked under it already, so it is not judged again before sending (no group
+   * look-ups that Slack being down would make fail closed). Absent: always judged again.
+   */
+  policyInForceSince?: () => number;
   groups?: GroupResolver;
   logger: Logger;
   now?: () => number;
@@ -157,7 +163,15 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     }
     return facts;
   }
-  const sender = createSender(shell, { wallet: o.wallet, hooks: o.hooks ?? {}, logger, recheckFacts });
+  const sender = createSender(shell, {
+    wallet: o.wallet,
+    hooks: o.hooks ?? {},
+    logger,
+    recheckFacts: async (r) => {
+      const since = o.policyInForceSince?.();
+      return since !== undefined && since <= Date.parse(r.createdAt) ? undefined : recheckFacts(r);
+    },
+  });
   const reconcileUnknown = createReconciler(shell, {
     wallet: o.wallet,
     logger,

@@ -95,4 +95,36 @@ describe('re-check before sending', () => {
     expect(w.posts()).toBe(0);
     expect(recentAudit(w.store, 20).map((e) => e.action)).toContain('policy_recheck_refused');
   });
+
+  it('a request created under the policy in force is not judged again: a group look-up failing closed (Slack down) drops no approval', async () => {
+    let slackUp = true;
+    const groups = {
+      membersOf: async (id: string) => (slackUp && id === 'S0TREASURY' ? ['U0GRACE'] : []),
+    };
+    const sendOnce = async (policyInForceSince?: () => number) => {
+      w = await world({
+        service: {
+          groups,
+          ...(policyInForceSince ? { policyInForceSince } : {}),
+          hooks: {
+            afterApprovalDurable: () => {
+              slackUp = false;
+            },
+          },
+        },
+      });
+      slackUp = true;
+      const req = await w.service.request(usdt('500'), 'U0ALICE');
+      if (!req.ok) throw new Error(req.message);
+      const approved = await w.service.approve(req.request.id, 'U0GRACE');
+      const after = (await (approved as { execution: Promise<unknown> }).execution) as { state: string };
+      await w.close();
+      w = undefined;
+      return after.state;
+    };
+    // In force since before the request: sent as approved.
+    expect(await sendOnce(() => 0)).toBe('completed');
+    // Unknown since when (judged again): the group member's approval no longer reads as an approver's.
+    expect(await sendOnce()).toBe('pending');
+  });
 });
