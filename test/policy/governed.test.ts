@@ -172,6 +172,17 @@ describe('governed policy: changes of the file', () => {
     expect((await gov(a).checkPolicyFile()).kind).toBe('unchanged');
   });
 
+  it('an unusable file when no admin is named as a user: the notice goes to the approvals channel', async () => {
+    clock.now = T0;
+    const a = await start(TEST_POLICY_YAML.replace(`admins: [${USERS.erin}]`, 'admins: [S0FINANCE]'));
+    writePolicy('channels: { approvals: not-a-channel }');
+    expect((await gov(a).checkPolicyFile()).kind).toBe('invalid');
+    const notice = await until('the notice in the approvals channel', () =>
+      a.fake.channel(CHANNELS.approvals).find((m) => (m.text ?? '').includes('cannot be used, so nothing changed')),
+    );
+    expect(textOf(notice)).toContain('channels.approvals');
+  });
+
   it('a restart keeps enforcing the approved policy, not the file on disk, and proposes the file', async () => {
     clock.now = T0;
     const dataDir = mkdtempSync(join(tmpdir(), 'governed-data-'));
