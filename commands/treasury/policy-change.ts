@@ -36,6 +36,28 @@ export function proposalStatus(p: PolicyProposal, required: number): string {
   }
 }
 
+/**
+ * The difference lines in at most 44 blocks (the header, status, footer and buttons need the
+ * rest of Slack's 50). Lines that do not fit are counted, never silently dropped: an admin must
+ * know there is more before approving.
+ */
+function differenceBlocks(lines: string[]) {
+  const packed = packLines(lines);
+  if (packed.length <= 44) return packed;
+  const shown = packed.slice(0, 43);
+  const shownLines = shown.reduce(
+    (n, b) => n + ('text' in b && b.text && typeof b.text !== 'string' ? b.text.text.split('\n').length : 0),
+    0,
+  );
+  const hidden = lines.length - shownLines;
+  return [
+    ...shown,
+    section(
+      `*…and ${hidden} more difference${hidden === 1 ? '' : 's'} not shown here.* Compare the file with \`/treasury policy\` before approving.`,
+    ),
+  ];
+}
+
 /** The change as the approvals channel shows it, drawn from the stored proposal when sent. */
 export function renderProposal(p: PolicyProposal, required: number) {
   const status = proposalStatus(p, required);
@@ -45,8 +67,7 @@ export function renderProposal(p: PolicyProposal, required: number) {
   const blocks = [
     header('Treasury policy change'),
     section(`*${status}*`),
-    // The buttons and footer need 3 of Slack's 50 blocks.
-    ...packLines(lines).slice(0, 44),
+    ...differenceBlocks(lines),
     context(
       `Proposed ${utcMinute(p.proposedAt)} from the policy file. Nothing changes until ${required} admin${required === 1 ? '' : 's'} of the policy in force approve; any admin can reject.`,
     ),

@@ -330,7 +330,8 @@ function decideRecheck(
   }
   if (
     req.state === 'pending' &&
-    JSON.stringify([req.tier, req.approvals]) === JSON.stringify([r.next.tier, r.next.approvals])
+    JSON.stringify([req.tier, req.approvals, req.allowlist.status]) ===
+      JSON.stringify([r.next.tier, r.next.approvals, r.next.allowlist.status])
   )
     return unchanged(req);
   // Waiting again: with time to gather what is missing, and a fresh reminder.

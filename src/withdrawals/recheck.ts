@@ -41,9 +41,12 @@ export function recheck(
       kind: 'refused',
       reason: `no approval tier of the policy in force covers ${formatAmount(req.amount, req.currency)}`,
     };
+  // Approvals given while the card said "allowlisted" were given on that assurance: if the address
+  // has left the allowlist (or is cooling off again), they no longer count and approvers decide anew.
+  const lostAllowlist = req.allowlist.status === 'listed' && allow.status === 'unlisted';
   // Approvals of people who are no longer approvers do not count; the others count against the new tier.
   const approvals = req.approvals
-    .filter((a) => facts[a.user]?.isApprover !== false)
+    .filter((a) => !lostAllowlist && facts[a.user]?.isApprover !== false)
     .map((a) => ({
       ...a,
       satisfies: [...(facts[a.user]?.satisfies ?? a.satisfies)].filter((e) => tier.mustInclude.includes(e)),
@@ -54,7 +57,9 @@ export function recheck(
     approvals,
     allowlist: { ...allow, neverPaidBefore: req.allowlist.neverPaidBefore },
   };
-  const changed = JSON.stringify([req.tier, req.approvals]) !== JSON.stringify([tier, approvals]);
+  const changed =
+    JSON.stringify([req.tier, req.approvals, req.allowlist.status]) !==
+    JSON.stringify([tier, approvals, next.allowlist.status]);
   if (approvalsComplete(next)) return { kind: 'passes', next, changed };
   const left = Math.max(0, tier.approvals - approvals.length);
   const must = tier.mustInclude.filter((e) => !approvals.some((a) => a.satisfies.includes(e)));
@@ -64,5 +69,10 @@ export function recheck(
       ? `the approval of ${must.map((m) => (m.startsWith('S') ? `<!subteam^${m}>` : `<@${m}>`)).join(', ')}`
       : '',
   ].filter(Boolean);
-  return { kind: 'waits', next, missing: parts.join(', including ') || 'more approvals' };
+  const missing = parts.join(', including ') || 'more approvals';
+  return {
+    kind: 'waits',
+    next,
+    missing: lostAllowlist ? `${missing}, given again: the destination is no longer on the allowlist` : missing,
+  };
 }

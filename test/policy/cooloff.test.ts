@@ -133,7 +133,7 @@ describe('re-check under the policy in force (pure)', () => {
 
   it('a tier that now needs more approvals or a must_include: waits, saying what is missing', () => {
     const raised = parsePolicy(
-      `channels: { approvals: C0A1, alerts: C0A2 }\npeople: { approvers: [U0CAROL, U0ERIN] }\nwithdrawals: { tiers: { default: [ { approvals: 2, must_include: [U0ERIN] } ] } }`,
+      `channels: { approvals: C0A1, alerts: C0A2 }\npeople: { approvers: [U0CAROL, U0ERIN] }\nwithdrawals: { tiers: { default: [ { approvals: 2, must_include: [U0ERIN] } ] }, allowlist: { addresses: [ { address: "${OLD}", network: BSC, label: "Exchange hot wallet" } ] } }`,
     );
     const r = recheck(approved(), { now: T0, policy: raised }, still);
     expect(r).toMatchObject({ kind: 'waits', missing: '1 more approval, including the approval of <@U0ERIN>' });
@@ -146,6 +146,23 @@ describe('re-check under the policy in force (pure)', () => {
       { U0CAROL: { isApprover: false, satisfies: [] } },
     );
     expect(r).toMatchObject({ kind: 'waits', missing: '1 more approval' });
+  });
+
+  it('a destination removed from a warn-mode allowlist: approvals given on the "allowlisted" tick count no more', () => {
+    const removed = recheck(
+      approved({ destination: '0x2222222222222222222222222222222222222222' }),
+      { now: T0, policy: policy('warn') },
+      still,
+    );
+    expect(removed).toMatchObject({ kind: 'waits', next: { approvals: [], allowlist: { status: 'unlisted' } } });
+    expect((removed as { missing: string }).missing).toContain('the destination is no longer on the allowlist');
+    // A pending request with no approvals yet: its card must stop saying "allowlisted" (reopened, flag shown).
+    const pending = decide(
+      { type: 'recheck', facts: {} },
+      approved({ destination: '0x2222222222222222222222222222222222222222', state: 'pending', approvals: [] }),
+      { now: T0, policy: policy('warn') },
+    );
+    expect(pending).toMatchObject({ kind: 'changed', next: { allowlist: { status: 'unlisted' } } });
   });
 
   it('a destination removed from an enforced allowlist, or still cooling off: refused with the reason', () => {

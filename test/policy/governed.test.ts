@@ -95,6 +95,16 @@ async function approveChange(a: TestApp, text: string) {
 }
 
 describe('governed policy: changes of the file', () => {
+  it('a change cannot lower its own bar: one that asks for a single admin still needs the two of the policy in force', async () => {
+    clock.now = T0;
+    const a = await start();
+    const m = await proposed(a, `${POLICY}\npolicy_changes: { approvals: 1 }\n`);
+    expect(await decide(a, USERS.erin, 'approve', m)).toContain('needs another admin');
+    expect(a.app.deps.policy.policy_changes.approvals).toBeUndefined();
+    expect(await decide(a, USERS.dave, 'approve', m)).toContain('in force');
+    expect(a.app.deps.policy.policy_changes.approvals).toBe(1);
+  });
+
   it('accepts the first policy (audited), then proposes a change in plain words; applies it on the second admin', async () => {
     clock.now = T0;
     const a = await start();
