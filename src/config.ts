@@ -3,6 +3,7 @@
  * naming the variable; a secret's value is never echoed back.
  */
 import { z } from 'zod';
+import { parseSecretsKey, SECRETS_KEY_FORMAT } from './stepup/key-format.js';
 
 export type SlackMode = 'local' | 'http' | 'socket';
 
@@ -14,6 +15,8 @@ export interface Config {
   policyFile: string | undefined;
   publicUrl: string | undefined;
   webhookSecret: string | undefined;
+  /** Seals TOTP secrets at rest (src/stepup/seal.ts); undefined: generated in local mode, else startup refuses. */
+  secretsKey: string | undefined;
   webhookSignatureRequired: boolean;
   slack: {
     mode: SlackMode;
@@ -52,6 +55,7 @@ export const SECRET_VARIABLES = [
   'WALLET_API_KEY',
   'WALLET_MERCHANT_PASSWORD',
   'WEBHOOK_SECRET',
+  'SECRETS_KEY',
 ] as const;
 
 const optionalString = z
@@ -86,6 +90,7 @@ const schema = z.object({
     (v) => v === undefined || /^[A-Za-z0-9_-]{24,}$/.test(v),
     'must be at least 24 characters of letters, digits, - or _ (it is a URL path segment)',
   ),
+  SECRETS_KEY: optionalString.refine((v) => v === undefined || parseSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT),
   WEBHOOK_SIGNATURE: optionalString.refine(
     (v) => v === undefined || ['required', 'off'].includes(v),
     'must be "required" or "off"',
@@ -192,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policyFile: e.POLICY_FILE,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     webhookSecret: e.WEBHOOK_SECRET,
+    secretsKey: e.SECRETS_KEY,
     webhookSignatureRequired: e.WEBHOOK_SIGNATURE === 'required',
     slack: {
       mode,
@@ -224,5 +230,6 @@ export function configSecrets(c: Config): string[] {
     c.wallet.apiKey,
     c.wallet.password,
     c.webhookSecret,
+    c.secretsKey,
   ].filter((v): v is string => typeof v === 'string');
 }
