@@ -19,6 +19,7 @@ import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
 import type { VerbName } from '../table.js';
+import { stepUpResetVerb } from './step-up-reset.js';
 
 interface VerbContext {
   deps: CommandDeps;
@@ -280,4 +281,5 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       });
     },
   },
+  'stepup reset': stepUpResetVerb,
 };

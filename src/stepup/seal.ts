@@ -29,7 +29,12 @@ export function seal(key: Buffer, plaintext: string, aad: string): Sealed {
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
   const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return { v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+  return {
+    v: 1,
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    data: data.toString('base64'),
+  };
 }
 
 export function open(key: Buffer, sealed: Sealed, aad: string): string {

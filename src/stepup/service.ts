@@ -109,7 +109,13 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
             message:
               'Your authenticator codes are already set up. To move them to a new phone, ask an admin to reset them, then set them up again here.',
           };
-        const next: Enrolment = { user, status: 'pending', secret: seal(key, secret, user), startedAt: iso(now), failures: 0 };
+        const next: Enrolment = {
+          user,
+          status: 'pending',
+          secret: seal(key, secret, user),
+          startedAt: iso(now),
+          failures: 0,
+        };
         tx.put(ENROLMENTS, user, next);
         audit(tx, now, user, 'stepup_enrol_start', user);
         return { ok: true as const, staleQrFileId: cur?.qrFileId };
