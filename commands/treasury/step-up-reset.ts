@@ -9,10 +9,10 @@ import { hasRole } from '../../src/policy/people.js';
 import { echo } from '../../src/slack/limits.js';
 import type { VerbRun } from './verbs.js';
 
-/** `<@U123>`, `<@U123|name>` (how Slack sends a mention in command text) or a bare user id. */
+/** `<@U123>`, `@U123` (what `words` leaves of `<@U123|name>`) or a bare user id. */
 const targetSchema = z
   .string()
-  .transform((t) => /^<@([UW][A-Z0-9]+)(\|[^>]*)?>$/.exec(t)?.[1] ?? t)
+  .transform((t) => /^<?@?([UW][A-Z0-9]+)(\|[^>]*)?>?$/.exec(t)?.[1] ?? t)
   .pipe(z.string().regex(/^[UW][A-Z0-9]{2,}$/));
 
 export const stepUpResetVerb: VerbRun = {

@@ -45,8 +45,7 @@ describe('TOTP codes (RFC 6238: SHA1, 6 digits, 30 s)', () => {
   });
 
   it('refuses anything that is not six digits', () => {
-    for (const code of ['', '12345', '1234567', 'abcdef', ' 12345'])
-      expect(matchedStep(SECRET, code, NOW)).toBeNull();
+    for (const code of ['', '12345', '1234567', 'abcdef', ' 12345']) expect(matchedStep(SECRET, code, NOW)).toBeNull();
   });
 
   it('builds an otpauth:// URI for the Treasury issuer with the person as label', () => {
