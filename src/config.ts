@@ -17,6 +17,8 @@ export interface Config {
   webhookSecret: string | undefined;
   /** Seals TOTP secrets at rest (src/stepup/seal.ts); undefined: generated in local mode, else startup refuses. */
   secretsKey: string | undefined;
+  /** The key before a rotation: secrets it opens are re-sealed under secretsKey at start. */
+  secretsKeyPrevious: string | undefined;
   webhookSignatureRequired: boolean;
   slack: {
     mode: SlackMode;
@@ -56,6 +58,7 @@ export const SECRET_VARIABLES = [
   'WALLET_MERCHANT_PASSWORD',
   'WEBHOOK_SECRET',
   'SECRETS_KEY',
+  'SECRETS_KEY_PREVIOUS',
 ] as const;
 
 const optionalString = z
@@ -91,6 +94,10 @@ const schema = z.object({
     'must be at least 24 characters of letters, digits, - or _ (it is a URL path segment)',
   ),
   SECRETS_KEY: optionalString.refine((v) => v === undefined || parseSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT),
+  SECRETS_KEY_PREVIOUS: optionalString.refine(
+    (v) => v === undefined || parseSecretsKey(v) !== undefined,
+    SECRETS_KEY_FORMAT,
+  ),
   WEBHOOK_SIGNATURE: optionalString.refine(
     (v) => v === undefined || ['required', 'off'].includes(v),
     'must be "required" or "off"',
@@ -198,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     webhookSecret: e.WEBHOOK_SECRET,
     secretsKey: e.SECRETS_KEY,
+    secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS,
     webhookSignatureRequired: e.WEBHOOK_SIGNATURE === 'required',
     slack: {
       mode,
@@ -231,5 +239,6 @@ export function configSecrets(c: Config): string[] {
     c.wallet.password,
     c.webhookSecret,
     c.secretsKey,
+    c.secretsKeyPrevious,
   ].filter((v): v is string => typeof v === 'string');
 }

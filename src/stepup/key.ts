@@ -22,6 +22,11 @@ function standInSlack(slack: Config['slack']): boolean {
   );
 }
 
+/** SECRETS_KEY_PREVIOUS: the key being rotated away from, if any (format checked by config). */
+export function previousSecretsKey(config: Config): Buffer | undefined {
+  return config.secretsKeyPrevious ? parseSecretsKey(config.secretsKeyPrevious) : undefined;
+}
+
 export async function resolveSecretsKey(config: Config, store: Store): Promise<Buffer> {
   if (config.secretsKey) {
     const key = parseSecretsKey(config.secretsKey);

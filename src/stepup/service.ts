@@ -18,6 +18,8 @@ import { ENROLMENTS, NOTICES, type Enrolment, type StepUpNotice } from './types.
 export interface StepUpServiceOptions {
   store: Store;
   key: Buffer;
+  /** The key before a rotation (SECRETS_KEY_PREVIOUS): still opens secrets until `rekey` re-sealed them. */
+  previousKey?: Buffer;
   now: () => number;
   logger: Logger;
   /** Called inside the commit that records a lockout or a reset: whatever it enqueues is durable with it. */
@@ -60,8 +62,10 @@ export interface StepUpService {
   verify(user: string, code: string, requestId: string): Promise<StepUpOutcome>;
   /** An admin resets `target`'s enrolment (never their own: another admin must). */
   reset(by: string, target: string, isAdmin: boolean): Promise<StepUpOutcome & { qrFileId?: string }>;
-  /** Active or pending enrolments whose secret the current key cannot open (a changed SECRETS_KEY). */
+  /** Active or pending enrolments whose secret neither key can open (a changed SECRETS_KEY). */
   unreadable(): string[];
+  /** Re-seals under the current key every secret only the previous key opens; returns how many. */
+  rekey(): Promise<number>;
 }
 
 const LOCKED_WORDS = (until: number) =>
@@ -78,7 +82,13 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
     appendAudit(tx, { at, actor, action, subject, details });
 
   function openSecret(e: Enrolment): string {
-    const s = open(key, e.secret, e.user);
+    let s: string;
+    try {
+      s = open(key, e.secret, e.user);
+    } catch (err) {
+      if (!(err instanceof SealError) || !o.previousKey) throw err;
+      s = open(o.previousKey, e.secret, e.user);
+    }
     secrets.add(s);
     return s;
   }
@@ -260,6 +270,31 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
         audit(tx, now, by, 'stepup_reset', target, { was: cur.status });
         notice(tx, { kind: 'reset', user: target, by, at: iso(now) });
         return { ok: true, ...(cur.qrFileId ? { qrFileId: cur.qrFileId } : {}) };
+      });
+    },
+
+    async rekey() {
+      const previous = o.previousKey;
+      if (!previous) return 0;
+      return store.commit((tx) => {
+        let n = 0;
+        for (const e of tx.all(ENROLMENTS)) {
+          try {
+            open(key, e.secret, e.user);
+            continue;
+          } catch {
+            // not under the current key: maybe under the previous one
+          }
+          try {
+            const plain = open(previous, e.secret, e.user);
+            tx.put(ENROLMENTS, e.user, { ...e, secret: seal(key, plain, e.user) });
+            n++;
+          } catch {
+            // neither key opens it: reported by unreadable()
+          }
+        }
+        if (n) audit(tx, o.now(), 'system', 'stepup_rekeyed', 'SECRETS_KEY', { people: n });
+        return n;
       });
     },
 

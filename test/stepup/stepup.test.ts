@@ -31,25 +31,28 @@ const POLICY = parsePolicy(
   ),
 );
 
+/** The app's clock: real time plus what the test has moved it forward (kept across restarts in a test: time never goes back). */
+let offset = 0;
+const clock = () => Date.now() + offset;
+
 let t: TestApp | undefined;
 const dirs: string[] = [];
 afterEach(async () => {
   await t?.stop();
   t = undefined;
+  offset = 0;
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** The app's clock: real time plus what the test has moved it forward. */
-let offset = 0;
-const clock = () => Date.now() + offset;
-
-async function app(o: { key?: string; dataDir?: string } = {}): Promise<TestApp> {
-  offset = 0;
+async function app(o: { key?: string; previous?: string; dataDir?: string } = {}): Promise<TestApp> {
   t = await startTestApp({
     policy: POLICY,
     now: clock,
     ...(o.dataDir ? { dataDir: o.dataDir } : {}),
-    env: { SECRETS_KEY: o.key ?? randomBytes(32).toString('base64') },
+    env: {
+      SECRETS_KEY: o.key ?? randomBytes(32).toString('base64'),
+      ...(o.previous ? { SECRETS_KEY_PREVIOUS: o.previous } : {}),
+    },
   });
   t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   return t;
@@ -389,6 +392,31 @@ describe('SECRETS_KEY', () => {
     expect(inlineError(res)).toMatch(/encryption key has changed.*reset/);
     expect(a.app.deps.withdrawals.get(r.id)!.approvals).toHaveLength(0);
     expect(a.logs()).not.toContain(secret);
+  });
+
+  it('rotates: with the old key as SECRETS_KEY_PREVIOUS the secrets are re-encrypted at start, and codes keep working', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'stepup-rotate-'));
+    dirs.push(dataDir);
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const first = await app({ dataDir, key: oldKey.toString('hex') });
+    const secret = await enrolled(first, USERS.carol);
+    await first.stop();
+    t = undefined;
+
+    const rotated = await app({ dataDir, key: newKey.toString('base64'), previous: oldKey.toString('hex') });
+    const rec = rotated.app.deps.store.get(ENROLMENTS, USERS.carol)!;
+    expect(open(newKey, rec.secret, USERS.carol)).toBe(secret);
+    expect(audit(rotated).some((e) => e.action === 'stepup_rekeyed' && e.details.people === 1)).toBe(true);
+    await rotated.stop();
+    t = undefined;
+
+    // The old key can now go: the new one alone opens it.
+    const a = await app({ dataDir, key: newKey.toString('base64') });
+    expect(a.logs()).not.toContain('SECRETS_KEY does not open');
+    const { r } = await request(a, '800');
+    expect((await submitCode(a, USERS.carol, r, freshCode(secret))).body).toBe('');
+    await until('sent', () => a.app.deps.withdrawals.get(r.id)!.state === 'completed');
   });
 
   it('is required with a real Slack workspace, checked for its format, and never echoed', async () => {
