@@ -27,6 +27,11 @@ function totp(secret: string, label = 'treasury'): TOTP {
   });
 }
 
+/** The secret as people type it from a screen: groups of four ("ABCD EFGH ..."). */
+export function groupedSecret(secret: string): string {
+  return (secret.match(/.{1,4}/g) ?? []).join(' ');
+}
+
 /** The otpauth:// URI an authenticator app scans (it carries the secret: never log or post it). */
 export function otpauthUri(secret: string, label: string): string {
   return totp(secret, label).toString();

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { parsePolicy } from '../../src/policy/load.js';
-import { codeAt, ENROLMENTS, resolveSecretsKey } from '../../src/stepup/index.js';
+import { codeAt, ENROLMENTS, groupedSecret, resolveSecretsKey } from '../../src/stepup/index.js';
 import { open } from '../../src/stepup/seal.js';
 import { openStore } from '../../src/store/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
@@ -111,8 +111,11 @@ async function enrol(a: TestApp, user: string): Promise<{ secret: string; fileId
 }
 
 async function confirmEnrolment(a: TestApp, user: string, code: string) {
+  // As Slack sends it: the whole modal, key text included, comes back with the submission.
+  const view = views(a, 'stepup_enrol').at(-1);
   return a.submitView(user, {
     callbackId: 'stepup_enrol',
+    ...(view ? { viewId: view.id, blocks: view.blocks } : {}),
     values: { stepup_enrol_code: { code: { type: 'plain_text_input', value: code } } },
   });
 }
@@ -233,6 +236,7 @@ describe('step-up codes: enrolment and approving', () => {
     await a.app.deps.outbox.drain();
     expect(allChannelText(a)).not.toContain(secret);
     expect(a.logs()).not.toContain(secret);
+    expect(a.logs()).not.toContain(groupedSecret(secret));
     const onDisk = filesUnder(a.dataDir)
       .map((f) => readFileSync(f, 'latin1'))
       .join('\n');

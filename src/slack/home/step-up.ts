@@ -19,6 +19,7 @@ import QRCode from 'qrcode';
 import { formatAmount } from '../../format/amount.js';
 import { hasRole } from '../../policy/people.js';
 import { actions, context, esc, section } from '../blocks.js';
+import { groupedSecret } from '../../stepup/index.js';
 import type { CommandDeps } from '../deps.js';
 import { codeSchema, INVALID_CODE } from '../step-up-approve.js';
 
@@ -69,7 +70,7 @@ export async function stepUpHomeBlocks(deps: CommandDeps, user: string): Promise
 }
 
 function enrolView(secret: string, qrFileId?: string): View {
-  const grouped = secret.match(/.{1,4}/g)!.join(' ');
+  const grouped = groupedSecret(secret);
   const blocks: KnownBlock[] = [
     section(
       '1. Open your authenticator app and add an account by scanning this QR code.\n' +
