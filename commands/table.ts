@@ -83,6 +83,12 @@ export const TREASURY_VERBS = {
     summary: 'tell the wallet service where to send its deposit and withdrawal notifications',
     role: 'admins',
   },
+  'stepup reset': {
+    usage: 'stepup reset @person',
+    summary:
+      'reset someone’s authenticator codes (a lost phone): they are told, and set them up again from the Home tab',
+    role: 'admins',
+  },
 } as const satisfies Record<string, VerbSpec>;
 
 export type VerbName = keyof typeof TREASURY_VERBS;

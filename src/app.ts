@@ -12,6 +12,7 @@ import { CleanupStack } from './app/cleanup.js';
 import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
 import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.js';
+import { buildStepUp } from './app/step-up.js';
 import { buildStore } from './app/store.js';
 import { buildWallet } from './app/wallet.js';
 import { buildWithdrawals } from './app/withdrawals.js';
@@ -153,6 +154,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     late.groups = slackClient.groups;
     registerPolicyChangeRenderers(outbox, governor);
 
+    const stepUp = await buildStepUp({ config, store, outbox, policy: () => deps.policy, logger, now });
+
     const { explorerNet } = wallet;
     const withdrawals = buildWithdrawals(
       {
@@ -217,6 +220,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       scheduler,
       outbox,
       withdrawals: withdrawals.service,
+      stepUp,
       alerts,
       cardPermalink: withdrawals.cardPermalink,
       registerWebhook: (by) =>

@@ -3,6 +3,7 @@
  * naming the variable; a secret's value is never echoed back.
  */
 import { z } from 'zod';
+import { parseSecretsKey, SECRETS_KEY_FORMAT } from './stepup/key-format.js';
 
 export type SlackMode = 'local' | 'http' | 'socket';
 
@@ -14,6 +15,10 @@ export interface Config {
   policyFile: string | undefined;
   publicUrl: string | undefined;
   webhookSecret: string | undefined;
+  /** Seals TOTP secrets at rest (src/stepup/seal.ts); undefined: generated in local mode, else startup refuses. */
+  secretsKey: string | undefined;
+  /** The key before a rotation: secrets it opens are re-sealed under secretsKey at start. */
+  secretsKeyPrevious: string | undefined;
   webhookSignatureRequired: boolean;
   slack: {
     mode: SlackMode;
@@ -52,6 +57,8 @@ export const SECRET_VARIABLES = [
   'WALLET_API_KEY',
   'WALLET_MERCHANT_PASSWORD',
   'WEBHOOK_SECRET',
+  'SECRETS_KEY',
+  'SECRETS_KEY_PREVIOUS',
 ] as const;
 
 const optionalString = z
@@ -85,6 +92,11 @@ const schema = z.object({
   WEBHOOK_SECRET: optionalString.refine(
     (v) => v === undefined || /^[A-Za-z0-9_-]{24,}$/.test(v),
     'must be at least 24 characters of letters, digits, - or _ (it is a URL path segment)',
+  ),
+  SECRETS_KEY: optionalString.refine((v) => v === undefined || parseSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT),
+  SECRETS_KEY_PREVIOUS: optionalString.refine(
+    (v) => v === undefined || parseSecretsKey(v) !== undefined,
+    SECRETS_KEY_FORMAT,
   ),
   WEBHOOK_SIGNATURE: optionalString.refine(
     (v) => v === undefined || ['required', 'off'].includes(v),
@@ -192,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policyFile: e.POLICY_FILE,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     webhookSecret: e.WEBHOOK_SECRET,
+    secretsKey: e.SECRETS_KEY,
+    secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS,
     webhookSignatureRequired: e.WEBHOOK_SIGNATURE === 'required',
     slack: {
       mode,
@@ -224,5 +238,7 @@ export function configSecrets(c: Config): string[] {
     c.wallet.apiKey,
     c.wallet.password,
     c.webhookSecret,
+    c.secretsKey,
+    c.secretsKeyPrevious,
   ].filter((v): v is string => typeof v === 'string');
 }

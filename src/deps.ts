@@ -9,6 +9,7 @@ import type { Logger } from './log.js';
 import type { Outbox } from './outbox/index.js';
 import type { PolicyGovernor } from './policy/governance/governor.js';
 import type { Policy } from './policy/schema.js';
+import type { StepUpService } from './stepup/index.js';
 import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
 import type { WebhookRegistration } from './webhooks/registration.js';
@@ -26,6 +27,8 @@ export interface Deps {
   scheduler: Scheduler;
   outbox: Outbox;
   withdrawals: WithdrawalService;
+  /** Authenticator codes for approving large withdrawals (enrolment, checks, lockout, reset). */
+  stepUp: StepUpService;
   /** The alerts part (/treasury status shows what it has seen). */
   alerts: Alerts;
   /** A withdrawal card's permalink, undefined until the card is posted (one source for DMs and the Home). */

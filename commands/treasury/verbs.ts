@@ -20,6 +20,7 @@ import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
 import { governanceBlocks } from './policy-change.js';
 import type { VerbName } from '../table.js';
+import { stepUpResetVerb } from './step-up-reset.js';
 
 interface VerbContext {
   deps: CommandDeps;
@@ -282,4 +283,5 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       });
     },
   },
+  'stepup reset': stepUpResetVerb,
 };

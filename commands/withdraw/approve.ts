@@ -3,9 +3,10 @@
  * (approver, not the requester, the tier's must-include) is the withdrawal service's decision,
  * and its refusal says which rule it was.
  */
-import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
 import type { CommandDeps } from '../deps.js';
+import { stepUpGate } from '../../src/slack/step-up-approve.js';
 import { ephemeral } from './replies.js';
 
 export type ButtonArgs = Pick<
@@ -14,9 +15,18 @@ export type ButtonArgs = Pick<
 >;
 
 export function approve(deps: CommandDeps) {
-  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
+  return async ({ ack, body, action, respond, client }: ButtonArgs & { client?: App['client'] }): Promise<void> => {
     await ack();
     await guarded(deps.logger, respond, 'Approval', async () => {
+      // Above the policy's step_up_above: a modal asks for an authenticator code (./approve-step-up.ts).
+      const gate = await stepUpGate(deps, {
+        requestId: action.value ?? '',
+        user: body.user.id,
+        triggerId: body.trigger_id,
+        client,
+      });
+      if (gate.kind === 'refused') return ephemeral(respond, `:no_entry: ${gate.message}`);
+      if (gate.kind === 'opened') return;
       const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
       if (!outcome.ok) await ephemeral(respond, `:no_entry: ${outcome.message}`);
     });

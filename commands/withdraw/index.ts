@@ -10,6 +10,8 @@ import { rejectSubmitted } from './reject-submitted.js';
 import { requestSubmitted } from './request-submitted.js';
 import { resolve } from './resolve.js';
 import { resolveSubmitted } from './resolve-submitted.js';
+import { STEP_UP_VIEW } from '../../src/slack/step-up-approve.js';
+import { stepUpSubmitted } from './step-up-submitted.js';
 
 export function register(app: App, deps: CommandDeps): void {
   const requireRole = roleMiddleware(deps);
@@ -21,4 +23,5 @@ export function register(app: App, deps: CommandDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTIONS.resolveSent, requireRole('admins'), resolve(deps, 'sent'));
   app.action<BlockAction<ButtonAction>>(ACTIONS.resolveNotSent, requireRole('admins'), resolve(deps, 'not_sent'));
   app.view<ViewSubmitAction>(VIEWS.resolve, resolveSubmitted(deps));
+  app.view<ViewSubmitAction>(STEP_UP_VIEW, stepUpSubmitted(deps));
 }

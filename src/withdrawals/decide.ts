@@ -12,6 +12,7 @@
  * unions, and each switch over them is exhaustive (`never`).
  */
 import type { Policy } from '../policy/schema.js';
+import { needsStepUp } from '../stepup/threshold.js';
 import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
 import {
   approvalsComplete,
@@ -54,7 +55,17 @@ export type WithdrawalCommand =
       existing: readonly WithdrawalRequest[];
     }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
-  | { type: 'approve'; user: string; isApprover: boolean; satisfies: readonly string[] }
+  /**
+   * `stepUp`: whether this approver typed a valid authenticator code for it (checked by the
+   * shell); a request above the policy's step_up_above is refused without `verified`.
+   */
+  | {
+      type: 'approve';
+      user: string;
+      isApprover: boolean;
+      satisfies: readonly string[];
+      stepUp?: 'verified' | 'not-needed';
+    }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
   /**
    * approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends.
@@ -428,6 +439,12 @@ function decideApprove(
   const refusal = decisionRefusal(req, c.user, 'approve', { isApprover: c.isApprover, now: ctx.now });
   if (refusal) return refusal;
   const cur = req!;
+  // A code never bypasses a rule above (own request, not an approver...); without one, no approval of a large request.
+  if (c.stepUp !== 'verified' && needsStepUp(ctx.policy, cur.currency, cur.amount))
+    return refused(
+      'step_up_required',
+      'Approving this withdrawal needs a code from your authenticator app: use the Approve button on its card.',
+    );
   const satisfies = cur.tier.mustInclude.filter((e) => c.satisfies.includes(e));
   const reserved = reservedFor(cur);
   if (reserved.length && !reserved.some((e) => satisfies.includes(e))) {
@@ -443,7 +460,13 @@ function decideApprove(
     actor: c.user,
     action: 'approve',
     subject: cur.id,
-    details: { ...about(cur), approvals: recorded.approvals.length, required: cur.tier.approvals, satisfies },
+    details: {
+      ...about(cur),
+      approvals: recorded.approvals.length,
+      required: cur.tier.approvals,
+      satisfies,
+      ...(c.stepUp === 'verified' ? { stepUp: 'verified' } : {}),
+    },
   };
   // The last approval makes it `approved`, durable before anything is sent (the shell then claims it).
   return approvalsComplete(recorded)

@@ -104,7 +104,8 @@ export interface WithdrawalEventResult {
 
 export interface WithdrawalService {
   request(input: RequestInput, requesterId: string): Promise<RequestOutcome>;
-  approve(id: string, userId: string): Promise<DecisionOutcome>;
+  /** `facts.stepUp`: 'verified' once the approver's authenticator code was checked (src/stepup/). */
+  approve(id: string, userId: string, facts?: { stepUp?: 'verified' | 'not-needed' }): Promise<DecisionOutcome>;
   reject(id: string, userId: string, reason: string): Promise<DecisionOutcome>;
   /** Pending requests past their expiry become expired; returns them. */
   expireDue(): Promise<WithdrawalRequest[]>;
@@ -215,7 +216,11 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     return { ok: true, request: event.request };
   }
 
-  async function approve(id: string, userId: string): Promise<DecisionOutcome> {
+  async function approve(
+    id: string,
+    userId: string,
+    facts: { stepUp?: 'verified' | 'not-needed' } = {},
+  ): Promise<DecisionOutcome> {
     // Roles and groups (maybe a Slack API call) are looked up only for a request open to decisions;
     // the decider checks everything again inside the commit.
     const early = stateRefusal(stored(id), userId, now());
@@ -226,7 +231,13 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     if (isApprover)
       for (const entry of stored(id)?.tier.mustInclude ?? [])
         if (await matches([entry], userId, groups)) satisfies.push(entry);
-    const applied = await commitOn(id, { type: 'approve', user: userId, isApprover, satisfies });
+    const applied = await commitOn(id, {
+      type: 'approve',
+      user: userId,
+      isApprover,
+      satisfies,
+      stepUp: facts.stepUp ?? 'not-needed',
+    });
     const outcome = outcomeOf(applied);
     if (!outcome.ok || !applied.event) return outcome;
     const quorum = applied.event.type === 'approved';

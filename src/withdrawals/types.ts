@@ -155,7 +155,9 @@ export type DecisionReason =
   | 'reason_required'
   | 'not_admin'
   | 'not_unknown'
-  | 'note_required';
+  | 'note_required'
+  /** The request is above the policy's step_up_above and no valid authenticator code came with the approval. */
+  | 'step_up_required';
 
 export type RequestOutcome =
   | { ok: true; request: WithdrawalRequest }

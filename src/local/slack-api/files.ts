@@ -29,6 +29,14 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
       return { upload_url: `${s.origin}/upload/v1/${id}`, file_id: id };
     },
 
+    /** Deletes an uploaded file (the app deletes what it uploaded, e.g. an enrolment QR image). */
+    'files.delete': (args) => {
+      const id = requireString(args, 'file', 'invalid_arguments');
+      if (!s.uploads.get(id)?.completed) throw new ApiError('file_not_found');
+      s.uploads.delete(id);
+      return {};
+    },
+
     'files.completeUploadExternal': (args) => {
       const list = args.files;
       if (!Array.isArray(list) || list.length === 0)

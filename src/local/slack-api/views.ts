@@ -36,6 +36,7 @@ export function viewHandlers(s: SlackState): Record<string, Handler> {
       const hash = str(args.hash);
       if (hash && hash !== current.hash) throw new ApiError('hash_conflict');
       const next = buildView(args.view, current.id);
+      checkSlackFiles(s, next);
       const updated: FakeView = {
         ...next,
         id: current.id,
@@ -59,6 +60,17 @@ export function viewHandlers(s: SlackState): Record<string, Handler> {
       return { view };
     },
   };
+}
+
+/** As Slack: an image block's `slack_file` must name an uploaded file (shared or not) the app can see. */
+function checkSlackFiles(s: SlackState, view: FakeView): void {
+  view.blocks.forEach((b, i) => {
+    const file = ((b ?? {}) as Json).slack_file as Json | undefined;
+    if (!file) return;
+    const id = str(file.id);
+    if (id && !s.uploads.get(id)?.completed)
+      throw new ApiError('invalid_blocks', [`[ERROR] invalid slack_file [json-pointer:/blocks/${i}/slack_file]`]);
+  });
 }
 
 /** A trigger_id for an interaction by `user`: modals opened with it belong to that user. */
@@ -103,6 +115,7 @@ function newView(s: SlackState, raw: unknown, previous: FakeView | null): FakeVi
   };
   if (view.type !== 'modal')
     throw new ApiError('invalid_arguments', ['[ERROR] only modal views can be opened or pushed']);
+  checkSlackFiles(s, view);
   s.views.set(id, view);
   return view;
 }

@@ -225,7 +225,12 @@ function block(b, ctx, i) {
       return h(
         'figure',
         { class: 'block' },
-        h('img', { src: b.image_url, alt: b.alt_text ?? '', class: 'block-image' }),
+        // An uploaded image (slack_file) is served by the local workspace, shared or not, as Slack shows it.
+        h('img', {
+          src: b.slack_file?.id ? `/local/files/${encodeURIComponent(b.slack_file.id)}` : b.image_url,
+          alt: b.alt_text ?? '',
+          class: 'block-image',
+        }),
         b.title ? h('figcaption', {}, textObj(b.title)) : null,
       );
     case 'actions':

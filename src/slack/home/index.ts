@@ -5,6 +5,8 @@
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { esc } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
+import { stepUpGate } from '../step-up-approve.js';
+import { registerStepUpHome } from './step-up.js';
 import { HOME_APPROVE, homeView, type HelpFor } from './view.js';
 
 type Client = App['client'];
@@ -47,6 +49,15 @@ export function homeApprove(deps: CommandDeps, publish: Publish) {
     await ack();
     let notice: string | undefined;
     try {
+      // Above the policy's step_up_above: the code modal, as from the card.
+      const gate = await stepUpGate(deps, {
+        requestId: action.value ?? '',
+        user: body.user.id,
+        triggerId: body.trigger_id,
+        client,
+      });
+      if (gate.kind === 'opened') return;
+      if (gate.kind === 'refused') return await publish(client, body.user.id, `:no_entry: ${esc(gate.message)}`);
       const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
       notice = outcome.ok ? ':white_check_mark: Your approval was recorded.' : `:no_entry: ${esc(outcome.message)}`;
     } catch (err) {
@@ -61,4 +72,5 @@ export function registerHome(app: App, deps: CommandDeps, help: HelpFor): void {
   const publish = homePublisher(deps, help);
   app.event('app_home_opened', appHomeOpened(publish));
   app.action<BlockAction<ButtonAction>>(HOME_APPROVE, homeApprove(deps, publish));
+  registerStepUpHome(app, deps, publish);
 }

@@ -17,6 +17,7 @@ import type { WithdrawalRequest, WithdrawalState } from '../../withdrawals/index
 import { actions, context, divider, esc, header, link, section, shorten } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
 import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal-card.js';
+import { stepUpHomeBlocks } from './step-up.js';
 
 /** Slack allows 100 blocks in a Home view; decisions get at most this many (2 blocks each). */
 const MAX_DECISIONS = 15;
@@ -83,6 +84,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
       blocks.push(
         context(`…and ${waiting.length - MAX_DECISIONS} more on their cards in <#${deps.policy.channels.approvals}>.`),
       );
+    blocks.push(...(await stepUpHomeBlocks(deps, userId)));
   } else {
     const pending = deps.withdrawals.pendingCount();
     blocks.push(

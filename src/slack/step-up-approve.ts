@@ -1,0 +1,93 @@
+/**
+ * Approve on a request above the policy's step_up_above (card or App Home): instead of
+ * approving at once, the approver is asked for a code from their authenticator app in a modal
+ * (opened with the click's trigger_id, after the ack). Someone who may not approve is told so
+ * first, and someone without codes set up is told how to set them up; the code itself is
+ * checked on submission (commands/withdraw/step-up-submitted.ts). Whether a code is needed is the domain's
+ * rule (src/stepup/threshold.ts), which decide() enforces again: this only routes.
+ */
+import type { App } from '@slack/bolt';
+import type { View } from '@slack/types';
+import { z } from 'zod';
+import { esc, section, shorten } from './blocks.js';
+import { amountText } from './withdrawal-card.js';
+import { needsStepUp } from '../stepup/index.js';
+import type { WithdrawalRequest } from '../withdrawals/index.js';
+import type { CommandDeps } from './deps.js';
+
+export const STEP_UP_VIEW = 'withdraw_step_up';
+export const CODE_BLOCK = 'stepup_code';
+export const CODE_ACTION = 'code';
+export const INVALID_CODE = 'That code is not valid. Type the current code from your authenticator app.';
+
+/** private_metadata of the modal (written by us, but it comes back through Slack). */
+export const stepUpMetaSchema = z.object({ id: z.string().min(1).max(200) });
+
+/** Six digits; spaces people type in the middle ("123 456") are dropped. */
+export const codeSchema = z
+  .string()
+  .transform((s) => s.replace(/\s+/g, ''))
+  .pipe(z.string().regex(/^\d{6}$/));
+
+export type StepUpGate = { kind: 'not-needed' } | { kind: 'opened' } | { kind: 'refused'; message: string };
+
+export function stepUpModal(r: WithdrawalRequest, requestedBy: string): View {
+  return {
+    type: 'modal',
+    callback_id: STEP_UP_VIEW,
+    private_metadata: JSON.stringify({ id: r.id }),
+    title: { type: 'plain_text', text: 'Approve withdrawal' },
+    submit: { type: 'plain_text', text: 'Approve' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    blocks: [
+      section(
+        `Approve *${esc(amountText(r))}* on ${esc(r.network)} to \`${esc(shorten(r.destination, 8, 6))}\`, ` +
+          `from client wallet ${esc(r.clientEmail)}, requested by <@${requestedBy}>?\n` +
+          'This amount needs a code from your authenticator app.',
+      ),
+      {
+        type: 'input',
+        block_id: CODE_BLOCK,
+        label: { type: 'plain_text', text: '6-digit code from your authenticator app' },
+        element: {
+          type: 'plain_text_input',
+          action_id: CODE_ACTION,
+          max_length: 12,
+          placeholder: { type: 'plain_text', text: '123456' },
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * Whether this click needs a code, and if so: the refusal to show, or the modal opened.
+ * `client` is absent only where no modal can be opened (then a code-sized request is refused).
+ */
+export async function stepUpGate(
+  deps: CommandDeps,
+  o: { requestId: string; user: string; triggerId: string | undefined; client: App['client'] | undefined },
+): Promise<StepUpGate> {
+  const r = deps.withdrawals.get(o.requestId);
+  if (!r || !needsStepUp(deps.policy, r.currency, r.amount)) return { kind: 'not-needed' };
+  // The rules first: someone who may not approve this is told why, not asked for a code.
+  const refused = await deps.withdrawals.checkDecision(r.id, o.user, 'approve');
+  if (refused && !refused.ok) return { kind: 'refused', message: refused.message };
+  const status = deps.stepUp.status(o.user);
+  if (status.state !== 'active')
+    return {
+      kind: 'refused',
+      message:
+        'Approving this withdrawal needs a code from an authenticator app, and you have not set one up yet: ' +
+        'open the Treasury app’s Home tab, press “Set up authenticator codes” and scan the QR code with your authenticator app. Then press Approve again.',
+    };
+  if (status.lockedUntil !== undefined)
+    return {
+      kind: 'refused',
+      message: `Your authenticator codes are locked after five wrong codes in a row, until ${new Date(status.lockedUntil).toISOString().slice(11, 16)} UTC.`,
+    };
+  if (!o.client || !o.triggerId)
+    return { kind: 'refused', message: 'Approving this withdrawal needs a code: use the Approve button on its card.' };
+  await o.client.views.open({ trigger_id: o.triggerId, view: stepUpModal(r, r.requester) });
+  return { kind: 'opened' };
+}

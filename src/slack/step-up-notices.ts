@@ -1,0 +1,48 @@
+/**
+ * What people are told about step-up codes, drawn by the outbox from the notice records the
+ * step-up service writes in the same commit as the decision (so each is sent once, after a
+ * crash too): a lockout goes to the alerts channel for the admins, a reset to the person by DM.
+ * Never a secret, a code or a QR image here.
+ */
+import type { Outbox, OutboxRequest } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import type { Store, Tx } from '../store/index.js';
+import { NOTICES, type StepUpNotice } from '../stepup/index.js';
+import { mention } from './blocks.js';
+
+export const STEPUP_NOTICE_RENDERER = 'stepup-notice';
+
+const utcTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+export function renderStepUpNotice(n: StepUpNotice, policy: Policy): { text: string } {
+  if (n.kind === 'locked') {
+    const admins = policy.people.admins.map((a) => mention(a)).join(' ');
+    return {
+      text:
+        `:lock: Authenticator codes of <@${n.user}> are locked until ${utcTime(n.until ?? 0)} after five wrong codes in a row. ` +
+        `Until then they cannot approve large withdrawals. If it was not them typing, someone may be trying their Slack account.${admins ? ` ${admins}` : ''}`,
+    };
+  }
+  return {
+    text:
+      `:key: <@${n.by}> reset your authenticator codes for approving large withdrawals. ` +
+      'Your old codes no longer work: open the Treasury app’s Home tab and press “Set up authenticator codes” to set them up again. ' +
+      'If you did not ask for this, tell another admin.',
+  };
+}
+
+/** The outbox request that carries a notice: lockouts to the alerts channel, resets to the person. */
+export function stepUpNoticeRequest(n: StepUpNotice, policy: Policy): OutboxRequest {
+  return n.kind === 'locked'
+    ? { op: 'post', renderer: STEPUP_NOTICE_RENDERER, ref: n.id, channel: policy.channels.alerts }
+    : { op: 'dm', renderer: STEPUP_NOTICE_RENDERER, ref: n.id, user: n.user };
+}
+
+/** Registers the renderer and returns the service's `notify` (read the policy at the moment of use). */
+export function stepUpNotices(o: { outbox: Outbox; store: Store; policy: () => Policy }) {
+  o.outbox.registerRenderer(STEPUP_NOTICE_RENDERER, (ref) => {
+    const n = o.store.get(NOTICES, ref);
+    return n ? renderStepUpNotice(n, o.policy()) : null;
+  });
+  return (tx: Tx, n: StepUpNotice): void => void o.outbox.enqueue(tx, stepUpNoticeRequest(n, o.policy()));
+}
