@@ -176,7 +176,7 @@ describe('originBalances', () => {
   it('reads names, numeric strings and string balances from another server; errors map to the error classes', async () => {
     let status = 200;
     let answer: unknown;
-    stub = await stubServer((req, res) => sendJson(res, status, answer));
+    stub = await stubServer((_req, res) => sendJson(res, status, answer));
     const { client } = clientFor(stub, { readRetries: 0 });
     answer =
       '{"status":1,"data":[{"key":"usdt","networkChain":"bsc","balance":"12500.000001"},{"currency":"4","networkChain":8,"balance":0.1},{"currency":99,"networkChain":1,"balance":"3"}]}';
