@@ -10,6 +10,7 @@ import { rejectSubmitted } from './reject-submitted.js';
 import { requestSubmitted } from './request-submitted.js';
 import { resolve } from './resolve.js';
 import { resolveSubmitted } from './resolve-submitted.js';
+import { newRequest } from './new-request.js';
 
 export function register(app: App, deps: CommandDeps): void {
   const requireRole = roleMiddleware(deps);
@@ -21,4 +22,5 @@ export function register(app: App, deps: CommandDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTIONS.resolveSent, requireRole('admins'), resolve(deps, 'sent'));
   app.action<BlockAction<ButtonAction>>(ACTIONS.resolveNotSent, requireRole('admins'), resolve(deps, 'not_sent'));
   app.view<ViewSubmitAction>(VIEWS.resolve, resolveSubmitted(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.newRequest, requireRole('requesters'), newRequest(deps));
 }

@@ -27,6 +27,8 @@ import {
   type Refused,
 } from './rules.js';
 import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
+import { decideByStatus } from './settle-by-status.js';
+import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
 import type {
   DecisionReason,
   RequestRule,
@@ -65,6 +67,8 @@ export type WithdrawalCommand =
   /** At startup: executing and not in flight in this process, so possibly sent. */
   | { type: 'mark-unknown-at-startup' }
   | { type: 'reconcile'; found: ListedTransaction }
+  /** The service's status for the reference (settle-by-status.ts); NotFound only after the policy's grace. */
+  | { type: 'settle-by-status'; status: WithdrawalStatus }
   | { type: 'resolve-unknown'; admin: string; isAdmin: boolean; outcome: 'sent' | 'not_sent'; note: string }
   | { type: 'apply-webhook'; status: string | number; transactionHash?: string | null };
 
@@ -256,6 +260,11 @@ export function decide(
     }
     case 'reconcile':
       return decideReconcile(command.found, req, at);
+    case 'settle-by-status':
+      return decideByStatus(command.status, req, {
+        now: ctx.now,
+        graceMs: ctx.policy.withdrawals.not_found_grace,
+      });
     case 'resolve-unknown':
       return decideResolve(command, req, at);
     case 'apply-webhook':

@@ -51,7 +51,8 @@ export type { ReconcileReport };
 
 export interface WithdrawalServiceOptions {
   store: Store;
-  wallet: Pick<WalletClient, 'withdraw' | 'listTransactions'>;
+  /** `withdrawalStatus` settles unknown outcomes exactly (the transaction list is the fallback). */
+  wallet: Pick<WalletClient, 'withdraw' | 'listTransactions'> & Partial<Pick<WalletClient, 'withdrawalStatus'>>;
   /** A function lets the app reload the policy without rebuilding the service. */
   policy: Policy | (() => Policy);
   groups?: GroupResolver;

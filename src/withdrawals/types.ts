@@ -42,8 +42,10 @@ export interface AllowlistInfo {
 }
 
 export interface WithdrawalResultRecord {
-  /** wallet: the service's answer; reconcile: found in the transaction list; webhook; admin. */
+  /** wallet: the service's answer; reconcile: settled by reconciliation (`via` says how); webhook; admin. */
   source: 'wallet' | 'reconcile' | 'webhook' | 'admin';
+  /** For `reconcile`: the service's status for the reference, or a transaction-list record (absent: the list). */
+  via?: 'status' | 'list';
   serviceReference: string | null;
   /** Exact decimal text, when known: what left for the payee (the service's withdrawnAmount). */
   amount: string | null;
@@ -57,8 +59,11 @@ export interface WithdrawalResultRecord {
 }
 
 export interface WithdrawalError {
-  /** rejected: the service refused it; not_sent: nothing left here; reported_failed: the service lists it as failed; admin_not_sent. */
-  kind: 'rejected' | 'not_sent' | 'reported_failed' | 'admin_not_sent';
+  /**
+   * rejected: the service refused it; not_sent: nothing left here; reported_failed: the service lists it as failed;
+   * admin_not_sent; never_executed: the service has no record of its reference, past the grace period (settle-by-status.ts).
+   */
+  kind: 'rejected' | 'not_sent' | 'reported_failed' | 'admin_not_sent' | 'never_executed';
   message: string;
 }
 
