@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { DestinationStream } from 'pino';
 import { buildAlerts } from './app/alerts.js';
+import { buildBalances } from './app/balances.js';
 import { CleanupStack } from './app/cleanup.js';
 import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
@@ -130,6 +131,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     cleanup.push(() => outbox.stop());
 
     const { explorerNet } = wallet;
+    const balances = buildBalances({ store, outbox, wallet: wallet.client, policy: () => policy, logger, now });
     const withdrawals = buildWithdrawals(
       {
         store,
@@ -141,6 +143,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         now,
         explorerNet,
         slack: slackClient.client,
+        balances,
       },
       cleanup,
     );
@@ -170,7 +173,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           logger.error({ err }, 'recovering withdrawals after the store could write again failed'),
         );
     });
-    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts });
+    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts, balances: balances.watch });
 
     const deps: Deps = {
       config,
@@ -182,6 +185,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals: withdrawals.service,
       alerts,
+      balances,
       cardPermalink: withdrawals.cardPermalink,
       registerWebhook: (by) =>
         registerWebhook({

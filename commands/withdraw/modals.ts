@@ -30,6 +30,7 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   daily_limit: 'amount',
   tier: 'amount',
   note: 'note',
+  balance: 'amount',
 };
 
 function input(

@@ -4,6 +4,7 @@
  * CURRENT state, so an outbox entry sent late shows what is true when it is sent.
  */
 import type { KnownBlock } from '@slack/types';
+import { Decimal } from 'decimal.js';
 import { slackDate } from '../format/time.js';
 import type { Rendered } from '../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
@@ -173,6 +174,16 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
   }
 }
 
+/** "Balance: 12,500.00 USDT on BSC · after this withdrawal: 10,250.00", while it is not sent yet. */
+export function balanceText(r: WithdrawalRequest, facts: CardFacts): string | undefined {
+  if (!['pending', 'approved'].includes(r.state)) return undefined;
+  const balance = facts.lastBalance?.(r.currency, r.network);
+  if (balance === undefined) return undefined;
+  if (balance === null) return `${r.currency} on ${r.network}: balance unavailable`;
+  const after = formatAmount(new Decimal(balance).minus(r.amount).toFixed(), r.currency).replace(/ \S+$/, '');
+  return `Balance: ${formatAmount(balance, r.currency)} on ${r.network} · after this withdrawal: ${after}`;
+}
+
 /** Room left for the note in its section (3000 characters) after its label and a "shortened" remark. */
 const NOTE_ROOM = LIMITS.sectionText - 200;
 
@@ -186,12 +197,16 @@ function noteText(r: WithdrawalRequest): string {
 
 export interface CardFacts {
   dailyUsage(currency: string): DailyUsage;
+  /** The last balance read: text, null when unavailable, undefined when the app reads no balances. */
+  lastBalance?(currency: string, network: string): string | null | undefined;
   feeEstimate?(currency: string, network: string): FeeEstimate | undefined;
 }
 
 export function renderCard(r: WithdrawalRequest, service: CardFacts, net: ExplorerNet): Rendered {
   const usage = service.dailyUsage(r.currency);
   const flags = riskFlags(r);
+  if (r.balanceAtRequest?.balance === null && r.state === 'pending')
+    flags.push('the balance could not be read when it was requested');
   const title = `${stateLabel(r)} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
   if (flags.length)
@@ -218,6 +233,8 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
       `*Approvals* (tier ${r.tier.max ? `up to ${formatAmount(r.tier.max, r.currency)}` : 'above every limit'}: ${r.tier.approvals} needed${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
     ),
   );
+  const balance = balanceText(r, service);
+  if (balance) blocks.push(context(balance));
   const outcome = outcomeText(r);
   if (outcome) blocks.push(section(outcome));
   if (r.confirmation) {
@@ -407,6 +424,7 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
   const status = str(d.status);
   const what: Record<string, string> = {
     request: 'requested',
+    refuse: '🚫 not requested',
     approve:
       typeof d.approvals === 'number' && typeof d.required === 'number'
         ? `approved (${d.approvals} of ${d.required})`

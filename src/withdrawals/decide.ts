@@ -18,6 +18,7 @@ import {
   stateWords,
   checkAllowlist,
   checkDailyLimit,
+  checkBalance,
   decisionRefusal,
   expiryDue,
   refused,
@@ -52,12 +53,21 @@ export type WithdrawalCommand =
       id: string;
       merchantReference: string;
       existing: readonly WithdrawalRequest[];
+      /**
+       * The origin account's balance read by the shell just before: text, `null` when it could not
+       * be read (allowed, and the card says so), absent when the app has no balance source.
+       */
+      balance?: string | null;
     }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   | { type: 'approve'; user: string; isApprover: boolean; satisfies: readonly string[] }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
-  /** approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends. */
-  | { type: 'claim-for-sending' }
+  /**
+   * approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends.
+   * `balance`: read just before; a balance below the amount refuses the send (failed, nothing sent).
+   * Unreadable (undefined): sent anyway, since the wallet service itself refuses an overdraft.
+   */
+  | { type: 'claim-for-sending'; balance?: string }
   /** `requestId`: the claimed request, named in the audit even if it was settled meanwhile. */
   | { type: 'record-send-outcome'; requestId: string; outcome: SendOutcome }
   | { type: 'expire' }
@@ -170,6 +180,22 @@ export function decide(
     }
     case 'claim-for-sending': {
       if (req?.state !== 'approved') return unchanged(req);
+      const short = checkBalance(command.balance, req);
+      if (short) {
+        const message = `Not sent: ${short.message}`;
+        return {
+          kind: 'changed',
+          next: transition(req, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
+          audit: {
+            at,
+            actor: SYSTEM,
+            action: 'result',
+            subject: req.id,
+            details: { ...about(req), outcome: 'failed', rule: 'balance', balance: command.balance, reason: message },
+          },
+          event: 'failed',
+        };
+      }
       return {
         kind: 'changed',
         next: transition(req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),
@@ -286,6 +312,12 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
   // Decided inside the shell's commit: two requests racing cannot both fit under the limit.
   const over = checkDailyLimit(ctx.policy, c.existing, c.checked.currency.name, c.checked.amount, ctx.now);
   if (over) return refused(over.rule, over.message);
+  const short = checkBalance(c.balance ?? undefined, {
+    amount: c.checked.amount,
+    currency: c.checked.currency.name,
+    network: c.checked.network.name,
+  });
+  if (short) return refused(short.rule, short.message);
   const at = iso(ctx.now);
   const req: WithdrawalRequest = {
     id: c.id,
@@ -305,6 +337,7 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     createdAt: at,
     expiresAt: iso(ctx.now + ctx.policy.withdrawals.expires_after),
     allowlist,
+    ...(c.balance !== undefined ? { balanceAtRequest: { balance: c.balance, at } } : {}),
     history: [{ at, state: 'pending', by: c.requester }],
   };
   const { merchantReference, amount, currency, network, destination, clientEmail, note, tier, expiresAt } = req;
@@ -327,6 +360,7 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
         tier,
         allowlist,
         expiresAt,
+        ...(req.balanceAtRequest ? { balance: req.balanceAtRequest.balance } : {}),
       },
     },
     event: 'requested',

@@ -8,7 +8,7 @@ import { serializeError, type Logger } from '../log.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { Shell } from './shell.js';
 import type { SendOutcome } from './wallet-answer.js';
-import type { WithdrawalHooks, WithdrawalRequest } from './types.js';
+import type { BalanceSource, WithdrawalHooks, WithdrawalRequest } from './types.js';
 
 export interface Sender {
   /** Sends it once; resolves (never rejects) with the request once the outcome is recorded. */
@@ -20,14 +20,27 @@ export interface Sender {
 
 export function createSender(
   shell: Shell,
-  o: { wallet: Pick<WalletClient, 'withdraw'>; hooks: WithdrawalHooks; logger: Logger },
+  o: { wallet: Pick<WalletClient, 'withdraw'>; hooks: WithdrawalHooks; logger: Logger; balances?: BalanceSource },
 ): Sender {
   const { wallet, hooks, logger } = o;
   const running = new Map<string, Promise<WithdrawalRequest>>();
 
   async function send(approved: WithdrawalRequest): Promise<WithdrawalRequest> {
     // Whoever wins this compare-and-set sends, and a restart that finds `executing` knows it may have been sent.
-    const claim = await shell.commitOn(approved.id, { type: 'claim-for-sending' });
+    // The balance checked again just before sending (a fact for the claim; unreadable: sent anyway).
+    const balance =
+      o.balances && approved.state === 'approved'
+        ? await o.balances.read(approved.currency, approved.network)
+        : undefined;
+    const claim = await shell.commitOn(approved.id, {
+      type: 'claim-for-sending',
+      ...(balance !== undefined ? { balance } : {}),
+    });
+    if (claim.event?.type === 'failed') {
+      logger.warn({ id: approved.id, balance }, 'withdrawal not sent: the balance does not cover it');
+      shell.emit([claim.event]);
+      return claim.event.request;
+    }
     if (!claim.event) return (claim.decision.kind === 'unchanged' ? claim.decision.request : undefined) ?? approved;
     const req = claim.event.request;
     shell.emit([claim.event]);

@@ -114,7 +114,19 @@ export interface WithdrawalRequest {
   unknownReason?: string;
   resolution?: { by: string; at: string; outcome: 'sent' | 'not_sent'; note: string };
   confirmation?: Confirmation;
+  /** The origin account's balance read when it was requested (`null`: it could not be read, and the request was allowed). */
+  balanceAtRequest?: { balance: string | null; at: string };
   history: HistoryItem[];
+}
+
+/**
+ * The origin accounts' balances, as facts for the `balance` rule (src/balances/book.ts
+ * implements it). `read` asks the wallet service now; `last` is the last reading, for renderers.
+ */
+export interface BalanceSource {
+  /** Exact decimal text, or undefined when it cannot be read (never throws). */
+  read(currency: string, network: string): Promise<string | undefined>;
+  last(currency: string, network: string): string | undefined;
 }
 
 export interface RequestInput {
@@ -145,7 +157,8 @@ export type RequestRule =
   | 'allowlist'
   | 'daily_limit'
   | 'tier'
-  | 'note';
+  | 'note'
+  | 'balance';
 
 export type DecisionReason =
   | 'not_found'
