@@ -19,6 +19,8 @@ import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
 import type { VerbName } from '../table.js';
+import { balancesVerb } from './balances.js';
+import { withdrawalVerb } from './withdrawal.js';
 
 interface VerbContext {
   deps: CommandDeps;
@@ -268,6 +270,9 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       });
     },
   },
+
+  balances: balancesVerb,
+  withdrawal: withdrawalVerb,
 
   'webhook register': {
     run: async ({ deps, respond, userId }) => {

@@ -17,7 +17,8 @@ export interface BalanceReading {
   at: number;
 }
 
-export type BalanceRefresh = ({ ok: true } & BalanceReading) | { ok: false; message: string; at: number };
+/** A failed read keeps its error (a WalletError, already free of secrets) for the words a person reads. */
+export type BalanceRefresh = ({ ok: true } & BalanceReading) | { ok: false; error: unknown; at: number };
 
 export interface BalanceBook {
   /** Reads every balance now (one call shared by concurrent callers). Never throws. */
@@ -54,7 +55,7 @@ export function createBalanceBook(o: {
         latest = { ok: true, rows, at: o.now() };
       } catch (err) {
         o.logger.warn({ err: serializeError(err) }, 'could not read the balances');
-        latest = { ok: false, message: err instanceof Error ? err.message : String(err), at: o.now() };
+        latest = { ok: false, error: err, at: o.now() };
       } finally {
         running = undefined;
       }
