@@ -182,7 +182,7 @@ export function decide(
       if (req?.state !== 'approved') return unchanged(req);
       const short = checkBalance(command.balance, req);
       if (short) {
-        const message = `Not sent: ${short.message}`;
+        const message = `Not sent: ${short.message.charAt(0).toLowerCase()}${short.message.slice(1)}`;
         return {
           kind: 'changed',
           next: transition(req, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
