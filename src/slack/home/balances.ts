@@ -22,14 +22,26 @@ export function balanceLines(rows: readonly OriginBalance[], thresholds: Readonl
     });
 }
 
+/** The Home is not held back longer than this by a slow wallet service (the read goes on, for the next opening). */
+const MAX_WAIT_MS = 3_000;
+
+function withinWait<T>(p: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), MAX_WAIT_MS);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** A reading younger than this is shown as it is; an older one is read again. */
 const FRESH_MS = 5 * 60_000;
 const MAX_LINES = 12;
 
 export async function balancesBlocks(deps: Pick<CommandDeps, 'balances' | 'policy' | 'now'>): Promise<KnownBlock[]> {
   const last = deps.balances.book.latest();
-  const reading = last?.ok && deps.now() - last.at < FRESH_MS ? last : await deps.balances.book.refresh();
-  if (!reading.ok) return [section('*Balances*\n_Unavailable right now: the wallet service could not be read._')];
+  const reading = last?.ok && deps.now() - last.at < FRESH_MS ? last : await withinWait(deps.balances.book.refresh());
+  if (!reading?.ok) return [section('*Balances*\n_Unavailable right now: the wallet service could not be read._')];
   const lines = balanceLines(reading.rows, deps.policy.alerts.low_balance);
   const shown = lines.slice(0, MAX_LINES).map((l) => `• ${l}`);
   if (lines.length > MAX_LINES) shown.push(`…and ${lines.length - MAX_LINES} more: \`/treasury balances\``);
