@@ -161,7 +161,7 @@ describe('low-balance transitions', () => {
             state = { low: c.kind === 'low', since: '' };
           }
         }
-        kinds.forEach((k, i) => expect(k).toBe(i % 2 === 0 ? 'low' : 'recovered'));
+        expect(kinds).toEqual(kinds.map((_, i) => (i % 2 === 0 ? 'low' : 'recovered')));
         const crossings = balances.reduce(
           (acc, b) => {
             const low = b < 1000;
