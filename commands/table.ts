@@ -78,6 +78,16 @@ export const TREASURY_VERBS = {
     summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check',
     role: 'viewers',
   },
+  balances: {
+    usage: 'balances',
+    summary: 'the balances of the origin accounts, per currency and network, read from the wallet service now',
+    role: 'viewers',
+  },
+  withdrawal: {
+    usage: 'withdrawal <reference>',
+    summary: 'one withdrawal’s whole story: request, decisions, send, the wallet service’s status, notifications',
+    role: 'viewers',
+  },
   'webhook register': {
     usage: 'webhook register',
     summary: 'tell the wallet service where to send its deposit and withdrawal notifications',

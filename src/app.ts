@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { DestinationStream } from 'pino';
 import { buildAlerts } from './app/alerts.js';
+import { buildBalances } from './app/balances.js';
 import { CleanupStack } from './app/cleanup.js';
 import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
@@ -157,6 +158,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     const stepUp = await buildStepUp({ config, store, outbox, policy: () => deps.policy, logger, now });
 
     const { explorerNet } = wallet;
+    const balances = buildBalances({
+      store,
+      outbox,
+      wallet: wallet.client,
+      policy: () => governor.current(),
+      logger,
+      now,
+    });
     const withdrawals = buildWithdrawals(
       {
         store,
@@ -172,6 +181,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         now,
         explorerNet,
         slack: slackClient.client,
+        balances,
       },
       cleanup,
     );
@@ -206,7 +216,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           logger.error({ err }, 'recovering withdrawals after the store could write again failed'),
         );
     });
-    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts });
+    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts, balances: balances.watch });
 
     const deps: Deps = {
       config,
@@ -222,6 +232,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       withdrawals: withdrawals.service,
       stepUp,
       alerts,
+      balances,
       cardPermalink: withdrawals.cardPermalink,
       registerWebhook: (by) =>
         registerWebhook({

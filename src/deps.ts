@@ -3,6 +3,7 @@
  * same parts on test ports instead of importing singletons.
  */
 import type { Alerts } from './alerts/index.js';
+import type { BalancesPart } from './app/balances.js';
 import type { Config } from './config.js';
 import type { Scheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
@@ -31,6 +32,8 @@ export interface Deps {
   stepUp: StepUpService;
   /** The alerts part (/treasury status shows what it has seen). */
   alerts: Alerts;
+  /** The origin accounts' balances (/treasury balances, the App Home) and the low-balance watch. */
+  balances: BalancesPart;
   /** A withdrawal card's permalink, undefined until the card is posted (one source for DMs and the Home). */
   cardPermalink(requestId: string): Promise<string | undefined>;
   /** Registers PUBLIC_URL/webhooks/wallet/<secret> with the wallet service. */

@@ -21,6 +21,8 @@ import { helpText } from '../help.js';
 import { governanceBlocks } from './policy-change.js';
 import type { VerbName } from '../table.js';
 import { stepUpResetVerb } from './step-up-reset.js';
+import { balancesVerb } from './balances.js';
+import { withdrawalVerb } from './withdrawal.js';
 
 interface VerbContext {
   deps: CommandDeps;
@@ -271,6 +273,9 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       });
     },
   },
+
+  balances: balancesVerb,
+  withdrawal: withdrawalVerb,
 
   'webhook register': {
     run: async ({ deps, respond, userId }) => {

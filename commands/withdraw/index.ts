@@ -12,6 +12,7 @@ import { resolve } from './resolve.js';
 import { resolveSubmitted } from './resolve-submitted.js';
 import { STEP_UP_VIEW } from '../../src/slack/step-up-approve.js';
 import { stepUpSubmitted } from './step-up-submitted.js';
+import { newRequest } from './new-request.js';
 
 export function register(app: App, deps: CommandDeps): void {
   const requireRole = roleMiddleware(deps);
@@ -24,4 +25,5 @@ export function register(app: App, deps: CommandDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTIONS.resolveNotSent, requireRole('admins'), resolve(deps, 'not_sent'));
   app.view<ViewSubmitAction>(VIEWS.resolve, resolveSubmitted(deps));
   app.view<ViewSubmitAction>(STEP_UP_VIEW, stepUpSubmitted(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.newRequest, requireRole('requesters'), newRequest(deps));
 }

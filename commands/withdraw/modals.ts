@@ -30,6 +30,7 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   daily_limit: 'amount',
   tier: 'amount',
   note: 'note',
+  balance: 'amount',
 };
 
 function input(
@@ -51,7 +52,21 @@ function input(
 
 const options = (names: string[]) => names.map((n) => ({ text: { type: 'plain_text' as const, text: n }, value: n }));
 
-export function requestModal(): View {
+/** Values to show in the form when it opens (a new request with the details of one that was never executed). */
+export interface RequestPrefill {
+  amount: string;
+  currency: string;
+  network: string;
+  destination: string;
+  clientEmail: string;
+  note: string;
+}
+
+const option = (n: string) => ({ text: { type: 'plain_text' as const, text: n }, value: n });
+
+export function requestModal(prefill?: RequestPrefill): View {
+  const initial = (value: string | undefined) => (value ? { initial_value: value } : {});
+  const selected = (value: string | undefined) => (value ? { initial_option: option(value) } : {});
   return {
     type: 'modal',
     callback_id: VIEWS.request,
@@ -60,27 +75,39 @@ export function requestModal(): View {
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
       section('Nothing is sent until the policy’s approvers approve it on the card in the approvals channel.'),
-      input('amount', 'Amount', { type: 'plain_text_input', placeholder: { type: 'plain_text', text: 'e.g. 250.50' } }),
-      input('currency', 'Currency', { type: 'static_select', options: options(CURRENCIES.map((c) => c.name)) }),
-      input('network', 'Network', { type: 'static_select', options: options(NETWORKS.map((n) => n.name)) }),
+      input('amount', 'Amount', {
+        type: 'plain_text_input',
+        placeholder: { type: 'plain_text', text: 'e.g. 250.50' },
+        ...initial(prefill?.amount),
+      }),
+      input('currency', 'Currency', {
+        type: 'static_select',
+        options: options(CURRENCIES.map((c) => c.name)),
+        ...selected(prefill?.currency),
+      }),
+      input('network', 'Network', {
+        type: 'static_select',
+        options: options(NETWORKS.map((n) => n.name)),
+        ...selected(prefill?.network),
+      }),
       input(
         'destination',
         'Destination address',
-        { type: 'plain_text_input' },
+        { type: 'plain_text_input', ...initial(prefill?.destination) },
         false,
         'Checked against the network’s address format and the allowlist.',
       ),
       input(
         'client',
         'Client e-mail',
-        { type: 'email_text_input' },
+        { type: 'email_text_input', ...initial(prefill?.clientEmail) },
         false,
         'The client whose generated wallet the funds leave from.',
       ),
       input(
         'note',
         'Note for the approvers',
-        { type: 'plain_text_input', multiline: true, max_length: 500 },
+        { type: 'plain_text_input', multiline: true, max_length: 500, ...initial(prefill?.note) },
         true,
         'What the payout is for. Required above the policy’s amount (withdrawals.note_required_above).',
       ),

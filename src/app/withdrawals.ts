@@ -13,6 +13,7 @@ import type { Store, Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
 import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
+import type { BalancesPart } from './balances.js';
 import type { CleanupStack } from './cleanup.js';
 
 export interface WithdrawalsPart {
@@ -44,6 +45,8 @@ export function buildWithdrawals(
     explorerNet: ExplorerNet;
     /** For the cards' permalinks in DMs (chat.getPermalink). */
     slack: PermalinkClient;
+    /** The balances part: facts for the `balance` rule, and a low-balance check after each outcome. */
+    balances?: BalancesPart;
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
@@ -57,6 +60,7 @@ export function buildWithdrawals(
     groups: o.groups,
     logger: o.logger.child({ component: 'withdrawals' }),
     now: o.now,
+    ...(o.balances ? { balances: o.balances.book } : {}),
     onChange: (event, tx) => {
       for (const l of listeners) l(event, tx);
     },
@@ -75,6 +79,14 @@ export function buildWithdrawals(
     groups: o.groups,
   });
   listeners.push(notifier.onChange);
+  // After money moved (or surely did not), the balance may have crossed a threshold: checked off the commit.
+  if (o.balances) {
+    const { watch } = o.balances;
+    listeners.push((event) => {
+      if (event.type === 'completed' || event.type === 'failed' || event.type === 'resolved')
+        setImmediate(() => void watch.check().catch(() => undefined));
+    });
+  }
   return {
     service,
     cardPermalink: notifier.cardPermalink,

@@ -9,11 +9,13 @@ import type { Alerts } from '../alerts/index.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import type { Job, Scheduler } from './scheduler.js';
+import type { LowBalanceWatch } from '../balances/watch.js';
 
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
+  balances: Pick<LowBalanceWatch, 'check'>;
 }
 
 type PartName = keyof JobParts;
@@ -79,6 +81,15 @@ export const JOBS: readonly JobRow[] = [
     schedule: '*/2 * * * *',
     description: 'Checks every recent unconfirmed alert against the transaction list once.',
     run: (alerts) => alerts.verifyPending(),
+  }),
+  job({
+    name: 'balances.watch-low',
+    part: 'balances',
+    schedule: '*/5 * * * *',
+    description: 'Reads the balances; posts once when one falls below alerts.low_balance and once when it recovers.',
+    run: async (watch) => {
+      await watch.check();
+    },
   }),
 ];
 

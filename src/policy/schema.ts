@@ -137,6 +137,12 @@ export const policySchema = z
       .object({
         expires_after: durationSchema.default(2 * 3_600_000),
         remind_before: durationSchema.default(30 * 60_000),
+        /**
+         * A withdrawal of unknown outcome that the wallet service says it has no record of is
+         * trusted as never executed only this long after it was sent (the service may not have
+         * recorded it yet); before that it stays unknown.
+         */
+        not_found_grace: durationSchema.default(10 * 60_000),
         tiers: perCurrency(tierListSchema).refine((t) => 'default' in t, 'a "default" tier list is required'),
         daily_limit: perCurrency(amountSchema).default({}),
         /** Requests above this amount (per currency) must say what they are for. */
@@ -157,6 +163,7 @@ export const policySchema = z
       .default({
         expires_after: 2 * 3_600_000,
         remind_before: 30 * 60_000,
+        not_found_grace: 10 * 60_000,
         tiers: { default: [{ approvals: 2, must_include: [] }] },
         daily_limit: {},
         note_required_above: {},

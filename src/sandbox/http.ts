@@ -36,6 +36,8 @@ export interface Route {
   path: string;
   envelope: EnvelopeKind;
   counter?: Counter;
+  /** The path is a prefix: `<path>/<anything>` (a path parameter, read from `target`). */
+  prefix?: boolean;
   handle(req: SandboxRequest): Reply | Promise<Reply>;
 }
 
@@ -141,7 +143,7 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
     const url = new URL(target, 'http://sandbox.invalid');
     const path = normalizePath(url.pathname);
     const method = (req.method ?? 'GET').toUpperCase();
-    const samePath = routes.filter((r) => r.path === path);
+    const samePath = routes.filter((r) => r.path === path || (r.prefix && path.startsWith(`${r.path}/`)));
     const route = samePath.find((r) => r.methods.includes(method));
 
     let body: string;

@@ -27,6 +27,8 @@ import { listTransactions, type TimestampUnit } from './transactions.js';
 import { withdrawalPayload, type Remittance } from './webhook-payloads.js';
 import { registerWebhook, WebhookDispatcher, type Delivery } from './webhooks.js';
 import { withdraw } from './withdrawals.js';
+import { STATUS_PREFIX, withdrawalStatus } from './withdrawal-status.js';
+import { originBalances } from './balances.js';
 
 export type {
   TransactionRecord,
@@ -128,6 +130,10 @@ export interface Sandbox {
   /** Sets a client's balance; generates the client's address for that currency/network if needed. Merchant: the client's, else the sandbox merchant. */
   setBalance(clientEmail: string, currency: string, network: string, amount: string): void;
   balance(clientEmail: string, currency: string, network: string): string;
+  /** The status endpoint answers `wire` (a code, numeric string or name) for this reference; undefined clears it. */
+  setWithdrawalStatus(reference: string, wire: unknown): void;
+  /** The balances endpoint names the currency field `key` (as one public client reads it) instead of `currency`. */
+  balancesUseKeyField(on: boolean): void;
   deposit(input: DepositInput): Promise<TransactionRecord>;
   remittance(input: RemittanceInput): Promise<Remittance>;
   /** Replaces the transaction list; missing fields get defaults, record i is i minutes older than now(). */
@@ -177,6 +183,8 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
   if (opts.seed !== false) seedSandbox(state, SANDBOX_MERCHANT.email, now());
 
   const auth = { state, tokens, log, now };
+  const statusOverrides = new Map<string, unknown>();
+  let keyField = false;
   const sim = { state, webhooks, now };
   const routes: Route[] = [
     { methods: ['POST'], path: '/api/v2/auth/login', envelope: 'v2', counter: 'logins', handle: (r) => login(auth, r) },
@@ -221,6 +229,19 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
           },
           r,
         ),
+    },
+    {
+      methods: ['GET'],
+      path: STATUS_PREFIX,
+      prefix: true,
+      envelope: 'v1',
+      handle: (r) => withdrawalStatus({ ...auth, overrides: statusOverrides }, r),
+    },
+    {
+      methods: ['GET'],
+      path: '/api/v1/walletBalance/originAccounts',
+      envelope: 'v1',
+      handle: (r) => originBalances({ ...auth, keyField: () => keyField }, r),
     },
     {
       methods: ['GET'],
@@ -316,6 +337,13 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
     balance: (clientEmail, currency, network) => {
       const { c, n } = asset(currency, network);
       return formatMoney(state.balance(merchantFor(clientEmail), clientEmail, c, n));
+    },
+    setWithdrawalStatus: (reference, wire) => {
+      if (wire === undefined) statusOverrides.delete(reference);
+      else statusOverrides.set(reference, wire);
+    },
+    balancesUseKeyField: (on) => {
+      keyField = on;
     },
     deposit: async (input) => simulateDeposit(sim, input),
     remittance: async (input) => simulateRemittance(sim, input),

@@ -178,6 +178,21 @@ export class SandboxState {
     this.balances.set(this.balanceKey(merchantEmail, clientEmail, c, n), new Money(amount));
   }
 
+  /** Every balance of a merchant's clients, summed per currency and network (its origin accounts). */
+  originBalances(merchantEmail: string): Array<{ currency: number; network: number; balance: Money }> {
+    const prefix = `${lower(merchantEmail)}|`;
+    const sums = new Map<string, Money>();
+    for (const [key, amount] of this.balances) {
+      if (!key.startsWith(prefix)) continue;
+      const asset = key.slice(key.lastIndexOf('|') + 1);
+      sums.set(asset, (sums.get(asset) ?? new Money(0)).plus(amount));
+    }
+    return [...sums].map(([asset, balance]) => {
+      const [currency, network] = asset.split(':').map(Number);
+      return { currency: currency!, network: network!, balance };
+    });
+  }
+
   credit(merchantEmail: string, clientEmail: string, c: CurrencyMember, n: EnumMember, amount: Money): void {
     this.setBalance(merchantEmail, clientEmail, c, n, this.balance(merchantEmail, clientEmail, c, n).plus(amount));
   }

@@ -4,6 +4,7 @@
  * CURRENT state, so an outbox entry sent late shows what is true when it is sent.
  */
 import type { KnownBlock } from '@slack/types';
+import { Decimal } from 'decimal.js';
 import { slackDate, utcMinute } from '../format/time.js';
 import type { Rendered } from '../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
@@ -33,7 +34,13 @@ export const ACTIONS = {
   reject: 'wd_reject',
   resolveSent: 'wd_resolve_sent',
   resolveNotSent: 'wd_resolve_not_sent',
+  /** On a request the service never executed: opens the request form with the same details (a new request). */
+  newRequest: 'wd_new_request',
 } as const;
+
+/** The service never executed it (settled by its status, past the grace): nothing left, a new request may be made. */
+export const neverExecuted = (r: Pick<WithdrawalRequest, 'state' | 'error'>) =>
+  r.state === 'failed' && r.error?.kind === 'never_executed';
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
 
@@ -52,7 +59,9 @@ export function amountText(r: Pick<WithdrawalRequest, 'amount' | 'currency'>): s
  * the DMs, the thread and the audit view. Unicode emoji, so the same words read well in a
  * plain-text header and in a notification.
  */
-export function stateLabel(r: Pick<WithdrawalRequest, 'state' | 'approvals' | 'tier' | 'resolution'>): string {
+export function stateLabel(
+  r: Pick<WithdrawalRequest, 'state' | 'approvals' | 'tier' | 'resolution'> & Partial<Pick<WithdrawalRequest, 'error'>>,
+): string {
   switch (r.state) {
     case 'pending':
       return `⏳ ${Math.min(r.approvals.length, r.tier.approvals)} of ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}`;
@@ -62,7 +71,7 @@ export function stateLabel(r: Pick<WithdrawalRequest, 'state' | 'approvals' | 't
     case 'completed':
       return '✅ Sent';
     case 'failed':
-      return r.resolution ? '❌ Not sent' : '❌ Failed';
+      return r.resolution || r.error?.kind === 'never_executed' ? '❌ Not sent' : '❌ Failed';
     case 'rejected':
       return '⛔ Rejected';
     case 'expired':
@@ -142,7 +151,9 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
     case 'completed': {
       const by =
         r.result?.source === 'reconcile'
-          ? ' (confirmed from the transaction list)'
+          ? r.result.via === 'status'
+            ? ' (confirmed by the wallet service)'
+            : ' (confirmed from the transaction list)'
           : r.result?.source === 'admin'
             ? ' (marked as sent by an admin)'
             : '';
@@ -152,6 +163,8 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
       return `*Sent*${by}: ${settlementText(r)}.${odd}`;
     }
     case 'failed':
+      if (r.error?.kind === 'never_executed')
+        return '*Not sent:* the wallet service has no record of it (looked up by its reference after the grace period). Nothing left the treasury and it will never be resent; to pay it, make a new request.';
       return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
     case 'rejected':
       return `*Rejected* by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`;
@@ -163,6 +176,16 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
         'The money may have moved. The transaction list is being checked for its reference; *do not request it again*. An admin can resolve it here.'
       );
   }
+}
+
+/** "Balance: 12,500.00 USDT on BSC · after this withdrawal: 10,250.00", while it is not sent yet. */
+export function balanceText(r: WithdrawalRequest, facts: CardFacts): string | undefined {
+  if (!['pending', 'approved'].includes(r.state)) return undefined;
+  const balance = facts.lastBalance?.(r.currency, r.network);
+  if (balance === undefined) return undefined;
+  if (balance === null) return `${r.currency} on ${r.network}: balance unavailable`;
+  const after = formatAmount(new Decimal(balance).minus(r.amount).toFixed(), r.currency).replace(/ \S+$/, '');
+  return `Balance: ${formatAmount(balance, r.currency)} on ${r.network} · after this withdrawal: ${after}`;
 }
 
 /** Room left for the note in its section (3000 characters) after its label and a "shortened" remark. */
@@ -178,12 +201,16 @@ function noteText(r: WithdrawalRequest): string {
 
 export interface CardFacts {
   dailyUsage(currency: string): DailyUsage;
+  /** The last balance read: text, null when unavailable, undefined when the app reads no balances. */
+  lastBalance?(currency: string, network: string): string | null | undefined;
   feeEstimate?(currency: string, network: string): FeeEstimate | undefined;
 }
 
 export function renderCard(r: WithdrawalRequest, service: CardFacts, net: ExplorerNet): Rendered {
   const usage = service.dailyUsage(r.currency);
   const flags = riskFlags(r);
+  if (r.balanceAtRequest?.balance === null && r.state === 'pending')
+    flags.push('the balance could not be read when it was requested');
   const title = `${stateLabel(r)} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
   if (flags.length)
@@ -210,6 +237,8 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
       `*Approvals* (tier ${r.tier.max ? `up to ${formatAmount(r.tier.max, r.currency)}` : 'above every limit'}: ${r.tier.approvals} needed${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
     ),
   );
+  const balance = balanceText(r, service);
+  if (balance) blocks.push(context(balance));
   const outcome = outcomeText(r);
   if (outcome) blocks.push(section(outcome));
   if (r.confirmation) {
@@ -225,6 +254,13 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
       actions(`wd:${r.id}`, [
         { text: 'Approve', actionId: ACTIONS.approve, value: r.id, style: 'primary' },
         { text: 'Reject…', actionId: ACTIONS.reject, value: r.id, style: 'danger' },
+      ]),
+    );
+  }
+  if (neverExecuted(r)) {
+    blocks.push(
+      actions(`wd:${r.id}:again`, [
+        { text: 'New request with the same details', actionId: ACTIONS.newRequest, value: r.id },
       ]),
     );
   }
@@ -342,7 +378,9 @@ export function renderDm(
   const lines: Record<string, string> = {
     requested: `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}. I will tell you when it is decided.`,
     completed: `✅ Sent · ${what}: ${settlementText(r)}.`,
-    failed: `❌ Failed · ${what}: ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent.' : ''}`,
+    failed: neverExecuted(r)
+      ? `❌ Not sent · ${what}: the wallet service has no record of it. Nothing left the treasury; to pay it, use “New request with the same details” on the card.`
+      : `❌ Failed · ${what}: ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent.' : ''}`,
     rejected: `⛔ Rejected · ${what} was rejected by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`,
     expired: `⌛ Expired · ${what} expired before it had enough approvals. Nothing was sent.`,
     unknown: `⚠️ Outcome unknown · ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,
@@ -396,6 +434,7 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
   const status = str(d.status);
   const what: Record<string, string> = {
     request: 'requested',
+    refuse: '🚫 not requested',
     approve:
       typeof d.approvals === 'number' && typeof d.required === 'number'
         ? `approved (${d.approvals} of ${d.required})`
@@ -413,7 +452,15 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     remind: 'approvers reminded',
     unknown: '⚠️ outcome unknown',
     reconcile:
-      outcome === 'completed' ? '✅ sent (found in the transaction list)' : '❌ failed (found in the transaction list)',
+      outcome === 'never_executed'
+        ? '❌ not sent (the wallet service has no record of it)'
+        : d.via === 'status'
+          ? outcome === 'completed'
+            ? '✅ sent (confirmed by the wallet service)'
+            : '❌ failed (reported by the wallet service)'
+          : outcome === 'completed'
+            ? '✅ sent (found in the transaction list)'
+            : '❌ failed (found in the transaction list)',
     resolve: outcome === 'sent' ? '✅ resolved as sent' : '❌ resolved as not sent',
     webhook: `transfer ${transferWord(status ?? 'update')}`,
     webhook_contradiction: `🚨 the wallet service reports it ${transferWord(status ?? '')}, contradicting the card`,

@@ -30,6 +30,9 @@ export const PATHS = {
   withdrawal: '/api/merchantClientWithdrawal',
   transactions: '/api/v2/analytics/transaction-record',
   webhook: '/api/v1/merchant/remittancewebhook',
+  /** + `/{merchantReference}` (public-facts.md: operations the spec does not list). */
+  withdrawalStatus: '/api/merchantClientWithdrawal/status',
+  originBalances: '/api/v1/walletBalance/originAccounts',
 } as const;
 
 /** The withdrawal endpoint is versioned by query and media-type parameter, not by path. */

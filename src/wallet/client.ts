@@ -19,6 +19,8 @@ import { listTransactions } from './client/transactions.js';
 import type { WalletClient, WalletClientOptions } from './client/types.js';
 import { setWebhookUrl } from './client/webhook.js';
 import { withdraw } from './client/withdraw.js';
+import { withdrawalStatus } from './client/withdrawal-status.js';
+import { originBalances } from './client/balances.js';
 
 export type {
   CurrencyInput,
@@ -42,5 +44,7 @@ export function createWalletClient(o: WalletClientOptions): WalletClient {
     withdraw: (i) => withdraw(c, i),
     listTransactions: (f = {}) => listTransactions(c, f),
     setWebhookUrl: (url) => setWebhookUrl(c, url),
+    withdrawalStatus: (reference) => withdrawalStatus(c, reference),
+    originBalances: () => originBalances(c),
   };
 }

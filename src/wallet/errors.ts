@@ -17,7 +17,9 @@ export type WalletOperation =
   | 'generateAddress'
   | 'withdraw'
   | 'listTransactions'
-  | 'setWebhookUrl';
+  | 'setWebhookUrl'
+  | 'withdrawalStatus'
+  | 'originBalances';
 
 export const OPERATION_LABELS: Record<WalletOperation, string> = {
   login: 'Wallet service login',
@@ -28,6 +30,8 @@ export const OPERATION_LABELS: Record<WalletOperation, string> = {
   withdraw: 'Withdrawal',
   listTransactions: 'Transaction listing',
   setWebhookUrl: 'Webhook registration',
+  withdrawalStatus: 'Withdrawal status lookup',
+  originBalances: 'Balance lookup',
 };
 
 export interface WalletErrorDetails {

@@ -18,3 +18,5 @@ export type {
   TransactionPage,
 } from './schemas.js';
 export { DEFAULT_ASSUMPTIONS, type WalletAssumptions } from './assumptions.js';
+export type { OriginBalance } from './client/balances.js';
+export type { WithdrawalStatus, WithdrawalStatusName } from './client/withdrawal-status.js';

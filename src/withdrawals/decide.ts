@@ -19,6 +19,7 @@ import {
   stateWords,
   checkAllowlist,
   checkDailyLimit,
+  checkBalance,
   decisionRefusal,
   expiryDue,
   refused,
@@ -30,6 +31,8 @@ import {
 } from './rules.js';
 import { recheck, type RecheckFacts } from './recheck.js';
 import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
+import { decideByStatus } from './settle-by-status.js';
+import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
 import type {
   DecisionReason,
   RequestRule,
@@ -53,6 +56,11 @@ export type WithdrawalCommand =
       id: string;
       merchantReference: string;
       existing: readonly WithdrawalRequest[];
+      /**
+       * The origin account's balance read by the shell just before: text, `null` when it could not
+       * be read (allowed, and the card says so), absent when the app has no balance source.
+       */
+      balance?: string | null;
     }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   /**
@@ -70,8 +78,10 @@ export type WithdrawalCommand =
   /**
    * approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends.
    * With `recheck` (facts from the shell), first judged again under the policy in force (recheck.ts).
+   * `balance`: read just before; a balance below the amount refuses the send (failed, nothing sent).
+   * Unreadable (undefined): sent anyway, since the wallet service itself refuses an overdraft.
    */
-  | { type: 'claim-for-sending'; recheck?: RecheckFacts }
+  | { type: 'claim-for-sending'; recheck?: RecheckFacts; balance?: string }
   /** A pending request judged again under the policy in force (after a policy change). */
   | { type: 'recheck'; facts: RecheckFacts }
   /** `requestId`: the claimed request, named in the audit even if it was settled meanwhile. */
@@ -83,6 +93,8 @@ export type WithdrawalCommand =
   /** At startup: executing and not in flight in this process, so possibly sent. */
   | { type: 'mark-unknown-at-startup' }
   | { type: 'reconcile'; found: ListedTransaction }
+  /** The service's status for the reference (settle-by-status.ts); NotFound only after the policy's grace. */
+  | { type: 'settle-by-status'; status: WithdrawalStatus }
   | { type: 'resolve-unknown'; admin: string; isAdmin: boolean; outcome: 'sent' | 'not_sent'; note: string }
   | { type: 'apply-webhook'; status: string | number; transactionHash?: string | null };
 
@@ -188,6 +200,22 @@ export function decide(
       if (req?.state !== 'approved') return unchanged(req);
       const again = command.recheck ? decideRecheck(req, command.recheck, ctx, at) : undefined;
       if (again && again.kind !== 'passes') return again;
+      const short = checkBalance(command.balance, req);
+      if (short) {
+        const message = `Not sent: ${short.message.charAt(0).toLowerCase()}${short.message.slice(1)}`;
+        return {
+          kind: 'changed',
+          next: transition(req, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
+          audit: {
+            at,
+            actor: SYSTEM,
+            action: 'result',
+            subject: req.id,
+            details: { ...about(req), outcome: 'failed', rule: 'balance', balance: command.balance, reason: message },
+          },
+          event: 'failed',
+        };
+      }
       return {
         kind: 'changed',
         next: transition(again?.next ?? req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),
@@ -300,6 +328,11 @@ export function decide(
     }
     case 'reconcile':
       return decideReconcile(command.found, req, at);
+    case 'settle-by-status':
+      return decideByStatus(command.status, req, {
+        now: ctx.now,
+        graceMs: ctx.policy.withdrawals.not_found_grace,
+      });
     case 'resolve-unknown':
       return decideResolve(command, req, at);
     case 'apply-webhook':
@@ -384,6 +417,12 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
   // Decided inside the shell's commit: two requests racing cannot both fit under the limit.
   const over = checkDailyLimit(ctx.policy, c.existing, c.checked.currency.name, c.checked.amount, ctx.now);
   if (over) return refused(over.rule, over.message);
+  const short = checkBalance(c.balance ?? undefined, {
+    amount: c.checked.amount,
+    currency: c.checked.currency.name,
+    network: c.checked.network.name,
+  });
+  if (short) return refused(short.rule, short.message);
   const at = iso(ctx.now);
   const req: WithdrawalRequest = {
     id: c.id,
@@ -403,6 +442,7 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     createdAt: at,
     expiresAt: iso(ctx.now + ctx.policy.withdrawals.expires_after),
     allowlist,
+    ...(c.balance !== undefined ? { balanceAtRequest: { balance: c.balance, at } } : {}),
     history: [{ at, state: 'pending', by: c.requester }],
   };
   const { merchantReference, amount, currency, network, destination, clientEmail, note, tier, expiresAt } = req;
@@ -425,6 +465,7 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
         tier,
         allowlist,
         expiresAt,
+        ...(req.balanceAtRequest ? { balance: req.balanceAtRequest.balance } : {}),
       },
     },
     event: 'requested',

@@ -1,14 +1,17 @@
 /**
- * Reconciliation of withdrawals whose outcome is unknown: look the merchantReference up in the
- * wallet service's transaction list (never resend); a record with a readable final status
- * settles it, anything else leaves it unknown for the next run or an admin.
+ * Reconciliation of withdrawals whose outcome is unknown, never by resending: first the
+ * service's status for the merchantReference (the exact answer; settle-by-status.ts decides,
+ * NotFound trusted only after the grace period), and only when that call fails, the
+ * transaction list searched for the reference; a record with a readable final status settles
+ * it, anything else leaves it unknown for the next run or an admin.
  */
 import { serializeError, type Logger } from '../log.js';
 import type { WalletClient } from '../wallet/client.js';
 import { CURRENCIES, lookup } from '../wallet/enums.js';
 import { WITHDRAWALS, type Shell } from './shell.js';
 import type { ListedTransaction } from './wallet-answer.js';
-import type { WithdrawalRequest } from './types.js';
+import type { WithdrawalEvent, WithdrawalRequest } from './types.js';
+import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
 
 export interface ReconcileReport {
   checked: number;
@@ -19,7 +22,12 @@ export interface ReconcileReport {
 
 export function createReconciler(
   shell: Shell,
-  o: { wallet: Pick<WalletClient, 'listTransactions'>; logger: Logger; maxPages: number; pageSize: number },
+  o: {
+    wallet: Pick<WalletClient, 'listTransactions'> & Partial<Pick<WalletClient, 'withdrawalStatus'>>;
+    logger: Logger;
+    maxPages: number;
+    pageSize: number;
+  },
 ): () => Promise<ReconcileReport> {
   const { wallet, logger, maxPages, pageSize } = o;
 
@@ -37,10 +45,40 @@ export function createReconciler(
     return undefined;
   }
 
+  /** The status call's verdict: an event, undefined (still unknown), or 'status-failed' (fall back to the list). */
+  async function settleByStatus(req: WithdrawalRequest): Promise<WithdrawalEvent | undefined | 'status-failed'> {
+    if (!wallet.withdrawalStatus) return 'status-failed';
+    let status: WithdrawalStatus;
+    try {
+      status = await wallet.withdrawalStatus(req.merchantReference);
+    } catch (err) {
+      logger.warn(
+        { id: req.id, err: serializeError(err) },
+        'the withdrawal status call failed; falling back to the transaction list',
+      );
+      return 'status-failed';
+    }
+    const { event } = await shell.commitOn(req.id, { type: 'settle-by-status', status });
+    if (!event && status.status === 'not_found')
+      logger.info(
+        { id: req.id },
+        'the wallet service has no record of this withdrawal yet; still within the grace period',
+      );
+    return event;
+  }
+
   return async function reconcileUnknown(): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, resolved: [], stillUnknown: [], errors: [] };
     for (const req of shell.store.find(WITHDRAWALS, (r) => r.state === 'unknown')) {
       report.checked++;
+      const byStatus = await settleByStatus(req);
+      if (byStatus !== 'status-failed') {
+        if (byStatus) {
+          report.resolved.push(byStatus.request);
+          shell.emit([byStatus]);
+        } else report.stillUnknown.push(req.id);
+        continue;
+      }
       let found: ListedTransaction | undefined;
       try {
         found = await findInTransactions(req);

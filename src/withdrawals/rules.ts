@@ -232,6 +232,21 @@ export function checkDailyLimit(
   );
 }
 
+/**
+ * The `balance` rule: a request (or a send) larger than the origin account's balance is refused,
+ * in the words a person reads. An unknown balance (undefined) passes: see the callers for why.
+ */
+export function checkBalance(
+  balance: string | undefined,
+  c: { amount: string; currency: string; network: string },
+): Refusal | undefined {
+  if (balance === undefined || new Dec(c.amount).lte(balance)) return undefined;
+  return refuse(
+    'balance',
+    `The balance is ${formatAmount(balance, c.currency)} on ${c.network}; this request is for ${formatAmount(c.amount, c.currency).replace(/ \S+$/, '')}.`,
+  );
+}
+
 // ------------------------------------------------------------------ who may decide, and when
 
 /** Before anything is stored: who may request, and the stateless rules of the input. */

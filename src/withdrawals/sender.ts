@@ -9,7 +9,7 @@ import type { WalletClient } from '../wallet/client.js';
 import type { Shell } from './shell.js';
 import type { SendOutcome } from './wallet-answer.js';
 import type { RecheckFacts } from './recheck.js';
-import type { WithdrawalHooks, WithdrawalRequest } from './types.js';
+import type { BalanceSource, WithdrawalHooks, WithdrawalRequest } from './types.js';
 
 export interface Sender {
   /** Sends it once; resolves (never rejects) with the request once the outcome is recorded. */
@@ -27,6 +27,7 @@ export function createSender(
     logger: Logger;
     /** Facts to judge the request again under the policy in force before claiming it (it may have changed since the approval). */
     recheckFacts?: (req: WithdrawalRequest) => Promise<RecheckFacts | undefined>;
+    balances?: BalanceSource;
   },
 ): Sender {
   const { wallet, hooks, logger } = o;
@@ -35,7 +36,21 @@ export function createSender(
   async function send(approved: WithdrawalRequest): Promise<WithdrawalRequest> {
     // Whoever wins this compare-and-set sends, and a restart that finds `executing` knows it may have been sent.
     const recheck = o.recheckFacts ? await o.recheckFacts(approved) : undefined;
-    const claim = await shell.commitOn(approved.id, { type: 'claim-for-sending', ...(recheck ? { recheck } : {}) });
+    // The balance checked again just before sending (a fact for the claim; unreadable: sent anyway).
+    const balance =
+      o.balances && approved.state === 'approved'
+        ? await o.balances.read(approved.currency, approved.network)
+        : undefined;
+    const claim = await shell.commitOn(approved.id, {
+      type: 'claim-for-sending',
+      ...(recheck ? { recheck } : {}),
+      ...(balance !== undefined ? { balance } : {}),
+    });
+    if (claim.event?.type === 'failed') {
+      logger.warn({ id: approved.id, balance }, 'withdrawal not sent: the balance does not cover it');
+      shell.emit([claim.event]);
+      return claim.event.request;
+    }
     if (!claim.event) return (claim.decision.kind === 'unchanged' ? claim.decision.request : undefined) ?? approved;
     if (claim.event.type !== 'executing') {
       // The policy in force no longer lets it go as approved: back to waiting, or refused. Nothing is sent.

@@ -47,14 +47,17 @@ import type {
   WithdrawalListener,
   WithdrawalRequest,
   WithdrawalState,
+  BalanceSource,
 } from './types.js';
+import { appendAudit } from '../audit/log.js';
 
 export { WITHDRAWALS };
 export type { ReconcileReport };
 
 export interface WithdrawalServiceOptions {
   store: Store;
-  wallet: Pick<WalletClient, 'withdraw' | 'listTransactions'>;
+  /** `withdrawalStatus` settles unknown outcomes exactly (the transaction list is the fallback). */
+  wallet: Pick<WalletClient, 'withdraw' | 'listTransactions'> & Partial<Pick<WalletClient, 'withdrawalStatus'>>;
   /** A function lets the app reload the policy without rebuilding the service. */
   policy: Policy | (() => Policy);
   /** When each allowlisted address was approved (governed policy: the cooling-off); absent: all usable at once. */
@@ -76,6 +79,12 @@ export interface WithdrawalServiceOptions {
    */
   onChange?: (event: WithdrawalEvent, tx: Tx) => void;
   hooks?: WithdrawalHooks;
+  /**
+   * The origin accounts' balances, for the `balance` rule: read at request time (unreadable: the
+   * request is allowed and its card says so) and again just before sending (unreadable: sent, as
+   * the wallet service itself refuses an overdraft). Absent: no balance rule.
+   */
+  balances?: BalanceSource;
   /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
   reconcileMaxPages?: number;
   reconcilePageSize?: number;
@@ -136,6 +145,8 @@ export interface WithdrawalService {
   recheckPending(): Promise<WithdrawalRequest[]>;
   /** Waits for sends started by this process to record their results (for shutdown and tests). */
   idle(): Promise<void>;
+  /** The last balance read for this currency and network: text, null when unavailable, undefined without a balance source. */
+  lastBalance(currency: string, network: string): string | null | undefined;
 }
 
 export function createWithdrawalService(o: WithdrawalServiceOptions): WithdrawalService {
@@ -172,6 +183,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       const since = o.policyInForceSince?.();
       return since !== undefined && since <= Date.parse(r.createdAt) ? undefined : recheckFacts(r);
     },
+    ...(o.balances ? { balances: o.balances } : {}),
   });
   const reconcileUnknown = createReconciler(shell, {
     wallet: o.wallet,
@@ -192,6 +204,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     const p = policy();
     const checked = admitRequest(p, input, await hasRole(p, 'requesters', requesterId, groups));
     if (!checked.ok) return checked;
+    // A fact for the `balance` rule, read before the commit (it is a network call); null: unreadable.
+    const balance = o.balances
+      ? ((await o.balances.read(checked.currency.name, checked.network.name)) ?? null)
+      : undefined;
     const { decision, event } = await store.commit((tx) => {
       const command = {
         type: 'request',
@@ -202,8 +218,27 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         id: randomUUID(),
         merchantReference: randomUUID(),
         existing: tx.all(WITHDRAWALS),
+        ...(balance !== undefined ? { balance } : {}),
       } as const;
-      return shell.apply(tx, command, undefined, context(now(), p));
+      const applied = shell.apply(tx, command, undefined, context(now(), p));
+      // The balance gate's refusal is a decision of its own: audited with why (the other rules refuse input).
+      if (applied.decision.kind === 'refused' && applied.decision.reason === 'balance')
+        appendAudit(tx, {
+          at: new Date(now()).toISOString(),
+          actor: requesterId,
+          action: 'refuse',
+          subject: command.id,
+          details: {
+            amount: checked.amount,
+            currency: checked.currency.name,
+            network: checked.network.name,
+            destination: checked.destination,
+            rule: 'balance',
+            balance,
+            reason: applied.decision.message,
+          },
+        });
+      return applied;
     });
     if (decision.kind === 'refused') return { ok: false, rule: decision.reason, message: decision.message };
     if (decision.kind === 'unchanged' && decision.request) return { ok: true, request: decision.request };
@@ -452,6 +487,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       dailyUsage(policy(), store.all(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
     feeEstimate: (currency, network) => feeEstimate(store.all(WITHDRAWALS), currency, network),
     idle: sender.idle,
+    lastBalance: (currency, network) => (o.balances ? (o.balances.last(currency, network) ?? null) : undefined),
   };
 }
 

@@ -44,8 +44,10 @@ export interface AllowlistInfo {
 }
 
 export interface WithdrawalResultRecord {
-  /** wallet: the service's answer; reconcile: found in the transaction list; webhook; admin. */
+  /** wallet: the service's answer; reconcile: settled by reconciliation (`via` says how); webhook; admin. */
   source: 'wallet' | 'reconcile' | 'webhook' | 'admin';
+  /** For `reconcile`: the service's status for the reference, or a transaction-list record (absent: the list). */
+  via?: 'status' | 'list';
   serviceReference: string | null;
   /** Exact decimal text, when known: what left for the payee (the service's withdrawnAmount). */
   amount: string | null;
@@ -59,8 +61,11 @@ export interface WithdrawalResultRecord {
 }
 
 export interface WithdrawalError {
-  /** rejected: the service refused it; not_sent: nothing left here; reported_failed: the service lists it as failed; admin_not_sent. */
-  kind: 'rejected' | 'not_sent' | 'reported_failed' | 'admin_not_sent';
+  /**
+   * rejected: the service refused it; not_sent: nothing left here; reported_failed: the service lists it as failed;
+   * admin_not_sent; never_executed: the service has no record of its reference, past the grace period (settle-by-status.ts).
+   */
+  kind: 'rejected' | 'not_sent' | 'reported_failed' | 'admin_not_sent' | 'never_executed';
   message: string;
 }
 
@@ -111,7 +116,19 @@ export interface WithdrawalRequest {
   unknownReason?: string;
   resolution?: { by: string; at: string; outcome: 'sent' | 'not_sent'; note: string };
   confirmation?: Confirmation;
+  /** The origin account's balance read when it was requested (`null`: it could not be read, and the request was allowed). */
+  balanceAtRequest?: { balance: string | null; at: string };
   history: HistoryItem[];
+}
+
+/**
+ * The origin accounts' balances, as facts for the `balance` rule (src/balances/book.ts
+ * implements it). `read` asks the wallet service now; `last` is the last reading, for renderers.
+ */
+export interface BalanceSource {
+  /** Exact decimal text, or undefined when it cannot be read (never throws). */
+  read(currency: string, network: string): Promise<string | undefined>;
+  last(currency: string, network: string): string | undefined;
 }
 
 export interface RequestInput {
@@ -142,7 +159,8 @@ export type RequestRule =
   | 'allowlist'
   | 'daily_limit'
   | 'tier'
-  | 'note';
+  | 'note'
+  | 'balance';
 
 export type DecisionReason =
   | 'not_found'

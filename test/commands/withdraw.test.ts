@@ -514,6 +514,8 @@ describe('/withdraw: outcomes', () => {
     expect(String((await a.replies(refused))[0]!.text)).toContain('not allowed to use treasury admin commands');
 
     a.app.sandbox!.clearFaults();
+    // The status by reference comes first; with it unavailable, the transaction list settles it.
+    a.app.sandbox!.injectFault('/api/merchantClientWithdrawal/status/', { kind: 'status', status: 404 }, 50);
     await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
     expect(only(a)).toMatchObject({ state: 'completed', result: { source: 'reconcile' } });
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);

@@ -230,8 +230,11 @@ describe('a withdrawal whose outcome could not be saved (the disk filled while i
       a.app.sandbox!.injectFault('/api/merchantClientWithdrawal', { kind: 'delay', ms: 600 }, 1);
       await a.click(USERS.carol, { actionId: 'wd_approve', value: req!.id }, { channel: 'C0APPROVALS' });
       // The send has reached the service (so its claim is on disk), and its answer is held back.
+      // POSTs only: reconciliation also GETs /api/merchantClientWithdrawal/status/<reference>.
       const sent = () =>
-        a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal'));
+        a.app.sandbox!.stats.requests.filter(
+          (r) => r.method === 'POST' && r.path.startsWith('/api/merchantClientWithdrawal'),
+        );
       await eventually('the send to reach the service', async () => (sent().length === 1 ? true : undefined));
       expect(a.app.deps.withdrawals.get(req!.id)?.state).toBe('executing');
       full = true;
@@ -248,9 +251,7 @@ describe('a withdrawal whose outcome could not be saved (the disk filled while i
         return s === 'completed' || s === 'failed' ? s : undefined;
       });
       expect(settled).toBe('completed');
-      expect(
-        a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/merchantClientWithdrawal')),
-      ).toHaveLength(1);
+      expect(sent()).toHaveLength(1);
       expect(a.logs()).not.toContain('[object Object]');
     } finally {
       await a.stop();

@@ -18,6 +18,7 @@ import { actions, context, divider, esc, header, link, section, shorten } from '
 import type { CommandDeps } from '../deps.js';
 import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal-card.js';
 import { stepUpHomeBlocks } from './step-up.js';
+import { balancesBlocks } from './balances.js';
 
 /** Slack allows 100 blocks in a Home view; decisions get at most this many (2 blocks each). */
 const MAX_DECISIONS = 15;
@@ -102,7 +103,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
   const depositLine = (a: Alert) =>
     `• *${esc(a.amount ? formatAmount(a.amount, a.currency) : 'amount not given')}*${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${statusEmoji(a.status)} ${esc(statusDetail(a.status))} · ${slackDate(a.createdAt)}`;
   blocks.push(section(`*Latest deposits*\n${deposits.map(depositLine).join('\n') || '_None yet._'}`));
-  blocks.push(divider());
+  blocks.push(...(await balancesBlocks(deps)), divider());
   blocks.push(section(typeof help === 'string' ? help : help(isAdmin)));
   const auth = deps.wallet.authState();
   blocks.push(

@@ -4,6 +4,8 @@ import type { CurrencyMember, EnumMember } from '../enums.js';
 import type { Logger } from '../../log.js';
 import type { SecretRegistry } from '../../secrets.js';
 import type { Session, TransactionPage, WalletAddress, WithdrawalResult } from '../schemas.js';
+import type { OriginBalance } from './balances.js';
+import type { WithdrawalStatus } from './withdrawal-status.js';
 
 export interface WalletClientOptions {
   baseUrl: string;
@@ -73,5 +75,9 @@ export interface WalletClient {
   withdraw(i: WithdrawInput): Promise<WithdrawalResult>;
   listTransactions(f?: TransactionFilter): Promise<TransactionPage>;
   setWebhookUrl(url: string): Promise<void>;
+  /** The service's status of a withdrawal by our merchant reference (never a resend). */
+  withdrawalStatus(reference: string): Promise<WithdrawalStatus>;
+  /** Balances of the merchant's origin accounts, per currency and network. */
+  originBalances(): Promise<OriginBalance[]>;
   authState(): { loggedIn: boolean; expiresAt?: number; email: string };
 }

@@ -1,0 +1,31 @@
+/**
+ * `/treasury balances`: the origin accounts' balances, read from the wallet service now, one
+ * line per currency and network, with the low-balance threshold where the policy sets one.
+ */
+import { utcMinute } from '../../src/format/time.js';
+import { context, header, packLines } from '../../src/slack/blocks.js';
+import { userMessage } from '../../src/slack/user-errors.js';
+import { balanceLines } from '../../src/slack/home/balances.js';
+import type { VerbRun } from './verbs.js';
+
+export const balancesVerb: VerbRun = {
+  run: async ({ deps, respond }) => {
+    const reading = await deps.balances.book.refresh();
+    if (!reading.ok) {
+      return void (await respond({
+        response_type: 'ephemeral',
+        text: userMessage(reading.error, 'Reading the balances'),
+      }));
+    }
+    const lines = balanceLines(reading.rows, deps.policy.alerts.low_balance);
+    await respond({
+      response_type: 'ephemeral',
+      text: 'Balances',
+      blocks: [
+        header('Balances'),
+        ...packLines(lines.length ? lines : ['_The wallet service lists no balances._']).slice(0, 45),
+        context(`Read from the wallet service at ${utcMinute(reading.at)}`),
+      ],
+    });
+  },
+};

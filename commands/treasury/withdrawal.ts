@@ -1,0 +1,137 @@
+/**
+ * `/treasury withdrawal <reference>`: one request's whole story in one ephemeral message: the
+ * request, each decision (who, when), the send, the wallet service's status for its reference
+ * (asked now), and the notifications received. The reference is the merchant reference, the
+ * card's short reference (its first 8 characters), or the request id.
+ */
+import { z } from 'zod';
+import { AUDIT_COLLECTION, type AuditEntry } from '../../src/audit/log.js';
+import { formatAmount } from '../../src/format/amount.js';
+import { utcMinute } from '../../src/format/time.js';
+import { context, esc, header, packLines, section, shorten } from '../../src/slack/blocks.js';
+import { echo } from '../../src/slack/limits.js';
+import { userMessage } from '../../src/slack/user-errors.js';
+import { amountText, shortRef, stateLabel, transferWord } from '../../src/slack/withdrawal-card.js';
+import type { WithdrawalStatusName } from '../../src/wallet/index.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import type { CommandDeps } from '../deps.js';
+import type { VerbRun } from './verbs.js';
+
+const USAGE =
+  'Usage: `/treasury withdrawal <reference>`: the merchant reference, or the card’s short reference (`Ref` on the card).';
+
+const referenceSchema = z
+  .string()
+  .min(6, 'a reference has at least 6 characters')
+  .max(128, 'a reference has at most 128 characters')
+  .regex(/^[A-Za-z0-9_-]+$/, 'a reference has only letters, digits, - and _');
+
+/** The requests a reference names: an exact merchant reference or id, else those whose reference starts with it. */
+export function findByReference(all: readonly WithdrawalRequest[], ref: string): WithdrawalRequest[] {
+  const exact = all.filter((r) => r.merchantReference === ref || r.id === ref);
+  if (exact.length) return exact;
+  const lower = ref.toLowerCase();
+  return all.filter((r) => r.merchantReference.toLowerCase().startsWith(lower));
+}
+
+const who = (actor: string) => (actor === 'system' ? 'the app' : `<@${actor}>`);
+const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+
+/** One step of the story from its audit entry, in the card's words. */
+function stepText(e: AuditEntry, r: WithdrawalRequest): string {
+  const d = e.details;
+  const money = (v: unknown) => (str(v) ? formatAmount(str(v)!, r.currency) : undefined);
+  switch (e.action) {
+    case 'request':
+      return `Requested by ${who(e.actor)}: ${amountText(r)} on ${r.network} to \`${r.destination}\`, from the wallet of ${esc(r.clientEmail)}${r.note ? ` (“${esc(shorten(r.note, 120, 0))}”)` : ''}`;
+    case 'approve':
+      return `✅ Approved by ${who(e.actor)}${typeof d.approvals === 'number' && typeof d.required === 'number' ? ` (${d.approvals} of ${d.required})` : ''}`;
+    case 'reject':
+      return `⛔ Rejected by ${who(e.actor)}: “${esc(str(d.reason) ?? '')}”`;
+    case 'expire':
+      return `⌛ Expired: ${esc(str(d.reason) ?? 'not approved in time')}`;
+    case 'remind':
+      return 'Approvers reminded';
+    case 'send':
+      return `🔄 Sent to the wallet service with merchant reference \`${r.merchantReference}\``;
+    case 'result':
+      if (d.ignored) return 'A late answer from the wallet service (already settled)';
+      return d.outcome === 'completed'
+        ? `✅ The wallet service accepted it${money(d.delivered) ? `: delivered ${money(d.delivered)}` : ''}${money(d.fee) ? `, fee ${money(d.fee)}` : ''}`
+        : `❌ ${esc(str(d.reason) ?? 'failed')}`;
+    case 'unknown':
+      return `⚠️ Outcome unknown: ${esc(str(d.reason) ?? 'no answer')}`;
+    case 'reconcile':
+      return d.outcome === 'never_executed'
+        ? '❌ Not sent: the wallet service has no record of it'
+        : `${d.outcome === 'completed' ? '✅ Sent' : '❌ Failed'}, ${d.via === 'status' ? 'confirmed by the wallet service' : 'found in the transaction list'}`;
+    case 'resolve':
+      return `${d.outcome === 'sent' ? '✅ Resolved as sent' : '❌ Resolved as not sent'} by ${who(e.actor)}: “${esc(str(d.note) ?? '')}”`;
+    case 'webhook':
+    case 'webhook_contradiction':
+      return `📨 Notification from the wallet service: ${transferWord(str(d.status) ?? 'update')}${str(d.transactionHash) ? ` · transaction \`${shorten(str(d.transactionHash)!, 10, 6)}\`` : ''}${e.action === 'webhook_contradiction' ? ' 🚨 contradicts the card' : ''}`;
+    default:
+      return esc(e.action);
+  }
+}
+
+const STATUS_WORDS: Record<WithdrawalStatusName, string> = {
+  not_found: 'no record of this reference',
+  pending: '⏳ pending',
+  completed: '✅ completed',
+  failed: '❌ failed',
+};
+
+/** The service's status for the reference, asked now; only for a request that was sent. */
+async function serviceStatus(deps: CommandDeps, r: WithdrawalRequest): Promise<string> {
+  if (!r.sendStartedAt) return 'not asked: this request was never sent';
+  try {
+    const s = await deps.wallet.withdrawalStatus(r.merchantReference);
+    const hash = s.transactionHash ? ` · transaction \`${shorten(s.transactionHash, 10, 6)}\`` : '';
+    return `${STATUS_WORDS[s.status]}${s.amount ? ` · ${formatAmount(s.amount, r.currency)}` : ''}${hash}`;
+  } catch (err) {
+    return userMessage(err, 'Asking the wallet service');
+  }
+}
+
+export const withdrawalVerb: VerbRun = {
+  run: async ({ deps, args, respond }) => {
+    const say = (text: string) => respond({ response_type: 'ephemeral', text });
+    const raw = args[1];
+    if (!raw) return void (await say(`:warning: Which withdrawal? ${USAGE}`));
+    const parsed = referenceSchema.safeParse(raw);
+    if (!parsed.success)
+      return void (await say(
+        `:warning: “${echo(raw)}” is not a reference: ${parsed.error.issues[0]!.message}. ${USAGE}`,
+      ));
+    const found = findByReference(deps.withdrawals.list(), parsed.data);
+    if (!found.length) return void (await say(`:mag: No withdrawal request has the reference “${echo(raw)}”.`));
+    if (found.length > 1) {
+      const lines = found
+        .slice(0, 10)
+        .map(
+          (r) =>
+            `• \`${r.merchantReference}\` · ${stateLabel(r)} · ${amountText(r)} on ${r.network}, ${utcMinute(r.createdAt)}`,
+        );
+      return void (await say(
+        `:mag: ${found.length} requests have a reference starting with “${echo(raw)}”: give more of it.\n${lines.join('\n')}`,
+      ));
+    }
+    const r = found[0]!;
+    const steps = deps.store
+      .find(AUDIT_COLLECTION, (e) => e.subject === r.id)
+      .sort((a, b) => a.seq - b.seq)
+      .map((e) => `${utcMinute(e.at)} · ${stepText(e, r)}`);
+    const status = await serviceStatus(deps, r);
+    await respond({
+      response_type: 'ephemeral',
+      text: `Withdrawal ${shortRef(r)}: ${stateLabel(r)} · ${amountText(r)} on ${r.network}`,
+      blocks: [
+        header(`${stateLabel(r)} · ${amountText(r)} on ${r.network}`),
+        ...packLines(steps.length ? steps : ['_No recorded steps._']).slice(0, 40),
+        section(`*Wallet service status now*: ${status}`),
+        context(`Merchant reference \`${r.merchantReference}\` · request \`${r.id}\``),
+      ],
+    });
+  },
+};

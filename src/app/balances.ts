@@ -1,0 +1,30 @@
+/**
+ * The balances part: the book of the origin accounts' balances (read from the wallet service)
+ * and the low-balance watch that posts to the alerts channel.
+ */
+import { createBalanceBook, type BalanceBook } from '../balances/book.js';
+import { createLowBalanceWatch, type LowBalanceWatch } from '../balances/watch.js';
+import type { Logger } from '../log.js';
+import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import type { Store } from '../store/index.js';
+import type { WalletClient } from '../wallet/client.js';
+
+export interface BalancesPart {
+  book: BalanceBook;
+  watch: LowBalanceWatch;
+}
+
+export function buildBalances(o: {
+  store: Store;
+  outbox: Outbox;
+  wallet: Pick<WalletClient, 'originBalances'>;
+  policy: () => Policy;
+  logger: Logger;
+  now: () => number;
+}): BalancesPart {
+  const logger = o.logger.child({ component: 'balances' });
+  const book = createBalanceBook({ wallet: o.wallet, logger, now: o.now });
+  const watch = createLowBalanceWatch({ store: o.store, outbox: o.outbox, book, policy: o.policy, logger, now: o.now });
+  return { book, watch };
+}

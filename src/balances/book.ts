@@ -1,0 +1,78 @@
+/**
+ * The origin accounts' balances as the app knows them: read from the wallet service on demand
+ * (`refresh`, concurrent callers share one call) and kept in memory, so that renderers (the
+ * approval card, the App Home) can show the last reading synchronously. A failed read is
+ * remembered as such: what was last read is then "unavailable", never silently stale.
+ *
+ * An asset the service does not list has no origin account: its balance is 0.
+ */
+import { serializeError, type Logger } from '../log.js';
+import type { OriginBalance } from '../wallet/client/balances.js';
+import type { WalletClient } from '../wallet/client.js';
+import { CURRENCIES, lookup, NETWORKS } from '../wallet/enums.js';
+
+export interface BalanceReading {
+  rows: OriginBalance[];
+  /** Unix ms of the reading. */
+  at: number;
+}
+
+/** A failed read keeps its error (a WalletError, already free of secrets) for the words a person reads. */
+export type BalanceRefresh = ({ ok: true } & BalanceReading) | { ok: false; error: unknown; at: number };
+
+export interface BalanceBook {
+  /** Reads every balance now (one call shared by concurrent callers). Never throws. */
+  refresh(): Promise<BalanceRefresh>;
+  /** A fresh read of one balance (exact decimal text), or undefined when it cannot be read. */
+  read(currency: string, network: string): Promise<string | undefined>;
+  /** The last reading of one balance, without asking; undefined if none, or if the last read failed. */
+  last(currency: string, network: string): string | undefined;
+  /** The last attempt: the reading, or why it failed; undefined before the first. */
+  latest(): BalanceRefresh | undefined;
+}
+
+const canonical = (members: typeof CURRENCIES | typeof NETWORKS, v: string) => lookup(members, v)?.name ?? v.trim();
+
+/** The balance of one asset in a reading: its row, or 0 when the service lists none. */
+export function balanceIn(rows: readonly OriginBalance[], currency: string, network: string): string {
+  const c = canonical(CURRENCIES, currency);
+  const n = canonical(NETWORKS, network);
+  return rows.find((r) => r.currency === c && r.network === n)?.balance ?? '0';
+}
+
+export function createBalanceBook(o: {
+  wallet: Pick<WalletClient, 'originBalances'>;
+  logger: Logger;
+  now: () => number;
+}): BalanceBook {
+  let latest: BalanceRefresh | undefined;
+  let running: Promise<BalanceRefresh> | undefined;
+
+  function refresh(): Promise<BalanceRefresh> {
+    running ??= (async (): Promise<BalanceRefresh> => {
+      try {
+        const rows = await o.wallet.originBalances();
+        latest = { ok: true, rows, at: o.now() };
+      } catch (err) {
+        o.logger.warn({ err: serializeError(err) }, 'could not read the balances');
+        latest = { ok: false, error: err, at: o.now() };
+      } finally {
+        running = undefined;
+      }
+      return latest;
+    })();
+    return running;
+  }
+
+  return {
+    refresh,
+    async read(currency, network) {
+      const r = await refresh();
+      return r.ok ? balanceIn(r.rows, currency, network) : undefined;
+    },
+    last(currency, network) {
+      return latest?.ok ? balanceIn(latest.rows, currency, network) : undefined;
+    },
+    latest: () => latest,
+  };
+}

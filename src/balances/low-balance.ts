@@ -1,0 +1,66 @@
+/**
+ * Low-balance alerts as a pure function: given the policy's thresholds (`alerts.low_balance`,
+ * per currency, applying to each network of it), a reading and what was last announced per
+ * asset, which alerts to post now. One alert when a balance falls below its threshold, one when
+ * it is back at or above it, nothing in between: the state is what was last announced, so a
+ * restart (the state is stored) repeats nothing.
+ */
+import { Decimal } from 'decimal.js';
+import { formatAmount } from '../format/amount.js';
+import type { OriginBalance } from '../wallet/client/balances.js';
+
+export interface LowBalanceState {
+  /** What was last announced for this asset. */
+  low: boolean;
+  /** ISO time of that announcement. */
+  since: string;
+}
+
+export interface LowBalanceChange {
+  key: string;
+  kind: 'low' | 'recovered';
+  currency: string;
+  network: string;
+  balance: string;
+  threshold: string;
+}
+
+export const assetKey = (currency: string, network: string) => `${currency}:${network}`;
+
+export function lowBalanceChanges(
+  thresholds: Readonly<Record<string, string>>,
+  rows: readonly OriginBalance[],
+  announced: (key: string) => LowBalanceState | undefined,
+): LowBalanceChange[] {
+  const out: LowBalanceChange[] = [];
+  for (const r of rows) {
+    const threshold = thresholds[r.currency];
+    if (threshold === undefined) continue;
+    const key = assetKey(r.currency, r.network);
+    const low = new Decimal(r.balance).lt(threshold);
+    const was = announced(key)?.low ?? false;
+    if (low === was) continue;
+    out.push({
+      key,
+      kind: low ? 'low' : 'recovered',
+      currency: r.currency,
+      network: r.network,
+      balance: r.balance,
+      threshold,
+    });
+  }
+  return out;
+}
+
+/** An amount in the currency's display format, without repeating the currency ("850.00"). */
+const figure = (amount: string, currency: string) => formatAmount(amount, currency).replace(/ \S+$/, '');
+
+/** "Low balance: USDT on BSC is 850.00 (below 1,000.00)" / "Balance recovered: USDT on BSC is 5,000.00 (threshold 1,000.00)". */
+export function lowBalanceText(
+  c: Pick<LowBalanceChange, 'kind' | 'currency' | 'network' | 'balance' | 'threshold'>,
+): string {
+  const is = `${c.currency} on ${c.network} is ${figure(c.balance, c.currency)}`;
+  return c.kind === 'low'
+    ? `⚠️ Low balance: ${is} (below ${figure(c.threshold, c.currency)})`
+    : `✅ Balance recovered: ${is} (threshold ${figure(c.threshold, c.currency)})`;
+}

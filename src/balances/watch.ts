@@ -1,0 +1,78 @@
+/**
+ * The low-balance watch: reads the balances, and posts to the alerts channel what
+ * `lowBalanceChanges` says, recording what was announced in the same commit as the post's
+ * outbox entry (so an alert is neither lost nor repeated, across restarts too).
+ * Run by the job `balances.watch-low` and after each withdrawal outcome.
+ */
+import type { Logger } from '../log.js';
+import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
+import { collection, type Store } from '../store/index.js';
+import type { BalanceBook } from './book.js';
+import { lowBalanceChanges, lowBalanceText, type LowBalanceChange, type LowBalanceState } from './low-balance.js';
+
+/** What was last announced per asset (`USDT:BSC`); the persisted name must never change. */
+export const LOW_BALANCE_STATE = collection<LowBalanceState>('balance_alerts');
+export const LOW_BALANCE_RENDERER = 'balances.low';
+
+export interface LowBalanceWatch {
+  /** Reads the balances and posts what changed; returns the changes (none when the read failed). */
+  check(): Promise<LowBalanceChange[]>;
+}
+
+/** The alert's ref carries its own figures: it says what was true when it was decided. */
+const refOf = (c: LowBalanceChange) => JSON.stringify([c.kind, c.currency, c.network, c.balance, c.threshold]);
+
+export function createLowBalanceWatch(o: {
+  store: Store;
+  outbox: Outbox;
+  book: BalanceBook;
+  /** Read at each check: the policy in force. */
+  policy: () => Policy;
+  logger: Logger;
+  now: () => number;
+}): LowBalanceWatch {
+  o.outbox.registerRenderer(LOW_BALANCE_RENDERER, (ref) => {
+    try {
+      const [kind, currency, network, balance, threshold] = JSON.parse(ref) as string[];
+      if ((kind !== 'low' && kind !== 'recovered') || !currency || !network || !balance || !threshold) return null;
+      return { text: lowBalanceText({ kind, currency, network, balance, threshold }) };
+    } catch {
+      return null;
+    }
+  });
+
+  let running: Promise<LowBalanceChange[]> | undefined;
+  async function check(): Promise<LowBalanceChange[]> {
+    const thresholds = o.policy().alerts.low_balance;
+    if (!Object.keys(thresholds).length) return [];
+    const reading = await o.book.refresh();
+    if (!reading.ok) return [];
+    return o.store.commit((tx) => {
+      // Decided inside the commit, on what is stored now: two checks at once cannot both announce.
+      const changes = lowBalanceChanges(thresholds, reading.rows, (key) => tx.get(LOW_BALANCE_STATE, key));
+      const since = new Date(o.now()).toISOString();
+      for (const c of changes) {
+        tx.put(LOW_BALANCE_STATE, c.key, { low: c.kind === 'low', since });
+        o.outbox.enqueue(tx, {
+          op: 'post',
+          renderer: LOW_BALANCE_RENDERER,
+          ref: refOf(c),
+          key: `balance:${c.key}:${since}`,
+          channel: o.policy().channels.alerts,
+        });
+      }
+      if (changes.length) o.logger.info({ changes: changes.map((c) => `${c.kind} ${c.key}`) }, 'balance alerts');
+      return changes;
+    });
+  }
+  return {
+    // One check at a time: the job and a withdrawal's outcome may ask together.
+    check() {
+      running ??= check().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The App Home's balances section: the origin accounts' balances, one line per currency and
+ * network (the last reading if it is recent, else read now), flagged below the policy's
+ * low-balance threshold. A failed read says so in one line; it never keeps the Home from showing.
+ */
+import type { KnownBlock } from '@slack/types';
+import { Decimal } from 'decimal.js';
+import { formatAmount } from '../../format/amount.js';
+import type { OriginBalance } from '../../wallet/index.js';
+import { utcMinute } from '../../format/time.js';
+import { context, section } from '../blocks.js';
+import type { CommandDeps } from '../deps.js';
+
+/** "*USDT* on BSC: 12,500.00 USDT", flagged when below the policy's low-balance threshold. */
+export function balanceLines(rows: readonly OriginBalance[], thresholds: Readonly<Record<string, string>>): string[] {
+  return [...rows]
+    .sort((a, b) => a.currency.localeCompare(b.currency) || a.network.localeCompare(b.network))
+    .map((r) => {
+      const threshold = thresholds[r.currency];
+      const low = threshold !== undefined && new Decimal(r.balance).lt(threshold);
+      return `${low ? ':warning: ' : ''}*${r.currency}* on ${r.network}: ${formatAmount(r.balance, r.currency)}${low ? ` (below ${formatAmount(threshold, r.currency)})` : ''}`;
+    });
+}
+
+/** The Home is not held back longer than this by a slow wallet service (the read goes on, for the next opening). */
+const MAX_WAIT_MS = 3_000;
+
+function withinWait<T>(p: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), MAX_WAIT_MS);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/** A reading younger than this is shown as it is; an older one is read again. */
+const FRESH_MS = 5 * 60_000;
+const MAX_LINES = 12;
+
+export async function balancesBlocks(deps: Pick<CommandDeps, 'balances' | 'policy' | 'now'>): Promise<KnownBlock[]> {
+  const last = deps.balances.book.latest();
+  const reading = last?.ok && deps.now() - last.at < FRESH_MS ? last : await withinWait(deps.balances.book.refresh());
+  if (!reading?.ok) return [section('*Balances*\n_Unavailable right now: the wallet service could not be read._')];
+  const lines = balanceLines(reading.rows, deps.policy.alerts.low_balance);
+  const shown = lines.slice(0, MAX_LINES).map((l) => `• ${l}`);
+  if (lines.length > MAX_LINES) shown.push(`…and ${lines.length - MAX_LINES} more: \`/treasury balances\``);
+  return [
+    section(`*Balances*\n${shown.join('\n') || '_None listed._'}`),
+    context(`Read from the wallet service at ${utcMinute(reading.at)}`),
+  ];
+}

@@ -1,0 +1,108 @@
+/**
+ * Settling a withdrawal of unknown outcome by the wallet service's status for its merchant
+ * reference (the exact answer; the transaction list is only the fallback, reconcile.ts).
+ * Pure: the status is a fact the reconciler fetched.
+ *
+ * - Completed / Failed settle it as a transaction-list record does.
+ * - Pending proves the service has it, not how it ends: it stays unknown.
+ * - NotFound is trusted only once `withdrawals.not_found_grace` (default 10 minutes) has passed
+ *   since the send started: the service may not have recorded it yet. Past the grace the
+ *   request is failed with `error.kind: 'never_executed'`: nothing left the treasury, and the
+ *   card offers a NEW request with the same details (a new reference; never an automatic resend).
+ */
+import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
+import type { Decision } from './decide.js';
+import type { WithdrawalRequest, WithdrawalResultRecord, WithdrawalState } from './types.js';
+
+/** The words of the card and the DM for a request the service never executed. */
+export const NEVER_EXECUTED_MESSAGE = 'Not sent: the wallet service has no record of it.';
+
+const SYSTEM = 'system';
+
+/** When the send started (the grace counts from there); a request without it counts from its creation. */
+export const sentAt = (r: WithdrawalRequest): number => Date.parse(r.sendStartedAt ?? r.createdAt);
+
+export function decideByStatus(
+  status: WithdrawalStatus,
+  cur: WithdrawalRequest | undefined,
+  ctx: { now: number; graceMs: number },
+): Decision {
+  if (cur?.state !== 'unknown') return { kind: 'unchanged', request: cur };
+  if (status.status === 'pending') return { kind: 'unchanged', request: cur };
+  const at = new Date(ctx.now).toISOString();
+  const move = (state: WithdrawalState, note: string, patch: Partial<WithdrawalRequest>): WithdrawalRequest => ({
+    ...cur,
+    ...patch,
+    state,
+    history: [...cur.history, { at, state, by: SYSTEM, note }],
+  });
+  const about = {
+    amount: cur.amount,
+    currency: cur.currency,
+    network: cur.network,
+    destination: cur.destination,
+    merchantReference: cur.merchantReference,
+  };
+  if (status.status === 'not_found') {
+    const waited = ctx.now - sentAt(cur);
+    if (waited < ctx.graceMs) return { kind: 'unchanged', request: cur };
+    return {
+      kind: 'changed',
+      next: move('failed', 'the wallet service has no record of its reference', {
+        error: { kind: 'never_executed', message: NEVER_EXECUTED_MESSAGE },
+      }),
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'reconcile',
+        subject: cur.id,
+        details: {
+          ...about,
+          outcome: 'never_executed',
+          via: 'status',
+          status: 'NotFound',
+          reason: `the wallet service has no record of this reference ${Math.round(waited / 60_000)} minutes after it was sent`,
+        },
+      },
+      event: 'failed',
+    };
+  }
+  const result: WithdrawalResultRecord = {
+    source: 'reconcile',
+    via: 'status',
+    serviceReference: null,
+    amount: status.amount,
+    fee: null,
+    feeCurrency: null,
+    transactionHash: status.transactionHash ?? cur.confirmation?.transactionHash ?? null,
+  };
+  const failed = status.status === 'failed';
+  const next = failed
+    ? move('failed', 'the wallet service reports it failed', {
+        error: {
+          kind: 'reported_failed',
+          message: 'The wallet service received the withdrawal and reports it failed.',
+        },
+        result,
+      })
+    : move('completed', 'the wallet service reports it completed', { result });
+  return {
+    kind: 'changed',
+    next,
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'reconcile',
+      subject: cur.id,
+      details: {
+        ...about,
+        outcome: next.state,
+        via: 'status',
+        status: failed ? 'Failed' : 'Completed',
+        delivered: status.amount,
+        transactionHash: result.transactionHash,
+      },
+    },
+    event: failed ? 'failed' : 'completed',
+  };
+}
