@@ -177,11 +177,19 @@ export interface CardFacts {
   feeEstimate?(currency: string, network: string): FeeEstimate | undefined;
 }
 
-export function renderCard(r: WithdrawalRequest, service: CardFacts, net: ExplorerNet): Rendered {
+export function renderCard(
+  r: WithdrawalRequest,
+  service: CardFacts,
+  net: ExplorerNet,
+  frozen?: { by: string; reason: string },
+): Rendered {
   const usage = service.dailyUsage(r.currency);
   const flags = riskFlags(r);
-  const title = `${stateLabel(r)} · ${amountText(r)} on ${r.network}`;
+  // Approved but held by a freeze is not "Sending": say what it is.
+  const held = frozen && r.state === 'approved';
+  const title = `${held ? '⏸️ Approved, held' : stateLabel(r)} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
+  if (frozen && (r.state === 'pending' || r.state === 'approved')) blocks.push(frozenLine(frozen, r.state));
   if (flags.length)
     blocks.push(
       section(
@@ -257,6 +265,15 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
     ),
   );
   return { text: `${title} to ${shorten(r.destination)} (ref ${shortRef(r)})`, blocks };
+}
+
+/** "Frozen by @x: reason", and what the freeze means for this request. */
+export function frozenLine(f: { by: string; reason: string }, state: 'pending' | 'approved'): KnownBlock {
+  const meaning =
+    state === 'approved'
+      ? 'Approved; it is sent once two admins unfreeze.'
+      : 'It can still be approved; nothing is sent until two admins unfreeze.';
+  return context(`:octagonal_sign: Frozen by <@${f.by}>: ${esc(f.reason)} · ${meaning}`);
 }
 
 /** A webhook status name in words: "CONFIRMED" -> "confirmed", "NOT_PROPAGATED" -> "not propagated". */

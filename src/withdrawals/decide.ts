@@ -54,8 +54,11 @@ export type WithdrawalCommand =
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   | { type: 'approve'; user: string; isApprover: boolean; satisfies: readonly string[] }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
-  /** approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends. */
-  | { type: 'claim-for-sending' }
+  /**
+   * approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends.
+   * `frozen`: the freeze in force (resolved by the shell inside the same commit); while frozen nothing is claimed.
+   */
+  | { type: 'claim-for-sending'; frozen?: { by: string; reason: string } }
   /** `requestId`: the claimed request, named in the audit even if it was settled meanwhile. */
   | { type: 'record-send-outcome'; requestId: string; outcome: SendOutcome }
   | { type: 'expire' }
@@ -166,6 +169,19 @@ export function decide(
     }
     case 'claim-for-sending': {
       if (req?.state !== 'approved') return unchanged(req);
+      if (command.frozen) {
+        // Held, not refused: it stays approved and is sent once two admins unfreeze.
+        return {
+          kind: 'noted',
+          audit: {
+            at,
+            actor: SYSTEM,
+            action: 'send_held',
+            subject: req.id,
+            details: { ...about(req), reason: 'sends are frozen', frozenBy: command.frozen.by },
+          },
+        };
+      }
       return {
         kind: 'changed',
         next: transition(req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),

@@ -6,9 +6,12 @@
  */
 import { serializeError, type Logger } from '../log.js';
 import type { WalletClient } from '../wallet/client.js';
-import type { Shell } from './shell.js';
+import { frozenFact } from '../freeze/state.js';
+import { WITHDRAWALS, type Shell } from './shell.js';
 import type { SendOutcome } from './wallet-answer.js';
 import type { WithdrawalHooks, WithdrawalRequest } from './types.js';
+
+const withFrozen = (frozen: ReturnType<typeof frozenFact>) => (frozen ? { frozen } : {});
 
 export interface Sender {
   /** Sends it once; resolves (never rejects) with the request once the outcome is recorded. */
@@ -27,7 +30,10 @@ export function createSender(
 
   async function send(approved: WithdrawalRequest): Promise<WithdrawalRequest> {
     // Whoever wins this compare-and-set sends, and a restart that finds `executing` knows it may have been sent.
-    const claim = await shell.commitOn(approved.id, { type: 'claim-for-sending' });
+    // The freeze is read inside the claim's commit: a freeze committed first always holds the send.
+    const claim = await shell.store.commit((tx) =>
+      shell.apply(tx, { type: 'claim-for-sending', ...withFrozen(frozenFact(tx)) }, tx.get(WITHDRAWALS, approved.id)),
+    );
     if (!claim.event) return (claim.decision.kind === 'unchanged' ? claim.decision.request : undefined) ?? approved;
     const req = claim.event.request;
     shell.emit([claim.event]);
