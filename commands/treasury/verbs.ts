@@ -18,6 +18,8 @@ import { registrationStatus } from '../../src/webhooks/registration.js';
 import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
+import { FREEZE_VERBS } from './freeze.js';
+import { verificationStatusFields } from './verification.js';
 import type { VerbName } from '../table.js';
 
 interface VerbContext {
@@ -126,6 +128,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
               ? `:large_green_circle: ${hook.shownUrl}, registered ${utcMinute(Date.parse(hook.at))}`
               : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${hook.error ?? ''}`,
         ],
+        ...verificationStatusFields(deps),
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
         ['Outbox', `${count(deps.outbox.pending(), 'message')} waiting to be posted`],
         ['Notifications of unknown shape', esc(deps.alerts.unknownSummary().text)],
@@ -269,6 +272,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
     },
   },
 
+  ...FREEZE_VERBS,
   'webhook register': {
     run: async ({ deps, respond, userId }) => {
       const r = await deps.registerWebhook(userId);
