@@ -18,6 +18,7 @@ import { registrationStatus } from '../../src/webhooks/registration.js';
 import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
+import { currentFreeze } from '../../src/freeze/state.js';
 import { FREEZE_VERBS } from './freeze.js';
 import { verificationStatusFields } from './verification.js';
 import type { VerbName } from '../table.js';
@@ -68,6 +69,8 @@ async function statusLine(deps: CommandDeps): Promise<string> {
   const hook = registrationStatus(deps.store);
   if (hook && !hook.ok)
     problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
+  const frozen = currentFreeze(deps.store);
+  if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${esc(frozen.reason)}`);
   const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
   if (unknown)
     problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);

@@ -18,7 +18,7 @@ import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
-import type { Store } from '../store/index.js';
+import type { Reads, Store } from '../store/index.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { sameAddress } from '../withdrawals/rules.js';
@@ -78,22 +78,31 @@ export function verificationHandler(d: VerificationDeps) {
       return sendJson(res, 404, { error: 'not found' });
     }
     const at = new Date(d.now()).toISOString();
+    /** The verdict on what `r` holds now (the commit's reads, or the store's when it cannot write). */
+    const judge = (r: Reads) => {
+      const cur = parsed.success ? r.all(WITHDRAWALS).find((x) => x.merchantReference === reference) : undefined;
+      const frozen = frozenFact(r);
+      const v = verdict({
+        referenceValid: parsed.success,
+        request: cur,
+        frozen: !!frozen,
+        destinationMatches:
+          cur && parsed.success && parsed.data.destination !== undefined
+            ? destinationMatches(cur, parsed.data.destination)
+            : undefined,
+      });
+      const answer =
+        v.isVerified && cur
+          ? { isVerified: true, checksum: verificationChecksum(d.secretKey, cur.merchantReference, cur.destination) }
+          : { isVerified: false, checksum: '' };
+      return { cur, frozen, v, answer };
+    };
     let answer: { isVerified: boolean; checksum: string };
     try {
       answer = await d.store.commit((tx) => {
         // Decided on what is stored now, in the same commit as its audit entry: a freeze or a
         // settlement committed before this call is always seen.
-        const cur = parsed.success ? tx.all(WITHDRAWALS).find((r) => r.merchantReference === reference) : undefined;
-        const frozen = frozenFact(tx);
-        const v = verdict({
-          referenceValid: parsed.success,
-          request: cur,
-          frozen: !!frozen,
-          destinationMatches:
-            cur && parsed.success && parsed.data.destination !== undefined
-              ? destinationMatches(cur, parsed.data.destination)
-              : undefined,
-        });
+        const { cur, frozen, v, answer } = judge(tx);
         appendAudit(tx, {
           at,
           actor: 'system',
@@ -138,14 +147,18 @@ export function verificationHandler(d: VerificationDeps) {
             channel: d.policy().channels.approvals,
           });
         }
-        return v.isVerified && cur
-          ? { isVerified: true, checksum: verificationChecksum(d.secretKey, cur.merchantReference, cur.destination) }
-          : { isVerified: false, checksum: '' };
+        return answer;
       });
     } catch (err) {
-      // Nothing could be recorded: never confirm what we could not audit.
-      d.logger.error({ err }, 'verification call could not be recorded; answered not verified');
-      answer = { isVerified: false, checksum: '' };
+      // The store refuses writes (a full disk): the verdict is still the store's (a claim is
+      // durable before its send), so a withdrawal the quorum approved is not refused for a
+      // disk blip; what could not be audited is logged, loudly, with the same facts.
+      const { cur, v, answer: given } = judge(d.store);
+      d.logger.error(
+        { err, merchantReference: reference || null, verdict: v.reason, request: cur?.id ?? null },
+        'verification call answered but could not be written to the audit log',
+      );
+      answer = given;
     }
     d.logger.info({ verified: answer.isVerified }, 'wallet service verification call answered');
     sendJson(res, 200, answer);

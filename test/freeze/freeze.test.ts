@@ -117,6 +117,8 @@ describe('/treasury freeze', () => {
     expect(text(n)).toContain('API key may have leaked');
     expect(JSON.stringify(n.blocks)).toContain(UNFREEZE_ACTION);
     expect(await say(a, 'freeze again', USERS.dave)).toContain('already frozen');
+    // Everyone's one-line status says so.
+    expect(await say(a, 'status', USERS.viewer)).toMatch(/sends are frozen by <@U0ERIN001>: API key may have leaked/i);
 
     // Pending requests can still be approved; the approved one is not sent.
     const r = await request(a);
