@@ -424,6 +424,17 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     resolve: outcome === 'sent' ? '✅ resolved as sent' : '❌ resolved as not sent',
     webhook: `transfer ${transferWord(status ?? 'update')}`,
     webhook_contradiction: `🚨 the wallet service reports it ${transferWord(status ?? '')}, contradicting the card`,
+    // The gates (src/verification, src/freeze).
+    verification:
+      d.verdict === 'verified'
+        ? '🔐 the wallet service asked to verify it: confirmed'
+        : '🚨 the wallet service asked to verify it: refused',
+    send_held: '⏸️ held, not sent: sends are frozen',
+    freeze: '🛑 froze all sends',
+    freeze_refused: 'freeze refused',
+    unfreeze_request: 'asked to unfreeze (a second admin must confirm)',
+    unfreeze_refused: 'unfreeze refused',
+    unfreeze: '▶️ confirmed the unfreeze: sends resumed',
   };
   const delivered = str(d.delivered);
   const parts = [
@@ -434,7 +445,8 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
     str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
     reference ? `ref \`${shortRef({ merchantReference: reference })}\`` : '',
-    str(d.reason) ? `“${esc(truncate(str(d.reason)!, 200))}”` : '',
+    // A verification's reason is a code; its words are in `why`.
+    str(d.why ?? d.reason) ? `“${esc(truncate(str(d.why ?? d.reason)!, 200))}”` : '',
     str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
   ];
   return parts.filter(Boolean).join(' · ');

@@ -124,6 +124,11 @@ describe('the verification callback', () => {
     expect((await postStraightToSandbox(a, 'stolen-key-0001')).status).toBe(400);
     await a.app.deps.outbox.drain(5000);
     expect(alertsPosted(a)).toHaveLength(1);
+    // The admins' audit view reads it in words.
+    const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
+    const audit = visibleText((await a.replies(responseUrl))[0]!);
+    expect(audit).toContain('the wallet service asked to verify it: refused');
+    expect(audit).toContain('this app has no withdrawal with that reference');
     expect(verificationAudit(a).map((e) => e.details)).toEqual([
       expect.objectContaining({
         merchantReference: 'stolen-key-0001',
