@@ -61,13 +61,22 @@ function destinationMatches(r: WithdrawalRequest, address: string): boolean {
   return sameAddress(addressFamily(currency, network), address, r.destination);
 }
 
+/** The query of any request target; one that is not a URL has none (and so no usable reference). */
+function queryOf(target: string | undefined): URLSearchParams {
+  try {
+    return new URL(target ?? '/', 'http://localhost').searchParams;
+  } catch {
+    return new URLSearchParams();
+  }
+}
+
 export function verificationHandler(d: VerificationDeps) {
   return async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> => {
     const secretOk = constantTimeEqual(params.secret ?? '', d.secret());
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const query = queryOf(req.url);
     const parsed = querySchema.safeParse({
-      reference: url.searchParams.get('reference') ?? undefined,
-      destination: url.searchParams.get('destinationAddress') ?? url.searchParams.get('destination') ?? undefined,
+      reference: query.get('reference') ?? undefined,
+      destination: query.get('destinationAddress') ?? query.get('destination') ?? undefined,
     });
     const reference = parsed.success ? parsed.data.reference : '';
     // Looked up and hashed whatever happens next, so the answer time does not tell the reason.
