@@ -294,6 +294,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   }
 
   async function sendApproved() {
+    // A send held by the freeze a moment ago may still be finishing: once it has, its request
+    // is plainly `approved` again and is picked up below (the claim still makes it once).
+    await sender.idle();
     const ctx = context();
     const due = (action: ReturnType<typeof recoveryAction>) => (r: WithdrawalRequest) =>
       !sender.inFlight(r.id) && recoveryAction(r, ctx.now) === action;
