@@ -99,6 +99,21 @@ export const TREASURY_VERBS = {
       'reset someone’s authenticator codes (a lost phone): they are told, and set them up again from the Home tab',
     role: 'admins',
   },
+  freeze: {
+    usage: 'freeze <reason>',
+    summary: 'stop every send at once; two admins are needed to unfreeze',
+    role: 'admins',
+  },
+  unfreeze: {
+    usage: 'unfreeze',
+    summary: 'ask to resume sends; a second admin confirms on the freeze notice',
+    role: 'admins',
+  },
+  'verification-url': {
+    usage: 'verification-url',
+    summary: "the verification URL for the wallet service's dashboard, in full, shown only to you",
+    role: 'admins',
+  },
 } as const satisfies Record<string, VerbSpec>;
 
 export type VerbName = keyof typeof TREASURY_VERBS;

@@ -18,6 +18,7 @@ import { buildStore } from './app/store.js';
 import { buildWallet } from './app/wallet.js';
 import { buildWithdrawals } from './app/withdrawals.js';
 import { configSecrets, type Config } from './config.js';
+import { createFreezeService } from './freeze/service.js';
 import type { Deps } from './deps.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { Scheduler } from './jobs/scheduler.js';
@@ -32,6 +33,9 @@ import type { Policy } from './policy/schema.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
 import type { Sandbox, SandboxOptions } from './sandbox/index.js';
 import { secrets } from './secrets.js';
+import { freezeNotifier } from './slack/freeze-notice.js';
+import { registerVerificationAlerts } from './slack/verification-notice.js';
+import { verificationHandler } from './verification/handler.js';
 import type { SlackApp } from './slack/app.js';
 import type { StoreOptions } from './store/index.js';
 import { registerWebhook, webhookSecret } from './webhooks/registration.js';
@@ -96,7 +100,13 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       { dir: config.dataDir, logger, onFatal: o.onFatal, options: o.store },
       cleanup,
     );
-    const wallet = await buildWallet({ config, logger, sandbox: o.sandbox }, cleanup);
+    // The embedded sandbox plays the service's side of the verification callback: it asks the
+    // app's own verify route, known once the app listens (sends resumed at startup wait for it).
+    const ownVerifyUrl = deferred<string>();
+    const wallet = await buildWallet(
+      { config, logger, sandbox: { verificationUrl: () => ownVerifyUrl.promise, ...o.sandbox } },
+      cleanup,
+    );
     // The policy in force is the last approved one (src/policy/governance): every part reads it
     // through a `policy` getter at the moment of use, so an approved change applies at once.
     // Parts built later are reached through `late` (the governor is needed before they exist).
@@ -185,6 +195,16 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
+    const freeze = createFreezeService({
+      store,
+      policy: () => deps.policy,
+      groups: slackClient.groups,
+      now,
+      logger: logger.child({ component: 'freeze' }),
+      withdrawals: withdrawals.service,
+      onChange: freezeNotifier({ outbox, store, policy: () => deps.policy }),
+    });
+    registerVerificationAlerts({ outbox, store, policy: () => deps.policy });
     const alerts = buildAlerts(
       {
         config,
@@ -245,6 +265,11 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           now,
         }),
       walletDescription: wallet.description,
+      freeze,
+      verificationUrl: () => {
+        const base = config.publicUrl ?? (wallet.sandbox && address.url ? loopback(address.url) : undefined);
+        return base && verifyUrl(base, hookSecret);
+      },
       version: VERSION,
       now,
     };
@@ -256,10 +281,20 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       version: VERSION,
       slack,
       local: target.local,
+      verification: verificationHandler({
+        store,
+        outbox,
+        policy: () => deps.policy,
+        secret: () => hookSecret,
+        secretKey: wallet.secretKey,
+        logger: logger.child({ component: 'verification' }),
+        now,
+      }),
     });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());
     address.url = http.url;
+    ownVerifyUrl.resolve(verifyUrl(loopback(http.url), hookSecret));
 
     if (slack) {
       await slack.start();
@@ -289,6 +324,19 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     await cleanup.stopAll();
     throw err;
   }
+}
+
+/** The verification callback's URL under `base` (secret included: never log or post it). */
+function verifyUrl(base: string, secret: string): string {
+  return `${base.replace(/\/+$/, '')}/webhooks/wallet/${encodeURIComponent(secret)}/verify`;
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve(v: T): void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }
 
 /** The app's own URL as seen from this process: a wildcard listener is reached on loopback. */

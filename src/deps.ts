@@ -5,6 +5,7 @@
 import type { Alerts } from './alerts/index.js';
 import type { BalancesPart } from './app/balances.js';
 import type { Config } from './config.js';
+import type { FreezeService } from './freeze/service.js';
 import type { Scheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
 import type { Outbox } from './outbox/index.js';
@@ -40,6 +41,13 @@ export interface Deps {
   registerWebhook(by: string): Promise<WebhookRegistration>;
   /** Where the wallet service is: the embedded sandbox or a configured base URL. */
   walletDescription: string;
+  /** The freeze switch: stops every send until two admins unfreeze. */
+  freeze: FreezeService;
+  /**
+   * The verification URL to paste into the wallet service's dashboard (PUBLIC_URL, or the app's
+   * own URL with the embedded sandbox), secret included: only ever shown to an admin, privately.
+   */
+  verificationUrl(): string | undefined;
   version: string;
   now: () => number;
 }

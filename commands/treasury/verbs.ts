@@ -19,6 +19,9 @@ import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
 import { governanceBlocks } from './policy-change.js';
+import { currentFreeze } from '../../src/freeze/state.js';
+import { FREEZE_VERBS } from './freeze.js';
+import { verificationStatusFields } from './verification.js';
 import type { VerbName } from '../table.js';
 import { stepUpResetVerb } from './step-up-reset.js';
 import { balancesVerb } from './balances.js';
@@ -70,6 +73,8 @@ async function statusLine(deps: CommandDeps): Promise<string> {
   const hook = registrationStatus(deps.store);
   if (hook && !hook.ok)
     problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
+  const frozen = currentFreeze(deps.store);
+  if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${esc(frozen.reason)}`);
   const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
   if (unknown)
     problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);
@@ -130,6 +135,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
               ? `:large_green_circle: ${hook.shownUrl}, registered ${utcMinute(Date.parse(hook.at))}`
               : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${hook.error ?? ''}`,
         ],
+        ...verificationStatusFields(deps),
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
         ['Outbox', `${count(deps.outbox.pending(), 'message')} waiting to be posted`],
         ['Notifications of unknown shape', esc(deps.alerts.unknownSummary().text)],
@@ -277,6 +283,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   balances: balancesVerb,
   withdrawal: withdrawalVerb,
 
+  ...FREEZE_VERBS,
   'webhook register': {
     run: async ({ deps, respond, userId }) => {
       const r = await deps.registerWebhook(userId);

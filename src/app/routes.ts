@@ -3,7 +3,7 @@
  * Slack's events (HTTP mode) and, in local mode, the local workspace's page and Web API.
  */
 import type { Alerts } from '../alerts/index.js';
-import { sendJson, type Route } from '../http/server.js';
+import { sendJson, type Handler, type Route } from '../http/server.js';
 import type { LocalWorkspace } from '../local/workspace.js';
 import type { SlackApp } from '../slack/app.js';
 import type { Check } from './readiness.js';
@@ -14,6 +14,8 @@ export function appRoutes(o: {
   version: string;
   slack: SlackApp | undefined;
   local: LocalWorkspace | undefined;
+  /** The wallet service's withdrawal verification callback (src/verification/). */
+  verification?: Handler;
 }): Route[] {
   const routes: Route[] = [
     {
@@ -21,6 +23,7 @@ export function appRoutes(o: {
       path: '/webhooks/wallet/:secret',
       handler: (req, res, params) => o.alerts.handler(req, res, { secret: params.secret ?? '' }),
     },
+    ...(o.verification ? [{ method: 'GET', path: '/webhooks/wallet/:secret/verify', handler: o.verification }] : []),
     { method: 'GET', path: '/healthz', handler: (_req, res) => sendJson(res, 200, { ok: true, version: o.version }) },
     {
       method: 'GET',

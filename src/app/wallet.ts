@@ -16,6 +16,8 @@ export interface WalletPart {
   /** Where the wallet service is: the embedded sandbox or a configured base URL. */
   description: string;
   explorerNet: ExplorerNet;
+  /** The merchant's secret key (WALLET_API_KEY or the sandbox's): the verification callback's checksum key. */
+  secretKey: string;
 }
 
 export async function buildWallet(
@@ -53,5 +55,6 @@ export async function buildWallet(
     sandbox,
     description: sandbox ? `embedded sandbox (${sandbox.url})` : wallet.baseUrl!,
     explorerNet: sandbox ? 'testnet' : 'mainnet',
+    secretKey: wallet.apiKey!,
   };
 }

@@ -34,8 +34,23 @@ function parsePort(text: string | undefined): number {
 async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const port = parsePort(env.SANDBOX_PORT);
   const logger = createLogger({ name: 'sandbox', level: env.LOG_LEVEL ?? 'info' });
-  const sb = await createSandbox({ port, host: env.SANDBOX_HOST ?? '127.0.0.1', logger });
+  // The merchant's withdrawal verification URL (the app's GET /webhooks/wallet/<secret>/verify), as set in the dashboard.
+  const verificationUrl = env.SANDBOX_VERIFICATION_URL?.trim() || undefined;
+  if (verificationUrl && !URL.canParse(verificationUrl))
+    throw new UsageError('SANDBOX_VERIFICATION_URL must be a URL (the app’s …/webhooks/wallet/<secret>/verify)');
+  const sb = await createSandbox({
+    port,
+    host: env.SANDBOX_HOST ?? '127.0.0.1',
+    logger,
+    ...(verificationUrl ? { verificationUrl } : {}),
+  });
   const m = SANDBOX_MERCHANT;
+  // The URL carries the app's secret path segment: say whether it is set, never print it.
+  console.log(
+    verificationUrl
+      ? 'Withdrawals are verified with the merchant (SANDBOX_VERIFICATION_URL) before they are executed.'
+      : 'SANDBOX_VERIFICATION_URL is not set: withdrawals are executed without asking the merchant.',
+  );
   console.log(`Sandbox wallet service listening on ${sb.url}
 
 Merchant credentials (use them as the app's wallet settings):

@@ -26,6 +26,7 @@ import { SandboxState, type KybName, type Role, type TransactionRecord } from '.
 import { listTransactions, type TimestampUnit } from './transactions.js';
 import { withdrawalPayload, type Remittance } from './webhook-payloads.js';
 import { registerWebhook, WebhookDispatcher, type Delivery } from './webhooks.js';
+import type { VerificationUrl } from './verification.js';
 import { withdraw } from './withdrawals.js';
 import { STATUS_PREFIX, withdrawalStatus } from './withdrawal-status.js';
 import { originBalances } from './balances.js';
@@ -86,6 +87,14 @@ export interface SandboxOptions {
   };
   /** Request body cap, default 1 MiB (larger bodies get 413). */
   maxBodyBytes?: number;
+  /**
+   * The merchants' withdrawal verification URL (the service dashboard's `verificationUrl`),
+   * asked before each withdrawal is executed (verification.ts). A function is asked each time
+   * (the app's own URL is known only once it listens). Unset: withdrawals are not verified.
+   */
+  verificationUrl?: VerificationUrl;
+  /** How long the merchant has to answer a verification call, default 5000 ms. */
+  verificationTimeoutMs?: number;
   now?: () => number;
 }
 
@@ -98,6 +107,8 @@ export interface SandboxStats {
   withdrawalsCommitted: number;
   /** Every request received, in order; `path` is the request target (path and query). */
   requests: RecordedRequest[];
+  /** Every verification call made to the merchant, in order, with its outcome. */
+  verifications: Array<{ reference: string; verified: boolean; why?: string }>;
 }
 
 export interface NewMerchant {
@@ -140,6 +151,8 @@ export interface Sandbox {
   resetTransactions(records?: Partial<TransactionRecord>[]): void;
   /** Copies, in insertion order. */
   transactions(): TransactionRecord[];
+  /** Sets (or with undefined, removes) the verification URL, as the merchant does in the dashboard. */
+  setVerificationUrl(url: VerificationUrl | undefined): void;
   webhook: {
     /** The registered URL of a merchant (default: the sandbox merchant). */
     url(merchantEmail?: string): string | undefined;
@@ -178,7 +191,15 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
     { now, log, urlFor: (email) => state.merchant(email)?.webhookUrl },
   );
   const faults = new FaultQueue();
-  const stats: SandboxStats = { logins: 0, refreshes: 0, withdrawals: 0, withdrawalsCommitted: 0, requests: [] };
+  const stats: SandboxStats = {
+    logins: 0,
+    refreshes: 0,
+    withdrawals: 0,
+    withdrawalsCommitted: 0,
+    requests: [],
+    verifications: [],
+  };
+  let verificationUrl = opts.verificationUrl;
 
   if (opts.seed !== false) seedSandbox(state, SANDBOX_MERCHANT.email, now());
 
@@ -222,6 +243,9 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
         withdraw(
           {
             ...auth,
+            verificationUrl: () => (typeof verificationUrl === 'function' ? verificationUrl() : verificationUrl),
+            ...(opts.verificationTimeoutMs !== undefined ? { verificationTimeoutMs: opts.verificationTimeoutMs } : {}),
+            onVerified: (v) => stats.verifications.push(v),
             onCommitted: (tx) => {
               stats.withdrawalsCommitted += 1;
               webhooks.lifecycle(tx.merchantEmail, 'withdrawal', (s) => withdrawalPayload(tx, s), 'CONFIRMED');
@@ -352,6 +376,9 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       state.replaceTransactions(records.map((p, i) => state.completeRecord(p, i, t)));
     },
     transactions: () => state.transactions().map((tx) => ({ ...tx })),
+    setVerificationUrl: (url) => {
+      verificationUrl = url;
+    },
     webhook: {
       url: (merchantEmail = SANDBOX_MERCHANT.email) => state.merchant(merchantEmail)?.webhookUrl,
       deliveries: webhooks.deliveries,

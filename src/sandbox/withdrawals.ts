@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { isLosslessNumber } from 'lossless-json';
 import { addressFamily, describeFormat, isValidAddress } from '../wallet/addresses.js';
-import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
+import { CURRENCIES, NETWORKS, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import { jsonDecimal } from '../wallet/json.js';
 import { v1Fail, v1Ok, type Reply } from './envelopes.js';
 import { header, jsonObject, missingFields, parseMediaType, plain } from './body.js';
@@ -22,10 +22,20 @@ import type { SandboxRequest } from './http.js';
 import { Money, formatMoney, parseMoney, withdrawalFee } from './money.js';
 import { addressUrl, txHash, txUrl } from './chain.js';
 import { createdAtText, type TransactionRecord } from './state.js';
+import { NOT_VERIFIED, verifyWithMerchant, type VerificationUrl } from './verification.js';
 
 export interface WithdrawalDeps extends AuthDeps {
   /** Called once the withdrawal is committed (webhooks). */
   onCommitted(tx: TransactionRecord): void;
+  /**
+   * The merchant's verification URL (the dashboard's `verificationUrl`): asked before each
+   * withdrawal is executed; undefined (or a function answering undefined): not asked.
+   */
+  verificationUrl?: VerificationUrl;
+  /** How long the merchant has to answer the verification call, default 5000 ms. */
+  verificationTimeoutMs?: number;
+  /** Told of each verification call's outcome (the sandbox's stats). */
+  onVerified?(v: { reference: string; verified: boolean; why?: string }): void;
 }
 
 const REQUIRED = [
@@ -64,16 +74,63 @@ function contentTypeFor(req: SandboxRequest): string {
   return /text\/plain/i.test(accept) ? 'text/plain; ver=1.0; charset=utf-8' : 'application/json; charset=utf-8';
 }
 
-export function withdraw(deps: WithdrawalDeps, req: SandboxRequest): Reply {
+export async function withdraw(deps: WithdrawalDeps, req: SandboxRequest): Promise<Reply> {
   const auth = requireApiKey(deps, req);
   if (!auth.ok) return auth.reply;
   const bad = checkHeaders(req);
   if (bad) return bad;
-  const reply = execute(deps, req, auth.merchant.email, auth.merchant.publicKey);
+  const reply = await execute(deps, req, auth.merchant);
   return { ...reply, headers: { 'content-type': contentTypeFor(req), ...reply.headers } };
 }
 
-function execute(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: string, publicKey: string): Reply {
+/**
+ * Validates, asks the merchant's verification URL (when configured), then validates again and
+ * commits: the world may have changed while the merchant answered (the same reference used by
+ * a concurrent call, the balance spent), and a refused withdrawal changes nothing.
+ */
+async function execute(
+  deps: WithdrawalDeps,
+  req: SandboxRequest,
+  merchant: { email: string; publicKey: string; apiKey: string },
+): Promise<Reply> {
+  const first = check(deps, req, merchant.email, merchant.publicKey);
+  if ('status' in first) return first;
+  const verified = await verifyWithMerchant({
+    url: deps.verificationUrl,
+    secretKey: merchant.apiKey,
+    reference: first.reference,
+    destination: first.destination,
+    timeoutMs: deps.verificationTimeoutMs ?? 5000,
+  });
+  if (verified)
+    deps.onVerified?.({
+      reference: first.reference,
+      verified: verified.ok,
+      ...(verified.ok ? {} : { why: verified.why }),
+    });
+  if (verified && !verified.ok) {
+    deps.log.warn({ reference: first.reference, why: verified.why }, 'sandbox withdrawal refused: not verified');
+    return v1Fail(NOT_VERIFIED, `${NOT_VERIFIED}: ${verified.why}`);
+  }
+  const again = check(deps, req, merchant.email, merchant.publicKey);
+  if ('status' in again) return again;
+  return commit(deps, again);
+}
+
+interface Plan {
+  merchantEmail: string;
+  clientEmail: string;
+  currency: CurrencyMember;
+  network: EnumMember;
+  amount: Money;
+  fee: Money;
+  balance: Money;
+  destination: string;
+  reference: string;
+  description: string | null;
+}
+
+function check(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: string, publicKey: string): Reply | Plan {
   const parsed = jsonObject(req);
   if (!parsed.ok) return v1Fail('Invalid request', parsed.message);
   const body = parsed.value;
@@ -129,6 +186,24 @@ function execute(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: strin
   }
 
   const description = str('paymentDescription') ?? str('description') ?? null;
+  return {
+    merchantEmail,
+    clientEmail: client.email,
+    currency,
+    network,
+    amount,
+    fee,
+    balance,
+    destination,
+    reference,
+    description,
+  };
+}
+
+function commit(deps: WithdrawalDeps, p: Plan): Reply {
+  const { merchantEmail, currency, network, amount, fee, balance, destination, reference, description } = p;
+  const clientEmail = p.clientEmail;
+  const family = addressFamily(currency, network);
   const from = deps.state.ensureAddress(merchantEmail, clientEmail, currency, network);
   deps.state.setBalance(merchantEmail, clientEmail, currency, network, balance.minus(amount).minus(fee));
   const id = deps.state.nextTxId();
@@ -137,7 +212,7 @@ function execute(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: strin
   const tx = deps.state.addTransaction({
     id,
     merchantEmail,
-    clientEmail: client.email,
+    clientEmail,
     transactionStatus: 'SUCCESSFUL',
     transactionType: 'Withdrawal',
     transactionHash: hash,

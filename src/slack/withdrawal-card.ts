@@ -206,13 +206,21 @@ export interface CardFacts {
   feeEstimate?(currency: string, network: string): FeeEstimate | undefined;
 }
 
-export function renderCard(r: WithdrawalRequest, service: CardFacts, net: ExplorerNet): Rendered {
+export function renderCard(
+  r: WithdrawalRequest,
+  service: CardFacts,
+  net: ExplorerNet,
+  frozen?: { by: string; reason: string },
+): Rendered {
   const usage = service.dailyUsage(r.currency);
   const flags = riskFlags(r);
   if (r.balanceAtRequest?.balance === null && r.state === 'pending')
     flags.push('the balance could not be read when it was requested');
-  const title = `${stateLabel(r)} · ${amountText(r)} on ${r.network}`;
+  // Approved but held by a freeze is not "Sending": say what it is.
+  const held = frozen && r.state === 'approved';
+  const title = `${held ? '⏸️ Approved, held' : stateLabel(r)} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
+  if (frozen && (r.state === 'pending' || r.state === 'approved')) blocks.push(frozenLine(frozen, r.state));
   if (flags.length)
     blocks.push(
       section(
@@ -297,6 +305,15 @@ export function renderCard(r: WithdrawalRequest, service: CardFacts, net: Explor
     ),
   );
   return { text: `${title} to ${shorten(r.destination)} (ref ${shortRef(r)})`, blocks };
+}
+
+/** "Frozen by @x: reason", and what the freeze means for this request. */
+export function frozenLine(f: { by: string; reason: string }, state: 'pending' | 'approved'): KnownBlock {
+  const meaning =
+    state === 'approved'
+      ? 'Approved; it is sent once two admins unfreeze.'
+      : 'It can still be approved; nothing is sent until two admins unfreeze.';
+  return context(`:octagonal_sign: Frozen by <@${f.by}>: ${esc(f.reason)} · ${meaning}`);
 }
 
 /** A webhook status name in words: "CONFIRMED" -> "confirmed", "NOT_PROPAGATED" -> "not propagated". */
@@ -480,6 +497,17 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     policy_recheck_waits: '🔁 back to waiting: the policy in force asks for more',
     policy_recheck_refused: '⛔ refused by the policy in force',
     policy_recheck_approved: 'approved under the policy in force',
+    // The gates (src/verification, src/freeze).
+    verification:
+      d.verdict === 'verified'
+        ? '🔐 the wallet service asked to verify it: confirmed'
+        : '🚨 the wallet service asked to verify it: refused',
+    send_held: '⏸️ held, not sent: sends are frozen',
+    freeze: '🛑 froze all sends',
+    freeze_refused: 'freeze refused',
+    unfreeze_request: 'asked to unfreeze (a second admin must confirm)',
+    unfreeze_refused: 'unfreeze refused',
+    unfreeze: '▶️ confirmed the unfreeze: sends resumed',
   };
   const delivered = str(d.delivered);
   const parts = [
@@ -490,7 +518,8 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
     str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
     reference ? `ref \`${shortRef({ merchantReference: reference })}\`` : '',
-    str(d.reason) ? `“${esc(truncate(str(d.reason)!, 200))}”` : '',
+    // A verification's reason is a code; its words are in `why`.
+    str(d.why ?? d.reason) ? `“${esc(truncate(str(d.why ?? d.reason)!, 200))}”` : '',
     str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
   ];
   return parts.filter(Boolean).join(' · ');

@@ -5,6 +5,7 @@
  * transfer), and the requester gets a DM for every outcome. The outbox renders from the
  * current state, so the content is never stale, and never lost across a crash.
  */
+import { frozenFact } from '../freeze/state.js';
 import type { Logger } from '../log.js';
 import { COLLECTIONS, type Outbox, type OutboxRequest } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
@@ -230,7 +231,7 @@ export function withdrawalNotifier(o: {
   }
   o.outbox.registerRenderer(CARD_RENDERER, (ref) => {
     const r = get(ref);
-    return r ? renderCard(r, o.service, o.explorerNet) : null;
+    return r ? renderCard(r, o.service, o.explorerNet, frozenFact(o.store)) : null;
   });
   o.outbox.registerRenderer(THREAD_RENDERER, (ref) => renderThread(ref, get, o.explorerNet));
   o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get, cardPointer));

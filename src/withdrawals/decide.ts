@@ -77,11 +77,17 @@ export type WithdrawalCommand =
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
   /**
    * approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends.
-   * With `recheck` (facts from the shell), first judged again under the policy in force (recheck.ts).
+   * `frozen`: the freeze in force (resolved by the shell inside the same commit); while frozen nothing is claimed.
+   * With `recheck` (facts from the shell), then judged again under the policy in force (recheck.ts).
    * `balance`: read just before; a balance below the amount refuses the send (failed, nothing sent).
    * Unreadable (undefined): sent anyway, since the wallet service itself refuses an overdraft.
    */
-  | { type: 'claim-for-sending'; recheck?: RecheckFacts; balance?: string }
+  | {
+      type: 'claim-for-sending';
+      frozen?: { by: string; reason: string };
+      recheck?: RecheckFacts;
+      balance?: string;
+    }
   /** A pending request judged again under the policy in force (after a policy change). */
   | { type: 'recheck'; facts: RecheckFacts }
   /** `requestId`: the claimed request, named in the audit even if it was settled meanwhile. */
@@ -198,6 +204,19 @@ export function decide(
     }
     case 'claim-for-sending': {
       if (req?.state !== 'approved') return unchanged(req);
+      if (command.frozen) {
+        // Held, not refused: it stays approved and is sent once two admins unfreeze.
+        return {
+          kind: 'noted',
+          audit: {
+            at,
+            actor: SYSTEM,
+            action: 'send_held',
+            subject: req.id,
+            details: { ...about(req), reason: 'sends are frozen', frozenBy: command.frozen.by },
+          },
+        };
+      }
       const again = command.recheck ? decideRecheck(req, command.recheck, ctx, at) : undefined;
       if (again && again.kind !== 'passes') return again;
       const short = checkBalance(command.balance, req);

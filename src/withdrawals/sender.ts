@@ -6,10 +6,13 @@
  */
 import { serializeError, type Logger } from '../log.js';
 import type { WalletClient } from '../wallet/client.js';
-import type { Shell } from './shell.js';
+import { frozenFact } from '../freeze/state.js';
+import { WITHDRAWALS, type Shell } from './shell.js';
 import type { SendOutcome } from './wallet-answer.js';
 import type { RecheckFacts } from './recheck.js';
 import type { BalanceSource, WithdrawalHooks, WithdrawalRequest } from './types.js';
+
+const withFrozen = (frozen: ReturnType<typeof frozenFact>) => (frozen ? { frozen } : {});
 
 export interface Sender {
   /** Sends it once; resolves (never rejects) with the request once the outcome is recorded. */
@@ -41,11 +44,19 @@ export function createSender(
       o.balances && approved.state === 'approved'
         ? await o.balances.read(approved.currency, approved.network)
         : undefined;
-    const claim = await shell.commitOn(approved.id, {
-      type: 'claim-for-sending',
-      ...(recheck ? { recheck } : {}),
-      ...(balance !== undefined ? { balance } : {}),
-    });
+    // The freeze is read inside the claim's commit: a freeze committed first always holds the send.
+    const claim = await shell.store.commit((tx) =>
+      shell.apply(
+        tx,
+        {
+          type: 'claim-for-sending',
+          ...withFrozen(frozenFact(tx)),
+          ...(recheck ? { recheck } : {}),
+          ...(balance !== undefined ? { balance } : {}),
+        },
+        tx.get(WITHDRAWALS, approved.id),
+      ),
+    );
     if (claim.event?.type === 'failed') {
       logger.warn({ id: approved.id, balance }, 'withdrawal not sent: the balance does not cover it');
       shell.emit([claim.event]);

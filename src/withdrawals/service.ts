@@ -126,6 +126,11 @@ export interface WithdrawalService {
   recover(): Promise<{ markedUnknown: string[]; resumed: string[]; reconcile: ReconcileReport; expired: string[] }>;
   onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult>;
   /**
+   * After sends are unfrozen: each approved request not being sent is sent once (the usual
+   * claim), or, past its expiry (a long freeze), expires unsent as at a restart.
+   */
+  sendApproved(): Promise<{ sent: string[]; expired: string[] }>;
+  /**
    * The same, inside a caller's commit (the webhook receiver's). Its notifications go through
    * `onChange` in that commit; the returned event is what changed (onWithdrawalEvent hands it to
    * the `listener` once durable; a caller without a listener, like the app's, can ignore it).
@@ -381,6 +386,22 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     return changed;
   }
 
+  async function sendApproved() {
+    // A send held by the freeze a moment ago may still be finishing: once it has, its request
+    // is plainly `approved` again and is picked up below (the claim still makes it once).
+    await sender.idle();
+    const ctx = context();
+    const due = (action: ReturnType<typeof recoveryAction>) => (r: WithdrawalRequest) =>
+      !sender.inFlight(r.id) && recoveryAction(r, ctx.now) === action;
+    const expiredUnsent = await commitOnAll({ type: 'expire-unsent' }, due('expire-unsent'), ctx);
+    emit(expiredUnsent);
+    const sent = store.find(WITHDRAWALS, due('send')).map((r) => {
+      void sender.start(r);
+      return r.id;
+    });
+    return { sent, expired: expiredUnsent.map((e) => e.request.id) };
+  }
+
   // ------------------------------------------------------------------ webhooks
 
   /**
@@ -476,6 +497,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     recheckPending,
     recover,
     onWithdrawalEvent,
+    sendApproved,
     applyWithdrawalEvent,
     checkDecision,
     awaitingDecisionBy,

@@ -50,6 +50,14 @@ export function classifySendError(err: unknown): {
   message: string;
 } {
   if (err instanceof WalletRejectedError) {
+    // The service's verification callback (src/verification/) did not confirm it: say so in words.
+    if (/not verified by merchant/i.test(err.serviceMessage))
+      return {
+        state: 'failed',
+        errorKind: 'rejected',
+        kind: 'not_verified',
+        message: "The wallet service refused it: the merchant's verification did not confirm it.",
+      };
     return {
       state: 'failed',
       errorKind: 'rejected',

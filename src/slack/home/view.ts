@@ -9,6 +9,7 @@
  */
 import type { KnownBlock, View } from '@slack/types';
 import { ALERT_COLLECTIONS, type Alert } from '../../alerts/index.js';
+import { currentFreeze } from '../../freeze/state.js';
 import { formatAmount } from '../../format/amount.js';
 import { statusDetail, statusEmoji } from '../../format/status.js';
 import { slackDate } from '../../format/time.js';
@@ -68,6 +69,13 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
 
   const blocks: KnownBlock[] = [header('Treasury')];
   if (notice) blocks.push(section(notice));
+  const frozen = currentFreeze(deps.store);
+  if (frozen)
+    blocks.push(
+      context(
+        `:octagonal_sign: Frozen by <@${frozen.by}>: ${esc(frozen.reason)} · No withdrawal is sent until two admins unfreeze.`,
+      ),
+    );
   if (canApprove) {
     blocks.push(section(`*Waiting for your decision* (${waiting.length})`));
     if (waiting.length === 0) blocks.push(context('Nothing right now.'));

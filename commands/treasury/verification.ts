@@ -1,0 +1,36 @@
+/**
+ * The verification callback in /treasury status: the URL to paste into the wallet service's
+ * dashboard, with the secret masked (`…/webhooks/wallet/••••abcd/verify`); an admin sees it in
+ * full only with `/treasury verification-url`, ephemerally.
+ */
+import { currentFreeze } from '../../src/freeze/state.js';
+import { utcMinute } from '../../src/format/time.js';
+import { esc } from '../../src/slack/blocks.js';
+import type { CommandDeps } from '../deps.js';
+
+export function maskedVerificationUrl(deps: CommandDeps): string {
+  const full = deps.verificationUrl();
+  if (!full) return 'PUBLIC_URL is not set, so the wallet service has no URL to call.';
+  // The secret segment: all but its last 4 characters hidden.
+  return full.replace(/\/webhooks\/wallet\/([^/]+)\/verify$/, (_m, secret: string) => {
+    const plain = decodeURIComponent(secret);
+    return `/webhooks/wallet/••••${plain.length > 8 ? plain.slice(-4) : ''}/verify`;
+  });
+}
+
+/** The status fields for admins: the verification URL, and whether sends are frozen. */
+export function verificationStatusFields(deps: CommandDeps): Array<[string, string]> {
+  const f = currentFreeze(deps.store);
+  return [
+    [
+      'Verification URL',
+      `${esc(maskedVerificationUrl(deps))}\nPaste it into the wallet service's dashboard; \`/treasury verification-url\` shows it in full, only to you.`,
+    ],
+    [
+      'Sends',
+      f
+        ? `:octagonal_sign: Frozen by <@${f.by}> since ${utcMinute(f.at)}: ${esc(f.reason)}${f.unfreezeRequest ? ` · <@${f.unfreezeRequest.by}> asked to unfreeze` : ''}`
+        : ':large_green_circle: not frozen',
+    ],
+  ];
+}

@@ -1,0 +1,248 @@
+/**
+ * The withdrawal verification callback end to end: signed Slack requests in, the sandbox
+ * playing the wallet service over HTTP (it calls the app's verify route before executing),
+ * the fake Slack out, and the audit log.
+ */
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { recentAudit } from '../../src/audit/index.js';
+import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
+import { ACTIONS } from '../../src/slack/withdrawal-card.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
+import { startGate, type Gate } from './gate.js';
+
+const CLIENT = 'payouts@client.example';
+const DEST = '0x2222222222222222222222222222222222222222';
+const SECRET = 'verify-test-secret-5f1c9a7e2b4d';
+
+let t: TestApp | undefined;
+let gate: Gate | undefined;
+afterEach(async () => {
+  await gate?.close();
+  await t?.stop();
+  t = undefined;
+  gate = undefined;
+});
+
+async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
+  t = await startTestApp({ ...o, env: { WEBHOOK_SECRET: SECRET, ...o.env } });
+  t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
+  return t;
+}
+
+/** Independently of the app's code: HEX(SHA512(HEX(SHA512(key)) + reference + ":" + destination)). */
+function expectedChecksum(reference: string, destination = DEST): string {
+  const hex = (s: string) => createHash('sha512').update(s, 'utf8').digest('hex').toUpperCase();
+  return hex(`${hex(SANDBOX_MERCHANT.apiKey)}${reference}:${destination}`);
+}
+
+async function verify(a: TestApp, reference: string, extra = '', secret = SECRET) {
+  const res = await fetch(
+    `${a.app.url}/webhooks/wallet/${encodeURIComponent(secret)}/verify?reference=${encodeURIComponent(reference)}${extra}`,
+  );
+  return { status: res.status, body: (await res.json()) as { isVerified?: boolean; checksum?: string } };
+}
+
+async function request(a: TestApp, amount = '500'): Promise<WithdrawalRequest> {
+  const before = a.app.deps.withdrawals.list().length;
+  await a.command('/withdraw', `${amount} USDT BSC ${DEST} ${CLIENT} invoice 7`, USERS.alice);
+  return until('the request', () =>
+    a.app.deps.withdrawals.list().length > before ? a.app.deps.withdrawals.list()[0] : undefined,
+  );
+}
+
+async function approve(a: TestApp, r: WithdrawalRequest, user: string = USERS.carol) {
+  const card = await until('the card', () =>
+    a.fake.channel(CHANNELS.approvals).find((m) => m.text?.includes(r.merchantReference.slice(0, 8))),
+  );
+  await a.click(
+    user,
+    { actionId: ACTIONS.approve, value: r.id },
+    { channel: CHANNELS.approvals, message: { ts: card.ts } },
+  );
+}
+
+const state = (a: TestApp, id: string) => a.app.deps.withdrawals.get(id)?.state;
+const verificationAudit = (a: TestApp) =>
+  recentAudit(a.app.deps.store, 1000).filter((e) => e.action === 'verification');
+const alertsPosted = (a: TestApp) =>
+  a.fake.channel(CHANNELS.approvals).filter((m) => (m.text ?? '').includes('someone holds the API key'));
+
+async function postStraightToSandbox(a: TestApp, reference: string) {
+  const res = await fetch(`${a.app.sandbox!.url}/api/merchantClientWithdrawal?api-version=1`, {
+    method: 'POST',
+    headers: {
+      authorization: `ApiKey ${SANDBOX_MERCHANT.apiKey}`,
+      'content-type': 'application/json-patch+json; ver=1.0',
+    },
+    body: `{"amount":250,"currency":"USDT","destinationAddress":"${DEST}","merchantClientEmailAddress":"${CLIENT}","networkChain":"BSC","merchantReference":"${reference}","publicKey":"${SANDBOX_MERCHANT.publicKey}"}`,
+  });
+  return { status: res.status, body: (await res.json()) as { status: number; message: string } };
+}
+
+describe('the verification callback', () => {
+  it('an approved withdrawal passes through it: the sandbox asked, the app answered verified, the audit shows it', async () => {
+    const a = await app();
+    const r = await request(a);
+    await approve(a, r);
+    await until('sent', () => state(a, r.id) === 'completed');
+    expect(a.app.sandbox!.stats.verifications).toEqual([{ reference: r.merchantReference, verified: true }]);
+    const audit = verificationAudit(a);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({
+      actor: 'system',
+      subject: r.id,
+      details: { merchantReference: r.merchantReference, verdict: 'verified', reason: 'verified', state: 'executing' },
+    });
+    expect(alertsPosted(a)).toEqual([]);
+    // Completed now: a late or replayed call is refused.
+    expect((await verify(a, r.merchantReference)).body).toEqual({ isVerified: false, checksum: '' });
+  });
+
+  it('a withdrawal posted straight to the sandbox with the API key is refused, moves nothing, and alerts the admins once', async () => {
+    const a = await app();
+    const sb = a.app.sandbox!;
+    const balance = sb.balance(CLIENT, 'USDT', 'BSC');
+    const txs = sb.transactions().length;
+    const first = await postStraightToSandbox(a, 'stolen-key-0001');
+    expect(first.status).toBe(400);
+    expect(first.body).toMatchObject({ status: 0, message: 'Withdrawal not verified by merchant' });
+    expect(sb.balance(CLIENT, 'USDT', 'BSC')).toBe(balance);
+    expect(sb.transactions()).toHaveLength(txs);
+    expect(sb.stats.withdrawalsCommitted).toBe(0);
+
+    const alert = await until('the admins alerted', () => alertsPosted(a)[0]);
+    const text = visibleText(alert as { text?: unknown; blocks?: unknown });
+    expect(text).toContain(`<@${USERS.erin}>`);
+    expect(text).toContain('The wallet service asked us to verify a withdrawal we did not approve');
+    expect(text).toContain('stolen-key-0001');
+    expect(alert.channel ?? CHANNELS.approvals).toBe(CHANNELS.approvals);
+
+    // The attacker (or the service) tries again: refused again, no second alert.
+    expect((await postStraightToSandbox(a, 'stolen-key-0001')).status).toBe(400);
+    await a.app.deps.outbox.drain(5000);
+    expect(alertsPosted(a)).toHaveLength(1);
+    // The admins' audit view reads it in words.
+    const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
+    const audit = visibleText((await a.replies(responseUrl))[0]!);
+    expect(audit).toContain('the wallet service asked to verify it: refused');
+    expect(audit).toContain('this app has no withdrawal with that reference');
+    expect(verificationAudit(a).map((e) => e.details)).toEqual([
+      expect.objectContaining({
+        merchantReference: 'stolen-key-0001',
+        verdict: 'refused',
+        reason: 'unknown_reference',
+      }),
+      expect.objectContaining({
+        merchantReference: 'stolen-key-0001',
+        verdict: 'refused',
+        reason: 'unknown_reference',
+      }),
+    ]);
+  });
+
+  it('answers true with the checksum only while executing; a wrong destination, a freeze, a wrong secret say no', async () => {
+    gate = await startGate();
+    const g = gate;
+    const a = await app({ sandbox: { verificationUrl: () => g.url, verificationTimeoutMs: 60_000 } });
+    g.target = `${a.app.url}/webhooks/wallet/${SECRET}/verify`;
+    const r = await request(a);
+    // Pending: not ours to send yet.
+    expect(await verify(a, r.merchantReference)).toEqual({ status: 200, body: { isVerified: false, checksum: '' } });
+    await approve(a, r);
+    // The sandbox is asking (held at the gate): the app holds it as executing.
+    const held = await until('the sandbox asking', () => g.held[0]);
+    expect(held.reference).toBe(r.merchantReference);
+    expect(state(a, r.id)).toBe('executing');
+
+    expect(await verify(a, r.merchantReference)).toEqual({
+      status: 200,
+      body: { isVerified: true, checksum: expectedChecksum(r.merchantReference) },
+    });
+    const wrongDest = `&destinationAddress=${'0x3333333333333333333333333333333333333333'}`;
+    expect((await verify(a, r.merchantReference, wrongDest)).body).toEqual({ isVerified: false, checksum: '' });
+    expect(
+      (await verify(a, r.merchantReference, `&destinationAddress=${DEST.toUpperCase().replace('0X', '0x')}`)).body
+        .isVerified,
+    ).toBe(true);
+    const wrongSecret = await verify(a, r.merchantReference, '', `${SECRET}x`);
+    expect(wrongSecret.status).toBe(404);
+    expect(wrongSecret.body).not.toHaveProperty('isVerified');
+    expect((await verify(a, 'a-reference-we-never-made')).body).toEqual({ isVerified: false, checksum: '' });
+    expect((await verify(a, '')).body).toEqual({ isVerified: false, checksum: '' });
+
+    // Frozen while the service was asking: the answer is no, and the send is refused by the service.
+    await a.command('/treasury', 'freeze suspicious activity', USERS.erin);
+    await until('frozen', () => a.app.deps.freeze.current());
+    expect((await verify(a, r.merchantReference)).body).toEqual({ isVerified: false, checksum: '' });
+    held.release();
+    await until('refused by the service', () => state(a, r.id) === 'failed');
+    expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);
+    expect(a.app.sandbox!.stats.verifications).toEqual([
+      { reference: r.merchantReference, verified: false, why: 'the merchant answered isVerified false' },
+    ]);
+    const card = await until('the card says why', () =>
+      a.fake
+        .channel(CHANNELS.approvals)
+        .find((m) =>
+          visibleText(m as { text?: unknown; blocks?: unknown }).includes(
+            "The wallet service refused it: the merchant's verification did not confirm it",
+          ),
+        ),
+    );
+    expect(card).toBeTruthy();
+    // Refused for a reference of ours (frozen): the admins hear of it once, whatever the number of calls.
+    await a.app.deps.outbox.drain(5000);
+    expect(alertsPosted(a).filter((m) => (m.text ?? '').includes(r.merchantReference))).toHaveLength(1);
+    expect(verificationAudit(a).map((e) => e.details.reason)).toEqual([
+      'not_executing',
+      'verified',
+      'destination_mismatch',
+      'verified',
+      'unknown_reference',
+      'invalid_reference',
+      'frozen',
+      'frozen',
+    ]);
+  });
+
+  it('refuses rejected and expired requests', async () => {
+    let now = Date.now();
+    const a = await app({ now: () => now });
+    const rejected = await request(a, '10');
+    await a.app.deps.withdrawals.reject(rejected.id, USERS.carol, 'wrong client');
+    const expired = await request(a, '11');
+    now += 3 * 3600_000;
+    await a.app.deps.withdrawals.expireDue();
+    expect(state(a, rejected.id)).toBe('rejected');
+    expect(state(a, expired.id)).toBe('expired');
+    for (const r of [rejected, expired])
+      expect(await verify(a, r.merchantReference)).toEqual({ status: 200, body: { isVerified: false, checksum: '' } });
+  });
+
+  it('the full verification URL is shown to an admin only, privately, and never logged; status masks it', async () => {
+    const a = await app();
+    const { responseUrl } = await a.command('/treasury', 'verification-url', USERS.erin);
+    const [reply] = await a.replies(responseUrl);
+    const full = `${a.app.url.replace('localhost', '127.0.0.1')}/webhooks/wallet/${SECRET}/verify`;
+    expect(reply).toMatchObject({ response_type: 'ephemeral' });
+    expect(visibleText(reply!)).toContain(full);
+    const refused = await a.command('/treasury', 'verification-url', USERS.carol);
+    expect(visibleText((await a.replies(refused.responseUrl))[0]!)).toContain('not allowed');
+
+    const status = await a.command('/treasury', 'status', USERS.erin);
+    const shown = visibleText((await a.replies(status.responseUrl))[0]!);
+    expect(shown).toContain(`/webhooks/wallet/••••${SECRET.slice(-4)}/verify`);
+    expect(shown).not.toContain(SECRET);
+
+    // Calls of every kind went through the logs: the secret and the URL are not there.
+    await verify(a, 'whatever-ref');
+    await postStraightToSandbox(a, 'log-check-ref');
+    const logs = a.logs();
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs).not.toContain(SECRET);
+    expect(logs).not.toContain('/verify?reference');
+  });
+});

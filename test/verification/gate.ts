@@ -1,0 +1,46 @@
+/**
+ * A verification URL for the sandbox that holds each call until the test releases it, then
+ * forwards it to the app's real verify route: the withdrawal stays `executing` in the app for
+ * as long as the test needs, with no timing involved.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface HeldCall {
+  reference: string;
+  release(): void;
+}
+
+export interface Gate {
+  url: string;
+  /** Where held calls go once released (the app's verify URL), set once the app runs. */
+  target: string;
+  held: HeldCall[];
+  close(): Promise<void>;
+}
+
+export async function startGate(): Promise<Gate> {
+  const gate: Gate = { url: '', target: '', held: [], close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const reference = new URL(req.url ?? '/', 'http://x').searchParams.get('reference') ?? '';
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    gate.held.push({ reference, release });
+    void released.then(async () => {
+      const answer = await fetch(`${gate.target}?reference=${encodeURIComponent(reference)}`);
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(await answer.text());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  gate.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/verify`;
+  gate.close = () =>
+    new Promise<void>((r) => {
+      for (const h of gate.held) h.release();
+      server.close(() => r());
+      server.closeAllConnections();
+    });
+  return gate;
+}
