@@ -20,6 +20,9 @@ import type { Deps } from './deps.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { scheduleJobs } from './jobs/table.js';
+import { jobNoticeSender } from './jobs/notices.js';
+import { Retention } from './jobs/retention.js';
+import { registerJobNoticeRenderer } from './slack/job-messages.js';
 import type { LocalWorkspace } from './local/workspace.js';
 import { createLogger, type Logger } from './log.js';
 import { createOutbox, type OutboxOptions } from './outbox/index.js';
@@ -108,8 +111,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
-    const scheduler = new Scheduler(logger.child({ component: 'jobs' }));
-    cleanup.push(() => scheduler.stop());
     // With the embedded sandbox the app is reachable on loopback, so its webhooks work with no PUBLIC_URL.
     const webhookBase = () =>
       config.publicUrl ?? (wallet.sandbox && address.port ? `http://127.0.0.1:${address.port}` : undefined);
@@ -128,6 +129,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       ...o.outbox,
     });
     cleanup.push(() => outbox.stop());
+    // Job runs are persisted; a failing job warns the admins once, through the outbox.
+    const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
+      store,
+      now,
+      notify: jobNoticeSender(outbox, () => deps.policy),
+    });
+    registerJobNoticeRenderer(outbox);
+    cleanup.push(() => scheduler.stop());
 
     const { explorerNet } = wallet;
     const withdrawals = buildWithdrawals(
@@ -170,7 +179,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           logger.error({ err }, 'recovering withdrawals after the store could write again failed'),
         );
     });
-    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts });
+    const retention = new Retention({
+      store,
+      policy: () => deps.policy,
+      logger: logger.child({ component: 'retention' }),
+      now,
+    });
 
     const deps: Deps = {
       config,
@@ -198,6 +212,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
     };
 
+    // After deps: each job reads its schedule from the policy in force (a bad `schedule:` fails here).
+    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts, store: retention }, () => deps.policy);
     const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
     const routes = appRoutes({
       alerts,
