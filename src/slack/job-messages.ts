@@ -33,7 +33,7 @@ export function renderJobNotice(ref: string): Rendered | null {
   const who = n.mention?.length ? `${n.mention.map((m) => mention(m)).join(' ')} ` : '';
   const text =
     n.kind === 'failing'
-      ? `${who}:warning: The scheduled job *${esc(n.title)}* failed at ${utcMinute(n.at)}: ${esc(n.error ?? 'unknown error')}. ` +
+      ? `${who}:warning: The scheduled job *${esc(n.title)}* failed at ${utcMinute(n.at)}: ${esc((n.error ?? 'unknown error').replace(/\.+$/, ''))}. ` +
         'It keeps running on its schedule; further failures are logged, and one message will say when it works again.'
       : `${who}:white_check_mark: The scheduled job *${esc(n.title)}* works again (${utcMinute(n.at)}), ` +
         `after failing since ${utcMinute(n.failingSince)}${n.failures ? ` (${n.failures} failed run${n.failures === 1 ? '' : 's'})` : ''}.`;
