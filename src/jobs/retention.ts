@@ -146,7 +146,7 @@ export class Retention {
     result.outboxEntries += await this.deleteIds(delivered, (tx, id) => {
       const e = tx.get(OUTBOX.entries, id);
       // Read again inside the commit: never delete an entry that is (again) waiting.
-      if (!e || e.state !== 'done' || (e.finishedAt ?? e.createdAt) >= cutoff) return false;
+      if (e?.state !== 'done' || (e.finishedAt ?? e.createdAt) >= cutoff) return false;
       tx.delete(OUTBOX.entries, id);
       return true;
     });
