@@ -6,6 +6,8 @@ import type { SecretRegistry } from '../../secrets.js';
 import type { Session, TransactionPage, WalletAddress, WithdrawalResult } from '../schemas.js';
 
 export interface WalletClientOptions {
+  /** Refresh the session token in the background ahead of its expiry (src/wallet/session.ts); default off. */
+  refreshAhead?: boolean;
   baseUrl: string;
   apiKey: string;
   publicKey: string;
@@ -74,4 +76,6 @@ export interface WalletClient {
   listTransactions(f?: TransactionFilter): Promise<TransactionPage>;
   setWebhookUrl(url: string): Promise<void>;
   authState(): { loggedIn: boolean; expiresAt?: number; email: string };
+  /** Stops background work (the refresh ahead of expiry); optional so test doubles need not have it. */
+  close?(): void;
 }
