@@ -212,8 +212,13 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
     };
 
-    // After deps: each job reads its schedule from the policy in force (a bad `schedule:` fails here).
-    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts, store: retention }, () => deps.policy);
+    // After deps: each job reads its schedule from the policy in force. A `schedule:` name no job
+    // has is logged, not refused, until the digest job (named in policy.example.yml) is in the
+    // table; then pass `{ refuse: true }` (the default) so such a policy stops the start.
+    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts, store: retention }, () => deps.policy, {
+      refuse: false,
+      logger,
+    });
     const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
     const routes = appRoutes({
       alerts,

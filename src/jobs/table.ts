@@ -11,6 +11,7 @@
  * lists the valid ones (scheduleProblems).
  */
 import type { Alerts } from '../alerts/index.js';
+import type { Logger } from '../log.js';
 import type { Policy } from '../policy/schema.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
@@ -181,10 +182,15 @@ export function scheduleJobs(
   scheduler: Pick<Scheduler, 'add'>,
   parts: Partial<JobParts>,
   policy?: () => Pick<Policy, 'schedule'>,
+  unknownNames: { refuse: true } | { refuse: false; logger: Pick<Logger, 'error'> } = { refuse: true },
 ): void {
   if (policy) {
     const problems = scheduleProblems(policy().schedule);
-    if (problems.length) throw new Error(`the policy's schedule section is invalid:\n- ${problems.join('\n- ')}`);
+    if (problems.length) {
+      const message = `the policy's schedule section is invalid:\n- ${problems.join('\n- ')}`;
+      if (unknownNames.refuse) throw new Error(message);
+      unknownNames.logger.error({ problems }, `${message}\n(those entries are ignored)`);
+    }
   }
   for (const row of JOBS) {
     const bound = row.bind(parts, policy ? () => timingOf(row, policy().schedule) : undefined);

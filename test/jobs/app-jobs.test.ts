@@ -5,7 +5,9 @@
  * the start with the list of valid names.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOBS, scheduleNames } from '../../src/jobs/table.js';
+import { Scheduler } from '../../src/jobs/scheduler.js';
+import { JOBS, scheduleJobs, scheduleNames, scheduleProblems } from '../../src/jobs/table.js';
+import { createLogger } from '../../src/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
@@ -68,17 +70,22 @@ describe('jobs in the app', () => {
     expect(app.fake.channel(app.fake.dmChannel(USERS.carol))).toEqual([]);
   });
 
-  it('refuses to start with a schedule for a job that does not exist, listing the valid names', async () => {
-    const policy = parsePolicy(`${TEST_POLICY_YAML}\nschedule:\n  digset: "0 8 * * *"\n`);
-    const err = await startTestApp({ policy }).then(
-      (app) => {
-        t = app;
-        return undefined;
-      },
-      (e: unknown) => e as Error,
+  it('a schedule for a job that does not exist is an error listing the valid names', async () => {
+    const policy = parsePolicy(
+      `${TEST_POLICY_YAML}\nschedule:\n  digset: "0 8 * * *"\n  prune: "0 4 * * *"\n  store.prune: "0 5 * * *"\n`,
     );
-    expect(err?.message).toContain('schedule.digset: there is no job of that name');
-    expect(err?.message).toContain(scheduleNames());
+    const scheduler = new Scheduler(createLogger({ level: 'silent' }));
+    expect(() => scheduleJobs(scheduler, {}, () => policy)).toThrow(
+      `schedule.digset: there is no job of that name; the jobs are ${scheduleNames()}`,
+    );
+    expect(scheduleProblems(policy.schedule)).toEqual([
+      `schedule.digset: there is no job of that name; the jobs are ${scheduleNames()}`,
+      'schedule.store.prune: store.prune is already scheduled by schedule.prune',
+    ]);
     expect(scheduleNames()).toContain('store.prune (or prune)');
+    // The running app (until every job the example policy names is in the table) logs it as an error.
+    t = await startTestApp({ policy });
+    expect(t.logs()).toContain('schedule.digset: there is no job of that name');
+    expect(t.app.deps.scheduler.timing('store.prune').schedule).toBe('0 5 * * *');
   });
 });
