@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JOB_RUNS, Scheduler, type Job, type JobContext, type JobNotice } from '../../src/jobs/scheduler.js';
 import { cronSlots } from '../../src/jobs/slots.js';
 import { createLogger } from '../../src/log.js';
+import { secrets } from '../../src/secrets.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { removeTempDirs, tempDir } from '../store/helpers.js';
 
@@ -220,6 +221,27 @@ describe('a failing job', () => {
     const rec = a.store.get(JOB_RUNS, 'test.daily')!;
     expect(rec.outcome).toBe('ok');
     expect(rec.failingSince).toBeUndefined();
+    await a.shutdown();
+  });
+
+  it('keeps no secret in the stored error or the warning', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:00:00Z') };
+    const token = 'sbx_at_job-secret-0123456789';
+    secrets.add(token);
+    const a = await boot(dir, clock, [], {
+      catchUp: false,
+      runOnStart: false,
+      run: async () => {
+        throw new Error(`request with Bearer ${token} refused`);
+      },
+    });
+    a.s.start();
+    await a.s.runNow('test.daily');
+    const rec = a.store.get(JOB_RUNS, 'test.daily')!;
+    expect(rec.error).toBe('request with Bearer [REDACTED] refused');
+    expect(JSON.stringify(a.notices)).not.toContain(token);
+    expect(a.notices[0]?.error).toBe('request with Bearer [REDACTED] refused');
     await a.shutdown();
   });
 });
