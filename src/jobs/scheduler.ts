@@ -150,7 +150,7 @@ export class Scheduler {
     for (const job of this.jobs.values()) {
       this.seen.set(job.name, at);
       if (job.catchUp) void this.catchUp(job, at);
-      else if (job.runOnStart !== false) void this.runNow(job.name);
+      else if (job.runOnStart !== false) void this.execute(job, { slot: at, reason: 'start' });
     }
   }
 

@@ -177,7 +177,7 @@ describe('slot jobs across restarts', () => {
       await settle();
       await p.shutdown();
     }
-    expect(runs.map((r) => r.reason)).toEqual(['manual', 'manual']);
+    expect(runs.map((r) => r.reason)).toEqual(['start', 'start']);
   });
 });
 
