@@ -23,6 +23,9 @@ import type { Deps } from './deps.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { scheduleJobs } from './jobs/table.js';
+import { jobNoticeSender } from './jobs/notices.js';
+import { Retention } from './jobs/retention.js';
+import { registerJobNoticeRenderer } from './slack/job-messages.js';
 import type { LocalWorkspace } from './local/workspace.js';
 import { createLogger, type Logger } from './log.js';
 import { createOutbox, type OutboxOptions } from './outbox/index.js';
@@ -141,8 +144,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
-    const scheduler = new Scheduler(logger.child({ component: 'jobs' }));
-    cleanup.push(() => scheduler.stop());
     // With the embedded sandbox the app is reachable on loopback, so its webhooks work with no PUBLIC_URL.
     const webhookBase = () =>
       config.publicUrl ?? (wallet.sandbox && address.port ? `http://127.0.0.1:${address.port}` : undefined);
@@ -166,6 +167,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     registerPolicyChangeRenderers(outbox, governor);
 
     const stepUp = await buildStepUp({ config, store, outbox, policy: () => deps.policy, logger, now });
+    // Job runs are persisted; a failing job warns the admins once, through the outbox.
+    const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
+      store,
+      now,
+      notify: jobNoticeSender(outbox, () => deps.policy),
+    });
+    registerJobNoticeRenderer(outbox);
+    cleanup.push(() => scheduler.stop());
 
     const { explorerNet } = wallet;
     const balances = buildBalances({
@@ -226,7 +235,11 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     // Before anything new can happen: resume or reconcile what a previous process left; again
     // whenever the disk takes writes after refusing them (withdrawals left mid-way are recovered as at a restart).
     await withdrawals.recover('recovered withdrawals');
-    late.recheck = () => withdrawals.service.recheckPending();
+    // An approved policy change: pending requests judged under it, and jobs moved to its schedule.
+    late.recheck = async () => {
+      await scheduler.reschedule();
+      return withdrawals.service.recheckPending();
+    };
     // The file as it is now against the approved policy: a difference becomes a proposed change.
     await governor.checkPolicyFile();
     onWritable(() => {
@@ -236,7 +249,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           logger.error({ err }, 'recovering withdrawals after the store could write again failed'),
         );
     });
-    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts, balances: balances.watch });
+    const retention = new Retention({
+      store,
+      policy: () => deps.policy,
+      logger: logger.child({ component: 'retention' }),
+      now,
+    });
 
     const deps: Deps = {
       config,
@@ -274,6 +292,18 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
     };
 
+    // After deps: each job reads its schedule from the policy in force. A `schedule:` name no job
+    // has is logged, not refused, until the digest job (named in policy.example.yml) is in the
+    // table; then pass `{ refuse: true }` (the default) so such a policy stops the start.
+    scheduleJobs(
+      scheduler,
+      { withdrawals: withdrawals.service, alerts, balances: balances.watch, store: retention },
+      () => deps.policy,
+      {
+        refuse: false,
+        logger,
+      },
+    );
     const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
     const routes = appRoutes({
       alerts,

@@ -16,6 +16,7 @@ import { storeUnavailableMessage, userMessage } from '../../src/slack/user-error
 import { dailyDigest } from '../../src/transactions/digest.js';
 import { registrationStatus } from '../../src/webhooks/registration.js';
 import { auditRowText } from '../../src/slack/withdrawal-card.js';
+import { jobStatusBlocks, storeSizeLine } from '../../src/slack/job-messages.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';
 import { governanceBlocks } from './policy-change.js';
@@ -149,11 +150,12 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
             ['Wallet service', `${deps.walletDescription}\n${walletLine}`],
             [
               'Store',
-              `${s.records} records · ${fmtBytes(s.snapshotBytes + s.journalBytes)} on disk${storeLine(deps.store.health())}`,
+              `${s.records} records · ${fmtBytes(s.snapshotBytes + s.journalBytes)} on disk${storeLine(deps.store.health())}\n${storeSizeLine(s, deps.store.counts())}`,
             ],
             ...extra,
             ['Version', deps.version],
           ]),
+          ...jobStatusBlocks(deps.scheduler.status()),
           context(`Slack mode: ${deps.config.slack.mode}`),
         ],
       });

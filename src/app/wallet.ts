@@ -49,7 +49,10 @@ export async function buildWallet(
     timestampUnit: wallet.timestampUnit,
     timeoutMs: wallet.timeoutMs,
     logger: o.logger.child({ component: 'wallet' }),
+    // Commands rarely wait for a login: the token is refreshed in the background before it expires.
+    refreshAhead: true,
   });
+  cleanup.push(async () => client.close?.());
   return {
     client,
     sandbox,

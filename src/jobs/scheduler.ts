@@ -1,32 +1,136 @@
 /**
- * Runs the job table (table.ts) with node-cron. A job never overlaps itself:
- * a tick that finds the previous run still going is skipped, whether the run came from
- * the clock or from runNow(). Jobs keep their state in the store, not in memory, so a
- * restart simply runs them again (once at start, to catch up on what a downtime missed).
+ * Runs the job table (table.ts). node-cron is only the production trigger: what runs, and
+ * when a slot counts as done, is decided here from a clock the caller gives (`now`), so tests
+ * drive slots with `tick(at)` and never wait.
+ *
+ * Guarantees:
+ * - A job never overlaps itself: a run asked for while one is going joins that run.
+ * - Each job's last run (start, end, outcome, duration, error summary) and the slot it ran for
+ *   are persisted in the store (collection `job_runs`), in one commit when the run ends.
+ * - Two kinds of job (see `Job.catchUp`):
+ *   - polling jobs (every 30 s, every few minutes) run once at start and then on their ticks:
+ *     running one an extra time is harmless and catches up at once;
+ *   - slot jobs (a daily digest, a monthly export, pruning) follow slot semantics: at start the
+ *     latest slot is computed from the cron expression and time zone; if the last persisted run
+ *     is for an earlier slot, the job runs once for it (a slot missed while the app was down);
+ *     if it already ran for it, nothing runs (a slot never runs twice across a restart). A
+ *     slot counts as done when its run ended, whatever the outcome (a failed slot is retried
+ *     at the next slot, not in a loop); a run cut off by a crash never ended, so it runs again
+ *     at start: jobs must be idempotent per slot (`JobContext.slot` is the key to use).
+ *     On the very first start nothing was missed: the latest slot is recorded as the baseline.
+ * - A failing job is logged every time; the first failure after a success posts ONE warning
+ *   (through `notify`, in the same commit as the run record) and the first success after that
+ *   posts one "recovered" notice.
  */
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log.js';
+import { secrets } from '../secrets.js';
+import { collection, type Store, type Tx } from '../store/index.js';
+import { cronSlots } from './slots.js';
+
+export interface JobTiming {
+  /** node-cron expression (five fields, or six with seconds first). */
+  schedule: string;
+  /** IANA time zone the expression is read in. */
+  timezone: string;
+}
+
+export interface JobContext {
+  /** The slot this run is for (ms since epoch); for a run asked for by hand, the time it was asked. */
+  slot: number;
+  reason: 'schedule' | 'start' | 'catch-up' | 'manual';
+}
 
 export interface Job {
   name: string;
   /** node-cron expression; six fields allow seconds, e.g. every 30 s: "*\/30 * * * * *". */
   schedule: string;
-  run: () => Promise<void>;
-  /** Run once right after start(); default true. */
+  /** The schedule and zone in force, read each time they are needed (the policy may change); default `schedule` in UTC. */
+  timing?: () => JobTiming;
+  run: (ctx: JobContext) => Promise<void>;
+  /** Polling jobs: run once right after start(); default true unless `catchUp`. */
   runOnStart?: boolean;
+  /** Slot jobs: at start, run once only if the latest slot has not run yet (see the header). */
+  catchUp?: boolean;
+  /** For people (status, warnings); default the name. */
+  title?: string;
+  description?: string;
 }
+
+/** What the store keeps of a job's runs. */
+export interface JobRunRecord {
+  name: string;
+  /** The slot of the latest run that ended (or the baseline recorded at first start). */
+  lastSlot?: number;
+  startedAt?: number;
+  endedAt?: number;
+  outcome?: 'ok' | 'failed';
+  durationMs?: number;
+  /** The error of the latest failed run, shortened and scrubbed of secrets. */
+  error?: string;
+  /** Set while failing: when it started failing and how many runs failed since. */
+  failingSince?: number;
+  failures?: number;
+}
+
+export const JOB_RUNS = collection<JobRunRecord>('job_runs');
+
+/** A warning or recovery notice, written in the same commit as the run record. */
+export interface JobNotice {
+  job: string;
+  title: string;
+  kind: 'failing' | 'recovered';
+  at: number;
+  error?: string;
+  failingSince?: number;
+  failures?: number;
+}
+
+export interface SchedulerOptions {
+  /** Where runs are persisted; without it they are kept in memory (unit tests of the pure behaviour). */
+  store?: Store;
+  now?: () => number;
+  /** Queue a notice for people inside the commit (the outbox). */
+  notify?: (tx: Tx, notice: JobNotice) => void;
+}
+
+export interface JobStatus {
+  name: string;
+  title: string;
+  description?: string;
+  schedule: string;
+  timezone: string;
+  kind: 'polling' | 'slot';
+  running: boolean;
+  last?: JobRunRecord;
+  next?: number;
+}
+
+const ERROR_SUMMARY_MAX = 200;
 
 export class Scheduler {
   private readonly jobs = new Map<string, Job>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly tasks: ScheduledTask[] = [];
+  /** Without a store: the records, in memory. */
+  private readonly memory = new Map<string, JobRunRecord>();
+  /** Per job, the latest slot a tick has seen (tick() runs slots after it). */
+  private readonly seen = new Map<string, number>();
   private stopped = false;
+  private readonly now: () => number;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly o: SchedulerOptions = {},
+  ) {
+    this.now = o.now ?? Date.now;
+  }
 
   add(job: Job): void {
     if (this.jobs.has(job.name)) throw new Error(`job ${job.name} is already registered`);
     if (!cron.validate(job.schedule)) throw new Error(`job ${job.name}: invalid schedule "${job.schedule}"`);
+    const t = job.timing?.();
+    if (t && !cron.validate(t.schedule)) throw new Error(`job ${job.name}: invalid schedule "${t.schedule}"`);
     this.jobs.set(job.name, job);
   }
 
@@ -34,36 +138,219 @@ export class Scheduler {
     return [...this.jobs.keys()];
   }
 
+  timing(name: string): JobTiming {
+    const job = this.job(name);
+    return job.timing?.() ?? { schedule: job.schedule, timezone: 'UTC' };
+  }
+
+  /** Starts the production trigger and does the start-time runs (polling jobs) and catch-ups (slot jobs). */
   start(): void {
+    this.schedule();
+    const at = this.now();
     for (const job of this.jobs.values()) {
-      this.tasks.push(
-        cron.schedule(job.schedule, () => void this.runNow(job.name), { name: job.name, noOverlap: true }),
-      );
-      if (job.runOnStart !== false) void this.runNow(job.name);
+      this.seen.set(job.name, at);
+      if (job.catchUp) void this.catchUp(job, at);
+      else if (job.runOnStart !== false) void this.execute(job, { slot: at, reason: 'start' });
     }
+  }
+
+  /** Re-reads every job's timing (after a policy change) and re-arms the production trigger. */
+  async reschedule(): Promise<void> {
+    for (const t of this.tasks.splice(0)) await t.stop();
+    if (!this.stopped) this.schedule();
+  }
+
+  /**
+   * Runs every job with a slot after the last one seen and at or before `at`, once (its
+   * latest such slot). node-cron does this in production; tests call it with their clock.
+   */
+  async tick(at: number = this.now()): Promise<void> {
+    const runs: Array<Promise<void>> = [];
+    for (const job of this.jobs.values()) {
+      const t = this.timing(job.name);
+      const slot = cronSlots(t.schedule, t.timezone).previous(at);
+      const seen = this.seen.get(job.name) ?? Number.NEGATIVE_INFINITY;
+      if (slot === undefined || slot <= seen) continue;
+      this.seen.set(job.name, slot);
+      runs.push(this.runSlot(job, slot, 'schedule'));
+    }
+    await Promise.all(runs);
   }
 
   /** Run a job now unless it is already running, in which case wait for that run. */
   runNow(name: string): Promise<void> {
     const job = this.jobs.get(name);
     if (!job) return Promise.reject(new Error(`no job named ${name}`));
-    const current = this.running.get(name);
-    if (current) return current;
-    if (this.stopped) return Promise.resolve();
-    const started = Date.now();
-    const run = job
-      .run()
-      .then(() => this.logger.debug({ job: name, ms: Date.now() - started }, 'job finished'))
-      .catch((err: unknown) => this.logger.error({ err, job: name }, 'job failed; it will run again at its next tick'))
-      .finally(() => this.running.delete(name));
-    this.running.set(name, run);
-    return run;
+    return this.execute(job, { slot: this.now(), reason: 'manual' });
+  }
+
+  /** What /treasury status shows: each job's schedule, last run and next run. */
+  status(): JobStatus[] {
+    const at = this.now();
+    return [...this.jobs.values()].map((job) => {
+      const t = this.timing(job.name);
+      const last = this.record(job.name);
+      let next: number | undefined;
+      try {
+        next = cronSlots(t.schedule, t.timezone).next(at);
+      } catch {
+        next = undefined;
+      }
+      return {
+        name: job.name,
+        title: job.title ?? job.name,
+        ...(job.description ? { description: job.description } : {}),
+        schedule: t.schedule,
+        timezone: t.timezone,
+        kind: job.catchUp ? 'slot' : 'polling',
+        running: this.running.has(job.name),
+        ...(last ? { last } : {}),
+        ...(next !== undefined ? { next } : {}),
+      };
+    });
   }
 
   /** Stop the clock and wait for runs in progress, so nothing is cut off mid-write. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.tasks) await t.stop();
+    for (const t of this.tasks.splice(0)) await t.stop();
     await Promise.all(this.running.values());
   }
+
+  private schedule(): void {
+    for (const job of this.jobs.values()) {
+      const t = this.timing(job.name);
+      this.tasks.push(
+        cron.schedule(t.schedule, () => void this.tick(), { name: job.name, timezone: t.timezone, noOverlap: true }),
+      );
+    }
+  }
+
+  private job(name: string): Job {
+    const job = this.jobs.get(name);
+    if (!job) throw new Error(`no job named ${name}`);
+    return job;
+  }
+
+  private record(name: string): JobRunRecord | undefined {
+    return this.o.store ? this.o.store.get(JOB_RUNS, name) : this.memory.get(name);
+  }
+
+  private async catchUp(job: Job, at: number): Promise<void> {
+    const t = this.timing(job.name);
+    const latest = cronSlots(t.schedule, t.timezone).previous(at);
+    if (latest === undefined) return;
+    const rec = this.record(job.name);
+    if (rec?.lastSlot === undefined) {
+      // First start: nothing was missed. Remember where the slots start from.
+      await this.save({ ...rec, name: job.name, lastSlot: latest }).catch((err: unknown) =>
+        this.logger.error({ err, job: job.name }, 'could not record the first slot of a job'),
+      );
+      return;
+    }
+    if (rec.lastSlot >= latest) {
+      this.logger.debug({ job: job.name, slot: latest }, 'latest slot already ran; not running it again at start');
+      return;
+    }
+    this.logger.info(
+      { job: job.name, slot: new Date(latest).toISOString() },
+      'running a slot missed while the app was down',
+    );
+    await this.runSlot(job, latest, 'catch-up');
+  }
+
+  private runSlot(job: Job, slot: number, reason: JobContext['reason']): Promise<void> {
+    const done = this.record(job.name)?.lastSlot;
+    if (done !== undefined && done >= slot) return Promise.resolve();
+    return this.execute(job, { slot, reason });
+  }
+
+  private execute(job: Job, ctx: JobContext): Promise<void> {
+    const name = job.name;
+    const current = this.running.get(name);
+    if (current) return current;
+    if (this.stopped) return Promise.resolve();
+    const startedAt = this.now();
+    const run = Promise.resolve()
+      .then(() => job.run(ctx))
+      .then(
+        () => {
+          this.logger.debug({ job: name, ms: this.now() - startedAt }, 'job finished');
+          return this.finish(job, ctx, startedAt, undefined);
+        },
+        (err: unknown) => {
+          this.logger.error({ err, job: name }, 'job failed; it will run again at its next tick');
+          return this.finish(job, ctx, startedAt, err);
+        },
+      )
+      .catch((err: unknown) => this.logger.error({ err, job: name }, 'could not record the run of a job'))
+      .finally(() => this.running.delete(name));
+    this.running.set(name, run);
+    return run;
+  }
+
+  /** Records the run and, on a change between failing and working, queues one notice, in one commit. */
+  private finish(job: Job, ctx: JobContext, startedAt: number, err: unknown): Promise<void> {
+    const endedAt = this.now();
+    const failed = err !== undefined;
+    const build = (prev: JobRunRecord | undefined): { rec: JobRunRecord; notice?: JobNotice } => {
+      const title = job.title ?? job.name;
+      const rec: JobRunRecord = {
+        name: job.name,
+        lastSlot: Math.max(prev?.lastSlot ?? Number.NEGATIVE_INFINITY, ctx.slot),
+        startedAt,
+        endedAt,
+        outcome: failed ? 'failed' : 'ok',
+        durationMs: endedAt - startedAt,
+      };
+      if (failed) {
+        rec.error = errorSummary(err);
+        rec.failingSince = prev?.failingSince ?? startedAt;
+        rec.failures = (prev?.failures ?? 0) + 1;
+        if (prev?.failingSince === undefined)
+          return { rec, notice: { job: job.name, title, kind: 'failing', at: startedAt, error: rec.error } };
+        return { rec };
+      }
+      if (prev?.failingSince !== undefined) {
+        return {
+          rec,
+          notice: {
+            job: job.name,
+            title,
+            kind: 'recovered',
+            at: endedAt,
+            failingSince: prev.failingSince,
+            ...(prev.failures !== undefined ? { failures: prev.failures } : {}),
+          },
+        };
+      }
+      return { rec };
+    };
+    const store = this.o.store;
+    if (!store) {
+      this.memory.set(job.name, build(this.memory.get(job.name)).rec);
+      return Promise.resolve();
+    }
+    return store.commit((tx) => {
+      const { rec, notice } = build(tx.get(JOB_RUNS, job.name));
+      tx.put(JOB_RUNS, job.name, rec);
+      if (notice) this.o.notify?.(tx, notice);
+    });
+  }
+
+  private save(rec: JobRunRecord): Promise<void> {
+    const store = this.o.store;
+    if (!store) {
+      this.memory.set(rec.name, rec);
+      return Promise.resolve();
+    }
+    return store.commit((tx) => tx.put(JOB_RUNS, rec.name, rec));
+  }
+}
+
+/** The error in one short line, with no secret in it (it is stored and shown to admins). */
+function errorSummary(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const line = secrets.scrub(text).replace(/\s+/g, ' ').trim();
+  return line.length > ERROR_SUMMARY_MAX ? `${line.slice(0, ERROR_SUMMARY_MAX - 1)}…` : line || 'unknown error';
 }

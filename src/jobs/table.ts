@@ -3,19 +3,28 @@
  * app it runs on. The job *functions* live in their domains; this is only where they are
  * declared. Names are `<part>.<what-it-does>`. Adding a job: a row here (and a test that
  * runs it through the app). The Scheduler (scheduler.ts) runs the table: a job never
- * overlaps itself and runs once at start, to catch up on what a downtime missed.
+ * overlaps itself; polling jobs run once at start, slot jobs (`catchUp: true`) run at start
+ * only for a slot missed while the app was down (see scheduler.ts).
+ *
+ * The policy's `schedule:` section overrides a row's schedule, by the row's full name or its
+ * `alias`, in the section's `timezone` (default UTC); a name that is neither is an error that
+ * lists the valid ones (scheduleProblems).
  */
 import type { Alerts } from '../alerts/index.js';
+import type { Logger } from '../log.js';
+import type { Policy } from '../policy/schema.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
-import type { Job, Scheduler } from './scheduler.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
+import type { Retention } from './retention.js';
+import type { Job, JobContext, JobTiming, Scheduler } from './scheduler.js';
 
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
   balances: Pick<LowBalanceWatch, 'check'>;
+  store: Pick<Retention, 'prune'>;
 }
 
 type PartName = keyof JobParts;
@@ -26,7 +35,15 @@ interface JobDeclaration<P extends PartName> {
   /** node-cron expression (six fields: seconds first). */
   schedule: string;
   description: string;
-  run: (part: JobParts[P]) => Promise<void>;
+  run: (part: JobParts[P], ctx: JobContext) => Promise<void>;
+  /** A short name the policy's `schedule:` section may use instead of `name` (e.g. `digest`). */
+  alias?: string;
+  /** For people (/treasury status, failure warnings), e.g. "Daily digest"; default the name. */
+  title?: string;
+  /** Polling jobs: run once at start (default true, unless catchUp). */
+  runOnStart?: boolean;
+  /** Slot jobs (daily, monthly): run at start only for a slot missed while the app was down. */
+  catchUp?: boolean;
 }
 
 /** A table row: the declaration, and how to bind it to the running part (typed per part, no casts). */
@@ -35,7 +52,12 @@ export interface JobRow {
   part: PartName;
   schedule: string;
   description: string;
-  bind(parts: Partial<JobParts>): Job | undefined;
+  alias?: string;
+  title?: string;
+  runOnStart?: boolean;
+  catchUp?: boolean;
+  /** `timing` reads the schedule in force when asked (the policy may change at run time). */
+  bind(parts: Partial<JobParts>, timing?: () => JobTiming): Job | undefined;
 }
 
 function job<P extends PartName>(d: JobDeclaration<P>): JobRow {
@@ -44,9 +66,23 @@ function job<P extends PartName>(d: JobDeclaration<P>): JobRow {
     part: d.part,
     schedule: d.schedule,
     description: d.description,
-    bind(parts) {
+    ...(d.alias ? { alias: d.alias } : {}),
+    ...(d.title ? { title: d.title } : {}),
+    ...(d.runOnStart !== undefined ? { runOnStart: d.runOnStart } : {}),
+    ...(d.catchUp !== undefined ? { catchUp: d.catchUp } : {}),
+    bind(parts, timing) {
       const part = parts[d.part] as JobParts[P] | undefined;
-      return part ? { name: d.name, schedule: d.schedule, run: () => d.run(part) } : undefined;
+      if (!part) return undefined;
+      return {
+        name: d.name,
+        schedule: d.schedule,
+        run: (ctx) => d.run(part, ctx),
+        description: d.description,
+        ...(timing ? { timing } : {}),
+        ...(d.title ? { title: d.title } : {}),
+        ...(d.runOnStart !== undefined ? { runOnStart: d.runOnStart } : {}),
+        ...(d.catchUp !== undefined ? { catchUp: d.catchUp } : {}),
+      };
     },
   };
 }
@@ -55,6 +91,7 @@ export const JOBS: readonly JobRow[] = [
   job({
     name: 'withdrawals.expire-and-remind',
     part: 'withdrawals',
+    title: 'Request expiry and reminders',
     schedule: '*/30 * * * * *',
     description: 'Expires requests past their deadline, then reminds approvers of the ones still pending.',
     run: runExpiryAndReminders,
@@ -62,6 +99,7 @@ export const JOBS: readonly JobRow[] = [
   job({
     name: 'withdrawals.reconcile-unknown',
     part: 'withdrawals',
+    title: 'Check of withdrawals with an unknown outcome',
     schedule: '*/30 * * * * *',
     description: 'Looks up withdrawals whose outcome is unknown in the transaction list (never resends).',
     run: runReconciliation,
@@ -69,6 +107,7 @@ export const JOBS: readonly JobRow[] = [
   job({
     name: 'alerts.reconcile-deposits',
     part: 'alerts',
+    title: 'Deposit reconciliation',
     schedule: '*/5 * * * *',
     description: 'Posts deposits found in the transaction list that no webhook announced.',
     run: async (alerts) => {
@@ -78,6 +117,7 @@ export const JOBS: readonly JobRow[] = [
   job({
     name: 'alerts.verify-pending',
     part: 'alerts',
+    title: 'Deposit verification',
     schedule: '*/2 * * * *',
     description: 'Checks every recent unconfirmed alert against the transaction list once.',
     run: (alerts) => alerts.verifyPending(),
@@ -85,18 +125,87 @@ export const JOBS: readonly JobRow[] = [
   job({
     name: 'balances.watch-low',
     part: 'balances',
+    title: 'Low-balance watch',
     schedule: '*/5 * * * *',
     description: 'Reads the balances; posts once when one falls below alerts.low_balance and once when it recovers.',
     run: async (watch) => {
       await watch.check();
     },
   }),
+  job({
+    name: 'store.prune',
+    part: 'store',
+    alias: 'prune',
+    title: 'Pruning of old records',
+    schedule: '0 3 * * *',
+    catchUp: true,
+    description:
+      'Deletes events, alerts and delivered messages older than the retention period, then compacts the store.',
+    run: async (retention) => {
+      await retention.prune();
+    },
+  }),
 ];
 
-/** Adds to the scheduler every job of the table whose part is given. */
-export function scheduleJobs(scheduler: Pick<Scheduler, 'add'>, parts: Partial<JobParts>): void {
+/** The `schedule:` keys that are not settings: everything else names a job. */
+const SCHEDULE_SETTINGS = new Set(['timezone']);
+
+/** The row a `schedule:` key names (full name or alias), if any. */
+function rowFor(key: string): JobRow | undefined {
+  return JOBS.find((r) => r.name === key || r.alias === key);
+}
+
+/** The names `schedule:` accepts, for messages: "store.prune (or prune), ...". */
+export function scheduleNames(): string {
+  return JOBS.map((r) => (r.alias ? `${r.name} (or ${r.alias})` : r.name)).join(', ');
+}
+
+/** What is wrong with a policy's `schedule:` section, one line each (empty: nothing). */
+export function scheduleProblems(schedule: Policy['schedule']): string[] {
+  const problems: string[] = [];
+  const named = new Map<string, string>();
+  for (const key of Object.keys(schedule)) {
+    if (SCHEDULE_SETTINGS.has(key)) continue;
+    const row = rowFor(key);
+    if (!row) {
+      problems.push(`schedule.${key}: there is no job of that name; the jobs are ${scheduleNames()}`);
+      continue;
+    }
+    const other = named.get(row.name);
+    if (other) problems.push(`schedule.${key}: ${row.name} is already scheduled by schedule.${other}`);
+    named.set(row.name, key);
+  }
+  return problems;
+}
+
+/** A row's schedule and zone under a policy's `schedule:` section (the full name wins over the alias). */
+export function timingOf(row: Pick<JobRow, 'name' | 'alias' | 'schedule'>, schedule?: Policy['schedule']): JobTiming {
+  const byName = schedule?.[row.name];
+  const byAlias = row.alias ? schedule?.[row.alias] : undefined;
+  return { schedule: byName ?? byAlias ?? row.schedule, timezone: schedule?.timezone ?? 'UTC' };
+}
+
+/**
+ * Adds to the scheduler every job of the table whose part is given. With `policy`, each job's
+ * schedule and zone are read from it whenever needed, and a `schedule:` section naming an
+ * unknown job is refused here, at startup, with the list of valid names.
+ */
+export function scheduleJobs(
+  scheduler: Pick<Scheduler, 'add'>,
+  parts: Partial<JobParts>,
+  policy?: () => Pick<Policy, 'schedule'>,
+  unknownNames: { refuse: true } | { refuse: false; logger: Pick<Logger, 'error'> } = { refuse: true },
+): void {
+  if (policy) {
+    const problems = scheduleProblems(policy().schedule);
+    if (problems.length) {
+      const message = `the policy's schedule section is invalid:\n- ${problems.join('\n- ')}`;
+      if (unknownNames.refuse) throw new Error(message);
+      unknownNames.logger.error({ problems }, `${message}\n(those entries are ignored)`);
+    }
+  }
   for (const row of JOBS) {
-    const bound = row.bind(parts);
+    const bound = row.bind(parts, policy ? () => timingOf(row, policy().schedule) : undefined);
     if (bound) scheduler.add(bound);
   }
 }

@@ -153,6 +153,12 @@ export class DurableStore implements Store {
     return out;
   }
 
+  counts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, m] of this.collections) if (m.size > 0) out[name] = m.size;
+    return out;
+  }
+
   count(collection: AnyCollection): number {
     return this.collections.get(collection)?.size ?? 0;
   }
@@ -223,6 +229,20 @@ export class DurableStore implements Store {
       seq: this.seq,
       dir: this.dir,
     };
+  }
+
+  /**
+   * Writes a snapshot now, whatever the journal's size, and cuts the journal under it (after
+   * pruning, so the files shrink). The same snapshot path as the automatic one, so every crash
+   * point is as safe; resolves when it is done, or at once if the store cannot write.
+   */
+  async compact(): Promise<void> {
+    await this.commit(() => undefined); // everything committed so far is durable first
+    while (this.compaction) await this.compaction.ended;
+    if (this.closing || this.failed || this.unavailable) return;
+    this.maybeStartCompaction(true);
+    const c = this.compaction as Compaction | undefined;
+    if (c) await c.ended;
   }
 
   close(): Promise<void> {
@@ -325,9 +345,9 @@ export class DurableStore implements Store {
    * safe: before the snapshot rename the old snapshot + full journal hold everything; after
    * it, replay skips journal lines <= M; after the journal swap only lines > M remain.
    */
-  private maybeStartCompaction(): void {
+  private maybeStartCompaction(force = false): void {
     if (this.compaction || this.closing || this.failed || this.unavailable) return;
-    if (this.journalBytes < this.threshold() || this.journalBytes < this.compactRetryAt) return;
+    if (!force && (this.journalBytes < this.threshold() || this.journalBytes < this.compactRetryAt)) return;
     const collections: SnapshotData['collections'] = {};
     for (const [name, m] of this.collections) if (m.size > 0) collections[name] = [...m.entries()];
     let end!: () => void;

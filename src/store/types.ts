@@ -99,4 +99,8 @@ export interface Store extends Reads {
   close(): Promise<void>;
   stats(): StoreStats;
   health(): StoreHealth;
+  /** Record counts per collection name (what /treasury status shows). */
+  counts(): Record<string, number>;
+  /** Snapshot now and cut the journal (after pruning, so the files shrink); see DurableStore. */
+  compact(): Promise<void>;
 }

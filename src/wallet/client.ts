@@ -38,6 +38,7 @@ export function createWalletClient(o: WalletClientOptions): WalletClient {
     login: () => c.guard('login', () => c.session.login()),
     refresh: () => c.guard('refresh', () => c.session.refresh()),
     authState: () => c.session.state(),
+    close: () => c.session.stop(),
     requestPasswordResetOtp: (email) => requestPasswordResetOtp(c, email),
     resetPassword: (i) => resetPassword(c, i),
     generateAddress: (i) => generateAddress(c, i),

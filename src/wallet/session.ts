@@ -3,6 +3,11 @@
  * before expiry or after a 401, re-login when the refresh fails. Every login or refresh is
  * single-flight: however many calls need a new token at once, one request goes out and
  * they all wait for it.
+ *
+ * With `refreshAhead` (the app turns it on), a timer refreshes the token in the background
+ * before the check at use time would: REFRESH_AHEAD_MS (10 min) before expiry, or a fifth of
+ * the lifetime for short-lived tokens. So a command rarely waits for a login or refresh; the
+ * check at use time (and the 401 path) stay as the fallback when the background one failed.
  */
 import type { Logger } from '../log.js';
 import type { SecretRegistry } from '../secrets.js';
@@ -31,6 +36,11 @@ interface Tokens {
   businessName?: string;
 }
 
+/** How long before expiry the background refresh runs (at most; a fifth of a short lifetime). */
+export const REFRESH_AHEAD_MS = 10 * 60_000;
+/** setTimeout's largest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface SessionDeps {
   http: WalletHttp;
   assumptions: WalletAssumptions;
@@ -39,6 +49,8 @@ export interface SessionDeps {
   logger: Logger;
   timeoutMs: number;
   readRetries: number;
+  /** Refresh in the background ahead of expiry (see the header); default off. */
+  refreshAhead?: boolean;
 }
 
 /** Wait for a shared promise, but give up at this caller's own deadline. */
@@ -55,8 +67,17 @@ export function untilDeadline<T>(p: Promise<T>, deadline: number, op: WalletOper
 export class SessionManager {
   private current: Tokens | undefined;
   private inflight: Promise<Tokens> | undefined;
+  private aheadTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(private readonly d: SessionDeps) {}
+
+  /** Stops the background refresh (the app's shutdown); calls still work, refreshing at use time. */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.aheadTimer);
+    this.aheadTimer = undefined;
+  }
 
   state(): { loggedIn: boolean; expiresAt?: number; email: string } {
     return this.current
@@ -135,7 +156,31 @@ export class SessionManager {
   private adopt(t: Tokens): Tokens {
     this.d.secrets.add(t.token, t.refreshToken);
     this.current = t;
+    this.armRefreshAhead(t);
     return t;
+  }
+
+  private armRefreshAhead(t: Tokens): void {
+    clearTimeout(this.aheadTimer);
+    this.aheadTimer = undefined;
+    if (!this.d.refreshAhead || this.stopped) return;
+    const lead = Math.min(REFRESH_AHEAD_MS, (t.expiresAt - t.obtainedAt) / 5);
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, t.expiresAt - lead - Date.now()));
+    this.aheadTimer = setTimeout(() => this.refreshAhead(t), delay);
+    // Never keeps the process alive on its own.
+    this.aheadTimer.unref();
+  }
+
+  private refreshAhead(t: Tokens): void {
+    this.aheadTimer = undefined;
+    // Someone else already moved the session on (a 401, a forced login): nothing to do.
+    if (this.stopped || this.current !== t || this.inflight) return;
+    this.start('refresh').catch((err: unknown) =>
+      this.d.logger.warn(
+        { op: 'refresh', kind: err instanceof WalletError ? err.kind : 'error' },
+        'refreshing the wallet session ahead of expiry failed; the next call will log in',
+      ),
+    );
   }
 
   private async loginOnce(): Promise<Tokens> {

@@ -71,6 +71,7 @@ export function createWalletCalls(o: WalletClientOptions): WalletCalls {
     logger,
     timeoutMs,
     readRetries: retries,
+    ...(o.refreshAhead ? { refreshAhead: true } : {}),
   });
   const apiKeyHeader = { Authorization: `ApiKey ${o.apiKey}` };
 

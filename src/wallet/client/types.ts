@@ -8,6 +8,8 @@ import type { OriginBalance } from './balances.js';
 import type { WithdrawalStatus } from './withdrawal-status.js';
 
 export interface WalletClientOptions {
+  /** Refresh the session token in the background ahead of its expiry (src/wallet/session.ts); default off. */
+  refreshAhead?: boolean;
   baseUrl: string;
   apiKey: string;
   publicKey: string;
@@ -80,4 +82,6 @@ export interface WalletClient {
   /** Balances of the merchant's origin accounts, per currency and network. */
   originBalances(): Promise<OriginBalance[]>;
   authState(): { loggedIn: boolean; expiresAt?: number; email: string };
+  /** Stops background work (the refresh ahead of expiry); optional so test doubles need not have it. */
+  close?(): void;
 }

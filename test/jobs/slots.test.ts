@@ -1,0 +1,247 @@
+/**
+ * Slot semantics with a controllable clock and a real store in a temp dir: a slot missed while
+ * the app was down runs once at start, a slot never runs twice across a restart, and a failing
+ * job logs every time but warns once and says once that it recovered.
+ */
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JOB_RUNS, Scheduler, type Job, type JobContext, type JobNotice } from '../../src/jobs/scheduler.js';
+import { cronSlots } from '../../src/jobs/slots.js';
+import { createLogger } from '../../src/log.js';
+import { secrets } from '../../src/secrets.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { removeTempDirs, tempDir } from '../store/helpers.js';
+
+const at = (iso: string) => Date.parse(iso);
+
+function logger() {
+  let text = '';
+  const destination = new Writable({
+    write: (c, _e, cb) => {
+      text += c.toString();
+      cb();
+    },
+  });
+  return { log: createLogger({ level: 'debug', destination }), text: () => text };
+}
+
+let open: Store[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  await removeTempDirs();
+});
+
+async function storeAt(dir: string): Promise<Store> {
+  const s = await openStore({ dir });
+  open.push(s);
+  return s;
+}
+
+/** One process's life: a store on `dir`, a scheduler on a clock, a daily job that records its runs. */
+async function boot(dir: string, clock: { now: number }, runs: JobContext[], extra: Partial<Job> = {}) {
+  const store = await storeAt(dir);
+  const notices: JobNotice[] = [];
+  const { log, text } = logger();
+  const s = new Scheduler(log, { store, now: () => clock.now, notify: (_tx, n) => void notices.push(n) });
+  s.add({
+    name: 'test.daily',
+    schedule: '0 8 * * *',
+    timing: () => ({ schedule: '0 8 * * *', timezone: 'Europe/Berlin' }),
+    catchUp: true,
+    run: async (ctx) => void runs.push(ctx),
+    ...extra,
+  });
+  return {
+    store,
+    s,
+    notices,
+    text,
+    async shutdown() {
+      await s.stop();
+      await store.close();
+      open = open.filter((x) => x !== store);
+    },
+  };
+}
+
+/** Lets the runs started by start() (fire-and-forget) finish. */
+const settle = () => new Promise((r) => setTimeout(r, 30));
+
+describe('cron slots (node-cron matcher)', () => {
+  it('gives the previous and next slot in the time zone, including a slot exactly at the instant', () => {
+    const berlin = cronSlots('0 8 * * *', 'Europe/Berlin');
+    // 08:00 in Berlin is 07:00 UTC in November.
+    expect(berlin.previous(at('2026-11-23T07:30:00Z'))).toBe(at('2026-11-23T07:00:00Z'));
+    expect(berlin.previous(at('2026-11-23T06:59:59Z'))).toBe(at('2026-11-22T07:00:00Z'));
+    expect(berlin.next(at('2026-11-23T07:30:00Z'))).toBe(at('2026-11-24T07:00:00Z'));
+    const monthly = cronSlots('0 6 1 * *', 'UTC');
+    expect(monthly.previous(at('2026-11-23T00:00:00Z'))).toBe(at('2026-11-01T06:00:00Z'));
+    expect(monthly.next(at('2026-11-23T00:00:00Z'))).toBe(at('2026-12-01T06:00:00Z'));
+    const fast = cronSlots('*/30 * * * * *', 'UTC');
+    expect(fast.previous(at('2026-11-23T07:30:30Z'))).toBe(at('2026-11-23T07:30:30Z'));
+    expect(fast.previous(at('2026-11-23T07:30:59.900Z'))).toBe(at('2026-11-23T07:30:30Z'));
+    // A slot further back than the horizon (29 February) is not searched for forever.
+    const leap = cronSlots('0 0 29 2 *', 'UTC');
+    expect(leap.previous(at('2026-11-23T00:00:00Z'))).toBeUndefined();
+    expect(leap.previous(at('2026-11-23T00:00:00Z'), 3 * 365 * 86_400_000)).toBe(at('2024-02-29T00:00:00Z'));
+  });
+});
+
+describe('slot jobs across restarts', () => {
+  it('first start runs nothing; a tick runs the slot once; a restart after it does not run it again', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:30:00Z') };
+    const runs: JobContext[] = [];
+    const a = await boot(dir, clock, runs);
+    a.s.start();
+    await settle();
+    expect(runs).toEqual([]);
+    expect(a.store.get(JOB_RUNS, 'test.daily')?.lastSlot).toBe(at('2026-11-22T07:00:00Z'));
+
+    clock.now = at('2026-11-23T07:00:00.200Z');
+    await a.s.tick(clock.now);
+    await a.s.tick(clock.now); // the same slot seen twice: one run
+    expect(runs).toEqual([{ slot: at('2026-11-23T07:00:00Z'), reason: 'schedule' }]);
+    await a.shutdown();
+
+    // Restart five minutes later: the latest slot already ran.
+    clock.now = at('2026-11-23T07:05:00Z');
+    const b = await boot(dir, clock, runs);
+    b.s.start();
+    await settle();
+    expect(runs).toHaveLength(1);
+    expect(b.text()).toContain('latest slot already ran');
+    const rec = b.store.get(JOB_RUNS, 'test.daily')!;
+    expect(rec).toMatchObject({ outcome: 'ok', lastSlot: at('2026-11-23T07:00:00Z'), durationMs: 0 });
+    await b.shutdown();
+  });
+
+  it('a slot missed while the app was down runs once at start, and not again at the next restart', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T07:30:00Z') };
+    const runs: JobContext[] = [];
+    const a = await boot(dir, clock, runs);
+    a.s.start(); // first start: baseline is the 07:00 slot
+    await settle();
+    await a.shutdown();
+
+    // Down over two slots (24th and 25th): at start only the latest one runs, once.
+    clock.now = at('2026-11-25T09:00:00Z');
+    const b = await boot(dir, clock, runs);
+    b.s.start();
+    await settle();
+    expect(runs).toEqual([{ slot: at('2026-11-25T07:00:00Z'), reason: 'catch-up' }]);
+    expect(b.text()).toContain('running a slot missed while the app was down');
+    // The clock ticks on within the same day: nothing new.
+    clock.now = at('2026-11-25T12:00:00Z');
+    await b.s.tick(clock.now);
+    expect(runs).toHaveLength(1);
+    await b.shutdown();
+
+    clock.now = at('2026-11-25T09:01:00Z');
+    const c = await boot(dir, clock, runs);
+    c.s.start();
+    await settle();
+    expect(runs).toHaveLength(1);
+    await c.shutdown();
+  });
+
+  it('a run cut off by a crash (never recorded as ended) runs again at start', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:00:00Z') };
+    const runs: JobContext[] = [];
+    const a = await boot(dir, clock, runs);
+    a.s.start();
+    await settle();
+    await a.shutdown();
+    // The process dies during the 07:00 run: simulated by a store that never got its record.
+    clock.now = at('2026-11-23T07:00:10Z');
+    const b = await boot(dir, clock, runs);
+    b.s.start();
+    await settle();
+    expect(runs).toEqual([{ slot: at('2026-11-23T07:00:00Z'), reason: 'catch-up' }]);
+    await b.shutdown();
+  });
+
+  it('polling jobs still run once at start, every start', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:00:00Z') };
+    const runs: JobContext[] = [];
+    for (let i = 0; i < 2; i++) {
+      const p = await boot(dir, clock, runs, {
+        catchUp: false,
+        schedule: '*/30 * * * * *',
+        timing: () => ({ schedule: '*/30 * * * * *', timezone: 'UTC' }),
+      });
+      p.s.start();
+      await settle();
+      await p.shutdown();
+    }
+    expect(runs.map((r) => r.reason)).toEqual(['start', 'start']);
+  });
+});
+
+describe('a failing job', () => {
+  it('logs every failure, warns once, and says once when it works again', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:00:00Z') };
+    let failing = true;
+    const a = await boot(dir, clock, [], {
+      catchUp: false,
+      runOnStart: false,
+      title: 'Daily digest',
+      run: async () => {
+        if (failing) throw new Error('chart renderer crashed');
+      },
+    });
+    a.s.start();
+    for (const day of ['23', '24', '25']) {
+      clock.now = at(`2026-11-${day}T07:00:01Z`);
+      await a.s.tick(clock.now);
+    }
+    expect(a.text().match(/job failed; it will run again at its next tick/g)).toHaveLength(3);
+    expect(a.notices).toEqual([
+      {
+        job: 'test.daily',
+        title: 'Daily digest',
+        kind: 'failing',
+        at: at('2026-11-25T07:00:01Z') - 2 * 86_400_000,
+        error: 'chart renderer crashed',
+      },
+    ]);
+    expect(a.store.get(JOB_RUNS, 'test.daily')).toMatchObject({ outcome: 'failed', failures: 3 });
+
+    failing = false;
+    clock.now = at('2026-11-26T07:00:01Z');
+    await a.s.tick(clock.now);
+    clock.now = at('2026-11-27T07:00:01Z');
+    await a.s.tick(clock.now);
+    expect(a.notices.map((n) => n.kind)).toEqual(['failing', 'recovered']);
+    expect(a.notices[1]).toMatchObject({ failingSince: at('2026-11-23T07:00:01Z'), failures: 3 });
+    const rec = a.store.get(JOB_RUNS, 'test.daily')!;
+    expect(rec.outcome).toBe('ok');
+    expect(rec.failingSince).toBeUndefined();
+    await a.shutdown();
+  });
+
+  it('keeps no secret in the stored error or the warning', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:00:00Z') };
+    const token = 'sbx_at_job-secret-0123456789';
+    secrets.add(token);
+    const a = await boot(dir, clock, [], {
+      catchUp: false,
+      runOnStart: false,
+      run: async () => {
+        throw new Error(`request with Bearer ${token} refused`);
+      },
+    });
+    a.s.start();
+    await a.s.runNow('test.daily');
+    const rec = a.store.get(JOB_RUNS, 'test.daily')!;
+    expect(rec.error).toBe('request with Bearer [REDACTED] refused');
+    expect(JSON.stringify(a.notices)).not.toContain(token);
+    expect(a.notices[0]?.error).toBe('request with Bearer [REDACTED] refused');
+    await a.shutdown();
+  });
+});
