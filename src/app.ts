@@ -17,6 +17,7 @@ import { buildWallet } from './app/wallet.js';
 import { buildWithdrawals } from './app/withdrawals.js';
 import { configSecrets, type Config } from './config.js';
 import type { Deps } from './deps.js';
+import { createDigests } from './digest/service.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { scheduleJobs } from './jobs/table.js';
@@ -170,7 +171,18 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           logger.error({ err }, 'recovering withdrawals after the store could write again failed'),
         );
     });
-    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts });
+    // The wallet client's `originBalances()` (issue 15, point 2) is wired here as `balances` once it exists.
+    const digests = createDigests({
+      store,
+      wallet: wallet.client,
+      withdrawals: withdrawals.service,
+      policy,
+      outbox,
+      logger,
+      now,
+      slack: slackClient.client,
+    });
+    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts, digest: digests });
 
     const deps: Deps = {
       config,
@@ -182,6 +194,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals: withdrawals.service,
       alerts,
+      digests,
       cardPermalink: withdrawals.cardPermalink,
       registerWebhook: (by) =>
         registerWebhook({

@@ -4,6 +4,7 @@
  */
 import type { Alerts } from './alerts/index.js';
 import type { Config } from './config.js';
+import type { DigestService } from './digest/service.js';
 import type { Scheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
 import type { Outbox } from './outbox/index.js';
@@ -24,6 +25,8 @@ export interface Deps {
   withdrawals: WithdrawalService;
   /** The alerts part (/treasury status shows what it has seen). */
   alerts: Alerts;
+  /** The daily digest (/treasury digest, the `digest.daily` job). */
+  digests: DigestService;
   /** A withdrawal card's permalink, undefined until the card is posted (one source for DMs and the Home). */
   cardPermalink(requestId: string): Promise<string | undefined>;
   /** Registers PUBLIC_URL/webhooks/wallet/<secret> with the wallet service. */

@@ -6,6 +6,7 @@
  * overlaps itself and runs once at start, to catch up on what a downtime missed.
  */
 import type { Alerts } from '../alerts/index.js';
+import type { DigestService } from '../digest/service.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import type { Job, Scheduler } from './scheduler.js';
@@ -14,6 +15,7 @@ import type { Job, Scheduler } from './scheduler.js';
 export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
+  digest: Pick<DigestService, 'runDaily'>;
 }
 
 type PartName = keyof JobParts;
@@ -23,6 +25,10 @@ interface JobDeclaration<P extends PartName> {
   part: P;
   /** node-cron expression (six fields: seconds first). */
   schedule: string;
+  /** A shorter name the policy's `schedule:` section may use (e.g. `digest`). */
+  alias?: string;
+  /** Run once at start to catch up (default true); false for jobs whose run is a post people read at a set time. */
+  runOnStart?: boolean;
   description: string;
   run: (part: JobParts[P]) => Promise<void>;
 }
@@ -32,6 +38,7 @@ export interface JobRow {
   name: string;
   part: PartName;
   schedule: string;
+  alias?: string;
   description: string;
   bind(parts: Partial<JobParts>): Job | undefined;
 }
@@ -41,10 +48,18 @@ function job<P extends PartName>(d: JobDeclaration<P>): JobRow {
     name: d.name,
     part: d.part,
     schedule: d.schedule,
+    ...(d.alias ? { alias: d.alias } : {}),
     description: d.description,
     bind(parts) {
       const part = parts[d.part] as JobParts[P] | undefined;
-      return part ? { name: d.name, schedule: d.schedule, run: () => d.run(part) } : undefined;
+      return part
+        ? {
+            name: d.name,
+            schedule: d.schedule,
+            run: () => d.run(part),
+            ...(d.runOnStart === false ? { runOnStart: false } : {}),
+          }
+        : undefined;
     },
   };
 }
@@ -79,6 +94,18 @@ export const JOBS: readonly JobRow[] = [
     schedule: '*/2 * * * *',
     description: 'Checks every recent unconfirmed alert against the transaction list once.',
     run: (alerts) => alerts.verifyPending(),
+  }),
+  job({
+    name: 'digest.daily',
+    alias: 'digest',
+    part: 'digest',
+    schedule: '0 8 * * *',
+    // Not at every start: a digest posted at 03:00 because the app restarted would be the day's
+    // (one per day) and the 08:00 one would be skipped.
+    runOnStart: false,
+    description:
+      'Posts the daily digest (the last 24 hours per currency, balances, approvals, largest movements, a 14-day chart) to the alerts channel, once per day.',
+    run: (digest) => digest.runDaily(),
   }),
 ];
 
