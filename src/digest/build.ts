@@ -35,6 +35,11 @@ export interface DigestInput {
   balances?: readonly BalanceLine[];
   /** The latest snapshot of an earlier UTC day, if any. */
   previous?: BalanceSnapshot;
+  /**
+   * The client of a transaction by its hash (lower case), where the app knows it (the deposit
+   * notifications, its own withdrawal requests): the service's transaction list does not say.
+   */
+  clients?: ReadonlyMap<string, string>;
 }
 
 export function currencyOf(r: TransactionRecord): string {
@@ -50,12 +55,12 @@ function shortAddress(a: string): string {
 }
 
 /** Who the money came from or went to, in a short form a person recognises: the client, else the address. */
-export function counterparty(r: TransactionRecord): string {
-  const client = r.raw.clientEmail;
-  if (r.type === 'deposit' && typeof client === 'string' && client) return client;
+export function counterparty(r: TransactionRecord, clients?: ReadonlyMap<string, string>): string {
+  const client = r.hash ? clients?.get(r.hash.toLowerCase()) : undefined;
   const addr = r.type === 'deposit' ? r.fromAddress : r.toAddress;
-  if (addr) return shortAddress(addr);
-  return typeof client === 'string' && client ? client : 'unknown';
+  if (r.type === 'deposit' && client) return client;
+  if (addr) return client ? `${shortAddress(addr)} (${client})` : shortAddress(addr);
+  return client ?? 'unknown';
 }
 
 export function utcDayOf(ms: number): string {
@@ -105,7 +110,7 @@ function expiredIn(w: WithdrawalRequest, from: number, to: number): boolean {
   return at >= from && at < to;
 }
 
-function largest(records: readonly TransactionRecord[]): DigestMovement[] {
+function largest(records: readonly TransactionRecord[], clients?: ReadonlyMap<string, string>): DigestMovement[] {
   // Amounts of different currencies do not compare: the largest are ranked within each
   // currency, then taken in turn (each currency's largest first), so one busy currency does
   // not hide another's big movement.
@@ -127,7 +132,7 @@ function largest(records: readonly TransactionRecord[]): DigestMovement[] {
     currency: currencyOf(r),
     network: networkOf(r),
     amount: new Dec(r.amount).toFixed(),
-    party: counterparty(r),
+    party: counterparty(r, clients),
     ...(r.timestamp ? { at: r.timestamp.getTime() } : {}),
   }));
 }
@@ -184,7 +189,7 @@ export function buildDigest(input: DigestInput): Digest {
       expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
       unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
     },
-    largest: largest(inPeriod),
+    largest: largest(inPeriod, input.clients),
     chart: chart(input.records, to),
   };
 }

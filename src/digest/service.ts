@@ -10,6 +10,7 @@
  * looked up in the channel's history: a file with the chart's title means it landed.
  */
 import type { WebClient } from '@slack/web-api';
+import { ALERT_COLLECTIONS } from '../alerts/types.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
@@ -111,6 +112,16 @@ export function createDigests(o: DigestOptions): DigestService {
     return best;
   }
 
+  /** Who a transaction was for, by hash: from deposit notifications and our own withdrawal requests. */
+  function clients(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const a of store.find(ALERT_COLLECTIONS.alerts, (x) => Boolean(x.hash && x.clientEmail)))
+      out.set(a.hash!.toLowerCase(), a.clientEmail!);
+    for (const w of o.withdrawals.list())
+      if (w.result?.transactionHash) out.set(w.result.transactionHash.toLowerCase(), w.clientEmail);
+    return out;
+  }
+
   async function build(days: number): Promise<Digest> {
     const now = o.now();
     const today = utcDayOf(now);
@@ -126,6 +137,7 @@ export function createDigests(o: DigestOptions): DigestService {
       withdrawals: o.withdrawals.list(),
       ...(balances ? { balances } : {}),
       previous: previousSnapshot(today),
+      clients: clients(),
     });
     if (balances) {
       const snapshot: BalanceSnapshot = { day: today, at: now, lines: balances };
