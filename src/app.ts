@@ -18,6 +18,7 @@ import { buildWithdrawals } from './app/withdrawals.js';
 import { configSecrets, type Config } from './config.js';
 import type { Deps } from './deps.js';
 import { createDigests } from './digest/service.js';
+import { createMonthlyExports } from './transactions/monthly.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { scheduleJobs } from './jobs/table.js';
@@ -182,7 +183,21 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
       slack: slackClient.client,
     });
-    scheduleJobs(scheduler, { withdrawals: withdrawals.service, alerts, digest: digests });
+    const monthlyExports = createMonthlyExports({
+      store,
+      wallet: wallet.client,
+      policy,
+      groups: slackClient.groups,
+      slack: slackClient.client,
+      logger,
+      now,
+    });
+    scheduleJobs(scheduler, {
+      withdrawals: withdrawals.service,
+      alerts,
+      digest: digests,
+      exports: monthlyExports,
+    });
 
     const deps: Deps = {
       config,

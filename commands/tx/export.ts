@@ -7,25 +7,8 @@ import { utcDay } from '../../src/format/time.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { exportTransactions, ExportTooLargeError } from '../../src/transactions/export.js';
 import { describeFilters, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
-import { type ExportFormat, FORMAT_NAMES } from '../../src/transactions/formats.js';
+import { accountingNotes, type ExportFormat, FORMAT_NAMES } from '../../src/transactions/formats.js';
 import type { CommandDeps } from '../deps.js';
-
-/** What a person must know before importing an accounting file: what was left out, and mixed currencies. */
-export function accountingNotes(
-  format: Exclude<ExportFormat, 'csv'>,
-  r: { left: number; currencies: string[] },
-): string {
-  const notes: string[] = [];
-  if (r.left)
-    notes.push(
-      `${r.left} record${r.left === 1 ? ' was' : 's were'} left out: failed, of an unknown type, or without a date (no money moved, or nothing to book).`,
-    );
-  if (format !== 'cryptio' && r.currencies.length > 1)
-    notes.push(
-      `The file holds ${r.currencies.join(', ')}: ${FORMAT_NAMES[format]} imports one bank account (one currency) per file, so export each with \`currency=\`.`,
-    );
-  return notes.length ? `\n${notes.join('\n')}` : '';
-}
 
 export async function exportToDm(
   deps: CommandDeps,

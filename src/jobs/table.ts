@@ -7,6 +7,7 @@
  */
 import type { Alerts } from '../alerts/index.js';
 import type { DigestService } from '../digest/service.js';
+import type { MonthlyExports } from '../transactions/monthly.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import type { Job, Scheduler } from './scheduler.js';
@@ -16,6 +17,7 @@ export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
   digest: Pick<DigestService, 'runDaily'>;
+  exports: Pick<MonthlyExports, 'runMonthly'>;
 }
 
 type PartName = keyof JobParts;
@@ -106,6 +108,15 @@ export const JOBS: readonly JobRow[] = [
     description:
       'Posts the daily digest (the last 24 hours per currency, balances, approvals, largest movements, a 14-day chart) to the alerts channel, once per day.',
     run: (digest) => digest.runDaily(),
+  }),
+  job({
+    name: 'exports.monthly',
+    part: 'exports',
+    schedule: '0 9 1 * *',
+    runOnStart: false,
+    description:
+      "Sends last month's transactions to each admin by DM in the policy's exports.monthly format, once per month.",
+    run: (exports) => exports.runMonthly(),
   }),
 ];
 

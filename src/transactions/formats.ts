@@ -176,8 +176,8 @@ export function accountingRows(
   records: readonly TransactionRecord[],
 ): { rows: string[][]; exported: number; left: number; currencies: string[] } {
   const spec = ACCOUNTING_FORMATS[format];
-  const rows: string[][] = [[...spec.header]];
   const currencies = new Set<string>();
+  const moved: Movement[] = [];
   let left = 0;
   for (const r of records) {
     const m = movement(r);
@@ -186,7 +186,24 @@ export function accountingRows(
       continue;
     }
     currencies.add(currencyOf(r));
-    rows.push(spec.row(m));
+    moved.push(m);
   }
-  return { rows, exported: rows.length - 1, left, currencies: [...currencies].sort() };
+  // Oldest first, as a statement reads (the service lists newest first).
+  moved.sort((a, b) => a.at.getTime() - b.at.getTime());
+  const rows: string[][] = [[...spec.header], ...moved.map((m) => spec.row(m))];
+  return { rows, exported: moved.length, left, currencies: [...currencies].sort() };
+}
+
+/** What a person must know before importing an accounting file: what was left out, and mixed currencies. */
+export function accountingNotes(format: AccountingFormat, r: { left: number; currencies: string[] }): string {
+  const notes: string[] = [];
+  if (r.left)
+    notes.push(
+      `${r.left} record${r.left === 1 ? ' was' : 's were'} left out: failed, of an unknown type, or without a date (no money moved, or nothing to book).`,
+    );
+  if (format !== 'cryptio' && r.currencies.length > 1)
+    notes.push(
+      `The file holds ${r.currencies.join(', ')}: ${FORMAT_NAMES[format]} imports one bank account (one currency) per file, so export each with \`currency=\`.`,
+    );
+  return notes.length ? `\n${notes.join('\n')}` : '';
 }

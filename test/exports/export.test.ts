@@ -67,20 +67,21 @@ describe('/tx export format=…', () => {
     expect(file!.channel).toBe(t.fake.dmChannel(USERS.viewer));
     expect(file!.name).toMatch(/^transactions-\d{4}-\d\d-\d\d-xero\.csv$/);
     expect(rows[0]).toEqual(['Date', 'Amount', 'Payee', 'Description', 'Reference']);
+    // Oldest first, as a statement reads.
     expect(rows.slice(1)).toEqual([
-      [
-        '03/11/2026',
-        '1250.123456789012345678',
-        '0x2222222222222222222222222222222222222222',
-        'USDT deposit on BSC (tx 0xdep1)',
-        'dep-ref-1',
-      ],
       [
         '01/11/2026',
         '-0.1',
         '0x3333333333333333333333333333333333333333',
         'USDT withdrawal on BSC (tx 0xwd1)',
         'wd-ref-1',
+      ],
+      [
+        '03/11/2026',
+        '1250.123456789012345678',
+        '0x2222222222222222222222222222222222222222',
+        'USDT deposit on BSC (tx 0xdep1)',
+        'dep-ref-1',
       ],
     ]);
     expect(last).toContain('Export finished: 2 records for Xero');
@@ -93,8 +94,8 @@ describe('/tx export format=…', () => {
     const { rows } = await exportFile('format=QuickBooks');
     expect(rows[0]).toEqual(['Date', 'Description', 'Amount']);
     expect(rows.slice(1)).toEqual([
-      ['11/03/2026', 'USDT deposit on BSC (tx 0xdep1)', '1250.123456789012345678'],
       ['11/01/2026', 'USDT withdrawal on BSC (tx 0xwd1)', '-0.1'],
+      ['11/03/2026', 'USDT deposit on BSC (tx 0xdep1)', '1250.123456789012345678'],
     ]);
   });
 
@@ -120,7 +121,7 @@ describe('/tx export format=…', () => {
       'otherParties',
       'note',
     ]);
-    expect(rows[1]).toEqual([
+    expect(rows[2]).toEqual([
       '2026-11-03 07:05:09',
       'deposit',
       '0xdep1',
@@ -139,7 +140,7 @@ describe('/tx export format=…', () => {
       '0x2222222222222222222222222222222222222222',
       'BSC, reference dep-ref-1',
     ]);
-    expect(rows[2]).toEqual([
+    expect(rows[1]).toEqual([
       '2026-11-01 07:05:09',
       'withdraw',
       '0xwd1',
