@@ -17,6 +17,7 @@ const registry: Array<{ name: string; load: () => Promise<{ default: Bench }> }>
   { name: 'slack-ack', load: () => import('./slack-ack.bench.js') },
   { name: 'withdrawals', load: () => import('./withdrawals.bench.js') },
   { name: 'alerts', load: () => import('./alerts.bench.js') },
+  { name: 'digest', load: () => import('./digest.bench.js') },
 ];
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
