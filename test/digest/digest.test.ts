@@ -207,3 +207,27 @@ describe('the scheduled digest (digest.daily)', () => {
     expect(new Set(charts().map((c) => c.title)).size).toBe(2);
   });
 });
+
+describe('the scheduled digest chart after a lost answer', () => {
+  let t: TestApp | undefined;
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('looks in the channel before uploading again: the chart that landed is not sent twice', async () => {
+    t = await startTestApp();
+    seed(t, Date.now());
+    // Slack completes the upload, but only after the client (10 s timeout) has given up on the answer.
+    t.fake.failNext('files.completeUploadExternal', { delayMs: 11_000 });
+    await t.app.deps.scheduler.runNow('digest.daily');
+    expect(t.logs()).toContain('the digest chart upload failed');
+    const charts = () =>
+      t!.fake.files().filter((f) => f.channel === CHANNELS.alerts && f.title.startsWith('Treasury digest chart'));
+    for (let i = 0; i < 100 && charts().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(charts()).toHaveLength(1);
+    await t.app.deps.scheduler.runNow('digest.daily');
+    expect(t.fake.calls('conversations.history').some((c) => c.args.channel === CHANNELS.alerts)).toBe(true);
+    expect(charts()).toHaveLength(1);
+    expect(t.fake.calls('files.getUploadURLExternal')).toHaveLength(1);
+  }, 30_000);
+});
