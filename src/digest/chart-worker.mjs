@@ -69,6 +69,7 @@ function option({ title, days, panels, panelHeight }) {
       data: ['Deposits', 'Withdrawals'],
       right: 24,
       top: 16,
+      itemGap: 24,
       textStyle: { fontSize: 14, fontFamily: FONT },
     },
     grid,
