@@ -92,7 +92,7 @@ describe('/treasury digest [days]', () => {
     });
     expect(res.status).toBeLessThan(300);
     // Its notification names the client (the transaction list does not): wait for its alert.
-    await t.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.args).includes('5,000.20 USDT'));
+    await t.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.args).includes('5,000.20 USDT'), 20_000);
 
     const { res: ack, responseUrl } = await t.command('/treasury', 'digest 14', USERS.viewer);
     expect(ack.status).toBe(200);
@@ -120,7 +120,8 @@ describe('/treasury digest [days]', () => {
     expect(text).toMatch(/:outbox_tray: Out 1\.25 ETH on ETH · to 0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}/);
     expect(text).not.toContain('99,999');
 
-    const call = await t.fake.waitFor('files.completeUploadExternal');
+    // The chart is drawn in a worker after the answer (a cold worker loads echarts first): wait for its upload.
+    const call = await t.fake.waitFor('files.completeUploadExternal', undefined, 30_000);
     expect(call.args.channel_id).toBe(CHANNELS.command);
     const [file] = t.fake.files().filter((f) => f.channel === CHANNELS.command);
     expect(file!.name).toMatch(/^treasury-digest-chart-\d{4}-\d\d-\d\d-last-14-days-\.png$/);
@@ -177,7 +178,7 @@ describe('the scheduled digest (digest.daily)', () => {
     // The first chart upload fails: it is retried at the next run, after looking in the channel.
     fake.failNext('files.completeUploadExternal', { status: 500 });
     await t.app.deps.scheduler.runNow('digest.daily');
-    await t.app.deps.outbox.drain(5000);
+    await t.app.deps.outbox.drain(15_000);
     expect(digests()).toHaveLength(1);
     expect(charts()).toHaveLength(0);
     await t.app.deps.scheduler.runNow('digest.daily');
@@ -189,7 +190,7 @@ describe('the scheduled digest (digest.daily)', () => {
     await t.stop();
     t = await startTestApp({ fake, dataDir });
     await t.app.deps.scheduler.runNow('digest.daily');
-    await t.app.deps.outbox.drain(5000);
+    await t.app.deps.outbox.drain(15_000);
     expect(digests()).toHaveLength(1);
     expect(charts()).toHaveLength(1);
     expect(
@@ -201,11 +202,11 @@ describe('the scheduled digest (digest.daily)', () => {
     t = await startTestApp({ fake, dataDir, now: () => Date.now() + DAY });
     await t.app.deps.scheduler.runNow('digest.daily');
     await t.app.deps.scheduler.runNow('digest.daily');
-    await t.app.deps.outbox.drain(5000);
+    await t.app.deps.outbox.drain(15_000);
     expect(digests()).toHaveLength(2);
     expect(charts()).toHaveLength(2);
     expect(new Set(charts().map((c) => c.title)).size).toBe(2);
-  });
+  }, 60_000);
 });
 
 describe('the scheduled digest chart after a lost answer', () => {
@@ -223,11 +224,11 @@ describe('the scheduled digest chart after a lost answer', () => {
     expect(t.logs()).toContain('the digest chart upload failed');
     const charts = () =>
       t!.fake.files().filter((f) => f.channel === CHANNELS.alerts && f.title.startsWith('Treasury digest chart'));
-    for (let i = 0; i < 100 && charts().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 400 && charts().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(charts()).toHaveLength(1);
     await t.app.deps.scheduler.runNow('digest.daily');
     expect(t.fake.calls('conversations.history').some((c) => c.args.channel === CHANNELS.alerts)).toBe(true);
     expect(charts()).toHaveLength(1);
     expect(t.fake.calls('files.getUploadURLExternal')).toHaveLength(1);
-  }, 30_000);
+  }, 60_000);
 });

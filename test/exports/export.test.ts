@@ -54,7 +54,7 @@ async function exportFile(args: string) {
   const before = new Set(t.fake.files().map((f) => f.id));
   const { res, responseUrl } = await t.command('/tx', `export ${args}`, USERS.viewer);
   expect(res.status).toBe(200);
-  const replies = await t.repliesUntil(responseUrl, (r) => /Export finished|:warning:/.test(String(r.text)));
+  const replies = await t.repliesUntil(responseUrl, (r) => /Export finished|:warning:/.test(String(r.text)), 15_000);
   const last = String(replies.at(-1)!.text);
   const file = t.fake.files().find((f) => !before.has(f.id));
   return { last, file, rows: file ? (parseCsv(file.content.toString('utf8')) as string[][]) : [] };
