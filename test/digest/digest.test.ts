@@ -134,6 +134,7 @@ describe('/treasury digest [days]', () => {
 
   it('keeps the last 24 hours as the default', async () => {
     seed(t, Date.now());
+    const uploads = t.fake.calls('files.completeUploadExternal').length;
     const { responseUrl } = await t.command('/treasury', 'digest', USERS.viewer);
     const text = visibleText((await t.replies(responseUrl))[0]!);
     expect(text).toContain('Treasury digest: last 24 hours');
@@ -141,6 +142,13 @@ describe('/treasury digest [days]', () => {
       '*USDT*: 2 deposits confirmed, 2,500.15 USDT in · 1 withdrawal confirmed, 1,000.50 USDT out',
     );
     expect(text).toContain('From 4 transactions in the wallet');
+    // Its chart follows the answer (and must not be taken for one of the next test's).
+    await t.fake.waitFor(
+      'files.completeUploadExternal',
+      () => t.fake.calls('files.completeUploadExternal').length > uploads,
+      30_000,
+    );
+    expect(t.fake.files().filter((f) => f.title.includes('(last 24 hours)'))).toHaveLength(1);
   });
 
   it.each(['0', '32', 'abc', '7 days', '-3', '1.5'])('refuses “digest %s” with the usage', async (arg) => {
