@@ -38,16 +38,17 @@ export const COMMANDS = [
     name: '/tx',
     description: 'Look up or export transactions',
     usageHint:
-      '[export] [currency=..] [network=..] [status=confirmed|failed] [type=deposit|withdrawal] [hash=..] [address=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
+      '[export [format=csv|xero|quickbooks|cryptio]] [currency=..] [network=..] [status=confirmed|failed] [type=deposit|withdrawal] [hash=..] [address=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
     help: [
       '`/tx [filters]`: transactions, newest first. Examples: `/tx currency=USDT status=failed`, `/tx type=deposit from=2026-11-01 to=2026-11-15 size=50`, `/tx hash=0x…`',
       '`/tx export [filters]`: every matching transaction as a CSV file, sent to you in a direct message.',
+      '`/tx export format=xero|quickbooks|cryptio [filters]`: the same, as the accounting tool imports it (Xero bank statement, QuickBooks Online bank upload, Cryptio custom import). Example: `/tx export format=xero currency=USDT from=2026-11-01 to=2026-11-30`',
     ],
   },
   {
     name: '/treasury',
     description: 'Help, status, policy, audit, digest, webhook registration',
-    usageHint: 'help | status | policy | audit [export] | digest | webhook register',
+    usageHint: 'help | status | policy | audit [export] | digest [days] | webhook register',
     // Its verbs' lines come from TREASURY_VERBS.
     help: [],
   },
@@ -74,8 +75,9 @@ export const TREASURY_VERBS = {
   },
   'audit export': { usage: 'audit export', summary: 'the whole audit log as a CSV file, in a DM', role: 'admins' },
   digest: {
-    usage: 'digest',
-    summary: 'the last 24 hours: deposits and withdrawals per currency, approvals waiting, outcomes to check',
+    usage: 'digest [days]',
+    summary:
+      'the last 24 hours (or 1 to 31 days): deposits and withdrawals per currency, balances, approvals, the largest movements, and a 14-day chart posted in the channel',
     role: 'viewers',
   },
   balances: {

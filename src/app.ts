@@ -20,9 +20,11 @@ import { buildWithdrawals } from './app/withdrawals.js';
 import { configSecrets, type Config } from './config.js';
 import { createFreezeService } from './freeze/service.js';
 import type { Deps } from './deps.js';
+import { createDigests } from './digest/service.js';
+import { createMonthlyExports } from './transactions/monthly.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { Scheduler } from './jobs/scheduler.js';
-import { scheduleJobs } from './jobs/table.js';
+import { scheduleJobs, scheduleProblems } from './jobs/table.js';
 import { jobNoticeSender } from './jobs/notices.js';
 import { Retention } from './jobs/retention.js';
 import { registerJobNoticeRenderer } from './slack/job-messages.js';
@@ -125,6 +127,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         ? undefined
         : resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl),
       fixed: o.policy,
+      check: (p) => scheduleProblems(p.schedule).map((m) => `schedule: ${m}`),
       onApplied: () => late.recheck?.(),
     });
     await governor.load();
@@ -255,6 +258,30 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger: logger.child({ component: 'retention' }),
       now,
     });
+    const digests = createDigests({
+      store,
+      wallet: wallet.client,
+      withdrawals: withdrawals.service,
+      get policy(): Policy {
+        return governor.current();
+      },
+      outbox,
+      logger,
+      now,
+      slack: slackClient.client,
+      balances: () => wallet.client.originBalances(),
+    });
+    const monthlyExports = createMonthlyExports({
+      store,
+      wallet: wallet.client,
+      get policy(): Policy {
+        return governor.current();
+      },
+      groups: slackClient.groups,
+      slack: slackClient.client,
+      logger,
+      now,
+    });
 
     const deps: Deps = {
       config,
@@ -271,6 +298,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       stepUp,
       alerts,
       balances,
+      digests,
       cardPermalink: withdrawals.cardPermalink,
       registerWebhook: (by) =>
         registerWebhook({
@@ -292,17 +320,19 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
     };
 
-    // After deps: each job reads its schedule from the policy in force. A `schedule:` name no job
-    // has is logged, not refused, until the digest job (named in policy.example.yml) is in the
-    // table; then pass `{ refuse: true }` (the default) so such a policy stops the start.
+    // After deps: each job reads its schedule from the policy in force (whose `schedule:` names
+    // the governor checked against the job table before accepting it).
     scheduleJobs(
       scheduler,
-      { withdrawals: withdrawals.service, alerts, balances: balances.watch, store: retention },
-      () => deps.policy,
       {
-        refuse: false,
-        logger,
+        withdrawals: withdrawals.service,
+        alerts,
+        balances: balances.watch,
+        store: retention,
+        digest: digests,
+        exports: monthlyExports,
       },
+      () => deps.policy,
     );
     const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
     const routes = appRoutes({

@@ -6,6 +6,7 @@ import type { Alerts } from './alerts/index.js';
 import type { BalancesPart } from './app/balances.js';
 import type { Config } from './config.js';
 import type { FreezeService } from './freeze/service.js';
+import type { DigestService } from './digest/service.js';
 import type { Scheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
 import type { Outbox } from './outbox/index.js';
@@ -35,6 +36,8 @@ export interface Deps {
   alerts: Alerts;
   /** The origin accounts' balances (/treasury balances, the App Home) and the low-balance watch. */
   balances: BalancesPart;
+  /** The daily digest (/treasury digest, the `digest.daily` job). */
+  digests: DigestService;
   /** A withdrawal card's permalink, undefined until the card is posted (one source for DMs and the Home). */
   cardPermalink(requestId: string): Promise<string | undefined>;
   /** Registers PUBLIC_URL/webhooks/wallet/<secret> with the wallet service. */

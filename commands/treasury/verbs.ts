@@ -13,7 +13,6 @@ import { isWalletError } from '../../src/wallet/errors.js';
 import { context, esc, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
-import { dailyDigest } from '../../src/transactions/digest.js';
 import { registrationStatus } from '../../src/webhooks/registration.js';
 import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import { jobStatusBlocks, storeSizeLine } from '../../src/slack/job-messages.js';
@@ -27,6 +26,7 @@ import type { VerbName } from '../table.js';
 import { stepUpResetVerb } from './step-up-reset.js';
 import { balancesVerb } from './balances.js';
 import { withdrawalVerb } from './withdrawal.js';
+import { digestVerb } from './digest.js';
 
 interface VerbContext {
   deps: CommandDeps;
@@ -34,6 +34,8 @@ interface VerbContext {
   userId: string;
   respond: RespondFn;
   client: App['client'];
+  /** Where the command was typed (the digest's chart is uploaded there). */
+  channelId: string;
 }
 
 export interface VerbRun {
@@ -258,28 +260,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   },
 
   digest: {
-    run: async ({ deps, respond }) => {
-      const d = await dailyDigest(deps.wallet, deps.now());
-      const lines = d.lines.map(
-        (l) =>
-          `*${l.currency}*: ${count(l.deposits.count, 'deposit')} confirmed, ${formatAmount(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${formatAmount(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}`,
-      );
-      const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
-      await respond({
-        response_type: 'ephemeral',
-        text: 'Treasury digest (last 24 hours)',
-        blocks: [
-          header('Treasury digest: last 24 hours'),
-          ...packLines(lines.length ? lines : ['_No transactions in the last 24 hours._']),
-          section(
-            `*Waiting for approval*: ${deps.withdrawals.pendingCount()}${unknown ? ` · :warning: *${count(unknown, 'withdrawal')} with an unknown outcome* (see their cards)` : ''}`,
-          ),
-          context(
-            `From ${count(d.records, 'transaction')} in the wallet's history${d.truncated ? ' (the oldest were left out: `/tx export` has everything)' : ''}.`,
-          ),
-        ],
-      });
-    },
+    run: (ctx) => digestVerb(ctx),
   },
 
   balances: balancesVerb,

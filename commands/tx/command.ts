@@ -7,6 +7,7 @@ import { guarded } from '../../src/slack/guard.js';
 import { cut, echo } from '../../src/slack/limits.js';
 import { words } from '../../src/slack/text.js';
 import { FILTER_HELP, parseFilters } from '../../src/transactions/filters.js';
+import { EXPORT_FORMATS, type ExportFormat, isExportFormat } from '../../src/transactions/formats.js';
 import type { CommandDeps } from '../deps.js';
 import { exportToDm } from './export.js';
 import { showPage } from './page.js';
@@ -15,7 +16,19 @@ import { showPage } from './page.js';
 const MAX_TEXT = 2_000;
 /** As many as there are filter keys: a person fixing a command sees every problem of it. */
 const MAX_ERRORS = 10;
-const USAGE = `Usage: \`/tx [${FILTER_HELP}]\` or \`/tx export [filters]\``;
+const USAGE = `Usage: \`/tx [${FILTER_HELP}]\` or \`/tx export [format=${EXPORT_FORMATS.join('|')}] [filters]\``;
+
+/** `format=…` of `/tx export`, taken out of the words before the filters are read. */
+function takeFormat(words: string[]): { format: ExportFormat; rest: string[] } | { error: string } {
+  const at = words.filter((w) => w.toLowerCase().startsWith('format='));
+  const rest = words.filter((w) => !w.toLowerCase().startsWith('format='));
+  if (at.length === 0) return { format: 'csv', rest };
+  const value = at[0]!.slice('format='.length).toLowerCase();
+  if (at.length > 1) return { error: 'format= is given more than once; give one' };
+  if (!isExportFormat(value))
+    return { error: `unknown format “${echo(value)}”; accepted: ${EXPORT_FORMATS.join(', ')}` };
+  return { format: value, rest };
+}
 
 type TxCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'respond'> & { client: App['client'] };
 
@@ -31,7 +44,10 @@ export function txCommand(deps: CommandDeps) {
           text: `:warning: That is ${command.text.length.toLocaleString('en')} characters; \`/tx\` takes at most ${MAX_TEXT} (a few key=value filters).\n${USAGE}`,
         }));
       }
-      const parsed = parseFilters(isExport ? w.slice(1) : w);
+      const taken = isExport ? takeFormat(w.slice(1)) : { format: 'csv' as const, rest: w };
+      if ('error' in taken)
+        return void (await respond({ response_type: 'ephemeral', text: `:warning: ${taken.error}\n${USAGE}` }));
+      const parsed = parseFilters(taken.rest);
       if (!parsed.ok) {
         // Each quoted piece of the person's input is echoed short, on one line, escaped.
         const shown = parsed.errors.slice(0, MAX_ERRORS).map((e) =>
@@ -51,7 +67,7 @@ export function txCommand(deps: CommandDeps) {
           response_type: 'ephemeral',
           ...(await showPage(deps, parsed.raw, parsed.query)),
         }));
-      await exportToDm(deps, respond, client, command.user_id, parsed.raw, parsed.query);
+      await exportToDm(deps, respond, client, command.user_id, parsed.raw, parsed.query, taken.format);
     });
   };
 }

@@ -7,6 +7,7 @@ import { utcDay } from '../../src/format/time.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { exportTransactions, ExportTooLargeError } from '../../src/transactions/export.js';
 import { describeFilters, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
+import { accountingNotes, type ExportFormat, FORMAT_NAMES } from '../../src/transactions/formats.js';
 import type { CommandDeps } from '../deps.js';
 
 export async function exportToDm(
@@ -16,6 +17,7 @@ export async function exportToDm(
   userId: string,
   raw: RawFilters,
   query: TxQuery,
+  format: ExportFormat = 'csv',
 ): Promise<void> {
   const filters = describeFilters(raw);
   await respond({
@@ -28,29 +30,49 @@ export async function exportToDm(
   let nextMark = 0.25;
   let lastUpdate = deps.now();
   try {
-    const result = await exportTransactions(deps.wallet, query, async (p) => {
-      const done = p.page / Math.max(p.totalPages, 1);
-      if (progressLeft === 0 || done >= 1 || done < nextMark || deps.now() - lastUpdate < 1_000) return;
-      progressLeft--;
-      while (nextMark <= done) nextMark += 0.25;
-      lastUpdate = deps.now();
-      await respond({
-        replace_original: true,
-        text: `:hourglass_flowing_sand: Exporting… page ${p.page} of ${p.totalPages} (${p.records} of ${p.totalRecords} records)`,
-      });
-    });
+    const result = await exportTransactions(
+      deps.wallet,
+      query,
+      async (p) => {
+        const done = p.page / Math.max(p.totalPages, 1);
+        if (progressLeft === 0 || done >= 1 || done < nextMark || deps.now() - lastUpdate < 1_000) return;
+        progressLeft--;
+        while (nextMark <= done) nextMark += 0.25;
+        lastUpdate = deps.now();
+        await respond({
+          replace_original: true,
+          text: `:hourglass_flowing_sand: Exporting… page ${p.page} of ${p.totalPages} (${p.records} of ${p.totalRecords} records)`,
+        });
+      },
+      format,
+    );
     const day = utcDay(deps.now());
-    const filename = `transactions-${day}.csv`;
+    if (format === 'csv') {
+      const filename = `transactions-${day}.csv`;
+      await client.files.uploadV2({
+        channel_id: await dmChannel(client, userId),
+        file: Buffer.from(result.csv, 'utf8'),
+        filename,
+        title: `Transactions export ${day} (${result.records} records)`,
+        initial_comment: `Transactions export: ${result.records} records, filters \`${filters}\`.`,
+      });
+      return void (await respond({
+        replace_original: true,
+        text: `:white_check_mark: Export finished: ${result.records} records in \`${filename}\`, sent to you in a direct message.`,
+      }));
+    }
+    const filename = `transactions-${day}-${format}.csv`;
+    const notes = accountingNotes(format, result);
     await client.files.uploadV2({
       channel_id: await dmChannel(client, userId),
       file: Buffer.from(result.csv, 'utf8'),
       filename,
-      title: `Transactions export ${day} (${result.records} records)`,
-      initial_comment: `Transactions export: ${result.records} records, filters \`${filters}\`.`,
+      title: `Transactions export ${day} for ${FORMAT_NAMES[format]} (${result.exported} rows)`,
+      initial_comment: `Transactions export for ${FORMAT_NAMES[format]}: ${result.exported} rows, filters \`${filters}\`.${notes}`,
     });
     await respond({
       replace_original: true,
-      text: `:white_check_mark: Export finished: ${result.records} records in \`${filename}\`, sent to you in a direct message.`,
+      text: `:white_check_mark: Export finished: ${result.exported} records for ${FORMAT_NAMES[format]} in \`${filename}\`, sent to you in a direct message.${notes}`,
     });
   } catch (err) {
     if (err instanceof ExportTooLargeError)

@@ -13,6 +13,8 @@
 import type { Alerts } from '../alerts/index.js';
 import type { Logger } from '../log.js';
 import type { Policy } from '../policy/schema.js';
+import type { DigestService } from '../digest/service.js';
+import type { MonthlyExports } from '../transactions/monthly.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
@@ -25,6 +27,8 @@ export interface JobParts {
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
   balances: Pick<LowBalanceWatch, 'check'>;
   store: Pick<Retention, 'prune'>;
+  digest: Pick<DigestService, 'runDaily'>;
+  exports: Pick<MonthlyExports, 'runMonthly'>;
 }
 
 type PartName = keyof JobParts;
@@ -144,6 +148,30 @@ export const JOBS: readonly JobRow[] = [
     run: async (retention) => {
       await retention.prune();
     },
+  }),
+  job({
+    name: 'digest.daily',
+    alias: 'digest',
+    part: 'digest',
+    title: 'Daily digest',
+    schedule: '0 8 * * *',
+    // A slot job: not at every start (a digest posted at 03:00 because the app restarted would be
+    // the day's, and the 08:00 one skipped), but a slot missed while the app was down runs once.
+    catchUp: true,
+    description:
+      'Posts the daily digest (the last 24 hours per currency, balances, approvals, largest movements, a 14-day chart) to the alerts channel, once per day.',
+    run: (digest) => digest.runDaily(),
+  }),
+  job({
+    name: 'exports.monthly',
+    part: 'exports',
+    alias: 'monthly-export',
+    title: 'Monthly export to the admins',
+    schedule: '0 9 1 * *',
+    catchUp: true,
+    description:
+      "Sends last month's transactions to each admin by DM in the policy's exports.monthly format, once per month.",
+    run: (exports) => exports.runMonthly(),
   }),
 ];
 

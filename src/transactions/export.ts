@@ -6,6 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TxQuery } from './filters.js';
+import { accountingRows, type ExportFormat } from './formats.js';
 
 export const EXPORT_PAGE_SIZE = 100;
 /** A guard against an export that would not fit in one upload (Slack caps files at 1 GB; people at far less). */
@@ -63,12 +64,28 @@ export class ExportTooLargeError extends Error {
   }
 }
 
-/** Walk every page of the filter; the page/pageSize of the query are ignored. */
+export interface ExportResult {
+  csv: string;
+  /** Records read from the service. */
+  records: number;
+  /** Rows written (for `csv`, every record). */
+  exported: number;
+  /** Accounting formats: records left out (failed, of unknown type, or without a date). */
+  left: number;
+  /** Accounting formats: the currencies in the file. */
+  currencies: string[];
+}
+
+/**
+ * Walk every page of the filter; the page/pageSize of the query are ignored. `csv` (the
+ * default) is our own columns, exactly as before; the others are accounting tools' imports.
+ */
 export async function exportTransactions(
   wallet: WalletClient,
   query: TxQuery,
   onProgress: (p: ExportProgress) => void | Promise<void> = () => undefined,
-): Promise<{ csv: string; records: number }> {
+  format: ExportFormat = 'csv',
+): Promise<ExportResult> {
   const { page: _page, pageSize: _size, ...filters } = query;
   const records: TransactionRecord[] = [];
   let page = 1;
@@ -83,5 +100,14 @@ export async function exportTransactions(
     if (res.records.length < EXPORT_PAGE_SIZE) break;
     page += 1;
   } while (page <= totalPages);
-  return { csv: toCsv(records), records: records.length };
+  if (format === 'csv')
+    return { csv: toCsv(records), records: records.length, exported: records.length, left: 0, currencies: [] };
+  const out = accountingRows(format, records);
+  return {
+    csv: stringify(out.rows, { record_delimiter: '\r\n' }),
+    records: records.length,
+    exported: out.exported,
+    left: out.left,
+    currencies: out.currencies,
+  };
 }

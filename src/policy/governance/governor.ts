@@ -72,6 +72,11 @@ export interface PolicyGovernorOptions {
   onApplied?: (policy: Policy) => unknown;
   /** How often the file is read even if no file-system event came (editors and network disks miss some). */
   pollMs?: number;
+  /**
+   * What the schema cannot know (e.g. that each `schedule:` name is a job of the table): the
+   * problems found, each in words; a file with any is unusable like an invalid one.
+   */
+  check?: (policy: Policy) => string[];
 }
 
 export interface PolicyGovernor {
@@ -168,10 +173,16 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
     }
   }
 
+  function checked(p: Policy, source: string): Policy {
+    const problems = o.check?.(p) ?? [];
+    if (problems.length) throw new PolicyError(`${source} is invalid:\n${problems.map((m) => `  - ${m}`).join('\n')}`);
+    return p;
+  }
+
   async function acceptFirst(): Promise<void> {
     const read = await readFileText();
     if (!read.ok) throw new PolicyError(read.error);
-    const first = parsePolicy(read.text, o.path); // no approved policy to fall back on: an invalid file stops the start
+    const first = checked(parsePolicy(read.text, o.path), o.path ?? 'policy'); // no approved policy to fall back on: an invalid file stops the start
     const hash = policyHash(first);
     const at = iso();
     await store.commit((tx) => {
@@ -205,7 +216,7 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
       let next: Policy;
       try {
         if (!read.ok) throw new PolicyError(read.error);
-        next = parsePolicy(read.text, 'The policy file');
+        next = checked(parsePolicy(read.text, 'The policy file'), 'The policy file');
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         const id = randomUUID();

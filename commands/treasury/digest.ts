@@ -1,0 +1,54 @@
+/**
+ * `/treasury digest [days]`: the digest of the last `days` days (1 to 31; default 1, the last
+ * 24 hours) as an ephemeral answer, and its chart (the last 14 days per currency) uploaded
+ * beside it in the channel where it was asked. The building is src/digest/; this only parses,
+ * answers and routes.
+ */
+import type { App, RespondFn } from '@slack/bolt';
+import { renderDigest, periodWords } from '../../src/digest/message.js';
+import { utcDay } from '../../src/format/time.js';
+import { echo } from '../../src/slack/limits.js';
+import { z } from 'zod';
+import type { CommandDeps } from '../deps.js';
+
+export const DIGEST_USAGE = '`/treasury digest [days]`: days from 1 to 31 (default 1, the last 24 hours)';
+
+const daysSchema = z.coerce.number().int().min(1).max(31);
+
+/** The days asked for, or the reason they cannot be used. */
+export function parseDigestDays(args: readonly string[]): { ok: true; days: number } | { ok: false; message: string } {
+  const rest = args.slice(1);
+  if (rest.length === 0) return { ok: true, days: 1 };
+  const [first] = rest;
+  if (rest.length > 1 || !/^\d{1,3}$/.test(first!)) {
+    return { ok: false, message: `“${echo(rest.join(' '))}” is not a number of days. Usage: ${DIGEST_USAGE}.` };
+  }
+  const parsed = daysSchema.safeParse(first);
+  return parsed.success
+    ? { ok: true, days: parsed.data }
+    : { ok: false, message: `${first} days is out of range. Usage: ${DIGEST_USAGE}.` };
+}
+
+export async function digestVerb(ctx: {
+  deps: CommandDeps;
+  args: string[];
+  respond: RespondFn;
+  client: App['client'];
+  channelId: string;
+}): Promise<void> {
+  const { deps, respond } = ctx;
+  const asked = parseDigestDays(ctx.args);
+  if (!asked.ok) return void (await respond({ response_type: 'ephemeral', text: `:warning: ${asked.message}` }));
+  const digest = await deps.digests.build(asked.days);
+  await respond({ response_type: 'ephemeral', ...renderDigest(digest) });
+  const title = `Treasury digest chart ${utcDay(deps.now())} (${periodWords(asked.days)})`;
+  try {
+    await deps.digests.uploadChart(digest, ctx.channelId, title);
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not upload the digest chart');
+    await respond({
+      response_type: 'ephemeral',
+      text: ':warning: The chart could not be posted in this channel (is the app a member of it?). Ask again in a direct message with the app to get it there.',
+    });
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The digest, built from its inputs and nothing else (no I/O, no clock): the transactions the
+ * service listed, the withdrawal requests, the balances (if any) and the previous balance
+ * snapshot. Sums are decimals, never floats; the chart's series are exact decimal text too
+ * (only the worker turns them into bar heights).
+ */
+import type { TransactionRecord } from '../wallet/schemas.js';
+import type { WithdrawalRequest } from '../withdrawals/types.js';
+import { Dec } from '../withdrawals/money.js';
+import {
+  type BalanceLine,
+  type BalanceSnapshot,
+  CHART_DAYS,
+  CHART_MAX_PANELS,
+  type ChartPanel,
+  type Digest,
+  type DigestBalance,
+  type DigestLine,
+  type DigestMovement,
+  LARGEST_COUNT,
+} from './types.js';
+
+const DAY = 86_400_000;
+
+export interface DigestInput {
+  now: number;
+  /** Whole days summed, back from `now` (1 = the last 24 hours). */
+  days: number;
+  /** Every transaction of at least the last max(days, CHART_DAYS) days (more is ignored). */
+  records: readonly TransactionRecord[];
+  /** The service had more pages than were read. */
+  truncated: boolean;
+  withdrawals: readonly WithdrawalRequest[];
+  /** undefined: unavailable. */
+  balances?: readonly BalanceLine[];
+  /** The latest snapshot of an earlier UTC day, if any. */
+  previous?: BalanceSnapshot;
+  /**
+   * The client of a transaction by its hash (lower case), where the app knows it (the deposit
+   * notifications, its own withdrawal requests): the service's transaction list does not say.
+   */
+  clients?: ReadonlyMap<string, string>;
+}
+
+export function currencyOf(r: TransactionRecord): string {
+  return r.currency?.name ?? (r.currencyName || '?');
+}
+
+export function networkOf(r: TransactionRecord): string {
+  return r.network?.name ?? r.networkName;
+}
+
+function shortAddress(a: string): string {
+  return a.length <= 13 ? a : `${a.slice(0, 6)}…${a.slice(-4)}`;
+}
+
+/** Who the money came from or went to, in a short form a person recognises: the client, else the address. */
+export function counterparty(r: TransactionRecord, clients?: ReadonlyMap<string, string>): string {
+  const client = r.hash ? clients?.get(r.hash.toLowerCase()) : undefined;
+  const addr = r.type === 'deposit' ? r.fromAddress : r.toAddress;
+  if (r.type === 'deposit' && client) return client;
+  if (addr) return client ? `${shortAddress(addr)} (${client})` : shortAddress(addr);
+  return client ?? 'unknown';
+}
+
+export function utcDayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function sumLines(records: readonly TransactionRecord[]): DigestLine[] {
+  const by = new Map<string, { dep: Dec; depN: number; wd: Dec; wdN: number; failed: number }>();
+  for (const r of records) {
+    const cur = currencyOf(r);
+    const acc = by.get(cur) ?? { dep: new Dec(0), depN: 0, wd: new Dec(0), wdN: 0, failed: 0 };
+    if (r.status === 'failed') acc.failed++;
+    else if (r.type === 'deposit') {
+      acc.dep = acc.dep.plus(r.amount);
+      acc.depN++;
+    } else if (r.type === 'withdrawal') {
+      acc.wd = acc.wd.plus(r.amount);
+      acc.wdN++;
+    }
+    by.set(cur, acc);
+  }
+  return [...by.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, a]) => ({
+      currency,
+      deposits: { count: a.depN, total: a.dep.toFixed() },
+      withdrawals: { count: a.wdN, total: a.wd.toFixed() },
+      failed: a.failed,
+    }));
+}
+
+function balances(lines: readonly BalanceLine[], previous: BalanceSnapshot | undefined): Digest['balances'] {
+  const before = new Map(previous?.lines.map((l) => [`${l.currency}\u0000${l.network}`, l.balance]));
+  const out: DigestBalance[] = [...lines]
+    .sort((a, b) => a.currency.localeCompare(b.currency) || a.network.localeCompare(b.network))
+    .map((l) => {
+      const prev = before.get(`${l.currency}\u0000${l.network}`);
+      return { ...l, change: prev === undefined ? null : new Dec(l.balance).minus(prev).toFixed() };
+    });
+  return previous ? { lines: out, since: previous.at } : { lines: out };
+}
+
+function expiredIn(w: WithdrawalRequest, from: number, to: number): boolean {
+  if (w.state !== 'expired') return false;
+  const mark = [...w.history].reverse().find((h) => h.state === 'expired');
+  const at = Date.parse(mark?.at ?? w.expiresAt);
+  return at >= from && at < to;
+}
+
+function largest(records: readonly TransactionRecord[], clients?: ReadonlyMap<string, string>): DigestMovement[] {
+  // Amounts of different currencies do not compare: the largest are ranked within each
+  // currency, then taken in turn (each currency's largest first), so one busy currency does
+  // not hide another's big movement.
+  const byCurrency = new Map<string, TransactionRecord[]>();
+  for (const r of records) {
+    if (r.status === 'failed' || r.type === 'unknown') continue;
+    const list = byCurrency.get(currencyOf(r)) ?? [];
+    list.push(r);
+    byCurrency.set(currencyOf(r), list);
+  }
+  const ranked = [...byCurrency.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([, list]) => list.sort((a, b) => new Dec(b.amount).comparedTo(a.amount)));
+  const out: TransactionRecord[] = [];
+  for (let i = 0; out.length < LARGEST_COUNT && ranked.some((l) => l.length > i); i++)
+    for (const list of ranked) if (list[i] && out.length < LARGEST_COUNT) out.push(list[i]!);
+  return out.map((r) => ({
+    type: r.type as 'deposit' | 'withdrawal',
+    currency: currencyOf(r),
+    network: networkOf(r),
+    amount: new Dec(r.amount).toFixed(),
+    party: counterparty(r, clients),
+    ...(r.timestamp ? { at: r.timestamp.getTime() } : {}),
+  }));
+}
+
+function chart(records: readonly TransactionRecord[], now: number): Digest['chart'] {
+  const days: string[] = [];
+  for (let i = CHART_DAYS - 1; i >= 0; i--) days.push(utcDayOf(now - i * DAY));
+  const index = new Map(days.map((d, i) => [d, i]));
+  const sums = new Map<string, { dep: Dec[]; wd: Dec[]; n: number }>();
+  for (const r of records) {
+    if (r.status === 'failed' || !r.timestamp || r.type === 'unknown') continue;
+    const i = index.get(utcDayOf(r.timestamp.getTime()));
+    if (i === undefined || r.timestamp.getTime() > now) continue;
+    const cur = currencyOf(r);
+    const s = sums.get(cur) ?? {
+      dep: days.map(() => new Dec(0)),
+      wd: days.map(() => new Dec(0)),
+      n: 0,
+    };
+    const col = r.type === 'deposit' ? s.dep : s.wd;
+    col[i] = col[i]!.plus(r.amount);
+    s.n++;
+    sums.set(cur, s);
+  }
+  // The busiest currencies (by number of movements) get a panel; the text has every one.
+  const panels: ChartPanel[] = [...sums.entries()]
+    .sort(([a, x], [b, y]) => y.n - x.n || a.localeCompare(b))
+    .slice(0, CHART_MAX_PANELS)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, s]) => ({
+      currency,
+      deposits: s.dep.map((d) => d.toFixed()),
+      withdrawals: s.wd.map((d) => d.toFixed()),
+    }));
+  return { days, panels };
+}
+
+export function buildDigest(input: DigestInput): Digest {
+  const to = input.now;
+  const from = to - input.days * DAY;
+  const inPeriod = input.records.filter((r) => {
+    // A record without a time was listed by the service for the period asked: it counts.
+    const t = r.timestamp?.getTime();
+    return t === undefined || (t >= from && t <= to);
+  });
+  return {
+    period: { from, to, days: input.days },
+    lines: sumLines(inPeriod),
+    records: inPeriod.length,
+    truncated: input.truncated,
+    ...(input.balances ? { balances: balances(input.balances, input.previous) } : {}),
+    approvals: {
+      pending: input.withdrawals.filter((w) => w.state === 'pending').length,
+      expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
+      unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
+    },
+    largest: largest(inPeriod, input.clients),
+    chart: chart(input.records, to),
+  };
+}

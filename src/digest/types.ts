@@ -1,0 +1,97 @@
+/**
+ * The digest's data: what the pure builder (build.ts) produces from its inputs, what the store
+ * keeps for a scheduled digest (so the outbox renders it at send time, after a restart too),
+ * and the daily balance snapshots the change of balances is measured against.
+ */
+import { collection } from '../store/collection.js';
+
+/** One origin-account balance, as the wallet client's `originBalances()` gives it. */
+export interface BalanceLine {
+  currency: string;
+  network: string;
+  /** Exact decimal text. */
+  balance: string;
+}
+
+export interface DigestLine {
+  currency: string;
+  deposits: { count: number; total: string };
+  withdrawals: { count: number; total: string };
+  failed: number;
+}
+
+export interface DigestBalance extends BalanceLine {
+  /** Exact decimal difference since the previous snapshot (signed), null when there is none to compare with. */
+  change: string | null;
+}
+
+export interface DigestMovement {
+  type: 'deposit' | 'withdrawal';
+  currency: string;
+  network: string;
+  amount: string;
+  /** The client (deposits) or the destination address shortened (withdrawals); never an internal id. */
+  party: string;
+  /** Epoch ms, when the service gave a time. */
+  at?: number;
+}
+
+/** Deposits against withdrawals per UTC day, exact decimal text, for the chart. */
+export interface ChartPanel {
+  currency: string;
+  deposits: string[];
+  withdrawals: string[];
+}
+
+export interface Digest {
+  /** The period summed: [from, to) in epoch ms; `days` whole days back from `to`. */
+  period: { from: number; to: number; days: number };
+  lines: DigestLine[];
+  /** Transactions of the period read from the service. */
+  records: number;
+  /** The service had more pages than we read: the oldest were left out. */
+  truncated: boolean;
+  /** undefined: balances unavailable (no source, or it failed). */
+  balances?: { lines: DigestBalance[]; since?: number };
+  approvals: { pending: number; expired: number; unknown: number };
+  largest: DigestMovement[];
+  chart: { days: string[]; panels: ChartPanel[] };
+}
+
+/** A day's balances, written when the digest runs (one per UTC day, the latest run of the day wins). */
+export interface BalanceSnapshot {
+  day: string;
+  at: number;
+  lines: BalanceLine[];
+}
+
+export type ChartState = 'pending' | 'uploading' | 'sent' | 'failed';
+
+/** A scheduled digest, keyed by its UTC day: at most one per day, whatever restarts happen. */
+export interface ScheduledDigest {
+  key: string;
+  day: string;
+  channel: string;
+  createdAt: number;
+  digest: Digest;
+  chart: {
+    state: ChartState;
+    attempts: number;
+    /** When the latest upload attempt was marked (durably, just before it went out). */
+    markedAt?: number;
+    title: string;
+    error?: string;
+  };
+}
+
+export const DIGEST_COLLECTIONS = {
+  snapshots: collection<BalanceSnapshot>('digest_balance_snapshots'),
+  scheduled: collection<ScheduledDigest>('digests'),
+};
+
+/** The chart covers this many UTC days, whatever period the text sums. */
+export const CHART_DAYS = 14;
+/** At most this many currency panels in one chart (the busiest); the text lists every currency. */
+export const CHART_MAX_PANELS = 10;
+/** How many of the largest movements the digest lists. */
+export const LARGEST_COUNT = 5;

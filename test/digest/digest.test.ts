@@ -1,0 +1,242 @@
+/**
+ * The digest end to end: transactions in the sandbox (seeded, and a deposit over HTTP), a
+ * signed `/treasury digest 14`, the fake Slack's record of the answer and the uploaded chart;
+ * the scheduled `digest.daily` job posting once per day across a restart (real store).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { pngInfo } from './png.js';
+
+const DAY = 86_400_000;
+
+function seed(t: TestApp, now: number): void {
+  t.app.sandbox!.resetTransactions([
+    // The last 24 hours.
+    { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '0.1', transactionTimeStamp: now - 60_000 },
+    {
+      transactionType: 'Deposit',
+      currency: 'USDT',
+      network: 'BSC',
+      amount: '2500.05',
+      transactionTimeStamp: now - 120_000,
+      clientEmail: 'big.client@acme.test',
+    },
+    {
+      transactionType: 'Withdrawal',
+      currency: 'USDT',
+      network: 'BSC',
+      amount: '1000.5',
+      transactionTimeStamp: now - 180_000,
+    },
+    {
+      transactionType: 'Deposit',
+      transactionStatus: 'FAILED',
+      currency: 'ETH',
+      network: 'ETH',
+      amount: '5',
+      transactionTimeStamp: now - 300_000,
+    },
+    // Earlier in the 14 days.
+    {
+      transactionType: 'Deposit',
+      currency: 'USDT',
+      network: 'BSC',
+      amount: '300',
+      transactionTimeStamp: now - 3 * DAY,
+    },
+    {
+      transactionType: 'Deposit',
+      currency: 'ETH',
+      network: 'ETH',
+      amount: '0.000000000000000001',
+      transactionTimeStamp: now - 5 * DAY,
+    },
+    {
+      transactionType: 'Withdrawal',
+      currency: 'ETH',
+      network: 'ETH',
+      amount: '1.25',
+      transactionTimeStamp: now - 10 * DAY,
+    },
+    // Older than 14 days: not counted.
+    {
+      transactionType: 'Deposit',
+      currency: 'USDT',
+      network: 'BSC',
+      amount: '99999',
+      transactionTimeStamp: now - 20 * DAY,
+    },
+  ]);
+}
+
+describe('/treasury digest [days]', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('answers with exact counts and totals for the period, and uploads the 14-day chart in that channel', async () => {
+    seed(t, Date.now());
+    // And one deposit made over HTTP, through the sandbox's own simulation endpoint.
+    const res = await fetch(`${t.app.sandbox!.url}/sandbox/deposits`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'big.client@acme.test', amount: '5000.2', currency: 'USDT', network: 'BSC' }),
+    });
+    expect(res.status).toBeLessThan(300);
+    // Its notification names the client (the transaction list does not): wait for its alert.
+    await t.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.args).includes('5,000.20 USDT'), 20_000);
+
+    const { res: ack, responseUrl } = await t.command('/treasury', 'digest 14', USERS.viewer);
+    expect(ack.status).toBe(200);
+    const [reply] = await t.replies(responseUrl);
+    const text = visibleText(reply!);
+    expect(reply!.response_type).toBe('ephemeral');
+    expect(text).toContain('Treasury digest: last 14 days');
+    expect(text).toContain(
+      '*USDT*: 4 deposits confirmed, 7,800.35 USDT in · 1 withdrawal confirmed, 1,000.50 USDT out',
+    );
+    expect(text).toContain(
+      '*ETH*: 1 deposit confirmed, 0.000000000000000001 ETH in · 1 withdrawal confirmed, 1.25 ETH out · :x: 1 failed',
+    );
+    expect(text).toContain('From 8 transactions in the wallet');
+    expect(text).toContain('*Balances*: unavailable right now.');
+    expect(text).toContain('*Waiting for approval*: 0 · *Expired unapproved in the period*: 0');
+    // The largest first, within each currency, with the client (never an internal id).
+    expect(text).toContain('*Largest movements*');
+    expect(text).toMatch(
+      /:inbox_tray: In 5,000\.20 USDT on BSC · from big\.client@acme\.test · \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    );
+    // Without a notification, the sender's address, shortened.
+    expect(text).toMatch(/:inbox_tray: In 2,500\.05 USDT on BSC · from 0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4} · /);
+    expect(text.indexOf('5,000.20 USDT')).toBeLessThan(text.indexOf('2,500.05 USDT on BSC'));
+    expect(text).toMatch(/:outbox_tray: Out 1\.25 ETH on ETH · to 0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}/);
+    expect(text).not.toContain('99,999');
+
+    // The chart is drawn in a worker after the answer (a cold worker loads echarts first): wait for its upload.
+    const call = await t.fake.waitFor('files.completeUploadExternal', undefined, 30_000);
+    expect(call.args.channel_id).toBe(CHANNELS.command);
+    const [file] = t.fake.files().filter((f) => f.channel === CHANNELS.command);
+    expect(file!.name).toMatch(/^treasury-digest-chart-\d{4}-\d\d-\d\d-last-14-days-\.png$/);
+    expect(file!.alt_text).toMatch(/one bar chart per currency \(ETH, USDT\), deposits in green against withdrawals/);
+    const png = pngInfo(file!.content);
+    expect(png).toEqual({ valid: true, width: 1200, height: 56 + 2 * 300 });
+    expect(file!.content.length).toBeGreaterThan(5 * 1024);
+    expect(file!.content.length).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it('keeps the last 24 hours as the default', async () => {
+    seed(t, Date.now());
+    const uploads = t.fake.calls('files.completeUploadExternal').length;
+    const { responseUrl } = await t.command('/treasury', 'digest', USERS.viewer);
+    const text = visibleText((await t.replies(responseUrl))[0]!);
+    expect(text).toContain('Treasury digest: last 24 hours');
+    expect(text).toContain(
+      '*USDT*: 2 deposits confirmed, 2,500.15 USDT in · 1 withdrawal confirmed, 1,000.50 USDT out',
+    );
+    expect(text).toContain('From 4 transactions in the wallet');
+    // Its chart follows the answer (and must not be taken for one of the next test's).
+    await t.fake.waitFor(
+      'files.completeUploadExternal',
+      () => t.fake.calls('files.completeUploadExternal').length > uploads,
+      30_000,
+    );
+    expect(t.fake.files().filter((f) => f.title.includes('(last 24 hours)'))).toHaveLength(1);
+  });
+
+  it.each(['0', '32', 'abc', '7 days', '-3', '1.5'])('refuses “digest %s” with the usage', async (arg) => {
+    const before = t.fake.calls('files.completeUploadExternal').length;
+    const { responseUrl } = await t.command('/treasury', `digest ${arg}`, USERS.viewer);
+    const [reply] = await t.replies(responseUrl);
+    expect(reply!.text).toMatch(/^:warning: /);
+    expect(reply!.text).toContain('`/treasury digest [days]`: days from 1 to 31 (default 1, the last 24 hours)');
+    expect(t.fake.calls('files.completeUploadExternal')).toHaveLength(before);
+  });
+});
+
+describe('the scheduled digest (digest.daily)', () => {
+  let fake: FakeSlack;
+  let dataDir: string;
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    dataDir = mkdtempSync(join(tmpdir(), 'digest-daily-'));
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await fake.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const digests = () =>
+    fake.channel(CHANNELS.alerts).filter((m) => m.text?.startsWith('Treasury digest (last 24 hours)'));
+  const charts = () =>
+    fake.files().filter((f) => f.channel === CHANNELS.alerts && f.title.startsWith('Treasury digest chart'));
+
+  it('posts once per day to the alerts channel with its chart, not again after a restart; the next day again', async () => {
+    t = await startTestApp({ fake, dataDir });
+    seed(t, Date.now());
+    // The first chart upload fails: it is retried at the next run, after looking in the channel.
+    fake.failNext('files.completeUploadExternal', { status: 500 });
+    await t.app.deps.scheduler.runNow('digest.daily');
+    await t.app.deps.outbox.drain(15_000);
+    expect(digests()).toHaveLength(1);
+    expect(charts()).toHaveLength(0);
+    await t.app.deps.scheduler.runNow('digest.daily');
+    expect(digests()).toHaveLength(1);
+    expect(charts()).toHaveLength(1);
+    expect(visibleText(digests()[0]!)).toContain('*USDT*: 2 deposits confirmed, 2,500.15 USDT in');
+
+    // A restart on the same data directory: the day's digest is not posted again.
+    await t.stop();
+    t = await startTestApp({ fake, dataDir });
+    await t.app.deps.scheduler.runNow('digest.daily');
+    await t.app.deps.outbox.drain(15_000);
+    expect(digests()).toHaveLength(1);
+    expect(charts()).toHaveLength(1);
+    expect(
+      fake.calls('chat.postMessage').filter((c) => String(c.args.text).startsWith('Treasury digest')),
+    ).toHaveLength(1);
+
+    // The next day (a later clock), one more.
+    await t.stop();
+    t = await startTestApp({ fake, dataDir, now: () => Date.now() + DAY });
+    await t.app.deps.scheduler.runNow('digest.daily');
+    await t.app.deps.scheduler.runNow('digest.daily');
+    await t.app.deps.outbox.drain(15_000);
+    expect(digests()).toHaveLength(2);
+    expect(charts()).toHaveLength(2);
+    expect(new Set(charts().map((c) => c.title)).size).toBe(2);
+  }, 60_000);
+});
+
+describe('the scheduled digest chart after a lost answer', () => {
+  let t: TestApp | undefined;
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('looks in the channel before uploading again: the chart that landed is not sent twice', async () => {
+    t = await startTestApp();
+    seed(t, Date.now());
+    // Slack completes the upload, but only after the client (10 s timeout) has given up on the answer.
+    t.fake.failNext('files.completeUploadExternal', { delayMs: 11_000 });
+    await t.app.deps.scheduler.runNow('digest.daily');
+    expect(t.logs()).toContain('the digest chart upload failed');
+    const charts = () =>
+      t!.fake.files().filter((f) => f.channel === CHANNELS.alerts && f.title.startsWith('Treasury digest chart'));
+    for (let i = 0; i < 400 && charts().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(charts()).toHaveLength(1);
+    await t.app.deps.scheduler.runNow('digest.daily');
+    expect(t.fake.calls('conversations.history').some((c) => c.args.channel === CHANNELS.alerts)).toBe(true);
+    expect(charts()).toHaveLength(1);
+    expect(t.fake.calls('files.getUploadURLExternal')).toHaveLength(1);
+  }, 60_000);
+});

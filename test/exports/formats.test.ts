@@ -1,0 +1,63 @@
+/** The accounting formats' pure core: exact amounts, dates per tool, what is left out. */
+import { describe, expect, it } from 'vitest';
+import { accountingRows, ddmmyyyy, exactAmount, mmddyyyy, utcSeconds } from '../../src/transactions/formats.js';
+import type { TransactionRecord } from '../../src/wallet/schemas.js';
+
+function rec(p: Partial<TransactionRecord>): TransactionRecord {
+  return {
+    status: 'successful',
+    type: 'deposit',
+    hash: null,
+    hashUrl: null,
+    toAddress: null,
+    fromAddress: null,
+    toAddressUrl: null,
+    fromAddressUrl: null,
+    amount: '1',
+    currency: undefined,
+    currencyName: 'ETH',
+    network: undefined,
+    networkName: 'ETH',
+    timestamp: undefined,
+    reference: null,
+    createdAt: null,
+    raw: {},
+    ...p,
+  };
+}
+
+describe('accounting formats', () => {
+  it('write amounts exactly, in plain notation, never through a float', () => {
+    expect(exactAmount('1e-18')).toBe('0.000000000000000001');
+    expect(exactAmount('12345678901234567890.123456789012345678')).toBe('12345678901234567890.123456789012345678');
+    expect(exactAmount('0.1')).toBe('0.1');
+    expect(exactAmount('abc')).toBeUndefined();
+    const { rows } = accountingRows('quickbooks', [
+      rec({
+        type: 'withdrawal',
+        amount: '9007199254740993.000000000000000001',
+        timestamp: new Date(Date.UTC(2026, 0, 2)),
+      }),
+    ]);
+    expect(rows[1]![2]).toBe('-9007199254740993.000000000000000001');
+  });
+
+  it('date each tool its own way, in UTC', () => {
+    const d = new Date(Date.UTC(2026, 1, 3, 23, 59, 58));
+    expect(ddmmyyyy(d)).toBe('03/02/2026');
+    expect(mmddyyyy(d)).toBe('02/03/2026');
+    expect(utcSeconds(d)).toBe('2026-02-03 23:59:58');
+  });
+
+  it('use createdAt (UTC) when the service gave no timestamp, and leave out what did not move money or has no date', () => {
+    const out = accountingRows('xero', [
+      rec({ createdAt: '2026-03-04T01:02:03' }),
+      rec({ status: 'failed', timestamp: new Date() }),
+      rec({ type: 'unknown', timestamp: new Date() }),
+      rec({ amount: 'NaN?', timestamp: new Date() }),
+      rec({}),
+    ]);
+    expect(out.rows.slice(1).map((r) => r[0])).toEqual(['04/03/2026']);
+    expect(out).toMatchObject({ exported: 1, left: 4, currencies: ['ETH'] });
+  });
+});

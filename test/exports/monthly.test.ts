@@ -1,0 +1,119 @@
+/**
+ * The monthly export job (exports.monthly) through the whole app: on the first of a month
+ * (a controlled clock), last month's transactions in the policy's format go to each admin's DM
+ * (user groups expanded), once per month: not again on a second run nor after a restart on the
+ * same data directory; `off` sends nothing.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parsePolicy } from '../../src/policy/load.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { FINANCE_GROUP, startTestApp, TEST_POLICY_YAML, USERS, type TestApp } from '../helpers/treasury-app.js';
+
+const DEC_1 = Date.UTC(2026, 11, 1, 9, 0, 0);
+
+function policy(format: string) {
+  const yaml = TEST_POLICY_YAML.replace(`admins: [${USERS.erin}]`, `admins: [${USERS.erin}, ${FINANCE_GROUP}]`).concat(
+    `\nexports: { monthly: ${format} }\n`,
+  );
+  expect(yaml).toContain(FINANCE_GROUP);
+  return parsePolicy(yaml);
+}
+
+let fake: FakeSlack;
+let dataDir: string;
+let t: TestApp | undefined;
+beforeEach(async () => {
+  fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
+  dataDir = mkdtempSync(join(tmpdir(), 'monthly-export-'));
+});
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+  await fake.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(format: string): Promise<TestApp> {
+  const app = await startTestApp({ fake, dataDir, policy: policy(format), now: () => DEC_1 + (Date.now() % 60_000) });
+  app.app.sandbox!.resetTransactions([
+    {
+      transactionType: 'Deposit',
+      currency: 'USDT',
+      network: 'BSC',
+      amount: '10.5',
+      transactionTimeStamp: Date.UTC(2026, 10, 1, 0, 0, 0),
+    },
+    {
+      transactionType: 'Withdrawal',
+      currency: 'USDT',
+      network: 'BSC',
+      amount: '3.25',
+      transactionTimeStamp: Date.UTC(2026, 10, 30, 23, 59, 59),
+    },
+    // Outside November: not exported.
+    {
+      transactionType: 'Deposit',
+      currency: 'USDT',
+      network: 'BSC',
+      amount: '999',
+      transactionTimeStamp: Date.UTC(2026, 9, 31, 23, 59, 59),
+    },
+  ]);
+  return app;
+}
+
+const monthlyFiles = (user: string) =>
+  fake.files().filter((f) => f.channel === fake.dmChannel(user) && f.title.startsWith('Transactions of November 2026'));
+
+describe('the monthly export', () => {
+  it("sends last month's export in the policy's format to each admin once, across runs and a restart", async () => {
+    t = await start('xero');
+    await t.app.deps.scheduler.runNow('exports.monthly');
+    await t.app.deps.scheduler.runNow('exports.monthly');
+    for (const user of [USERS.erin, USERS.groupMember]) {
+      const files = monthlyFiles(user);
+      expect(files).toHaveLength(1);
+      expect(files[0]!.name).toBe('transactions-2026-11-xero.csv');
+      expect(files[0]!.title).toBe('Transactions of November 2026 (Xero)');
+      const rows = parseCsv(files[0]!.content.toString('utf8')) as string[][];
+      expect(rows[0]).toEqual(['Date', 'Amount', 'Payee', 'Description', 'Reference']);
+      expect(rows.slice(1).map((r) => [r[0], r[1]])).toEqual([
+        ['01/11/2026', '10.5'],
+        ['30/11/2026', '-3.25'],
+      ]);
+      expect(files[0]!.initial_comment).toContain("Last month's transactions (November 2026, UTC) for Xero: 2 rows.");
+    }
+    // Nobody else: not the approvers, not the requesters.
+    expect(monthlyFiles(USERS.carol)).toHaveLength(0);
+
+    await t.stop();
+    t = await start('xero');
+    await t.app.deps.scheduler.runNow('exports.monthly');
+    expect(monthlyFiles(USERS.erin)).toHaveLength(1);
+    expect(monthlyFiles(USERS.groupMember)).toHaveLength(1);
+  });
+
+  it('retries a failed upload at the next run, still one file per admin', async () => {
+    t = await start('csv');
+    fake.failNext('files.completeUploadExternal', { status: 500 });
+    await t.app.deps.scheduler.runNow('exports.monthly');
+    const sentFirst = monthlyFiles(USERS.erin).length + monthlyFiles(USERS.groupMember).length;
+    expect(sentFirst).toBe(1);
+    await t.app.deps.scheduler.runNow('exports.monthly');
+    expect(monthlyFiles(USERS.erin)).toHaveLength(1);
+    expect(monthlyFiles(USERS.groupMember)).toHaveLength(1);
+    const rows = parseCsv(monthlyFiles(USERS.erin)[0]!.content.toString('utf8')) as string[][];
+    expect(rows[0]![0]).toBe('createdAt');
+    expect(rows).toHaveLength(3);
+  });
+
+  it('sends nothing when the policy says off', async () => {
+    t = await start('off');
+    await t.app.deps.scheduler.runNow('exports.monthly');
+    expect(fake.files()).toHaveLength(0);
+  });
+});
