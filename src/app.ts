@@ -127,7 +127,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         ? undefined
         : resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl),
       fixed: o.policy,
-      check: (p) => scheduleProblems(p.schedule).map((m) => `schedule: ${m}`),
+      check: (p) => scheduleProblems(p.schedule),
       onApplied: () => late.recheck?.(),
     });
     await governor.load();

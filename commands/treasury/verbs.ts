@@ -189,6 +189,10 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         Object.entries(p.withdrawals.daily_limit)
           .map(([c, v]) => formatAmount(v, c))
           .join(', ') || 'none';
+      const perCurrency = (rec: Record<string, string>) =>
+        Object.entries(rec)
+          .map(([c, v]) => (c === 'default' ? `${formatAmount(v)} (any other currency)` : formatAmount(v, c)))
+          .join(', ') || 'none';
       const allow = p.withdrawals.allowlist;
       const listed = allow.addresses.map(
         (a) => `• ${esc(a.label)}: \`${shorten(a.address, 8, 6)}\` on ${networkWithStandard(a.network)}`,
@@ -204,9 +208,11 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
             `*Viewers* ${who(p.people.viewers)}\n*Requesters* ${who(p.people.requesters)}\n*Approvers* ${who(p.people.approvers)}\n*Admins* ${who(p.people.admins)}`,
           ),
           section(
-            `*Approvals needed*\n${tiers}\n*Daily limits (rolling 24 h)* ${limits}\n*Requests expire after* ${Math.round(p.withdrawals.expires_after / 60_000)} min`,
+            `*Approvals needed*\n${tiers}\n*Daily limits (rolling 24 h)* ${limits}\n*Requests expire after* ${Math.round(p.withdrawals.expires_after / 60_000)} min\n*Authenticator code needed to approve above* ${perCurrency(p.withdrawals.step_up_above)}\n*Low-balance alert below* ${perCurrency(p.alerts.low_balance)}`,
           ),
-          section(`*Allowlist* (${ALLOWLIST_MODE[allow.mode]})`),
+          section(
+            `*Allowlist* (${ALLOWLIST_MODE[allow.mode]}; a newly approved address is usable ${allow.cooloff % 3_600_000 === 0 ? `${allow.cooloff / 3_600_000} h` : `${Math.round(allow.cooloff / 60_000)} min`} after its approval)`,
+          ),
           // The view's other blocks are few: the rest of Slack's 50 is the list's.
           ...packLines(listed.length ? listed : ['_No addresses listed._']).slice(0, 40),
         ],

@@ -1,7 +1,8 @@
 /**
  * What people are told about step-up codes, drawn by the outbox from the notice records the
  * step-up service writes in the same commit as the decision (so each is sent once, after a
- * crash too): a lockout goes to the alerts channel for the admins, a reset to the person by DM.
+ * crash too): a lockout or a new enrolment goes to the alerts channel for the admins, a reset to
+ * the person by DM.
  * Never a secret, a code or a QR image here.
  */
 import type { Outbox, OutboxRequest } from '../outbox/index.js';
@@ -23,6 +24,14 @@ export function renderStepUpNotice(n: StepUpNotice, policy: Policy): { text: str
         `Until then they cannot approve large withdrawals. If it was not them typing, someone may be trying their Slack account.${admins ? ` ${admins}` : ''}`,
     };
   }
+  if (n.kind === 'enrolled') {
+    const admins = policy.people.admins.map((a) => mention(a)).join(' ');
+    return {
+      text:
+        `:iphone: <@${n.user}> set up authenticator codes for approving large withdrawals (${utcTime(Date.parse(n.at))}). ` +
+        `If they did not, their Slack account may be in someone else's hands: reset their codes with \`/treasury stepup reset\` and check their account.${admins ? ` ${admins}` : ''}`,
+    };
+  }
   return {
     text:
       `:key: <@${n.by}> reset your authenticator codes for approving large withdrawals. ` +
@@ -33,7 +42,7 @@ export function renderStepUpNotice(n: StepUpNotice, policy: Policy): { text: str
 
 /** The outbox request that carries a notice: lockouts to the alerts channel, resets to the person. */
 export function stepUpNoticeRequest(n: StepUpNotice, policy: Policy): OutboxRequest {
-  return n.kind === 'locked'
+  return n.kind !== 'reset'
     ? { op: 'post', renderer: STEPUP_NOTICE_RENDERER, ref: n.id, channel: policy.channels.alerts }
     : { op: 'dm', renderer: STEPUP_NOTICE_RENDERER, ref: n.id, user: n.user };
 }

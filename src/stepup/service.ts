@@ -181,6 +181,7 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
         const { qrFileId, ...rest } = cur;
         tx.put(ENROLMENTS, user, { ...rest, status: 'active', confirmedAt: iso(now), lastStep: step, failures: 0 });
         audit(tx, now, user, 'stepup_enrolled', user);
+        notice(tx, { kind: 'enrolled', user, at: iso(now) });
         return { ok: true, ...(qrFileId ? { qrFileId } : {}) };
       });
     },

@@ -23,7 +23,8 @@ export interface Enrolment {
 /** Something a person or the admins must be told, rendered into Slack by the outbox from this record. */
 export interface StepUpNotice {
   id: string;
-  kind: 'locked' | 'reset';
+  /** enrolled: told to the admins, since a hijacked Slack account could set up its own authenticator. */
+  kind: 'locked' | 'reset' | 'enrolled';
   /** Whose step-up it is about. */
   user: string;
   /** reset: the admin who reset it. */

@@ -89,7 +89,12 @@ describe('/treasury', () => {
     );
     expect(text).toContain('*Daily limits (rolling 24 h)* 50,000.00 USDT');
     // The allowlist: its mode in words, and each address shortened, with its label and network.
-    expect(text).toContain('*Allowlist* (warn: unlisted destinations are allowed, with a warning on the card)');
+    expect(text).toContain(
+      '*Allowlist* (warn: unlisted destinations are allowed, with a warning on the card; a newly approved address is usable 24 h after its approval)',
+    );
+    // The gates' thresholds, per currency.
+    expect(text).toContain('*Authenticator code needed to approve above* none');
+    expect(text).toContain('*Low-balance alert below* none');
     expect(text).toContain('• Exchange hot wallet: `0x111111…111111` on BSC (BEP-20)');
   });
 

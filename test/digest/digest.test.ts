@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatAmount } from '../../src/format/amount.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { pngInfo } from './png.js';
@@ -107,7 +108,12 @@ describe('/treasury digest [days]', () => {
       '*ETH*: 1 deposit confirmed, 0.000000000000000001 ETH in · 1 withdrawal confirmed, 1.25 ETH out · :x: 1 failed',
     );
     expect(text).toContain('From 8 transactions in the wallet');
-    expect(text).toContain('*Balances*: unavailable right now.');
+    // The balances are the wallet service's own, read now (the first digest has no earlier snapshot).
+    expect(text).toContain('*Balances* (change since the previous digest: none yet)');
+    const usdtBsc = (await t.app.deps.wallet.originBalances()).find(
+      (b) => b.currency === 'USDT' && b.network === 'BSC',
+    )!;
+    expect(text).toContain(`${formatAmount(usdtBsc.balance, 'USDT')} on BSC · —`);
     expect(text).toContain('*Waiting for approval*: 0 · *Expired unapproved in the period*: 0');
     // The largest first, within each currency, with the client (never an internal id).
     expect(text).toContain('*Largest movements*');

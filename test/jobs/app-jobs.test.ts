@@ -83,9 +83,11 @@ describe('jobs in the app', () => {
       'schedule.store.prune: store.prune is already scheduled by schedule.prune',
     ]);
     expect(scheduleNames()).toContain('store.prune (or prune)');
-    // The running app (until every job the example policy names is in the table) logs it as an error.
-    t = await startTestApp({ policy });
-    expect(t.logs()).toContain('schedule.digset: there is no job of that name');
+    // The app refuses to start on it, saying which name is wrong (a policy file with it is refused
+    // by the governor like any invalid file: test/policy/governed.test.ts).
+    await expect(startTestApp({ policy })).rejects.toThrow('schedule.digset: there is no job of that name');
+    const fine = parsePolicy(`${TEST_POLICY_YAML}\nschedule:\n  prune: "0 5 * * *"\n`);
+    t = await startTestApp({ policy: fine });
     expect(t.app.deps.scheduler.timing('store.prune').schedule).toBe('0 5 * * *');
   });
 });

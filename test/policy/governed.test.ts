@@ -182,6 +182,16 @@ describe('governed policy: changes of the file', () => {
     expect((await gov(a).checkPolicyFile()).kind).toBe('unchanged');
   });
 
+  it('a file that schedules a job the app does not have is unusable: nothing is proposed', async () => {
+    clock.now = T0;
+    const a = await start();
+    writePolicy(`${POLICY}\nschedule:\n  digset: "0 8 * * *"\n`);
+    expect((await gov(a).checkPolicyFile()).kind).toBe('invalid');
+    expect(changeMessages(a)).toHaveLength(0);
+    const dm = await until('the admin is told', () => a.fake.channel(a.fake.dmChannel(USERS.erin))[0]);
+    expect(dm.text).toContain('schedule.digset: there is no job of that name');
+  });
+
   it('an unusable file when no admin is named as a user: the notice goes to the approvals channel', async () => {
     clock.now = T0;
     const a = await start(TEST_POLICY_YAML.replace(`admins: [${USERS.erin}]`, 'admins: [S0FINANCE]'));

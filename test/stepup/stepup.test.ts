@@ -198,6 +198,13 @@ describe('step-up codes: enrolment and approving', () => {
     expect(a.app.deps.stepUp.status(USERS.carol).state).toBe('active');
     // The QR image is deleted once confirmed.
     await until('the QR image deleted', () => a.fake.calls('files.delete').some((c) => c.args.file === fileId));
+    // The admins hear of it (a hijacked Slack account could enrol its own authenticator), without any secret.
+    const told = await until('the enrolment notice to the admins', () =>
+      a.fake.channel(CHANNELS.alerts).find((m) => /set up authenticator codes/.test(m.text ?? '')),
+    );
+    expect(told.text).toContain(`<@${USERS.carol}>`);
+    expect(told.text).toContain(`<@${USERS.erin}>`);
+    expect(told.text).not.toContain(secret);
 
     // A large request: Approve opens the code modal and records nothing yet.
     const large = await request(a, '800');
