@@ -47,8 +47,9 @@ export const COMMANDS = [
   },
   {
     name: '/treasury',
-    description: 'Help, status, policy, audit, digest, webhook registration',
-    usageHint: 'help | status | policy | audit [export] | digest [days] | webhook register',
+    description: "Help, status, balances, digest, a withdrawal's story, policy, audit, freeze",
+    usageHint:
+      'help | status | balances | digest [days] | withdrawal <reference> | policy | audit [export] | freeze <reason> | unfreeze | verification-url | stepup reset @person | webhook register',
     // Its verbs' lines come from TREASURY_VERBS.
     help: [],
   },
