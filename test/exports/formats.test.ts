@@ -1,5 +1,7 @@
 /** The accounting formats' pure core: exact amounts, dates per tool, what is left out. */
+import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { csvFile } from '../../src/transactions/csv.js';
 import { accountingRows, ddmmyyyy, exactAmount, mmddyyyy, utcSeconds } from '../../src/transactions/formats.js';
 import type { TransactionRecord } from '../../src/wallet/schemas.js';
 
@@ -59,5 +61,31 @@ describe('accounting formats', () => {
     ]);
     expect(out.rows.slice(1).map((r) => r[0])).toEqual(['04/03/2026']);
     expect(out).toMatchObject({ exported: 1, left: 4, currencies: ['ETH'] });
+  });
+});
+
+describe('csvFile', () => {
+  it('quotes text that a spreadsheet would run as a formula, and leaves amounts that are plain numbers alone', () => {
+    const rows = parseCsv(
+      csvFile(
+        [
+          ['Amount', 'Note'],
+          ['-0.1', '-0.1'],
+          ['=1+1', '=1+1'],
+          ['+5', '@x'],
+          ['1e-7', '\r=2'],
+          ['-1.5E+3', 'plain'],
+        ],
+        ['Amount'],
+      ),
+    ) as string[][];
+    expect(rows).toEqual([
+      ['Amount', 'Note'],
+      ['-0.1', "'-0.1"],
+      ["'=1+1", "'=1+1"],
+      ['+5', "'@x"],
+      ['1e-7', "'\r=2"],
+      ['-1.5E+3', 'plain'],
+    ]);
   });
 });
