@@ -24,7 +24,7 @@ export function renderDigest(d: Digest): Rendered {
   const period = periodWords(d.period.days);
   const lines = d.lines.map(
     (l) =>
-      `*${l.currency}*: ${count(l.deposits.count, 'deposit')} confirmed, ${formatAmount(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${formatAmount(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}`,
+      `*${l.currency}*: ${count(l.deposits.count, 'deposit')} confirmed, ${formatAmount(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${formatAmount(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}${l.unrecognised ? ` · :warning: ${l.unrecognised} with a status the app does not recognise: check them in the wallet` : ''}`,
   );
   const balances = d.balances
     ? d.balances.lines.length
