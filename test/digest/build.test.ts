@@ -124,6 +124,24 @@ describe('buildDigest', () => {
       '*USDT*: 1 deposit confirmed, 100.00 USDT in · 0 withdrawals confirmed, 0.00 USDT out · :x: 1 failed · :warning: 2 with a status the app does not recognise: check them in the wallet',
     );
   });
+
+  it('escapes a currency name the app does not know, wherever the digest shows it', () => {
+    const name = '<!channel> & <https://evil.test|USDT>';
+    const d = buildDigest({
+      ...base,
+      records: [tx({ currencyName: name, amount: '12', toAddress: '0xabc', type: 'withdrawal' })],
+      balances: [{ currency: name, network: 'BSC', balance: '1' }],
+    });
+    const text = visibleText(renderDigest(d));
+    const escaped = '&lt;!channel&gt; &amp; &lt;https://evil.test|USDT&gt;';
+    expect(text).toContain(
+      `*${escaped}*: 0 deposits confirmed, 0 ${escaped} in · 1 withdrawal confirmed, 12 ${escaped} out`,
+    );
+    expect(text).toContain(`1 ${escaped} on BSC`);
+    expect(text).toContain(`:outbox_tray: Out 12 ${escaped} on BSC`);
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('<https://evil.test');
+  });
 });
 
 function tx(p: Partial<TransactionRecord>): TransactionRecord {
