@@ -72,6 +72,8 @@ export interface ExportResult {
   exported: number;
   /** Accounting formats: records left out (failed, of unknown type, or without a date). */
   left: number;
+  /** Cryptio: records left out for want of a transaction hash (its import needs one on every line). */
+  noHash: number;
   /** Accounting formats: the currencies in the file. */
   currencies: string[];
 }
@@ -101,13 +103,21 @@ export async function exportTransactions(
     page += 1;
   } while (page <= totalPages);
   if (format === 'csv')
-    return { csv: toCsv(records), records: records.length, exported: records.length, left: 0, currencies: [] };
+    return {
+      csv: toCsv(records),
+      records: records.length,
+      exported: records.length,
+      left: 0,
+      noHash: 0,
+      currencies: [],
+    };
   const out = accountingRows(format, records);
   return {
     csv: csvFile(out.rows, ACCOUNTING_FORMATS[format].amounts),
     records: records.length,
     exported: out.exported,
     left: out.left,
+    noHash: out.noHash,
     currencies: out.currencies,
   };
 }

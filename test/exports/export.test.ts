@@ -272,3 +272,43 @@ describe('/tx export: text from the service cannot run as a spreadsheet formula'
     expect(wd[15]).toBe(`'${HOSTILE.to}`);
   });
 });
+
+describe('/tx export: what each tool cannot import is said in the message', () => {
+  it('cryptio: a record without a transaction hash is left out, and the message counts it', async () => {
+    t.app.sandbox!.resetTransactions([
+      { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '1', transactionTimeStamp: AT },
+      {
+        transactionType: 'Deposit',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '2',
+        transactionTimeStamp: AT - 1000,
+        transactionHash: '',
+      },
+    ]);
+    const { rows, last, file } = await exportFile('format=cryptio');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]![4]).toBe('1');
+    expect(rows[1]![2]).not.toBe('');
+    expect(last).toContain('Export finished: 1 records for Cryptio');
+    expect(last).toContain('1 record was left out: without a transaction hash, which Cryptio needs on every line.');
+    expect(file!.initial_comment).toContain('1 record was left out: without a transaction hash');
+  });
+
+  it('xero: more than 1,000 lines is written whole, and the message says to split it', async () => {
+    t.app.sandbox!.resetTransactions(
+      Array.from({ length: 1001 }, (_, i) => ({
+        transactionType: 'Deposit' as const,
+        currency: 'USDT',
+        network: 'BSC',
+        amount: String(i + 1),
+        transactionTimeStamp: AT - i * 1000,
+      })),
+    );
+    const { rows, last, file } = await exportFile('format=xero');
+    expect(rows).toHaveLength(1002);
+    expect(file!.initial_comment).toContain('Xero imports at most 1,000 lines at a time: split this file');
+    expect(last).toContain('Export finished: 1001 records for Xero');
+    expect(last).toContain('Xero imports at most 1,000 lines at a time: split this file');
+  });
+});
