@@ -68,11 +68,14 @@ export function utcDayOf(ms: number): string {
 }
 
 function sumLines(records: readonly TransactionRecord[]): DigestLine[] {
-  const by = new Map<string, { dep: Dec; depN: number; wd: Dec; wdN: number; failed: number }>();
+  const by = new Map<string, { dep: Dec; depN: number; wd: Dec; wdN: number; failed: number; unrecognised: number }>();
   for (const r of records) {
     const cur = currencyOf(r);
-    const acc = by.get(cur) ?? { dep: new Dec(0), depN: 0, wd: new Dec(0), wdN: 0, failed: 0 };
+    const acc = by.get(cur) ?? { dep: new Dec(0), depN: 0, wd: new Dec(0), wdN: 0, failed: 0, unrecognised: 0 };
+    // Only what the service says succeeded is money that moved; a status the app does not
+    // recognise is neither, and is shown apart so someone checks it in the wallet.
     if (r.status === 'failed') acc.failed++;
+    else if (r.status !== 'successful') acc.unrecognised++;
     else if (r.type === 'deposit') {
       acc.dep = acc.dep.plus(r.amount);
       acc.depN++;
@@ -89,6 +92,7 @@ function sumLines(records: readonly TransactionRecord[]): DigestLine[] {
       deposits: { count: a.depN, total: a.dep.toFixed() },
       withdrawals: { count: a.wdN, total: a.wd.toFixed() },
       failed: a.failed,
+      ...(a.unrecognised ? { unrecognised: a.unrecognised } : {}),
     }));
 }
 
@@ -116,7 +120,7 @@ function largest(records: readonly TransactionRecord[], clients?: ReadonlyMap<st
   // not hide another's big movement.
   const byCurrency = new Map<string, TransactionRecord[]>();
   for (const r of records) {
-    if (r.status === 'failed' || r.type === 'unknown') continue;
+    if (r.status !== 'successful' || r.type === 'unknown') continue;
     const list = byCurrency.get(currencyOf(r)) ?? [];
     list.push(r);
     byCurrency.set(currencyOf(r), list);
@@ -143,7 +147,7 @@ function chart(records: readonly TransactionRecord[], now: number): Digest['char
   const index = new Map(days.map((d, i) => [d, i]));
   const sums = new Map<string, { dep: Dec[]; wd: Dec[]; n: number }>();
   for (const r of records) {
-    if (r.status === 'failed' || !r.timestamp || r.type === 'unknown') continue;
+    if (r.status !== 'successful' || !r.timestamp || r.type === 'unknown') continue;
     const i = index.get(utcDayOf(r.timestamp.getTime()));
     if (i === undefined || r.timestamp.getTime() > now) continue;
     const cur = currencyOf(r);

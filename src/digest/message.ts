@@ -9,6 +9,9 @@ import { context, esc, header, packLines, section } from '../slack/blocks.js';
 import type { Rendered } from '../outbox/types.js';
 import type { Digest } from './types.js';
 
+// Currency names come from the service (one the app does not know is shown as sent): escaped
+// like any outside text, so a name holding < > & cannot form a link or a mention.
+const money = (amount: string, currency: string) => esc(formatAmount(amount, currency));
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 export function periodWords(days: number): string {
@@ -16,15 +19,15 @@ export function periodWords(days: number): string {
 }
 
 function signed(change: string, currency: string): string {
-  if (/^-/.test(change)) return `−${formatAmount(change.slice(1), currency)}`;
-  return /^0(\.0*)?$/.test(change) ? 'no change' : `+${formatAmount(change, currency)}`;
+  if (/^-/.test(change)) return `−${money(change.slice(1), currency)}`;
+  return /^0(\.0*)?$/.test(change) ? 'no change' : `+${money(change, currency)}`;
 }
 
 export function renderDigest(d: Digest): Rendered {
   const period = periodWords(d.period.days);
   const lines = d.lines.map(
     (l) =>
-      `*${l.currency}*: ${count(l.deposits.count, 'deposit')} confirmed, ${formatAmount(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${formatAmount(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}`,
+      `*${esc(l.currency)}*: ${count(l.deposits.count, 'deposit')} confirmed, ${money(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${money(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}${l.unrecognised ? ` · :warning: ${l.unrecognised} with a status the app does not recognise: check them in the wallet` : ''}`,
   );
   const balances = d.balances
     ? d.balances.lines.length
@@ -32,7 +35,7 @@ export function renderDigest(d: Digest): Rendered {
           `*Balances* (change since ${d.balances.since === undefined ? 'the previous digest: none yet' : utcMinute(d.balances.since)})`,
           ...d.balances.lines.map(
             (b) =>
-              `${formatAmount(b.balance, b.currency)} on ${esc(b.network)} · ${b.change === null ? '—' : signed(b.change, b.currency)}`,
+              `${money(b.balance, b.currency)} on ${esc(b.network)} · ${b.change === null ? '—' : signed(b.change, b.currency)}`,
           ),
         ]
       : ['*Balances*: no origin account holds a balance.']
@@ -42,7 +45,7 @@ export function renderDigest(d: Digest): Rendered {
         '*Largest movements*',
         ...d.largest.map(
           (m) =>
-            `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${formatAmount(m.amount, m.currency)} on ${esc(m.network)} · ${m.type === 'deposit' ? 'from' : 'to'} ${esc(m.party)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,
+            `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${money(m.amount, m.currency)} on ${esc(m.network)} · ${m.type === 'deposit' ? 'from' : 'to'} ${esc(m.party)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,
         ),
       ]
     : [];

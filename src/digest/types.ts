@@ -18,6 +18,12 @@ export interface DigestLine {
   deposits: { count: number; total: string };
   withdrawals: { count: number; total: string };
   failed: number;
+  /**
+   * Records whose status the app does not recognise: neither confirmed nor failed, so left out
+   * of the sums, the chart and the largest movements (as the exports leave them out). Absent in
+   * digests stored before it was counted.
+   */
+  unrecognised?: number;
 }
 
 export interface DigestBalance extends BalanceLine {

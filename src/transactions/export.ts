@@ -1,12 +1,12 @@
 /**
- * Export every transaction matching a filter as CSV (RFC 4180, via csv-stringify).
+ * Export every transaction matching a filter as CSV (RFC 4180, safe to open in a spreadsheet: csv.ts).
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
-import { stringify } from 'csv-stringify/sync';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TxQuery } from './filters.js';
-import { accountingRows, type ExportFormat } from './formats.js';
+import { csvFile } from './csv.js';
+import { ACCOUNTING_FORMATS, accountingRows, type ExportFormat } from './formats.js';
 
 export const EXPORT_PAGE_SIZE = 100;
 /** A guard against an export that would not fit in one upload (Slack caps files at 1 GB; people at far less). */
@@ -45,7 +45,7 @@ export function toCsvRow(r: TransactionRecord): string[] {
 }
 
 export function toCsv(records: TransactionRecord[]): string {
-  return stringify([[...CSV_COLUMNS], ...records.map(toCsvRow)], { record_delimiter: '\r\n' });
+  return csvFile([[...CSV_COLUMNS], ...records.map(toCsvRow)], ['amount']);
 }
 
 export interface ExportProgress {
@@ -72,6 +72,8 @@ export interface ExportResult {
   exported: number;
   /** Accounting formats: records left out (failed, of unknown type, or without a date). */
   left: number;
+  /** Cryptio: records left out for want of a transaction hash (its import needs one on every line). */
+  noHash: number;
   /** Accounting formats: the currencies in the file. */
   currencies: string[];
 }
@@ -101,13 +103,21 @@ export async function exportTransactions(
     page += 1;
   } while (page <= totalPages);
   if (format === 'csv')
-    return { csv: toCsv(records), records: records.length, exported: records.length, left: 0, currencies: [] };
+    return {
+      csv: toCsv(records),
+      records: records.length,
+      exported: records.length,
+      left: 0,
+      noHash: 0,
+      currencies: [],
+    };
   const out = accountingRows(format, records);
   return {
-    csv: stringify(out.rows, { record_delimiter: '\r\n' }),
+    csv: csvFile(out.rows, ACCOUNTING_FORMATS[format].amounts),
     records: records.length,
     exported: out.exported,
     left: out.left,
+    noHash: out.noHash,
     currencies: out.currencies,
   };
 }

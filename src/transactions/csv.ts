@@ -1,0 +1,28 @@
+/**
+ * Every export file is written here: RFC 4180 (csv-stringify), CRLF, and safe to open in a
+ * spreadsheet. Text from the wallet service (addresses, hashes, references, network names) can
+ * begin with = + - @, a tab or a carriage return, which Excel and its kin run as a formula
+ * ("CSV injection", https://owasp.org/www-community/attacks/CSV_Injection): such a text cell
+ * gets a leading ' (csv-stringify's `escape_formulas`), which the spreadsheet shows as text.
+ *
+ * Amount columns are exempt, or a withdrawal's "-0.1" would become text and the accounting
+ * tool would not read it as a number; but only when the cell is a plain decimal number: an
+ * amount field that holds anything else is escaped like any other text.
+ */
+import { stringify } from 'csv-stringify/sync';
+
+const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/** The file's text: `rows[0]` is the header; cells under a header named in `amountColumns` keep a numeric lead. */
+export function csvFile(rows: readonly (readonly string[])[], amountColumns: readonly string[]): string {
+  const header = rows[0] ?? [];
+  const amounts = new Set(header.flatMap((h, i) => (amountColumns.includes(h) ? [i] : [])));
+  return stringify(rows as string[][], {
+    record_delimiter: '\r\n',
+    escape_formulas: true,
+    cast: {
+      string: (value, ctx) =>
+        amounts.has(ctx.index) && DECIMAL.test(value) ? { value, escape_formulas: false } : value,
+    },
+  });
+}
