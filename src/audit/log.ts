@@ -145,5 +145,6 @@ export function auditCsv(store: Store): string {
   const rows = store
     .all(AUDIT_COLLECTION)
     .map((e) => [e.seq, e.at, e.actor, e.action, e.subject, canonical(e.details) ?? '{}', e.prevHash, e.hash]);
-  return csvStringify(rows, { header: true, columns: [...AUDIT_CSV_COLUMNS] });
+  // escape_formulas: a cell a spreadsheet would run as a formula gets a leading ' (details are JSON, never affected).
+  return csvStringify(rows, { header: true, columns: [...AUDIT_CSV_COLUMNS], escape_formulas: true });
 }
