@@ -282,6 +282,24 @@ describe('the verification callback', () => {
     ]);
   });
 
+  it('stopping waits for a send in flight: its verification call is still answered, and it is sent', async () => {
+    gate = await startGate();
+    const g = gate;
+    const a = await app({ sandbox: { verificationUrl: () => g.url, verificationTimeoutMs: 60_000 } });
+    g.target = `${a.app.url}/webhooks/wallet/${SECRET}/verify`;
+    const r = await request(a);
+    await approve(a, r);
+    const held = await until('the sandbox asking', () => g.held[0]);
+    const stopping = a.app.stop();
+    // Let the stop go as far as it goes without waiting for the send (closing the server, unfixed).
+    await new Promise(setImmediate);
+    held.release();
+    await stopping;
+    expect(a.app.sandbox!.stats.verifications).toEqual([{ reference: r.merchantReference, verified: true }]);
+    expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(1);
+    expect(state(a, r.id)).toBe('completed');
+  });
+
   it('refuses rejected and expired requests', async () => {
     let now = Date.now();
     const a = await app({ now: () => now });
