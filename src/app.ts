@@ -348,6 +348,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     cleanup.push(() => withdrawals.service.idle());
     address.url = http.url;
     ownVerifyUrl.resolve(verifyUrl(loopback(http.url), hookSecret));
+    logger.info({ port: http.port }, 'HTTP server listening');
     // Only now that the verify route answers: resume or reconcile what a previous process left
     // (a resumed send's verification call must find us listening), then the policy file check
     // (an approved change may send pending requests), and again whenever the disk takes writes

@@ -4,12 +4,18 @@
  * the fake Slack out, and the audit log.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recentAudit } from '../../src/audit/index.js';
+import { FREEZES } from '../../src/freeze/state.js';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
+import { openStore } from '../../src/store/index.js';
 import { ACTIONS } from '../../src/slack/withdrawal-card.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
-import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { CHANNELS, freePort, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { startGate, type Gate } from './gate.js';
 
@@ -19,11 +25,13 @@ const SECRET = 'verify-test-secret-5f1c9a7e2b4d';
 
 let t: TestApp | undefined;
 let gate: Gate | undefined;
+const dirs: string[] = [];
 afterEach(async () => {
   await gate?.close();
   await t?.stop();
   t = undefined;
   gate = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
@@ -74,6 +82,18 @@ const noticesPosted = (a: TestApp) =>
   a.fake
     .channel(CHANNELS.approvals)
     .filter((m) => (m.text ?? '').includes('The wallet service asked to confirm withdrawal'));
+
+/** Whether something accepts TCP connections on the port now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 async function postStraightToSandbox(a: TestApp, reference: string) {
   const res = await fetch(`${a.app.sandbox!.url}/api/merchantClientWithdrawal?api-version=1`, {
@@ -298,6 +318,50 @@ describe('the verification callback', () => {
     expect(a.app.sandbox!.stats.verifications).toEqual([{ reference: r.merchantReference, verified: true }]);
     expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(1);
     expect(state(a, r.id)).toBe('completed');
+  });
+
+  it('at start, a resumed send is asked about only once the verify route answers, and is verified', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'verify-restart-'));
+    dirs.push(dataDir);
+    const first = await app({ dataDir, env: { PORT: String(port) } });
+    // A request approved while sends are frozen stays approved, not sent.
+    await first.command('/treasury', 'freeze audit in progress', USERS.erin);
+    const freeze = await until('frozen', () => first.app.deps.freeze.current());
+    const r = await request(first);
+    await approve(first, r);
+    await until('approved, held', () => (state(first, r.id) === 'approved' ? true : undefined));
+    await first.stop();
+    t = undefined;
+    // Unfrozen meanwhile (as two admins would): the next start resumes the send.
+    const store = await openStore({ dir: dataDir });
+    await store.commit((tx) =>
+      tx.put(FREEZES, freeze.id, {
+        ...freeze,
+        unfrozen: { requestedBy: USERS.erin, confirmedBy: USERS.dave, at: new Date().toISOString() },
+      }),
+    );
+    await store.close();
+
+    // A wallet service that does not wait for the app (its verification URL is fixed): is the app listening when it asks?
+    const listening: boolean[] = [];
+    const second = await app({
+      dataDir,
+      env: { PORT: String(port) },
+      sandbox: {
+        verificationUrl: async () => {
+          listening.push(await accepts(port));
+          return `http://127.0.0.1:${port}/webhooks/wallet/${SECRET}/verify`;
+        },
+      },
+    });
+    await until('the service asked', () => (second.app.sandbox!.stats.verifications.length ? true : undefined));
+    expect(listening).toEqual([true]);
+    // The send was resumed (claimed, then posted) only once the server listened.
+    const logs = second.logs();
+    expect(logs.indexOf('HTTP server listening')).toBeGreaterThan(-1);
+    expect(logs.indexOf('resuming an approved withdrawal')).toBeGreaterThan(logs.indexOf('HTTP server listening'));
+    expect(second.app.sandbox!.stats.verifications).toEqual([{ reference: r.merchantReference, verified: true }]);
   });
 
   it('refuses rejected and expired requests', async () => {
