@@ -8,8 +8,8 @@
  * The same work whatever the reason: the secret is compared in constant time, the lookup and
  * a checksum are always computed, and the verdict, its audit entry and (when the call is
  * refused and carries any reference) the admins' alarm or notice are written in one commit
- * before answering. A
- * wrong secret is a 404, as on the webhook route, and is not audited (it is not the service).
+ * before answering. A wrong secret is a 404, as on the webhook route, and is not audited (it
+ * is not the service).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
