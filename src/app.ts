@@ -235,23 +235,13 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       cleanup,
     );
 
-    // Before anything new can happen: resume or reconcile what a previous process left; again
-    // whenever the disk takes writes after refusing them (withdrawals left mid-way are recovered as at a restart).
-    await withdrawals.recover('recovered withdrawals');
     // An approved policy change: pending requests judged under it, and jobs moved to its schedule.
     late.recheck = async () => {
       await scheduler.reschedule();
       return withdrawals.service.recheckPending();
     };
-    // The file as it is now against the approved policy: a difference becomes a proposed change.
-    await governor.checkPolicyFile();
-    onWritable(() => {
-      withdrawals
-        .recover('recovered withdrawals after the store could write again')
-        .catch((err: unknown) =>
-          logger.error({ err }, 'recovering withdrawals after the store could write again failed'),
-        );
-    });
+    // Recovery (and the policy file check: the file as it is now against the approved policy,
+    // a difference becoming a proposed change) run once the HTTP server listens, below.
     const retention = new Retention({
       store,
       policy: () => deps.policy,
@@ -353,8 +343,25 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());
+    // Stopping: the sends in flight finish first, while the verify route still answers their
+    // verification calls (the server closes after; cleanup runs in reverse).
+    cleanup.push(() => withdrawals.service.idle());
     address.url = http.url;
     ownVerifyUrl.resolve(verifyUrl(loopback(http.url), hookSecret));
+    logger.info({ port: http.port }, 'HTTP server listening');
+    // Only now that the verify route answers: resume or reconcile what a previous process left
+    // (a resumed send's verification call must find us listening), then the policy file check
+    // (an approved change may send pending requests), and again whenever the disk takes writes
+    // after refusing them (withdrawals left mid-way are recovered as at a restart).
+    await withdrawals.recover('recovered withdrawals');
+    await governor.checkPolicyFile();
+    onWritable(() => {
+      withdrawals
+        .recover('recovered withdrawals after the store could write again')
+        .catch((err: unknown) =>
+          logger.error({ err }, 'recovering withdrawals after the store could write again failed'),
+        );
+    });
 
     if (slack) {
       await slack.start();

@@ -53,7 +53,7 @@ export function renderFreezeNotice(f: FreezeRecord, policy: Policy): Rendered {
     ]),
   );
   if (!secondAdminPossible(policy)) blocks.push(context(SECOND_ADMIN_HOW));
-  return { text: `Sends are frozen by <@${f.by}>: ${f.reason}`, blocks };
+  return { text: `Sends are frozen by <@${f.by}>: ${esc(f.reason)}`, blocks };
 }
 
 /** For FreezeService.onChange: the notice posted or edited, and the open cards edited, in the freeze's commit. */

@@ -1,7 +1,9 @@
 /**
- * The admins' alarm, in the approvals channel with the admins mentioned (as the other
- * admin-attention notices are): the wallet service asked us to verify a withdrawal we did not
- * approve, so someone holds the merchant API key.
+ * What the admins read when we refused to verify a withdrawal for the wallet service, in the
+ * approvals channel. The alarm (admins mentioned, as the other admin-attention notices are):
+ * the service asked about a withdrawal the quorum never approved, so someone holds the
+ * merchant API key. The plain notice: it asked about one of ours that the quorum approved but
+ * that is not to be sent now (frozen, already sent, failed...), a late or repeated call.
  */
 import { formatAmount } from '../format/amount.js';
 import { utcMinute } from '../format/time.js';
@@ -10,27 +12,90 @@ import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import { VERIFICATION_ALERT_RENDERER, VERIFICATION_ALERTS, type VerificationAlert } from '../verification/alerts.js';
 import { VERDICT_WORDS } from '../verification/verdict.js';
-import { context, esc, fields, mention, section } from './blocks.js';
+import { context, esc, fields, mention, section, shorten } from './blocks.js';
+
+/** Shown characters of a reference: enough to find it, short enough for any message. */
+const REFERENCE_SHOWN = 64;
+
+/**
+ * A reference (any text a caller chose) as inline code that reads safely in mrkdwn: invisible
+ * and control characters shown as �, cut to REFERENCE_SHOWN characters, `&<>` escaped (no
+ * mention, link or broadcast), and no backtick to end the code span early.
+ */
+export function referenceCode(reference: string): string {
+  const visible = Array.from(reference.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '\uFFFD'));
+  const cut =
+    visible.length <= REFERENCE_SHOWN ? visible.join('') : `${visible.slice(0, REFERENCE_SHOWN - 1).join('')}…`;
+  return `\`${esc(cut.replace(/`/g, 'ˋ'))}\``;
+}
+
+/** Our reference, short as the cards show it (ours are UUIDs). */
+const ourShortRef = (reference: string) => referenceCode(reference.slice(0, 8));
+
+/** Why an approved request of ours is no longer to be confirmed, in the card's words. */
+const NOT_SENT_NOW: Record<string, string> = {
+  approved: 'approved, not being sent yet',
+  executing: 'being sent',
+  completed: 'already sent',
+  failed: 'failed, nothing was sent',
+  unknown: 'its outcome is being checked with the wallet service',
+};
+
+function amountOf(a: VerificationAlert): string {
+  return a.amount && a.currency ? formatAmount(a.amount, a.currency) : 'not known';
+}
 
 export function renderVerificationAlert(a: VerificationAlert, policy: Policy): Rendered {
+  return a.kind === 'notice' ? renderNotice(a) : renderAlarm(a, policy);
+}
+
+function renderAlarm(a: VerificationAlert, policy: Policy): Rendered {
   const admins = policy.people.admins.map((x) => mention(x)).join(' ');
   const headline = `:rotating_light: ${admins} The wallet service asked us to verify a withdrawal we did not approve: someone holds the API key.`;
-  const amount = a.amount && a.currency ? formatAmount(a.amount, a.currency) : 'not known';
-  const text = `${headline} Reference ${a.reference}, destination ${a.destination ?? 'not known'}, amount ${amount}.`;
+  const amount = amountOf(a);
+  const ref = referenceCode(a.reference);
+  const ours = a.state !== undefined;
+  const text = `${headline} Reference ${ref}${ours && a.destination ? `, destination of our request ${esc(shorten(a.destination))}` : ''}, amount ${esc(amount)}.`;
   return {
     text,
     blocks: [
       section(headline),
       fields([
-        ['Reference', `\`${esc(a.reference)}\``],
-        ['Destination', a.destination ? `\`${esc(a.destination)}\`` : 'not known'],
+        ['Reference', ref],
+        [
+          ours ? 'Destination of our request' : 'Destination',
+          a.destination ? `\`${esc(a.destination)}\`` : 'not known',
+        ],
         ['Amount', a.network && a.amount ? `${amount} on ${esc(a.network)}` : amount],
-        ['Why we refused', `${VERDICT_WORDS[a.reason]}${a.state ? ` (this request is ${a.state})` : ''}`],
+        ['Why we refused', `${VERDICT_WORDS[a.reason]}${a.state ? ` (this request is ${esc(a.state)})` : ''}`],
       ]),
       section(
         'We answered “not verified”, so the service should not execute it. Rotate the merchant API key in the wallet service’s dashboard and check who had it; `/treasury freeze <reason>` stops every send meanwhile.',
       ),
       context(`Asked at ${utcMinute(a.at)}`),
+    ],
+  };
+}
+
+function renderNotice(a: VerificationAlert): Rendered {
+  const because =
+    a.reason === 'frozen'
+      ? 'sends are frozen'
+      : `it is no longer being sent (${NOT_SENT_NOW[a.state ?? ''] ?? VERDICT_WORDS[a.reason]})`;
+  const what = `${esc(amountOf(a))}${a.destination ? ` to \`${esc(shorten(a.destination))}\`` : ''}`;
+  const headline = `:information_source: The wallet service asked to confirm withdrawal ${ourShortRef(a.reference)} (${what}): refused because ${because}.`;
+  return {
+    text: headline,
+    blocks: [
+      section(headline),
+      fields([
+        ['Reference', referenceCode(a.reference)],
+        ['Destination of our request', a.destination ? `\`${esc(a.destination)}\`` : 'not known'],
+        ['Amount', a.network && a.amount ? `${amountOf(a)} on ${esc(a.network)}` : amountOf(a)],
+      ]),
+      context(
+        `Asked at ${utcMinute(a.at)}. The quorum approved this withdrawal; we answered “not verified”, so the service should not execute it now.`,
+      ),
     ],
   };
 }

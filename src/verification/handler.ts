@@ -6,9 +6,10 @@
  * checksum: "" }`.
  *
  * The same work whatever the reason: the secret is compared in constant time, the lookup and
- * a checksum are always computed, and the verdict, its audit entry and (when the reference is
- * not one we are sending) the admins' alarm are written in one commit before answering. A
- * wrong secret is a 404, as on the webhook route, and is not audited (it is not the service).
+ * a checksum are always computed, and the verdict, its audit entry and (when the call is
+ * refused and carries any reference) the admins' alarm or notice are written in one commit
+ * before answering. A wrong secret is a 404, as on the webhook route, and is not audited (it
+ * is not the service).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -24,8 +25,11 @@ import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { sameAddress } from '../withdrawals/rules.js';
 import { WITHDRAWALS, type WithdrawalRequest } from '../withdrawals/index.js';
 import {
+  refusalKind,
+  shortReference,
   VERIFICATION_ALERT_RENDERER,
   VERIFICATION_ALERTS,
+  verificationAlertId,
   verificationAlertKey,
   type VerificationAlert,
 } from './alerts.js';
@@ -74,6 +78,8 @@ export function verificationHandler(d: VerificationDeps) {
   return async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> => {
     const secretOk = constantTimeEqual(params.secret ?? '', d.secret());
     const query = queryOf(req.url);
+    // The reference exactly as asked: one that fails the shape is still someone asking, and alarms.
+    const rawReference = query.get('reference') ?? '';
     const parsed = querySchema.safeParse({
       reference: query.get('reference') ?? undefined,
       destination: query.get('destinationAddress') ?? query.get('destination') ?? undefined,
@@ -119,6 +125,8 @@ export function verificationHandler(d: VerificationDeps) {
           subject: cur?.id ?? (reference || 'unknown'),
           details: {
             merchantReference: reference || null,
+            // A reference refused for its shape, as asked (shortened): kept apart, it is any text.
+            ...(!parsed.success && rawReference ? { askedReference: shortReference(rawReference) } : {}),
             verdict: v.isVerified ? 'verified' : 'refused',
             reason: v.reason,
             why: VERDICT_WORDS[v.reason],
@@ -130,11 +138,15 @@ export function verificationHandler(d: VerificationDeps) {
             ...(parsed.success && parsed.data.destination ? { askedDestination: parsed.data.destination } : {}),
           },
         });
-        // A withdrawal we are not sending was asked about: the admins hear of it once per reference.
-        if (!v.isVerified && parsed.success && !tx.get(VERIFICATION_ALERTS, reference)) {
+        // A withdrawal we are not sending was asked about, whatever its reference looks like: the
+        // admins hear of it once per reference (an alarm unless the quorum approved it: alerts.ts).
+        const kind = refusalKind(v.reason, cur?.state);
+        const alertId = verificationAlertId(rawReference, kind);
+        if (!v.isVerified && rawReference && !tx.get(VERIFICATION_ALERTS, alertId)) {
           const alert: VerificationAlert = {
-            reference,
+            reference: shortReference(rawReference),
             reason: v.reason,
+            kind,
             at,
             ...(cur
               ? {
@@ -147,12 +159,12 @@ export function verificationHandler(d: VerificationDeps) {
                 }
               : {}),
           };
-          tx.put(VERIFICATION_ALERTS, reference, alert);
+          tx.put(VERIFICATION_ALERTS, alertId, alert);
           d.outbox.enqueue(tx, {
             op: 'post',
             renderer: VERIFICATION_ALERT_RENDERER,
-            ref: reference,
-            key: verificationAlertKey(reference),
+            ref: alertId,
+            key: verificationAlertKey(alertId),
             channel: d.policy().channels.approvals,
           });
         }

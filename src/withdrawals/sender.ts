@@ -108,6 +108,10 @@ export function createSender(
 
   return {
     start(req) {
+      // One send per request in this process: a second start joins the first (a second entry
+      // would be removed by the loser's finally while the winner still calls the wallet).
+      const already = running.get(req.id);
+      if (already) return already;
       const p = send(req)
         .catch((err: unknown) => {
           // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { decideFreeze } from '../../src/freeze/decide.js';
 import type { FreezeRecord } from '../../src/freeze/state.js';
+import { parsePolicy } from '../../src/policy/load.js';
+import { renderFreezeNotice } from '../../src/slack/freeze-notice.js';
 
 const NOW = Date.parse('2026-11-23T04:00:00Z');
 const frozen: FreezeRecord = { id: 'f1', by: 'U0ERIN', reason: 'key leaked', at: '2026-11-23T03:00:00.000Z' };
@@ -75,5 +77,32 @@ describe('decideFreeze', () => {
       kind: 'refused',
       reason: 'not_frozen',
     });
+  });
+});
+
+describe('the freeze reason in Slack text', () => {
+  const sneaky: FreezeRecord = { ...frozen, reason: '<!channel> pay <https://x.example|here> & now' };
+  const escaped = '&lt;!channel&gt; pay &lt;https://x.example|here&gt; &amp; now';
+
+  it('the already-frozen reply escapes it (no mention, no link)', () => {
+    const again = decideFreeze({ type: 'freeze', user: 'U0ERIN', isAdmin: true, reason: 'y', id: 'f2' }, sneaky, NOW);
+    const message = again.kind === 'refused' ? again.message : '';
+    expect(message).toContain(escaped);
+    expect(message).not.toContain('<!channel>');
+    expect(message).toContain('<@U0ERIN>');
+  });
+
+  it("the notice's fallback text escapes it as its blocks do", () => {
+    const policy = parsePolicy(`
+channels: { approvals: C0APPROVALS, alerts: C0ALERTS }
+people: { requesters: [U0ALICE], approvers: [U0CAROL], admins: [U0ERIN, U0FRANK] }
+withdrawals:
+  tiers:
+    default:
+      - { approvals: 1 }
+`);
+    const notice = renderFreezeNotice(sneaky, policy);
+    expect(notice.text).toBe(`Sends are frozen by <@U0ERIN>: ${escaped}`);
+    expect(JSON.stringify(notice.blocks)).not.toContain('<!channel>');
   });
 });

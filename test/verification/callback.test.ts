@@ -4,12 +4,18 @@
  * the fake Slack out, and the audit log.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recentAudit } from '../../src/audit/index.js';
+import { FREEZES } from '../../src/freeze/state.js';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
+import { openStore } from '../../src/store/index.js';
 import { ACTIONS } from '../../src/slack/withdrawal-card.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
-import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { CHANNELS, freePort, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { startGate, type Gate } from './gate.js';
 
@@ -19,11 +25,13 @@ const SECRET = 'verify-test-secret-5f1c9a7e2b4d';
 
 let t: TestApp | undefined;
 let gate: Gate | undefined;
+const dirs: string[] = [];
 afterEach(async () => {
   await gate?.close();
   await t?.stop();
   t = undefined;
   gate = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
@@ -69,6 +77,23 @@ const verificationAudit = (a: TestApp) =>
   recentAudit(a.app.deps.store, 1000).filter((e) => e.action === 'verification');
 const alertsPosted = (a: TestApp) =>
   a.fake.channel(CHANNELS.approvals).filter((m) => (m.text ?? '').includes('someone holds the API key'));
+/** The plain notice about one of our approved withdrawals (no alarm). */
+const noticesPosted = (a: TestApp) =>
+  a.fake
+    .channel(CHANNELS.approvals)
+    .filter((m) => (m.text ?? '').includes('The wallet service asked to confirm withdrawal'));
+
+/** Whether something accepts TCP connections on the port now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 async function postStraightToSandbox(a: TestApp, reference: string) {
   const res = await fetch(`${a.app.sandbox!.url}/api/merchantClientWithdrawal?api-version=1`, {
@@ -97,8 +122,20 @@ describe('the verification callback', () => {
       details: { merchantReference: r.merchantReference, verdict: 'verified', reason: 'verified', state: 'executing' },
     });
     expect(alertsPosted(a)).toEqual([]);
-    // Completed now: a late or replayed call is refused.
+    // Completed now: a late or replayed call is refused, and told plainly (the quorum approved it): no alarm.
     expect((await verify(a, r.merchantReference)).body).toEqual({ isVerified: false, checksum: '' });
+    expect((await verify(a, r.merchantReference)).body).toEqual({ isVerified: false, checksum: '' });
+    const notice = await until('the notice', () => noticesPosted(a)[0]);
+    const said = visibleText(notice as { text?: unknown; blocks?: unknown });
+    expect(said).toContain(
+      `The wallet service asked to confirm withdrawal \`${r.merchantReference.slice(0, 8)}\` (500.00 USDT to`,
+    );
+    expect(said).toContain('refused because it is no longer being sent (already sent)');
+    expect(said).toContain('Destination of our request');
+    expect(said).not.toContain(`<@${USERS.erin}>`);
+    await a.app.deps.outbox.drain(5000);
+    expect(noticesPosted(a)).toHaveLength(1);
+    expect(alertsPosted(a)).toEqual([]);
   });
 
   it('a withdrawal posted straight to the sandbox with the API key is refused, moves nothing, and alerts the admins once', async () => {
@@ -140,6 +177,54 @@ describe('the verification callback', () => {
         verdict: 'refused',
         reason: 'unknown_reference',
       }),
+    ]);
+  });
+
+  it('a reference of any shape still alarms the admins once, shown short and escaped, and is audited shortened', async () => {
+    const a = await app();
+    const long = `L${'x'.repeat(248)}Z`;
+    const sneaky = '<!channel> `pay` *now*';
+    const references = ['pay out 42', 'réf-42', long, sneaky];
+    for (const ref of references) {
+      const r = await postStraightToSandbox(a, ref);
+      expect(r.status, ref).toBe(400);
+      expect(r.body).toMatchObject({ status: 0, message: 'Withdrawal not verified by merchant' });
+    }
+    // Straight to our verify route too (as the service would): the same answer.
+    expect(await verify(a, sneaky)).toEqual({ status: 200, body: { isVerified: false, checksum: '' } });
+    expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);
+
+    await until('four alarms', () => (alertsPosted(a).length >= references.length ? true : undefined));
+    await a.app.deps.outbox.drain(5000);
+    const alarms = alertsPosted(a);
+    expect(alarms).toHaveLength(references.length);
+    const shown = alarms.map((m) => visibleText(m as { text?: unknown; blocks?: unknown }));
+    expect(shown.find((t) => t.includes('`pay out 42`'))).toBeTruthy();
+    expect(shown.find((t) => t.includes('`réf-42`'))).toBeTruthy();
+    // 250 characters: shown cut, never whole.
+    const longShown = shown.find((t) => t.includes('`Lxxx'))!;
+    expect(longShown).toContain(`\`L${'x'.repeat(62)}…\``);
+    expect(longShown).not.toContain(long);
+    // Nobody is mentioned by the caller's text, and its backticks cannot end the code span.
+    const sneakyShown = shown.find((t) => t.includes('channel&gt;'))!;
+    expect(sneakyShown).toContain('`&lt;!channel&gt; ˋpayˋ *now*`');
+    for (const m of alarms) {
+      expect(visibleText(m as { text?: unknown; blocks?: unknown })).not.toContain('<!channel>');
+      for (const b of (m.blocks ?? []) as Array<{ text?: { text: string }; fields?: Array<{ text: string }> }>) {
+        if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(3000);
+        for (const f of b.fields ?? []) expect(f.text.length).toBeLessThanOrEqual(2000);
+      }
+    }
+    // Audited with the reference as asked, shortened.
+    const audited = verificationAudit(a).map((e) => e.details);
+    expect(audited).toHaveLength(references.length + 1);
+    for (const d of audited) expect(d).toMatchObject({ verdict: 'refused', reason: 'invalid_reference' });
+    expect(audited.map((d) => d.askedReference)).toEqual([
+      'pay out 42',
+      'réf-42',
+      `L${'x'.repeat(118)}…`,
+      sneaky,
+      sneaky,
     ]);
   });
 
@@ -193,9 +278,18 @@ describe('the verification callback', () => {
         ),
     );
     expect(card).toBeTruthy();
-    // Refused for a reference of ours (frozen): the admins hear of it once, whatever the number of calls.
+    // The call while it was pending raised the alarm (the quorum had not approved it). Refused
+    // later because sends are frozen, a send the quorum approved: a plain notice, once,
+    // whatever the number of calls, and no second alarm.
     await a.app.deps.outbox.drain(5000);
     expect(alertsPosted(a).filter((m) => (m.text ?? '').includes(r.merchantReference))).toHaveLength(1);
+    const frozenNotices = noticesPosted(a);
+    expect(frozenNotices).toHaveLength(1);
+    expect(visibleText(frozenNotices[0] as { text?: unknown; blocks?: unknown })).toContain(
+      `withdrawal \`${r.merchantReference.slice(0, 8)}\` (500.00 USDT to`,
+    );
+    expect(frozenNotices[0]!.text).toContain('refused because sends are frozen');
+    expect(frozenNotices[0]!.text).not.toContain('someone holds the API key');
     expect(verificationAudit(a).map((e) => e.details.reason)).toEqual([
       'not_executing',
       'verified',
@@ -206,6 +300,68 @@ describe('the verification callback', () => {
       'frozen',
       'frozen',
     ]);
+  });
+
+  it('stopping waits for a send in flight: its verification call is still answered, and it is sent', async () => {
+    gate = await startGate();
+    const g = gate;
+    const a = await app({ sandbox: { verificationUrl: () => g.url, verificationTimeoutMs: 60_000 } });
+    g.target = `${a.app.url}/webhooks/wallet/${SECRET}/verify`;
+    const r = await request(a);
+    await approve(a, r);
+    const held = await until('the sandbox asking', () => g.held[0]);
+    const stopping = a.app.stop();
+    // Let the stop go as far as it goes without waiting for the send (closing the server, unfixed).
+    await new Promise(setImmediate);
+    held.release();
+    await stopping;
+    expect(a.app.sandbox!.stats.verifications).toEqual([{ reference: r.merchantReference, verified: true }]);
+    expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(1);
+    expect(state(a, r.id)).toBe('completed');
+  });
+
+  it('at start, a resumed send is asked about only once the verify route answers, and is verified', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'verify-restart-'));
+    dirs.push(dataDir);
+    const first = await app({ dataDir, env: { PORT: String(port) } });
+    // A request approved while sends are frozen stays approved, not sent.
+    await first.command('/treasury', 'freeze audit in progress', USERS.erin);
+    const freeze = await until('frozen', () => first.app.deps.freeze.current());
+    const r = await request(first);
+    await approve(first, r);
+    await until('approved, held', () => (state(first, r.id) === 'approved' ? true : undefined));
+    await first.stop();
+    t = undefined;
+    // Unfrozen meanwhile (as two admins would): the next start resumes the send.
+    const store = await openStore({ dir: dataDir });
+    await store.commit((tx) =>
+      tx.put(FREEZES, freeze.id, {
+        ...freeze,
+        unfrozen: { requestedBy: USERS.erin, confirmedBy: USERS.dave, at: new Date().toISOString() },
+      }),
+    );
+    await store.close();
+
+    // A wallet service that does not wait for the app (its verification URL is fixed): is the app listening when it asks?
+    const listening: boolean[] = [];
+    const second = await app({
+      dataDir,
+      env: { PORT: String(port) },
+      sandbox: {
+        verificationUrl: async () => {
+          listening.push(await accepts(port));
+          return `http://127.0.0.1:${port}/webhooks/wallet/${SECRET}/verify`;
+        },
+      },
+    });
+    await until('the service asked', () => (second.app.sandbox!.stats.verifications.length ? true : undefined));
+    expect(listening).toEqual([true]);
+    // The send was resumed (claimed, then posted) only once the server listened.
+    const logs = second.logs();
+    expect(logs.indexOf('HTTP server listening')).toBeGreaterThan(-1);
+    expect(logs.indexOf('resuming an approved withdrawal')).toBeGreaterThan(logs.indexOf('HTTP server listening'));
+    expect(second.app.sandbox!.stats.verifications).toEqual([{ reference: r.merchantReference, verified: true }]);
   });
 
   it('refuses rejected and expired requests', async () => {

@@ -29,9 +29,15 @@ export async function startGate(): Promise<Gate> {
     });
     gate.held.push({ reference, release });
     void released.then(async () => {
-      const answer = await fetch(`${gate.target}?reference=${encodeURIComponent(reference)}`);
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(await answer.text());
+      try {
+        const answer = await fetch(`${gate.target}?reference=${encodeURIComponent(reference)}`);
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(await answer.text());
+      } catch {
+        // The app did not answer (it closed its server): as a proxy would say it.
+        res.writeHead(502, { 'content-type': 'application/json' });
+        res.end('{"error":"bad gateway"}');
+      }
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

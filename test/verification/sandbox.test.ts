@@ -91,6 +91,12 @@ describe('sandbox: verification before executing', () => {
     await expectRefused(sb, 'ref-false', 'isVerified false');
     answer = () => ({ body: JSON.stringify({ isVerified: true, checksum: checksumFor('another-ref') }) });
     await expectRefused(sb, 'ref-checksum', 'checksum does not match');
+    // The right reference, but a checksum over another destination: the answer is tied to the address sent.
+    const elsewhere = '0x3333333333333333333333333333333333333333';
+    answer = (ref) => ({
+      body: JSON.stringify({ isVerified: true, checksum: hex(`${hex(SANDBOX_MERCHANT.apiKey)}${ref}:${elsewhere}`) }),
+    });
+    await expectRefused(sb, 'ref-other-destination', 'checksum does not match');
     answer = (ref) => ({ body: JSON.stringify({ isVerified: 'yes', checksum: checksumFor(ref) }) });
     await expectRefused(sb, 'ref-yes', 'isVerified false');
     answer = (ref) => ({ status: 404, body: JSON.stringify({ isVerified: true, checksum: checksumFor(ref) }) });

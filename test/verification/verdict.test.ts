@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { referenceCode } from '../../src/slack/verification-notice.js';
+import { refusalKind, shortReference } from '../../src/verification/alerts.js';
 import { constantTimeEqual, verificationChecksum } from '../../src/verification/checksum.js';
 import { verdict, type VerdictFacts } from '../../src/verification/verdict.js';
 import type { WithdrawalState } from '../../src/withdrawals/index.js';
@@ -94,5 +96,37 @@ describe('verdict', () => {
         },
       ),
     );
+  });
+});
+
+describe('refusalKind: alarm or plain notice', () => {
+  it('alarms for what the quorum never approved (or ours sent elsewhere); a plain notice for our approved ones', () => {
+    expect(refusalKind('invalid_reference', undefined)).toBe('alarm');
+    expect(refusalKind('unknown_reference', undefined)).toBe('alarm');
+    for (const state of ['pending', 'rejected', 'expired'] as const)
+      expect(refusalKind('not_executing', state), state).toBe('alarm');
+    expect(refusalKind('frozen', 'pending')).toBe('alarm');
+    expect(refusalKind('destination_mismatch', 'executing')).toBe('alarm');
+    for (const state of ['approved', 'completed', 'failed', 'unknown'] as const)
+      expect(refusalKind('not_executing', state), state).toBe('notice');
+    expect(refusalKind('frozen', 'executing')).toBe('notice');
+    expect(refusalKind('frozen', 'approved')).toBe('notice');
+  });
+});
+
+describe('references shown in Slack', () => {
+  it('any text becomes one short code span: no mention, link, or early end', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), (raw) => {
+        const shown = referenceCode(shortReference(raw));
+        expect(shown.startsWith('`') && shown.endsWith('`')).toBe(true);
+        const inner = shown.slice(1, -1);
+        expect(inner).not.toMatch(/[`<>]/);
+        expect(inner).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+        expect(Array.from(inner.replace(/&(amp|lt|gt);/g, '_')).length).toBeLessThanOrEqual(64);
+      }),
+    );
+    expect(shortReference('x'.repeat(500))).toHaveLength(120);
+    expect(shortReference('réf-42')).toBe('réf-42');
   });
 });
