@@ -61,6 +61,11 @@ export interface StartOptions {
   logDestination?: DestinationStream;
   /** Use this policy instead of loading the file. */
   policy?: Policy;
+  /**
+   * Watch the policy file for changes (default true). Tests that rewrite the file turn it off
+   * and call `checkPolicyFile()` themselves, so a watch event never races their own check.
+   */
+  watchPolicyFile?: boolean;
   now?: () => number;
   /**
    * The store can no longer make memory equal to the disk (it could not even read the disk
@@ -369,7 +374,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox.start();
     }
     scheduler.start();
-    governor.watch();
+    if (o.watchPolicyFile !== false) governor.watch();
     address.port = http.port;
     if (webhookBase()) {
       deps

@@ -115,8 +115,12 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   policy?: Policy;
-  /** A real policy file (governed policy): loaded and watched as in production, instead of `policy`. */
+  /**
+   * A real policy file (governed policy), loaded as in production instead of `policy`; not
+   * watched unless `watchPolicyFile`: tests call `checkPolicyFile()` when they changed it.
+   */
   policyFile?: string;
+  watchPolicyFile?: boolean;
   fake?: FakeSlack;
   fakeOptions?: FakeSlackOptions;
   dataDir?: string;
@@ -162,6 +166,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     sandbox: o.sandbox,
     now: o.now,
     store: o.store,
+    watchPolicyFile: o.watchPolicyFile ?? false,
   });
 
   const send = (body: Parameters<typeof sendToBolt>[2], opts?: SendOptions) =>

@@ -182,6 +182,17 @@ describe('governed policy: changes of the file', () => {
     expect((await gov(a).checkPolicyFile()).kind).toBe('unchanged');
   });
 
+  it('watching the file: a saved change is proposed without anyone asking', async () => {
+    clock.now = T0;
+    dir = mkdtempSync(join(tmpdir(), 'governed-'));
+    const file = join(dir, 'policy.yml');
+    writeFileSync(file, POLICY);
+    t = await startTestApp({ policyFile: file, now: () => clock.now, watchPolicyFile: true });
+    writePolicy(TIER2_TO_1(POLICY));
+    const m = await until('the change proposed by the watcher', () => changeMessages(t!)[0], 20_000);
+    expect(textOf(m)).toContain('tier 2 (up to 10,000): approvals 2 → 1');
+  });
+
   it('a file that schedules a job the app does not have is unusable: nothing is proposed', async () => {
     clock.now = T0;
     const a = await start();
