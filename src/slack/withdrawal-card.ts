@@ -38,9 +38,21 @@ export const ACTIONS = {
   newRequest: 'wd_new_request',
 } as const;
 
-/** The service never executed it (settled by its status, past the grace): nothing left, a new request may be made. */
-export const neverExecuted = (r: Pick<WithdrawalRequest, 'state' | 'error'>) =>
-  r.state === 'failed' && r.error?.kind === 'never_executed';
+/**
+ * The service never executed it (settled by its status, past the grace): nothing left, a new
+ * request may be made. Only while nothing of the service ever spoke of it since: a webhook (even
+ * PENDING) or a result proves it has the withdrawal, and paying again could pay twice.
+ */
+export const neverExecuted = (r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>) =>
+  r.state === 'failed' && r.error?.kind === 'never_executed' && !r.confirmation && !r.result;
+
+/** Found "never executed", and then the wallet service spoke of it after all: it may have been paid. */
+export const neverExecutedContradicted = (r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>) =>
+  r.state === 'failed' && r.error?.kind === 'never_executed' && !neverExecuted(r);
+
+/** Why the card offers no new request for a "never executed" the service contradicted. */
+export const CONTRADICTED_NEVER_EXECUTED =
+  'The wallet service now reports this withdrawal after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.';
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
 
@@ -163,6 +175,8 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
       return `*Sent*${by}: ${settlementText(r)}.${odd}`;
     }
     case 'failed':
+      if (neverExecutedContradicted(r))
+        return `*Reported ${transferWord(r.confirmation?.status ?? 'sent')} by the wallet service* after it had no record of it: it may have been paid. *Do not pay it again*; an admin must check it in the wallet service and the transaction list.`;
       if (r.error?.kind === 'never_executed')
         return '*Not sent:* the wallet service has no record of it (looked up by its reference after the grace period). Nothing left the treasury and it will never be resent; to pay it, make a new request.';
       return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
@@ -218,7 +232,11 @@ export function renderCard(
     flags.push('the balance could not be read when it was requested');
   // Approved but held by a freeze is not "Sending": say what it is.
   const held = frozen && r.state === 'approved';
-  const title = `${held ? '⏸️ Approved, held' : stateLabel(r)} · ${amountText(r)} on ${r.network}`;
+  // Status first: a "never executed" the service contradicts may have been paid.
+  const label = neverExecutedContradicted(r)
+    ? `🚨 Reported ${transferWord(r.confirmation?.status ?? 'sent')}, do not pay again`
+    : stateLabel(r);
+  const title = `${held ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
   if (frozen && (r.state === 'pending' || r.state === 'approved')) blocks.push(frozenLine(frozen, r.state));
   if (flags.length)
