@@ -40,6 +40,32 @@ export function balanceIn(rows: readonly OriginBalance[], currency: string, netw
   return rows.find((r) => r.currency === c && r.network === n)?.balance ?? '0';
 }
 
+/**
+ * A request made in Slack must be answered within 3 seconds, and a balance read is a wallet call
+ * with a 10 s deadline and retries: at request time it gets this long, then the balance counts
+ * as unreadable (the request is allowed and its card flagged; the send checks it again).
+ */
+export const REQUEST_BALANCE_WAIT_MS = 2_000;
+
+/** A fresh read of one balance, or undefined if it is not there within `ms` (the read carries on for later readers). */
+export async function readWithin(
+  source: { read(currency: string, network: string): Promise<string | undefined> },
+  currency: string,
+  network: string,
+  ms: number,
+): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([source.read(currency, network), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function createBalanceBook(o: {
   wallet: Pick<WalletClient, 'originBalances'>;
   logger: Logger;
