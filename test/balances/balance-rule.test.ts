@@ -142,6 +142,22 @@ describe('the balance rule', () => {
     expect(cardText(c)).toContain('50.00 USDT');
   });
 
+  it('an asset the service does not list is an unknown balance: allowed and flagged, never refused as 0', async () => {
+    const a = await app('12500');
+    const { responseUrl } = await a.command(
+      '/withdraw',
+      `50 USDT TRON TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf ${CLIENT}`,
+      USERS.alice,
+    );
+    expect(visibleText((await a.replies(responseUrl))[0]!)).toMatch(/^⏳ Requested/);
+    expect(a.app.deps.withdrawals.list()[0]).toMatchObject({ network: 'TRON', balanceAtRequest: { balance: null } });
+    const c = await until('the card', () => {
+      const m = a.fake.channel(CHANNELS.approvals)[0];
+      return m && cardText(m).includes('the balance could not be read when it was requested') && m;
+    });
+    expect(cardText(c)).toContain('USDT on TRON: balance unavailable');
+  });
+
   it('a balance drained between the approvals and the send: not sent, the card says why, audited', async () => {
     const a = await app('12500');
     await request(a, '5000'); // two approvals

@@ -174,9 +174,10 @@ describe('low-balance transitions', () => {
     );
   });
 
-  it('an asset the service does not list has a balance of 0', () => {
+  it('an asset the service does not list has an unknown balance (not 0)', () => {
     expect(balanceIn([row('5')], 'usdt', 'bsc')).toBe('5');
-    expect(balanceIn([row('5')], 'USDT', 'TRON')).toBe('0');
+    expect(balanceIn([row('5')], 'USDT', 'TRON')).toBeUndefined();
+    expect(balanceIn([], 'USDT', 'BSC')).toBeUndefined();
   });
 });
 
