@@ -465,6 +465,29 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
   const destination = str(d.destination) ?? r?.destination;
   const network = str(d.network) ?? r?.network;
   const reference = str(d.merchantReference) ?? r?.merchantReference;
+  const delivered = str(d.delivered);
+  const parts = [
+    auditWhat(e) ?? e.action,
+    amount && currency
+      ? `${formatAmount(amount, currency)}${network ? ` on ${network}` : ''}${destination ? ` to \`${shorten(destination)}\`` : ''}`
+      : `\`${shorten(e.subject, 8, 4)}\``,
+    delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
+    str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
+    reference ? `ref \`${shortRef({ merchantReference: reference })}\`` : '',
+    // A verification's reason is a code; its words are in `why` (a step-up's `why` is a code: its words are above).
+    str(d.why ?? d.reason) && !e.action.startsWith('stepup_') ? `“${esc(truncate(str(d.why ?? d.reason)!, 200))}”` : '',
+    str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
+  ];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/**
+ * What an audit entry records, in the card's words ("⏸️ held, not sent: sends are frozen"): the
+ * one vocabulary of `/treasury audit` and `/treasury withdrawal`'s story. Undefined for an
+ * action it has no words for.
+ */
+export function auditWhat(e: Pick<AuditRowInput, 'action' | 'details'>): string | undefined {
+  const d = e.details;
   const outcome = str(d.outcome);
   const status = str(d.status);
   const what: Record<string, string> = {
@@ -526,19 +549,16 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     unfreeze_request: 'asked to unfreeze (a second admin must confirm)',
     unfreeze_refused: 'unfreeze refused',
     unfreeze: '▶️ confirmed the unfreeze: sends resumed',
+    // Step-up (src/stepup): an authenticator code asked before approving a large request.
+    stepup_enrol_start: 'started setting up authenticator codes',
+    stepup_enrolled: '🔐 set up authenticator codes',
+    stepup_enrol_abandoned: 'authenticator set-up abandoned',
+    stepup_verified: '🔐 authenticator code confirmed',
+    stepup_wrong_code:
+      d.why === 'replayed' ? '🚫 authenticator code refused (already used)' : '🚫 authenticator code refused',
+    stepup_refused_locked: '🔒 authenticator code refused: codes are locked after repeated wrong ones',
+    stepup_locked: '🔒 authenticator codes locked after repeated wrong ones',
+    stepup_unreadable: '⚠️ authenticator set-up unreadable (the app’s key changed): set it up again',
   };
-  const delivered = str(d.delivered);
-  const parts = [
-    what[e.action] ?? e.action,
-    amount && currency
-      ? `${formatAmount(amount, currency)}${network ? ` on ${network}` : ''}${destination ? ` to \`${shorten(destination)}\`` : ''}`
-      : `\`${shorten(e.subject, 8, 4)}\``,
-    delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
-    str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
-    reference ? `ref \`${shortRef({ merchantReference: reference })}\`` : '',
-    // A verification's reason is a code; its words are in `why`.
-    str(d.why ?? d.reason) ? `“${esc(truncate(str(d.why ?? d.reason)!, 200))}”` : '',
-    str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
-  ];
-  return parts.filter(Boolean).join(' · ');
+  return what[e.action];
 }
