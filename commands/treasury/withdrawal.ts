@@ -11,7 +11,7 @@ import { utcMinute } from '../../src/format/time.js';
 import { context, esc, header, packLines, section, shorten } from '../../src/slack/blocks.js';
 import { echo } from '../../src/slack/limits.js';
 import { userMessage } from '../../src/slack/user-errors.js';
-import { amountText, shortRef, stateLabel, transferWord } from '../../src/slack/withdrawal-card.js';
+import { amountText, auditWhat, shortRef, stateLabel, transferWord } from '../../src/slack/withdrawal-card.js';
 import type { WithdrawalStatusName } from '../../src/wallet/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
@@ -70,8 +70,15 @@ function stepText(e: AuditEntry, r: WithdrawalRequest): string {
     case 'webhook':
     case 'webhook_contradiction':
       return `📨 Notification from the wallet service: ${transferWord(str(d.status) ?? 'update')}${str(d.transactionHash) ? ` · transaction \`${shorten(str(d.transactionHash)!, 10, 6)}\`` : ''}${e.action === 'webhook_contradiction' ? ' 🚨 contradicts the card' : ''}`;
-    default:
-      return esc(e.action);
+    default: {
+      // Every other decision in the words /treasury audit uses (the gates, the policy re-check, step-up).
+      const words = auditWhat(e);
+      if (!words) return esc(e.action);
+      // A step-up's `why` is a code (its words are above); a reason the words already say is not repeated.
+      const said = e.action.startsWith('stepup_') ? undefined : str(d.why ?? d.reason);
+      const why = said && !words.includes(said) ? said : undefined;
+      return `${words}${e.actor === 'system' ? '' : ` · ${who(e.actor)}`}${why ? `: “${esc(shorten(why, 200, 0))}”` : ''}`;
+    }
   }
 }
 
@@ -119,7 +126,8 @@ export const withdrawalVerb: VerbRun = {
     }
     const r = found[0]!;
     const steps = deps.store
-      .find(AUDIT_COLLECTION, (e) => e.subject === r.id)
+      // Step-up entries are about the approver (their subject) and name the request they were for.
+      .find(AUDIT_COLLECTION, (e) => e.subject === r.id || e.details.request === r.id)
       .sort((a, b) => a.seq - b.seq)
       .map((e) => `${utcMinute(e.at)} · ${stepText(e, r)}`);
     const status = await serviceStatus(deps, r);

@@ -64,6 +64,22 @@ export interface RequestPrefill {
 
 const option = (n: string) => ({ text: { type: 'plain_text' as const, text: n }, value: n });
 
+/** The form's note field holds this much; a one-line /withdraw note may be longer (up to 1,000). */
+const NOTE_FIELD_MAX = 500;
+/**
+ * Slack refuses a view whose initial value is longer than its field: the prefill is cut to fit,
+ * counted in UTF-16 units (never more than Slack could count) and never inside a character.
+ */
+function fitNote(note: string | undefined): string | undefined {
+  if (!note || note.length <= NOTE_FIELD_MAX) return note;
+  let out = '';
+  for (const ch of note) {
+    if (out.length + ch.length > NOTE_FIELD_MAX) break;
+    out += ch;
+  }
+  return out;
+}
+
 export function requestModal(prefill?: RequestPrefill): View {
   const initial = (value: string | undefined) => (value ? { initial_value: value } : {});
   const selected = (value: string | undefined) => (value ? { initial_option: option(value) } : {});
@@ -107,7 +123,7 @@ export function requestModal(prefill?: RequestPrefill): View {
       input(
         'note',
         'Note for the approvers',
-        { type: 'plain_text_input', multiline: true, max_length: 500, ...initial(prefill?.note) },
+        { type: 'plain_text_input', multiline: true, max_length: NOTE_FIELD_MAX, ...initial(fitNote(prefill?.note)) },
         true,
         'What the payout is for. Required above the policy’s amount (withdrawals.note_required_above).',
       ),

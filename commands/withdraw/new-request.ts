@@ -6,7 +6,11 @@
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { neverExecuted } from '../../src/slack/withdrawal-card.js';
+import {
+  CONTRADICTED_NEVER_EXECUTED,
+  neverExecuted,
+  neverExecutedContradicted,
+} from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { ephemeral } from './replies.js';
@@ -19,6 +23,8 @@ export function newRequest(deps: CommandDeps) {
   return async ({ body, action, respond, client }: NewRequestArgs): Promise<void> => {
     await guarded(deps.logger, respond, 'New request', async () => {
       const r = deps.withdrawals.get(String(action.value ?? '').slice(0, 200));
+      if (r && neverExecutedContradicted(r))
+        return ephemeral(respond, `:rotating_light: ${CONTRADICTED_NEVER_EXECUTED}`);
       if (!r || !neverExecuted(r))
         return ephemeral(
           respond,

@@ -10,10 +10,13 @@ import { formatAmount } from '../format/amount.js';
 import type { OriginBalance } from '../wallet/client/balances.js';
 
 export interface LowBalanceState {
-  /** What was last announced for this asset. */
+  /** What was last announced for this asset (false also when it was first seen, above its threshold). */
   low: boolean;
   /** ISO time of that announcement. */
   since: string;
+  /** The asset (absent in records written before they carried it): a known asset missing from a reading is 0. */
+  currency?: string;
+  network?: string;
 }
 
 export interface LowBalanceChange {
@@ -50,6 +53,33 @@ export function lowBalanceChanges(
     });
   }
   return out;
+}
+
+/**
+ * A reading as the alerts see it: an asset seen before (it has a record) that the service no
+ * longer lists counts as 0, so its threshold can say it is low. An asset never seen and not
+ * listed says nothing (for a request, unlisted is "unknown": src/balances/book.ts balanceIn).
+ */
+export function withMissingAsZero(
+  rows: readonly OriginBalance[],
+  known: ReadonlyArray<Pick<OriginBalance, 'currency' | 'network'>>,
+): OriginBalance[] {
+  const listed = new Set(rows.map((r) => assetKey(r.currency, r.network)));
+  const missing = known
+    .filter((k) => !listed.has(assetKey(k.currency, k.network)))
+    .map((k) => ({ currency: k.currency, network: k.network, balance: '0' }));
+  return [...rows, ...missing];
+}
+
+/** Listed assets with a threshold that have no record yet, or one without the asset: to record as seen (not low). */
+export function unrecorded(
+  thresholds: Readonly<Record<string, string>>,
+  rows: readonly OriginBalance[],
+  announced: (key: string) => LowBalanceState | undefined,
+): OriginBalance[] {
+  return rows.filter(
+    (r) => thresholds[r.currency] !== undefined && !announced(assetKey(r.currency, r.network))?.currency,
+  );
 }
 
 /** An amount in the currency's display format, without repeating the currency ("850.00"). */

@@ -9,7 +9,15 @@ import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import { collection, type Store } from '../store/index.js';
 import type { BalanceBook } from './book.js';
-import { lowBalanceChanges, lowBalanceText, type LowBalanceChange, type LowBalanceState } from './low-balance.js';
+import {
+  assetKey,
+  lowBalanceChanges,
+  lowBalanceText,
+  unrecorded,
+  withMissingAsZero,
+  type LowBalanceChange,
+  type LowBalanceState,
+} from './low-balance.js';
 
 /** What was last announced per asset (`USDT:BSC`); the persisted name must never change. */
 export const LOW_BALANCE_STATE = collection<LowBalanceState>('balance_alerts');
@@ -50,10 +58,24 @@ export function createLowBalanceWatch(o: {
     if (!reading.ok) return [];
     return o.store.commit((tx) => {
       // Decided inside the commit, on what is stored now: two checks at once cannot both announce.
-      const changes = lowBalanceChanges(thresholds, reading.rows, (key) => tx.get(LOW_BALANCE_STATE, key));
+      const stored = (key: string) => tx.get(LOW_BALANCE_STATE, key);
+      // A known asset the service stops listing counts as 0 here (low-balance.ts withMissingAsZero).
+      const known = tx
+        .all(LOW_BALANCE_STATE)
+        .flatMap((r) => (r.currency && r.network ? [{ currency: r.currency, network: r.network }] : []));
+      const changes = lowBalanceChanges(thresholds, withMissingAsZero(reading.rows, known), stored);
       const since = new Date(o.now()).toISOString();
+      // First sight of an asset (or a record from before the asset was kept in it): remembered, nothing said.
+      for (const r of unrecorded(thresholds, reading.rows, stored))
+        if (!changes.some((c) => c.key === assetKey(r.currency, r.network)))
+          tx.put(LOW_BALANCE_STATE, assetKey(r.currency, r.network), {
+            low: stored(assetKey(r.currency, r.network))?.low ?? false,
+            since: stored(assetKey(r.currency, r.network))?.since ?? since,
+            currency: r.currency,
+            network: r.network,
+          });
       for (const c of changes) {
-        tx.put(LOW_BALANCE_STATE, c.key, { low: c.kind === 'low', since });
+        tx.put(LOW_BALANCE_STATE, c.key, { low: c.kind === 'low', since, currency: c.currency, network: c.network });
         o.outbox.enqueue(tx, {
           op: 'post',
           renderer: LOW_BALANCE_RENDERER,

@@ -142,7 +142,12 @@ export const policySchema = z
          * trusted as never executed only this long after it was sent (the service may not have
          * recorded it yet); before that it stays unknown.
          */
-        not_found_grace: durationSchema.default(10 * 60_000),
+        not_found_grace: durationSchema
+          .refine(
+            (ms) => ms >= 60_000,
+            'must be at least 1m: the wallet service may not have recorded a withdrawal at once, and a NotFound trusted too early would invite paying it twice',
+          )
+          .default(10 * 60_000),
         tiers: perCurrency(tierListSchema).refine((t) => 'default' in t, 'a "default" tier list is required'),
         daily_limit: perCurrency(amountSchema).default({}),
         /** Requests above this amount (per currency) must say what they are for. */

@@ -38,9 +38,21 @@ export const ACTIONS = {
   newRequest: 'wd_new_request',
 } as const;
 
-/** The service never executed it (settled by its status, past the grace): nothing left, a new request may be made. */
-export const neverExecuted = (r: Pick<WithdrawalRequest, 'state' | 'error'>) =>
-  r.state === 'failed' && r.error?.kind === 'never_executed';
+/**
+ * The service never executed it (settled by its status, past the grace): nothing left, a new
+ * request may be made. Only while nothing of the service ever spoke of it since: a webhook (even
+ * PENDING) or a result proves it has the withdrawal, and paying again could pay twice.
+ */
+export const neverExecuted = (r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>) =>
+  r.state === 'failed' && r.error?.kind === 'never_executed' && !r.confirmation && !r.result;
+
+/** Found "never executed", and then the wallet service spoke of it after all: it may have been paid. */
+export const neverExecutedContradicted = (r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>) =>
+  r.state === 'failed' && r.error?.kind === 'never_executed' && !neverExecuted(r);
+
+/** Why the card offers no new request for a "never executed" the service contradicted. */
+export const CONTRADICTED_NEVER_EXECUTED =
+  'The wallet service now reports this withdrawal after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.';
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
 
@@ -163,6 +175,8 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
       return `*Sent*${by}: ${settlementText(r)}.${odd}`;
     }
     case 'failed':
+      if (neverExecutedContradicted(r))
+        return `*Reported ${transferWord(r.confirmation?.status ?? 'sent')} by the wallet service* after it had no record of it: it may have been paid. *Do not pay it again*; an admin must check it in the wallet service and the transaction list.`;
       if (r.error?.kind === 'never_executed')
         return '*Not sent:* the wallet service has no record of it (looked up by its reference after the grace period). Nothing left the treasury and it will never be resent; to pay it, make a new request.';
       return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
@@ -218,7 +232,11 @@ export function renderCard(
     flags.push('the balance could not be read when it was requested');
   // Approved but held by a freeze is not "Sending": say what it is.
   const held = frozen && r.state === 'approved';
-  const title = `${held ? '⏸️ Approved, held' : stateLabel(r)} · ${amountText(r)} on ${r.network}`;
+  // Status first: a "never executed" the service contradicts may have been paid.
+  const label = neverExecutedContradicted(r)
+    ? `🚨 Reported ${transferWord(r.confirmation?.status ?? 'sent')}, do not pay again`
+    : stateLabel(r);
+  const title = `${held ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
   if (frozen && (r.state === 'pending' || r.state === 'approved')) blocks.push(frozenLine(frozen, r.state));
   if (flags.length)
@@ -447,6 +465,29 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
   const destination = str(d.destination) ?? r?.destination;
   const network = str(d.network) ?? r?.network;
   const reference = str(d.merchantReference) ?? r?.merchantReference;
+  const delivered = str(d.delivered);
+  const parts = [
+    auditWhat(e) ?? e.action,
+    amount && currency
+      ? `${formatAmount(amount, currency)}${network ? ` on ${network}` : ''}${destination ? ` to \`${shorten(destination)}\`` : ''}`
+      : `\`${shorten(e.subject, 8, 4)}\``,
+    delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
+    str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
+    reference ? `ref \`${shortRef({ merchantReference: reference })}\`` : '',
+    // A verification's reason is a code; its words are in `why` (a step-up's `why` is a code: its words are above).
+    str(d.why ?? d.reason) && !e.action.startsWith('stepup_') ? `“${esc(truncate(str(d.why ?? d.reason)!, 200))}”` : '',
+    str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
+  ];
+  return parts.filter(Boolean).join(' · ');
+}
+
+/**
+ * What an audit entry records, in the card's words ("⏸️ held, not sent: sends are frozen"): the
+ * one vocabulary of `/treasury audit` and `/treasury withdrawal`'s story. Undefined for an
+ * action it has no words for.
+ */
+export function auditWhat(e: Pick<AuditRowInput, 'action' | 'details'>): string | undefined {
+  const d = e.details;
   const outcome = str(d.outcome);
   const status = str(d.status);
   const what: Record<string, string> = {
@@ -508,19 +549,16 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     unfreeze_request: 'asked to unfreeze (a second admin must confirm)',
     unfreeze_refused: 'unfreeze refused',
     unfreeze: '▶️ confirmed the unfreeze: sends resumed',
+    // Step-up (src/stepup): an authenticator code asked before approving a large request.
+    stepup_enrol_start: 'started setting up authenticator codes',
+    stepup_enrolled: '🔐 set up authenticator codes',
+    stepup_enrol_abandoned: 'authenticator set-up abandoned',
+    stepup_verified: '🔐 authenticator code confirmed',
+    stepup_wrong_code:
+      d.why === 'replayed' ? '🚫 authenticator code refused (already used)' : '🚫 authenticator code refused',
+    stepup_refused_locked: '🔒 authenticator code refused: codes are locked after repeated wrong ones',
+    stepup_locked: '🔒 authenticator codes locked after repeated wrong ones',
+    stepup_unreadable: '⚠️ authenticator set-up unreadable (the app’s key changed): set it up again',
   };
-  const delivered = str(d.delivered);
-  const parts = [
-    what[e.action] ?? e.action,
-    amount && currency
-      ? `${formatAmount(amount, currency)}${network ? ` on ${network}` : ''}${destination ? ` to \`${shorten(destination)}\`` : ''}`
-      : `\`${shorten(e.subject, 8, 4)}\``,
-    delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
-    str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
-    reference ? `ref \`${shortRef({ merchantReference: reference })}\`` : '',
-    // A verification's reason is a code; its words are in `why`.
-    str(d.why ?? d.reason) ? `“${esc(truncate(str(d.why ?? d.reason)!, 200))}”` : '',
-    str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
-  ];
-  return parts.filter(Boolean).join(' · ');
+  return what[e.action];
 }

@@ -1,7 +1,8 @@
 /**
  * Reconciliation of withdrawals whose outcome is unknown, never by resending: first the
  * service's status for the merchantReference (the exact answer; settle-by-status.ts decides,
- * NotFound trusted only after the grace period), and only when that call fails, the
+ * NotFound trusted only after the grace period and once the transaction list has no record of
+ * it either), and only when that call fails, the
  * transaction list searched for the reference; a record with a readable final status settles
  * it, anything else leaves it unknown for the next run or an admin.
  */
@@ -12,6 +13,7 @@ import { WITHDRAWALS, type Shell } from './shell.js';
 import type { ListedTransaction } from './wallet-answer.js';
 import type { WithdrawalEvent, WithdrawalRequest } from './types.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
+import { notFoundTrusted } from './settle-by-status.js';
 
 export interface ReconcileReport {
   checked: number;
@@ -57,6 +59,25 @@ export function createReconciler(
         'the withdrawal status call failed; falling back to the transaction list',
       );
       return 'status-failed';
+    }
+    // Status first, list second: before a NotFound past the grace is believed, the reference is
+    // looked up once in the transaction list; a record there settles it (or keeps it unknown).
+    const ctx = shell.context();
+    if (
+      status.status === 'not_found' &&
+      notFoundTrusted(req, { now: ctx.now, graceMs: ctx.policy.withdrawals.not_found_grace })
+    ) {
+      let listed: ListedTransaction | undefined;
+      try {
+        listed = await findInTransactions(req);
+      } catch (err) {
+        logger.warn(
+          { id: req.id, err: serializeError(err) },
+          'the wallet service has no record of this withdrawal, but the transaction list could not be read to confirm it; still unknown',
+        );
+        return undefined;
+      }
+      if (listed) return (await shell.commitOn(req.id, { type: 'reconcile', found: listed })).event;
     }
     const { event } = await shell.commitOn(req.id, { type: 'settle-by-status', status });
     if (!event && status.status === 'not_found')

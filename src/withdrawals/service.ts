@@ -12,6 +12,7 @@
  * becomes `unknown` and is reconciled against the transaction list, never resent.
  */
 import { randomUUID } from 'node:crypto';
+import { readWithin, REQUEST_BALANCE_WAIT_MS } from '../balances/book.js';
 import type { Logger } from '../log.js';
 import type { Store, Tx } from '../store/index.js';
 import type { Policy } from '../policy/schema.js';
@@ -210,8 +211,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     const checked = admitRequest(p, input, await hasRole(p, 'requesters', requesterId, groups));
     if (!checked.ok) return checked;
     // A fact for the `balance` rule, read before the commit (it is a network call); null: unreadable.
+    // Capped (book.ts), so that the person is answered within Slack's 3 seconds.
     const balance = o.balances
-      ? ((await o.balances.read(checked.currency.name, checked.network.name)) ?? null)
+      ? ((await readWithin(o.balances, checked.currency.name, checked.network.name, REQUEST_BALANCE_WAIT_MS)) ?? null)
       : undefined;
     const { decision, event } = await store.commit((tx) => {
       const command = {

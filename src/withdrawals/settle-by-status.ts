@@ -6,7 +6,8 @@
  * - Completed / Failed settle it as a transaction-list record does.
  * - Pending proves the service has it, not how it ends: it stays unknown.
  * - NotFound is trusted only once `withdrawals.not_found_grace` (default 10 minutes) has passed
- *   since the send started: the service may not have recorded it yet. Past the grace the
+ *   since the send started (the service may not have recorded it yet), only if no webhook of it
+ *   ever arrived, and (reconcile.ts) only once the transaction list has no record of it either. Past the grace the
  *   request is failed with `error.kind: 'never_executed'`: nothing left the treasury, and the
  *   card offers a NEW request with the same details (a new reference; never an automatic resend).
  */
@@ -21,6 +22,14 @@ const SYSTEM = 'system';
 
 /** When the send started (the grace counts from there); a request without it counts from its creation. */
 export const sentAt = (r: WithdrawalRequest): number => Date.parse(r.sendStartedAt ?? r.createdAt);
+
+/**
+ * Whether a NotFound for this request may be believed: the grace has passed since the send, and
+ * no webhook of it ever arrived (any webhook, even PENDING, proves the service has it).
+ * The reconciler also looks the reference up in the transaction list once before committing it.
+ */
+export const notFoundTrusted = (r: WithdrawalRequest, ctx: { now: number; graceMs: number }): boolean =>
+  !r.confirmation && ctx.now - sentAt(r) >= ctx.graceMs;
 
 export function decideByStatus(
   status: WithdrawalStatus,
@@ -45,7 +54,7 @@ export function decideByStatus(
   };
   if (status.status === 'not_found') {
     const waited = ctx.now - sentAt(cur);
-    if (waited < ctx.graceMs) return { kind: 'unchanged', request: cur };
+    if (!notFoundTrusted(cur, ctx)) return { kind: 'unchanged', request: cur };
     return {
       kind: 'changed',
       next: move('failed', 'the wallet service has no record of its reference', {

@@ -106,6 +106,58 @@ describe('the balance rule', () => {
     expect(a.app.deps.withdrawals.list()[0]!.balanceAtRequest).toMatchObject({ balance: null });
   });
 
+  it('a balance read slower than Slack allows: the form is answered and the request made, flagged unreadable', async () => {
+    const a = await app('12500');
+    // Longer than the 2 s the request waits, shorter than the wallet client's own deadline.
+    a.app.sandbox!.injectFault(BALANCES, { kind: 'delay', ms: 4_000 });
+    const res = await a.submitView(USERS.alice, {
+      callbackId: 'wd_request_modal',
+      values: {
+        wd_amount: { value: { type: 'plain_text_input', value: '50' } },
+        wd_currency: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
+          },
+        },
+        wd_network: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
+          },
+        },
+        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
+        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
+        wd_note: { value: { type: 'plain_text_input', value: 'invoice 8' } },
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toBeUndefined();
+    const [r] = a.app.deps.withdrawals.list();
+    expect(r).toMatchObject({ state: 'pending', amount: '50', balanceAtRequest: { balance: null } });
+    const c = await until('the card', () => {
+      const m = a.fake.channel(CHANNELS.approvals)[0];
+      return m && cardText(m).includes('the balance could not be read when it was requested') && m;
+    });
+    expect(cardText(c)).toContain('50.00 USDT');
+  });
+
+  it('an asset the service does not list is an unknown balance: allowed and flagged, never refused as 0', async () => {
+    const a = await app('12500');
+    const { responseUrl } = await a.command(
+      '/withdraw',
+      `50 USDT TRON TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf ${CLIENT}`,
+      USERS.alice,
+    );
+    expect(visibleText((await a.replies(responseUrl))[0]!)).toMatch(/^⏳ Requested/);
+    expect(a.app.deps.withdrawals.list()[0]).toMatchObject({ network: 'TRON', balanceAtRequest: { balance: null } });
+    const c = await until('the card', () => {
+      const m = a.fake.channel(CHANNELS.approvals)[0];
+      return m && cardText(m).includes('the balance could not be read when it was requested') && m;
+    });
+    expect(cardText(c)).toContain('USDT on TRON: balance unavailable');
+  });
+
   it('a balance drained between the approvals and the send: not sent, the card says why, audited', async () => {
     const a = await app('12500');
     await request(a, '5000'); // two approvals

@@ -3,6 +3,7 @@
  * balances`, the App Home's balances section, and `/treasury withdrawal <reference>`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { eventCallback, sendToBolt } from '../helpers/slack-requests.js';
 import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
@@ -112,6 +113,28 @@ describe('/treasury withdrawal <reference>', () => {
       `Withdrawal ${r.merchantReference.slice(0, 8)}: ✅ Sent · 5,000.00 USDT on BSC`,
       '✅ Sent · 5,000.00 USDT on BSC',
     ]);
+  });
+
+  it("tells a gate's decision in the audit's words, never its raw action name", async () => {
+    const a = await app();
+    expect(await say(a, 'freeze API key may have leaked', USERS.erin)).toContain('Sends are frozen');
+    const { responseUrl } = await a.command('/withdraw', `50 USDT BSC ${DEST} ${CLIENT}`, USERS.alice);
+    await a.replies(responseUrl);
+    const r = a.app.deps.withdrawals.list()[0]!;
+    const card = await until('the card', () => a.fake.channel(CHANNELS.approvals)[0]);
+    await a.click(
+      USERS.carol,
+      { actionId: 'wd_approve', value: r.id },
+      { channel: CHANNELS.approvals, message: { ts: card.ts, blocks: card.blocks } },
+    );
+    await until('approved', () => a.app.deps.withdrawals.get(r.id)?.state === 'approved');
+    await until(
+      'the hold audited',
+      () => a.app.deps.store.find(AUDIT_COLLECTION, (e) => e.subject === r.id && e.action === 'send_held').length > 0,
+    );
+    const story = await say(a, `withdrawal ${r.merchantReference}`);
+    expect(story).toMatch(/UTC · ⏸️ held, not sent: sends are frozen$/m);
+    expect(story).not.toContain('send_held');
   });
 
   it('finds nothing, refuses what is not a reference, and asks for one', async () => {

@@ -7,7 +7,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findByReference } from '../../commands/treasury/withdrawal.js';
 import { balanceIn } from '../../src/balances/book.js';
-import { lowBalanceChanges, lowBalanceText, type LowBalanceState } from '../../src/balances/low-balance.js';
+import {
+  lowBalanceChanges,
+  lowBalanceText,
+  unrecorded,
+  withMissingAsZero,
+  type LowBalanceState,
+} from '../../src/balances/low-balance.js';
 import { decide } from '../../src/withdrawals/decide.js';
 import { admitRequest, checkBalance } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
@@ -150,6 +156,36 @@ describe('low-balance transitions', () => {
     );
   });
 
+  it('a known asset missing from a reading counts as 0 (low); one never seen says nothing', () => {
+    const known = [{ currency: 'USDT', network: 'TRON' }];
+    const reading = withMissingAsZero([row('5000')], known);
+    expect(reading).toEqual([row('5000'), row('0', 'TRON')]);
+    const seen = (key: string) =>
+      key === 'USDT:TRON' ? { low: false, since: 'x', currency: 'USDT', network: 'TRON' } : undefined;
+    expect(lowBalanceChanges(thresholds, reading, seen)).toEqual([
+      { key: 'USDT:TRON', kind: 'low', currency: 'USDT', network: 'TRON', balance: '0', threshold: '1000' },
+    ]);
+    // Listed again above the threshold: recovered.
+    const low = (key: string) => (key === 'USDT:TRON' ? { low: true, since: 'x' } : undefined);
+    expect(lowBalanceChanges(thresholds, withMissingAsZero([row('5000', 'TRON')], known), low)).toMatchObject([
+      { key: 'USDT:TRON', kind: 'recovered' },
+    ]);
+    // Never seen, not listed: nothing.
+    expect(lowBalanceChanges(thresholds, withMissingAsZero([row('5000')], []), () => undefined)).toEqual([]);
+  });
+
+  it('records first sight of an asset with a threshold (and fills in records without the asset), nothing else', () => {
+    const rows = [row('5000'), row('5', 'TRON'), { currency: 'ETH', network: 'ETH', balance: '1' }];
+    expect(unrecorded(thresholds, rows, () => undefined)).toEqual([row('5000'), row('5', 'TRON')]);
+    const old = (key: string) => (key === 'USDT:BSC' ? { low: false, since: 'x' } : undefined);
+    expect(unrecorded(thresholds, rows, old)).toEqual([row('5000'), row('5', 'TRON')]);
+    const full = (key: string) => {
+      const [currency, network] = key.split(':');
+      return { low: false, since: 'x', currency, network };
+    };
+    expect(unrecorded(thresholds, rows, full)).toEqual([]);
+  });
+
   it('over any sequence of readings, alerts alternate low/recovered and match each crossing', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 40 }), (balances) => {
@@ -174,9 +210,10 @@ describe('low-balance transitions', () => {
     );
   });
 
-  it('an asset the service does not list has a balance of 0', () => {
+  it('an asset the service does not list has an unknown balance (not 0)', () => {
     expect(balanceIn([row('5')], 'usdt', 'bsc')).toBe('5');
-    expect(balanceIn([row('5')], 'USDT', 'TRON')).toBe('0');
+    expect(balanceIn([row('5')], 'USDT', 'TRON')).toBeUndefined();
+    expect(balanceIn([], 'USDT', 'BSC')).toBeUndefined();
   });
 });
 

@@ -47,6 +47,19 @@ schedule: { timezone: Mars/Olympus, digest: "every morning" }
     expect(() => parsePolicy(text, 'policy.yml')).toThrow(/policy_changes\.approvals: needs 2 admins/);
   });
 
+  it('refuses a not-found grace under a minute, saying why; a minute is enough', () => {
+    const policy = (grace: string) => `
+channels: { approvals: C0A1, alerts: C0A2 }
+people: { admins: [U0A] }
+withdrawals: { not_found_grace: ${grace}, tiers: { default: [{ approvals: 1 }] } }
+`;
+    expect(() => parsePolicy(policy('0m'), 'policy.yml')).toThrow(
+      /withdrawals\.not_found_grace: must be at least 1m: the wallet service may not have recorded/,
+    );
+    expect(() => parsePolicy(policy('59s'), 'policy.yml')).toThrow(/not_found_grace: must be at least 1m/);
+    expect(parsePolicy(policy('1m')).withdrawals.not_found_grace).toBe(60_000);
+  });
+
   it('lists every problem with its path', () => {
     const bad = `
 channels: { approvals: general, alerts: C0ALERTS }

@@ -187,6 +187,13 @@ describe('originBalances', () => {
     ]);
     answer = { status: 1, data: [{ networkChain: 1, balance: '1' }] };
     await walletError(client.originBalances(), 'validation');
+    // A success without its list is not "no balances" (which would read as 0 everywhere).
+    answer = { status: 1, data: null };
+    await walletError(client.originBalances(), 'validation');
+    answer = { status: 1 };
+    await walletError(client.originBalances(), 'validation');
+    answer = { status: 1, data: [] };
+    expect(await client.originBalances()).toEqual([]);
     status = 401;
     answer = { type: 'about:blank', title: 'Unauthorized', status: 401 };
     await walletError(client.originBalances(), 'auth');

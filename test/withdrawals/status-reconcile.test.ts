@@ -8,10 +8,14 @@ import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
+import type { TransactionRecord } from '../../src/sandbox/state.js';
+import { stringifyJson } from '../../src/wallet/json.js';
 
 const CLIENT = 'payouts@client.example';
 const DEST = '0x2222222222222222222222222222222222222222';
 const MINUTE = 60_000;
+const WEBHOOK_SECRET = 'wh_test_secret_f2_0123456789abcdef';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -168,5 +172,102 @@ describe('settling unknown withdrawals by status', () => {
     await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);
     expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);
+  });
+});
+
+/** A withdrawal webhook from the wallet service for this request, POSTed to the app as the service does. */
+async function webhook(a: TestApp, r: WithdrawalRequest, status: 'PENDING' | 'CONFIRMED'): Promise<number> {
+  const body = stringifyJson(
+    withdrawalPayload(
+      {
+        toAddress: r.destination,
+        amount: r.amount,
+        charge: '0',
+        currency: r.currency,
+        network: r.network,
+        transactionHash: `0x${'ab'.repeat(32)}`,
+        reference: r.merchantReference,
+      } as unknown as TransactionRecord,
+      status,
+    ),
+  );
+  const res = await fetch(`${a.app.url}/webhooks/wallet/${WEBHOOK_SECRET}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  return res.status;
+}
+
+describe('never executed, then the service speaks of it (no double payment)', () => {
+  it('a record in the transaction list settles a NotFound past the grace (status first, list second)', async () => {
+    const a = await app();
+    // Lost before the service answered, no webhook: only the transaction list knows of it.
+    const id = await unknownWithdrawal(a, 'drop-before-commit');
+    const r = a.app.deps.withdrawals.get(id)!;
+    a.app.sandbox!.resetTransactions([
+      {
+        reference: r.merchantReference,
+        transactionType: 'Withdrawal',
+        transactionStatus: 'SUCCESSFUL',
+        toAddress: DEST,
+        amount: '50',
+        currency: 'USDT',
+        network: 'BSC',
+        clientEmail: CLIENT,
+      },
+    ]);
+    // The status call still answers NotFound (the service's two views disagree).
+    a.app.sandbox!.setWithdrawalStatus(r.merchantReference, 'NotFound');
+    offset = 11 * MINUTE;
+    const before = listLookups(a);
+    await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
+    expect(listLookups(a)).toBeGreaterThan(before);
+    expect(a.app.deps.withdrawals.get(id)).toMatchObject({ state: 'completed', result: { source: 'reconcile' } });
+    expect(a.app.deps.withdrawals.get(id)!.error).toBeUndefined();
+  });
+
+  it('a webhook received before the NotFound keeps it unknown (the service has it)', async () => {
+    t = await startTestApp({ now: () => Date.now() + offset, env: { WEBHOOK_SECRET } });
+    offset = 0;
+    t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
+    const id = await unknownWithdrawal(t, 'drop-before-commit');
+    expect(await webhook(t, t.app.deps.withdrawals.get(id)!, 'PENDING')).toBe(200);
+    await until('the webhook applied', () => t!.app.deps.withdrawals.get(id)!.confirmation);
+    offset = 11 * MINUTE;
+    await t.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
+    expect(t.app.deps.withdrawals.get(id)!.state).toBe('unknown');
+  });
+
+  it('a CONFIRMED webhook after "never executed": the card says so first, no New request button, the button refuses', async () => {
+    t = await startTestApp({ now: () => Date.now() + offset, env: { WEBHOOK_SECRET } });
+    offset = 0;
+    const a = t;
+    a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
+    const id = await unknownWithdrawal(a, 'drop-before-commit');
+    offset = 11 * MINUTE;
+    await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
+    expect(a.app.deps.withdrawals.get(id)).toMatchObject({ state: 'failed', error: { kind: 'never_executed' } });
+    const old = await until('the not-sent card', () => buttons(topLevel(a)[0]!).length > 0 && topLevel(a)[0]);
+
+    expect(await webhook(a, a.app.deps.withdrawals.get(id)!, 'CONFIRMED')).toBe(200);
+    const card = await until('the contradicted card', () => {
+      const m = topLevel(a)[0]!;
+      return cardText(m).includes('Reported confirmed') && m;
+    });
+    const words = cardText(card);
+    expect(words).toContain('🚨 Reported confirmed, do not pay again');
+    expect(words).toContain('*Do not pay it again*');
+    expect(words).not.toContain('make a new request');
+    expect(buttons(card)).toEqual([]);
+
+    // The button of the card as it was (a stale message) refuses, with the reason.
+    const res = await a.click(
+      USERS.alice,
+      { actionId: 'wd_new_request', value: id },
+      { channel: CHANNELS.approvals, message: { ts: old.ts, blocks: old.blocks } },
+    );
+    expect(String((await a.replies(res.responseUrl))[0]!.text)).toContain('Do not pay it again');
+    expect(a.fake.views().filter((v) => v.callback_id === 'wd_request_modal')).toHaveLength(0);
   });
 });

@@ -5,7 +5,8 @@
  *
  * Tolerant where the shape is unpublished: the currency in `currency` or `key`, currency and
  * network as codes, numeric strings or names; the balance as a JSON number or text, kept exact.
- * A row naming a currency or network we do not know keeps the service's own text.
+ * A row naming a currency or network we do not know keeps the service's own text. A success
+ * envelope without `data` is a shape error (a failure envelope may carry `data: null`).
  */
 import { z } from 'zod';
 import { PATHS } from '../assumptions.js';
@@ -60,7 +61,9 @@ export function originBalances(c: WalletCalls): Promise<OriginBalance[]> {
     const parsed = balancesResponseSchema.safeParse(res.body);
     if (!parsed.success) throw shapeError('originBalances', res, parsed.error);
     if (parsed.data.status !== undefined && parsed.data.status !== 1) throw rejection('originBalances', res);
-    return (parsed.data.data ?? []).map((r) => ({
+    // A success without its list says nothing about any balance: never read it as "no balances" (all 0).
+    if (parsed.data.data == null) throw shapeError('originBalances', res);
+    return parsed.data.data.map((r) => ({
       currency: nameOf(CURRENCIES, (r.currency ?? r.key)!),
       network: nameOf(NETWORKS, r.networkChain),
       balance: r.balance,

@@ -1,0 +1,30 @@
+/** The audit's words for the gates' decisions, shared by /treasury audit and /treasury withdrawal's story. */
+import { describe, expect, it } from 'vitest';
+import { auditWhat } from '../../src/slack/withdrawal-card.js';
+
+describe('auditWhat', () => {
+  it('has words, not the raw action name, for the gates, the policy re-check and step-up', () => {
+    const actions = [
+      'verification',
+      'send_held',
+      'policy_recheck_waits',
+      'policy_recheck_refused',
+      'policy_recheck_approved',
+      'stepup_enrol_start',
+      'stepup_enrolled',
+      'stepup_enrol_abandoned',
+      'stepup_verified',
+      'stepup_wrong_code',
+      'stepup_refused_locked',
+      'stepup_locked',
+      'stepup_unreadable',
+    ];
+    for (const action of actions) {
+      const words = auditWhat({ action, details: {} });
+      expect(words, action).toBeTruthy();
+      expect(words, action).not.toContain(action);
+    }
+    expect(auditWhat({ action: 'stepup_wrong_code', details: { why: 'replayed' } })).toContain('already used');
+    expect(auditWhat({ action: 'no_such_action', details: {} })).toBeUndefined();
+  });
+});
