@@ -67,7 +67,7 @@ async function boot(dir: string, clock: { now: number }, runs: JobContext[], ext
 /** Lets the runs started by start() (fire-and-forget) finish. */
 const settle = () => new Promise((r) => setTimeout(r, 30));
 
-describe('cron slots (node-cron matcher)', () => {
+describe('cron slots (cron-parser)', () => {
   it('gives the previous and next slot in the time zone, including a slot exactly at the instant', () => {
     const berlin = cronSlots('0 8 * * *', 'Europe/Berlin');
     // 08:00 in Berlin is 07:00 UTC in November.
@@ -84,6 +84,41 @@ describe('cron slots (node-cron matcher)', () => {
     const leap = cronSlots('0 0 29 2 *', 'UTC');
     expect(leap.previous(at('2026-11-23T00:00:00Z'))).toBeUndefined();
     expect(leap.previous(at('2026-11-23T00:00:00Z'), 3 * 365 * 86_400_000)).toBe(at('2024-02-29T00:00:00Z'));
+  });
+
+  it('keeps one slot a day across the DST changes in Europe/Berlin (clocks forward and back)', () => {
+    const night = cronSlots('30 2 * * *', 'Europe/Berlin');
+    // 29 March 2026: 02:00 CET jumps to 03:00 CEST; 02:30 does not exist and the slot is 03:30 CEST (01:30 UTC).
+    const spring = night.next(at('2026-03-28T12:00:00Z'));
+    expect(spring).toBe(at('2026-03-29T01:30:00Z'));
+    expect(night.previous(at('2026-03-29T12:00:00Z'))).toBe(spring);
+    expect(night.next(spring)).toBe(at('2026-03-30T00:30:00Z'));
+    // 25 October 2026: 03:00 CEST goes back to 02:00 CET, so 02:30 happens twice; the job has one slot, the first.
+    const autumn = night.next(at('2026-10-24T12:00:00Z'));
+    expect(autumn).toBe(at('2026-10-25T00:30:00Z'));
+    expect(night.next(autumn)).toBe(at('2026-10-26T01:30:00Z'));
+    expect(night.previous(at('2026-10-25T01:30:00Z'))).toBe(autumn);
+    expect(night.previous(at('2026-10-25T12:00:00Z'))).toBe(autumn);
+    // A daily 08:00 moves from 06:00 UTC (summer) to 07:00 UTC (winter).
+    const morning = cronSlots('0 8 * * *', 'Europe/Berlin');
+    expect(morning.previous(at('2026-10-25T06:59:00Z'))).toBe(at('2026-10-24T06:00:00Z'));
+    expect(morning.next(at('2026-10-24T06:00:00Z'))).toBe(at('2026-10-25T07:00:00Z'));
+  });
+
+  it('gives monthly slots in the time zone, including east of UTC where the 1st starts the day before in UTC', () => {
+    const sydney = cronSlots('0 9 1 * *', 'Australia/Sydney');
+    // 09:00 on 1 November in Sydney (AEDT, UTC+11) is 22:00 UTC on 31 October.
+    expect(sydney.previous(at('2026-11-23T00:00:00Z'))).toBe(at('2026-10-31T22:00:00Z'));
+    expect(sydney.previous(at('2026-10-31T21:59:59Z'))).toBe(at('2026-09-30T23:00:00Z'));
+    expect(sydney.next(at('2026-10-31T22:00:00Z'))).toBe(at('2026-11-30T22:00:00Z'));
+    const berlin = cronSlots('0 9 1 * *', 'Europe/Berlin');
+    expect(berlin.next(at('2026-02-15T00:00:00Z'))).toBe(at('2026-03-01T08:00:00Z'));
+    expect(berlin.next(at('2026-03-01T08:00:00Z'))).toBe(at('2026-04-01T07:00:00Z'));
+    expect(berlin.previous(at('2026-04-01T07:00:00Z'))).toBe(at('2026-04-01T07:00:00Z'));
+  });
+
+  it('refuses an expression it cannot read', () => {
+    expect(() => cronSlots('not a schedule', 'UTC')).toThrow(/invalid schedule/);
   });
 });
 
