@@ -70,3 +70,20 @@ function build(schedule: string, timezone: string): CronSlots {
     },
   };
 }
+
+/** The calendar day of an instant in an IANA time zone, "YYYY-MM-DD" (a slot's day where it fires). */
+export function dayIn(at: number, timezone: string): string {
+  // en-CA formats dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(at));
+}
+
+/** A slot job's run, as its domain needs it: the slot and the zone its schedule is read in. */
+export interface SlotTime {
+  slot: number;
+  timezone: string;
+}
