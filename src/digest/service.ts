@@ -1,7 +1,7 @@
 /**
  * The digest's thin shell around the pure builder: it reads the transactions, the withdrawal
  * requests and the balances, keeps the daily balance snapshot, posts the scheduled digest
- * through the outbox (keyed by its UTC day: one per day, whatever restarts happen) and
+ * through the outbox (keyed by its slot's day in the schedule's zone: one per day, whatever restarts happen) and
  * uploads its chart once.
  *
  * The chart upload is not an outbox post (the outbox sends messages, not files), so it keeps

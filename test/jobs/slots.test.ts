@@ -280,3 +280,110 @@ describe('a failing job', () => {
     await a.shutdown();
   });
 });
+
+describe('slot runs that fail, overlap or are rescheduled', () => {
+  it('a failed slot run is retried within its slot with a growing pause, a bounded number of times, warning once', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:00:00Z') };
+    const runs: JobContext[] = [];
+    let failing = true;
+    const a = await boot(dir, clock, runs, {
+      run: async (ctx) => {
+        runs.push(ctx);
+        if (failing) throw new Error('Slack answered 500');
+      },
+    });
+    a.s.start();
+    await settle();
+    clock.now = at('2026-11-23T07:00:00Z');
+    await a.s.tick(clock.now);
+    expect(runs.map((r) => r.reason)).toEqual(['schedule']);
+    // Ticks every 30 s for the rest of the morning: retries after 1, 2, 4, 8 and 16 minutes, then none.
+    const retriedAt: number[] = [];
+    while (clock.now < at('2026-11-23T12:00:00Z')) {
+      clock.now += 30_000;
+      const before = runs.length;
+      await a.s.tick(clock.now);
+      if (runs.length > before) retriedAt.push((clock.now - at('2026-11-23T07:00:00Z')) / 60_000);
+    }
+    expect(retriedAt).toEqual([1, 3, 7, 15, 31]);
+    expect(runs.every((r) => r.slot === at('2026-11-23T07:00:00Z'))).toBe(true);
+    expect(runs.slice(1).map((r) => r.reason)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry']);
+    expect(a.notices.map((n) => n.kind)).toEqual(['failing']);
+    // The next day's slot runs as usual, fails, and its first retry succeeds: one "recovered".
+    clock.now = at('2026-11-24T07:00:00Z');
+    await a.s.tick(clock.now);
+    failing = false;
+    clock.now += 60_000;
+    await a.s.tick(clock.now);
+    expect(runs.slice(6).map((r) => [r.reason, r.slot])).toEqual([
+      ['schedule', at('2026-11-24T07:00:00Z')],
+      ['retry', at('2026-11-24T07:00:00Z')],
+    ]);
+    expect(a.notices.map((n) => n.kind)).toEqual(['failing', 'recovered']);
+    expect(a.store.get(JOB_RUNS, 'test.daily')?.retry).toBeUndefined();
+    clock.now += 3_600_000;
+    await a.s.tick(clock.now);
+    expect(runs).toHaveLength(8);
+    await a.shutdown();
+  });
+
+  it('a slot that falls while the job still runs for an earlier one runs right after it (once, the newest)', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:59:30Z') };
+    const runs: JobContext[] = [];
+    const releases: Array<() => void> = [];
+    const a = await boot(dir, clock, runs, {
+      timing: () => ({ schedule: '* * * * *', timezone: 'UTC' }),
+      run: async (ctx) => {
+        runs.push(ctx);
+        await new Promise<void>((r) => releases.push(r));
+      },
+    });
+    a.s.start();
+    await settle();
+    clock.now = at('2026-11-23T07:00:00Z');
+    const first = a.s.tick(clock.now);
+    await settle();
+    clock.now = at('2026-11-23T07:01:00Z');
+    const second = a.s.tick(clock.now);
+    clock.now = at('2026-11-23T07:02:00Z');
+    const third = a.s.tick(clock.now);
+    await settle();
+    expect(runs.map((r) => r.slot)).toEqual([at('2026-11-23T07:00:00Z')]);
+    releases.shift()!();
+    await settle();
+    expect(runs.map((r) => r.slot)).toEqual([at('2026-11-23T07:00:00Z'), at('2026-11-23T07:02:00Z')]);
+    releases.shift()!();
+    await Promise.all([first, second, third]);
+    expect(runs).toHaveLength(2);
+    expect(a.store.get(JOB_RUNS, 'test.daily')?.lastSlot).toBe(at('2026-11-23T07:02:00Z'));
+    await a.shutdown();
+  });
+
+  it('after reschedule, a slot of the new schedule already past does not run (not at once, not after a restart)', async () => {
+    const dir = await tempDir();
+    // 10:00 in Berlin; the job is at 20:00 and is moved to 08:00.
+    const clock = { now: at('2026-11-23T09:00:00Z') };
+    const runs: JobContext[] = [];
+    const timing = { schedule: '0 20 * * *', timezone: 'Europe/Berlin' };
+    const a = await boot(dir, clock, runs, { timing: () => timing });
+    a.s.start();
+    await settle();
+    timing.schedule = '0 8 * * *';
+    await a.s.reschedule();
+    clock.now += 30_000;
+    await a.s.tick(clock.now);
+    expect(runs).toEqual([]);
+    await a.shutdown();
+    const b = await boot(dir, clock, runs, { timing: () => timing });
+    b.s.start();
+    await settle();
+    expect(runs).toEqual([]);
+    // The next 08:00 runs.
+    clock.now = at('2026-11-24T07:00:00Z');
+    await b.s.tick(clock.now);
+    expect(runs).toEqual([{ slot: at('2026-11-24T07:00:00Z'), reason: 'schedule' }]);
+    await b.shutdown();
+  });
+});
