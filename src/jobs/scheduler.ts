@@ -15,7 +15,7 @@
  *     is for an earlier slot, the job runs once for it (a slot missed while the app was down);
  *     if it already ran for it, nothing runs (a slot never runs twice across a restart). A
  *     slot counts as done when its run ended, whatever the outcome (a failed slot is retried
- *     at the next slot, not in a loop); a run cut off by a crash never ended, so it runs again
+ *     within its slot a bounded number of times, see below, not in a loop); a run cut off by a crash never ended, so it runs again
  *     at start: jobs must be idempotent per slot (`JobContext.slot` is the key to use).
  *     On the very first start nothing was missed: the latest slot is recorded as the baseline.
  *   - A slot run that failed is retried within its slot at later ticks, with a growing pause
