@@ -156,6 +156,11 @@ describe('the monthly export on its schedule (tick with a controlled clock)', ()
     const rec = t.app.deps.scheduler.status().find((s) => s.name === 'exports.monthly')!.last!;
     expect(rec.outcome).toBe('failed');
     expect(rec.failures).toBe(1);
+    // The admins are warned once (the failure notice, by DM through the outbox).
+    const warnings = () =>
+      fake.channel(fake.dmChannel(USERS.erin)).filter((m) => m.text?.includes('Monthly export to the admins* failed'));
+    for (let i = 0; i < 200 && warnings().length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(warnings()).toHaveLength(1);
     // The next ticks, a few minutes later (no new slot): the failed slot runs again and the file goes out.
     for (let i = 1; i <= 10 && filesOf(USERS.erin).length === 0; i++) {
       clock.now += 60_000;
