@@ -250,6 +250,9 @@ export function createDigests(o: DigestOptions): DigestService {
     for (const rec of recent.sort((a, b) => a.day.localeCompare(b.day))) {
       const problem = await deliverChart(rec);
       if (problem) problems.push(problem);
+      // This day's chart given up stays a failed run (no "works again" notice while it is missing).
+      else if (rec.key === key && store.get(DIGEST_COLLECTIONS.scheduled, key)?.chart.state === 'failed')
+        problems.push(`the chart of ${day} was given up`);
     }
     if (problems.length) throw new Error(problems.join('; '));
   }

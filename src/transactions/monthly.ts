@@ -144,7 +144,15 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
     const open = store
       .find(MONTHLY_EXPORTS, (r) => r.state === 'pending' || r.state === 'uploading')
       .sort((a, b) => a.month.localeCompare(b.month));
-    if (!open.length) return;
+    // A delivery of this month given up stays a failed run (no "works again" notice while it is missing).
+    const givenUp = () => store.find(MONTHLY_EXPORTS, (r) => r.month === period.month && r.state === 'failed');
+    if (!open.length) {
+      if (givenUp().length)
+        throw new Error(
+          `the export of ${period.words} could not be sent to ${givenUp().length} admin(s) and was given up; \`/tx export\` makes it by hand`,
+        );
+      return;
+    }
     // One read per month and format (all admins' deliveries share one unless the policy changed between runs).
     const files = new Map<string, { csv: string; comment: string; filename: string }>();
     const build = async (month: string, f: ExportFormat) => {

@@ -174,6 +174,28 @@ describe('the monthly export on its schedule (tick with a controlled clock)', ()
     expect(filesOf(USERS.erin)).toHaveLength(1);
   });
 
+  it('a delivery given up after three attempts stays a failed run: one warning, no "works again", retries bounded', async () => {
+    t = await startAt('2026-12-01T08:00:00Z', '');
+    fake.failNext('files.completeUploadExternal', { status: 500, times: 3 });
+    clock.now = Date.parse('2026-12-01T09:00:00Z');
+    await t.app.deps.scheduler.tick(clock.now);
+    for (let i = 0; i < 120; i++) {
+      clock.now += 30_000;
+      await t.app.deps.scheduler.tick(clock.now);
+    }
+    expect(filesOf(USERS.erin)).toHaveLength(0);
+    expect(fake.calls('files.completeUploadExternal')).toHaveLength(3);
+    const last = t.app.deps.scheduler.status().find((s) => s.name === 'exports.monthly')!.last!;
+    expect(last.outcome).toBe('failed');
+    expect(last.failures).toBe(6); // the slot's run and its five retries
+    expect(last.error).toContain('given up');
+    const dms = () => fake.channel(fake.dmChannel(USERS.erin)).map((m) => m.text ?? '');
+    for (let i = 0; i < 200 && !dms().some((d) => d.includes('failed')); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(dms().filter((d) => d.includes('Monthly export to the admins* failed'))).toHaveLength(1);
+    expect(dms().filter((d) => d.includes('Monthly export to the admins* works again'))).toHaveLength(0);
+  });
+
   it("retries an earlier month's open delivery at the next month's run", async () => {
     t = await startAt('2026-11-01T08:00:00Z', '');
     fake.failNext('files.completeUploadExternal', { status: 500 });
