@@ -298,3 +298,31 @@ describe('the scheduled digest on its slots (tick with a controlled clock)', () 
     expect(posts()).toHaveLength(2);
   }, 60_000);
 });
+
+describe('the scheduled digest chart given up', () => {
+  let t: TestApp | undefined;
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('after three failed uploads the run stays failed (no "works again") and the slot is retried a bounded number of times', async () => {
+    const clock = { now: Date.parse('2026-11-23T07:00:00Z') };
+    t = await startTestApp({ now: () => clock.now });
+    const fake = t.fake;
+    fake.failNext('files.completeUploadExternal', { status: 500, times: 3 });
+    clock.now = Date.parse('2026-11-23T08:00:00Z');
+    await t.app.deps.scheduler.tick(clock.now);
+    for (let i = 0; i < 120; i++) {
+      clock.now += 30_000;
+      await t.app.deps.scheduler.tick(clock.now);
+    }
+    expect(fake.calls('files.completeUploadExternal')).toHaveLength(3);
+    expect(fake.files().filter((f) => f.title.startsWith('Treasury digest chart'))).toHaveLength(0);
+    const last = t.app.deps.scheduler.status().find((s) => s.name === 'digest.daily')!.last!;
+    expect(last.outcome).toBe('failed');
+    expect(last.failures).toBe(6);
+    expect(last.error).toContain('given up');
+    const dms = fake.channel(fake.dmChannel(USERS.erin)).map((m) => m.text ?? '');
+    expect(dms.filter((d) => d.includes('Daily digest* works again'))).toHaveLength(0);
+  }, 60_000);
+});
