@@ -1,7 +1,7 @@
 /**
  * The digest's thin shell around the pure builder: it reads the transactions, the withdrawal
  * requests and the balances, keeps the daily balance snapshot, posts the scheduled digest
- * through the outbox (keyed by its UTC day: one per day, whatever restarts happen) and
+ * through the outbox (keyed by its slot's day in the schedule's zone: one per day, whatever restarts happen) and
  * uploads its chart once.
  *
  * The chart upload is not an outbox post (the outbox sends messages, not files), so it keeps
@@ -18,6 +18,7 @@ import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
+import { dayIn, type SlotTime } from '../jobs/slots.js';
 import { buildDigest, utcDayOf } from './build.js';
 import { renderChart } from './chart.js';
 import { chartAltText, renderDigest } from './message.js';
@@ -60,8 +61,12 @@ export interface DigestOptions {
 export interface DigestService {
   /** Builds the digest of the last `days` days (and writes today's balance snapshot). */
   build(days: number): Promise<Digest>;
-  /** The scheduled digest: posted to the alerts channel once per UTC day, with its chart. */
-  runDaily(): Promise<void>;
+  /**
+   * The scheduled digest: posted to the alerts channel once per day, with its chart. The day is
+   * the slot's in the schedule's zone (default: now, UTC). Throws if a chart upload failed (the
+   * scheduler warns and retries; the upload is looked up before it is sent again).
+   */
+  runDaily(at?: SlotTime): Promise<void>;
   /** Draws the chart and uploads it to a channel; throws what Slack answered. */
   uploadChart(digest: Digest, channel: string, title: string): Promise<void>;
 }
@@ -191,32 +196,36 @@ export function createDigests(o: DigestOptions): DigestService {
       await new Promise((r) => setTimeout(r, 100));
   }
 
-  async function deliverChart(rec: ScheduledDigest): Promise<void> {
-    if (rec.chart.state === 'sent' || rec.chart.state === 'failed') return;
+  /** Returns what went wrong, if the chart is not in the channel after this attempt. */
+  async function deliverChart(rec: ScheduledDigest): Promise<string | undefined> {
+    if (rec.chart.state === 'sent' || rec.chart.state === 'failed') return undefined;
     if (rec.chart.state === 'uploading' && (await landed(rec))) {
       await setChart(rec.key, { state: 'sent' });
-      return;
+      return undefined;
     }
     if (rec.chart.attempts >= MAX_CHART_ATTEMPTS) {
       log.error({ day: rec.day, error: rec.chart.error }, 'the digest chart could not be uploaded; giving up');
       await setChart(rec.key, { state: 'failed' });
-      return;
+      return `the chart of ${rec.day} was given up after ${rec.chart.attempts} attempts (${rec.chart.error ?? 'unknown error'})`;
     }
     await waitForText(rec.day);
     await setChart(rec.key, { state: 'uploading', attempts: rec.chart.attempts + 1, markedAt: o.now() });
     try {
       await uploadChart(rec.digest, rec.channel, rec.chart.title);
       await setChart(rec.key, { state: 'sent' });
+      return undefined;
     } catch (err) {
       // Stays `uploading`: the next run looks in the channel first, so a lost answer is never a second chart.
-      log.warn({ err, day: rec.day }, 'the digest chart upload failed; it is retried at the next run');
-      await setChart(rec.key, { error: err instanceof Error ? err.message : String(err) });
+      const message = err instanceof Error ? err.message : String(err);
+      log.warn({ err, day: rec.day }, 'the digest chart upload failed; it is retried');
+      await setChart(rec.key, { error: message });
+      return `the chart of ${rec.day} could not be uploaded: ${message}`;
     }
   }
 
-  async function runDaily(): Promise<void> {
+  async function runDaily(at?: SlotTime): Promise<void> {
     const now = o.now();
-    const day = utcDayOf(now);
+    const day = dayIn(at?.slot ?? now, at?.timezone ?? 'UTC');
     const key = `daily:${day}`;
     if (!store.get(DIGEST_COLLECTIONS.scheduled, key)) {
       const digest = await build(1);
@@ -237,7 +246,15 @@ export function createDigests(o: DigestOptions): DigestService {
     }
     // This day's chart, and any of the day before left unsent by a restart.
     const recent = store.find(DIGEST_COLLECTIONS.scheduled, (r) => r.createdAt >= now - 2 * DAY);
-    for (const rec of recent.sort((a, b) => a.day.localeCompare(b.day))) await deliverChart(rec);
+    const problems: string[] = [];
+    for (const rec of recent.sort((a, b) => a.day.localeCompare(b.day))) {
+      const problem = await deliverChart(rec);
+      if (problem) problems.push(problem);
+      // This day's chart given up stays a failed run (no "works again" notice while it is missing).
+      else if (rec.key === key && store.get(DIGEST_COLLECTIONS.scheduled, key)?.chart.state === 'failed')
+        problems.push(`the chart of ${day} was given up`);
+    }
+    if (problems.length) throw new Error(problems.join('; '));
   }
 
   return { build, runDaily, uploadChart };

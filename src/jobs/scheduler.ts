@@ -15,9 +15,15 @@
  *     is for an earlier slot, the job runs once for it (a slot missed while the app was down);
  *     if it already ran for it, nothing runs (a slot never runs twice across a restart). A
  *     slot counts as done when its run ended, whatever the outcome (a failed slot is retried
- *     at the next slot, not in a loop); a run cut off by a crash never ended, so it runs again
+ *     within its slot a bounded number of times, see below, not in a loop); a run cut off by a crash never ended, so it runs again
  *     at start: jobs must be idempotent per slot (`JobContext.slot` is the key to use).
  *     On the very first start nothing was missed: the latest slot is recorded as the baseline.
+ *   - A slot run that failed is retried within its slot at later ticks, with a growing pause
+ *     (1, 2, 4, 8, 16 minutes; five retries), until it succeeds or the next slot comes.
+ *   - A slot that falls while the job is still running for an earlier one runs right after it
+ *     (one follow-up run, for the newest such slot).
+ *   - After reschedule() (the policy changed the schedule) each job's slots start from now: a
+ *     slot of the new schedule that is already past does not run.
  * - A failing job is logged every time; the first failure after a success posts ONE warning
  *   (through `notify`, in the same commit as the run record) and the first success after that
  *   posts one "recovered" notice.
@@ -38,7 +44,7 @@ export interface JobTiming {
 export interface JobContext {
   /** The slot this run is for (ms since epoch); for a run asked for by hand, the time it was asked. */
   slot: number;
-  reason: 'schedule' | 'start' | 'catch-up' | 'manual';
+  reason: 'schedule' | 'start' | 'catch-up' | 'manual' | 'retry';
 }
 
 export interface Job {
@@ -71,6 +77,8 @@ export interface JobRunRecord {
   /** Set while failing: when it started failing and how many runs failed since. */
   failingSince?: number;
   failures?: number;
+  /** A failed slot run to retry: its slot, when, and how many retries of it were made. */
+  retry?: { slot: number; at: number; count: number };
 }
 
 export const JOB_RUNS = collection<JobRunRecord>('job_runs');
@@ -107,10 +115,15 @@ export interface JobStatus {
 }
 
 const ERROR_SUMMARY_MAX = 200;
+/** Retries of a failed slot run within its slot, and the first pause (doubled each time). */
+const MAX_SLOT_RETRIES = 5;
+const FIRST_RETRY_MS = 60_000;
 
 export class Scheduler {
   private readonly jobs = new Map<string, Job>();
-  private readonly running = new Map<string, Promise<void>>();
+  private readonly running = new Map<string, { ctx: JobContext; run: Promise<void> }>();
+  /** Per job, one run for a newer slot queued behind the run in progress. */
+  private readonly followUps = new Map<string, { ctx: JobContext; run: Promise<void> }>();
   private readonly tasks: ScheduledTask[] = [];
   /** Without a store: the records, in memory. */
   private readonly memory = new Map<string, JobRunRecord>();
@@ -156,8 +169,27 @@ export class Scheduler {
 
   /** Re-reads every job's timing (after a policy change) and re-arms the production trigger. */
   async reschedule(): Promise<void> {
-    for (const t of this.tasks.splice(0)) await t.stop();
-    if (!this.stopped) this.schedule();
+    for (const t of this.tasks.splice(0)) await t.destroy();
+    if (this.stopped) return;
+    // A slot of the new schedule that is already past is not run (moving the digest from 20:00
+    // to 08:00 at 10:00 does not post it at once); slot jobs also keep it as their baseline, so
+    // a restart does not run it either.
+    const at = this.now();
+    for (const job of this.jobs.values()) {
+      const t = this.timing(job.name);
+      const latest = cronSlots(t.schedule, t.timezone).previous(at);
+      if (latest === undefined) continue;
+      this.seen.set(job.name, Math.max(this.seen.get(job.name) ?? Number.NEGATIVE_INFINITY, latest));
+      if (!job.catchUp) continue;
+      await this.commitRecord(job.name, (prev) =>
+        prev && (prev.lastSlot ?? Number.NEGATIVE_INFINITY) >= latest
+          ? undefined
+          : { ...prev, name: job.name, lastSlot: latest },
+      ).catch((err: unknown) =>
+        this.logger.error({ err, job: job.name }, 'could not record the new schedule of a job'),
+      );
+    }
+    this.schedule();
   }
 
   /**
@@ -170,9 +202,17 @@ export class Scheduler {
       const t = this.timing(job.name);
       const slot = cronSlots(t.schedule, t.timezone).previous(at);
       const seen = this.seen.get(job.name) ?? Number.NEGATIVE_INFINITY;
-      if (slot === undefined || slot <= seen) continue;
-      this.seen.set(job.name, slot);
-      runs.push(this.runSlot(job, slot, 'schedule'));
+      if (slot !== undefined && slot > seen) {
+        this.seen.set(job.name, slot);
+        runs.push(this.runSlot(job, slot, 'schedule'));
+        continue;
+      }
+      // No new slot: a failed slot run whose pause is over runs again.
+      const retry = this.record(job.name)?.retry;
+      if (job.catchUp && retry && retry.at <= at && !this.running.has(job.name)) {
+        this.logger.info({ job: job.name, slot: new Date(retry.slot).toISOString() }, 'retrying a failed slot');
+        runs.push(this.execute(job, { slot: retry.slot, reason: 'retry' }));
+      }
     }
     await Promise.all(runs);
   }
@@ -213,8 +253,10 @@ export class Scheduler {
   /** Stop the clock and wait for runs in progress, so nothing is cut off mid-write. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.tasks.splice(0)) await t.stop();
-    await Promise.all(this.running.values());
+    // destroy(), not stop(): a stopped task stays in node-cron's registry.
+    for (const t of this.tasks.splice(0)) await t.destroy();
+    await Promise.all([...this.running.values()].map((r) => r.run));
+    await Promise.all([...this.followUps.values()].map((r) => r.run));
   }
 
   private schedule(): void {
@@ -262,13 +304,29 @@ export class Scheduler {
   private runSlot(job: Job, slot: number, reason: JobContext['reason']): Promise<void> {
     const done = this.record(job.name)?.lastSlot;
     if (done !== undefined && done >= slot) return Promise.resolve();
+    const current = this.running.get(job.name);
+    if (current && current.ctx.slot < slot) {
+      // A newer slot fell while the job runs for an older one: run it right after (once, the newest).
+      const queued = this.followUps.get(job.name);
+      if (queued) {
+        if (queued.ctx.slot < slot) queued.ctx = { slot, reason };
+        return queued.run;
+      }
+      const entry = { ctx: { slot, reason } as JobContext, run: Promise.resolve() };
+      entry.run = current.run.then(() => {
+        this.followUps.delete(job.name);
+        return this.runSlot(job, entry.ctx.slot, entry.ctx.reason);
+      });
+      this.followUps.set(job.name, entry);
+      return entry.run;
+    }
     return this.execute(job, { slot, reason });
   }
 
   private execute(job: Job, ctx: JobContext): Promise<void> {
     const name = job.name;
     const current = this.running.get(name);
-    if (current) return current;
+    if (current) return current.run;
     if (this.stopped) return Promise.resolve();
     const startedAt = this.now();
     const run = Promise.resolve()
@@ -285,7 +343,7 @@ export class Scheduler {
       )
       .catch((err: unknown) => this.logger.error({ err, job: name }, 'could not record the run of a job'))
       .finally(() => this.running.delete(name));
-    this.running.set(name, run);
+    this.running.set(name, { ctx, run });
     return run;
   }
 
@@ -303,6 +361,14 @@ export class Scheduler {
         outcome: failed ? 'failed' : 'ok',
         durationMs: endedAt - startedAt,
       };
+      if (failed && job.catchUp && ctx.reason !== 'manual') {
+        // Retry this slot later within it, with a growing pause, a bounded number of times.
+        const count = prev?.retry?.slot === ctx.slot ? prev.retry.count : 0;
+        if (count < MAX_SLOT_RETRIES)
+          rec.retry = { slot: ctx.slot, at: endedAt + FIRST_RETRY_MS * 2 ** count, count: count + 1 };
+      } else if (failed && prev?.retry) {
+        rec.retry = prev.retry; // a run by hand that failed leaves a pending retry as it was
+      }
       if (failed) {
         rec.error = errorSummary(err);
         rec.failingSince = prev?.failingSince ?? startedAt;
@@ -335,6 +401,23 @@ export class Scheduler {
       const { rec, notice } = build(tx.get(JOB_RUNS, job.name));
       tx.put(JOB_RUNS, job.name, rec);
       if (notice) this.o.notify?.(tx, notice);
+    });
+  }
+
+  /** Writes a job's record from the previous one (undefined: leave it). */
+  private commitRecord(
+    name: string,
+    next: (prev: JobRunRecord | undefined) => JobRunRecord | undefined,
+  ): Promise<void> {
+    const store = this.o.store;
+    if (!store) {
+      const rec = next(this.memory.get(name));
+      if (rec) this.memory.set(name, rec);
+      return Promise.resolve();
+    }
+    return store.commit((tx) => {
+      const rec = next(tx.get(JOB_RUNS, name));
+      if (rec) tx.put(JOB_RUNS, name, rec);
     });
   }
 

@@ -1,19 +1,15 @@
 /**
- * A job's slots: the instants its cron expression names, in its time zone. node-cron decides
- * what matches (the same matcher that fires the production tick), so a slot computed here is
- * exactly a slot node-cron fires; nothing here parses cron.
+ * A job's slots: the instants its cron expression names, in its time zone, from any instant
+ * (a controllable clock, the previous slot at start). cron-parser computes them; node-cron is
+ * only the production trigger (scheduler.ts), so nothing here reads node-cron's internals.
  *
- * node-cron 4 gives "the next match after a date" to its own runner, and publicly only from
- * the real clock (`getNextRuns`). The scheduler needs it from any instant (a controllable clock,
- * the previous slot at start), so this module reads the matcher of an unstarted task, checks at
- * once that it has the expected shape (an upgrade that changes it fails at startup, loudly, not
- * at the first slot), and finds the previous slot by searching backwards with `next` alone.
+ * The slots are the chain `next()` walks. cron-parser's `prev()` can disagree with it around a
+ * DST change (on the night clocks go back it names both 02:30s of a daily 02:30 job while
+ * `next()` names only the first; on the night they go forward it skips the shifted 03:30 that
+ * `next()` names), so `previous` only uses `prev()` to find a starting point two slots back
+ * and walks forward with `next()`: a daily job has one slot a day, whatever the clocks do.
  */
-import cron from 'node-cron';
-
-interface Matcher {
-  getNextMatch(date: Date): Date;
-}
+import { CronExpressionParser } from 'cron-parser';
 
 export interface CronSlots {
   readonly schedule: string;
@@ -27,7 +23,7 @@ export interface CronSlots {
 const cache = new Map<string, CronSlots>();
 const DEFAULT_HORIZON_MS = 400 * 86_400_000;
 
-/** The slots of a node-cron expression in an IANA time zone (cached: few distinct pairs exist). */
+/** The slots of a cron expression (five fields, or six with seconds first) in an IANA time zone (cached). */
 export function cronSlots(schedule: string, timezone: string): CronSlots {
   const key = `${timezone}\u0000${schedule}`;
   let s = cache.get(key);
@@ -39,33 +35,55 @@ export function cronSlots(schedule: string, timezone: string): CronSlots {
 }
 
 function build(schedule: string, timezone: string): CronSlots {
-  if (!cron.validate(schedule)) throw new Error(`invalid schedule "${schedule}"`);
-  // A task that is never started: only its matcher is used. It stays in node-cron's registry,
-  // which is harmless (one per distinct schedule and zone, cached above).
-  const task = cron.createTask(schedule, () => undefined, { timezone, name: `slots:${timezone}:${schedule}` });
-  const matcher = (task as unknown as { timeMatcher?: Partial<Matcher> }).timeMatcher;
-  if (!matcher || typeof matcher.getNextMatch !== 'function') {
-    throw new Error(
-      'node-cron no longer exposes its time matcher (src/jobs/slots.ts relies on it): pin node-cron 4.x or adapt slots.ts',
-    );
-  }
-  const m = matcher as Matcher;
-  const next = (at: number) => m.getNextMatch(new Date(at)).getTime();
+  const parse = (at: number) => {
+    try {
+      return CronExpressionParser.parse(schedule, { currentDate: new Date(at), tz: timezone });
+    } catch (err) {
+      throw new Error(`invalid schedule "${schedule}" in ${timezone}: ${err instanceof Error ? err.message : err}`);
+    }
+  };
+  parse(0); // fail at once, not at the first slot
+  // Strictly after the whole second of `at`.
+  const next = (at: number) =>
+    parse(Math.floor(at / 1000) * 1000)
+      .next()
+      .getTime();
+  /** The slot strictly before `at`, or undefined when cron-parser finds none. */
+  const before = (at: number): number | undefined => {
+    try {
+      return parse(at).prev().getTime();
+    } catch {
+      return undefined;
+    }
+  };
   return {
     schedule,
     timezone,
     next,
     previous(at, horizonMs = DEFAULT_HORIZON_MS) {
-      // Widen a window back from `at` until a slot falls in it, then walk forward to the last
-      // one not after `at`. The window that found nothing is half the one that did, so the walk
-      // covers at most about one window's worth of slots.
-      for (let span = 60_000; span <= horizonMs * 2; span *= 2) {
-        let slot = next(at - Math.min(span, horizonMs) - 1);
-        if (slot > at) continue;
-        for (let n = next(slot); n <= at; n = next(n)) slot = n;
-        return slot;
-      }
-      return undefined;
+      const end = Math.floor(at / 1000) * 1000;
+      const p = before(end + 1);
+      if (p === undefined || end - p > horizonMs) return undefined;
+      let slot = before(p) ?? p;
+      for (let n = next(slot); n <= end; n = next(n)) slot = n;
+      return end - slot > horizonMs ? undefined : slot;
     },
   };
+}
+
+/** The calendar day of an instant in an IANA time zone, "YYYY-MM-DD" (a slot's day where it fires). */
+export function dayIn(at: number, timezone: string): string {
+  // en-CA formats dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(at));
+}
+
+/** A slot job's run, as its domain needs it: the slot and the zone its schedule is read in. */
+export interface SlotTime {
+  slot: number;
+  timezone: string;
 }

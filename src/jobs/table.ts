@@ -39,7 +39,8 @@ interface JobDeclaration<P extends PartName> {
   /** node-cron expression (six fields: seconds first). */
   schedule: string;
   description: string;
-  run: (part: JobParts[P], ctx: JobContext) => Promise<void>;
+  /** `timing` is the schedule in force: a slot job names its period from `ctx.slot` read in `timing.timezone`. */
+  run: (part: JobParts[P], ctx: JobContext, timing: JobTiming) => Promise<void>;
   /** A short name the policy's `schedule:` section may use instead of `name` (e.g. `digest`). */
   alias?: string;
   /** For people (/treasury status, failure warnings), e.g. "Daily digest"; default the name. */
@@ -80,7 +81,7 @@ function job<P extends PartName>(d: JobDeclaration<P>): JobRow {
       return {
         name: d.name,
         schedule: d.schedule,
-        run: (ctx) => d.run(part, ctx),
+        run: (ctx) => d.run(part, ctx, timing?.() ?? { schedule: d.schedule, timezone: 'UTC' }),
         description: d.description,
         ...(timing ? { timing } : {}),
         ...(d.title ? { title: d.title } : {}),
@@ -160,7 +161,9 @@ export const JOBS: readonly JobRow[] = [
     catchUp: true,
     description:
       'Posts the daily digest (the last 24 hours per currency, balances, approvals, largest movements, a 14-day chart) to the alerts channel, once per day.',
-    run: (digest) => digest.runDaily(),
+    // The day is the slot's in the schedule's zone, not the day of the run in UTC (a catch-up after
+    // midnight UTC would otherwise take the next day's name and that day's digest be lost).
+    run: (digest, ctx, t) => digest.runDaily({ slot: ctx.slot, timezone: t.timezone }),
   }),
   job({
     name: 'exports.monthly',
@@ -171,7 +174,9 @@ export const JOBS: readonly JobRow[] = [
     catchUp: true,
     description:
       "Sends last month's transactions to each admin by DM in the policy's exports.monthly format, once per month.",
-    run: (exports) => exports.runMonthly(),
+    // The month is the one before the slot's month in the schedule's zone (09:00 on 1 November
+    // in Sydney is 31 October in UTC).
+    run: (exports, ctx, t) => exports.runMonthly({ slot: ctx.slot, timezone: t.timezone }),
   }),
 ];
 

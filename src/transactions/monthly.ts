@@ -15,6 +15,7 @@ import type { Policy } from '../policy/schema.js';
 import { collection } from '../store/collection.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
+import { dayIn, type SlotTime } from '../jobs/slots.js';
 import { exportTransactions } from './export.js';
 import { accountingNotes, type ExportFormat, FORMAT_NAMES } from './formats.js';
 
@@ -46,18 +47,34 @@ export interface MonthlyExportOptions {
 }
 
 export interface MonthlyExports {
-  /** Sends last month's export to every admin who has not had it yet. */
-  runMonthly(): Promise<void>;
+  /**
+   * Sends last month's export to every admin who has not had it yet, and retries those of
+   * earlier months still open. "Last month" is the month before the slot's month in its zone
+   * (default: now, UTC). Throws after trying them all if any delivery failed.
+   */
+  runMonthly(at?: SlotTime): Promise<void>;
 }
 
-/** Last month in UTC, as "YYYY-MM" with its bounds (the `to` bound is the last millisecond). */
-export function previousMonth(now: number): { month: string; from: Date; to: Date; words: string } {
-  const d = new Date(now);
-  const from = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1));
-  const to = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) - 1);
+/**
+ * The month before the one `now` falls in, in `timezone` (default UTC), as "YYYY-MM" with its
+ * bounds in UTC (the `to` bound is the last millisecond): the export covers a UTC month, but which
+ * month is "last month" is decided where the job fires.
+ */
+export function previousMonth(now: number, timezone = 'UTC'): { month: string; from: Date; to: Date; words: string } {
+  const [y, m] = dayIn(now, timezone).split('-').map(Number) as [number, number];
+  const from = new Date(Date.UTC(y, m - 2, 1));
+  const to = new Date(Date.UTC(y, m - 1, 1) - 1);
   const month = from.toISOString().slice(0, 7);
   const words = from.toLocaleString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
   return { month, from, to, words };
+}
+
+/** A "YYYY-MM" month's UTC bounds and its name for people. */
+function periodOf(month: string): { from: Date; to: Date; words: string } {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const from = new Date(Date.UTC(y, m - 1, 1));
+  const to = new Date(Date.UTC(y, m, 1) - 1);
+  return { from, to, words: from.toLocaleString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' }) };
 }
 
 export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
@@ -103,10 +120,10 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
     return (res.messages ?? []).some((m) => m.files?.some((f) => f.title === rec.title));
   }
 
-  async function runMonthly(): Promise<void> {
+  async function runMonthly(at?: SlotTime): Promise<void> {
     const format = o.policy.exports.monthly;
     if (format === 'off') return;
-    const period = previousMonth(o.now());
+    const period = previousMonth(at?.slot ?? o.now(), at?.timezone);
     const users = await admins();
     await store.commit((t) => {
       for (const user of users) {
@@ -123,27 +140,32 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
         });
       }
     });
-    const open = store.find(
-      MONTHLY_EXPORTS,
-      (r) => r.month === period.month && (r.state === 'pending' || r.state === 'uploading'),
-    );
-    if (!open.length) return;
-    // One read of the month per format (all admins' deliveries share one unless the policy changed between runs).
-    const files = new Map<ExportFormat, { csv: string; comment: string; filename: string }>();
-    const build = async (f: ExportFormat) => {
-      const r = await exportTransactions(
-        o.wallet,
-        { from: period.from, to: period.to, page: 1, pageSize: 100 },
-        undefined,
-        f,
-      );
+    // This month's and any earlier month's left open by a failed run (oldest first).
+    const open = store
+      .find(MONTHLY_EXPORTS, (r) => r.state === 'pending' || r.state === 'uploading')
+      .sort((a, b) => a.month.localeCompare(b.month));
+    // A delivery of this month given up stays a failed run (no "works again" notice while it is missing).
+    const givenUp = () => store.find(MONTHLY_EXPORTS, (r) => r.month === period.month && r.state === 'failed');
+    if (!open.length) {
+      if (givenUp().length)
+        throw new Error(
+          `the export of ${period.words} could not be sent to ${givenUp().length} admin(s) and was given up; \`/tx export\` makes it by hand`,
+        );
+      return;
+    }
+    // One read per month and format (all admins' deliveries share one unless the policy changed between runs).
+    const files = new Map<string, { csv: string; comment: string; filename: string }>();
+    const build = async (month: string, f: ExportFormat) => {
+      const p = periodOf(month);
+      const r = await exportTransactions(o.wallet, { from: p.from, to: p.to, page: 1, pageSize: 100 }, undefined, f);
       const notes = f === 'csv' ? '' : accountingNotes(f, r);
       return {
         csv: r.csv,
-        filename: `transactions-${period.month}${f === 'csv' ? '' : `-${f}`}.csv`,
-        comment: `Last month's transactions (${period.words}, UTC) for ${FORMAT_NAMES[f]}: ${f === 'csv' ? r.records : r.exported} rows. Sent on the first of each month to the admins; \`/tx export\` makes others.${notes}`,
+        filename: `transactions-${month}${f === 'csv' ? '' : `-${f}`}.csv`,
+        comment: `Last month's transactions (${p.words}, UTC) for ${FORMAT_NAMES[f]}: ${f === 'csv' ? r.records : r.exported} rows. Sent on the first of each month to the admins; \`/tx export\` makes others.${notes}`,
       };
     };
+    const failed: string[] = [];
     for (const rec of open) {
       try {
         const channel = await dm(rec.user);
@@ -157,10 +179,12 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
             'the monthly export could not be sent to an admin; giving up',
           );
           await update(rec.key, { state: 'failed' });
+          failed.push(`${rec.month}: given up after ${rec.attempts} attempts (${rec.error ?? 'unknown error'})`);
           continue;
         }
-        const file = files.get(rec.format) ?? (await build(rec.format));
-        files.set(rec.format, file);
+        const fileKey = `${rec.month}:${rec.format}`;
+        const file = files.get(fileKey) ?? (await build(rec.month, rec.format));
+        files.set(fileKey, file);
         await update(rec.key, { state: 'uploading', attempts: rec.attempts + 1, markedAt: o.now() });
         await o.slack.files.uploadV2({
           channel_id: channel,
@@ -172,10 +196,15 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
         await update(rec.key, { state: 'sent' });
       } catch (err) {
         // An `uploading` stays so: the next run looks in the DM first, so a lost answer is never a second file.
-        log.warn({ err, month: rec.month }, 'the monthly export to an admin failed; it is retried at the next run');
-        await update(rec.key, { error: err instanceof Error ? err.message : String(err) });
+        const message = err instanceof Error ? err.message : String(err);
+        log.warn({ err, month: rec.month }, 'the monthly export to an admin failed; it is retried');
+        await update(rec.key, { error: message });
+        failed.push(`${rec.month}: ${message}`);
       }
     }
+    // The scheduler warns once and retries the slot; the records say who still needs theirs.
+    if (failed.length)
+      throw new Error(`the monthly export could not be sent to ${failed.length} admin(s): ${failed.join('; ')}`);
   }
 
   return { runMonthly };

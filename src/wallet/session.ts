@@ -8,6 +8,14 @@
  * before the check at use time would: REFRESH_AHEAD_MS (10 min) before expiry, or a fifth of
  * the lifetime for short-lived tokens. So a command rarely waits for a login or refresh; the
  * check at use time (and the 401 path) stay as the fallback when the background one failed.
+ *
+ * The background refresh never runs sooner than MIN_AHEAD_DELAY_MS after it is armed (half the
+ * life of a token shorter than a minute, at least a second): a token
+ * already expired by our clock (the service's clock behind ours, an expiry read wrong) would
+ * otherwise be refreshed at once, forever. A refresh that gives a token expiring no later than
+ * the one it replaced stops the background refresh (the check at use time remains). When the
+ * background refresh and the login after it both fail, the token in hand is kept while it is
+ * still valid, and the background refresh is tried again about a minute later.
  */
 import type { Logger } from '../log.js';
 import type { SecretRegistry } from '../secrets.js';
@@ -38,6 +46,10 @@ interface Tokens {
 
 /** How long before expiry the background refresh runs (at most; a fifth of a short lifetime). */
 export const REFRESH_AHEAD_MS = 10 * 60_000;
+/** The shortest wait before a background refresh: never at once, never in a loop. */
+export const MIN_AHEAD_DELAY_MS = 30_000;
+/** After a failed background refresh, the next try (while the token in hand is still valid). */
+export const AHEAD_RETRY_MS = 60_000;
 /** setTimeout's largest delay. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -123,13 +135,14 @@ export class SessionManager {
     return Date.now() >= t.expiresAt - margin;
   }
 
-  private start(kind: 'login' | 'refresh'): Promise<Tokens> {
+  /** `keepValid`: on failure, keep the token in hand if it is still valid (the background refresh). */
+  private start(kind: 'login' | 'refresh', keepValid = false): Promise<Tokens> {
     if (this.inflight) return this.inflight;
     const run = async (): Promise<Tokens> => {
       const previous = this.current;
       if (kind === 'refresh' && previous) {
         try {
-          return this.adopt(await this.refreshOnce(previous));
+          return this.adopt(await this.refreshOnce(previous), previous);
         } catch (err) {
           this.d.logger.warn(
             { op: 'refresh', kind: err instanceof WalletError ? err.kind : 'error' },
@@ -138,9 +151,10 @@ export class SessionManager {
         }
       }
       try {
-        return this.adopt(await this.loginOnce());
+        return this.adopt(await this.loginOnce(), previous);
       } catch (err) {
-        this.current = undefined;
+        const stillValid = keepValid && previous !== undefined && previous.expiresAt > Date.now();
+        if (!stillValid) this.current = undefined;
         throw err;
       }
     };
@@ -153,19 +167,36 @@ export class SessionManager {
     return p;
   }
 
-  private adopt(t: Tokens): Tokens {
+  private adopt(t: Tokens, previous?: Tokens): Tokens {
     this.d.secrets.add(t.token, t.refreshToken);
     this.current = t;
-    this.armRefreshAhead(t);
+    this.armRefreshAhead(t, previous);
     return t;
   }
 
-  private armRefreshAhead(t: Tokens): void {
+  private armRefreshAhead(t: Tokens, previous?: Tokens): void {
     clearTimeout(this.aheadTimer);
     this.aheadTimer = undefined;
     if (!this.d.refreshAhead || this.stopped) return;
+    if (previous && t.expiresAt <= previous.expiresAt) {
+      // Refreshing again would not help (and could loop): the check at use time takes over.
+      this.d.logger.warn(
+        { op: 'refresh' },
+        'the new wallet token does not expire later than the one it replaced; no more refreshing ahead of expiry',
+      );
+      return;
+    }
     const lead = Math.min(REFRESH_AHEAD_MS, (t.expiresAt - t.obtainedAt) / 5);
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, t.expiresAt - lead - Date.now()));
+    this.armAhead(t, t.expiresAt - lead - Date.now());
+  }
+
+  private armAhead(t: Tokens, ms: number): void {
+    // The floor is MIN_AHEAD_DELAY_MS, or for a token that lives less than a minute (the sandbox
+    // can issue those) half its life, but never under a second; for a token already expired
+    // when it arrived, the full MIN_AHEAD_DELAY_MS.
+    const life = t.expiresAt - t.obtainedAt;
+    const floor = life > 0 ? Math.min(MIN_AHEAD_DELAY_MS, Math.max(1_000, life / 2)) : MIN_AHEAD_DELAY_MS;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(floor, ms));
     this.aheadTimer = setTimeout(() => this.refreshAhead(t), delay);
     // Never keeps the process alive on its own.
     this.aheadTimer.unref();
@@ -175,12 +206,17 @@ export class SessionManager {
     this.aheadTimer = undefined;
     // Someone else already moved the session on (a 401, a forced login): nothing to do.
     if (this.stopped || this.current !== t || this.inflight) return;
-    this.start('refresh').catch((err: unknown) =>
+    this.start('refresh', true).catch((err: unknown) => {
+      const kept = this.current === t && !this.stopped;
       this.d.logger.warn(
         { op: 'refresh', kind: err instanceof WalletError ? err.kind : 'error' },
-        'refreshing the wallet session ahead of expiry failed; the next call will log in',
-      ),
-    );
+        kept
+          ? 'refreshing the wallet session ahead of expiry failed; the current token is kept and the refresh tried again in a minute'
+          : 'refreshing the wallet session ahead of expiry failed; the next call will log in',
+      );
+      // While the token in hand stays valid a little longer, try again in about a minute.
+      if (kept && t.expiresAt - Date.now() > AHEAD_RETRY_MS && !this.aheadTimer) this.armAhead(t, AHEAD_RETRY_MS);
+    });
   }
 
   private async loginOnce(): Promise<Tokens> {

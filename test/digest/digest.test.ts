@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAmount } from '../../src/format/amount.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
-import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { parsePolicy } from '../../src/policy/load.js';
+import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { pngInfo } from './png.js';
 
 const DAY = 86_400_000;
@@ -244,5 +245,84 @@ describe('the scheduled digest chart after a lost answer', () => {
     expect(t.fake.calls('conversations.history').some((c) => c.args.channel === CHANNELS.alerts)).toBe(true);
     expect(charts()).toHaveLength(1);
     expect(t.fake.calls('files.getUploadURLExternal')).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('the scheduled digest on its slots (tick with a controlled clock)', () => {
+  let fake: FakeSlack;
+  let dataDir: string;
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    dataDir = mkdtempSync(join(tmpdir(), 'digest-slots-'));
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await fake.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const charts = () =>
+    fake.files().filter((f) => f.channel === CHANNELS.alerts && f.title.startsWith('Treasury digest chart'));
+  const until = async (ok: () => boolean) => {
+    for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it("names each day's digest after its slot's day in the zone: a catch-up after midnight UTC does not take the next day's; a failed chart is retried within the slot", async () => {
+    const clock = { now: Date.parse('2026-11-23T22:00:00Z') };
+    const policy = () => parsePolicy(TEST_POLICY_YAML.concat('\nschedule: { timezone: Asia/Tokyo }\n'));
+    const start = () => startTestApp({ fake, dataDir, policy: policy(), now: () => clock.now });
+    t = await start(); // first start: the baseline is 08:00 Tokyo on the 23rd
+    await t.stop();
+    // Down from 22:59 to 00:10 UTC: the 08:00 Tokyo slot of the 24th (23:00 UTC on the 23rd) runs at start.
+    clock.now = Date.parse('2026-11-24T00:10:00Z');
+    t = await start();
+    await until(() => charts().length === 1);
+    expect(charts().map((c) => c.title)).toEqual(['Treasury digest chart 2026-11-24']);
+    // The next slot, 08:00 Tokyo on the 25th; its chart upload fails once.
+    fake.failNext('files.completeUploadExternal', { status: 500 });
+    clock.now = Date.parse('2026-11-24T23:00:00Z');
+    await t.app.deps.scheduler.tick(clock.now);
+    const job = () => t!.app.deps.scheduler.status().find((s) => s.name === 'digest.daily')!;
+    expect(job().last?.outcome).toBe('failed');
+    expect(charts()).toHaveLength(1);
+    clock.now += 60_000;
+    await t.app.deps.scheduler.tick(clock.now);
+    expect(job().last?.outcome).toBe('ok');
+    expect(charts().map((c) => c.title)).toEqual([
+      'Treasury digest chart 2026-11-24',
+      'Treasury digest chart 2026-11-25',
+    ]);
+    const posts = () =>
+      fake.calls('chat.postMessage').filter((c) => String(c.args.text).startsWith('Treasury digest (last 24 hours)'));
+    await until(() => posts().length >= 2);
+    expect(posts()).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('the scheduled digest chart given up', () => {
+  let t: TestApp | undefined;
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('after three failed uploads the run stays failed (no "works again") and the slot is retried a bounded number of times', async () => {
+    const clock = { now: Date.parse('2026-11-23T07:00:00Z') };
+    t = await startTestApp({ now: () => clock.now });
+    const fake = t.fake;
+    fake.failNext('files.completeUploadExternal', { status: 500, times: 3 });
+    clock.now = Date.parse('2026-11-23T08:00:00Z');
+    await t.app.deps.scheduler.tick(clock.now);
+    for (let i = 0; i < 120; i++) {
+      clock.now += 30_000;
+      await t.app.deps.scheduler.tick(clock.now);
+    }
+    expect(fake.calls('files.completeUploadExternal')).toHaveLength(3);
+    expect(fake.files().filter((f) => f.title.startsWith('Treasury digest chart'))).toHaveLength(0);
+    const last = t.app.deps.scheduler.status().find((s) => s.name === 'digest.daily')!.last!;
+    expect(last.outcome).toBe('failed');
+    expect(last.failures).toBe(6);
+    expect(last.error).toContain('given up');
+    const dms = fake.channel(fake.dmChannel(USERS.erin)).map((m) => m.text ?? '');
+    expect(dms.filter((d) => d.includes('Daily digest* works again'))).toHaveLength(0);
   }, 60_000);
 });

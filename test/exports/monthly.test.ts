@@ -117,3 +117,99 @@ describe('the monthly export', () => {
     expect(fake.files()).toHaveLength(0);
   });
 });
+
+describe('the monthly export on its schedule (tick with a controlled clock)', () => {
+  const clock = { now: 0 };
+  async function startAt(iso: string, extraYaml: string): Promise<TestApp> {
+    clock.now = Date.parse(iso);
+    const yaml = TEST_POLICY_YAML.concat(`\nexports: { monthly: csv }\n${extraYaml}\n`);
+    const app = await startTestApp({ fake, dataDir, policy: parsePolicy(yaml), now: () => clock.now });
+    app.app.sandbox!.resetTransactions([
+      {
+        transactionType: 'Deposit',
+        currency: 'USDT',
+        network: 'BSC',
+        amount: '7',
+        transactionTimeStamp: Date.UTC(2026, 9, 15, 12, 0, 0),
+      },
+    ]);
+    return app;
+  }
+  const filesOf = (user: string) => fake.files().filter((f) => f.channel === fake.dmChannel(user));
+
+  it('east of UTC+9, sends the month before the 1st in the zone (09:00 on 1 November in Sydney is 31 October UTC)', async () => {
+    t = await startAt('2026-10-31T21:00:00Z', 'schedule: { timezone: Australia/Sydney }');
+    clock.now = Date.parse('2026-10-31T22:00:00Z');
+    await t.app.deps.scheduler.tick(clock.now);
+    const files = filesOf(USERS.erin);
+    expect(files.map((f) => f.title)).toEqual(['Transactions of October 2026 (CSV)']);
+    expect(files[0]!.name).toBe('transactions-2026-10.csv');
+    expect(files[0]!.content.toString('utf8')).toContain('7');
+  });
+
+  it('warns when a delivery fails and retries it within the slot, sending one file', async () => {
+    t = await startAt('2026-12-01T08:00:00Z', '');
+    fake.failNext('files.completeUploadExternal', { status: 500 });
+    clock.now = Date.parse('2026-12-01T09:00:00Z');
+    await t.app.deps.scheduler.tick(clock.now);
+    expect(filesOf(USERS.erin)).toHaveLength(0);
+    const rec = t.app.deps.scheduler.status().find((s) => s.name === 'exports.monthly')!.last!;
+    expect(rec.outcome).toBe('failed');
+    expect(rec.failures).toBe(1);
+    // The admins are warned once (the failure notice, by DM through the outbox).
+    const warnings = () =>
+      fake.channel(fake.dmChannel(USERS.erin)).filter((m) => m.text?.includes('Monthly export to the admins* failed'));
+    for (let i = 0; i < 200 && warnings().length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(warnings()).toHaveLength(1);
+    // The next ticks, a few minutes later (no new slot): the failed slot runs again and the file goes out.
+    for (let i = 1; i <= 10 && filesOf(USERS.erin).length === 0; i++) {
+      clock.now += 60_000;
+      await t.app.deps.scheduler.tick(clock.now);
+    }
+    expect(filesOf(USERS.erin).map((f) => f.title)).toEqual([expect.stringMatching(/^Transactions of November 2026/)]);
+    expect(t.app.deps.scheduler.status().find((s) => s.name === 'exports.monthly')!.last!.outcome).toBe('ok');
+    // More ticks within the month send nothing more.
+    clock.now += 3_600_000;
+    await t.app.deps.scheduler.tick(clock.now);
+    expect(filesOf(USERS.erin)).toHaveLength(1);
+  });
+
+  it('a delivery given up after three attempts stays a failed run: one warning, no "works again", retries bounded', async () => {
+    t = await startAt('2026-12-01T08:00:00Z', '');
+    fake.failNext('files.completeUploadExternal', { status: 500, times: 3 });
+    clock.now = Date.parse('2026-12-01T09:00:00Z');
+    await t.app.deps.scheduler.tick(clock.now);
+    for (let i = 0; i < 120; i++) {
+      clock.now += 30_000;
+      await t.app.deps.scheduler.tick(clock.now);
+    }
+    expect(filesOf(USERS.erin)).toHaveLength(0);
+    expect(fake.calls('files.completeUploadExternal')).toHaveLength(3);
+    const last = t.app.deps.scheduler.status().find((s) => s.name === 'exports.monthly')!.last!;
+    expect(last.outcome).toBe('failed');
+    expect(last.failures).toBe(6); // the slot's run and its five retries
+    expect(last.error).toContain('given up');
+    const dms = () => fake.channel(fake.dmChannel(USERS.erin)).map((m) => m.text ?? '');
+    for (let i = 0; i < 200 && !dms().some((d) => d.includes('failed')); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(dms().filter((d) => d.includes('Monthly export to the admins* failed'))).toHaveLength(1);
+    expect(dms().filter((d) => d.includes('Monthly export to the admins* works again'))).toHaveLength(0);
+  });
+
+  it("retries an earlier month's open delivery at the next month's run", async () => {
+    t = await startAt('2026-11-01T08:00:00Z', '');
+    fake.failNext('files.completeUploadExternal', { status: 500 });
+    clock.now = Date.parse('2026-11-01T09:00:00Z');
+    // By hand (no scheduler retry): the run fails, and the scheduler is stopped before retrying.
+    await t.app.deps.scheduler.runNow('exports.monthly');
+    expect(filesOf(USERS.erin)).toHaveLength(0);
+    await t.stop();
+    t = await startAt('2026-12-01T08:00:00Z', '');
+    clock.now = Date.parse('2026-12-01T09:00:00Z');
+    await t.app.deps.scheduler.tick(clock.now);
+    expect(filesOf(USERS.erin).map((f) => f.title.slice(0, 29))).toEqual([
+      'Transactions of October 2026 ',
+      'Transactions of November 2026',
+    ]);
+  });
+});

@@ -67,7 +67,7 @@ async function boot(dir: string, clock: { now: number }, runs: JobContext[], ext
 /** Lets the runs started by start() (fire-and-forget) finish. */
 const settle = () => new Promise((r) => setTimeout(r, 30));
 
-describe('cron slots (node-cron matcher)', () => {
+describe('cron slots (cron-parser)', () => {
   it('gives the previous and next slot in the time zone, including a slot exactly at the instant', () => {
     const berlin = cronSlots('0 8 * * *', 'Europe/Berlin');
     // 08:00 in Berlin is 07:00 UTC in November.
@@ -84,6 +84,41 @@ describe('cron slots (node-cron matcher)', () => {
     const leap = cronSlots('0 0 29 2 *', 'UTC');
     expect(leap.previous(at('2026-11-23T00:00:00Z'))).toBeUndefined();
     expect(leap.previous(at('2026-11-23T00:00:00Z'), 3 * 365 * 86_400_000)).toBe(at('2024-02-29T00:00:00Z'));
+  });
+
+  it('keeps one slot a day across the DST changes in Europe/Berlin (clocks forward and back)', () => {
+    const night = cronSlots('30 2 * * *', 'Europe/Berlin');
+    // 29 March 2026: 02:00 CET jumps to 03:00 CEST; 02:30 does not exist and the slot is 03:30 CEST (01:30 UTC).
+    const spring = night.next(at('2026-03-28T12:00:00Z'));
+    expect(spring).toBe(at('2026-03-29T01:30:00Z'));
+    expect(night.previous(at('2026-03-29T12:00:00Z'))).toBe(spring);
+    expect(night.next(spring)).toBe(at('2026-03-30T00:30:00Z'));
+    // 25 October 2026: 03:00 CEST goes back to 02:00 CET, so 02:30 happens twice; the job has one slot, the first.
+    const autumn = night.next(at('2026-10-24T12:00:00Z'));
+    expect(autumn).toBe(at('2026-10-25T00:30:00Z'));
+    expect(night.next(autumn)).toBe(at('2026-10-26T01:30:00Z'));
+    expect(night.previous(at('2026-10-25T01:30:00Z'))).toBe(autumn);
+    expect(night.previous(at('2026-10-25T12:00:00Z'))).toBe(autumn);
+    // A daily 08:00 moves from 06:00 UTC (summer) to 07:00 UTC (winter).
+    const morning = cronSlots('0 8 * * *', 'Europe/Berlin');
+    expect(morning.previous(at('2026-10-25T06:59:00Z'))).toBe(at('2026-10-24T06:00:00Z'));
+    expect(morning.next(at('2026-10-24T06:00:00Z'))).toBe(at('2026-10-25T07:00:00Z'));
+  });
+
+  it('gives monthly slots in the time zone, including east of UTC where the 1st starts the day before in UTC', () => {
+    const sydney = cronSlots('0 9 1 * *', 'Australia/Sydney');
+    // 09:00 on 1 November in Sydney (AEDT, UTC+11) is 22:00 UTC on 31 October.
+    expect(sydney.previous(at('2026-11-23T00:00:00Z'))).toBe(at('2026-10-31T22:00:00Z'));
+    expect(sydney.previous(at('2026-10-31T21:59:59Z'))).toBe(at('2026-09-30T23:00:00Z'));
+    expect(sydney.next(at('2026-10-31T22:00:00Z'))).toBe(at('2026-11-30T22:00:00Z'));
+    const berlin = cronSlots('0 9 1 * *', 'Europe/Berlin');
+    expect(berlin.next(at('2026-02-15T00:00:00Z'))).toBe(at('2026-03-01T08:00:00Z'));
+    expect(berlin.next(at('2026-03-01T08:00:00Z'))).toBe(at('2026-04-01T07:00:00Z'));
+    expect(berlin.previous(at('2026-04-01T07:00:00Z'))).toBe(at('2026-04-01T07:00:00Z'));
+  });
+
+  it('refuses an expression it cannot read', () => {
+    expect(() => cronSlots('not a schedule', 'UTC')).toThrow(/invalid schedule/);
   });
 });
 
@@ -243,5 +278,112 @@ describe('a failing job', () => {
     expect(JSON.stringify(a.notices)).not.toContain(token);
     expect(a.notices[0]?.error).toBe('request with Bearer [REDACTED] refused');
     await a.shutdown();
+  });
+});
+
+describe('slot runs that fail, overlap or are rescheduled', () => {
+  it('a failed slot run is retried within its slot with a growing pause, a bounded number of times, warning once', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:00:00Z') };
+    const runs: JobContext[] = [];
+    let failing = true;
+    const a = await boot(dir, clock, runs, {
+      run: async (ctx) => {
+        runs.push(ctx);
+        if (failing) throw new Error('Slack answered 500');
+      },
+    });
+    a.s.start();
+    await settle();
+    clock.now = at('2026-11-23T07:00:00Z');
+    await a.s.tick(clock.now);
+    expect(runs.map((r) => r.reason)).toEqual(['schedule']);
+    // Ticks every 30 s for the rest of the morning: retries after 1, 2, 4, 8 and 16 minutes, then none.
+    const retriedAt: number[] = [];
+    while (clock.now < at('2026-11-23T12:00:00Z')) {
+      clock.now += 30_000;
+      const before = runs.length;
+      await a.s.tick(clock.now);
+      if (runs.length > before) retriedAt.push((clock.now - at('2026-11-23T07:00:00Z')) / 60_000);
+    }
+    expect(retriedAt).toEqual([1, 3, 7, 15, 31]);
+    expect(runs.every((r) => r.slot === at('2026-11-23T07:00:00Z'))).toBe(true);
+    expect(runs.slice(1).map((r) => r.reason)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry']);
+    expect(a.notices.map((n) => n.kind)).toEqual(['failing']);
+    // The next day's slot runs as usual, fails, and its first retry succeeds: one "recovered".
+    clock.now = at('2026-11-24T07:00:00Z');
+    await a.s.tick(clock.now);
+    failing = false;
+    clock.now += 60_000;
+    await a.s.tick(clock.now);
+    expect(runs.slice(6).map((r) => [r.reason, r.slot])).toEqual([
+      ['schedule', at('2026-11-24T07:00:00Z')],
+      ['retry', at('2026-11-24T07:00:00Z')],
+    ]);
+    expect(a.notices.map((n) => n.kind)).toEqual(['failing', 'recovered']);
+    expect(a.store.get(JOB_RUNS, 'test.daily')?.retry).toBeUndefined();
+    clock.now += 3_600_000;
+    await a.s.tick(clock.now);
+    expect(runs).toHaveLength(8);
+    await a.shutdown();
+  });
+
+  it('a slot that falls while the job still runs for an earlier one runs right after it (once, the newest)', async () => {
+    const dir = await tempDir();
+    const clock = { now: at('2026-11-23T06:59:30Z') };
+    const runs: JobContext[] = [];
+    const releases: Array<() => void> = [];
+    const a = await boot(dir, clock, runs, {
+      timing: () => ({ schedule: '* * * * *', timezone: 'UTC' }),
+      run: async (ctx) => {
+        runs.push(ctx);
+        await new Promise<void>((r) => releases.push(r));
+      },
+    });
+    a.s.start();
+    await settle();
+    clock.now = at('2026-11-23T07:00:00Z');
+    const first = a.s.tick(clock.now);
+    await settle();
+    clock.now = at('2026-11-23T07:01:00Z');
+    const second = a.s.tick(clock.now);
+    clock.now = at('2026-11-23T07:02:00Z');
+    const third = a.s.tick(clock.now);
+    await settle();
+    expect(runs.map((r) => r.slot)).toEqual([at('2026-11-23T07:00:00Z')]);
+    releases.shift()!();
+    await settle();
+    expect(runs.map((r) => r.slot)).toEqual([at('2026-11-23T07:00:00Z'), at('2026-11-23T07:02:00Z')]);
+    releases.shift()!();
+    await Promise.all([first, second, third]);
+    expect(runs).toHaveLength(2);
+    expect(a.store.get(JOB_RUNS, 'test.daily')?.lastSlot).toBe(at('2026-11-23T07:02:00Z'));
+    await a.shutdown();
+  });
+
+  it('after reschedule, a slot of the new schedule already past does not run (not at once, not after a restart)', async () => {
+    const dir = await tempDir();
+    // 10:00 in Berlin; the job is at 20:00 and is moved to 08:00.
+    const clock = { now: at('2026-11-23T09:00:00Z') };
+    const runs: JobContext[] = [];
+    const timing = { schedule: '0 20 * * *', timezone: 'Europe/Berlin' };
+    const a = await boot(dir, clock, runs, { timing: () => timing });
+    a.s.start();
+    await settle();
+    timing.schedule = '0 8 * * *';
+    await a.s.reschedule();
+    clock.now += 30_000;
+    await a.s.tick(clock.now);
+    expect(runs).toEqual([]);
+    await a.shutdown();
+    const b = await boot(dir, clock, runs, { timing: () => timing });
+    b.s.start();
+    await settle();
+    expect(runs).toEqual([]);
+    // The next 08:00 runs.
+    clock.now = at('2026-11-24T07:00:00Z');
+    await b.s.tick(clock.now);
+    expect(runs).toEqual([{ slot: at('2026-11-24T07:00:00Z'), reason: 'schedule' }]);
+    await b.shutdown();
   });
 });
