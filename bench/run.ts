@@ -40,6 +40,17 @@ for (const entry of selected) {
 
 console.log(formatTable(results));
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
+// A run of some benches replaces their rows and keeps the others' (each bench says when it ran),
+// so `npm run bench digest` does not erase the figures of a longer run.
+const ran = new Set(selected.map((b) => b.name));
+const previous = await fs
+  .readFile(out, 'utf8')
+  .then((text) => JSON.parse(text) as { results?: BenchResult[]; ranAt?: Record<string, string>; startedAt?: string })
+  .catch(() => undefined);
+const kept = (previous?.results ?? []).filter((r) => !ran.has(r.bench));
+const ranAt: Record<string, string> = {};
+for (const r of kept) ranAt[r.bench] = previous?.ranAt?.[r.bench] ?? previous?.startedAt ?? 'unknown';
+for (const name of ran) ranAt[name] = startedAt;
 await fs.writeFile(
   out,
   `${JSON.stringify(
@@ -48,8 +59,9 @@ await fs.writeFile(
       node: process.version,
       platform: `${os.platform()} ${os.release()} ${os.arch()}`,
       cpus: os.cpus().length,
-      benches: selected.map((b) => b.name),
-      results,
+      benches: Object.keys(ranAt),
+      ranAt,
+      results: [...kept, ...results],
     },
     null,
     2,
