@@ -623,16 +623,39 @@ function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefi
     feeCurrency: null,
     transactionHash: hit.hash,
   };
-  const next =
-    hit.status === 'failed'
-      ? transition(cur, 'failed', SYSTEM, at, 'the transaction list shows it failed', {
-          error: {
-            kind: 'reported_failed',
-            message: 'The wallet service received the withdrawal and lists it as failed.',
-          },
-          result,
-        })
-      : transition(cur, 'completed', SYSTEM, at, 'found in the transaction list', { result });
+  return settledAsReported(cur, at, {
+    failed: hit.status === 'failed',
+    result,
+    failedNote: 'the transaction list shows it failed',
+    failedMessage: 'The wallet service received the withdrawal and lists it as failed.',
+    completedNote: 'found in the transaction list',
+    details,
+  });
+}
+
+/**
+ * An unknown outcome settled by what the wallet service reports of it (its status for our
+ * reference, or its transaction list): completed, or failed as the service says, audited as a
+ * reconciliation. One shape for both sources, so the card and audit read the same.
+ */
+export function settledAsReported(
+  cur: WithdrawalRequest,
+  at: string,
+  o: {
+    failed: boolean;
+    result: WithdrawalResultRecord;
+    failedNote: string;
+    failedMessage: string;
+    completedNote: string;
+    details: Record<string, unknown>;
+  },
+): Decision {
+  const next = o.failed
+    ? transition(cur, 'failed', SYSTEM, at, o.failedNote, {
+        error: { kind: 'reported_failed', message: o.failedMessage },
+        result: o.result,
+      })
+    : transition(cur, 'completed', SYSTEM, at, o.completedNote, { result: o.result });
   return {
     kind: 'changed',
     next,
@@ -641,7 +664,7 @@ function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefi
       actor: SYSTEM,
       action: 'reconcile',
       subject: cur.id,
-      details: { ...about(cur), outcome: next.state, ...details },
+      details: { ...about(cur), outcome: next.state, ...o.details },
     },
     event: next.state === 'completed' ? 'completed' : 'failed',
   };

@@ -12,7 +12,7 @@
  *   card offers a NEW request with the same details (a new reference; never an automatic resend).
  */
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
-import type { Decision } from './decide.js';
+import { settledAsReported, type Decision } from './decide.js';
 import type { WithdrawalRequest, WithdrawalResultRecord, WithdrawalState } from './types.js';
 
 /** The words of the card and the DM for a request the service never executed. */
@@ -86,32 +86,17 @@ export function decideByStatus(
     transactionHash: status.transactionHash ?? cur.confirmation?.transactionHash ?? null,
   };
   const failed = status.status === 'failed';
-  const next = failed
-    ? move('failed', 'the wallet service reports it failed', {
-        error: {
-          kind: 'reported_failed',
-          message: 'The wallet service received the withdrawal and reports it failed.',
-        },
-        result,
-      })
-    : move('completed', 'the wallet service reports it completed', { result });
-  return {
-    kind: 'changed',
-    next,
-    audit: {
-      at,
-      actor: SYSTEM,
-      action: 'reconcile',
-      subject: cur.id,
-      details: {
-        ...about,
-        outcome: next.state,
-        via: 'status',
-        status: failed ? 'Failed' : 'Completed',
-        delivered: status.amount,
-        transactionHash: result.transactionHash,
-      },
+  return settledAsReported(cur, at, {
+    failed,
+    result,
+    failedNote: 'the wallet service reports it failed',
+    failedMessage: 'The wallet service received the withdrawal and reports it failed.',
+    completedNote: 'the wallet service reports it completed',
+    details: {
+      via: 'status',
+      status: failed ? 'Failed' : 'Completed',
+      delivered: status.amount,
+      transactionHash: result.transactionHash,
     },
-    event: failed ? 'failed' : 'completed',
-  };
+  });
 }
