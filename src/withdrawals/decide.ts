@@ -224,7 +224,8 @@ export function decide(
         const message = `Not sent: ${short.message.charAt(0).toLowerCase()}${short.message.slice(1)}`;
         return {
           kind: 'changed',
-          next: transition(req, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
+          // As the policy in force counts it (a re-check may have changed its tier and approvals).
+          next: transition(again?.next ?? req, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
           audit: {
             at,
             actor: SYSTEM,
@@ -514,7 +515,13 @@ function decideApprove(
     );
   }
   const at = iso(ctx.now);
-  const recorded: WithdrawalRequest = { ...cur, approvals: [...cur.approvals, { user: c.user, at, satisfies }] };
+  const recorded: WithdrawalRequest = {
+    ...cur,
+    approvals: [
+      ...cur.approvals,
+      { user: c.user, at, satisfies, ...(c.stepUp === 'verified' ? { stepUp: 'verified' as const } : {}) },
+    ],
+  };
   const audit = {
     at,
     actor: c.user,

@@ -8,6 +8,7 @@ import type { Policy } from '../policy/schema.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { formatAmount } from './money.js';
+import { needsStepUp } from '../stepup/threshold.js';
 import { approvalsComplete, checkAllowlist, selectTier, type AllowlistApprovals } from './rules.js';
 import type { WithdrawalRequest } from './types.js';
 
@@ -44,9 +45,12 @@ export function recheck(
   // Approvals given while the card said "allowlisted" were given on that assurance: if the address
   // has left the allowlist (or is cooling off again), they no longer count and approvers decide anew.
   const lostAllowlist = req.allowlist.status === 'listed' && allow.status === 'unlisted';
+  // A policy that now asks for an authenticator code at this amount: approvals given without one no longer count.
+  const codeNeeded = needsStepUp(ctx.policy, req.currency, req.amount);
+  const withoutCode = codeNeeded && req.approvals.some((a) => a.stepUp !== 'verified');
   // Approvals of people who are no longer approvers do not count; the others count against the new tier.
   const approvals = req.approvals
-    .filter((a) => !lostAllowlist && facts[a.user]?.isApprover !== false)
+    .filter((a) => !lostAllowlist && facts[a.user]?.isApprover !== false && (!codeNeeded || a.stepUp === 'verified'))
     .map((a) => ({
       ...a,
       satisfies: [...(facts[a.user]?.satisfies ?? a.satisfies)].filter((e) => tier.mustInclude.includes(e)),
@@ -73,6 +77,10 @@ export function recheck(
   return {
     kind: 'waits',
     next,
-    missing: lostAllowlist ? `${missing}, given again: the destination is no longer on the allowlist` : missing,
+    missing: lostAllowlist
+      ? `${missing}, given again: the destination is no longer on the allowlist`
+      : withoutCode
+        ? `${missing}, given with an authenticator code (the policy in force asks for one at this amount)`
+        : missing,
   };
 }

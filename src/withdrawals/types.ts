@@ -31,6 +31,8 @@ export interface Approval {
   at: string;
   /** The tier's must_include entries (user or group ids) this approver satisfied when approving. */
   satisfies: string[];
+  /** Given with a current authenticator code (step-up); a re-check under a lower step_up_above drops approvals without it. */
+  stepUp?: 'verified';
 }
 
 export interface AllowlistInfo {

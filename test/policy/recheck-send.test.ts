@@ -69,6 +69,41 @@ describe('re-check before sending', () => {
     expect(w.sandboxWithdrawals(sent.merchantReference)).toBe(1);
   });
 
+  it('step_up_above lowered before the claim: an approval given without a code no longer counts; one with a code does', async () => {
+    let policy = testPolicy();
+    let lowerOnce = true;
+    w = await world({
+      service: {
+        policy: () => policy,
+        hooks: {
+          afterApprovalDurable: (r) => {
+            if (r.state === 'approved' && lowerOnce) {
+              lowerOnce = false;
+              policy = { ...policy, withdrawals: { ...policy.withdrawals, step_up_above: { USDT: '100' } } };
+            }
+          },
+        },
+      },
+    });
+    const req = await w.service.request(usdt('500'), 'U0ALICE');
+    if (!req.ok) throw new Error(req.message);
+    const first = await w.service.approve(req.request.id, 'U0CAROL');
+    const after = await (first as { execution: Promise<{ state: string; approvals: unknown[] }> }).execution;
+    // Not sent: back to waiting, Carol's code-less approval dropped, and the reason says a code is needed.
+    expect(after).toMatchObject({ state: 'pending', approvals: [] });
+    expect(w.posts()).toBe(0);
+    const waits = recentAudit(w.store, 20).find((e) => e.action === 'policy_recheck_waits');
+    expect(String(waits?.details.missing)).toContain('given with an authenticator code');
+    // The plain path is refused now; an approval with a verified code is recorded with it and the request is sent once.
+    expect(await w.service.approve(req.request.id, 'U0DAVE')).toMatchObject({ ok: false, reason: 'step_up_required' });
+    const withCode = await w.service.approve(req.request.id, 'U0DAVE', { stepUp: 'verified' });
+    const sent = await (withCode as { execution: Promise<{ state: string; approvals: Array<{ stepUp?: string }> }> })
+      .execution;
+    expect(sent.state).toBe('completed');
+    expect(sent.approvals[0]!.stepUp).toBe('verified');
+    expect(w.posts()).toBe(1);
+  });
+
   it('destination removed from an enforced allowlist before the claim: refused, with the reason on the request', async () => {
     let policy = testPolicy({ allowlist: 'warn' });
     w = await world({
