@@ -315,8 +315,9 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
     };
 
-    // After deps: each job reads its schedule from the policy in force (whose `schedule:` names
-    // the governor checked against the job table before accepting it).
+    // After deps: each job reads its schedule from the policy in force. The governor checks a file's
+    // `schedule:` names against the job table before accepting it; a policy approved under an older
+    // version of the app may name a job that is gone: logged and ignored, never a start refused for good.
     scheduleJobs(
       scheduler,
       {
@@ -328,6 +329,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         exports: monthlyExports,
       },
       () => deps.policy,
+      { refuse: false, logger },
     );
     const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
     const routes = appRoutes({
