@@ -7,12 +7,19 @@
  * are not acknowledged yet; a listener resumes after its ack only once that count is zero (the
  * whole burst acknowledged), or after `maxWaitMs` at the latest so that a steady stream of
  * requests never starves the work behind it. The HTTP answer itself is never delayed.
+ *
+ * Parked listeners resume one per turn of the event loop, oldest first, never all in one go:
+ * each one's first step (building a wallet call or a Slack request, rendering) is synchronous,
+ * and a hundred of them resumed together ran as one block of several hundred milliseconds
+ * that every request arriving meanwhile waited behind (measured: bench/slack-ack.bench.ts,
+ * "longest event-loop stall"). One per turn lets the loop read new requests in between; if
+ * one arrives, the rest wait again until it is answered (or until their cap).
  */
 
 export interface AckQueue {
   /** A request arrived; call the returned function when it has been answered (more calls are ignored). */
   arrived(): () => void;
-  /** Resolves when no arrived request waits for its answer, or after maxWaitMs. */
+  /** Resolves when no arrived request waits for its answer (its turn among the parked), or after maxWaitMs. */
   afterAcks(): Promise<void>;
   /** Requests arrived and not answered yet. */
   readonly unanswered: number;
@@ -21,28 +28,61 @@ export interface AckQueue {
 /** Long enough for a burst of a hundred to be acknowledged, short beside the 3 s a trigger_id lives. */
 export const MAX_DEFER_MS = 500;
 
+interface Parked {
+  resume: () => void;
+  /** When it resumes even if requests still wait for their ack (performance.now()). */
+  due: number;
+}
+
 export function ackQueue(maxWaitMs = MAX_DEFER_MS): AckQueue {
   let unanswered = 0;
-  let parked: Array<() => void> = [];
+  // Oldest first; all share maxWaitMs, so the first one is always the first due.
+  const parked: Parked[] = [];
+  let head = 0;
   let timer: NodeJS.Timeout | undefined;
-  let checkScheduled = false;
+  let stepScheduled = false;
 
-  const release = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    const waiting = parked;
-    parked = [];
-    for (const resume of waiting) resume();
+  const waiting = () => parked.length - head;
+
+  // Not unref'd: work parked here still runs if the process is about to go idle.
+  const armTimer = () => {
+    if (timer || waiting() === 0) return;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        schedule();
+      },
+      Math.max(0, parked[head]!.due - performance.now()),
+    );
   };
-  // setImmediate: requests whose bytes are already here are read (and counted) before the
-  // check, so a burst still arriving is not mistaken for the end of one.
-  const check = () => {
-    if (checkScheduled || parked.length === 0 || unanswered > 0) return;
-    checkScheduled = true;
-    setImmediate(() => {
-      checkScheduled = false;
-      if (unanswered === 0) release();
-    });
+
+  // setImmediate: requests whose bytes are already here are read (and counted) before each
+  // step, so a burst still arriving is not mistaken for the end of one.
+  const schedule = () => {
+    if (stepScheduled || waiting() === 0) return;
+    stepScheduled = true;
+    setImmediate(step);
+  };
+
+  const step = () => {
+    stepScheduled = false;
+    if (waiting() === 0) return;
+    const first = parked[head]!;
+    if (unanswered > 0 && first.due > performance.now()) {
+      armTimer(); // an answer (check via arrived's callback) or the cap brings the next step
+      return;
+    }
+    parked[head++] = undefined as unknown as Parked; // let it be collected
+    if (head === parked.length) {
+      parked.length = 0;
+      head = 0;
+    }
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    first.resume();
+    schedule();
   };
 
   return {
@@ -53,17 +93,14 @@ export function ackQueue(maxWaitMs = MAX_DEFER_MS): AckQueue {
         if (answered) return;
         answered = true;
         unanswered--;
-        check();
+        if (unanswered === 0) schedule();
       };
     },
     afterAcks() {
       return new Promise<void>((resume) => {
-        parked.push(resume);
-        if (!timer) {
-          // Not unref'd: work parked here still runs if the process is about to go idle.
-          timer = setTimeout(release, maxWaitMs);
-        }
-        check();
+        parked.push({ resume, due: performance.now() + maxWaitMs });
+        armTimer();
+        schedule();
       });
     },
     get unanswered() {
