@@ -7,6 +7,7 @@
  * are not acknowledged yet; a listener resumes after its ack only once that count is zero (the
  * whole burst acknowledged), or after `maxWaitMs` at the latest so that a steady stream of
  * requests never starves the work behind it. The HTTP answer itself is never delayed.
+ * "Acknowledged" means quiet too: nothing arrived for QUIET_MS (below).
  *
  * Parked listeners resume one per turn of the event loop, oldest first, never all in one go:
  * each one's first step (building a wallet call or a Slack request, rendering) is synchronous,
@@ -19,7 +20,10 @@
 export interface AckQueue {
   /** A request arrived; call the returned function when it has been answered (more calls are ignored). */
   arrived(): () => void;
-  /** Resolves when no arrived request waits for its answer (its turn among the parked), or after maxWaitMs. */
+  /**
+   * Resolves when no arrived request waits for its answer and none arrived for quietMs (in its
+   * turn among the parked), or after maxWaitMs.
+   */
   afterAcks(): Promise<void>;
   /** Requests arrived and not answered yet. */
   readonly unanswered: number;
@@ -34,8 +38,18 @@ interface Parked {
   due: number;
 }
 
-export function ackQueue(maxWaitMs = MAX_DEFER_MS): AckQueue {
+/**
+ * A burst's requests do not all arrive at once (connections open, bodies are read over a few
+ * turns of the loop): between two of them the count can touch zero. Work resumes only once no
+ * request has arrived for this long, so it does not start in such a gap and delay the rest of
+ * the burst's acks (measured on 100 concurrent approval clicks: ack p99 several times a bare
+ * Bolt app's without it, within 2x with it). A lone request's follow-up waits this much at most.
+ */
+export const QUIET_MS = 30;
+
+export function ackQueue(maxWaitMs = MAX_DEFER_MS, quietMs = QUIET_MS): AckQueue {
   let unanswered = 0;
+  let lastArrival = -Infinity;
   // Oldest first; all share maxWaitMs, so the first one is always the first due.
   const parked: Parked[] = [];
   let head = 0;
@@ -45,14 +59,17 @@ export function ackQueue(maxWaitMs = MAX_DEFER_MS): AckQueue {
   const waiting = () => parked.length - head;
 
   // Not unref'd: work parked here still runs if the process is about to go idle.
-  const armTimer = () => {
-    if (timer || waiting() === 0) return;
+  // The next step at `at` (or the oldest's cap, if sooner); replaces any timer set before.
+  const armTimer = (at = Infinity) => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (waiting() === 0) return;
     timer = setTimeout(
       () => {
         timer = undefined;
         schedule();
       },
-      Math.max(0, parked[head]!.due - performance.now()),
+      Math.max(0, Math.min(at, parked[head]!.due) - performance.now()),
     );
   };
 
@@ -68,9 +85,16 @@ export function ackQueue(maxWaitMs = MAX_DEFER_MS): AckQueue {
     stepScheduled = false;
     if (waiting() === 0) return;
     const first = parked[head]!;
-    if (unanswered > 0 && first.due > performance.now()) {
-      armTimer(); // an answer (check via arrived's callback) or the cap brings the next step
-      return;
+    const now = performance.now();
+    if (first.due > now) {
+      if (unanswered > 0) {
+        armTimer(); // an answer (check via arrived's callback) or the cap brings the next step
+        return;
+      }
+      if (now - lastArrival < quietMs) {
+        armTimer(lastArrival + quietMs);
+        return;
+      }
     }
     parked[head++] = undefined as unknown as Parked; // let it be collected
     if (head === parked.length) {
@@ -88,6 +112,7 @@ export function ackQueue(maxWaitMs = MAX_DEFER_MS): AckQueue {
   return {
     arrived() {
       unanswered++;
+      lastArrival = performance.now();
       let answered = false;
       return () => {
         if (answered) return;
@@ -99,7 +124,7 @@ export function ackQueue(maxWaitMs = MAX_DEFER_MS): AckQueue {
     afterAcks() {
       return new Promise<void>((resume) => {
         parked.push({ resume, due: performance.now() + maxWaitMs });
-        armTimer();
+        if (!timer) armTimer();
         schedule();
       });
     },

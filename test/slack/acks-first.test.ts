@@ -74,6 +74,20 @@ describe('ackQueue', () => {
     expect(order).toEqual([0, 1, 2, 3]);
   });
 
+  it('waits for a quiet spell after the last arrival (a gap inside a burst is not its end), but never past the cap', async () => {
+    const quiet = ackQueue(60_000, 60_000);
+    quiet.arrived()();
+    const work = tracked(quiet.afterAcks());
+    await turns();
+    expect(quiet.unanswered).toBe(0);
+    expect(work.done()).toBe(false);
+
+    const capped = ackQueue(10, 60_000);
+    capped.arrived()();
+    await capped.afterAcks();
+    expect(capped.unanswered).toBe(0);
+  });
+
   it('resumes after the cap even if a request is never answered: a stream of requests cannot starve the work', async () => {
     const q = ackQueue(10);
     q.arrived();
