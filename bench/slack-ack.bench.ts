@@ -5,8 +5,8 @@
  * interleaved with ours. Slack gives an app 3 s to ack; the ack must not wait for the wallet
  * call. The slow part (wallet call, QR code, uploads, the response_url post) still runs in
  * this process after the ack and competes with later acks of the same round, as it would in
- * production; between rounds, untimed, every reply is awaited so one round's tail never lands
- * in the next.
+ * production; between rounds, untimed, every reply (and every /address QR upload) is awaited so
+ * one round's tail never lands in the next.
  *
  * The wallet service (sandbox) and Slack's Web API (fake) are remote in production, so by
  * default they run in a child process (bench/world.ts): their CPU work is not counted against
