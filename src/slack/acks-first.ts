@@ -14,7 +14,8 @@
  * and a hundred of them resumed together ran as one block of several hundred milliseconds
  * that every request arriving meanwhile waited behind (measured: bench/slack-ack.bench.ts,
  * "longest event-loop stall"). One per turn lets the loop read new requests in between; if
- * one arrives, the rest wait again until it is answered (or until their cap).
+ * one arrives, the rest wait again until it is answered (or until their cap: those past it all
+ * resume at once, as they did before, so that a stream of requests cannot starve them).
  */
 
 export interface AckQueue {
@@ -81,31 +82,46 @@ export function ackQueue(maxWaitMs = MAX_DEFER_MS, quietMs = QUIET_MS): AckQueue
     setImmediate(step);
   };
 
-  const step = () => {
-    stepScheduled = false;
-    if (waiting() === 0) return;
-    const first = parked[head]!;
-    const now = performance.now();
-    if (first.due > now) {
-      if (unanswered > 0) {
-        armTimer(); // an answer (check via arrived's callback) or the cap brings the next step
-        return;
-      }
-      if (now - lastArrival < quietMs) {
-        armTimer(lastArrival + quietMs);
-        return;
-      }
-    }
+  const take = (): Parked => {
+    const p = parked[head]!;
     parked[head++] = undefined as unknown as Parked; // let it be collected
     if (head === parked.length) {
       parked.length = 0;
       head = 0;
+    } else if (head >= 1024 && head * 2 >= parked.length) {
+      parked.splice(0, head);
+      head = 0;
     }
-    if (timer) {
-      clearTimeout(timer);
+    return p;
+  };
+
+  const step = () => {
+    stepScheduled = false;
+    if (waiting() === 0) return;
+    const now = performance.now();
+    if (parked[head]!.due <= now) {
+      // Past the cap: all that are due resume now, as a steady stream of requests would
+      // otherwise let the parked pile up faster than one a turn drains them.
+      const due: Parked[] = [];
+      while (waiting() > 0 && parked[head]!.due <= now) due.push(take());
+      if (timer) clearTimeout(timer);
       timer = undefined;
+      for (const p of due) p.resume();
+      if (unanswered > 0) armTimer();
+      else schedule();
+      return;
     }
-    first.resume();
+    if (unanswered > 0) {
+      armTimer(); // an answer (check via arrived's callback) or the cap brings the next step
+      return;
+    }
+    if (now - lastArrival < quietMs) {
+      armTimer(lastArrival + quietMs);
+      return;
+    }
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    take().resume();
     schedule();
   };
 
