@@ -5,8 +5,8 @@
  * interleaved with ours. Slack gives an app 3 s to ack; the ack must not wait for the wallet
  * call. The slow part (wallet call, QR code, uploads, the response_url post) still runs in
  * this process after the ack and competes with later acks of the same round, as it would in
- * production; between rounds, untimed, every reply is awaited so one round's tail never lands
- * in the next.
+ * production; between rounds, untimed, every reply (and every /address QR upload) is awaited so
+ * one round's tail never lands in the next.
  *
  * The wallet service (sandbox) and Slack's Web API (fake) are remote in production, so by
  * default they run in a child process (bench/world.ts): their CPU work is not counted against
@@ -22,7 +22,8 @@ import { nowMs, percentile, result, type Bench, type BenchResult } from './lib.j
 import { startWorld } from './world-client.js';
 import { startWorldApp } from './world-app.js';
 
-const CONCURRENCY = [20, 50, 100];
+/** `ACK_CONCURRENCY=100` (comma-separated) measures only those levels; `ACK_CASES=/tx` only those commands. */
+const CONCURRENCY = (process.env.ACK_CONCURRENCY ?? '20,50,100').split(',').map(Number);
 /** Enough samples per case for a p99 that is not just the single worst request. */
 const SAMPLES_PER_CASE = 300;
 const MIN_ROUNDS = 4;
@@ -33,12 +34,22 @@ interface CommandCase {
   text(i: number): string;
   /** What a successful reply starts with: a failure reply would make the bench measure the error path. */
   reply: RegExp;
+  /**
+   * Each success reply is followed by a file upload (the /address QR code to the DM): a round's
+   * tail is over only once those are done too, or they land in the next round's timing.
+   */
+  uploads: boolean;
 }
 
 const CASES: CommandCase[] = [
   // Distinct clients, so the sandbox generates addresses rather than only looking them up.
-  { command: '/address', text: (i) => `bench${i % 200}@client.example USDT BSC`, reply: /^Deposit address for / },
-  { command: '/tx', text: () => 'size=10', reply: /^Transactions: page 1 of / },
+  {
+    command: '/address',
+    text: (i) => `bench${i % 200}@client.example USDT BSC`,
+    reply: /^Deposit address for /,
+    uploads: true,
+  },
+  { command: '/tx', text: () => 'size=10', reply: /^Transactions: page 1 of /, uploads: false },
 ];
 
 /** Our app, the bare one and the world they both talk to, however it is hosted. */
@@ -49,7 +60,7 @@ interface Setup {
   signingSecret: string;
   /** Untimed: fresh response_urls, one per request of a round. */
   responseUrls(n: number): Promise<string[]>;
-  /** Untimed: waits for every reply of a round and checks they are the success reply. */
+  /** Untimed: waits for every reply of a round (and its upload, if any) and checks they are the success reply. */
   awaitReplies(urls: string[], c: CommandCase): Promise<void>;
   stop(): Promise<void>;
 }
@@ -183,6 +194,7 @@ async function childWorld(): Promise<Setup> {
   const world = await startWorld({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
   let ours: Awaited<ReturnType<typeof startWorldApp>> | undefined;
   let bare: BareBolt | undefined;
+  let uploads = 0;
   try {
     // Pacing off: nothing here goes through the outbox, and it must not slow the drain.
     ours = await startWorldApp(world, { outbox: { paceMs: 0 } });
@@ -202,6 +214,11 @@ async function childWorld(): Promise<Setup> {
       await world.awaitReplies(urls, c.reply.source, REPLY_TIMEOUT_MS).catch((err: Error) => {
         throw new Error(`${c.command}: ${err.message}`);
       });
+      if (!c.uploads) return;
+      uploads += urls.length;
+      await world.awaitFiles(uploads, REPLY_TIMEOUT_MS).catch((err: Error) => {
+        throw new Error(`${c.command}: ${err.message}`);
+      });
     },
     async stop() {
       await bare!.stop();
@@ -215,6 +232,7 @@ async function childWorld(): Promise<Setup> {
 async function inlineWorld(): Promise<Setup> {
   const t = await startTestApp({ outbox: { paceMs: 0 } });
   let bare: BareBolt;
+  let uploads = 0;
   try {
     bare = await startBareBoltApp({ fakeSlackUrl: t.fake.url, signingSecret: t.signingSecret });
   } catch (err) {
@@ -235,7 +253,10 @@ async function inlineWorld(): Promise<Setup> {
         if (got.length >= urls.length) {
           const bad = got.find((r) => r.status !== 200 || !c.reply.test(String(r.body.text ?? '')));
           if (bad) throw new Error(`${c.command} replied ${bad.status} ${JSON.stringify(bad.body).slice(0, 300)}`);
-          return;
+          if (!c.uploads || t.fake.files().length >= uploads + urls.length) {
+            if (c.uploads) uploads += urls.length;
+            return;
+          }
         }
         if (Date.now() > deadline)
           throw new Error(`${c.command}: ${got.length} of ${urls.length} replies after ${REPLY_TIMEOUT_MS} ms`);
@@ -263,7 +284,11 @@ const bench: Bench = {
         await bareRound(s, c, CONCURRENCY[0]!);
       }
       const out: BenchResult[] = [];
-      for (const c of CASES) for (const n of CONCURRENCY) out.push(...(await measure(s, c, n, seq)));
+      const only = process.env.ACK_CASES?.split(',');
+      for (const c of CASES) {
+        if (only && !only.includes(c.command)) continue;
+        for (const n of CONCURRENCY) out.push(...(await measure(s, c, n, seq)));
+      }
       return out;
     } finally {
       await s.stop();

@@ -37,7 +37,17 @@ export async function startWorld(o: WorldInit = {}): Promise<World> {
     });
   const proxy = Object.fromEntries(
     (
-      ['init', 'responseUrls', 'awaitReplies', 'setBalance', 'channel', 'sandboxStats', 'arrivals', 'close'] as const
+      [
+        'init',
+        'responseUrls',
+        'awaitReplies',
+        'setBalance',
+        'channel',
+        'sandboxStats',
+        'arrivals',
+        'awaitFiles',
+        'close',
+      ] as const
     ).map((op) => [op, (...a: unknown[]) => call(op, ...a)]),
   ) as unknown as { [K in keyof WorldOps]: Promised<WorldOps[K]> };
   const close = async () => {

@@ -34,6 +34,8 @@ export interface WorldOps {
   sandboxStats(): { withdrawals: number; withdrawalsCommitted: number };
   /** When each request whose path starts with `pathPrefix` and whose body holds `needle` reached the sandbox. */
   arrivals(pathPrefix: string, needles: string[]): Record<string, number | undefined>;
+  /** Resolves once at least `n` file uploads are complete in all (the /address QR codes). */
+  awaitFiles(n: number, timeoutMs: number): Promise<{ files: number }>;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,16 @@ const ops: WorldOps = {
       out[n] = rec ? arrivedAt.get(rec) : undefined;
     }
     return out;
+  },
+  async awaitFiles(n, timeoutMs) {
+    const { fake } = world();
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const files = fake.files().length;
+      if (files >= n) return { files };
+      if (Date.now() > deadline) throw new Error(`${files} of ${n} file uploads after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
   },
   async close() {
     await fake?.close();

@@ -56,6 +56,11 @@ export function webClientOptions(apiUrl: string | undefined, timeoutMs = 10_000)
   };
 }
 
+/**
+ * `convoStore: false` on both apps below: nothing here uses Bolt's conversation state, and its
+ * default in-memory store rejects every lookup with a new Error (a stack trace captured per
+ * event), work each ack paid for nothing.
+ */
 export function createSlackApp(o: SlackAppOptions): SlackApp {
   const logger = boltLogger(o.logger);
   // Listeners resume after their ack once the burst they came in is acknowledged (acks-first.ts).
@@ -73,7 +78,7 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
     guardSocket(receiver.client, o.logger);
     receiver.client.on('connected', () => (up = true));
     receiver.client.on('disconnected', () => (up = false));
-    const app = new App({ token: o.botToken, receiver, logger, clientOptions });
+    const app = new App({ token: o.botToken, receiver, logger, clientOptions, convoStore: false });
     guardEvents(app, o.logger, acks);
     return {
       app,
@@ -105,7 +110,7 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
       if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 200);
     },
   });
-  const app = new App({ token: o.botToken, receiver, logger, clientOptions });
+  const app = new App({ token: o.botToken, receiver, logger, clientOptions, convoStore: false });
   guardEvents(app, o.logger, acks);
   return {
     app,

@@ -59,6 +59,35 @@ describe('ackQueue', () => {
     expect(q.unanswered).toBe(0);
   });
 
+  it('resumes parked work one per turn, oldest first, and stops again when a request arrives in between', async () => {
+    const q = ackQueue(60_000);
+    const order: number[] = [];
+    const works = [0, 1, 2, 3].map((i) => tracked(q.afterAcks().then(() => void order.push(i))));
+    // Nothing waits for an ack: the oldest resumes first, alone; a request arrives before the next one's turn.
+    const answer = await works[0]!.promise.then(() => q.arrived());
+    expect(order).toEqual([0]);
+    // The rest wait for its answer.
+    await turns();
+    expect(order).toEqual([0]);
+    answer();
+    await Promise.all(works.map((w) => w.promise));
+    expect(order).toEqual([0, 1, 2, 3]);
+  });
+
+  it('waits for a quiet spell after the last arrival (a gap inside a burst is not its end), but never past the cap', async () => {
+    const quiet = ackQueue(60_000, 60_000);
+    quiet.arrived()();
+    const work = tracked(quiet.afterAcks());
+    await turns();
+    expect(quiet.unanswered).toBe(0);
+    expect(work.done()).toBe(false);
+
+    const capped = ackQueue(10, 60_000);
+    capped.arrived()();
+    await capped.afterAcks();
+    expect(capped.unanswered).toBe(0);
+  });
+
   it('resumes after the cap even if a request is never answered: a stream of requests cannot starve the work', async () => {
     const q = ackQueue(10);
     q.arrived();
