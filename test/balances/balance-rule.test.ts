@@ -5,7 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../helpers/fake-slack.js';
-import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import {
+  CHANNELS,
+  startTestApp,
+  USERS,
+  visibleText,
+  withdrawFormValues,
+  type TestApp,
+} from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
 const CLIENT = 'payouts@client.example';
@@ -58,24 +65,7 @@ describe('the balance rule', () => {
     // The form shows it next to the amount.
     const res = await a.submitView(USERS.alice, {
       callbackId: 'wd_request_modal',
-      values: {
-        wd_amount: { value: { type: 'plain_text_input', value: '1000.01' } },
-        wd_currency: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
-          },
-        },
-        wd_network: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
-          },
-        },
-        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
-        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
-        wd_note: { value: { type: 'plain_text_input', value: 'invoice 7' } },
-      },
+      values: withdrawFormValues({ amount: '1000.01', destination: DEST, client: CLIENT, note: 'invoice 7' }),
     });
     expect(res.json).toEqual({
       response_action: 'errors',
@@ -112,24 +102,7 @@ describe('the balance rule', () => {
     a.app.sandbox!.injectFault(BALANCES, { kind: 'delay', ms: 4_000 });
     const res = await a.submitView(USERS.alice, {
       callbackId: 'wd_request_modal',
-      values: {
-        wd_amount: { value: { type: 'plain_text_input', value: '50' } },
-        wd_currency: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
-          },
-        },
-        wd_network: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
-          },
-        },
-        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
-        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
-        wd_note: { value: { type: 'plain_text_input', value: 'invoice 8' } },
-      },
+      values: withdrawFormValues({ amount: '50', destination: DEST, client: CLIENT, note: 'invoice 8' }),
     });
     expect(res.status).toBe(200);
     expect(res.json).toBeUndefined();

@@ -10,7 +10,15 @@ import { until } from '../helpers/wait.js';
 
 /** Every DM ends pointing at the card: its permalink once known, else the approvals channel. */
 const CARD_POINTER = new RegExp(`\\n(<https?://\\S+\\|Open the card>|The card is in <#${CHANNELS.approvals}>\\.)$`);
-import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import {
+  CHANNELS,
+  startTestApp,
+  TEST_POLICY_YAML,
+  USERS,
+  visibleText,
+  withdrawFormValues,
+  type TestApp,
+} from '../helpers/treasury-app.js';
 
 const CLIENT = 'payouts@client.example';
 const DEST = '0x2222222222222222222222222222222222222222';
@@ -81,24 +89,14 @@ describe('/withdraw: requesting', () => {
     const submit = (values: Record<string, string>) =>
       a.submitView(USERS.alice, {
         callbackId: 'wd_request_modal',
-        values: {
-          wd_amount: { value: { type: 'plain_text_input', value: values.amount ?? '10' } },
-          wd_currency: {
-            value: {
-              type: 'static_select',
-              selected_option: { value: values.currency ?? 'USDT', text: { type: 'plain_text', text: 'x' } },
-            },
-          },
-          wd_network: {
-            value: {
-              type: 'static_select',
-              selected_option: { value: values.network ?? 'BSC', text: { type: 'plain_text', text: 'x' } },
-            },
-          },
-          wd_destination: { value: { type: 'plain_text_input', value: values.destination ?? DEST } },
-          wd_client: { value: { type: 'email_text_input', value: values.client ?? CLIENT } },
-          wd_note: { value: { type: 'plain_text_input', value: values.note ?? null } },
-        },
+        values: withdrawFormValues({
+          amount: values.amount ?? '10',
+          currency: values.currency ?? 'USDT',
+          network: values.network ?? 'BSC',
+          destination: values.destination ?? DEST,
+          client: values.client ?? CLIENT,
+          note: values.note ?? null,
+        }),
       });
     const cases: Array<[Record<string, string>, string, RegExp]> = [
       [{ amount: 'ten' }, 'wd_amount', /amount/i],
@@ -137,24 +135,7 @@ describe('/withdraw: requesting', () => {
     const form = (amount: string, note: string | null) => ({
       callbackId: 'wd_request_modal',
       viewId: `V0NOTE${amount}${note ? 'N' : ''}`,
-      values: {
-        wd_amount: { value: { type: 'plain_text_input', value: amount } },
-        wd_currency: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
-          },
-        },
-        wd_network: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
-          },
-        },
-        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
-        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
-        wd_note: { value: { type: 'plain_text_input', value: note } },
-      },
+      values: withdrawFormValues({ amount, destination: DEST, client: CLIENT, note }),
     });
     const refused = await a.submitView(USERS.alice, form('1000.01', null));
     expect(refused.json).toEqual({
@@ -181,24 +162,7 @@ describe('/withdraw: requesting', () => {
     const form = {
       callbackId: 'wd_request_modal',
       viewId: 'V0SAMEFORM',
-      values: {
-        wd_amount: { value: { type: 'plain_text_input', value: '75' } },
-        wd_currency: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
-          },
-        },
-        wd_network: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
-          },
-        },
-        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
-        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
-        wd_note: { value: { type: 'plain_text_input', value: null } },
-      },
+      values: withdrawFormValues({ amount: '75', destination: DEST, client: CLIENT, note: null }),
     };
     const [first, second] = await Promise.all([a.submitView(USERS.alice, form), a.submitView(USERS.alice, form)]);
     expect([first.status, second.status]).toEqual([200, 200]);
@@ -263,24 +227,7 @@ describe('/withdraw: requesting', () => {
     const res = await a.submitView(USERS.alice, {
       callbackId: 'wd_request_modal',
       viewId: 'V0FORMDM',
-      values: {
-        wd_amount: { value: { type: 'plain_text_input', value: '75' } },
-        wd_currency: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'USDT', text: { type: 'plain_text', text: 'USDT' } },
-          },
-        },
-        wd_network: {
-          value: {
-            type: 'static_select',
-            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
-          },
-        },
-        wd_destination: { value: { type: 'plain_text_input', value: DEST } },
-        wd_client: { value: { type: 'email_text_input', value: CLIENT } },
-        wd_note: { value: { type: 'plain_text_input', value: null } },
-      },
+      values: withdrawFormValues({ amount: '75', destination: DEST, client: CLIENT, note: null }),
     });
     expect(res.status).toBe(200);
     await card(a);

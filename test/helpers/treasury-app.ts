@@ -260,3 +260,25 @@ export function visibleText(message: { text?: unknown; blocks?: unknown }): stri
   walk(message.blocks);
   return out.join('\n');
 }
+
+/** The withdrawal form's values as Slack submits them (`wd_request_modal`); a null note is an empty field. */
+export function withdrawFormValues(f: {
+  amount: string;
+  destination: string;
+  client: string;
+  currency?: string;
+  network?: string;
+  note?: string | null;
+}) {
+  const select = (value: string) => ({
+    value: { type: 'static_select', selected_option: { value, text: { type: 'plain_text', text: value } } },
+  });
+  return {
+    wd_amount: { value: { type: 'plain_text_input', value: f.amount } },
+    wd_currency: select(f.currency ?? 'USDT'),
+    wd_network: select(f.network ?? 'BSC'),
+    wd_destination: { value: { type: 'plain_text_input', value: f.destination } },
+    wd_client: { value: { type: 'email_text_input', value: f.client } },
+    wd_note: { value: { type: 'plain_text_input', value: f.note ?? null } },
+  };
+}
