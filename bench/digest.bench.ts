@@ -15,6 +15,7 @@ import { chartInput, renderChart } from '../src/digest/chart.js';
 import type { Digest } from '../src/digest/types.js';
 import type { TransactionRecord } from '../src/wallet/schemas.js';
 import { Dec } from '../src/withdrawals/money.js';
+import { transactionRecord } from '../test/helpers/transaction-record.js';
 import { nowMs, percentile, result, type Bench, type BenchResult } from './lib.js';
 
 const BENCH = 'digest';
@@ -34,25 +35,18 @@ function records(): TransactionRecord[] {
     for (let d = 0; d < 14; d++)
       for (let i = 0; i < PER_DAY; i++) {
         n++;
-        out.push({
-          status: n % 23 === 0 ? 'failed' : 'successful',
-          type: i % 3 === 0 ? 'withdrawal' : 'deposit',
-          hash: `0x${n.toString(16).padStart(64, '0')}`,
-          hashUrl: null,
-          toAddress: `0x${(n * 7).toString(16).padStart(40, '0')}`,
-          fromAddress: `0x${(n * 13).toString(16).padStart(40, '0')}`,
-          toAddressUrl: null,
-          fromAddressUrl: null,
-          amount: `${(n * 37) % 10_000}.${String(n % 1_000_000).padStart(6, '0')}`,
-          currency: undefined,
-          currencyName,
-          network: undefined,
-          networkName: 'BSC',
-          timestamp: new Date(NOW - d * DAY - i * 60_000),
-          reference: null,
-          createdAt: null,
-          raw: {},
-        });
+        out.push(
+          transactionRecord({
+            status: n % 23 === 0 ? 'failed' : 'successful',
+            type: i % 3 === 0 ? 'withdrawal' : 'deposit',
+            hash: `0x${n.toString(16).padStart(64, '0')}`,
+            toAddress: `0x${(n * 7).toString(16).padStart(40, '0')}`,
+            fromAddress: `0x${(n * 13).toString(16).padStart(40, '0')}`,
+            amount: `${(n * 37) % 10_000}.${String(n % 1_000_000).padStart(6, '0')}`,
+            currencyName,
+            timestamp: new Date(NOW - d * DAY - i * 60_000),
+          }),
+        );
       }
   return out;
 }

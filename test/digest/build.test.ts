@@ -5,6 +5,7 @@ import { renderDigest } from '../../src/digest/message.js';
 import type { TransactionRecord } from '../../src/wallet/schemas.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { visibleText } from '../helpers/treasury-app.js';
+import { transactionRecord } from '../helpers/transaction-record.js';
 
 const NOW = Date.parse('2026-11-23T08:00:00Z');
 const HOUR = 3_600_000;
@@ -145,24 +146,5 @@ describe('buildDigest', () => {
 });
 
 function tx(p: Partial<TransactionRecord>): TransactionRecord {
-  return {
-    status: 'successful',
-    type: 'deposit',
-    hash: null,
-    hashUrl: null,
-    toAddress: null,
-    fromAddress: null,
-    toAddressUrl: null,
-    fromAddressUrl: null,
-    amount: '1',
-    currency: undefined,
-    currencyName: 'USDT',
-    network: undefined,
-    networkName: 'BSC',
-    timestamp: new Date(NOW - HOUR),
-    reference: null,
-    createdAt: null,
-    raw: {},
-    ...p,
-  };
+  return transactionRecord({ timestamp: new Date(NOW - HOUR), ...p });
 }

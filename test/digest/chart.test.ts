@@ -9,30 +9,14 @@ import { renderChart } from '../../src/digest/chart.js';
 import { chartAltText, chartHeight, CHART_WIDTH } from '../../src/digest/message.js';
 import type { TransactionRecord } from '../../src/wallet/schemas.js';
 import { pngInfo } from './png.js';
+import { transactionRecord } from '../helpers/transaction-record.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-23T08:00:00Z');
 
 function record(p: Partial<TransactionRecord> & { currencyName: string; at: number }): TransactionRecord {
-  return {
-    status: 'successful',
-    type: 'deposit',
-    hash: null,
-    hashUrl: null,
-    toAddress: null,
-    fromAddress: null,
-    toAddressUrl: null,
-    fromAddressUrl: null,
-    amount: '1',
-    currency: undefined,
-    network: undefined,
-    networkName: 'BSC',
-    timestamp: new Date(p.at),
-    reference: null,
-    createdAt: null,
-    raw: {},
-    ...p,
-  };
+  const { at, ...rest } = p;
+  return transactionRecord({ timestamp: new Date(at), ...rest });
 }
 
 function fourteenDays(currencies: string[]): TransactionRecord[] {

@@ -11,28 +11,10 @@ import {
   utcSeconds,
 } from '../../src/transactions/formats.js';
 import type { TransactionRecord } from '../../src/wallet/schemas.js';
+import { transactionRecord } from '../helpers/transaction-record.js';
 
 function rec(p: Partial<TransactionRecord>): TransactionRecord {
-  return {
-    status: 'successful',
-    type: 'deposit',
-    hash: null,
-    hashUrl: null,
-    toAddress: null,
-    fromAddress: null,
-    toAddressUrl: null,
-    fromAddressUrl: null,
-    amount: '1',
-    currency: undefined,
-    currencyName: 'ETH',
-    network: undefined,
-    networkName: 'ETH',
-    timestamp: undefined,
-    reference: null,
-    createdAt: null,
-    raw: {},
-    ...p,
-  };
+  return transactionRecord({ currencyName: 'ETH', networkName: 'ETH', ...p });
 }
 
 describe('accounting formats', () => {
