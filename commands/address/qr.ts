@@ -3,12 +3,11 @@
  * `qrPng` alone, so how it is drawn (here: in a worker pool, cached) can change without
  * touching the listener.
  */
-import os from 'node:os';
 import type { App } from '@slack/bolt';
-import { Piscina } from 'piscina';
 import { depositWarning } from '../../src/format/network.js';
 import type { Logger } from '../../src/log.js';
 import { dmChannel } from '../../src/slack/guard.js';
+import { lazyWorkerPool } from '../../src/util/worker-pool.js';
 import type { AddressArgs } from './parse.js';
 
 /**
@@ -19,18 +18,8 @@ import type { AddressArgs } from './parse.js';
  */
 const QR_CACHE_SIZE = 500;
 const qrCache = new Map<string, Buffer>();
-let qrPool: Piscina | undefined;
-
-function pool(): Piscina {
-  // Idle threads are unref'd by piscina and end after idleTimeout: they never hold the process open.
-  qrPool ??= new Piscina({
-    filename: new URL('./qr-worker.mjs', import.meta.url).href,
-    minThreads: 1,
-    maxThreads: Math.max(1, Math.min(2, os.availableParallelism() - 1)),
-    idleTimeout: 30_000,
-  });
-  return qrPool;
-}
+// One thread kept ready: /address is the command a burst is most likely made of.
+const pool = lazyWorkerPool(new URL('./qr-worker.mjs', import.meta.url), { minThreads: 1 });
 
 /** Starts the pool's thread (and loads qrcode in it) before the first command, not during a burst of them. */
 export function warmQrPool(logger: Logger): void {

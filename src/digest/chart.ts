@@ -5,23 +5,12 @@
  * (message.ts): 1200 px wide, a 56 px title band and one 300 px panel per currency
  * (at most 10), so 1200×356 for one currency and 1200×3056 for ten.
  */
-import os from 'node:os';
-import { Piscina } from 'piscina';
+import { lazyWorkerPool } from '../util/worker-pool.js';
 import { CHART_PANEL_HEIGHT, CHART_WIDTH, chartHeight, chartTitle } from './message.js';
 import type { Digest } from './types.js';
 
-let pool: Piscina | undefined;
-
-function chartPool(): Piscina {
-  // Idle threads are unref'd by piscina and end after idleTimeout: they never hold the process open.
-  pool ??= new Piscina({
-    filename: new URL('./chart-worker.mjs', import.meta.url).href,
-    minThreads: 0,
-    maxThreads: Math.max(1, Math.min(2, os.availableParallelism() - 1)),
-    idleTimeout: 30_000,
-  });
-  return pool;
-}
+// No thread until the first chart: the digest runs once a day.
+const chartPool = lazyWorkerPool(new URL('./chart-worker.mjs', import.meta.url), { minThreads: 0 });
 
 export interface ChartImage {
   png: Buffer;
