@@ -21,6 +21,7 @@ import { openStore, type Store } from '../src/store/index.js';
 import { WITHDRAWALS, type RequestInput, type WithdrawalRequest } from '../src/withdrawals/index.js';
 import type { WithdrawalState } from '../src/withdrawals/types.js';
 import { cardKey } from '../src/slack/withdrawal-card.js';
+import { approverDmKey } from '../src/slack/withdrawal-notify.js';
 import { startBareBoltApp, type BareBolt } from '../test/helpers/bare-bolt.js';
 import { blockAction, sendToBolt, type SlackRequestBody } from '../test/helpers/slack-requests.js';
 import { CHANNELS, FINANCE_GROUP, USERS } from '../test/helpers/treasury-app.js';
@@ -38,6 +39,8 @@ const CLIENT = 'payouts@client.example';
 const DEST = '0x2222222222222222222222222222222222222222';
 const WITHDRAW_PATH = '/api/merchantClientWithdrawal';
 const BENCH = 'withdrawals';
+/** The test policy's approvers: each is asked by DM once a card is posted. */
+const approvers = [USERS.carol, USERS.dave, USERS.erin];
 
 /** 1 USDT: the 1-approval tier, and a few hundred of them stay far below the 50,000 USDT daily limit. */
 const input = (i: number): RequestInput => ({
@@ -83,7 +86,12 @@ async function requestMany(t: Target, n: number, from: number): Promise<Withdraw
     if (!o.ok) throw new Error(`request refused (${o.rule}): ${o.message}`);
     return o.request;
   });
-  // Untimed: the approval cards are posted, so the clicks land on real cards and the outbox is idle.
+  // Untimed: the approval cards are posted, so the clicks land on real cards, and the approvers'
+  // DMs (sent once each card is posted) are out too, so none of that work falls into a timed round.
+  await deps(t).outbox.drain(WAIT_MS);
+  await until("the approvers' DMs", () =>
+    made.every((r) => approvers.every((u) => deps(t).outbox.message(approverDmKey(r.id, u))?.ts)),
+  );
   await deps(t).outbox.drain(WAIT_MS);
   return made;
 }

@@ -126,6 +126,7 @@ export function createAttempts(
       }
     });
     for (const id of collapsed) removeFromLane(lane, id);
+    if (message?.ts && entry.key && (entry.op === 'post' || entry.op === 'dm')) ctx.posted(entry.key);
     return { kind: 'done', sent: !result.skipped };
   }
 

@@ -21,6 +21,8 @@ export interface OutboxContext {
   batchRenderers: Map<string, BatchRenderer>;
   getEntry(id: string): OutboxEntry | undefined;
   getMessage(key: string): OutboxMessage | undefined;
+  /** A keyed post or DM is now in Slack (its ts recorded): tells those who asked (Outbox.onPosted). */
+  posted(key: string): void;
 }
 
 /**

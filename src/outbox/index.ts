@@ -80,6 +80,12 @@ export interface Outbox {
   message(key: string): OutboxMessage | undefined;
   /** The message a key is shown in: its own, or the batch message holding it as a line. */
   shownIn(key: string): OutboxMessage | undefined;
+  /**
+   * `fn(key)` runs each time a keyed post or DM is in Slack and its ts recorded (after the
+   * commit that records it), so work that needs the message (a permalink, a DM linking to it)
+   * starts then instead of polling. Not durable: what must survive a restart looks again at start.
+   */
+  onPosted(fn: (key: string) => void): void;
 }
 
 export function createOutbox(o: OutboxOptions): Outbox {
@@ -89,6 +95,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   const updatePaceMs = o.updatePaceMs ?? o.paceMs ?? 1250;
   const reserveEvery = Math.max(2, o.reserveEvery ?? 5);
   const log = o.logger.child({ module: 'outbox' });
+  const postedListeners: Array<(key: string) => void> = [];
   const ctx: OutboxContext = {
     store,
     client,
@@ -103,6 +110,15 @@ export function createOutbox(o: OutboxOptions): Outbox {
     batchRenderers: new Map(),
     getEntry: (id) => store.get(COLLECTIONS.entries, id),
     getMessage: (key) => store.get(COLLECTIONS.messages, key),
+    posted: (key) => {
+      for (const fn of postedListeners) {
+        try {
+          fn(key);
+        } catch (err) {
+          log.error({ err, key }, 'a listener for posted messages failed');
+        }
+      }
+    },
   };
   const { getEntry } = ctx;
   const index = createLaneIndex(getEntry);
@@ -328,5 +344,8 @@ export function createOutbox(o: OutboxOptions): Outbox {
     },
     message: ctx.getMessage,
     shownIn: (key) => shownIn(ctx, key),
+    onPosted(fn) {
+      postedListeners.push(fn);
+    },
   };
 }

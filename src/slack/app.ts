@@ -4,19 +4,13 @@
  * gets a hard timeout and a short retry budget: a command must never hang for minutes
  * behind a hidden retry loop, and posts that must not be lost go through the outbox.
  */
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import {
-  App,
-  HTTPModuleFunctions,
-  HTTPReceiver,
-  SocketModeReceiver,
-  verifySlackRequest,
-  type ReceiverEvent,
-} from '@slack/bolt';
+import type { RequestListener } from 'node:http';
+import { App, SocketModeReceiver, type ReceiverEvent } from '@slack/bolt';
 import type { WebClientOptions } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import { ackQueue, type AckQueue } from './acks-first.js';
 import { boltLogger } from './bolt-logger.js';
+import { SlackHttpReceiver } from './http-receiver.js';
 import { checkEnvelope } from './payloads.js';
 import { limitedFetch } from './limits.js';
 
@@ -93,109 +87,21 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
       connected: () => up,
     };
   }
-  const receiver = new HTTPReceiver({
+  const receiver = new SlackHttpReceiver({
     signingSecret: o.signingSecret,
-    endpoints: '/slack/events',
-    logger,
-    // Acknowledge as soon as a listener calls ack(); slow work continues afterwards.
-    processBeforeResponse: false,
-    // guardEvents() keeps errors from reaching these; they are the last line: never a 5xx, never a 404 after 3 s.
-    processEventErrorHandler: async ({ error, response }) => {
-      o.logger.error({ err: error }, 'Slack event failed');
-      if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 200);
-      return false;
-    },
-    unhandledRequestHandler: ({ response }) => {
-      o.logger.warn('a Slack request was not acknowledged in time');
-      if (!response.headersSent) HTTPModuleFunctions.buildNoBodyResponse(response, 200);
-    },
+    logger: o.logger,
+    boltLogger: logger,
+    acks,
   });
   const app = new App({ token: o.botToken, receiver, logger, clientOptions, convoStore: false });
   guardEvents(app, o.logger, acks);
   return {
     app,
     mode: 'http',
-    requestListener: guardedListener(receiver.requestListener, o.signingSecret, o.logger, acks),
+    requestListener: receiver.requestListener,
     start: async () => undefined,
     stop: async () => undefined,
     connected: () => true,
-  };
-}
-
-/** Slack's own limit on a request body is far below this; larger is not Slack. */
-const BODY_LIMIT = 1024 * 1024;
-
-/**
- * In front of Bolt's HTTP listener: read the body, and once its signature verifies, check
- * the envelope's shape. Bolt reads fields of the parsed body without checking (a signed
- * `payload=null` crashed the process from inside its request handler), so a body that is
- * not a Slack envelope never reaches it: 400. Unsigned requests go on to Bolt unchanged,
- * which answers them 401 as before. Bolt reuses the buffered body (req.rawBody). Each request
- * counts as unanswered in `acks` from its arrival until its response is written or abandoned.
- */
-export function guardedListener(
-  inner: RequestListener,
-  signingSecret: string,
-  logger: Logger,
-  acks?: AckQueue,
-): RequestListener {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    if (acks) {
-      const answered = acks.arrived();
-      res.once('finish', answered);
-      res.once('close', answered);
-    }
-    void (async () => {
-      let raw: Buffer;
-      try {
-        raw = (await HTTPModuleFunctions.bufferIncomingMessage(req, BODY_LIMIT)).rawBody;
-      } catch (err) {
-        const tooLarge =
-          HTTPModuleFunctions.isRawBodyError(err) && (err.statusCode === 413 || err.type === 'entity.too.large');
-        HTTPModuleFunctions.buildNoBodyResponse(res, tooLarge ? 413 : 400);
-        return;
-      }
-      let verified = false;
-      try {
-        verifySlackRequest({
-          signingSecret,
-          body: raw.toString(),
-          headers: {
-            'x-slack-signature': String(req.headers['x-slack-signature'] ?? ''),
-            'x-slack-request-timestamp': Number(req.headers['x-slack-request-timestamp']),
-          },
-        });
-        verified = true;
-      } catch {
-        // Bolt answers it (401, or ssl_check, which needs no signature).
-      }
-      if (verified) {
-        let body: unknown;
-        try {
-          body = HTTPModuleFunctions.parseHTTPRequestBody(
-            req as Parameters<typeof HTTPModuleFunctions.parseHTTPRequestBody>[0],
-          );
-        } catch {
-          body = undefined;
-        }
-        const check =
-          body === undefined ? ({ ok: false, reason: 'the body is not JSON or a form' } as const) : checkEnvelope(body);
-        if (!check.ok) {
-          logger.warn({ reason: check.reason }, 'refused a signed Slack request that is not a Slack envelope');
-          const text = JSON.stringify({ error: 'not a Slack request payload', reason: check.reason });
-          res.writeHead(400, {
-            'content-type': 'application/json; charset=utf-8',
-            'content-length': Buffer.byteLength(text),
-          });
-          res.end(text);
-          return;
-        }
-      }
-      inner(req, res);
-    })().catch((err: unknown) => {
-      logger.error({ err }, 'Slack request guard failed');
-      if (!res.headersSent) HTTPModuleFunctions.buildNoBodyResponse(res, 400);
-    });
   };
 }
 

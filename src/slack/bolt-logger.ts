@@ -14,7 +14,10 @@ export function boltLogger(base: Logger): BoltLogger {
   const text = (msgs: unknown[]) =>
     msgs.map((m) => (m instanceof Error ? m.message : typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
   return {
-    debug: (...m: unknown[]) => log.debug(text(m)),
+    // Bolt logs a line per ack at debug; the text is only built when it would be written.
+    debug: (...m: unknown[]) => {
+      if (log.isLevelEnabled('debug')) log.debug(text(m));
+    },
     info: (...m: unknown[]) => log.info(text(m)),
     warn: (...m: unknown[]) => log.warn(text(m)),
     error: (...m: unknown[]) => log.error(text(m)),

@@ -123,11 +123,26 @@ function describe(err: z.ZodError): string {
     .join('; ');
 }
 
+/**
+ * Each parsed body is checked once: the HTTP receiver checks it before Bolt sees it, and
+ * guardEvents() (the door Socket Mode shares) asks again about the same object. Bodies are
+ * never changed after parsing (Bolt and our listeners only read them), so the answer stays true.
+ */
+const checked = new WeakMap<object, EnvelopeCheck>();
+
 /** Checks a parsed Slack body (form fields, or the JSON `payload`/event body). */
 export function checkEnvelope(body: unknown): EnvelopeCheck {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     return { ok: false, reason: 'the body is not an object' };
-  const b = body as Record<string, unknown>;
+  let answer = checked.get(body);
+  if (!answer) {
+    answer = checkObject(body as Record<string, unknown>);
+    checked.set(body, answer);
+  }
+  return answer;
+}
+
+function checkObject(b: Record<string, unknown>): EnvelopeCheck {
   if (Object.hasOwn(b, 'ssl_check'))
     return b.ssl_check === '1' ? { ok: true, kind: 'ssl_check' } : { ok: false, reason: 'ssl_check must be 1' };
   if (Object.hasOwn(b, 'command')) {

@@ -55,6 +55,11 @@ export const CONTRADICTED_NEVER_EXECUTED =
   'The wallet service now reports this withdrawal after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.';
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
+/** The request a card's key names; undefined for any other key (its thread's, its DMs'). */
+export const cardRequestId = (key: string): string | undefined => {
+  const id = key.startsWith('withdrawal:') ? key.slice('withdrawal:'.length) : '';
+  return id && !id.includes(':') ? id : undefined;
+};
 
 /** Who rejected: a mention, never `<@undefined>` for a record written without one. */
 const rejecter = (r: Pick<WithdrawalRequest, 'rejection'>) =>

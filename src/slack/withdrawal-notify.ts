@@ -26,6 +26,7 @@ import {
   DM_RENDERER,
   THREAD_RENDERER,
   cardKey,
+  cardRequestId,
   renderApproverDm,
   renderCard,
   renderDm,
@@ -104,9 +105,6 @@ export function cardPostedDms(r: WithdrawalRequest, approvers: readonly string[]
     ...asks,
   ];
 }
-
-/** How long the approver DMs wait between looks at whether the card is posted (doubling up to the max). */
-const CARD_WAIT = { firstMs: 100, maxMs: 5_000 };
 
 const mentions = (ids: readonly string[]) => ids.map((a) => mention(a)).join(' ');
 
@@ -238,23 +236,18 @@ export function withdrawalNotifier(o: {
   o.outbox.registerRenderer(APPROVER_DM_RENDERER, (ref) => renderApproverDm(ref, get, cardPointer));
   /**
    * The approvers are asked (and a form's requester told) once the card exists, so the DMs link
-   * to it (chat.getPermalink). Not in the request's commit, hence `heal()` at start does it again
-   * for every pending request: the DM keys make that idempotent, so each goes out once however
-   * often this runs.
+   * to it (chat.getPermalink): the outbox says when the card is posted. Not in the request's
+   * commit, hence `heal()` at start does it again for every pending request whose card is
+   * posted: the DM keys make that idempotent, so each goes out once however often this runs.
    */
-  const waiting = new Set<string>();
-  function askApproversOncePosted(id: string, delayMs = CARD_WAIT.firstMs): void {
-    if (delayMs === CARD_WAIT.firstMs) {
-      if (waiting.has(id)) return;
-      waiting.add(id);
-    }
-    setTimeout(() => void askApprovers(id, delayMs), delayMs).unref();
-  }
-  async function askApprovers(id: string, delayMs: number): Promise<void> {
+  o.outbox.onPosted((key) => {
+    const id = cardRequestId(key);
+    if (id !== undefined) void askApprovers(id);
+  });
+  async function askApprovers(id: string): Promise<void> {
     try {
       const r = get(id);
-      if (r?.state !== 'pending') return void waiting.delete(id);
-      if (!o.outbox.message(cardKey(id))?.ts) return askApproversOncePosted(id, Math.min(delayMs * 2, CARD_WAIT.maxMs));
+      if (r?.state !== 'pending' || !o.outbox.message(cardKey(id))?.ts) return;
       const users = await approversToAsk(o.policy, r, o.groups, (group, err) =>
         o.logger.warn(
           { group, err: err instanceof Error ? err.message : String(err) },
@@ -267,10 +260,8 @@ export function withdrawalNotifier(o: {
         if (tx.get<WithdrawalRequest>(WITHDRAWALS, id)?.state !== 'pending') return;
         for (const dm of cardPostedDms(r, users)) if (!tx.get(COLLECTIONS.messages, dm.key!)) o.outbox.enqueue(tx, dm);
       });
-      waiting.delete(id);
     } catch (err) {
       // The store closed (shutdown) or failed: the next start's heal() asks again.
-      waiting.delete(id);
       o.logger.warn(
         { err: err instanceof Error ? err.message : String(err), id },
         'could not ask the approvers of a withdrawal by DM yet',
@@ -283,11 +274,10 @@ export function withdrawalNotifier(o: {
     cardPointer,
     onChange(event, tx) {
       for (const req of withdrawalMessages(event, o.policy, o.service)) o.outbox.enqueue(tx, req);
-      if (event.type === 'requested') askApproversOncePosted(event.request.id);
     },
     async heal() {
       // Approvers of requests whose card is posted are asked now (if not yet); the others once it is.
-      await Promise.all(o.service.list({ state: 'pending' }).map((r) => askApprovers(r.id, CARD_WAIT.firstMs)));
+      await Promise.all(o.service.list({ state: 'pending' }).map((r) => askApprovers(r.id)));
       const missing = o.service.list().filter((r) => !o.outbox.message(cardKey(r.id)));
       if (!missing.length) return;
       o.logger.warn({ count: missing.length }, 'posting approval cards that were never queued');

@@ -222,6 +222,22 @@ describe('/withdraw: requesting', () => {
     expect(dms(a, USERS.alice)).toEqual([]);
   });
 
+  it('asks the approvers once the card is posted, however late: a link to the card, once each', async () => {
+    const a = await app();
+    // Slack turns the card away at first (rate limited); the outbox posts it a second later.
+    a.fake.failNext('chat.postMessage', { retryAfter: 1 });
+    await requestOneLine(a, `5000 usdt bsc ${DEST} ${CLIENT} supplier payout #7`);
+    const c = await card(a);
+    for (const user of [USERS.carol, USERS.dave, USERS.erin]) {
+      const [dm] = await until(`the DM to ${user}`, () => dms(a, user).length > 0 && dms(a, user));
+      // The link is the card's own permalink: the DM was written after the card existed.
+      expect(dm).toMatch(/<https?:\/\/\S+\|Open the card>$/);
+      expect(dm).toContain(c.ts.replace('.', ''));
+    }
+    await a.app.deps.outbox.drain();
+    for (const user of [USERS.carol, USERS.dave, USERS.erin]) expect(dms(a, user)).toHaveLength(1);
+  });
+
   it('a request from the form is confirmed once, by DM', async () => {
     const a = await app();
     const res = await a.submitView(USERS.alice, {

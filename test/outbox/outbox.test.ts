@@ -215,6 +215,27 @@ describe('outbox', () => {
     expect(e.result).toMatchObject({ adopted: true, ts: topLevel()[0]!.ts });
   });
 
+  it('onPosted: told once per keyed post, after its ts is recorded (adopted ones too), never for edits', async () => {
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
+    const told: Array<{ key: string; ts: string | undefined }> = [];
+    ob.onPosted((key) => told.push({ key, ts: ob.message(key)?.ts }));
+    ob.onPosted(() => {
+      throw new Error('a failing listener does not stop the outbox');
+    });
+    fake.failNext('chat.postMessage', { delayMs: 250 }); // lost, then adopted by the lookup
+    await post(ob, 'a', 'slow slack');
+    await post(ob, 'b', 'quick');
+    ob.start();
+    await ob.drain();
+    await change(ob, 'a', 'slow slack, edited');
+    await ob.drain();
+    const ts = (text: string) => topLevel().find((m) => m.text === text)?.ts;
+    expect(told).toEqual([
+      { key: 'item:a', ts: ts('slow slack, edited') },
+      { key: 'item:b', ts: ts('quick') },
+    ]);
+  });
+
   it("an edit queued while a post's outcome was unknown still reaches Slack after the post is adopted", async () => {
     // The post lands (late) with what was true then; the edit made meanwhile must not be
     // counted as drawn by it: the adopted message shows the first attempt's render.

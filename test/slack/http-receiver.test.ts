@@ -1,0 +1,82 @@
+/**
+ * Our HTTP receiver (src/slack/http-receiver.ts) in place of Bolt's stock one: the answers
+ * Slack's platform expects for what is not a person's request (ssl_check, url_verification),
+ * and the refusals, through the real server with requests signed as Slack signs them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkEnvelope } from '../../src/slack/payloads.js';
+import { BAD_SIGNATURE, FORM, JSON_TYPE, sendToBolt, slashCommand } from '../helpers/slack-requests.js';
+import { startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('the Slack receiver', () => {
+  it("answers Slack's ssl_check with 200, signed or not", async () => {
+    const signed = await sendToBolt(t.app.url, t.signingSecret, 'ssl_check=1&token=x');
+    expect(signed.status).toBe(200);
+    const unsigned = await sendToBolt(t.app.url, t.signingSecret, 'ssl_check=1&token=x', { signature: BAD_SIGNATURE });
+    expect(unsigned.status).toBe(200);
+  });
+
+  it('an unsigned ssl_check carrying a command runs nothing', async () => {
+    const responseUrl = t.fake.responseUrl();
+    const cmd = slashCommand({ command: '/treasury', text: 'help', userId: USERS.viewer, responseUrl });
+    const smuggled = await sendToBolt(t.app.url, t.signingSecret, `ssl_check=1&${cmd.body}`, {
+      signature: BAD_SIGNATURE,
+    });
+    expect(smuggled.status).toBe(200);
+    // The same command signed is answered on its response_url; the smuggled one never was.
+    const { responseUrl: answered } = await t.command('/treasury', 'help', USERS.viewer);
+    await t.replies(answered);
+    await sleep(100);
+    expect(t.fake.responses.filter((r) => r.url === responseUrl)).toEqual([]);
+  });
+
+  it("answers url_verification with Slack's challenge", async () => {
+    const res = await sendToBolt(
+      t.app.url,
+      t.signingSecret,
+      JSON.stringify({ token: 'x', challenge: 'c-123', type: 'url_verification' }),
+      { contentType: JSON_TYPE },
+    );
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ challenge: 'c-123' });
+  });
+
+  it('refuses a bad signature (401), a body over 1 MB (413) and a body that does not parse (400)', async () => {
+    const cmd = slashCommand({ command: '/treasury', text: 'help', userId: USERS.viewer });
+    expect((await sendToBolt(t.app.url, t.signingSecret, cmd, { signature: BAD_SIGNATURE })).status).toBe(401);
+    const huge = `payload=${'a'.repeat(1024 * 1024 + 1)}`;
+    expect((await sendToBolt(t.app.url, t.signingSecret, huge)).status).toBe(413);
+    const garbled = await sendToBolt(t.app.url, t.signingSecret, '{"type":', { contentType: JSON_TYPE });
+    expect(garbled.status).toBe(400);
+    expect(garbled.json).toMatchObject({ error: 'not a Slack request payload' });
+    expect((await fetch(`${t.app.url}/healthz`)).status).toBe(200);
+    expect(t.logs()).not.toContain(t.signingSecret);
+  });
+
+  it('a signed request of the right shape is acknowledged and handled', async () => {
+    const { res, responseUrl } = await t.command('/treasury', 'help', USERS.viewer, { send: { contentType: FORM } });
+    expect(res.status).toBe(200);
+    expect((await t.replies(responseUrl)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('checkEnvelope', () => {
+  it('checks each parsed body once: the same object gets the same answer without a second check', () => {
+    const body = { type: 'block_actions', user: { id: 'U1' }, actions: [{ action_id: 'a', type: 'button' }] };
+    const first = checkEnvelope(body);
+    expect(first).toEqual({ ok: true, kind: 'block_actions' });
+    expect(checkEnvelope(body)).toBe(first);
+    // A different object of another shape is judged on its own.
+    expect(checkEnvelope({ ...body, actions: [] }).ok).toBe(false);
+  });
+});
