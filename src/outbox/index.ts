@@ -85,7 +85,7 @@ export interface Outbox {
    * commit that records it), so work that needs the message (a permalink, a DM linking to it)
    * starts then instead of polling. Not durable: what must survive a restart looks again at start.
    */
-  onPosted(fn: (key: string) => void): void;
+  onPosted(fn: (key: string) => void | Promise<void>): void;
 }
 
 export function createOutbox(o: OutboxOptions): Outbox {
@@ -95,7 +95,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   const updatePaceMs = o.updatePaceMs ?? o.paceMs ?? 1250;
   const reserveEvery = Math.max(2, o.reserveEvery ?? 5);
   const log = o.logger.child({ module: 'outbox' });
-  const postedListeners: Array<(key: string) => void> = [];
+  const postedListeners: Array<(key: string) => void | Promise<void>> = [];
   const ctx: OutboxContext = {
     store,
     client,
@@ -111,13 +111,11 @@ export function createOutbox(o: OutboxOptions): Outbox {
     getEntry: (id) => store.get(COLLECTIONS.entries, id),
     getMessage: (key) => store.get(COLLECTIONS.messages, key),
     posted: (key) => {
-      for (const fn of postedListeners) {
-        try {
-          fn(key);
-        } catch (err) {
-          log.error({ err, key }, 'a listener for posted messages failed');
-        }
-      }
+      // After this turn, and a listener's failure (thrown or rejected) is only logged: the post is done.
+      for (const fn of postedListeners)
+        Promise.resolve()
+          .then(() => fn(key))
+          .catch((err: unknown) => log.error({ err, key }, 'a listener for posted messages failed'));
     },
   };
   const { getEntry } = ctx;

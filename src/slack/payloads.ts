@@ -125,8 +125,9 @@ function describe(err: z.ZodError): string {
 
 /**
  * Each parsed body is checked once: the HTTP receiver checks it before Bolt sees it, and
- * guardEvents() (the door Socket Mode shares) asks again about the same object. Bodies are
- * never changed after parsing (Bolt and our listeners only read them), so the answer stays true.
+ * guardEvents() (the door it shares with Socket Mode) asks again about the same object. Bodies
+ * are never changed after parsing (Bolt and our listeners only read them), so the answer stays
+ * true. (Socket Mode's envelopes are checked on the socket client's own parse, and again here.)
  */
 const checked = new WeakMap<object, EnvelopeCheck>();
 

@@ -225,9 +225,15 @@ describe('/withdraw: requesting', () => {
   it('asks the approvers once the card is posted, however late: a link to the card, once each', async () => {
     const a = await app();
     // Slack turns the card away at first (rate limited); the outbox posts it a second later.
-    a.fake.failNext('chat.postMessage', { retryAfter: 1 });
+    let refused = 0;
+    a.fake.setGate((method, args) =>
+      method === 'chat.postMessage' && args.channel === CHANNELS.approvals && refused++ === 0
+        ? { retryAfter: 1 }
+        : undefined,
+    );
     await requestOneLine(a, `5000 usdt bsc ${DEST} ${CLIENT} supplier payout #7`);
     const c = await card(a);
+    expect(refused).toBeGreaterThan(1);
     for (const user of [USERS.carol, USERS.dave, USERS.erin]) {
       const [dm] = await until(`the DM to ${user}`, () => dms(a, user).length > 0 && dms(a, user));
       // The link is the card's own permalink: the DM was written after the card existed.

@@ -218,7 +218,9 @@ describe('outbox', () => {
   it('onPosted: told once per keyed post, after its ts is recorded (adopted ones too), never for edits', async () => {
     const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
     const told: Array<{ key: string; ts: string | undefined }> = [];
-    ob.onPosted((key) => told.push({ key, ts: ob.message(key)?.ts }));
+    ob.onPosted((key) => {
+      told.push({ key, ts: ob.message(key)?.ts });
+    });
     ob.onPosted(() => {
       throw new Error('a failing listener does not stop the outbox');
     });

@@ -29,14 +29,19 @@ describe('the Slack receiver', () => {
   it('an unsigned ssl_check carrying a command runs nothing', async () => {
     const responseUrl = t.fake.responseUrl();
     const cmd = slashCommand({ command: '/treasury', text: 'help', userId: USERS.viewer, responseUrl });
-    const smuggled = await sendToBolt(t.app.url, t.signingSecret, `ssl_check=1&${cmd.body}`, {
-      signature: BAD_SIGNATURE,
-    });
-    expect(smuggled.status).toBe(200);
-    // The same command signed is answered on its response_url; the smuggled one never was.
+    // Both ways a body could smuggle a command behind ssl_check: as form fields, and as a JSON
+    // `payload` (which a parser returns in place of the form, ssl_check and all dropped).
+    for (const smuggled of [
+      `ssl_check=1&${cmd.body}`,
+      `ssl_check=1&payload=${encodeURIComponent(JSON.stringify(cmd.payload))}`,
+    ]) {
+      const res = await sendToBolt(t.app.url, t.signingSecret, smuggled, { signature: BAD_SIGNATURE });
+      expect(res.status).toBe(200);
+    }
+    // The same command signed is answered on its response_url; the smuggled ones never were.
     const { responseUrl: answered } = await t.command('/treasury', 'help', USERS.viewer);
     await t.replies(answered);
-    await sleep(100);
+    await sleep(300);
     expect(t.fake.responses.filter((r) => r.url === responseUrl)).toEqual([]);
   });
 
@@ -61,6 +66,35 @@ describe('the Slack receiver', () => {
     expect(garbled.json).toMatchObject({ error: 'not a Slack request payload' });
     expect((await fetch(`${t.app.url}/healthz`)).status).toBe(200);
     expect(t.logs()).not.toContain(t.signingSecret);
+  });
+
+  it("passes Slack's retry headers on to the listeners, as Bolt's receiver did", async () => {
+    const seen: Array<{ retryNum?: number; retryReason?: string }> = [];
+    t.app.slack!.app.action('test_retry_probe', async ({ ack, context }) => {
+      seen.push({ retryNum: context.retryNum, retryReason: context.retryReason });
+      await ack();
+    });
+    const { res } = await t.click(
+      USERS.viewer,
+      { actionId: 'test_retry_probe', value: 'x' },
+      { send: { retryNum: 2, retryReason: 'http_timeout' } },
+    );
+    expect(res.status).toBe(200);
+    expect(seen).toEqual([{ retryNum: 2, retryReason: 'http_timeout' }]);
+  });
+
+  it('a listener that never acknowledges still gets Slack a 200 after 3 s, not an error', async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    t.app.slack!.app.action('test_never_acks', async () => {
+      await held;
+    });
+    const { res } = await t.click(USERS.viewer, { actionId: 'test_never_acks', value: 'x' });
+    release();
+    expect(res.status).toBe(200);
+    expect(t.logs()).toContain('a Slack request was not acknowledged in time');
   });
 
   it('a signed request of the right shape is acknowledged and handled', async () => {
