@@ -100,7 +100,8 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
     mode: 'http',
     requestListener: receiver.requestListener,
     start: async () => undefined,
-    stop: async () => undefined,
+    // Stopped before the app waits for its sends in flight: no new click may start one.
+    stop: () => receiver.stop(),
     connected: () => true,
   };
 }

@@ -67,9 +67,19 @@ export class SlackHttpReceiver implements Receiver {
     this.app = app;
   }
 
-  /** Our HTTP server listens; nothing to start or stop here. */
+  /** Our HTTP server listens; nothing to start here. */
   async start(): Promise<void> {}
-  async stop(): Promise<void> {}
+
+  /**
+   * Stopping: from now on no new Slack request starts work (a click could otherwise claim a
+   * send while the app waits for the sends in flight, then lose its answer as the store
+   * closes). Requests already dispatched finish; new ones are told the app is restarting.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+  }
+
+  private stopping = false;
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let buffered: Awaited<ReturnType<typeof http.bufferIncomingMessage>>;
@@ -101,6 +111,7 @@ export class SlackHttpReceiver implements Receiver {
     if (check.kind === 'ssl_check') return http.buildSSLCheckResponse(res);
     const envelope = body as ReceiverEvent['body'];
     if (check.kind === 'url_verification') return http.buildUrlVerificationResponse(res, envelope);
+    if (this.stopping) return restarting(res, check.kind);
     await this.dispatch(buffered, res, envelope);
   }
 
@@ -165,4 +176,20 @@ export class SlackHttpReceiver implements Receiver {
       if (!res.headersSent) http.buildNoBodyResponse(res, 200);
     }
   }
+}
+
+export const RESTARTING = 'The app is restarting. Nothing was done: try again in a minute.';
+
+/**
+ * What a request gets while the app stops: a slash command's answer is shown to the person
+ * (so they hear why); anything else gets a 503, which Slack shows as a failed click and, for
+ * events, redelivers later to the app that takes over.
+ */
+function restarting(res: ServerResponse, kind: string): void {
+  if (kind !== 'slash_command') {
+    res.writeHead(503, { 'retry-after': '60' });
+    res.end();
+    return;
+  }
+  http.buildContentResponse(res, { response_type: 'ephemeral', text: `:hourglass: ${RESTARTING}` });
 }

@@ -4,6 +4,7 @@
  * and the refusals, through the real server with requests signed as Slack signs them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESTARTING } from '../../src/slack/http-receiver.js';
 import { checkEnvelope } from '../../src/slack/payloads.js';
 import { BAD_SIGNATURE, FORM, JSON_TYPE, sendToBolt, slashCommand } from '../helpers/slack-requests.js';
 import { startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
@@ -101,6 +102,24 @@ describe('the Slack receiver', () => {
     const { res, responseUrl } = await t.command('/treasury', 'help', USERS.viewer, { send: { contentType: FORM } });
     expect(res.status).toBe(200);
     expect((await t.replies(responseUrl)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('while the app stops', () => {
+  it('starts no new work: a command hears the app is restarting, a click gets 503, nothing is done', async () => {
+    const a = await startTestApp();
+    try {
+      await a.app.slack!.stop();
+      const { res, responseUrl } = await a.command('/treasury', 'help', USERS.viewer);
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ response_type: 'ephemeral', text: `:hourglass: ${RESTARTING}` });
+      const click = await a.click(USERS.viewer, { actionId: 'wd_approve', value: 'x' });
+      expect(click.res.status).toBe(503);
+      await sleep(300);
+      expect(a.fake.responses.filter((r) => r.url === responseUrl || r.url === click.responseUrl)).toEqual([]);
+    } finally {
+      await a.stop();
+    }
   });
 });
 
