@@ -47,7 +47,8 @@ export interface LocalWorkspace {
   botToken: string;
   signingSecret: string;
   api: FakeSlack;
-  people: Person[];
+  /** The people of the policy in force (read again when it changes). */
+  readonly people: Person[];
   /** Mounted on the app's HTTP server. */
   routes: Route[];
   /** The slash commands the app registered (others are answered as Slack does: not found). */
@@ -173,8 +174,18 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
   const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
   const signingSecret = randomBytes(24).toString('hex');
   const api = await startFakeSlack({ tokens: [botToken], waitTimeoutMs: 10_000 });
-  const people = peopleOf(o.policy);
-  for (const p of people) api.setUser(p.id, { name: p.handle, real_name: p.name });
+  // The people of the policy in force, read again whenever it changes (a governed change
+  // applies while the app runs): someone added appears on the page, someone removed leaves it.
+  let known: { policy: Policy; people: Person[] } | undefined;
+  const people = (): Person[] => {
+    const policy = o.policy;
+    if (known?.policy !== policy) {
+      known = { policy, people: peopleOf(policy) };
+      for (const p of known.people) api.setUser(p.id, { name: p.handle, real_name: p.name });
+    }
+    return known.people;
+  };
+  people();
   const log = o.logger.child({ component: 'local-workspace' });
   let commands = new Set<string>();
   /** Field errors the app returned for a modal, shown until the next submission. */
@@ -183,7 +194,7 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
   const page = { html: staticFile('index.html'), js: staticFile('app.js'), css: staticFile('style.css') };
 
   const personOf = (id: string): Actor => {
-    const p = people.find((x) => x.id === id);
+    const p = people().find((x) => x.id === id);
     return { id, name: p?.handle ?? id.toLowerCase() };
   };
   const directory = () => channelDirectory(o.policy, api.channels());
@@ -249,7 +260,7 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
     const modals = api.openViews(user).map((v) => ({ ...v, errors: viewErrors.get(v.id) ?? {} }));
     return {
       me: user,
-      people,
+      people: people(),
       channels,
       home: api.homeTab(user) ?? null,
       modals,
@@ -539,7 +550,9 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
     botToken,
     signingSecret,
     api,
-    people,
+    get people() {
+      return people();
+    },
     routes,
     setCommands(names) {
       commands = new Set(names);
