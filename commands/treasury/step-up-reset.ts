@@ -16,7 +16,7 @@ const targetSchema = z
   .pipe(z.string().regex(/^[UW][A-Z0-9]{2,}$/));
 
 export const stepUpResetVerb: VerbRun = {
-  run: async ({ deps, args, userId, respond, client }) => {
+  run: async ({ deps, args, userId, respond }) => {
     const say = (text: string) => respond({ response_type: 'ephemeral', text });
     const target = targetSchema.safeParse(args[2] ?? '');
     if (!target.success || args.length > 3)
@@ -26,10 +26,6 @@ export const stepUpResetVerb: VerbRun = {
     const isAdmin = await hasRole(deps.policy, 'admins', userId, deps.groups);
     const done = await deps.stepUp.reset(userId, target.data, isAdmin);
     if (!done.ok) return void (await say(`:no_entry: ${done.message}`));
-    if (done.qrFileId)
-      await client.files
-        .delete({ file: done.qrFileId })
-        .catch((err: unknown) => deps.logger.warn({ err }, 'could not delete an authenticator QR image'));
     await say(
       `:white_check_mark: Authenticator codes of <@${target.data}> are reset: their old codes no longer work. They have been told by DM and must set up codes again from the app’s Home tab before approving large withdrawals.`,
     );

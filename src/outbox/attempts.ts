@@ -349,6 +349,21 @@ export function createAttempts(
     }
   }
 
+  /** Deleting twice is harmless: a file Slack no longer has counts as deleted. */
+  async function attemptDeleteFile(entry: OutboxEntry, lane: Lane): Promise<Outcome> {
+    const marked = await markAttempt(entry, {});
+    if (!marked) return { kind: 'parked' };
+    try {
+      await client.files.delete({ file: entry.ref });
+      return finish(marked, lane, { channel: lane.name }, []);
+    } catch (err) {
+      const f = classifySlackError(err);
+      if (f.error === 'file_not_found' || f.error === 'file_deleted')
+        return finish(marked, lane, { channel: lane.name, skipped: true }, []);
+      return failed(marked, f);
+    }
+  }
+
   async function attempt(entry: OutboxEntry, lane: Lane): Promise<Outcome> {
     switch (entry.op) {
       case 'post':
@@ -359,6 +374,8 @@ export function createAttempts(
         return attemptUpdate(entry, lane);
       case 'ephemeral':
         return attemptEphemeral(entry, lane);
+      case 'delete_file':
+        return attemptDeleteFile(entry, lane);
     }
   }
 

@@ -5,7 +5,7 @@ import type { Store } from '../store/index.js';
 import { COLLECTIONS, type BatchRenderer, type OutboxEntry, type OutboxMessage, type Renderer } from './types.js';
 
 /** The subset of WebClient the worker uses; a real WebClient satisfies it. */
-export type SlackClient = Pick<WebClient, 'chat' | 'conversations'>;
+export type SlackClient = Pick<WebClient, 'chat' | 'conversations' | 'files'>;
 
 export interface OutboxContext {
   store: Store;

@@ -88,6 +88,9 @@ export interface Outbox {
   onPosted(fn: (key: string) => void | Promise<void>): void;
 }
 
+/** File deletions wait in a lane of their own: no channel's messages queue behind them. */
+const FILES_LANE = 'files';
+
 export function createOutbox(o: OutboxOptions): Outbox {
   const { store, client } = o;
   const now = o.now ?? Date.now;
@@ -155,6 +158,9 @@ export function createOutbox(o: OutboxOptions): Outbox {
         if (!m) throw new Error(`outbox: ${req.op} of unknown message key ${req.key}`);
         return m.lane;
       }
+      case 'delete_file':
+        if (!req.ref) throw new Error('outbox: delete_file needs the file id as ref');
+        return FILES_LANE;
     }
   }
 

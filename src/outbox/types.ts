@@ -4,7 +4,8 @@
  */
 import { collection } from '../store/collection.js';
 
-export type OutboxOp = 'post' | 'update' | 'reply' | 'dm' | 'ephemeral';
+/** `delete_file`: a file the app uploaded and must not leave in Slack (an authenticator QR code); `ref` is its id. */
+export type OutboxOp = 'post' | 'update' | 'reply' | 'dm' | 'ephemeral' | 'delete_file';
 
 /**
  * Which waiting entry of a lane goes first: live news, then edits, then reconciliation

@@ -24,6 +24,12 @@ export interface StepUpServiceOptions {
   logger: Logger;
   /** Called inside the commit that records a lockout or a reset: whatever it enqueues is durable with it. */
   notify?: (tx: Tx, notice: StepUpNotice) => void;
+  /**
+   * Called inside the commit that lets go of an enrolment's QR image (confirmed, abandoned,
+   * replaced, reset, or no longer wanted): the image holds the secret, so its deletion is
+   * enqueued with the change, durable and retried (the outbox), never left to one attempt.
+   */
+  discardQr?: (tx: Tx, fileId: string) => void;
 }
 
 export type StepUpRefusal =
@@ -48,20 +54,17 @@ export interface StepUpService {
   /** A new pending enrolment (replacing an unconfirmed one): the secret and URI to show to that person only. */
   begin(
     user: string,
-  ): Promise<
-    | { ok: true; secret: string; uri: string; staleQrFileId?: string }
-    | { ok: false; reason: StepUpRefusal; message: string }
-  >;
-  /** Remembers the enrolment modal's QR image; false when the enrolment is no longer pending (delete the file). */
+  ): Promise<{ ok: true; secret: string; uri: string } | { ok: false; reason: StepUpRefusal; message: string }>;
+  /** Remembers the enrolment modal's QR image; false (and the image discarded) when the enrolment is no longer pending. */
   attachQr(user: string, fileId: string): Promise<boolean>;
-  /** The first valid code makes the enrolment active. `qrFileId`: the image to delete now. */
-  confirm(user: string, code: string): Promise<StepUpOutcome & { qrFileId?: string }>;
-  /** The enrolment modal was closed unconfirmed: the pending enrolment is dropped; returns its QR image to delete. */
-  abandon(user: string): Promise<string | undefined>;
+  /** The first valid code makes the enrolment active (its QR image discarded). */
+  confirm(user: string, code: string): Promise<StepUpOutcome>;
+  /** The enrolment modal was closed unconfirmed: the pending enrolment and its QR image are dropped. */
+  abandon(user: string): Promise<void>;
   /** A code for approving `requestId`: verified once per time step, counted towards the lockout otherwise. */
   verify(user: string, code: string, requestId: string): Promise<StepUpOutcome>;
   /** An admin resets `target`'s enrolment (never their own: another admin must). */
-  reset(by: string, target: string, isAdmin: boolean): Promise<StepUpOutcome & { qrFileId?: string }>;
+  reset(by: string, target: string, isAdmin: boolean): Promise<StepUpOutcome>;
   /** Active or pending enrolments whose secret neither key can open (a changed SECRETS_KEY). */
   unreadable(): string[];
   /** Re-seals under the current key every secret only the previous key opens; returns how many. */
@@ -92,6 +95,10 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
     secrets.add(s, groupedSecret(s));
     return s;
   }
+
+  const discard = (tx: Tx, fileId: string | undefined) => {
+    if (fileId) o.discardQr?.(tx, fileId);
+  };
 
   function notice(tx: Tx, n: Omit<StepUpNotice, 'id'>): void {
     const full: StepUpNotice = { id: randomUUID(), ...n };
@@ -128,22 +135,22 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
           failures: 0,
         };
         tx.put(ENROLMENTS, user, next);
+        // A set-up started again: the unconfirmed one's image goes.
+        discard(tx, cur?.qrFileId);
         audit(tx, now, user, 'stepup_enrol_start', user);
-        return { ok: true as const, staleQrFileId: cur?.qrFileId };
+        return { ok: true as const };
       });
       if (!result.ok) return result;
-      return {
-        ok: true,
-        secret,
-        uri: otpauthUri(secret, user),
-        ...(result.staleQrFileId ? { staleQrFileId: result.staleQrFileId } : {}),
-      };
+      return { ok: true, secret, uri: otpauthUri(secret, user) };
     },
 
     attachQr(user, fileId) {
       return store.commit((tx) => {
         const cur = tx.get(ENROLMENTS, user);
-        if (cur?.status !== 'pending') return false;
+        if (cur?.status !== 'pending') {
+          discard(tx, fileId);
+          return false;
+        }
         tx.put(ENROLMENTS, user, { ...cur, qrFileId: fileId });
         return true;
       });
@@ -151,7 +158,7 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
 
     async confirm(user, code) {
       const now = o.now();
-      return store.commit((tx): StepUpOutcome & { qrFileId?: string } => {
+      return store.commit((tx): StepUpOutcome => {
         const cur = tx.get(ENROLMENTS, user);
         if (cur?.status !== 'pending')
           return cur?.status === 'active'
@@ -180,19 +187,20 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
         }
         const { qrFileId, ...rest } = cur;
         tx.put(ENROLMENTS, user, { ...rest, status: 'active', confirmedAt: iso(now), lastStep: step, failures: 0 });
+        discard(tx, qrFileId);
         audit(tx, now, user, 'stepup_enrolled', user);
         notice(tx, { kind: 'enrolled', user, at: iso(now) });
-        return { ok: true, ...(qrFileId ? { qrFileId } : {}) };
+        return { ok: true };
       });
     },
 
     abandon(user) {
       return store.commit((tx) => {
         const cur = tx.get(ENROLMENTS, user);
-        if (cur?.status !== 'pending') return undefined;
+        if (cur?.status !== 'pending') return;
         tx.delete(ENROLMENTS, user);
+        discard(tx, cur.qrFileId);
         audit(tx, o.now(), user, 'stepup_enrol_abandoned', user);
-        return cur.qrFileId;
       });
     },
 
@@ -260,7 +268,7 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
           message:
             'You cannot reset your own authenticator codes: another admin must, so that a stolen Slack account cannot replace them.',
         };
-      return store.commit((tx): StepUpOutcome & { qrFileId?: string } => {
+      return store.commit((tx): StepUpOutcome => {
         const cur = tx.get(ENROLMENTS, target);
         if (!cur)
           return {
@@ -270,8 +278,9 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
           };
         tx.delete(ENROLMENTS, target);
         audit(tx, now, by, 'stepup_reset', target, { was: cur.status });
+        discard(tx, cur.qrFileId);
         notice(tx, { kind: 'reset', user: target, by, at: iso(now) });
-        return { ok: true, ...(cur.qrFileId ? { qrFileId: cur.qrFileId } : {}) };
+        return { ok: true };
       });
     },
 

@@ -238,6 +238,22 @@ describe('outbox', () => {
     ]);
   });
 
+  it('delete_file: retried while Slack fails, done once deleted or once Slack no longer has the file', async () => {
+    const ob = makeOutbox();
+    fake.failNext('files.delete', { status: 500, times: 2 });
+    await store.commit((tx) => {
+      ob.enqueue(tx, { op: 'delete_file', renderer: 'none', ref: 'F0GONE0001' });
+    });
+    ob.start();
+    await ob.drain();
+    const calls = fake.calls('files.delete');
+    expect(calls.map((c) => c.args.file)).toEqual(['F0GONE0001', 'F0GONE0001', 'F0GONE0001']);
+    const e = store.all<OutboxEntry>(COLLECTIONS.entries).find((x) => x.op === 'delete_file')!;
+    expect(e).toMatchObject({ state: 'done', result: { skipped: true } });
+    // Messages in a channel never wait behind a file's deletion: it has a lane of its own.
+    expect(e.lane).toBe('files');
+  });
+
   it("an edit queued while a post's outcome was unknown still reaches Slack after the post is adopted", async () => {
     // The post lands (late) with what was true then; the edit made meanwhile must not be
     // counted as drawn by it: the adopted message shows the first attempt's render.

@@ -15,9 +15,17 @@ import { codeAt, ENROLMENTS, groupedSecret, resolveSecretsKey } from '../../src/
 import { open } from '../../src/stepup/seal.js';
 import { openStore } from '../../src/store/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
-import type { FakeMessage } from '../helpers/fake-slack.js';
+import { startFakeSlack, type FakeMessage } from '../helpers/fake-slack.js';
 import { eventCallback, sendToBolt, type SlackRequestBody } from '../helpers/slack-requests.js';
-import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import {
+  CHANNELS,
+  FINANCE_GROUP,
+  startTestApp,
+  TEST_POLICY_YAML,
+  USERS,
+  visibleText,
+  type TestApp,
+} from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
 const CLIENT = 'payouts@client.example';
@@ -383,6 +391,37 @@ describe('step-up codes: who may, and resets', () => {
     expect((await sendToBolt(a.app.url, a.signingSecret, body)).status).toBe(200);
     await until('the QR image deleted', () => a.fake.calls('files.delete').some((c) => c.args.file === fileId));
     expect(a.app.deps.stepUp.status(USERS.carol).state).toBe('none');
+  });
+});
+
+describe('the QR image', () => {
+  it('is deleted however long Slack refuses, across a restart: the deletion is kept until it is done', async () => {
+    const fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
+    const dataDir = mkdtempSync(join(tmpdir(), 'stepup-qr-'));
+    dirs.push(dataDir);
+    const key = randomBytes(32).toString('base64');
+    const start = async () => {
+      t = await startTestApp({ policy: POLICY, now: clock, fake, dataDir, env: { SECRETS_KEY: key } });
+      return t;
+    };
+    try {
+      const a = await start();
+      fake.setGate((method) => (method === 'files.delete' ? { status: 500 } : undefined));
+      const { secret, fileId } = await enrol(a, USERS.carol);
+      expect((await confirmEnrolment(a, USERS.carol, freshCode(secret))).status).toBe(200);
+      await until('a refused deletion', () => fake.calls('files.delete').some((c) => c.args.file === fileId));
+      expect(fake.files().some((f) => f.id === fileId)).toBe(true);
+      await a.stop();
+      t = undefined;
+
+      fake.setGate(undefined);
+      await start();
+      await until('the QR image deleted after the restart', () => !fake.files().some((f) => f.id === fileId));
+    } finally {
+      await t?.stop();
+      t = undefined;
+      await fake.close();
+    }
   });
 });
 

@@ -106,15 +106,6 @@ function enrolView(secret: string, qrFileId?: string): View {
   };
 }
 
-async function deleteFile(deps: CommandDeps, client: Client, id: string | undefined): Promise<void> {
-  if (!id) return;
-  try {
-    await client.files.delete({ file: id });
-  } catch (err) {
-    deps.logger.warn({ err }, 'could not delete the authenticator QR image');
-  }
-}
-
 /** The QR code uploaded to no channel (only the app can show it, in this modal), then shown in the modal. */
 async function showQr(deps: CommandDeps, client: Client, user: string, viewId: string, secret: string, uri: string) {
   let fileId: string | undefined;
@@ -129,7 +120,8 @@ async function showQr(deps: CommandDeps, client: Client, user: string, viewId: s
     };
     fileId = res.files?.[0]?.files?.[0]?.id;
     if (!fileId) return;
-    if (!(await deps.stepUp.attachQr(user, fileId))) return void (await deleteFile(deps, client, fileId));
+    // No longer pending (confirmed or closed meanwhile): the service has the image deleted.
+    if (!(await deps.stepUp.attachQr(user, fileId))) return;
     await client.views.update({ view_id: viewId, view: enrolView(secret, fileId) });
   } catch (err) {
     // The key is in the modal as text: the set-up still works without the image.
@@ -154,7 +146,6 @@ export function stepUpEnrolClicked(deps: CommandDeps, publish: Publish) {
         return await publish(client, user, ':no_entry: Only approvers set up authenticator codes.');
       const begun = await deps.stepUp.begin(user);
       if (!begun.ok) return await publish(client, user, `:information_source: ${esc(begun.message)}`);
-      await deleteFile(deps, client, begun.staleQrFileId);
       const opened = await client.views.open({ trigger_id: body.trigger_id, view: enrolView(begun.secret) });
       if (opened.view?.id) await showQr(deps, client, user, opened.view.id, begun.secret, begun.uri);
     } catch (err) {
@@ -179,7 +170,6 @@ export function stepUpEnrolSubmitted(deps: CommandDeps, publish: Publish) {
       const done = await deps.stepUp.confirm(user, code.data);
       if (!done.ok) return await inline(done.message);
       await ack();
-      await deleteFile(deps, client, done.qrFileId);
       await publish(
         client,
         user,
@@ -193,14 +183,10 @@ export function stepUpEnrolSubmitted(deps: CommandDeps, publish: Publish) {
 }
 
 export function stepUpEnrolClosed(deps: CommandDeps) {
-  return async ({
-    ack,
-    body,
-    client,
-  }: Pick<SlackViewMiddlewareArgs<ViewClosedAction>, 'ack' | 'body'> & { client: Client }): Promise<void> => {
+  return async ({ ack, body }: Pick<SlackViewMiddlewareArgs<ViewClosedAction>, 'ack' | 'body'>): Promise<void> => {
     await ack();
     try {
-      await deleteFile(deps, client, await deps.stepUp.abandon(body.user.id));
+      await deps.stepUp.abandon(body.user.id);
     } catch (err) {
       deps.logger.warn({ err }, 'dropping an abandoned authenticator set-up failed');
     }
