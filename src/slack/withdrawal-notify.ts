@@ -155,11 +155,11 @@ export function withdrawalMessages(
     });
   }
   // A repeat of a "never executed" request whose original was reported sent (repeat-hold.ts): the admins, once.
-  if (event.type === 'held')
-    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${mentions(policy.people.admins)}`, key });
+  const admins = needsAdminAttention(event) ? mentions(policy.people.admins) : '';
+  if (event.type === 'held') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
   if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });
   if (event.type === 'double-payment-risk' && r.doublePaymentRisk) {
-    const detail = `${r.doublePaymentRisk.status} ${mentions(policy.people.admins)}`.trim();
+    const detail = `${r.doublePaymentRisk.status} ${admins}`.trim();
     out.push(
       { op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|double-payment|${detail}`, key },
       // Under the original's card too: whoever looks at either sees it.
