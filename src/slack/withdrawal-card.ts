@@ -280,6 +280,9 @@ export function renderCard(
     : stateLabel(r);
   const title = `${onHold(r) ? '⏸️ On hold' : held ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
+  // A repeat on hold, or one that may have paid twice: why, right under the status.
+  if (onHold(r)) blocks.push(section(holdText(r, service)));
+  if (r.doublePaymentRisk) blocks.push(section(doublePaymentText(r, service)));
   if (frozen && (r.state === 'pending' || r.state === 'approved')) blocks.push(frozenLine(frozen, r.state));
   if (flags.length)
     blocks.push(
@@ -307,10 +310,9 @@ export function renderCard(
   );
   const balance = balanceText(r, service);
   if (balance) blocks.push(context(balance));
-  // A repeat on hold: its own words instead of "sending"; the flag of a repeat that may have paid twice.
-  const outcome = onHold(r) ? holdText(r, service) : outcomeText(r);
+  // On hold, it is not "sending": its words are under the status instead.
+  const outcome = onHold(r) ? undefined : outcomeText(r);
   if (outcome) blocks.push(section(outcome));
-  if (r.doublePaymentRisk) blocks.push(section(doublePaymentText(r, service)));
   if (r.holdReleased && (r.state === 'pending' || r.state === 'approved'))
     blocks.push(
       context(
