@@ -262,6 +262,29 @@ describe('a repeat of a "never executed" request, when the service reports the o
     expect(buttons(cardOf(a, again)!)).toEqual([]);
   });
 
+  it('released while still waiting for approvals: the last approval sends it, once', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'PENDING');
+    await until('held', () => get(a, again.id).hold);
+    const posts = a.app.sandbox!.stats.withdrawals;
+    await click(a, USERS.erin, 'wd_hold_release', get(a, again.id));
+    expect(
+      (await confirmHold(a, USERS.erin, 'The first one is stuck; the client confirmed nothing arrived')).status,
+    ).toBe(200);
+    expect(get(a, again.id)).toMatchObject({ state: 'pending', holdReleased: { by: USERS.erin } });
+    expect(get(a, again.id).hold).toBeUndefined();
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
+    await until('the released card', () => buttons(cardOf(a, again)!).includes('wd_reject'));
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('sent', () => get(a, again.id).state === 'completed');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts + 1);
+  });
+
   it('already sent when the original is reported: both may have been paid, told once under both cards; no hold', async () => {
     offset = 0;
     const a = await app();
