@@ -13,6 +13,7 @@ import { resolveSubmitted } from './resolve-submitted.js';
 import { STEP_UP_VIEW } from '../../src/slack/step-up-approve.js';
 import { stepUpSubmitted } from './step-up-submitted.js';
 import { newRequest } from './new-request.js';
+import { holdButton, holdSubmitted } from './hold.js';
 
 export function register(app: App, deps: CommandDeps): void {
   const requireRole = roleMiddleware(deps);
@@ -26,4 +27,7 @@ export function register(app: App, deps: CommandDeps): void {
   app.view<ViewSubmitAction>(VIEWS.resolve, resolveSubmitted(deps));
   app.view<ViewSubmitAction>(STEP_UP_VIEW, stepUpSubmitted(deps));
   app.action<BlockAction<ButtonAction>>(ACTIONS.newRequest, requireRole('requesters'), newRequest(deps));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.holdRelease, requireRole('admins'), holdButton(deps, 'release'));
+  app.action<BlockAction<ButtonAction>>(ACTIONS.holdReject, requireRole('admins'), holdButton(deps, 'reject'));
+  app.view<ViewSubmitAction>(VIEWS.hold, holdSubmitted(deps));
 }

@@ -6,7 +6,13 @@ import { section } from '../../src/slack/blocks.js';
 import { CURRENCIES, NETWORKS } from '../../src/wallet/enums.js';
 import type { RequestRule } from '../../src/withdrawals/index.js';
 
-export const VIEWS = { request: 'wd_request_modal', reject: 'wd_reject_modal', resolve: 'wd_resolve_modal' } as const;
+export const VIEWS = {
+  request: 'wd_request_modal',
+  reject: 'wd_reject_modal',
+  resolve: 'wd_resolve_modal',
+  /** "Send anyway…" / "Reject…" on a request on hold (an admin's reason). */
+  hold: 'wd_hold_modal',
+} as const;
 
 export const FIELDS = {
   amount: { block: 'wd_amount', action: 'value' },
@@ -31,6 +37,7 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   tier: 'amount',
   note: 'note',
   balance: 'amount',
+  repeat: 'amount',
 };
 
 function input(
@@ -80,12 +87,17 @@ function fitNote(note: string | undefined): string | undefined {
   return out;
 }
 
-export function requestModal(prefill?: RequestPrefill): View {
+/** What the request form carries in private_metadata: the request it repeats, when opened from its card. */
+export const requestMetaSchema = z.object({ repeatOf: z.string().min(1).max(200) });
+
+/** `repeatOf`: opened with "New request with the same details" on that request (the submission records it). */
+export function requestModal(prefill?: RequestPrefill, repeatOf?: string): View {
   const initial = (value: string | undefined) => (value ? { initial_value: value } : {});
   const selected = (value: string | undefined) => (value ? { initial_option: option(value) } : {});
   return {
     type: 'modal',
     callback_id: VIEWS.request,
+    ...(repeatOf ? { private_metadata: JSON.stringify({ repeatOf }) } : {}),
     title: { type: 'plain_text', text: 'Request a withdrawal' },
     submit: { type: 'plain_text', text: 'Request approval' },
     close: { type: 'plain_text', text: 'Cancel' },
@@ -153,6 +165,9 @@ export function reasonModal(callbackId: string, title: string, label: string, me
 
 /** What the resolve modal carries in private_metadata (written by us, but it comes back through Slack). */
 export const resolveMetaSchema = z.object({ id: z.string().min(1).max(200), outcome: z.enum(['sent', 'not_sent']) });
+
+/** What the hold modal carries in private_metadata: the request and the admin's choice. */
+export const holdMetaSchema = z.object({ id: z.string().min(1).max(200), action: z.enum(['release', 'reject']) });
 
 type StateValues = ViewSubmitAction['view']['state']['values'];
 

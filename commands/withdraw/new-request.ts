@@ -32,14 +32,17 @@ export function newRequest(deps: CommandDeps) {
         );
       await client.views.open({
         trigger_id: body.trigger_id,
-        view: requestModal({
-          amount: r.amount,
-          currency: r.currency,
-          network: r.network,
-          destination: r.destination,
-          clientEmail: r.clientEmail,
-          note: r.note,
-        }),
+        view: requestModal(
+          {
+            amount: r.amount,
+            currency: r.currency,
+            network: r.network,
+            destination: r.destination,
+            clientEmail: r.clientEmail,
+            note: r.note,
+          },
+          r.id,
+        ),
       });
     });
   };

@@ -2,7 +2,7 @@
 import type { SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { RequestInput } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
-import { FIELDS, readField, RULE_FIELD } from './modals.js';
+import { FIELDS, readField, requestMetaSchema, RULE_FIELD } from './modals.js';
 import { failureText } from './replies.js';
 
 export type ViewSubmittedArgs = Pick<SlackViewMiddlewareArgs<ViewSubmitAction>, 'ack' | 'body' | 'view'>;
@@ -10,6 +10,17 @@ export type ViewSubmittedArgs = Pick<SlackViewMiddlewareArgs<ViewSubmitAction>, 
 export function requestSubmitted(deps: CommandDeps) {
   return async ({ ack, body, view }: ViewSubmittedArgs): Promise<void> => {
     const v = view.state.values;
+    // Opened from "New request with the same details": the request it repeats (checked again by the service).
+    let repeatOf: string | undefined;
+    if (view.private_metadata) {
+      const meta = requestMetaSchema.safeParse(parseJson(view.private_metadata));
+      if (!meta.success)
+        return void (await ack({
+          response_action: 'errors',
+          errors: { [FIELDS.amount.block]: 'This form is out of date; open it again from the card.' },
+        }));
+      repeatOf = meta.data.repeatOf;
+    }
     const input: RequestInput = {
       // One modal asks for one payout, however many times it is submitted.
       idempotencyKey: `view:${view.id}`,
@@ -21,6 +32,7 @@ export function requestSubmitted(deps: CommandDeps) {
       destination: readField(v, 'destination'),
       clientEmail: readField(v, 'client'),
       note: readField(v, 'note'),
+      ...(repeatOf ? { repeatOf } : {}),
     };
     let outcome: Awaited<ReturnType<typeof deps.withdrawals.request>>;
     try {
@@ -45,4 +57,12 @@ export function requestSubmitted(deps: CommandDeps) {
     }
     await ack();
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -11,6 +11,12 @@ import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/e
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
 import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
 import {
+  CONTRADICTED_NEVER_EXECUTED,
+  isNeverExecuted,
+  isNeverExecutedContradicted,
+} from '../withdrawals/repeat-hold.js';
+import { stateWords } from '../withdrawals/rules.js';
+import {
   actions,
   context,
   divider,
@@ -36,6 +42,9 @@ export const ACTIONS = {
   resolveNotSent: 'wd_resolve_not_sent',
   /** On a request the service never executed: opens the request form with the same details (a new request). */
   newRequest: 'wd_new_request',
+  /** On a request on hold (its earlier request of the same payout reported sent): admins only. */
+  holdRelease: 'wd_hold_release',
+  holdReject: 'wd_hold_reject',
 } as const;
 
 /**
@@ -43,16 +52,42 @@ export const ACTIONS = {
  * request may be made. Only while nothing of the service ever spoke of it since: a webhook (even
  * PENDING) or a result proves it has the withdrawal, and paying again could pay twice.
  */
-export const neverExecuted = (r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>) =>
-  r.state === 'failed' && r.error?.kind === 'never_executed' && !r.confirmation && !r.result;
+export const neverExecuted = isNeverExecuted;
 
 /** Found "never executed", and then the wallet service spoke of it after all: it may have been paid. */
-export const neverExecutedContradicted = (r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>) =>
-  r.state === 'failed' && r.error?.kind === 'never_executed' && !neverExecuted(r);
+export const neverExecutedContradicted = isNeverExecutedContradicted;
 
-/** Why the card offers no new request for a "never executed" the service contradicted. */
-export const CONTRADICTED_NEVER_EXECUTED =
-  'The wallet service now reports this withdrawal after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.';
+/** Why the card offers no new request for a "never executed" the service contradicted (the domain refuses with it too). */
+export { CONTRADICTED_NEVER_EXECUTED };
+
+/** On hold and still holdable (a rejected one keeps the record of its hold but is no longer held). */
+export const onHold = (r: Pick<WithdrawalRequest, 'state' | 'hold'>) =>
+  !!r.hold && (r.state === 'pending' || r.state === 'approved');
+
+/** "the earlier request of the same payout (ref 1a2b3c4d)": the short reference people quote, when it can be read. */
+function earlierText(id: string, get: ((id: string) => WithdrawalRequest | undefined) | undefined): string {
+  const o = get?.(id);
+  return `the earlier request of the same payout${o ? ` (ref \`${shortRef(o)}\`)` : ''}`;
+}
+
+/** Why a request is on hold, what that means, and what an admin may do: the card's words. */
+function holdText(r: WithdrawalRequest, facts: CardFacts): string {
+  const h = r.hold!;
+  const wait =
+    r.state === 'approved'
+      ? 'Every approval is in, but nothing is sent'
+      : 'Approvals can still be given, but nothing is sent';
+  return (
+    `:double_vertical_bar: *On hold:* ${earlierText(h.original, facts.get)} is now reported ${transferWord(h.status)} by the wallet service, after it had no record of it. ` +
+    `Paying this one too may pay the client twice. ${wait} until an admin checks the wallet service and chooses *Send anyway* or *Reject*.`
+  );
+}
+
+/** Already sent when its earlier request was reported sent: both may have been paid. */
+function doublePaymentText(r: WithdrawalRequest, facts: CardFacts): string {
+  const d = r.doublePaymentRisk!;
+  return `:rotating_light: *Both may have been paid:* ${earlierText(d.original, facts.get)} was reported ${transferWord(d.status)} by the wallet service after this one was sent. An admin must check the wallet service and recover the duplicate.`;
+}
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
 /** The request a card's key names; undefined for any other key (its thread's, its DMs'). */
@@ -223,6 +258,8 @@ export interface CardFacts {
   /** The last balance read: text, null when unavailable, undefined when the app reads no balances. */
   lastBalance?(currency: string, network: string): string | null | undefined;
   feeEstimate?(currency: string, network: string): FeeEstimate | undefined;
+  /** Another request (the earlier one a repeat names), for its short reference. */
+  get?(id: string): WithdrawalRequest | undefined;
 }
 
 export function renderCard(
@@ -241,8 +278,11 @@ export function renderCard(
   const label = neverExecutedContradicted(r)
     ? `🚨 Reported ${transferWord(r.confirmation?.status ?? 'sent')}, do not pay again`
     : stateLabel(r);
-  const title = `${held ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
+  const title = `${onHold(r) ? '⏸️ On hold' : held ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
+  // A repeat on hold, or one that may have paid twice: why, right under the status.
+  if (onHold(r)) blocks.push(section(holdText(r, service)));
+  if (r.doublePaymentRisk) blocks.push(section(doublePaymentText(r, service)));
   if (frozen && (r.state === 'pending' || r.state === 'approved')) blocks.push(frozenLine(frozen, r.state));
   if (flags.length)
     blocks.push(
@@ -270,8 +310,15 @@ export function renderCard(
   );
   const balance = balanceText(r, service);
   if (balance) blocks.push(context(balance));
-  const outcome = outcomeText(r);
+  // On hold, it is not "sending": its words are under the status instead.
+  const outcome = onHold(r) ? undefined : outcomeText(r);
   if (outcome) blocks.push(section(outcome));
+  if (r.holdReleased && (r.state === 'pending' || r.state === 'approved'))
+    blocks.push(
+      context(
+        `:arrow_forward: Hold released by <@${r.holdReleased.by}> ${slackDate(r.holdReleased.at)}: “${esc(truncate(r.holdReleased.reason, 500))}”`,
+      ),
+    );
   if (r.confirmation) {
     const url = explorerTxUrl(r.confirmation.transactionHash ?? undefined, r.currency, r.network, net);
     blocks.push(
@@ -280,11 +327,23 @@ export function renderCard(
       ),
     );
   }
-  if (r.state === 'pending') {
+  if (r.state === 'pending' && !onHold(r)) {
     blocks.push(
       actions(`wd:${r.id}`, [
         { text: 'Approve', actionId: ACTIONS.approve, value: r.id, style: 'primary' },
         { text: 'Reject…', actionId: ACTIONS.reject, value: r.id, style: 'danger' },
+      ]),
+    );
+  }
+  if (onHold(r)) {
+    // Approvals may still be given; rejecting or sending it anyway is an admin's decision.
+    blocks.push(
+      actions(`wd:${r.id}:hold`, [
+        ...(r.state === 'pending'
+          ? [{ text: 'Approve', actionId: ACTIONS.approve, value: r.id, style: 'primary' as const }]
+          : []),
+        { text: 'Admin: reject…', actionId: ACTIONS.holdReject, value: r.id, style: 'danger' },
+        { text: 'Admin: send anyway…', actionId: ACTIONS.holdRelease, value: r.id },
       ]),
     );
   }
@@ -368,6 +427,26 @@ export function renderThread(
       const why = r.history.at(-1)?.note ?? 'the policy in force asks for more approvals';
       return { text: `🔁 Back to waiting: ${why}. ${detail}`.trim() };
     }
+    case 'held':
+      return {
+        text: `⏸️ On hold: the earlier request of the same payout is now reported sent by the wallet service. Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it. ${detail}`.trim(),
+      };
+    case 'released':
+      return {
+        text: `▶️ Hold released by <@${r.holdReleased?.by ?? ''}>: “${esc(truncate(r.holdReleased?.reason ?? '', 500))}”. It is sent once its approvals are complete.`,
+      };
+    case 'double-payment':
+    case 'double-payment-original': {
+      const [status = '', ...mentions] = detail.split(' ');
+      const call = mentions.length ? ` ${mentions.join(' ')}` : '';
+      const reported = transferWord(status || (r.doublePaymentRisk?.status ?? 'sent'));
+      return {
+        text:
+          kind === 'double-payment'
+            ? `🚨 Both may have been paid: this request was already ${stateWords(r.state)} when the earlier request of the same payout was reported ${reported} by the wallet service. Check the wallet service and recover the duplicate.${call}`
+            : `🚨 Both may have been paid: this payout was requested again (ref \`${shortRef(r)}\`, ${amountText(r)}), which was already sent when the wallet service reported this one ${reported}. Check the wallet service and recover the duplicate.${call}`,
+      };
+    }
     case 'approved': {
       const n = r.approvals.findIndex((a) => a.user === detail) + 1;
       return { text: `<@${detail}> approved${n > 0 ? ` (${n} of ${r.tier.approvals})` : ''}.` };
@@ -425,6 +504,7 @@ export function renderDm(
     expired: `⌛ Expired · ${what} expired before it had enough approvals. Nothing was sent.`,
     unknown: `⚠️ Outcome unknown · ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,
     resolved: `${r.resolution?.outcome === 'sent' ? '✅ Sent' : '❌ Not sent'} · an admin resolved ${what}: “${esc(r.resolution?.note ?? '')}”`,
+    held: `⏸️ On hold · ${what}: the earlier request of the same payout is now reported sent by the wallet service. Nothing is sent until an admin checks it and sends or rejects it.`,
   };
   const text = lines[event ?? ''];
   return text ? { text: `${text}\n${cardLink(card(r.id))}` } : null;
@@ -549,6 +629,11 @@ export function auditWhat(e: Pick<AuditRowInput, 'action' | 'details'>): string 
         ? '🔐 the wallet service asked to verify it: confirmed'
         : '🚨 the wallet service asked to verify it: refused',
     send_held: '⏸️ held, not sent: sends are frozen',
+    // A repeat of a "never executed" request whose original was reported sent after all (repeat-hold.ts).
+    hold: '⏸️ on hold: the earlier request of the same payout is reported sent',
+    send_held_repeat: '⏸️ not sent: on hold (the earlier request of the same payout is reported sent)',
+    hold_release: '▶️ hold released (send anyway)',
+    double_payment_risk: '🚨 both may have been paid (the earlier request of the same payout is reported sent)',
     freeze: '🛑 froze all sends',
     freeze_refused: 'freeze refused',
     unfreeze_request: 'asked to unfreeze (a second admin must confirm)',

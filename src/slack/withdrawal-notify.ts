@@ -49,7 +49,7 @@ export interface PermalinkClient {
  * approvers' DMs once the card is posted (`cardPostedDms`), and only for the form, since a
  * one-line command is answered where it was typed.
  */
-const DM_EVENTS = new Set(['completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved']);
+const DM_EVENTS = new Set(['completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved', 'held']);
 
 const isUser = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
 
@@ -153,6 +153,23 @@ export function withdrawalMessages(
       ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`,
       key,
     });
+  }
+  // A repeat of a "never executed" request whose original was reported sent (repeat-hold.ts): the admins, once.
+  const admins = needsAdminAttention(event) ? mentions(policy.people.admins) : '';
+  if (event.type === 'held') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
+  if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });
+  if (event.type === 'double-payment-risk' && r.doublePaymentRisk) {
+    const detail = `${r.doublePaymentRisk.status} ${admins}`.trim();
+    out.push(
+      { op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|double-payment|${detail}`, key },
+      // Under the original's card too: whoever looks at either sees it.
+      {
+        op: 'reply',
+        renderer: THREAD_RENDERER,
+        ref: `${r.id}|double-payment-original|${detail}`,
+        key: cardKey(r.doublePaymentRisk.original),
+      },
+    );
   }
   if (DM_EVENTS.has(event.type)) {
     out.push({

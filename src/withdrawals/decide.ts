@@ -32,6 +32,13 @@ import {
 import { recheck, type RecheckFacts } from './recheck.js';
 import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
 import { decideByStatus } from './settle-by-status.js';
+import {
+  claimRefusedOnHold,
+  decideHoldRepeat,
+  decideSettleHold,
+  repeatRefusal,
+  type SettleHoldCommand,
+} from './repeat-hold.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
 import type {
   DecisionReason,
@@ -61,6 +68,8 @@ export type WithdrawalCommand =
        * be read (allowed, and the card says so), absent when the app has no balance source.
        */
       balance?: string | null;
+      /** "New request with the same details": the id it repeats, and that request as stored now (repeat-hold.ts). */
+      repeatOf?: { id: string; original: WithdrawalRequest | undefined };
     }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   /**
@@ -102,7 +111,11 @@ export type WithdrawalCommand =
   /** The service's status for the reference (settle-by-status.ts); NotFound only after the policy's grace. */
   | { type: 'settle-by-status'; status: WithdrawalStatus }
   | { type: 'resolve-unknown'; admin: string; isAdmin: boolean; outcome: 'sent' | 'not_sent'; note: string }
-  | { type: 'apply-webhook'; status: string | number; transactionHash?: string | null };
+  | { type: 'apply-webhook'; status: string | number; transactionHash?: string | null }
+  /** A repeat of `original`, which the service has just reported after "never executed": held, or marked (repeat-hold.ts). */
+  | { type: 'hold-repeat'; original: WithdrawalRequest }
+  /** An admin releases ("Send anyway") or rejects a held repeat. */
+  | SettleHoldCommand;
 
 export interface DecideContext {
   now: number;
@@ -166,6 +179,8 @@ export type RecoveryAction = 'send' | 'expire-unsent' | 'mark-unknown' | 'none';
 export function recoveryAction(req: WithdrawalRequest, now: number): RecoveryAction {
   if (req.state === 'executing') return 'mark-unknown';
   if (req.state !== 'approved') return 'none';
+  // On hold (repeat-hold.ts): it waits for an admin, however long; the claim would refuse it anyway.
+  if (req.hold) return 'none';
   return now >= Date.parse(req.expiresAt) ? 'expire-unsent' : 'send';
 }
 
@@ -204,6 +219,8 @@ export function decide(
     }
     case 'claim-for-sending': {
       if (req?.state !== 'approved') return unchanged(req);
+      const onHold = claimRefusedOnHold(req, at);
+      if (onHold) return onHold;
       if (command.frozen) {
         // Held, not refused: it stays approved and is sent once two admins unfreeze.
         return {
@@ -357,6 +374,10 @@ export function decide(
       return decideResolve(command, req, at);
     case 'apply-webhook':
       return decideWebhook(command, req, at);
+    case 'hold-repeat':
+      return decideHoldRepeat(req, command.original, at);
+    case 'settle-hold':
+      return decideSettleHold(command, req, at);
     default: {
       const unhandled: never = command;
       throw new Error(`unhandled withdrawal command ${JSON.stringify(unhandled)}`);
@@ -429,6 +450,8 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     ? c.existing.find((r) => r.idempotencyKey === c.idempotencyKey && r.requester === c.requester)
     : undefined;
   if (again) return unchanged(again);
+  const notRepeatable = c.repeatOf ? repeatRefusal(c.repeatOf.original) : undefined;
+  if (notRepeatable) return notRepeatable;
   const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing, {
     now: ctx.now,
     approvals: ctx.allowlistApprovals,
@@ -463,6 +486,7 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     expiresAt: iso(ctx.now + ctx.policy.withdrawals.expires_after),
     allowlist,
     ...(c.balance !== undefined ? { balanceAtRequest: { balance: c.balance, at } } : {}),
+    ...(c.repeatOf ? { repeatOf: c.repeatOf.id } : {}),
     history: [{ at, state: 'pending', by: c.requester }],
   };
   const { merchantReference, amount, currency, network, destination, clientEmail, note, tier, expiresAt } = req;
@@ -486,6 +510,7 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
         allowlist,
         expiresAt,
         ...(req.balanceAtRequest ? { balance: req.balanceAtRequest.balance } : {}),
+        ...(req.repeatOf ? { repeatOf: req.repeatOf } : {}),
       },
     },
     event: 'requested',

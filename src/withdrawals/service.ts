@@ -51,6 +51,7 @@ import type {
   BalanceSource,
 } from './types.js';
 import { appendAudit } from '../audit/log.js';
+import { repeatsOf, reportedSentAfterNeverExecuted } from './repeat-hold.js';
 
 export { WITHDRAWALS };
 export type { ReconcileReport };
@@ -123,6 +124,12 @@ export interface WithdrawalService {
   remindersDue(): Promise<WithdrawalRequest[]>;
   reconcileUnknown(): Promise<ReconcileReport>;
   resolveUnknown(id: string, adminId: string, outcome: 'sent' | 'not_sent', note: string): Promise<DecisionOutcome>;
+  /**
+   * An admin's decision on a repeat on hold (repeat-hold.ts): `release` ("Send anyway") clears the
+   * hold, and an approved request is then sent once (`execution`, as for the last approval);
+   * `reject` rejects it. Audited with who and why.
+   */
+  settleHold(id: string, adminId: string, action: 'release' | 'reject', reason: string): Promise<DecisionOutcome>;
   /** At startup: executing -> unknown (possibly sent, never resent); approved -> sent once (see idle()); then reconciliation and expiry. */
   recover(): Promise<{ markedUnknown: string[]; resumed: string[]; reconcile: ReconcileReport; expired: string[] }>;
   onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult>;
@@ -136,7 +143,10 @@ export interface WithdrawalService {
    * `onChange` in that commit; the returned event is what changed (onWithdrawalEvent hands it to
    * the `listener` once durable; a caller without a listener, like the app's, can ignore it).
    */
-  applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent };
+  applyWithdrawalEvent(
+    tx: Tx,
+    e: WithdrawalEventInput,
+  ): WithdrawalEventResult & { event?: WithdrawalEvent; repeats?: WithdrawalEvent[] };
   /** Whether userId may approve (or reject) the request now: the refusal to show, or undefined. */
   checkDecision(id: string, userId: string, kind: 'approve' | 'reject'): Promise<DecisionOutcome | undefined>;
   awaitingDecisionBy(userId: string): Promise<WithdrawalRequest[]>;
@@ -222,6 +232,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         checked,
         ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
         ...(input.requestedFrom ? { requestedFrom: input.requestedFrom } : {}),
+        // The request it repeats, as stored in this commit: a report of it committed first refuses the repeat.
+        ...(input.repeatOf ? { repeatOf: { id: input.repeatOf, original: tx.get(WITHDRAWALS, input.repeatOf) } } : {}),
         id: randomUUID(),
         merchantReference: randomUUID(),
         existing: tx.all(WITHDRAWALS),
@@ -322,6 +334,30 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     return outcomeOf(applied);
   }
 
+  async function settleHold(
+    id: string,
+    adminId: string,
+    action: 'release' | 'reject',
+    reason: string,
+  ): Promise<DecisionOutcome> {
+    const isAdmin = await hasRole(policy(), 'admins', adminId, groups);
+    const applied = await commitOn(id, {
+      type: 'settle-hold',
+      admin: adminId,
+      isAdmin,
+      action,
+      reason: String(reason ?? ''),
+    });
+    const outcome = outcomeOf(applied);
+    if (!outcome.ok || !applied.event) return outcome;
+    logger.warn({ id, admin: adminId, action }, 'a withdrawal on hold was decided by an admin');
+    emit([applied.event]);
+    // Released with its approvals complete: sent now, once (the usual claim); pending ones when their last approval comes.
+    return applied.event.type === 'released' && outcome.request.state === 'approved'
+      ? { ...outcome, execution: sender.start(outcome.request) }
+      : outcome;
+  }
+
   // ------------------------------------------------------------------ jobs and recovery
 
   async function expireDue(): Promise<WithdrawalRequest[]> {
@@ -411,7 +447,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
    * effect is as durable as the stored event). Returns the event, for a caller with a listener
    * to emit once that commit is durable.
    */
-  function applyWithdrawalEvent(tx: Tx, e: WithdrawalEventInput): WithdrawalEventResult & { event?: WithdrawalEvent } {
+  function applyWithdrawalEvent(
+    tx: Tx,
+    e: WithdrawalEventInput,
+  ): WithdrawalEventResult & { event?: WithdrawalEvent; repeats?: WithdrawalEvent[] } {
     const cur = tx.all(WITHDRAWALS).find((x) => x.merchantReference === e.merchantReference);
     if (!cur) return { matched: false, changed: false };
     const { event } = shell.apply(
@@ -419,14 +458,25 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       { type: 'apply-webhook', status: e.status, transactionHash: e.transactionHash ?? null },
       cur,
     );
-    return event
-      ? { matched: true, changed: true, request: event.request, event }
-      : { matched: true, changed: false, request: cur };
+    if (!event) return { matched: true, changed: false, request: cur };
+    // "Never executed", and now reported: its repeats are held (or flagged, too late) in this same commit.
+    const repeats = reportedSentAfterNeverExecuted(cur, event.request)
+      ? repeatsOf(tx.all(WITHDRAWALS), cur.id).flatMap((r) => {
+          const held = shell.apply(tx, { type: 'hold-repeat', original: event.request }, r).event;
+          return held ? [held] : [];
+        })
+      : [];
+    if (repeats.length)
+      logger.warn(
+        { id: cur.id, repeats: repeats.map((x) => ({ id: x.request.id, outcome: x.type })) },
+        'a withdrawal found never executed is now reported by the wallet service: its repeats are held or flagged',
+      );
+    return { matched: true, changed: true, request: event.request, event, ...(repeats.length ? { repeats } : {}) };
   }
 
   async function onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult> {
     const r = await store.commit((tx) => applyWithdrawalEvent(tx, e));
-    if (r.event) emit([r.event]);
+    if (r.event) emit([r.event, ...(r.repeats ?? [])]);
     return { matched: r.matched, changed: r.changed, ...(r.request ? { request: r.request } : {}) };
   }
 
@@ -496,6 +546,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     remindersDue,
     reconcileUnknown,
     resolveUnknown,
+    settleHold,
     recheckPending,
     recover,
     onWithdrawalEvent,
@@ -517,7 +568,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 
 /** A transfer the service reports as failed, or a final word that contradicts ours: admins must look. */
 export function needsAdminAttention(event: WithdrawalEvent): boolean {
-  if (event.type === 'contradiction') return true;
+  // A repeat held or flagged because the request it repeats was reported sent: may pay (or have paid) twice.
+  if (event.type === 'contradiction' || event.type === 'held' || event.type === 'double-payment-risk') return true;
   const status = event.request.confirmation?.status;
   return event.type === 'confirmation' && (status === 'FAILED' || status === 'NOT_PROPAGATED');
 }

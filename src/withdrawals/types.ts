@@ -120,7 +120,30 @@ export interface WithdrawalRequest {
   confirmation?: Confirmation;
   /** The origin account's balance read when it was requested (`null`: it could not be read, and the request was allowed). */
   balanceAtRequest?: { balance: string | null; at: string };
+  /** Made with "New request with the same details" on this earlier request, which the service never executed (repeat-hold.ts). */
+  repeatOf?: string;
+  /**
+   * Not sent while present: the earlier request it repeats was reported sent after all, so paying
+   * this one too may pay twice. Approvals may still be given; the send claim refuses it until an
+   * admin releases it (`holdReleased`) or rejects it. Set in the commit of that report.
+   */
+  hold?: RepeatHold;
+  /** An admin released the hold: who, when and why (it is then sent once its approvals are complete). */
+  holdReleased?: { by: string; at: string; reason: string; original: string };
+  /**
+   * Already sent (or being sent) when the earlier request it repeats was reported sent: both may
+   * have been paid. Recorded once, in the commit of that report; the admins were told.
+   */
+  doublePaymentRisk?: { original: string; at: string; status: string };
   history: HistoryItem[];
+}
+
+/** Why a repeat is on hold: the request it repeats (`original`) was reported `status` by the wallet service. */
+export interface RepeatHold {
+  kind: 'original_reported_sent';
+  original: string;
+  status: string;
+  at: string;
 }
 
 /**
@@ -148,6 +171,8 @@ export interface RequestInput {
   note?: string;
   /** Where it was asked for: a one-line command is answered in place, a form by DM. */
   requestedFrom?: 'command' | 'form';
+  /** The request this one repeats ("New request with the same details"): it must still be one the service never executed. */
+  repeatOf?: string;
 }
 
 export type RequestRule =
@@ -162,7 +187,9 @@ export type RequestRule =
   | 'daily_limit'
   | 'tier'
   | 'note'
-  | 'balance';
+  | 'balance'
+  /** A repeat of a request that is no longer "never executed" (the service reported it after all). */
+  | 'repeat';
 
 export type DecisionReason =
   | 'not_found'
@@ -177,7 +204,9 @@ export type DecisionReason =
   | 'not_unknown'
   | 'note_required'
   /** The request is above the policy's step_up_above and no valid authenticator code came with the approval. */
-  | 'step_up_required';
+  | 'step_up_required'
+  /** Release or reject of a hold on a request that is not on hold (any more). */
+  | 'not_held';
 
 export type RequestOutcome =
   | { ok: true; request: WithdrawalRequest }
@@ -210,7 +239,13 @@ export type WithdrawalEventType =
   /** Back to waiting: the policy in force now asks for more than it was approved with (re-check before sending, or a policy change). */
   | 'reopened'
   /** A final webhook status that contradicts our state (completed but FAILED, failed but CONFIRMED). */
-  | 'contradiction';
+  | 'contradiction'
+  /** A repeat put on hold: the request it repeats was reported sent after all (repeat-hold.ts). */
+  | 'held'
+  /** An admin released a repeat's hold ("Send anyway"). */
+  | 'released'
+  /** A repeat already sent when the request it repeats was reported sent: both may have been paid. */
+  | 'double-payment-risk';
 
 export interface WithdrawalEvent {
   type: WithdrawalEventType;

@@ -1,0 +1,372 @@
+/**
+ * "New request with the same details", and then the wallet service reports the ORIGINAL after
+ * all: the whole app over HTTP (signed Slack requests, the sandbox, signed-path webhooks). The
+ * repeat is held (nothing sent) until an admin sends it anyway or rejects it; one already sent is
+ * flagged once to the admins under both cards; a restart keeps the hold.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AUDIT_COLLECTION } from '../../src/audit/log.js';
+import { withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
+import type { TransactionRecord } from '../../src/sandbox/state.js';
+import { CONTRADICTED_NEVER_EXECUTED } from '../../src/withdrawals/repeat-hold.js';
+import { stringifyJson } from '../../src/wallet/json.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import type { FakeMessage } from '../helpers/fake-slack.js';
+import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
+
+const CLIENT = 'payouts@client.example';
+const DEST = '0x2222222222222222222222222222222222222222';
+const MINUTE = 60_000;
+const WEBHOOK_SECRET = 'wh_test_secret_f2_0123456789abcdef';
+
+let t: TestApp | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+let offset = 0;
+async function app(dataDir?: string): Promise<TestApp> {
+  t = await startTestApp({
+    now: () => Date.now() + offset,
+    env: { WEBHOOK_SECRET },
+    ...(dataDir ? { dataDir } : {}),
+  });
+  t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
+  return t;
+}
+
+const cards = (a: TestApp) => a.fake.channel(CHANNELS.approvals).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
+const cardOf = (a: TestApp, r: WithdrawalRequest) =>
+  cards(a).find((m) => visibleText(m as { blocks?: unknown }).includes(r.merchantReference));
+const text = (m: FakeMessage) => visibleText(m as { text?: unknown; blocks?: unknown });
+const buttons = (m: FakeMessage) =>
+  ((m.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id: string }> }>)
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements!.map((e) => e.action_id));
+const threadOf = (a: TestApp, card: FakeMessage) => a.fake.thread(CHANNELS.approvals, card.ts);
+const get = (a: TestApp, id: string) => a.app.deps.withdrawals.get(id)!;
+const audit = (a: TestApp) => a.app.deps.store.all(AUDIT_COLLECTION);
+const click = (a: TestApp, user: string, actionId: string, r: WithdrawalRequest) => {
+  const card = cardOf(a, r)!;
+  return a.click(
+    user,
+    { actionId, value: r.id },
+    { channel: CHANNELS.approvals, message: { ts: card.ts, blocks: card.blocks } },
+  );
+};
+
+/** Approved by carol; the POST is lost before the service records it; past the grace: never executed. */
+async function neverExecuted(a: TestApp): Promise<WithdrawalRequest> {
+  const { responseUrl } = await a.command('/withdraw', `50 USDT BSC ${DEST} ${CLIENT}`, USERS.alice);
+  await a.replies(responseUrl);
+  const r = await until('the request', () => a.app.deps.withdrawals.list()[0]);
+  await until('its card', () => cardOf(a, r));
+  a.app.sandbox!.injectFault('/api/merchantClientWithdrawal?', { kind: 'drop-before-commit' });
+  await click(a, USERS.carol, 'wd_approve', r);
+  await until('unknown', () => get(a, r.id).state === 'unknown');
+  offset += 11 * MINUTE;
+  await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
+  expect(get(a, r.id)).toMatchObject({ state: 'failed', error: { kind: 'never_executed' } });
+  await until('the not-sent card', () => buttons(cardOf(a, r)!).includes('wd_new_request'));
+  return get(a, r.id);
+}
+
+/** "New request with the same details" clicked by alice: the prefilled form, as Slack would submit it. */
+async function openRepeatForm(a: TestApp, original: WithdrawalRequest) {
+  const before = a.fake.views().length;
+  await click(a, USERS.alice, 'wd_new_request', original);
+  const view = await until('the prefilled form', () =>
+    a.fake
+      .views()
+      .slice(before)
+      .find((v) => v.callback_id === 'wd_request_modal'),
+  );
+  type Block = {
+    block_id: string;
+    element: { type: string; initial_value?: string; initial_option?: { value: string; text: unknown } };
+  };
+  const values: Record<string, Record<string, unknown>> = {};
+  for (const b of view.blocks as Block[]) {
+    if (!b.block_id?.startsWith('wd_')) continue;
+    const e = b.element;
+    values[b.block_id] = {
+      value: e.initial_option
+        ? { type: e.type, selected_option: e.initial_option }
+        : { type: e.type, value: e.initial_value ?? null },
+    };
+  }
+  return {
+    privateMetadata: view.private_metadata ?? '',
+    submit: (viewId: string) =>
+      a.submitView(USERS.alice, {
+        callbackId: 'wd_request_modal',
+        viewId,
+        values,
+        privateMetadata: view.private_metadata ?? '',
+      }),
+  };
+}
+
+async function repeatOf(a: TestApp, original: WithdrawalRequest): Promise<WithdrawalRequest> {
+  const form = await openRepeatForm(a, original);
+  expect(JSON.parse(form.privateMetadata)).toEqual({ repeatOf: original.id });
+  const res = await form.submit('V0REPEAT01');
+  expect(res.status).toBe(200);
+  expect(res.json).toBeUndefined();
+  const again = await until('the repeat', () => a.app.deps.withdrawals.list().find((r) => r.repeatOf === original.id));
+  await until('its card', () => cardOf(a, again));
+  return again;
+}
+
+/** A withdrawal webhook for this request, POSTed to the app as the wallet service does. */
+async function webhook(a: TestApp, r: WithdrawalRequest, status: 'PENDING' | 'CONFIRMED'): Promise<void> {
+  const body = stringifyJson(
+    withdrawalPayload(
+      {
+        toAddress: r.destination,
+        amount: r.amount,
+        charge: '0',
+        currency: r.currency,
+        network: r.network,
+        transactionHash: `0x${'ab'.repeat(32)}`,
+        reference: r.merchantReference,
+      } as unknown as TransactionRecord,
+      status,
+    ),
+  );
+  const res = await fetch(`${a.app.url}/webhooks/wallet/${WEBHOOK_SECRET}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  expect(res.status).toBe(200);
+}
+
+/** A reason form opened by a button, submitted by `user` with `reason`. */
+async function confirmHold(a: TestApp, user: string, reason: string) {
+  const view = await until('the hold form', () =>
+    a.fake
+      .views()
+      .filter((v) => v.callback_id === 'wd_hold_modal')
+      .at(-1),
+  );
+  return a.submitView(user, {
+    callbackId: 'wd_hold_modal',
+    viewId: view.id,
+    privateMetadata: view.private_metadata ?? '',
+    values: { reason: { value: { type: 'plain_text_input', value: reason } } },
+  });
+}
+
+describe('a repeat of a "never executed" request, when the service reports the original after all', () => {
+  it('is held: approvals complete but nothing is sent; only an admin sends it anyway, once, audited', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    expect(again).toMatchObject({ state: 'pending', repeatOf: original.id });
+    expect(audit(a).find((e) => e.action === 'request' && e.subject === again.id)?.details).toMatchObject({
+      repeatOf: original.id,
+    });
+    const posts = a.app.sandbox!.stats.withdrawals;
+
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    expect(get(a, again.id).hold).toMatchObject({ kind: 'original_reported_sent', original: original.id });
+    const held = await until('the held card', () => {
+      const m = cardOf(a, again)!;
+      return text(m).includes('On hold') && m;
+    });
+    const words = text(held);
+    expect(words.indexOf('⏸️ On hold')).toBe(0);
+    expect(words).toContain('reported confirmed by the wallet service');
+    expect(words).toContain('may pay the client twice');
+    // Plain words: the hold's section names no internal id.
+    const why = words.slice(words.indexOf('On hold:'), words.indexOf('Send anyway') + 20);
+    for (const id of [original.id, again.id, original.merchantReference]) expect(why).not.toContain(id);
+    expect(buttons(held)).toEqual(['wd_approve', 'wd_hold_reject', 'wd_hold_release']);
+    // The admins are told once, under the repeat's card.
+    const onHoldLine = (m: FakeMessage) => (m.text ?? '').startsWith('⏸️ On hold');
+    await until('the admins told', () => threadOf(a, held).some(onHoldLine));
+    await a.app.deps.outbox.drain();
+    const told = threadOf(a, held).filter(onHoldLine);
+    expect(told).toHaveLength(1);
+    expect(told[0]!.text).toContain(`<@${USERS.erin}>`);
+
+    // Approvals are still given and complete it, but nothing is sent.
+    const approved = await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    expect(approved.res.status).toBe(200);
+    // The send claim that follows the last approval is refused (audited); nothing else happens after it.
+    await until('the claim refused', () =>
+      audit(a).some((e) => e.action === 'send_held_repeat' && e.subject === again.id),
+    );
+    await a.app.deps.withdrawals.idle();
+    expect(get(a, again.id).state).toBe('approved');
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
+    await until('the approved held card', () => text(cardOf(a, again)!).includes('Every approval is in, but nothing'));
+    expect(buttons(cardOf(a, again)!)).toEqual(['wd_hold_reject', 'wd_hold_release']);
+
+    // Someone who is not an admin may not send it anyway.
+    const refused = await click(a, USERS.carol, 'wd_hold_release', get(a, again.id));
+    expect(String((await a.replies(refused.responseUrl))[0]!.text)).toContain('not allowed');
+    expect(a.fake.views().filter((v) => v.callback_id === 'wd_hold_modal')).toHaveLength(0);
+
+    // An admin, with a reason: sent, once.
+    await click(a, USERS.erin, 'wd_hold_release', get(a, again.id));
+    const res = await confirmHold(a, USERS.erin, 'Checked the wallet service: the first one bounced back');
+    expect(res.status).toBe(200);
+    expect(res.json).toBeUndefined();
+    await until('sent', () => get(a, again.id).state === 'completed');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts + 1);
+    expect(get(a, again.id).holdReleased).toMatchObject({ by: USERS.erin });
+    // Nothing sends it again: a restart's recovery and a second release find nothing to do.
+    await a.app.deps.withdrawals.sendApproved();
+    expect(await a.app.deps.withdrawals.settleHold(again.id, USERS.erin, 'release', 'again')).toMatchObject({
+      ok: false,
+      reason: 'not_held',
+    });
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts + 1);
+
+    const actions = audit(a)
+      .filter((e) => e.subject === again.id)
+      .map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['hold', 'send_held_repeat', 'hold_release', 'send']));
+    const release = audit(a).find((e) => e.action === 'hold_release')!;
+    expect(release).toMatchObject({
+      actor: USERS.erin,
+      details: { reason: 'Checked the wallet service: the first one bounced back' },
+    });
+    const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
+    const rows = visibleText((await a.replies(responseUrl))[0]!);
+    expect(rows).toContain('⏸️ on hold');
+    expect(rows).toContain('▶️ hold released');
+  });
+
+  it('an admin may reject it instead (never sent)', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'PENDING');
+    await until('held', () => get(a, again.id).hold);
+    await click(a, USERS.erin, 'wd_hold_reject', get(a, again.id));
+    expect((await confirmHold(a, USERS.erin, 'The first one is being paid')).status).toBe(200);
+    expect(get(a, again.id)).toMatchObject({ state: 'rejected', rejection: { user: USERS.erin } });
+    await until('the rejected card', () => text(cardOf(a, again)!).startsWith('⛔ Rejected'));
+    expect(buttons(cardOf(a, again)!)).toEqual([]);
+  });
+
+  it('released while still waiting for approvals: the last approval sends it, once', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'PENDING');
+    await until('held', () => get(a, again.id).hold);
+    const posts = a.app.sandbox!.stats.withdrawals;
+    await click(a, USERS.erin, 'wd_hold_release', get(a, again.id));
+    expect(
+      (await confirmHold(a, USERS.erin, 'The first one is stuck; the client confirmed nothing arrived')).status,
+    ).toBe(200);
+    expect(get(a, again.id)).toMatchObject({ state: 'pending', holdReleased: { by: USERS.erin } });
+    expect(get(a, again.id).hold).toBeUndefined();
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
+    await until('the released card', () => buttons(cardOf(a, again)!).includes('wd_reject'));
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('sent', () => get(a, again.id).state === 'completed');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts + 1);
+  });
+
+  it('already sent when the original is reported: both may have been paid, told once under both cards; no hold', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await click(a, USERS.carol, 'wd_approve', again);
+    await until('the repeat sent', () => get(a, again.id).state === 'completed');
+
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    expect(get(a, again.id)).toMatchObject({ state: 'completed', doublePaymentRisk: { original: original.id } });
+    expect(get(a, again.id).hold).toBeUndefined();
+    const both = (m: FakeMessage) => (m.text ?? '').startsWith('🚨 Both may have been paid');
+    await until('told under both cards', () => [again, original].every((r) => threadOf(a, cardOf(a, r)!).some(both)));
+    await a.app.deps.outbox.drain();
+    const underRepeat = threadOf(a, cardOf(a, again)!).filter(both);
+    const underOriginal = threadOf(a, cardOf(a, original)!).filter(both);
+    expect(underRepeat).toHaveLength(1);
+    expect(underOriginal).toHaveLength(1);
+    expect(underRepeat[0]!.text).toContain('recover the duplicate');
+    expect(underOriginal[0]!.text).toContain(`<@${USERS.erin}>`);
+    // A third report changes nothing either.
+    await webhook(a, get(a, original.id), 'PENDING');
+    await a.app.deps.outbox.drain();
+    expect(threadOf(a, cardOf(a, again)!).filter(both)).toHaveLength(1);
+    expect(threadOf(a, cardOf(a, original)!).filter(both)).toHaveLength(1);
+    expect(audit(a).filter((e) => e.action === 'double_payment_risk')).toHaveLength(1);
+    await until('the flagged card', () => text(cardOf(a, again)!).includes('Both may have been paid'));
+  });
+
+  it('stays held across a restart: nothing is sent', async () => {
+    offset = 0;
+    const dataDir = mkdtempSync(join(tmpdir(), 'repeat-hold-'));
+    dirs.push(dataDir);
+    const first = await app(dataDir);
+    const original = await neverExecuted(first);
+    const again = await repeatOf(first, original);
+    await webhook(first, get(first, original.id), 'CONFIRMED');
+    await click(first, USERS.carol, 'wd_approve', get(first, again.id));
+    await until('approved, and its claim refused', () =>
+      audit(first).some((e) => e.action === 'send_held_repeat' && e.subject === again.id),
+    );
+    expect(get(first, again.id).state).toBe('approved');
+    await first.app.deps.withdrawals.idle();
+    await first.stop();
+    t = undefined;
+
+    const a = await app(dataDir);
+    await a.app.deps.withdrawals.recover();
+    await a.app.deps.withdrawals.sendApproved();
+    await a.app.deps.withdrawals.idle();
+    expect(get(a, again.id)).toMatchObject({ state: 'approved', hold: { original: original.id } });
+    expect(a.app.sandbox!.stats.withdrawals).toBe(0);
+  });
+
+  it('the prefilled form submitted after the original was reported is refused, with the words', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const form = await openRepeatForm(a, original);
+    await webhook(a, get(a, original.id), 'PENDING');
+    const res = await form.submit('V0LATE0001');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ response_action: 'errors', errors: { wd_amount: CONTRADICTED_NEVER_EXECUTED } });
+    expect(a.app.deps.withdrawals.list().filter((r) => r.id !== original.id)).toEqual([]);
+  });
+
+  it('a tampered form (private_metadata) is refused as out of date, nothing requested', async () => {
+    offset = 0;
+    const a = await app();
+    const res = await a.submitView(USERS.alice, {
+      callbackId: 'wd_request_modal',
+      viewId: 'V0TAMPER01',
+      privateMetadata: '{"repeatOf":42}',
+      values: {},
+    });
+    expect(res.json).toMatchObject({
+      response_action: 'errors',
+      errors: { wd_amount: expect.stringMatching(/out of date/) },
+    });
+    expect(a.app.deps.withdrawals.list()).toEqual([]);
+  });
+});
