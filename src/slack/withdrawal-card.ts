@@ -112,8 +112,11 @@ export function amountText(r: Pick<WithdrawalRequest, 'amount' | 'currency'>): s
  * plain-text header and in a notification.
  */
 export function stateLabel(
-  r: Pick<WithdrawalRequest, 'state' | 'approvals' | 'tier' | 'resolution'> & Partial<Pick<WithdrawalRequest, 'error'>>,
+  r: Pick<WithdrawalRequest, 'state' | 'approvals' | 'tier' | 'resolution'> &
+    Partial<Pick<WithdrawalRequest, 'error' | 'hold'>>,
 ): string {
+  // Held as a possible second payment: not "Sending", whatever its approvals (Home, /treasury withdrawal, DMs).
+  if (onHold({ state: r.state, hold: r.hold })) return '⏸️ On hold';
   switch (r.state) {
     case 'pending':
       return `⏳ ${Math.min(r.approvals.length, r.tier.approvals)} of ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}`;
@@ -278,7 +281,7 @@ export function renderCard(
   const label = neverExecutedContradicted(r)
     ? `🚨 Reported ${transferWord(r.confirmation?.status ?? 'sent')}, do not pay again`
     : stateLabel(r);
-  const title = `${onHold(r) ? '⏸️ On hold' : held ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
+  const title = `${held && !onHold(r) ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
   // A repeat on hold, or one that may have paid twice: why, right under the status.
   if (onHold(r)) blocks.push(section(holdText(r, service)));

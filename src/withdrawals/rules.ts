@@ -289,7 +289,12 @@ export function stateRefusal(
 ): Refused<DecisionReason> | undefined {
   if (!req) return refused('not_found', 'There is no such withdrawal request.');
   if (req.state !== 'pending')
-    return refused('not_pending', `This request is no longer waiting for decisions: it is ${stateWords(req.state)}.`);
+    return refused(
+      'not_pending',
+      req.hold && req.state === 'approved'
+        ? 'This request has every approval it needs and is on hold: an admin decides whether it is sent.'
+        : `This request is no longer waiting for decisions: it is ${stateWords(req.state)}.`,
+    );
   if (now >= Date.parse(req.expiresAt)) return refused('expired', 'This request has expired.');
   if (req.requester === user) return refused('own_request', 'You cannot decide on your own withdrawal request.');
   return undefined;
