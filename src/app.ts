@@ -353,6 +353,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     // Stopping: the sends in flight finish first, while the verify route still answers their
     // verification calls (the server closes after; cleanup runs in reverse).
     cleanup.push(() => withdrawals.service.idle());
+    // Before that wait: Slack's requests stop starting work, and those taken finish theirs (a
+    // click could otherwise claim a send after the wait). Pushed as soon as the server listens,
+    // so a start that fails later still stops them.
+    if (slack?.mode === 'http') cleanup.push(() => slack.stop());
     address.url = http.url;
     ownVerifyUrl.resolve(verifyUrl(loopback(http.url), hookSecret));
     logger.info({ port: http.port }, 'HTTP server listening');
@@ -372,7 +376,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
 
     if (slack) {
       await slack.start();
-      cleanup.push(() => slack.stop());
+      if (slack.mode === 'socket') cleanup.push(() => slack.stop());
       outbox.start();
     }
     scheduler.start();

@@ -140,7 +140,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         ],
         ...verificationStatusFields(deps),
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
-        ['Outbox', `${count(deps.outbox.pending(), 'message')} waiting to be posted`],
+        ['Outbox', `${count(deps.outbox.pending(), 'message')} or file deletions waiting for Slack`],
         ['Notifications of unknown shape', esc(deps.alerts.unknownSummary().text)],
       ];
       await respond({

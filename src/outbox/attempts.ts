@@ -349,7 +349,11 @@ export function createAttempts(
     }
   }
 
-  /** Deleting twice is harmless: a file Slack no longer has counts as deleted. */
+  /**
+   * Deleting twice is harmless: a file Slack no longer has counts as deleted. A file is never
+   * given up on (it may hold a secret): a refusal that waiting does not cure (a missing scope,
+   * say) is retried at the longest backoff, loudly, until an operator fixes it.
+   */
   async function attemptDeleteFile(entry: OutboxEntry, lane: Lane): Promise<Outcome> {
     const marked = await markAttempt(entry, {});
     if (!marked) return { kind: 'parked' };
@@ -360,7 +364,9 @@ export function createAttempts(
       const f = classifySlackError(err);
       if (f.error === 'file_not_found' || f.error === 'file_deleted')
         return finish(marked, lane, { channel: lane.name, skipped: true }, []);
-      return failed(marked, f);
+      if (f.retry) return failed(marked, f);
+      log.error({ entry: entry.id, error: f.error }, 'Slack refuses to delete a file the app uploaded; will try again');
+      return failed(marked, { retry: true, error: f.error, unknownOutcome: false, afterMs: ctx.maxBackoffMs });
     }
   }
 

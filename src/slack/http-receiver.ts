@@ -73,13 +73,26 @@ export class SlackHttpReceiver implements Receiver {
   /**
    * Stopping: from now on no new Slack request starts work (a click could otherwise claim a
    * send while the app waits for the sends in flight, then lose its answer as the store
-   * closes). Requests already dispatched finish; new ones are told the app is restarting.
+   * closes); new ones are told the app is restarting. Resolves once the requests already
+   * dispatched have finished their work (a click acknowledged a moment ago may not have
+   * claimed its send yet), or after `STOP_WAIT_MS`: the app then waits for its sends in flight.
    */
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.inflight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      Promise.allSettled([...this.inflight]).then(() => true),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(false), STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!waited) this.o.logger.warn({ requests: this.inflight.size }, 'stopping with Slack requests still at work');
   }
 
   private stopping = false;
+  private readonly inflight = new Set<Promise<void>>();
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let buffered: Awaited<ReturnType<typeof http.bufferIncomingMessage>>;
@@ -112,7 +125,13 @@ export class SlackHttpReceiver implements Receiver {
     const envelope = body as ReceiverEvent['body'];
     if (check.kind === 'url_verification') return http.buildUrlVerificationResponse(res, envelope);
     if (this.stopping) return restarting(res, check.kind);
-    await this.dispatch(buffered, res, envelope);
+    const work = this.dispatch(buffered, res, envelope);
+    this.inflight.add(work);
+    try {
+      await work;
+    } finally {
+      this.inflight.delete(work);
+    }
   }
 
   private verified(req: IncomingMessage, text: string): boolean {
@@ -179,6 +198,9 @@ export class SlackHttpReceiver implements Receiver {
 }
 
 export const RESTARTING = 'The app is restarting. Nothing was done: try again in a minute.';
+
+/** How long a stop waits for the work of Slack requests already taken (a wallet call's timeout fits in it). */
+export const STOP_WAIT_MS = 30_000;
 
 /**
  * What a request gets while the app stops: a slash command's answer is shown to the person

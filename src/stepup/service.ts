@@ -54,9 +54,14 @@ export interface StepUpService {
   /** A new pending enrolment (replacing an unconfirmed one): the secret and URI to show to that person only. */
   begin(
     user: string,
-  ): Promise<{ ok: true; secret: string; uri: string } | { ok: false; reason: StepUpRefusal; message: string }>;
-  /** Remembers the enrolment modal's QR image; false (and the image discarded) when the enrolment is no longer pending. */
-  attachQr(user: string, fileId: string): Promise<boolean>;
+  ): Promise<
+    { ok: true; secret: string; uri: string; attempt: string } | { ok: false; reason: StepUpRefusal; message: string }
+  >;
+  /**
+   * Remembers the QR image of set-up `attempt` (from begin); false, and the image discarded,
+   * when that set-up is no longer the pending one (confirmed, closed, or started again).
+   */
+  attachQr(user: string, attempt: string, fileId: string): Promise<boolean>;
   /** The first valid code makes the enrolment active (its QR image discarded). */
   confirm(user: string, code: string): Promise<StepUpOutcome>;
   /** The enrolment modal was closed unconfirmed: the pending enrolment and its QR image are dropped. */
@@ -116,6 +121,7 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
     async begin(user) {
       const now = o.now();
       const secret = newTotpSecret();
+      const attempt = randomUUID();
       // Backstop: should any log line ever carry the modal (the key is shown grouped there), it is scrubbed.
       secrets.add(secret, groupedSecret(secret));
       const result = await store.commit((tx) => {
@@ -132,6 +138,7 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
           status: 'pending',
           secret: seal(key, secret, user),
           startedAt: iso(now),
+          attempt,
           failures: 0,
         };
         tx.put(ENROLMENTS, user, next);
@@ -141,16 +148,18 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
         return { ok: true as const };
       });
       if (!result.ok) return result;
-      return { ok: true, secret, uri: otpauthUri(secret, user) };
+      return { ok: true, secret, uri: otpauthUri(secret, user), attempt };
     },
 
-    attachQr(user, fileId) {
+    attachQr(user, attempt, fileId) {
       return store.commit((tx) => {
         const cur = tx.get(ENROLMENTS, user);
-        if (cur?.status !== 'pending') {
+        if (cur?.status !== 'pending' || cur.attempt !== attempt) {
           discard(tx, fileId);
           return false;
         }
+        // Never let go of an image without its deletion (an upload retried for the same set-up).
+        if (cur.qrFileId !== fileId) discard(tx, cur.qrFileId);
         tx.put(ENROLMENTS, user, { ...cur, qrFileId: fileId });
         return true;
       });

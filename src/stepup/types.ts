@@ -9,6 +9,8 @@ export interface Enrolment {
   /** The TOTP secret, sealed under SECRETS_KEY with the user id as associated data. */
   secret: Sealed;
   startedAt: string;
+  /** Names this set-up among a person's tries (two quick clicks start two): its QR image attaches only to it. */
+  attempt?: string;
   confirmedAt?: string;
   /** The last time step whose code was accepted: codes of that step and earlier ones are spent. */
   lastStep?: number;

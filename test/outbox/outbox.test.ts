@@ -238,16 +238,18 @@ describe('outbox', () => {
     ]);
   });
 
-  it('delete_file: retried while Slack fails, done once deleted or once Slack no longer has the file', async () => {
+  it('delete_file: retried while Slack fails or refuses, done once deleted or once Slack no longer has the file', async () => {
     const ob = makeOutbox();
     fake.failNext('files.delete', { status: 500, times: 2 });
+    // A refusal waiting does not cure is still no reason to leave the file (it may hold a secret).
+    fake.failNext('files.delete', { error: 'cant_delete_file' });
     await store.commit((tx) => {
       ob.enqueue(tx, { op: 'delete_file', renderer: 'none', ref: 'F0GONE0001' });
     });
     ob.start();
     await ob.drain();
     const calls = fake.calls('files.delete');
-    expect(calls.map((c) => c.args.file)).toEqual(['F0GONE0001', 'F0GONE0001', 'F0GONE0001']);
+    expect(calls.map((c) => c.args.file)).toEqual(['F0GONE0001', 'F0GONE0001', 'F0GONE0001', 'F0GONE0001']);
     const e = store.all<OutboxEntry>(COLLECTIONS.entries).find((x) => x.op === 'delete_file')!;
     expect(e).toMatchObject({ state: 'done', result: { skipped: true } });
     // Messages in a channel never wait behind a file's deletion: it has a lane of its own.

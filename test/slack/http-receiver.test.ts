@@ -106,19 +106,41 @@ describe('the Slack receiver', () => {
 });
 
 describe('while the app stops', () => {
-  it('starts no new work: a command hears the app is restarting, a click gets 503, nothing is done', async () => {
+  it('starts no new work, and waits for the work of requests already taken before the rest stops', async () => {
     const a = await startTestApp();
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let finished = false;
+    // A click taken just before the stop whose work (a send, say) is still going on.
+    a.app.slack!.app.action('test_slow_work', async ({ ack }) => {
+      await ack();
+      await held;
+      finished = true;
+    });
     try {
-      await a.app.slack!.stop();
+      expect((await a.click(USERS.viewer, { actionId: 'test_slow_work', value: 'x' })).res.status).toBe(200);
+      let stopped = false;
+      const stopping = a.stop().then(() => {
+        stopped = true;
+      });
+      await sleep(50);
+      // The whole app's stop turned Slack's door first: a command hears why, a click gets 503.
       const { res, responseUrl } = await a.command('/treasury', 'help', USERS.viewer);
       expect(res.status).toBe(200);
       expect(res.json).toEqual({ response_type: 'ephemeral', text: `:hourglass: ${RESTARTING}` });
       const click = await a.click(USERS.viewer, { actionId: 'wd_approve', value: 'x' });
       expect(click.res.status).toBe(503);
-      await sleep(300);
+      // The stop waits for the work already taken.
+      await sleep(200);
+      expect(stopped).toBe(false);
+      release();
+      await stopping;
+      expect(finished).toBe(true);
       expect(a.fake.responses.filter((r) => r.url === responseUrl || r.url === click.responseUrl)).toEqual([]);
     } finally {
-      await a.stop();
+      release();
     }
   });
 });

@@ -107,7 +107,14 @@ function enrolView(secret: string, qrFileId?: string): View {
 }
 
 /** The QR code uploaded to no channel (only the app can show it, in this modal), then shown in the modal. */
-async function showQr(deps: CommandDeps, client: Client, user: string, viewId: string, secret: string, uri: string) {
+async function showQr(
+  deps: CommandDeps,
+  client: Client,
+  user: string,
+  viewId: string,
+  begun: { secret: string; uri: string; attempt: string },
+) {
+  const { secret, uri } = begun;
   let fileId: string | undefined;
   try {
     const png = await QRCode.toBuffer(uri, { type: 'png', margin: 2, width: 240 });
@@ -121,7 +128,7 @@ async function showQr(deps: CommandDeps, client: Client, user: string, viewId: s
     fileId = res.files?.[0]?.files?.[0]?.id;
     if (!fileId) return;
     // No longer pending (confirmed or closed meanwhile): the service has the image deleted.
-    if (!(await deps.stepUp.attachQr(user, fileId))) return;
+    if (!(await deps.stepUp.attachQr(user, begun.attempt, fileId))) return;
     await client.views.update({ view_id: viewId, view: enrolView(secret, fileId) });
   } catch (err) {
     // The key is in the modal as text: the set-up still works without the image.
@@ -147,7 +154,7 @@ export function stepUpEnrolClicked(deps: CommandDeps, publish: Publish) {
       const begun = await deps.stepUp.begin(user);
       if (!begun.ok) return await publish(client, user, `:information_source: ${esc(begun.message)}`);
       const opened = await client.views.open({ trigger_id: body.trigger_id, view: enrolView(begun.secret) });
-      if (opened.view?.id) await showQr(deps, client, user, opened.view.id, begun.secret, begun.uri);
+      if (opened.view?.id) await showQr(deps, client, user, opened.view.id, begun);
     } catch (err) {
       deps.logger.error({ err }, 'starting the authenticator set-up failed');
       await publish(client, user, ':warning: Something went wrong on our side; nothing was set up. Try again.');
