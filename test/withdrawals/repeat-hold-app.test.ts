@@ -185,7 +185,8 @@ describe('a repeat of a "never executed" request, when the service reports the o
     });
     const words = text(held);
     expect(words.indexOf('⏸️ On hold')).toBe(0);
-    expect(words).toContain('reported confirmed by the wallet service');
+    expect(words).toContain('the wallet service now reports the earlier request of the same payout'); // words changed by the review fix (status words)
+    expect(words).toContain('Confirmed)');
     expect(words).toContain('may pay the client twice');
     // Plain words: the hold's section names no internal id.
     const why = words.slice(words.indexOf('On hold:'), words.indexOf('Send anyway') + 20);
