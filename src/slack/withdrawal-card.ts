@@ -10,6 +10,7 @@ import type { Rendered } from '../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
 import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
+import { statusDetail } from '../format/status.js';
 import {
   CONTRADICTED_NEVER_EXECUTED,
   isNeverExecuted,
@@ -352,7 +353,7 @@ export function renderCard(
     const url = explorerTxUrl(r.confirmation.transactionHash ?? undefined, r.currency, r.network, net);
     blocks.push(
       context(
-        `Transfer status: *${transferWord(r.confirmation.status)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`,
+        `Transfer status: *${statusDetail(r.confirmation.status)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`,
       ),
     );
   }

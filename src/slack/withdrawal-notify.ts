@@ -129,7 +129,12 @@ export function withdrawalMessages(
   // payout gain or lose "New request with the same details" as this one starts or ends.
   if (service.list && !QUIET_FOR_FAMILY.has(event.type))
     for (const m of familyOf(service.list(), r))
-      if (m.id !== r.id && m.state === 'failed' && m.error?.kind === 'never_executed')
+      if (
+        m.id !== r.id &&
+        ((m.state === 'failed' && m.error?.kind === 'never_executed') ||
+          // What the service now says of this one is in the words of the held or flagged cards.
+          ((event.type === 'confirmation' || event.type === 'contradiction') && (m.hold || m.doublePaymentRisk)))
+      )
         out.push({ op: 'update', renderer: CARD_RENDERER, ref: m.id, key: cardKey(m.id) });
   // Every approval gets its thread line, the one that completes the quorum (`approved`) too.
   if (event.type === 'approval-recorded' || event.type === 'approved')
