@@ -17,6 +17,7 @@ import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { startGate, type Gate } from '../verification/gate.js';
 
 const CLIENT = 'payouts@client.example';
 const DEST = '0x2222222222222222222222222222222222222222';
@@ -25,18 +26,25 @@ const WEBHOOK_SECRET = 'wh_test_secret_f2_0123456789abcdef';
 
 let t: TestApp | undefined;
 const dirs: string[] = [];
+let gate: Gate | undefined;
 afterEach(async () => {
+  await gate?.close();
+  gate = undefined;
   await t?.stop();
   t = undefined;
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 let offset = 0;
-async function app(dataDir?: string): Promise<TestApp> {
+async function app(
+  dataDir?: string,
+  sandbox?: NonNullable<Parameters<typeof startTestApp>[0]>['sandbox'],
+): Promise<TestApp> {
   t = await startTestApp({
     now: () => Date.now() + offset,
     env: { WEBHOOK_SECRET },
     ...(dataDir ? { dataDir } : {}),
+    ...(sandbox ? { sandbox } : {}),
   });
   t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   return t;
@@ -596,5 +604,43 @@ describe('a held request, and what may still happen to it', () => {
     expect(get(a, again.id)).toMatchObject({ state: 'approved', holdReleased: { by: USERS.erin } });
     expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
     expect(audit(a).some((e) => e.action === 'send_held' && e.subject === again.id)).toBe(true);
+  });
+});
+
+describe('the wallet service asks us to verify a held request', () => {
+  it('answers no while it is held with every approval in; the same request, released, is answered yes', async () => {
+    offset = 0;
+    const g = (gate = await startGate());
+    let asking = false;
+    // The sandbox asks our verify route (through the gate, which holds each call) only once we say so.
+    const a = await app(undefined, {
+      verificationUrl: () => (asking ? g.url : undefined),
+      verificationTimeoutMs: 60_000,
+    });
+    g.target = `${a.app.url}/webhooks/wallet/${WEBHOOK_SECRET}/verify`;
+    const verify = async (r: WithdrawalRequest) =>
+      (await fetch(`${g.target}?reference=${encodeURIComponent(r.merchantReference)}`)).json();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('the claim refused', () =>
+      audit(a).some((e) => e.action === 'send_held_repeat' && e.subject === again.id),
+    );
+    const held = get(a, again.id);
+    expect(held).toMatchObject({ state: 'approved', hold: { original: original.id } });
+    expect(held.approvals).toHaveLength(held.tier.approvals);
+    expect(await verify(held)).toEqual({ isVerified: false, checksum: '' });
+
+    // Only the hold kept it from being confirmed: released, it is claimed and the service's question answered yes.
+    asking = true;
+    const out = await a.app.deps.withdrawals.settleHold(again.id, USERS.erin, 'release', 'checked: not paid');
+    expect(out.ok).toBe(true);
+    const call = await until('the sandbox asking', () => g.held[0]);
+    expect(call.reference).toBe(again.merchantReference);
+    expect(get(a, again.id).state).toBe('executing');
+    expect(await verify(held)).toMatchObject({ isVerified: true });
+    call.release();
+    await until('sent', () => get(a, again.id).state === 'completed');
   });
 });
