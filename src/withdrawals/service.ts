@@ -240,8 +240,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         ...(balance !== undefined ? { balance } : {}),
       } as const;
       const applied = shell.apply(tx, command, undefined, context(now(), p));
-      // The balance gate's refusal is a decision of its own: audited with why (the other rules refuse input).
-      if (applied.decision.kind === 'refused' && applied.decision.reason === 'balance')
+      // The balance gate's refusal, and the repeat gate's (one payout, one request: repeat-hold.ts), are
+      // decisions of their own: audited with why (the other rules refuse input).
+      const gate = applied.decision.kind === 'refused' ? applied.decision.reason : undefined;
+      if (applied.decision.kind === 'refused' && (gate === 'balance' || gate === 'repeat'))
         appendAudit(tx, {
           at: new Date(now()).toISOString(),
           actor: requesterId,
@@ -252,8 +254,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
             currency: checked.currency.name,
             network: checked.network.name,
             destination: checked.destination,
-            rule: 'balance',
-            balance,
+            rule: gate,
+            ...(gate === 'balance' ? { balance } : {}),
+            ...(input.repeatOf ? { repeatOf: input.repeatOf } : {}),
             reason: applied.decision.message,
           },
         });

@@ -460,6 +460,10 @@ describe('the whole payout is one (review fixes: repeat of a repeat, siblings, a
         USERS.alice,
       ),
     ).toMatchObject({ ok: false, rule: 'repeat', message: expect.stringContaining('already exists') });
+    expect(audit(a).find((e) => e.action === 'refuse' && e.details.rule === 'repeat')).toMatchObject({
+      actor: USERS.alice,
+      details: { repeatOf: first.id, reason: expect.stringContaining('already exists') },
+    });
 
     await webhook(a, get(a, first.id), 'PENDING');
     expect(get(a, sibling.id)).toMatchObject({ state: 'pending', hold: { original: first.id, status: 'PENDING' } });
