@@ -178,7 +178,9 @@ export function decideHoldRepeat(
   original: WithdrawalRequest,
   at: string,
 ): Decision {
-  if (!repeat || repeat.hold || repeat.holdReleased || repeat.doublePaymentRisk)
+  // Held or flagged already; or released by an admin who weighed this very report. A report of
+  // ANOTHER member is a new danger: a released request is held again for it.
+  if (!repeat || repeat.hold || repeat.doublePaymentRisk || repeat.holdReleased?.original === original.id)
     return { kind: 'unchanged', request: repeat };
   const status = original.confirmation?.status ?? '';
   const words = `the wallet service now reports the earlier request of the same payout (${reportedStatusWords(status)}), after it had no record of it`;

@@ -167,6 +167,27 @@ describe('F3/F4: any webhook for a never-executed request is the report', () => 
   });
 });
 
+describe('a request released for one report', () => {
+  it('is held again when ANOTHER request of the payout is reported, not for the same one', () => {
+    const O = neverExecuted(next(ask('O')));
+    const R1 = neverExecuted(next(ask('R1', { repeatOf: O, existing: [O] })));
+    const R2 = next(ask('R2', { repeatOf: O, existing: [O, R1] }));
+    const Orep = next(webhook(O, 'PENDING'));
+    const held = next(decide({ type: 'hold-repeat', original: Orep }, R2, ctx()));
+    const released = next(
+      decide({ type: 'settle-hold', admin: 'U0ERIN', isAdmin: true, action: 'release', reason: 'ok' }, held, ctx()),
+    );
+    expect(decide({ type: 'hold-repeat', original: next(webhook(Orep, 'CONFIRMED')) }, released, ctx()).kind).toBe(
+      'unchanged',
+    );
+    const R1rep = next(webhook(R1, 'PENDING'));
+    expect(decide({ type: 'hold-repeat', original: R1rep }, released, ctx())).toMatchObject({
+      event: 'held',
+      next: { hold: { original: 'R1' } },
+    });
+  });
+});
+
 describe('F5: a release after the expiry expires it instead', () => {
   const O = neverExecuted(next(ask('O')));
   const Orep = next(webhook(O, 'PENDING'));

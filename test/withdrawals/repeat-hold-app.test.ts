@@ -614,7 +614,8 @@ describe('a held request, and what may still happen to it', () => {
 describe('the wallet service asks us to verify a held request', () => {
   it('answers no while it is held with every approval in; the same request, released, is answered yes', async () => {
     offset = 0;
-    const g = (gate = await startGate());
+    gate = await startGate();
+    const g = gate;
     let asking = false;
     // The sandbox asks our verify route (through the gate, which holds each call) only once we say so.
     const a = await app(undefined, {
