@@ -250,7 +250,10 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
     case 'rejected':
       return `*Rejected* by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`;
     case 'expired':
-      return `*Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
+      // Held, then released too late (repeat-hold.ts): its approvals were too old to send on.
+      return r.hold
+        ? `*Expired* at ${slackDate(r.expiresAt)} while on hold, before an admin released it. Nothing was sent; if the payout is still due, make a new request.`
+        : `*Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
     case 'unknown':
       return (
         `*Outcome unknown*: ${esc(r.unknownReason ?? 'the wallet service did not confirm the result')}. ` +

@@ -549,6 +549,10 @@ describe('a held request, and what may still happen to it', () => {
         .channel(a.fake.dmChannel(USERS.alice))
         .some((m) => (m.text ?? '').startsWith('⌛ Expired') && (m.text ?? '').includes('on hold')),
     );
+    await until('the expired card', () =>
+      text(cardOf(a, again)!).includes('while on hold, before an admin released it'),
+    );
+    expect(buttons(cardOf(a, again)!)).toEqual([]);
   });
 
   it('released (not expired): the requester is told by DM', async () => {
