@@ -149,13 +149,21 @@ export const sameDetails = (
 /**
  * A request typed without `repeatOf` that asks for the payout of a request the service never
  * executed (found, or since contradicted): the latest such one among `existing`, to link it to.
+ * Not one whose payout a member already paid (completed): the same details typed after that are a
+ * new payout (a monthly one, say), not a retry, and are not refused for ever.
  */
 export function retypedRepeatOf(
   details: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
   existing: readonly WithdrawalRequest[],
 ): WithdrawalRequest | undefined {
   return existing
-    .filter((r) => r.state === 'failed' && r.error?.kind === 'never_executed' && sameDetails(details, r))
+    .filter(
+      (r) =>
+        r.state === 'failed' &&
+        r.error?.kind === 'never_executed' &&
+        sameDetails(details, r) &&
+        !familyOf(existing, r).some((m) => m.state === 'completed'),
+    )
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
 }
 

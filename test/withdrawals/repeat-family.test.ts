@@ -239,5 +239,9 @@ describe('F6: a payout retyped by hand is linked to the request the service neve
       next(ask('T', { existing: [O], destination: '0x000000000000000000000000000000000000dEaD' })).repeatOf,
     ).toBeUndefined();
     expect(next(ask('T', { existing: [inState(O, 'completed')] })).repeatOf).toBeUndefined();
+    // Its payout already paid by a repeat: the same details typed afterwards are a new payout, not refused.
+    const paid = inState(next(ask('R', { repeatOf: O, existing: [O] })), 'completed');
+    expect(ask('T', { existing: [O, paid] })).toMatchObject({ kind: 'changed', next: { state: 'pending' } });
+    expect(next(ask('T', { existing: [O, paid] })).repeatOf).toBeUndefined();
   });
 });
