@@ -127,7 +127,7 @@ export function repeatRefusal(
   if (live)
     return refused(
       'repeat',
-      `A request for this payout already exists (ref \`${shortRef(live)}\`, ${stateWords(live.state)}): it must not be paid twice. Use that request, or reject it first.`,
+      `A request for this payout already exists (ref \`${shortRef(live)}\`, ${stateWords(live.state)}): ${live.state === 'completed' ? 'it was paid, so it must not be paid again.' : 'use that one; the same payout must not be paid twice.'}`,
     );
   return undefined;
 }

@@ -64,4 +64,27 @@ describe('a held request and the policy in force', () => {
     expect(actions).not.toContain('send');
     expect(w.posts()).toBe(0);
   });
+
+  it('two repeats of one payout submitted at once: one is accepted, the other refused in its own commit', async () => {
+    w = await world();
+    const first = await w.service.request(usdt('50'), 'U0ALICE');
+    if (!first.ok) throw new Error(first.message);
+    const original = {
+      ...first.request,
+      state: 'failed' as const,
+      sendStartedAt: new Date(w.clock.now).toISOString(),
+      error: { kind: 'never_executed' as const, message: 'Not sent: the wallet service has no record of it.' },
+    };
+    await w.store.commit((tx) => tx.put(WITHDRAWALS, original.id, original));
+    const outcomes = await Promise.all([
+      w.service.request({ ...usdt('50'), repeatOf: original.id }, 'U0ALICE'),
+      w.service.request({ ...usdt('50'), repeatOf: original.id }, 'U0BOB'),
+      // Retyped by hand, at the same moment: the same payout too.
+      w.service.request(usdt('50.00'), 'U0ALICE'),
+    ]);
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+    for (const o of outcomes.filter((x) => !x.ok))
+      expect(o).toMatchObject({ ok: false, rule: 'repeat', message: expect.stringContaining('already exists') });
+    expect(w.service.list().filter((r) => r.id !== original.id)).toHaveLength(1);
+  });
 });
