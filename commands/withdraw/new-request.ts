@@ -6,11 +6,8 @@
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import {
-  CONTRADICTED_NEVER_EXECUTED,
-  neverExecuted,
-  neverExecutedContradicted,
-} from '../../src/slack/withdrawal-card.js';
+import { CONTRADICTED_NEVER_EXECUTED, neverExecuted } from '../../src/slack/withdrawal-card.js';
+import { repeatRefusal } from '../../src/withdrawals/repeat-hold.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { ephemeral } from './replies.js';
@@ -23,13 +20,16 @@ export function newRequest(deps: CommandDeps) {
   return async ({ body, action, respond, client }: NewRequestArgs): Promise<void> => {
     await guarded(deps.logger, respond, 'New request', async () => {
       const r = deps.withdrawals.get(String(action.value ?? '').slice(0, 200));
-      if (r && neverExecutedContradicted(r))
+      // The domain's predicate (repeat-hold.ts), the one the request's commit refuses with: one payout, one request.
+      const refusal = r ? repeatRefusal(r, deps.withdrawals.list()) : undefined;
+      if (refusal?.message === CONTRADICTED_NEVER_EXECUTED)
         return ephemeral(respond, `:rotating_light: ${CONTRADICTED_NEVER_EXECUTED}`);
       if (!r || !neverExecuted(r))
         return ephemeral(
           respond,
           ':information_source: Only a request the wallet service never executed can be requested again from its card.',
         );
+      if (refusal) return ephemeral(respond, `:information_source: ${refusal.message}`);
       await client.views.open({
         trigger_id: body.trigger_id,
         view: requestModal(

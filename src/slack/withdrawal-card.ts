@@ -10,10 +10,13 @@ import type { Rendered } from '../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
 import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
+import { statusDetail } from '../format/status.js';
 import {
   CONTRADICTED_NEVER_EXECUTED,
   isNeverExecuted,
   isNeverExecutedContradicted,
+  mayRepeat,
+  reportedStatusWords,
 } from '../withdrawals/repeat-hold.js';
 import { stateWords } from '../withdrawals/rules.js';
 import {
@@ -64,10 +67,22 @@ export { CONTRADICTED_NEVER_EXECUTED };
 export const onHold = (r: Pick<WithdrawalRequest, 'state' | 'hold'>) =>
   !!r.hold && (r.state === 'pending' || r.state === 'approved');
 
-/** "the earlier request of the same payout (ref 1a2b3c4d)": the short reference people quote, when it can be read. */
-function earlierText(id: string, get: ((id: string) => WithdrawalRequest | undefined) | undefined): string {
+/**
+ * "the earlier request of the same payout (ref 1a2b3c4d, Pending)": the short reference people
+ * quote, when it can be read, and what the service reports of it now (its latest webhook, in the
+ * app's status words; `reported` when the request itself cannot be read).
+ */
+function earlierText(
+  id: string,
+  get: ((id: string) => WithdrawalRequest | undefined) | undefined,
+  reported?: string,
+): string {
   const o = get?.(id);
-  return `the earlier request of the same payout${o ? ` (ref \`${shortRef(o)}\`)` : ''}`;
+  const status = o?.confirmation?.status ?? reported;
+  const parts = [o ? `ref \`${shortRef(o)}\`` : '', status !== undefined ? reportedStatusWords(status) : ''].filter(
+    Boolean,
+  );
+  return `the earlier request of the same payout${parts.length ? ` (${parts.join(', ')})` : ''}`;
 }
 
 /** Why a request is on hold, what that means, and what an admin may do: the card's words. */
@@ -78,15 +93,24 @@ function holdText(r: WithdrawalRequest, facts: CardFacts): string {
       ? 'Every approval is in, but nothing is sent'
       : 'Approvals can still be given, but nothing is sent';
   return (
-    `:double_vertical_bar: *On hold:* ${earlierText(h.original, facts.get)} is now reported ${transferWord(h.status)} by the wallet service, after it had no record of it. ` +
+    `:double_vertical_bar: *On hold:* the wallet service now reports ${earlierText(h.original, facts.get, h.status)}, after it had no record of it. ` +
     `Paying this one too may pay the client twice. ${wait} until an admin checks the wallet service and chooses *Send anyway* or *Reject*.`
   );
+}
+
+/** Which earlier request of the same payout this one repeats, and how it was linked to it. */
+function repeatLine(r: WithdrawalRequest, facts: CardFacts): string {
+  const o = r.repeatOf ? facts.get?.(r.repeatOf) : undefined;
+  const ref = o ? ` (ref \`${shortRef(o)}\`)` : '';
+  return r.repeatLinked
+    ? `:link: Same destination, amount, network and client wallet as an earlier request the wallet service never executed${ref}: it repeats that payout, and is held if that one is reported after all.`
+    : `:link: Repeats an earlier request the wallet service never executed${ref}.`;
 }
 
 /** Already sent when its earlier request was reported sent: both may have been paid. */
 function doublePaymentText(r: WithdrawalRequest, facts: CardFacts): string {
   const d = r.doublePaymentRisk!;
-  return `:rotating_light: *Both may have been paid:* ${earlierText(d.original, facts.get)} was reported ${transferWord(d.status)} by the wallet service after this one was sent. An admin must check the wallet service and recover the duplicate.`;
+  return `:rotating_light: *Both may have been paid:* the wallet service reported ${earlierText(d.original, facts.get, d.status)} after this one was sent. An admin must check the wallet service and recover the duplicate.`;
 }
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
@@ -219,14 +243,17 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
     }
     case 'failed':
       if (neverExecutedContradicted(r))
-        return `*Reported ${transferWord(r.confirmation?.status ?? 'sent')} by the wallet service* after it had no record of it: it may have been paid. *Do not pay it again*; an admin must check it in the wallet service and the transaction list.`;
+        return `*Reported by the wallet service (${reportedStatusWords(r.confirmation?.status)})* after it had no record of it: it may have been paid. *Do not pay it again*; an admin must check it in the wallet service and the transaction list.`;
       if (r.error?.kind === 'never_executed')
         return '*Not sent:* the wallet service has no record of it (looked up by its reference after the grace period). Nothing left the treasury and it will never be resent; to pay it, make a new request.';
       return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
     case 'rejected':
       return `*Rejected* by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`;
     case 'expired':
-      return `*Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
+      // Held, then released too late (repeat-hold.ts): its approvals were too old to send on.
+      return r.hold
+        ? `*Expired* at ${slackDate(r.expiresAt)} while on hold, before an admin released it. Nothing was sent; if the payout is still due, make a new request.`
+        : `*Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
     case 'unknown':
       return (
         `*Outcome unknown*: ${esc(r.unknownReason ?? 'the wallet service did not confirm the result')}. ` +
@@ -263,6 +290,8 @@ export interface CardFacts {
   feeEstimate?(currency: string, network: string): FeeEstimate | undefined;
   /** Another request (the earlier one a repeat names), for its short reference. */
   get?(id: string): WithdrawalRequest | undefined;
+  /** Every stored request: whether a new request of the same payout may be made (repeat-hold.ts decides). */
+  list?(): readonly WithdrawalRequest[];
 }
 
 export function renderCard(
@@ -279,7 +308,7 @@ export function renderCard(
   const held = frozen && r.state === 'approved';
   // Status first: a "never executed" the service contradicts may have been paid.
   const label = neverExecutedContradicted(r)
-    ? `🚨 Reported ${transferWord(r.confirmation?.status ?? 'sent')}, do not pay again`
+    ? `🚨 Reported by the wallet service (${reportedStatusWords(r.confirmation?.status)}), do not pay again`
     : stateLabel(r);
   const title = `${held && !onHold(r) ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
@@ -313,6 +342,7 @@ export function renderCard(
   );
   const balance = balanceText(r, service);
   if (balance) blocks.push(context(balance));
+  if (r.repeatOf) blocks.push(context(repeatLine(r, service)));
   // On hold, it is not "sending": its words are under the status instead.
   const outcome = onHold(r) ? undefined : outcomeText(r);
   if (outcome) blocks.push(section(outcome));
@@ -326,7 +356,7 @@ export function renderCard(
     const url = explorerTxUrl(r.confirmation.transactionHash ?? undefined, r.currency, r.network, net);
     blocks.push(
       context(
-        `Transfer status: *${transferWord(r.confirmation.status)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`,
+        `Transfer status: *${statusDetail(r.confirmation.status)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`,
       ),
     );
   }
@@ -350,7 +380,8 @@ export function renderCard(
       ]),
     );
   }
-  if (neverExecuted(r)) {
+  // Offered only when the domain would accept it: one payout, one request under way (repeat-hold.ts).
+  if (neverExecuted(r) && mayRepeat(r, service.list?.() ?? [r])) {
     blocks.push(
       actions(`wd:${r.id}:again`, [
         { text: 'New request with the same details', actionId: ACTIONS.newRequest, value: r.id },
@@ -402,7 +433,8 @@ export function frozenLine(f: { by: string; reason: string }, state: 'pending' |
 }
 
 /** A webhook status name in words: "CONFIRMED" -> "confirmed", "NOT_PROPAGATED" -> "not propagated". */
-export const transferWord = (status: string) => status.toLowerCase().replace(/_/g, ' ');
+/** An empty status (a webhook without one) reads "status unknown", never blank. */
+export const transferWord = (status: string) => status.toLowerCase().replace(/_/g, ' ') || 'status unknown';
 
 /**
  * Thread lines under the card: `${id}|${kind}|${detail}`. Plain sentences (no *bold*): the
@@ -432,7 +464,7 @@ export function renderThread(
     }
     case 'held':
       return {
-        text: `⏸️ On hold: the earlier request of the same payout is now reported sent by the wallet service. Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it. ${detail}`.trim(),
+        text: `⏸️ On hold: the wallet service now reports ${earlierText(r.hold?.original ?? '', get, r.hold?.status)}, after it had no record of it. Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it. ${detail}`.trim(),
       };
     case 'released':
       return {
@@ -442,7 +474,7 @@ export function renderThread(
     case 'double-payment-original': {
       const [status = '', ...mentions] = detail.split(' ');
       const call = mentions.length ? ` ${mentions.join(' ')}` : '';
-      const reported = transferWord(status || (r.doublePaymentRisk?.status ?? 'sent'));
+      const reported = `by the wallet service (${reportedStatusWords(status === '-' ? '' : status || r.doublePaymentRisk?.status)})`;
       return {
         text:
           kind === 'double-payment'
@@ -504,10 +536,13 @@ export function renderDm(
       ? `❌ Not sent · ${what}: the wallet service has no record of it. Nothing left the treasury; to pay it, use “New request with the same details” on the card.`
       : `❌ Failed · ${what}: ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent.' : ''}`,
     rejected: `⛔ Rejected · ${what} was rejected by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`,
-    expired: `⌛ Expired · ${what} expired before it had enough approvals. Nothing was sent.`,
+    expired: r.hold
+      ? `⌛ Expired · ${what} expired while on hold, before an admin released it. Nothing was sent; if the payout is still due, make a new request.`
+      : `⌛ Expired · ${what} expired before it had enough approvals. Nothing was sent.`,
+    released: `▶️ Hold released · ${what}: an admin (<@${r.holdReleased?.by ?? ''}>) checked the wallet service and chose to send it: “${esc(truncate(r.holdReleased?.reason ?? '', 500))}”. It is sent once its approvals are complete.`,
     unknown: `⚠️ Outcome unknown · ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,
     resolved: `${r.resolution?.outcome === 'sent' ? '✅ Sent' : '❌ Not sent'} · an admin resolved ${what}: “${esc(r.resolution?.note ?? '')}”`,
-    held: `⏸️ On hold · ${what}: the earlier request of the same payout is now reported sent by the wallet service. Nothing is sent until an admin checks it and sends or rejects it.`,
+    held: `⏸️ On hold · ${what}: the wallet service now reports ${earlierText(r.hold?.original ?? '', get, r.hold?.status)}, after it had no record of it. Nothing is sent until an admin checks it and sends or rejects it.`,
   };
   const text = lines[event ?? ''];
   return text ? { text: `${text}\n${cardLink(card(r.id))}` } : null;
@@ -633,8 +668,8 @@ export function auditWhat(e: Pick<AuditRowInput, 'action' | 'details'>): string 
         : '🚨 the wallet service asked to verify it: refused',
     send_held: '⏸️ held, not sent: sends are frozen',
     // A repeat of a "never executed" request whose original was reported sent after all (repeat-hold.ts).
-    hold: '⏸️ on hold: the earlier request of the same payout is reported sent',
-    send_held_repeat: '⏸️ not sent: on hold (the earlier request of the same payout is reported sent)',
+    hold: '⏸️ on hold: the wallet service now reports the earlier request of the same payout',
+    send_held_repeat: '⏸️ not sent: on hold (the wallet service now reports the earlier request of the same payout)',
     hold_release: '▶️ hold released (send anyway)',
     double_payment_risk: '🚨 both may have been paid (the earlier request of the same payout is reported sent)',
     freeze: '🛑 froze all sends',

@@ -19,6 +19,7 @@ import {
   type WithdrawalRequest,
   type WithdrawalService,
 } from '../withdrawals/index.js';
+import { familyOf } from '../withdrawals/repeat-hold.js';
 import { mention } from './blocks.js';
 import {
   APPROVER_DM_RENDERER,
@@ -49,7 +50,10 @@ export interface PermalinkClient {
  * approvers' DMs once the card is posted (`cardPostedDms`), and only for the form, since a
  * one-line command is answered where it was typed.
  */
-const DM_EVENTS = new Set(['completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved', 'held']);
+/** Events that never change whether a new request of the same payout may be made. */
+const QUIET_FOR_FAMILY = new Set(['approval-recorded', 'reminder', 'executing', 'approved', 'reopened', 'released']);
+
+const DM_EVENTS = new Set(['completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved', 'held', 'released']);
 
 const isUser = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
 
@@ -111,7 +115,7 @@ const mentions = (ids: readonly string[]) => ids.map((a) => mention(a)).join(' '
 export function withdrawalMessages(
   event: WithdrawalEvent,
   policy: Policy,
-  service: Pick<WithdrawalService, 'reminderTargets'>,
+  service: Pick<WithdrawalService, 'reminderTargets'> & Partial<Pick<WithdrawalService, 'list'>>,
 ): OutboxRequest[] {
   const r = event.request;
   const key = cardKey(r.id);
@@ -121,6 +125,17 @@ export function withdrawalMessages(
   } else {
     out.push({ op: 'update', renderer: CARD_RENDERER, ref: r.id, key });
   }
+  // One payout, one request under way (repeat-hold.ts): the other never-executed cards of the same
+  // payout gain or lose "New request with the same details" as this one starts or ends.
+  if (service.list && !QUIET_FOR_FAMILY.has(event.type))
+    for (const m of familyOf(service.list(), r))
+      if (
+        m.id !== r.id &&
+        ((m.state === 'failed' && m.error?.kind === 'never_executed') ||
+          // What the service now says of this one is in the words of the held or flagged cards.
+          ((event.type === 'confirmation' || event.type === 'contradiction') && (m.hold || m.doublePaymentRisk)))
+      )
+        out.push({ op: 'update', renderer: CARD_RENDERER, ref: m.id, key: cardKey(m.id) });
   // Every approval gets its thread line, the one that completes the quorum (`approved`) too.
   if (event.type === 'approval-recorded' || event.type === 'approved')
     out.push({
@@ -159,7 +174,8 @@ export function withdrawalMessages(
   if (event.type === 'held') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
   if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });
   if (event.type === 'double-payment-risk' && r.doublePaymentRisk) {
-    const detail = `${r.doublePaymentRisk.status} ${admins}`.trim();
+    // A status first, always (an empty one is "-"), so the mentions are never read as the status.
+    const detail = `${r.doublePaymentRisk.status || '-'} ${admins}`.trim();
     out.push(
       { op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|double-payment|${detail}`, key },
       // Under the original's card too: whoever looks at either sees it.

@@ -36,7 +36,9 @@ import {
   claimRefusedOnHold,
   decideHoldRepeat,
   decideSettleHold,
+  isNeverExecuted,
   repeatRefusal,
+  retypedRepeatOf,
   type SettleHoldCommand,
 } from './repeat-hold.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
@@ -450,7 +452,21 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     ? c.existing.find((r) => r.idempotencyKey === c.idempotencyKey && r.requester === c.requester)
     : undefined;
   if (again) return unchanged(again);
-  const notRepeatable = c.repeatOf ? repeatRefusal(c.repeatOf.original) : undefined;
+  // Retyped by hand with the details of a request the service never executed: the same payout (repeat-hold.ts).
+  const linked = c.repeatOf
+    ? undefined
+    : retypedRepeatOf(
+        {
+          destination: c.checked.destination,
+          amount: c.checked.amount,
+          currency: c.checked.currency.name,
+          network: c.checked.network.name,
+          clientEmail: c.checked.clientEmail,
+        },
+        c.existing,
+      );
+  const repeatOf = c.repeatOf ?? (linked ? { id: linked.id, original: linked } : undefined);
+  const notRepeatable = repeatOf ? repeatRefusal(repeatOf.original, c.existing) : undefined;
   if (notRepeatable) return notRepeatable;
   const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing, {
     now: ctx.now,
@@ -486,7 +502,8 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     expiresAt: iso(ctx.now + ctx.policy.withdrawals.expires_after),
     allowlist,
     ...(c.balance !== undefined ? { balanceAtRequest: { balance: c.balance, at } } : {}),
-    ...(c.repeatOf ? { repeatOf: c.repeatOf.id } : {}),
+    ...(repeatOf ? { repeatOf: repeatOf.id } : {}),
+    ...(linked ? { repeatLinked: 'same-details' as const } : {}),
     history: [{ at, state: 'pending', by: c.requester }],
   };
   const { merchantReference, amount, currency, network, destination, clientEmail, note, tier, expiresAt } = req;
@@ -511,6 +528,12 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
         expiresAt,
         ...(req.balanceAtRequest ? { balance: req.balanceAtRequest.balance } : {}),
         ...(req.repeatOf ? { repeatOf: req.repeatOf } : {}),
+        ...(linked
+          ? {
+              repeatLinked:
+                'same destination, amount, currency, network and client wallet as an earlier request the wallet service never executed: the same payout',
+            }
+          : {}),
       },
     },
     event: 'requested',
@@ -755,6 +778,7 @@ function decideWebhook(
   at: string,
 ): Decision {
   if (!cur) return unchanged(undefined);
+  if (cur.state === 'failed' && cur.error?.kind === 'never_executed') return decideNeverExecutedWebhook(c, cur, at);
   const status = lookup(WEBHOOK_STATUSES, c.status)?.name ?? String(c.status).toUpperCase();
   const rank = WEBHOOK_STATUS_RANK[status] ?? 0;
   const hash = c.transactionHash ? String(c.transactionHash) : null;
@@ -808,5 +832,55 @@ function decideWebhook(
       details: { ...about(cur), status, transactionHash: confirmation.transactionHash, state: next.state },
     },
     event: contradicts ? 'contradiction' : event,
+  };
+}
+
+/**
+ * A webhook for a request we found never executed: whatever its status (FAILED, empty, one we do
+ * not know), it proves the service has it (settle-by-status.ts), so the first one is the report
+ * (recorded here; the shell holds or flags the rest of its family in the same commit,
+ * repeat-hold.ts). Later ones change the status shown when they say something new (FAILED then
+ * CONFIRMED included), never the hold.
+ */
+function decideNeverExecutedWebhook(
+  c: Extract<WithdrawalCommand, { type: 'apply-webhook' }>,
+  cur: WithdrawalRequest,
+  at: string,
+): Decision {
+  const raw = c.status === null || c.status === undefined ? '' : String(c.status).trim();
+  const status = lookup(WEBHOOK_STATUSES, c.status)?.name ?? raw.toUpperCase();
+  const known = (WEBHOOK_STATUS_RANK[status] ?? 0) > 0;
+  const hash = c.transactionHash ? String(c.transactionHash) : null;
+  const first = isNeverExecuted(cur);
+  const prev = cur.confirmation;
+  // After the report: a known status that differs, or a hash that fills in; an empty or unknown one adds nothing.
+  const newStatus = first || (known && status !== prev?.status);
+  const fillsHash = !!hash && !prev?.transactionHash;
+  if (!newStatus && !fillsHash) return unchanged(cur);
+  const confirmation = {
+    status: newStatus ? status : (prev?.status ?? status),
+    transactionHash: hash ?? prev?.transactionHash ?? null,
+    updatedAt: at,
+  };
+  const contradicts = newStatus && status === 'CONFIRMED';
+  return {
+    kind: 'changed',
+    next: { ...cur, confirmation },
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: contradicts || first ? 'webhook_contradiction' : 'webhook',
+      subject: cur.id,
+      details: {
+        ...about(cur),
+        status: status || null,
+        transactionHash: confirmation.transactionHash,
+        state: cur.state,
+        ...(first
+          ? { reason: 'reported by the wallet service after it had no record of it: it may have been paid' }
+          : {}),
+      },
+    },
+    event: contradicts ? 'contradiction' : 'confirmation',
   };
 }

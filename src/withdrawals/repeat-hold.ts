@@ -3,15 +3,25 @@
  * routes the commands here, the shell passes the facts).
  *
  * A request the wallet service never executed (settle-by-status.ts) may be requested again: the
- * new request records which one it repeats (`repeatOf`). If the service later reports the
- * ORIGINAL after all (any webhook but FAILED / NOT_PROPAGATED: it has it, it may have paid), in
- * the commit that records that report every repeat not yet claimed for sending (pending or
- * approved) is put on hold: approvals may still be given, but the send claim refuses it until an
- * admin releases it ("Send anyway", with a reason) or rejects it. A repeat already claimed
- * (executing, completed, unknown) is too late to hold: it is marked once, and the admins are told
- * both may have been paid. Everything is on the stored request, so a restart keeps it; a second
- * report of the original finds the hold (or the mark) already there and adds nothing.
+ * new request records which one it repeats (`repeatOf`), or is linked to it when retyped by hand
+ * with the same destination, amount, currency, network and client wallet (`repeatLinked`).
+ *
+ * The FAMILY (the root reached through `repeatOf`, and every request whose chain leads to it) is
+ * ONE payout. A new repeat is allowed only while no member is pending, approved, executing,
+ * unknown or completed, and no member was reported by the service after we found it never
+ * executed (`repeatRefusal`; the card offers its button on the same predicate).
+ *
+ * Any withdrawal webhook for a never-executed request, whatever its status (FAILED, empty or
+ * unknown included), proves the service has it: that first report is recorded on it, and in the
+ * same commit every OTHER member of the family not yet claimed for sending (pending, approved) is
+ * put on hold, and every member already claimed (executing, unknown, completed) is flagged as a
+ * possible double payment, once. A held request is refused by the send claim until an admin
+ * releases it ("Send anyway", with a reason; past its expiry it expires instead, nothing sent) or
+ * rejects it. Everything is on the stored request, so a restart keeps it; later reports update
+ * the status shown but find the hold (or the mark) already there and add nothing.
  */
+import { statusDetail } from '../format/status.js';
+import { Dec } from './money.js';
 import { refused, stateWords } from './rules.js';
 import type { Decision } from './decide.js';
 import type { WithdrawalRequest, WithdrawalState } from './types.js';
@@ -34,20 +44,26 @@ export const isNeverExecutedContradicted = (
   r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>,
 ): boolean => r.state === 'failed' && r.error?.kind === 'never_executed' && !isNeverExecuted(r);
 
-/** Webhook statuses that say the service has the withdrawal and it did not fail: it was, or is being, paid. */
-const SENT_STATUSES = new Set(['ABOUT_TO_INITIATE', 'PENDING', 'CONFIRMED']);
-
 /**
- * Whether this change of a request is the report that makes its repeats dangerous: it was
- * "never executed" before, and now the service reports it with a status that is not a failure.
+ * Whether this change of a request is the report that makes the rest of its family dangerous: it
+ * was "never executed" before, and now the service reports it (any webhook, whatever the status).
  */
-export function reportedSentAfterNeverExecuted(before: WithdrawalRequest, after: WithdrawalRequest): boolean {
-  return isNeverExecuted(before) && !!after.confirmation && SENT_STATUSES.has(after.confirmation.status);
+export function reportedAfterNeverExecuted(before: WithdrawalRequest, after: WithdrawalRequest): boolean {
+  return isNeverExecuted(before) && !!after.confirmation;
 }
 
+/** "Pending", "Confirmed", "Failed: never reached the network", "Status unknown": the app's status words. */
+export function reportedStatusWords(status: string | undefined): string {
+  const w = statusDetail(status);
+  return w.charAt(0).toUpperCase() + w.slice(1);
+}
+
+/** The short reference people quote (the card's "Ref"). */
+const shortRef = (r: Pick<WithdrawalRequest, 'merchantReference'>) => r.merchantReference.slice(0, 8);
+
 /**
- * Every request made from `originalId` with "New request with the same details", and those made
- * in turn from a repeat that also was never executed: all of them ask for the same payout.
+ * Every request made from `originalId` with "New request with the same details" (or linked to it
+ * by its details), and those made in turn from them: all of them ask for the same payout.
  */
 export function repeatsOf(all: readonly WithdrawalRequest[], originalId: string): WithdrawalRequest[] {
   const out: WithdrawalRequest[] = [];
@@ -65,17 +81,90 @@ export function repeatsOf(all: readonly WithdrawalRequest[], originalId: string)
   return out;
 }
 
-/** The refusal of a new request that repeats `original`, or undefined when it may. */
+/**
+ * The whole family of `r` (one payout): its root, reached through `repeatOf` (a stored link to a
+ * request no longer kept ends the walk), and every request whose chain leads to that root.
+ */
+export function familyOf(all: readonly WithdrawalRequest[], r: WithdrawalRequest): WithdrawalRequest[] {
+  const byId = new Map(all.map((x) => [x.id, x]));
+  byId.set(r.id, r);
+  let root = r;
+  const seen = new Set([r.id]);
+  while (root.repeatOf && !seen.has(root.repeatOf)) {
+    const up = byId.get(root.repeatOf);
+    if (!up) break;
+    seen.add(up.id);
+    root = up;
+  }
+  const members = [root, ...repeatsOf([...byId.values()], root.id)];
+  return members.some((m) => m.id === r.id) ? members : [...members, r];
+}
+
+/** States in which a member of the family is (or may be) paying the payout: no other request of it may start. */
+const UNDER_WAY: readonly WithdrawalState[] = ['pending', 'approved', 'executing', 'unknown', 'completed'];
+
+/**
+ * The refusal of a new request that repeats `original` (`all`: the stored requests), or undefined
+ * when it may. The one predicate of the domain's refusal and of the card's button.
+ */
 export function repeatRefusal(
   original: WithdrawalRequest | undefined,
+  all: readonly WithdrawalRequest[],
 ): { kind: 'refused'; reason: 'repeat'; message: string } | undefined {
-  if (original && isNeverExecutedContradicted(original)) return refused('repeat', CONTRADICTED_NEVER_EXECUTED);
-  if (!original || !isNeverExecuted(original))
+  if (!original)
     return refused(
       'repeat',
       'Only a request the wallet service never executed can be requested again with the same details.',
     );
+  const family = familyOf(all, original);
+  if (family.some(isNeverExecutedContradicted)) return refused('repeat', CONTRADICTED_NEVER_EXECUTED);
+  if (!isNeverExecuted(original))
+    return refused(
+      'repeat',
+      'Only a request the wallet service never executed can be requested again with the same details.',
+    );
+  const live = family.find((m) => UNDER_WAY.includes(m.state));
+  if (live)
+    return refused(
+      'repeat',
+      `A request for this payout already exists (ref \`${shortRef(live)}\`, ${stateWords(live.state)}): ${live.state === 'completed' ? 'it was paid, so it must not be paid again.' : 'use that one; the same payout must not be paid twice.'}`,
+    );
   return undefined;
+}
+
+/** Whether "New request with the same details" may be offered on `r` (the same predicate the domain refuses with). */
+export const mayRepeat = (r: WithdrawalRequest, all: readonly WithdrawalRequest[]): boolean => !repeatRefusal(r, all);
+
+/** The same destination, amount, currency, network and client wallet: the same payout retyped by hand. */
+export const sameDetails = (
+  a: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
+  b: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
+): boolean =>
+  a.destination === b.destination &&
+  new Dec(a.amount).eq(b.amount) &&
+  a.currency === b.currency &&
+  a.network === b.network &&
+  a.clientEmail.trim().toLowerCase() === b.clientEmail.trim().toLowerCase();
+
+/**
+ * A request typed without `repeatOf` that asks for the payout of a request the service never
+ * executed (found, or since contradicted): the latest such one among `existing`, to link it to.
+ * Not one whose payout a member already paid (completed): the same details typed after that are a
+ * new payout (a monthly one, say), not a retry, and are not refused for ever.
+ */
+export function retypedRepeatOf(
+  details: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
+  existing: readonly WithdrawalRequest[],
+): WithdrawalRequest | undefined {
+  return existing
+    .filter(
+      (r) =>
+        r.state === 'failed' &&
+        r.error?.kind === 'never_executed' &&
+        sameDetails(details, r) &&
+        !familyOf(existing, r).some((m) => m.state === 'completed'),
+    )
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
 }
 
 /** Not yet claimed for sending: a hold still keeps it from being sent. */
@@ -91,15 +180,18 @@ const about = (r: WithdrawalRequest) => ({
   merchantReference: r.merchantReference,
 });
 
-/** A repeat of `original`, which the service has just reported (`original.confirmation.status`) after "never executed". */
+/** Another member of `original`'s family; the service has just reported `original` (`confirmation.status`) after "never executed". */
 export function decideHoldRepeat(
   repeat: WithdrawalRequest | undefined,
   original: WithdrawalRequest,
   at: string,
 ): Decision {
-  if (!repeat || repeat.hold || repeat.holdReleased || repeat.doublePaymentRisk)
+  // Held or flagged already; or released by an admin who weighed this very report. A report of
+  // ANOTHER member is a new danger: a released request is held again for it.
+  if (!repeat || repeat.hold || repeat.doublePaymentRisk || repeat.holdReleased?.original === original.id)
     return { kind: 'unchanged', request: repeat };
-  const status = original.confirmation?.status ?? 'CONFIRMED';
+  const status = original.confirmation?.status ?? '';
+  const words = `the wallet service now reports the earlier request of the same payout (${reportedStatusWords(status)}), after it had no record of it`;
   const details = {
     ...about(repeat),
     original: original.id,
@@ -118,7 +210,7 @@ export function decideHoldRepeat(
         subject: repeat.id,
         details: {
           ...details,
-          reason: `the earlier request of the same payout is now reported ${status.toLowerCase()} by the wallet service`,
+          reason: words,
         },
       },
       event: 'held',
@@ -135,7 +227,7 @@ export function decideHoldRepeat(
         subject: repeat.id,
         details: {
           ...details,
-          reason: `already ${stateWords(repeat.state)} when the earlier request of the same payout was reported ${status.toLowerCase()}: both may have been paid`,
+          reason: `already ${stateWords(repeat.state)} when ${words}: both may have been paid`,
         },
       },
       event: 'double-payment-risk',
@@ -154,6 +246,10 @@ export interface SettleHoldCommand {
   reason: string;
 }
 
+/** The words an admin reads when a release came after the request's expiry (it expired instead). */
+export const RELEASED_AFTER_EXPIRY =
+  'This request expired before it was released: its approvals are too old, so it was not sent and is now expired. If the payout is still due, make a new request.';
+
 /** An admin's decision on a held repeat. */
 export function decideSettleHold(c: SettleHoldCommand, cur: WithdrawalRequest | undefined, at: string): Decision {
   if (!cur) return refused('not_found', 'There is no such withdrawal request.');
@@ -167,6 +263,26 @@ export function decideSettleHold(c: SettleHoldCommand, cur: WithdrawalRequest | 
   if (!reason) return refused('reason_required', 'Say why (a reason is required).');
   const { hold, ...rest } = cur;
   const details = { ...about(cur), original: hold.original, status: hold.status, reason, state: cur.state };
+  if (c.action === 'release' && Date.parse(at) >= Date.parse(cur.expiresAt)) {
+    // Its approvals are old: a restart would have expired it. Nothing is sent; a new request asks again.
+    const note = `released after its expiry (${cur.expiresAt}): expired, nothing was sent`;
+    return {
+      kind: 'changed',
+      next: {
+        ...cur,
+        state: 'expired',
+        history: [...cur.history, { at, state: 'expired', by: c.admin, note }],
+      },
+      audit: {
+        at,
+        actor: c.admin,
+        action: 'expire',
+        subject: cur.id,
+        details: { ...details, held: true, expiresAt: cur.expiresAt, outcome: 'expired, nothing sent' },
+      },
+      event: 'expired',
+    };
+  }
   if (c.action === 'release') {
     return {
       kind: 'changed',
@@ -206,7 +322,7 @@ export function claimRefusedOnHold(req: WithdrawalRequest, at: string): Decision
       details: {
         ...about(req),
         original: req.hold.original,
-        reason: 'on hold: the earlier request of the same payout is reported sent by the wallet service',
+        reason: `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)})`,
       },
     },
   };

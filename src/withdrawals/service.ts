@@ -51,7 +51,7 @@ import type {
   BalanceSource,
 } from './types.js';
 import { appendAudit } from '../audit/log.js';
-import { repeatsOf, reportedSentAfterNeverExecuted } from './repeat-hold.js';
+import { familyOf, reportedAfterNeverExecuted, RELEASED_AFTER_EXPIRY } from './repeat-hold.js';
 
 export { WITHDRAWALS };
 export type { ReconcileReport };
@@ -240,8 +240,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         ...(balance !== undefined ? { balance } : {}),
       } as const;
       const applied = shell.apply(tx, command, undefined, context(now(), p));
-      // The balance gate's refusal is a decision of its own: audited with why (the other rules refuse input).
-      if (applied.decision.kind === 'refused' && applied.decision.reason === 'balance')
+      // The balance gate's refusal, and the repeat gate's (one payout, one request: repeat-hold.ts), are
+      // decisions of their own: audited with why (the other rules refuse input).
+      const gate = applied.decision.kind === 'refused' ? applied.decision.reason : undefined;
+      if (applied.decision.kind === 'refused' && (gate === 'balance' || gate === 'repeat'))
         appendAudit(tx, {
           at: new Date(now()).toISOString(),
           actor: requesterId,
@@ -252,8 +254,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
             currency: checked.currency.name,
             network: checked.network.name,
             destination: checked.destination,
-            rule: 'balance',
-            balance,
+            rule: gate,
+            ...(gate === 'balance' ? { balance } : {}),
+            ...(input.repeatOf ? { repeatOf: input.repeatOf } : {}),
             reason: applied.decision.message,
           },
         });
@@ -352,6 +355,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     if (!outcome.ok || !applied.event) return outcome;
     logger.warn({ id, admin: adminId, action }, 'a withdrawal on hold was decided by an admin');
     emit([applied.event]);
+    // Released past its expiry: it expired instead (nothing sent); the admin is told why, in the form.
+    if (applied.event.type === 'expired') return { ok: false, reason: 'expired', message: RELEASED_AFTER_EXPIRY };
     // Released with its approvals complete: sent now, once (the usual claim); pending ones when their last approval comes.
     return applied.event.type === 'released' && outcome.request.state === 'approved'
       ? { ...outcome, execution: sender.start(outcome.request) }
@@ -459,12 +464,14 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       cur,
     );
     if (!event) return { matched: true, changed: false, request: cur };
-    // "Never executed", and now reported: its repeats are held (or flagged, too late) in this same commit.
-    const repeats = reportedSentAfterNeverExecuted(cur, event.request)
-      ? repeatsOf(tx.all(WITHDRAWALS), cur.id).flatMap((r) => {
-          const held = shell.apply(tx, { type: 'hold-repeat', original: event.request }, r).event;
-          return held ? [held] : [];
-        })
+    // "Never executed", and now reported: every other request of the same payout is held (or flagged, too late) in this same commit.
+    const repeats = reportedAfterNeverExecuted(cur, event.request)
+      ? familyOf(tx.all(WITHDRAWALS), event.request)
+          .filter((r) => r.id !== cur.id)
+          .flatMap((r) => {
+            const held = shell.apply(tx, { type: 'hold-repeat', original: event.request }, r).event;
+            return held ? [held] : [];
+          })
       : [];
     if (repeats.length)
       logger.warn(

@@ -122,6 +122,8 @@ export interface WithdrawalRequest {
   balanceAtRequest?: { balance: string | null; at: string };
   /** Made with "New request with the same details" on this earlier request, which the service never executed (repeat-hold.ts). */
   repeatOf?: string;
+  /** Typed by hand with the details of the request it repeats (not from its card): linked to it by those details. */
+  repeatLinked?: 'same-details';
   /**
    * Not sent while present: the earlier request it repeats was reported sent after all, so paying
    * this one too may pay twice. Approvals may still be given; the send claim refuses it until an

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
-import { withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
+import { webhookChecksum, withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
 import type { TransactionRecord } from '../../src/sandbox/state.js';
 import { CONTRADICTED_NEVER_EXECUTED } from '../../src/withdrawals/repeat-hold.js';
 import { stringifyJson } from '../../src/wallet/json.js';
@@ -17,6 +17,7 @@ import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { startGate, type Gate } from '../verification/gate.js';
 
 const CLIENT = 'payouts@client.example';
 const DEST = '0x2222222222222222222222222222222222222222';
@@ -25,18 +26,25 @@ const WEBHOOK_SECRET = 'wh_test_secret_f2_0123456789abcdef';
 
 let t: TestApp | undefined;
 const dirs: string[] = [];
+let gate: Gate | undefined;
 afterEach(async () => {
+  await gate?.close();
+  gate = undefined;
   await t?.stop();
   t = undefined;
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 let offset = 0;
-async function app(dataDir?: string): Promise<TestApp> {
+async function app(
+  dataDir?: string,
+  sandbox?: NonNullable<Parameters<typeof startTestApp>[0]>['sandbox'],
+): Promise<TestApp> {
   t = await startTestApp({
     now: () => Date.now() + offset,
     env: { WEBHOOK_SECRET },
     ...(dataDir ? { dataDir } : {}),
+    ...(sandbox ? { sandbox } : {}),
   });
   t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   return t;
@@ -114,33 +122,46 @@ async function openRepeatForm(a: TestApp, original: WithdrawalRequest) {
   };
 }
 
+let views = 0;
 async function repeatOf(a: TestApp, original: WithdrawalRequest): Promise<WithdrawalRequest> {
+  const known = new Set(a.app.deps.withdrawals.list().map((r) => r.id));
   const form = await openRepeatForm(a, original);
   expect(JSON.parse(form.privateMetadata)).toEqual({ repeatOf: original.id });
-  const res = await form.submit('V0REPEAT01');
+  // A view id of its own: the same id would be the same form submitted twice (one request).
+  const res = await form.submit(`V0REPEAT${String(++views).padStart(2, '0')}`);
   expect(res.status).toBe(200);
-  expect(res.json).toBeUndefined();
-  const again = await until('the repeat', () => a.app.deps.withdrawals.list().find((r) => r.repeatOf === original.id));
+  expect(res.json, JSON.stringify(res.json)).toBeUndefined();
+  const again = await until('the repeat', () =>
+    a.app.deps.withdrawals.list().find((r) => r.repeatOf === original.id && !known.has(r.id)),
+  );
   await until('its card', () => cardOf(a, again));
   return again;
 }
 
-/** A withdrawal webhook for this request, POSTed to the app as the wallet service does. */
-async function webhook(a: TestApp, r: WithdrawalRequest, status: 'PENDING' | 'CONFIRMED'): Promise<void> {
-  const body = stringifyJson(
-    withdrawalPayload(
-      {
-        toAddress: r.destination,
-        amount: r.amount,
-        charge: '0',
-        currency: r.currency,
-        network: r.network,
-        transactionHash: `0x${'ab'.repeat(32)}`,
-        reference: r.merchantReference,
-      } as unknown as TransactionRecord,
-      status,
-    ),
-  );
+/** Webhook status codes beyond the sandbox's own (ABOUT_TO_INITIATE is 1 in the spec). */
+const CODES = { ABOUT_TO_INITIATE: 1, PENDING: 2, CONFIRMED: 3, FAILED: 4 } as const;
+
+/**
+ * A withdrawal webhook for this request, POSTed to the app as the wallet service does; `none`:
+ * a body without any status (its checksum recomputed, as the service would sign it).
+ */
+async function webhook(a: TestApp, r: WithdrawalRequest, status: keyof typeof CODES | 'none'): Promise<void> {
+  const payload = withdrawalPayload(
+    {
+      toAddress: r.destination,
+      amount: r.amount,
+      charge: '0',
+      currency: r.currency,
+      network: r.network,
+      transactionHash: `0x${'ab'.repeat(32)}`,
+      reference: r.merchantReference,
+    } as unknown as TransactionRecord,
+    'PENDING',
+  ) as { data: Record<string, unknown> };
+  const { checksum: _old, ...data } = payload.data;
+  if (status === 'none') delete data.status;
+  else data.status = CODES[status];
+  const body = stringifyJson({ ...payload, data: { checksum: webhookChecksum(data), ...data } });
   const res = await fetch(`${a.app.url}/webhooks/wallet/${WEBHOOK_SECRET}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -185,7 +206,8 @@ describe('a repeat of a "never executed" request, when the service reports the o
     });
     const words = text(held);
     expect(words.indexOf('⏸️ On hold')).toBe(0);
-    expect(words).toContain('reported confirmed by the wallet service');
+    expect(words).toContain('the wallet service now reports the earlier request of the same payout'); // words changed by the review fix (status words)
+    expect(words).toContain('Confirmed)');
     expect(words).toContain('may pay the client twice');
     // Plain words: the hold's section names no internal id.
     const why = words.slice(words.indexOf('On hold:'), words.indexOf('Send anyway') + 20);
@@ -368,5 +390,266 @@ describe('a repeat of a "never executed" request, when the service reports the o
       errors: { wd_amount: expect.stringMatching(/out of date/) },
     });
     expect(a.app.deps.withdrawals.list()).toEqual([]);
+  });
+});
+
+/** Approved by carol, the POST lost before the service records it, past the grace: never executed too. */
+async function lose(a: TestApp, r: WithdrawalRequest): Promise<WithdrawalRequest> {
+  a.app.sandbox!.injectFault('/api/merchantClientWithdrawal?', { kind: 'drop-before-commit' });
+  await click(a, USERS.carol, 'wd_approve', get(a, r.id));
+  await until('unknown', () => get(a, r.id).state === 'unknown');
+  offset += 11 * MINUTE;
+  await a.app.deps.withdrawals.idle();
+  await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
+  expect(get(a, r.id)).toMatchObject({ state: 'failed', error: { kind: 'never_executed' } });
+  return get(a, r.id);
+}
+
+const offersRepeat = (a: TestApp, r: WithdrawalRequest) => buttons(cardOf(a, r)!).includes('wd_new_request');
+const heldLines = (a: TestApp, r: WithdrawalRequest) =>
+  threadOf(a, cardOf(a, r)!).filter((m) => (m.text ?? '').startsWith('⏸️ On hold'));
+
+describe('the whole payout is one (review fixes: repeat of a repeat, siblings, any report)', () => {
+  it('a repeat of a repeat, opened before the original is reported, is refused after it; no card offers one', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const first = await repeatOf(a, original);
+    // A repeat is under way: the original's card no longer offers another, and a click is refused.
+    await until('the original card without the button', () => !offersRepeat(a, original));
+    const clicked = await click(a, USERS.alice, 'wd_new_request', original);
+    expect(String((await a.replies(clicked.responseUrl))[0]!.text)).toContain(
+      'A request for this payout already exists',
+    );
+    const lost = await lose(a, first);
+    await until('both cards offer it again', () => offersRepeat(a, original) && offersRepeat(a, lost));
+    const form = await openRepeatForm(a, lost);
+    const posts = a.app.sandbox!.stats.withdrawals;
+
+    await webhook(a, get(a, original.id), 'ABOUT_TO_INITIATE');
+    const res = await form.submit('V0CHAIN001');
+    expect(res.json).toMatchObject({ response_action: 'errors', errors: { wd_amount: CONTRADICTED_NEVER_EXECUTED } });
+    expect(a.app.deps.withdrawals.list().filter((r) => r.repeatOf === lost.id)).toEqual([]);
+    await until('no card offers a new request', () => !offersRepeat(a, original) && !offersRepeat(a, lost));
+    // The original's card: the app's status words, not the raw status.
+    const words = text(cardOf(a, original)!);
+    expect(words).toContain('Reported by the wallet service (Pending: about to start)');
+    expect(words).not.toContain('about to initiate');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
+  });
+
+  it('a reported repeat holds its pending sibling; a second repeat of the same payout is refused meanwhile', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const first = await lose(a, await repeatOf(a, original));
+    const sibling = await repeatOf(a, original);
+    expect(sibling.id).not.toBe(first.id);
+    // While the sibling is pending, no third request of this payout.
+    expect(
+      await a.app.deps.withdrawals.request(
+        {
+          amount: '50',
+          currency: 'USDT',
+          network: 'BSC',
+          destination: DEST,
+          clientEmail: CLIENT,
+          repeatOf: first.id,
+        },
+        USERS.alice,
+      ),
+    ).toMatchObject({ ok: false, rule: 'repeat', message: expect.stringContaining('already exists') });
+    expect(audit(a).find((e) => e.action === 'refuse' && e.details.rule === 'repeat')).toMatchObject({
+      actor: USERS.alice,
+      details: { repeatOf: first.id, reason: expect.stringContaining('already exists') },
+    });
+
+    await webhook(a, get(a, first.id), 'PENDING');
+    expect(get(a, sibling.id)).toMatchObject({ state: 'pending', hold: { original: first.id, status: 'PENDING' } });
+    await until('told once', () => heldLines(a, sibling).length === 1);
+    expect(heldLines(a, sibling)[0]!.text).toContain('(ref');
+  });
+
+  it('a webhook without a status holds the repeat; FAILED then CONFIRMED update the words, never a second hold', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+
+    await webhook(a, get(a, original.id), 'none');
+    expect(get(a, original.id).confirmation).toMatchObject({ status: '' });
+    expect(get(a, again.id).hold).toMatchObject({ original: original.id, status: '' });
+    await until('the held card', () => text(cardOf(a, again)!).includes('On hold:'));
+    expect(text(cardOf(a, again)!)).toContain('Status unknown)');
+
+    await webhook(a, get(a, original.id), 'FAILED');
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    expect(get(a, original.id).confirmation).toMatchObject({ status: 'CONFIRMED' });
+    await a.app.deps.outbox.drain();
+    // The hold's words follow what the service says of the original now; told once, audited once.
+    await until('the card updated', () => text(cardOf(a, again)!).includes('Confirmed)'));
+    expect(heldLines(a, again)).toHaveLength(1);
+    expect(audit(a).filter((e) => e.action === 'hold' && e.subject === again.id)).toHaveLength(1);
+  });
+
+  it('a payout retyped by hand is linked to the never-executed one, said on its card, and held with it', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const { responseUrl } = await a.command('/withdraw', `50 USDT BSC ${DEST} ${CLIENT}`, USERS.alice);
+    await a.replies(responseUrl);
+    const typed = await until('the retyped request', () =>
+      a.app.deps.withdrawals.list().find((r) => r.id !== original.id),
+    );
+    expect(typed).toMatchObject({ repeatOf: original.id, repeatLinked: 'same-details' });
+    expect(audit(a).find((e) => e.action === 'request' && e.subject === typed.id)?.details).toMatchObject({
+      repeatOf: original.id,
+    });
+    await until('its card says so', () => {
+      const card = cardOf(a, typed);
+      return card && text(card).includes('the wallet service never executed');
+    });
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    expect(get(a, typed.id).hold).toMatchObject({ original: original.id });
+  });
+});
+
+describe('a held request, and what may still happen to it', () => {
+  it('released after its expiry: expired instead, nothing sent, the admin told to make a new request', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('approved, held', () => get(a, again.id).state === 'approved');
+    await a.app.deps.withdrawals.idle();
+    const posts = a.app.sandbox!.stats.withdrawals;
+    offset += 3 * 60 * MINUTE; // past its 2h expiry
+    // At start-up it stays held: an admin decides.
+    await a.app.deps.withdrawals.recover();
+    expect(get(a, again.id)).toMatchObject({ state: 'approved', hold: { original: original.id } });
+
+    await click(a, USERS.erin, 'wd_hold_release', get(a, again.id));
+    const res = await confirmHold(a, USERS.erin, 'Checked: the first one bounced');
+    expect(res.json).toMatchObject({
+      response_action: 'errors',
+      errors: { reason: expect.stringContaining('If the payout is still due, make a new request') },
+    });
+    expect(get(a, again.id).state).toBe('expired');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
+    expect(audit(a).find((e) => e.action === 'expire' && e.subject === again.id)).toMatchObject({
+      actor: USERS.erin,
+      details: { held: true },
+    });
+    await until('the requester told', () =>
+      a.fake
+        .channel(a.fake.dmChannel(USERS.alice))
+        .some((m) => (m.text ?? '').startsWith('⌛ Expired') && (m.text ?? '').includes('on hold')),
+    );
+    await until('the expired card', () =>
+      text(cardOf(a, again)!).includes('while on hold, before an admin released it'),
+    );
+    expect(buttons(cardOf(a, again)!)).toEqual([]);
+  });
+
+  it('released (not expired): the requester is told by DM', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'PENDING');
+    await click(a, USERS.erin, 'wd_hold_release', get(a, again.id));
+    expect((await confirmHold(a, USERS.erin, 'The first one never left')).status).toBe(200);
+    await until('the requester told', () =>
+      a.fake.channel(a.fake.dmChannel(USERS.alice)).some((m) => (m.text ?? '').startsWith('▶️ Hold released')),
+    );
+  });
+
+  it('a release and a reject at once: exactly one wins, nothing sent twice', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('approved, held', () => get(a, again.id).state === 'approved');
+    await a.app.deps.withdrawals.idle();
+    const posts = a.app.sandbox!.stats.withdrawals;
+    const w = a.app.deps.withdrawals;
+    const [rel, rej] = await Promise.all([
+      w.settleHold(again.id, USERS.erin, 'release', 'checked'),
+      w.settleHold(again.id, USERS.erin, 'reject', 'paid by the first'),
+    ]);
+    expect([rel.ok, rej.ok].filter(Boolean)).toHaveLength(1);
+    const loser = rel.ok ? rej : rel;
+    expect(loser).toMatchObject({ ok: false, reason: 'not_held' });
+    if (rel.ok && rel.execution) await rel.execution;
+    await w.idle();
+    const end = get(a, again.id);
+    expect(end.state).toBe(rel.ok ? 'completed' : 'rejected');
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts + (rel.ok ? 1 : 0));
+  });
+
+  it('a freeze and a hold: released while frozen, nothing is sent; held first, the freeze second', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('approved, held', () => get(a, again.id).state === 'approved');
+    await a.app.deps.withdrawals.idle();
+    const posts = a.app.sandbox!.stats.withdrawals;
+    expect((await a.app.deps.freeze.freeze(USERS.erin, 'keys may have leaked')).ok).toBe(true);
+    // While frozen, the hold is still what an admin decides; a release does not send.
+    const out = await a.app.deps.withdrawals.settleHold(again.id, USERS.erin, 'release', 'checked');
+    expect(out).toMatchObject({ ok: true });
+    if (out.ok && out.execution) await out.execution;
+    await a.app.deps.withdrawals.idle();
+    expect(get(a, again.id)).toMatchObject({ state: 'approved', holdReleased: { by: USERS.erin } });
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
+    expect(audit(a).some((e) => e.action === 'send_held' && e.subject === again.id)).toBe(true);
+  });
+});
+
+describe('the wallet service asks us to verify a held request', () => {
+  it('answers no while it is held with every approval in; the same request, released, is answered yes', async () => {
+    offset = 0;
+    gate = await startGate();
+    const g = gate;
+    let asking = false;
+    // The sandbox asks our verify route (through the gate, which holds each call) only once we say so.
+    const a = await app(undefined, {
+      verificationUrl: () => (asking ? g.url : undefined),
+      verificationTimeoutMs: 60_000,
+    });
+    g.target = `${a.app.url}/webhooks/wallet/${WEBHOOK_SECRET}/verify`;
+    const verify = async (r: WithdrawalRequest) =>
+      (await fetch(`${g.target}?reference=${encodeURIComponent(r.merchantReference)}`)).json();
+    const original = await neverExecuted(a);
+    const again = await repeatOf(a, original);
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('the claim refused', () =>
+      audit(a).some((e) => e.action === 'send_held_repeat' && e.subject === again.id),
+    );
+    const held = get(a, again.id);
+    expect(held).toMatchObject({ state: 'approved', hold: { original: original.id } });
+    expect(held.approvals).toHaveLength(held.tier.approvals);
+    expect(await verify(held)).toEqual({ isVerified: false, checksum: '' });
+
+    // Only the hold kept it from being confirmed: released, it is claimed and the service's question answered yes.
+    asking = true;
+    const out = await a.app.deps.withdrawals.settleHold(again.id, USERS.erin, 'release', 'checked: not paid');
+    expect(out.ok).toBe(true);
+    const call = await until('the sandbox asking', () => g.held[0]);
+    expect(call.reference).toBe(again.merchantReference);
+    expect(get(a, again.id).state).toBe('executing');
+    expect(await verify(held)).toMatchObject({ isVerified: true });
+    call.release();
+    await until('sent', () => get(a, again.id).state === 'completed');
   });
 });

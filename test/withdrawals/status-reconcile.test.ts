@@ -253,10 +253,11 @@ describe('never executed, then the service speaks of it (no double payment)', ()
     expect(await webhook(a, a.app.deps.withdrawals.get(id)!, 'CONFIRMED')).toBe(200);
     const card = await until('the contradicted card', () => {
       const m = topLevel(a)[0]!;
-      return cardText(m).includes('Reported confirmed') && m;
+      return cardText(m).includes('🚨 Reported by the wallet service') && m;
     });
     const words = cardText(card);
-    expect(words).toContain('🚨 Reported confirmed, do not pay again');
+    // Words changed by the review fix: the app's status words ("Confirmed"), not the raw status.
+    expect(words).toContain('🚨 Reported by the wallet service (Confirmed), do not pay again');
     expect(words).toContain('*Do not pay it again*');
     expect(words).not.toContain('make a new request');
     expect(buttons(card)).toEqual([]);

@@ -1,0 +1,247 @@
+/**
+ * The repeat hold treats the whole FAMILY of a payout as one (src/withdrawals/repeat-hold.ts):
+ * the review's findings F1-F6, each as a test that failed on the code before the fix. Pure: no
+ * store, no wallet, no clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { decide, recoveryAction, type DecideContext, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
+import {
+  CONTRADICTED_NEVER_EXECUTED,
+  familyOf,
+  mayRepeat,
+  repeatRefusal,
+  reportedAfterNeverExecuted,
+} from '../../src/withdrawals/repeat-hold.js';
+import { admitRequest } from '../../src/withdrawals/rules.js';
+import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';
+import { T0, testPolicy, usdt } from './helpers.js';
+
+const policy = testPolicy();
+const ctx = (now = T0 + 60_000): DecideContext => ({ now, policy });
+
+function ask(
+  id: string,
+  o: { repeatOf?: WithdrawalRequest; existing?: WithdrawalRequest[]; amount?: string; destination?: string } = {},
+) {
+  const checked = admitRequest(
+    policy,
+    usdt(o.amount ?? '50', o.destination ? { destination: o.destination } : {}),
+    true,
+  );
+  if (!checked.ok) throw new Error(checked.message);
+  const command = {
+    type: 'request',
+    requester: 'U0ALICE',
+    checked,
+    id,
+    merchantReference: `ref-${id}-0000`,
+    existing: o.existing ?? [],
+    ...(o.repeatOf ? { repeatOf: { id: o.repeatOf.id, original: o.repeatOf } } : {}),
+  } as const;
+  return decide(command, undefined, ctx());
+}
+
+function next(d: ReturnType<typeof decide>): WithdrawalRequest {
+  if (d.kind !== 'changed') throw new Error(`expected a change, got ${JSON.stringify(d)}`);
+  return d.next;
+}
+
+const neverExecuted = (r: WithdrawalRequest): WithdrawalRequest => ({
+  ...r,
+  state: 'failed',
+  sendStartedAt: new Date(T0).toISOString(),
+  error: { kind: 'never_executed', message: 'Not sent: the wallet service has no record of it.' },
+});
+const inState = (r: WithdrawalRequest, state: WithdrawalState): WithdrawalRequest => ({ ...r, state });
+
+const webhook = (r: WithdrawalRequest, status: string | number, now?: number) =>
+  decide({ type: 'apply-webhook', status } as WithdrawalCommand, r, ctx(now));
+
+/** What the shell does in the report's commit: every other member of the family, held or flagged. */
+function holdPass(all: WithdrawalRequest[], reported: WithdrawalRequest) {
+  return familyOf(all, reported)
+    .filter((m) => m.id !== reported.id)
+    .map((m) => decide({ type: 'hold-repeat', original: reported }, m, ctx()));
+}
+
+describe('F1: a repeat of a repeat belongs to the same payout', () => {
+  const O = neverExecuted(next(ask('O')));
+  const R1 = neverExecuted(next(ask('R1', { repeatOf: O, existing: [O] })));
+  const Orep = next(webhook(O, 'CONFIRMED'));
+
+  it('once the original is reported, the never-executed repeat offers no new request, and one is refused', () => {
+    expect(reportedAfterNeverExecuted(O, Orep)).toBe(true);
+    expect(mayRepeat(R1, [Orep, R1])).toBe(false);
+    expect(ask('R3', { repeatOf: R1, existing: [Orep, R1] })).toEqual({
+      kind: 'refused',
+      reason: 'repeat',
+      message: CONTRADICTED_NEVER_EXECUTED,
+    });
+  });
+
+  it('the family is found from any member, up and down the chain', () => {
+    const R2 = next(ask('R2', { repeatOf: R1, existing: [O, R1] }));
+    const all = [O, R1, R2];
+    for (const m of all) expect(familyOf(all, m).map((x) => x.id)).toEqual(['O', 'R1', 'R2']);
+    // A second report of O finds R2 already held: nothing more.
+    const held = holdPass(all, Orep).find((d) => d.kind === 'changed');
+    expect(held).toMatchObject({ event: 'held', next: { id: 'R2', hold: { original: 'O' } } });
+  });
+});
+
+describe('F2: one payout, one request under way', () => {
+  const O = neverExecuted(next(ask('O')));
+  const R1 = next(ask('R1', { repeatOf: O, existing: [O] }));
+
+  it('a second repeat is refused while another is pending, approved, executing, unknown or completed', () => {
+    for (const state of ['pending', 'approved', 'executing', 'unknown', 'completed'] as const) {
+      const d = ask('R2', { repeatOf: O, existing: [O, inState(R1, state)] });
+      expect(d, state).toMatchObject({ kind: 'refused', reason: 'repeat' });
+      if (d.kind === 'refused') expect(d.message).toContain('A request for this payout already exists (ref `ref-R1-0`');
+      expect(mayRepeat(O, [O, inState(R1, state)]), state).toBe(false);
+    }
+  });
+
+  it('allowed again once that repeat ended without paying (rejected, expired, failed)', () => {
+    for (const state of ['rejected', 'expired'] as const) {
+      expect(ask('R2', { repeatOf: O, existing: [O, inState(R1, state)] }).kind, state).toBe('changed');
+      expect(mayRepeat(O, [O, inState(R1, state)]), state).toBe(true);
+    }
+    expect(ask('R2', { repeatOf: O, existing: [O, neverExecuted(R1)] }).kind).toBe('changed');
+  });
+
+  it('a reported repeat holds its pending sibling and flags the completed original-side members', () => {
+    const R1ne = neverExecuted(R1);
+    const R2 = next(ask('R2', { repeatOf: O, existing: [O, R1ne] }));
+    const R1rep = next(webhook(R1ne, 'PENDING'));
+    expect(reportedAfterNeverExecuted(R1ne, R1rep)).toBe(true);
+    const decisions = holdPass([O, R1ne, R2], R1rep);
+    // O moved no money (never executed): unchanged. R2 (a sibling, not a descendant of R1): held.
+    expect(decisions.map((d) => d.kind)).toEqual(['unchanged', 'changed']);
+    expect(decisions[1]).toMatchObject({
+      event: 'held',
+      next: { id: 'R2', hold: { original: 'R1', status: 'PENDING' } },
+      audit: { details: { reason: expect.stringContaining('(Pending)') } },
+    });
+    const completedSibling = holdPass([O, R1ne, inState(R2, 'completed')], R1rep)[1];
+    expect(completedSibling).toMatchObject({ event: 'double-payment-risk', next: { id: 'R2' } });
+  });
+});
+
+describe('F3/F4: any webhook for a never-executed request is the report', () => {
+  const O = neverExecuted(next(ask('O')));
+
+  it('FAILED, NOT_PROPAGATED, empty, missing or unknown statuses are recorded, and hold the family', () => {
+    for (const status of ['FAILED', 'NOT_PROPAGATED', '', 'SUBMITTED', 0, 99]) {
+      const d = webhook(O, status);
+      expect(d.kind, String(status)).toBe('changed');
+      const rep = next(d);
+      expect(reportedAfterNeverExecuted(O, rep), String(status)).toBe(true);
+      const R = next(ask('R', { repeatOf: O, existing: [O] }));
+      expect(holdPass([rep, R], rep)[0], String(status)).toMatchObject({ kind: 'changed', event: 'held' });
+      // The refusal and the hold agree: a new repeat is refused too.
+      expect(repeatRefusal(rep, [rep])?.message).toBe(CONTRADICTED_NEVER_EXECUTED);
+    }
+  });
+
+  it('a later CONFIRMED after FAILED updates the status shown, and is not a second report', () => {
+    const failed = next(webhook(O, 'FAILED'));
+    const d = webhook(failed, 'CONFIRMED');
+    expect(d).toMatchObject({
+      kind: 'changed',
+      event: 'contradiction',
+      next: { confirmation: { status: 'CONFIRMED' } },
+    });
+    expect(reportedAfterNeverExecuted(failed, next(d))).toBe(false);
+    // The same status again, or one we cannot read, adds nothing.
+    expect(webhook(next(d), 'CONFIRMED').kind).toBe('unchanged');
+    expect(webhook(next(d), '').kind).toBe('unchanged');
+  });
+
+  it('a held request is not held twice by a later report', () => {
+    const rep = next(webhook(O, 'ABOUT_TO_INITIATE'));
+    const R = next(ask('R', { repeatOf: O, existing: [O] }));
+    const held = next(holdPass([rep, R], rep)[0]!);
+    const later = next(webhook(rep, 'CONFIRMED'));
+    expect(decide({ type: 'hold-repeat', original: later }, held, ctx()).kind).toBe('unchanged');
+  });
+});
+
+describe('a request released for one report', () => {
+  it('is held again when ANOTHER request of the payout is reported, not for the same one', () => {
+    const O = neverExecuted(next(ask('O')));
+    const R1 = neverExecuted(next(ask('R1', { repeatOf: O, existing: [O] })));
+    const R2 = next(ask('R2', { repeatOf: O, existing: [O, R1] }));
+    const Orep = next(webhook(O, 'PENDING'));
+    const held = next(decide({ type: 'hold-repeat', original: Orep }, R2, ctx()));
+    const released = next(
+      decide({ type: 'settle-hold', admin: 'U0ERIN', isAdmin: true, action: 'release', reason: 'ok' }, held, ctx()),
+    );
+    expect(decide({ type: 'hold-repeat', original: next(webhook(Orep, 'CONFIRMED')) }, released, ctx()).kind).toBe(
+      'unchanged',
+    );
+    const R1rep = next(webhook(R1, 'PENDING'));
+    expect(decide({ type: 'hold-repeat', original: R1rep }, released, ctx())).toMatchObject({
+      event: 'held',
+      next: { hold: { original: 'R1' } },
+    });
+  });
+});
+
+describe('F5: a release after the expiry expires it instead', () => {
+  const O = neverExecuted(next(ask('O')));
+  const Orep = next(webhook(O, 'PENDING'));
+  const R = inState(next(ask('R', { repeatOf: O, existing: [O] })), 'approved');
+  const held = next(decide({ type: 'hold-repeat', original: Orep }, R, ctx()));
+  const late = Date.parse(held.expiresAt) + 1;
+  const release = { type: 'settle-hold', admin: 'U0ERIN', isAdmin: true, action: 'release', reason: 'ok' } as const;
+
+  it('expired, audited, nothing sent; at start-up it stays held for an admin', () => {
+    expect(recoveryAction(held, late)).toBe('none');
+    const d = decide(release, held, ctx(late));
+    expect(d).toMatchObject({
+      kind: 'changed',
+      event: 'expired',
+      next: { state: 'expired' },
+      audit: { action: 'expire', actor: 'U0ERIN', details: { held: true, outcome: 'expired, nothing sent' } },
+    });
+    expect(decide({ type: 'claim-for-sending' }, next(d), ctx(late)).kind).toBe('unchanged');
+    // Within its expiry the release works as before.
+    expect(decide(release, held, ctx(late - 2))).toMatchObject({ kind: 'changed', event: 'released' });
+  });
+
+  it('a reject after the expiry is still a reject', () => {
+    expect(decide({ ...release, action: 'reject' }, held, ctx(late))).toMatchObject({ event: 'rejected' });
+  });
+});
+
+describe('F6: a payout retyped by hand is linked to the request the service never executed', () => {
+  const O = neverExecuted(next(ask('O')));
+
+  it('linked, recorded and audited; the family rules apply to it', () => {
+    const d = ask('T', { existing: [O] });
+    expect(d).toMatchObject({
+      kind: 'changed',
+      next: { repeatOf: 'O', repeatLinked: 'same-details' },
+      audit: { details: { repeatOf: 'O', repeatLinked: expect.stringContaining('never executed') } },
+    });
+    // Held when O is reported.
+    const Orep = next(webhook(O, 'CONFIRMED'));
+    expect(holdPass([Orep, next(d)], Orep)[0]).toMatchObject({ event: 'held' });
+    // Refused while another request of that payout is under way, or once O was reported.
+    expect(ask('T2', { existing: [O, next(d)] })).toMatchObject({ kind: 'refused', reason: 'repeat' });
+    expect(ask('T2', { existing: [Orep] })).toMatchObject({ kind: 'refused', message: CONTRADICTED_NEVER_EXECUTED });
+  });
+
+  it('not linked when any detail differs, or when the earlier one was not "never executed"', () => {
+    expect(next(ask('T', { existing: [O], amount: '51' })).repeatOf).toBeUndefined();
+    expect(
+      next(ask('T', { existing: [O], destination: '0x000000000000000000000000000000000000dEaD' })).repeatOf,
+    ).toBeUndefined();
+    expect(next(ask('T', { existing: [inState(O, 'completed')] })).repeatOf).toBeUndefined();
+    // Its payout already paid by a repeat: the same details typed afterwards are a new payout, not refused.
+    const paid = inState(next(ask('R', { repeatOf: O, existing: [O] })), 'completed');
+    expect(ask('T', { existing: [O, paid] })).toMatchObject({ kind: 'changed', next: { state: 'pending' } });
+    expect(next(ask('T', { existing: [O, paid] })).repeatOf).toBeUndefined();
+  });
+});
