@@ -306,7 +306,12 @@ export function withdrawalNotifier(o: {
     cardPermalink,
     cardPointer,
     onChange(event, tx) {
-      for (const req of withdrawalMessages(event, o.policy, o.service)) o.outbox.enqueue(tx, req);
+      for (const req of withdrawalMessages(event, o.policy, o.service)) {
+        // A card never queued (a family member's, say; heal() posts it, current): nothing to update
+        // or reply under, and the outbox would throw, losing this commit (a hold with it).
+        if ((req.op === 'update' || req.op === 'reply') && req.key && !tx.get(COLLECTIONS.messages, req.key)) continue;
+        o.outbox.enqueue(tx, req);
+      }
     },
     async heal() {
       // Approvers of requests whose card is posted are asked now (if not yet); the others once it is.

@@ -21,16 +21,24 @@
  * the status shown but find the hold (or the mark) already there and add nothing.
  */
 import { statusDetail } from '../format/status.js';
+import { addressFamily } from '../wallet/addresses.js';
+import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec } from './money.js';
-import { refused, stateWords } from './rules.js';
+import { refused, sameAddress, stateWords } from './rules.js';
 import type { Decision } from './decide.js';
-import type { WithdrawalRequest, WithdrawalState } from './types.js';
+import type { RepeatHold, WithdrawalRequest, WithdrawalState } from './types.js';
 
 const SYSTEM = 'system';
 
 /** Why a new request cannot repeat an earlier one the service now reports: it may have been paid. */
 export const CONTRADICTED_NEVER_EXECUTED =
   'The wallet service now reports this withdrawal after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.';
+
+/** The refusal of a new request of a payout one of whose requests (`m`) the service reported after "never executed". */
+export const CONTRADICTED_REFUSAL_PREFIX = 'The wallet service now reports the earlier request of this payout';
+export function contradictedRefusalWords(m: WithdrawalRequest): string {
+  return `${CONTRADICTED_REFUSAL_PREFIX} (ref \`${shortRef(m)}\`, ${reportedStatusWords(m.confirmation?.status)}) after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.`;
+}
 
 /**
  * The service never executed it (settled by its status, past the grace), and nothing of the
@@ -117,7 +125,8 @@ export function repeatRefusal(
       'Only a request the wallet service never executed can be requested again with the same details.',
     );
   const family = familyOf(all, original);
-  if (family.some(isNeverExecutedContradicted)) return refused('repeat', CONTRADICTED_NEVER_EXECUTED);
+  const reported = family.find(isNeverExecutedContradicted);
+  if (reported) return refused('repeat', contradictedRefusalWords(reported));
   if (!isNeverExecuted(original))
     return refused(
       'repeat',
@@ -135,16 +144,23 @@ export function repeatRefusal(
 /** Whether "New request with the same details" may be offered on `r` (the same predicate the domain refuses with). */
 export const mayRepeat = (r: WithdrawalRequest, all: readonly WithdrawalRequest[]): boolean => !repeatRefusal(r, all);
 
+type Details = Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>;
+
+/** The app's own address comparison (rules.ts): case-insensitive, except TRON's base58. */
+function sameDestination(a: Details, b: Details): boolean {
+  const currency = lookup(CURRENCIES, a.currency);
+  const network = lookup(NETWORKS, a.network);
+  if (!currency || !network) return a.destination === b.destination;
+  return sameAddress(addressFamily(currency, network), a.destination, b.destination);
+}
+
 /** The same destination, amount, currency, network and client wallet: the same payout retyped by hand. */
-export const sameDetails = (
-  a: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
-  b: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
-): boolean =>
-  a.destination === b.destination &&
-  new Dec(a.amount).eq(b.amount) &&
+export const sameDetails = (a: Details, b: Details): boolean =>
   a.currency === b.currency &&
   a.network === b.network &&
-  a.clientEmail.trim().toLowerCase() === b.clientEmail.trim().toLowerCase();
+  new Dec(a.amount).eq(b.amount) &&
+  a.clientEmail.trim().toLowerCase() === b.clientEmail.trim().toLowerCase() &&
+  sameDestination(a, b);
 
 /**
  * A request typed without `repeatOf` that asks for the payout of a request the service never
@@ -153,9 +169,14 @@ export const sameDetails = (
  * new payout (a monthly one, say), not a retry, and are not refused for ever.
  */
 export function retypedRepeatOf(
-  details: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
+  details: Details,
   existing: readonly WithdrawalRequest[],
 ): WithdrawalRequest | undefined {
+  return retypedMatches(details, existing)[0];
+}
+
+/** Every never-executed request (found, or since contradicted) with these details, latest first (see retypedRepeatOf). */
+function retypedMatches(details: Details, existing: readonly WithdrawalRequest[]): WithdrawalRequest[] {
   return existing
     .filter(
       (r) =>
@@ -164,7 +185,48 @@ export function retypedRepeatOf(
         sameDetails(details, r) &&
         !familyOf(existing, r).some((m) => m.state === 'completed'),
     )
-    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+}
+
+/**
+ * A request retyped by hand (linked by its details) is never refused because of its payout: where
+ * "New request with the same details" would be refused (a request of that payout reported after
+ * "never executed", or one under way), it is created ALREADY ON HOLD, for an admin to send anyway
+ * (a separate payout, a recurring one say) or reject. Every matching payout counts, not only the
+ * one it is linked to. Undefined: nothing holds it.
+ */
+export function retypedHold(
+  details: Details,
+  existing: readonly WithdrawalRequest[],
+  at: string,
+): RepeatHold | undefined {
+  const families = retypedMatches(details, existing).map((m) => familyOf(existing, m));
+  const reported = families.flat().find(isNeverExecutedContradicted);
+  if (reported) return { kind: 'retyped', original: reported.id, status: reported.confirmation?.status ?? '', at };
+  const live = families.flat().find((m) => UNDER_WAY.includes(m.state));
+  if (live) return { kind: 'retyped', original: live.id, status: '', earlierState: live.state, at };
+  return undefined;
+}
+
+/** The plain words of a retyped request's hold (audit, claim refusal). */
+export function retypedHoldWords(h: RepeatHold, earlier?: WithdrawalRequest): string {
+  const ref = earlier ? ` (ref \`${shortRef(earlier)}\`)` : '';
+  return h.earlierState
+    ? `the same details as an earlier request${ref} that is ${stateWords(h.earlierState)}: paying this one too may pay the client twice; if this is a separate payout, an admin can send it anyway`
+    : `the same details as an earlier request${ref} the wallet service reported (${reportedStatusWords(h.status)}) after it had no record of it: any report means the service has that request, so it may have been paid; if this is a separate payout, an admin can send it anyway`;
+}
+
+/**
+ * Whom a report of the never-executed `reported` puts on hold (or flags): every OTHER member of
+ * its family, and, belt and braces, every request with the same details made after it that is
+ * not of that family (retyped, linked to another never-executed request of those details).
+ */
+export function holdTargets(all: readonly WithdrawalRequest[], reported: WithdrawalRequest): WithdrawalRequest[] {
+  const family = familyOf(all, reported);
+  const ids = new Set(family.map((m) => m.id));
+  const after = Date.parse(reported.createdAt);
+  const alike = all.filter((r) => !ids.has(r.id) && Date.parse(r.createdAt) >= after && sameDetails(r, reported));
+  return [...family.filter((m) => m.id !== reported.id), ...alike];
 }
 
 /** Not yet claimed for sending: a hold still keeps it from being sent. */
@@ -191,7 +253,7 @@ export function decideHoldRepeat(
   if (!repeat || repeat.hold || repeat.doublePaymentRisk || repeat.holdReleased?.original === original.id)
     return { kind: 'unchanged', request: repeat };
   const status = original.confirmation?.status ?? '';
-  const words = `the wallet service now reports the earlier request of the same payout (${reportedStatusWords(status)}), after it had no record of it`;
+  const words = `the wallet service now reports the earlier request of the same payout (${reportedStatusWords(status)}), after it had no record of it: any report means the service has that request, so it may be paid`;
   const details = {
     ...about(repeat),
     original: original.id,
@@ -322,7 +384,10 @@ export function claimRefusedOnHold(req: WithdrawalRequest, at: string): Decision
       details: {
         ...about(req),
         original: req.hold.original,
-        reason: `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)})`,
+        reason:
+          req.hold.kind === 'retyped'
+            ? `on hold: ${retypedHoldWords(req.hold)}`
+            : `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)}): any report means the service has that request, so it may be paid`,
       },
     },
   };

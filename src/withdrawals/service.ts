@@ -51,7 +51,7 @@ import type {
   BalanceSource,
 } from './types.js';
 import { appendAudit } from '../audit/log.js';
-import { familyOf, reportedAfterNeverExecuted, RELEASED_AFTER_EXPIRY } from './repeat-hold.js';
+import { holdTargets, reportedAfterNeverExecuted, RELEASED_AFTER_EXPIRY } from './repeat-hold.js';
 
 export { WITHDRAWALS };
 export type { ReconcileReport };
@@ -466,12 +466,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     if (!event) return { matched: true, changed: false, request: cur };
     // "Never executed", and now reported: every other request of the same payout is held (or flagged, too late) in this same commit.
     const repeats = reportedAfterNeverExecuted(cur, event.request)
-      ? familyOf(tx.all(WITHDRAWALS), event.request)
-          .filter((r) => r.id !== cur.id)
-          .flatMap((r) => {
-            const held = shell.apply(tx, { type: 'hold-repeat', original: event.request }, r).event;
-            return held ? [held] : [];
-          })
+      ? holdTargets(tx.all(WITHDRAWALS), event.request).flatMap((r) => {
+          const held = shell.apply(tx, { type: 'hold-repeat', original: event.request }, r).event;
+          return held ? [held] : [];
+        })
       : [];
     if (repeats.length)
       logger.warn(

@@ -142,10 +142,16 @@ export interface WithdrawalRequest {
 
 /** Why a repeat is on hold: the request it repeats (`original`) was reported `status` by the wallet service. */
 export interface RepeatHold {
-  kind: 'original_reported_sent';
+  /**
+   * original_reported_sent: `original` (of the same payout) was reported `status` after "never
+   * executed". retyped: made by hand with the details of a payout whose request `original` was
+   * reported (`status`) or is under way (`earlierState`), held from its creation (repeat-hold.ts).
+   */
+  kind: 'original_reported_sent' | 'retyped';
   original: string;
   status: string;
   at: string;
+  earlierState?: WithdrawalState;
 }
 
 /**

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { webhookChecksum, withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
 import type { TransactionRecord } from '../../src/sandbox/state.js';
-import { CONTRADICTED_NEVER_EXECUTED } from '../../src/withdrawals/repeat-hold.js';
+import { contradictedRefusalWords } from '../../src/withdrawals/repeat-hold.js';
 import { stringifyJson } from '../../src/wallet/json.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
@@ -372,7 +372,11 @@ describe('a repeat of a "never executed" request, when the service reports the o
     await webhook(a, get(a, original.id), 'PENDING');
     const res = await form.submit('V0LATE0001');
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ response_action: 'errors', errors: { wd_amount: CONTRADICTED_NEVER_EXECUTED } });
+    expect(res.json).toMatchObject({
+      response_action: 'errors',
+      errors: { wd_amount: contradictedRefusalWords(get(a, original.id)) },
+    });
+    expect(contradictedRefusalWords(get(a, original.id))).toContain(original.merchantReference.slice(0, 8));
     expect(a.app.deps.withdrawals.list().filter((r) => r.id !== original.id)).toEqual([]);
   });
 
@@ -428,7 +432,10 @@ describe('the whole payout is one (review fixes: repeat of a repeat, siblings, a
 
     await webhook(a, get(a, original.id), 'ABOUT_TO_INITIATE');
     const res = await form.submit('V0CHAIN001');
-    expect(res.json).toMatchObject({ response_action: 'errors', errors: { wd_amount: CONTRADICTED_NEVER_EXECUTED } });
+    expect(res.json).toMatchObject({
+      response_action: 'errors',
+      errors: { wd_amount: contradictedRefusalWords(get(a, original.id)) },
+    });
     expect(a.app.deps.withdrawals.list().filter((r) => r.repeatOf === lost.id)).toEqual([]);
     await until('no card offers a new request', () => !offersRepeat(a, original) && !offersRepeat(a, lost));
     // The original's card: the app's status words, not the raw status.
