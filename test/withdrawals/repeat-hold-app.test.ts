@@ -11,7 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { webhookChecksum, withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
 import type { TransactionRecord } from '../../src/sandbox/state.js';
+import { COLLECTIONS } from '../../src/outbox/index.js';
 import { contradictedRefusalWords } from '../../src/withdrawals/repeat-hold.js';
+import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { stringifyJson } from '../../src/wallet/json.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
@@ -658,5 +660,53 @@ describe('the wallet service asks us to verify a held request', () => {
     expect(await verify(held)).toMatchObject({ isVerified: true });
     call.release();
     await until('sent', () => get(a, again.id).state === 'completed');
+  });
+});
+
+describe('review round 2, over HTTP', () => {
+  it('4: a family member whose card was never queued: the webhook still commits the hold of the others', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const repeat = await repeatOf(a, original);
+    // Another request of the payout, never executed, whose card was never queued (heal() would post it).
+    const ghost: WithdrawalRequest = {
+      ...original,
+      id: 'ghost-member',
+      merchantReference: 'ghostref-0000-0000',
+      repeatOf: original.id,
+    };
+    await a.app.deps.store.commit((tx) => tx.put(WITHDRAWALS, ghost.id, ghost));
+    expect(a.app.deps.store.get(COLLECTIONS.messages, `withdrawal:${ghost.id}`)).toBeUndefined();
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    expect(get(a, repeat.id).hold).toMatchObject({ original: original.id });
+    await until('the repeat card on hold', () => text(cardOf(a, repeat)!).includes('On hold'));
+  });
+
+  it('3/5: retyped after a Failed report: made on hold, its card names the earlier ref and why, and offers Send anyway', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    await webhook(a, get(a, original.id), 'FAILED');
+    const { responseUrl } = await a.command(
+      '/withdraw',
+      `50 USDT BSC ${DEST.toUpperCase().replace('0X', '0x')} ${CLIENT}`,
+      USERS.bob,
+    );
+    await a.replies(responseUrl);
+    const again = await until('the retyped request', () =>
+      a.app.deps.withdrawals.list().find((r) => r.id !== original.id),
+    );
+    expect(again).toMatchObject({ repeatOf: original.id, hold: { kind: 'retyped', original: original.id } });
+    const card = await until('its card', () => cardOf(a, again));
+    const words = text(card);
+    expect(words).toContain(`ref \`${original.merchantReference.slice(0, 8)}\``);
+    expect(words).toContain(
+      'reported (Failed) after it had no record of it: any report means the wallet service has that request',
+    );
+    expect(words).toContain('If this is a separate payout');
+    // The linked line: the currency, and what to do for a separate payout.
+    expect(words).toMatch(/amount and currency \(50(\.00)? USDT\)/);
+    expect(buttons(card)).toEqual(expect.arrayContaining(['wd_hold_release', 'wd_hold_reject']));
   });
 });
