@@ -664,7 +664,7 @@ describe('the wallet service asks us to verify a held request', () => {
 });
 
 describe('review round 2, over HTTP', () => {
-  it('4: a family member whose card was never queued: the webhook still commits the hold of the others', async () => {
+  it('4: a family member whose card was never queued: the webhook's hold and all its notifications still commit', async () => {
     offset = 0;
     const a = await app();
     const original = await neverExecuted(a);
@@ -678,9 +678,15 @@ describe('review round 2, over HTTP', () => {
     };
     await a.app.deps.store.commit((tx) => tx.put(WITHDRAWALS, ghost.id, ghost));
     expect(a.app.deps.store.get(COLLECTIONS.messages, `withdrawal:${ghost.id}`)).toBeUndefined();
+    const before = threadOf(a, cardOf(a, original)!).length;
     await webhook(a, get(a, original.id), 'CONFIRMED');
     expect(get(a, repeat.id).hold).toMatchObject({ original: original.id });
     await until('the repeat card on hold', () => text(cardOf(a, repeat)!).includes('On hold'));
+    // Every notification of that commit was queued (a throw in the outbox would have dropped the
+    // rest): the held line under the repeat, and the report under the original's card.
+    await until('the held line', () => heldLines(a, repeat).length === 1);
+    await until('the report under the original', () => threadOf(a, cardOf(a, original)!).length > before);
+    expect(get(a, ghost.id).hold).toBeUndefined();
   });
 
   it('3/5: retyped after a Failed report: made on hold, its card names the earlier ref and why, and offers Send anyway', async () => {
