@@ -8,9 +8,11 @@ import { decide, recoveryAction, type DecideContext, type WithdrawalCommand } fr
 import {
   contradictedRefusalWords,
   familyOf,
+  holdTargets,
   mayRepeat,
   repeatRefusal,
   reportedAfterNeverExecuted,
+  sameDetails,
 } from '../../src/withdrawals/repeat-hold.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';
@@ -254,5 +256,45 @@ describe('F6: a payout retyped by hand is linked to the request the service neve
     const paid = inState(next(ask('R', { repeatOf: O, existing: [O] })), 'completed');
     expect(ask('T', { existing: [O, paid] })).toMatchObject({ kind: 'changed', next: { state: 'pending' } });
     expect(next(ask('T', { existing: [O, paid] })).repeatOf).toBeUndefined();
+  });
+});
+
+describe('review round 2 (pure)', () => {
+  const O = neverExecuted(next(ask('O')));
+
+  it('1: the destination in another letter case is the same payout (EVM); TRON base58 is case-sensitive', () => {
+    const mixed = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
+    const Om = neverExecuted(next(ask('Om', { destination: mixed })));
+    expect(next(ask('T', { existing: [Om], destination: mixed.toLowerCase() }))).toMatchObject({
+      repeatOf: 'Om',
+      repeatLinked: 'same-details',
+    });
+    const tron = { destination: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', currency: 'USDT', network: 'TRON' };
+    const a = { ...O, ...tron };
+    expect(sameDetails(a, { ...a, destination: tron.destination.toLowerCase() })).toBe(false);
+    expect(sameDetails(a, { ...a })).toBe(true);
+  });
+
+  it('1/2: a report holds a request of the same details outside the family, made after the reported one', () => {
+    const A = neverExecuted(next(ask('A')));
+    const C = next(ask('C', { existing: [A] })); // linked to A
+    const B = neverExecuted(next(ask('B')));
+    const Brep = next(webhook(B, 'CONFIRMED'));
+    const targets = holdTargets([A, C, Brep], Brep).map((r) => r.id);
+    // C is of A's family, not B's: held all the same (A is failed: nothing to hold).
+    expect(targets).toEqual(expect.arrayContaining(['C']));
+    expect(decide({ type: 'hold-repeat', original: Brep }, C, ctx())).toMatchObject({ event: 'held' });
+  });
+
+  it('5: a hold after a Failed report says why it still holds', () => {
+    const Ofail = next(webhook(O, 'FAILED'));
+    const R = next(ask('R', { repeatOf: O, existing: [O] }));
+    const d = decide({ type: 'hold-repeat', original: Ofail }, R, ctx());
+    expect(d).toMatchObject({
+      event: 'held',
+      audit: { details: { reason: expect.stringContaining('(Failed)') } },
+    });
+    if (d.kind === 'changed')
+      expect(d.audit?.details.reason).toContain('any report means the service has that request');
   });
 });

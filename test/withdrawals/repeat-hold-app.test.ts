@@ -664,7 +664,7 @@ describe('the wallet service asks us to verify a held request', () => {
 });
 
 describe('review round 2, over HTTP', () => {
-  it('4: a family member whose card was never queued: the webhook's hold and all its notifications still commit', async () => {
+  it('4: a family member whose card was never queued: the hold of the webhook and all its notifications still commit', async () => {
     offset = 0;
     const a = await app();
     const original = await neverExecuted(a);
