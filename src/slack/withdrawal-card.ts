@@ -481,7 +481,7 @@ export function renderThread(
     }
     case 'held':
       return {
-        text: `⏸️ On hold: ${r.hold ? holdWhy(r.hold, get) : ''} Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it. ${detail}`.trim(),
+        text: `⏸️ On hold: ${r.hold ? holdWhy(r.hold, get) : ''} Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it.${r.hold?.kind === 'retyped' ? ' If this is a separate payout (a recurring one, say), an admin can send it anyway.' : ''} ${detail}`.trim(),
       };
     case 'released':
       return {

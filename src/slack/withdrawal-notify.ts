@@ -171,7 +171,8 @@ export function withdrawalMessages(
   }
   // A repeat of a "never executed" request whose original was reported sent (repeat-hold.ts): the admins, once.
   const admins = needsAdminAttention(event) ? mentions(policy.people.admins) : '';
-  if (event.type === 'held') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
+  if (event.type === 'held' || (event.type === 'requested' && r.hold))
+    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
   if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });
   if (event.type === 'double-payment-risk' && r.doublePaymentRisk) {
     // A status first, always (an empty one is "-"), so the mentions are never read as the status.

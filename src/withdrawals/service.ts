@@ -575,6 +575,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 export function needsAdminAttention(event: WithdrawalEvent): boolean {
   // A repeat held or flagged because the request it repeats was reported sent: may pay (or have paid) twice.
   if (event.type === 'contradiction' || event.type === 'held' || event.type === 'double-payment-risk') return true;
+  // A payout retyped by hand, made on hold (repeat-hold.ts retypedHold): an admin decides.
+  if (event.type === 'requested' && event.request.hold) return true;
   const status = event.request.confirmation?.status;
   return event.type === 'confirmation' && (status === 'FAILED' || status === 'NOT_PROPAGATED');
 }

@@ -714,5 +714,9 @@ describe('review round 2, over HTTP', () => {
     // The linked line: the currency, and what to do for a separate payout.
     expect(words).toMatch(/amount and currency \(50(\.00)? USDT\)/);
     expect(buttons(card)).toEqual(expect.arrayContaining(['wd_hold_release', 'wd_hold_reject']));
+    // The admins are told once, in its thread.
+    const held = await until('the held line', () => (heldLines(a, again).length ? heldLines(a, again) : undefined));
+    expect(held).toHaveLength(1);
+    expect(text(held[0]!)).toContain('separate payout');
   });
 });
