@@ -45,7 +45,7 @@ export const ACTIONS = {
   resolveNotSent: 'wd_resolve_not_sent',
   /** On a request the service never executed: opens the request form with the same details (a new request). */
   newRequest: 'wd_new_request',
-  /** On a request on hold (its earlier request of the same payout reported sent): admins only. */
+  /** On a request on hold (its earlier request of the same payout reported after "never executed", or a retype): admins only. */
   holdRelease: 'wd_hold_release',
   holdReject: 'wd_hold_reject',
 } as const;
@@ -684,7 +684,7 @@ export function auditWhat(e: Pick<AuditRowInput, 'action' | 'details'>): string 
         ? '🔐 the wallet service asked to verify it: confirmed'
         : '🚨 the wallet service asked to verify it: refused',
     send_held: '⏸️ held, not sent: sends are frozen',
-    // A repeat of a "never executed" request whose original was reported sent after all (repeat-hold.ts).
+    // A repeat of a "never executed" request whose original was reported after all (repeat-hold.ts).
     hold: '⏸️ on hold: the wallet service now reports the earlier request of the same payout',
     send_held_repeat: '⏸️ not sent: on hold (the wallet service now reports the earlier request of the same payout)',
     hold_release: '▶️ hold released (send anyway)',

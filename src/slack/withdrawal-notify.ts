@@ -169,7 +169,7 @@ export function withdrawalMessages(
       key,
     });
   }
-  // A repeat of a "never executed" request whose original was reported sent (repeat-hold.ts): the admins, once.
+  // A repeat held (its payout reported after "never executed", or retyped on hold; repeat-hold.ts): the admins, once.
   const admins = needsAdminAttention(event) ? mentions(policy.people.admins) : '';
   if (event.type === 'held' || (event.type === 'requested' && r.hold))
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });

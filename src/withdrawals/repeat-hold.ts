@@ -9,11 +9,14 @@
  * The FAMILY (the root reached through `repeatOf`, and every request whose chain leads to it) is
  * ONE payout. A new repeat is allowed only while no member is pending, approved, executing,
  * unknown or completed, and no member was reported by the service after we found it never
- * executed (`repeatRefusal`; the card offers its button on the same predicate).
+ * executed (`repeatRefusal`; the card offers its button on the same predicate). A request retyped
+ * by hand is never refused for its payout: there it is made already on hold (`retypedHold`), as it
+ * may be a separate payout (a recurring one) an admin can send anyway.
  *
  * Any withdrawal webhook for a never-executed request, whatever its status (FAILED, empty or
  * unknown included), proves the service has it: that first report is recorded on it, and in the
- * same commit every OTHER member of the family not yet claimed for sending (pending, approved) is
+ * same commit every OTHER member of the family (and, belt and braces, every later request of the
+ * same details outside it: `holdTargets`) not yet claimed for sending (pending, approved) is
  * put on hold, and every member already claimed (executing, unknown, completed) is flagged as a
  * possible double payment, once. A held request is refused by the send claim until an admin
  * releases it ("Send anyway", with a reason; past its expiry it expires instead, nothing sent) or

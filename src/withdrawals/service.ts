@@ -573,7 +573,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 
 /** A transfer the service reports as failed, or a final word that contradicts ours: admins must look. */
 export function needsAdminAttention(event: WithdrawalEvent): boolean {
-  // A repeat held or flagged because the request it repeats was reported sent: may pay (or have paid) twice.
+  // A repeat held or flagged because the request it repeats was reported after "never executed": may pay (or have paid) twice.
   if (event.type === 'contradiction' || event.type === 'held' || event.type === 'double-payment-risk') return true;
   // A payout retyped by hand, made on hold (repeat-hold.ts retypedHold): an admin decides.
   if (event.type === 'requested' && event.request.hold) return true;

@@ -718,5 +718,21 @@ describe('review round 2, over HTTP', () => {
     const held = await until('the held line', () => (heldLines(a, again).length ? heldLines(a, again) : undefined));
     expect(held).toHaveLength(1);
     expect(text(held[0]!)).toContain('separate payout');
+    // Approved, nothing sent; an admin who checked sends it anyway (a separate payout), once.
+    const posts = a.app.sandbox!.stats.withdrawals;
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('approved', () => get(a, again.id).state === 'approved');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
+    await click(a, USERS.erin, 'wd_hold_release', get(a, again.id));
+    const form = await until('the hold form', () => a.fake.views().find((v) => v.callback_id === 'wd_hold_modal'));
+    const formWords = JSON.stringify(form.blocks);
+    expect(formWords).not.toContain('reported sent');
+    expect(formWords).toContain('so it has that request');
+    const res = await confirmHold(a, USERS.erin, 'The April payout: a separate one');
+    expect(res.json).toBeUndefined();
+    await until('sent', () => get(a, again.id).state === 'completed');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts + 1);
   });
 });
