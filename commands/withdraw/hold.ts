@@ -1,6 +1,6 @@
 /**
  * "Send anyway…" and "Reject…" on a request on hold (its earlier request of the same payout was
- * reported sent after all; src/withdrawals/repeat-hold.ts): asks the admin why, in a form.
+ * reported after all, or retyped while its payout is under way; src/withdrawals/repeat-hold.ts): asks the admin why, in a form.
  * Runs behind `requireRole('admins')`, which acks; the service checks the admin role again.
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
@@ -26,10 +26,15 @@ export function holdButton(deps: CommandDeps, action: 'release' | 'reject') {
       if (action === 'release' && r.requester === body.user.id)
         return ephemeral(respond, ':no_entry: You cannot release your own withdrawal request; ask another admin.');
       const what = `${amountText(r)} on ${r.network} to \`${r.destination}\``;
+      // Why it is held, in the words of its card (repeat-hold.ts): never "reported sent" (a Failed report holds too).
+      const why =
+        r.hold.kind === 'retyped' && r.hold.earlierState
+          ? 'An earlier request with the same details is under way: unless this is a separate payout, paying this one too may pay twice.'
+          : 'The wallet service reported the earlier request of the same payout after it had no record of it, so it has that request: check there that the client was not paid, or paying this one too may pay twice.';
       const intro =
         action === 'release'
-          ? `Send ${what} anyway? The earlier request of the same payout is reported sent by the wallet service: check there that the client was not paid, or paying this one too may pay twice.${r.state === 'approved' ? ' It is sent as soon as you confirm.' : ' It is sent once its approvals are complete.'}`
-          : `Reject ${what}? It will not be sent; the earlier request of the same payout is reported sent by the wallet service.`;
+          ? `Send ${what} anyway? ${why}${r.state === 'approved' ? ' It is sent as soon as you confirm.' : ' It is sent once its approvals are complete.'}`
+          : `Reject ${what}? It will not be sent. ${why}`;
       await client.views.open({
         trigger_id: body.trigger_id,
         view: reasonModal(

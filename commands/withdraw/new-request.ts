@@ -6,8 +6,8 @@
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { CONTRADICTED_NEVER_EXECUTED, neverExecuted } from '../../src/slack/withdrawal-card.js';
-import { repeatRefusal } from '../../src/withdrawals/repeat-hold.js';
+import { neverExecuted } from '../../src/slack/withdrawal-card.js';
+import { CONTRADICTED_REFUSAL_PREFIX, repeatRefusal } from '../../src/withdrawals/repeat-hold.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { ephemeral } from './replies.js';
@@ -22,8 +22,8 @@ export function newRequest(deps: CommandDeps) {
       const r = deps.withdrawals.get(String(action.value ?? '').slice(0, 200));
       // The domain's predicate (repeat-hold.ts), the one the request's commit refuses with: one payout, one request.
       const refusal = r ? repeatRefusal(r, deps.withdrawals.list()) : undefined;
-      if (refusal?.message === CONTRADICTED_NEVER_EXECUTED)
-        return ephemeral(respond, `:rotating_light: ${CONTRADICTED_NEVER_EXECUTED}`);
+      if (refusal?.message.startsWith(CONTRADICTED_REFUSAL_PREFIX))
+        return ephemeral(respond, `:rotating_light: ${refusal.message}`);
       if (!r || !neverExecuted(r))
         return ephemeral(
           respond,

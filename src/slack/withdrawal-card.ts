@@ -45,7 +45,7 @@ export const ACTIONS = {
   resolveNotSent: 'wd_resolve_not_sent',
   /** On a request the service never executed: opens the request form with the same details (a new request). */
   newRequest: 'wd_new_request',
-  /** On a request on hold (its earlier request of the same payout reported sent): admins only. */
+  /** On a request on hold (its earlier request of the same payout reported after "never executed", or a retype): admins only. */
   holdRelease: 'wd_hold_release',
   holdReject: 'wd_hold_reject',
 } as const;
@@ -93,9 +93,26 @@ function holdText(r: WithdrawalRequest, facts: CardFacts): string {
       ? 'Every approval is in, but nothing is sent'
       : 'Approvals can still be given, but nothing is sent';
   return (
-    `:double_vertical_bar: *On hold:* the wallet service now reports ${earlierText(h.original, facts.get, h.status)}, after it had no record of it. ` +
-    `Paying this one too may pay the client twice. ${wait} until an admin checks the wallet service and chooses *Send anyway* or *Reject*.`
+    `:double_vertical_bar: *On hold:* ${holdWhy(h, facts.get)} ` +
+    `Paying this one too may pay the client twice. ${wait} until an admin checks the wallet service and chooses *Send anyway* or *Reject*.` +
+    (h.kind === 'retyped' ? ' If this is a separate payout (a recurring one, say), an admin can send it anyway.' : '')
   );
+}
+
+/** Why it is held, in plain words (the card, its thread line, the requester's DM). */
+function holdWhy(
+  h: NonNullable<WithdrawalRequest['hold']>,
+  get: ((id: string) => WithdrawalRequest | undefined) | undefined,
+): string {
+  const anyReport = 'any report means the wallet service has that request, so it may be paid.';
+  if (h.kind !== 'retyped')
+    return `the wallet service now reports ${earlierText(h.original, get, h.status)}, after it had no record of it: ${anyReport}`;
+  const o = get?.(h.original);
+  const earlier = `an earlier request${o ? ` (ref \`${shortRef(o)}\`)` : ''}`;
+  const same = 'it has the same destination, amount, currency, network and client wallet as';
+  return h.earlierState
+    ? `${same} ${earlier} that is ${stateWords(o?.state ?? h.earlierState)}.`
+    : `${same} ${earlier} the wallet service reported (${reportedStatusWords(o?.confirmation?.status ?? h.status)}) after it had no record of it: ${anyReport}`;
 }
 
 /** Which earlier request of the same payout this one repeats, and how it was linked to it. */
@@ -103,11 +120,11 @@ function repeatLine(r: WithdrawalRequest, facts: CardFacts): string {
   const o = r.repeatOf ? facts.get?.(r.repeatOf) : undefined;
   const ref = o ? ` (ref \`${shortRef(o)}\`)` : '';
   return r.repeatLinked
-    ? `:link: Same destination, amount, network and client wallet as an earlier request the wallet service never executed${ref}: it repeats that payout, and is held if that one is reported after all.`
+    ? `:link: Same destination, amount and currency (${amountText(r)}), network and client wallet as an earlier request the wallet service never executed${ref}: it is treated as the same payout, and held if that one is reported after all. If it is a separate payout, an admin can choose *Send anyway* when it is held.`
     : `:link: Repeats an earlier request the wallet service never executed${ref}.`;
 }
 
-/** Already sent when its earlier request was reported sent: both may have been paid. */
+/** Already sent when its earlier request was reported after "never executed": both may have been paid. */
 function doublePaymentText(r: WithdrawalRequest, facts: CardFacts): string {
   const d = r.doublePaymentRisk!;
   return `:rotating_light: *Both may have been paid:* the wallet service reported ${earlierText(d.original, facts.get, d.status)} after this one was sent. An admin must check the wallet service and recover the duplicate.`;
@@ -464,7 +481,7 @@ export function renderThread(
     }
     case 'held':
       return {
-        text: `⏸️ On hold: the wallet service now reports ${earlierText(r.hold?.original ?? '', get, r.hold?.status)}, after it had no record of it. Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it. ${detail}`.trim(),
+        text: `⏸️ On hold: ${r.hold ? holdWhy(r.hold, get) : ''} Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it.${r.hold?.kind === 'retyped' ? ' If this is a separate payout (a recurring one, say), an admin can send it anyway.' : ''} ${detail}`.trim(),
       };
     case 'released':
       return {
@@ -542,7 +559,7 @@ export function renderDm(
     released: `▶️ Hold released · ${what}: an admin (<@${r.holdReleased?.by ?? ''}>) checked the wallet service and chose to send it: “${esc(truncate(r.holdReleased?.reason ?? '', 500))}”. It is sent once its approvals are complete.`,
     unknown: `⚠️ Outcome unknown · ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,
     resolved: `${r.resolution?.outcome === 'sent' ? '✅ Sent' : '❌ Not sent'} · an admin resolved ${what}: “${esc(r.resolution?.note ?? '')}”`,
-    held: `⏸️ On hold · ${what}: the wallet service now reports ${earlierText(r.hold?.original ?? '', get, r.hold?.status)}, after it had no record of it. Nothing is sent until an admin checks it and sends or rejects it.`,
+    held: `⏸️ On hold · ${what}: ${r.hold ? holdWhy(r.hold, get) : ''} Nothing is sent until an admin checks it and sends or rejects it.`,
   };
   const text = lines[event ?? ''];
   return text ? { text: `${text}\n${cardLink(card(r.id))}` } : null;
@@ -667,11 +684,12 @@ export function auditWhat(e: Pick<AuditRowInput, 'action' | 'details'>): string 
         ? '🔐 the wallet service asked to verify it: confirmed'
         : '🚨 the wallet service asked to verify it: refused',
     send_held: '⏸️ held, not sent: sends are frozen',
-    // A repeat of a "never executed" request whose original was reported sent after all (repeat-hold.ts).
+    // A repeat of a "never executed" request whose original was reported after all (repeat-hold.ts).
     hold: '⏸️ on hold: the wallet service now reports the earlier request of the same payout',
     send_held_repeat: '⏸️ not sent: on hold (the wallet service now reports the earlier request of the same payout)',
     hold_release: '▶️ hold released (send anyway)',
-    double_payment_risk: '🚨 both may have been paid (the earlier request of the same payout is reported sent)',
+    double_payment_risk:
+      '🚨 both may have been paid (the wallet service reported the earlier request of the same payout after it had no record of it)',
     freeze: '🛑 froze all sends',
     freeze_refused: 'freeze refused',
     unfreeze_request: 'asked to unfreeze (a second admin must confirm)',

@@ -169,9 +169,10 @@ export function withdrawalMessages(
       key,
     });
   }
-  // A repeat of a "never executed" request whose original was reported sent (repeat-hold.ts): the admins, once.
+  // A repeat held (its payout reported after "never executed", or retyped on hold; repeat-hold.ts): the admins, once.
   const admins = needsAdminAttention(event) ? mentions(policy.people.admins) : '';
-  if (event.type === 'held') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
+  if (event.type === 'held' || (event.type === 'requested' && r.hold))
+    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
   if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });
   if (event.type === 'double-payment-risk' && r.doublePaymentRisk) {
     // A status first, always (an empty one is "-"), so the mentions are never read as the status.
@@ -306,7 +307,12 @@ export function withdrawalNotifier(o: {
     cardPermalink,
     cardPointer,
     onChange(event, tx) {
-      for (const req of withdrawalMessages(event, o.policy, o.service)) o.outbox.enqueue(tx, req);
+      for (const req of withdrawalMessages(event, o.policy, o.service)) {
+        // A card never queued (a family member's, say; heal() posts it, current): nothing to update
+        // or reply under, and the outbox would throw, losing this commit (a hold with it).
+        if ((req.op === 'update' || req.op === 'reply') && req.key && !tx.get(COLLECTIONS.messages, req.key)) continue;
+        o.outbox.enqueue(tx, req);
+      }
     },
     async heal() {
       // Approvers of requests whose card is posted are asked now (if not yet); the others once it is.

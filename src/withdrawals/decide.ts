@@ -38,6 +38,8 @@ import {
   decideSettleHold,
   isNeverExecuted,
   repeatRefusal,
+  retypedHold,
+  retypedHoldWords,
   retypedRepeatOf,
   type SettleHoldCommand,
 } from './repeat-hold.js';
@@ -453,21 +455,20 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     : undefined;
   if (again) return unchanged(again);
   // Retyped by hand with the details of a request the service never executed: the same payout (repeat-hold.ts).
-  const linked = c.repeatOf
-    ? undefined
-    : retypedRepeatOf(
-        {
-          destination: c.checked.destination,
-          amount: c.checked.amount,
-          currency: c.checked.currency.name,
-          network: c.checked.network.name,
-          clientEmail: c.checked.clientEmail,
-        },
-        c.existing,
-      );
+  const details = {
+    destination: c.checked.destination,
+    amount: c.checked.amount,
+    currency: c.checked.currency.name,
+    network: c.checked.network.name,
+    clientEmail: c.checked.clientEmail,
+  };
+  const linked = c.repeatOf ? undefined : retypedRepeatOf(details, c.existing);
   const repeatOf = c.repeatOf ?? (linked ? { id: linked.id, original: linked } : undefined);
-  const notRepeatable = repeatOf ? repeatRefusal(repeatOf.original, c.existing) : undefined;
+  // "New request with the same details" is refused where its payout is under way or was reported;
+  // a retyped one never is: it is made on hold instead, for an admin (it may be a separate payout).
+  const notRepeatable = c.repeatOf ? repeatRefusal(c.repeatOf.original, c.existing) : undefined;
   if (notRepeatable) return notRepeatable;
+  const hold = linked ? retypedHold(details, c.existing, iso(ctx.now)) : undefined;
   const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing, {
     now: ctx.now,
     approvals: ctx.allowlistApprovals,
@@ -504,6 +505,7 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
     ...(c.balance !== undefined ? { balanceAtRequest: { balance: c.balance, at } } : {}),
     ...(repeatOf ? { repeatOf: repeatOf.id } : {}),
     ...(linked ? { repeatLinked: 'same-details' as const } : {}),
+    ...(hold ? { hold } : {}),
     history: [{ at, state: 'pending', by: c.requester }],
   };
   const { merchantReference, amount, currency, network, destination, clientEmail, note, tier, expiresAt } = req;
@@ -532,6 +534,15 @@ function decideRequest(c: Extract<WithdrawalCommand, { type: 'request' }>, ctx: 
           ? {
               repeatLinked:
                 'same destination, amount, currency, network and client wallet as an earlier request the wallet service never executed: the same payout',
+            }
+          : {}),
+        ...(hold
+          ? {
+              hold: `made on hold: ${retypedHoldWords(
+                hold,
+                c.existing.find((r) => r.id === hold.original),
+              )}`,
+              holdOf: hold.original,
             }
           : {}),
       },

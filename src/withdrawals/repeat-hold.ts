@@ -9,11 +9,14 @@
  * The FAMILY (the root reached through `repeatOf`, and every request whose chain leads to it) is
  * ONE payout. A new repeat is allowed only while no member is pending, approved, executing,
  * unknown or completed, and no member was reported by the service after we found it never
- * executed (`repeatRefusal`; the card offers its button on the same predicate).
+ * executed (`repeatRefusal`; the card offers its button on the same predicate). A request retyped
+ * by hand is never refused for its payout: there it is made already on hold (`retypedHold`), as it
+ * may be a separate payout (a recurring one) an admin can send anyway.
  *
  * Any withdrawal webhook for a never-executed request, whatever its status (FAILED, empty or
  * unknown included), proves the service has it: that first report is recorded on it, and in the
- * same commit every OTHER member of the family not yet claimed for sending (pending, approved) is
+ * same commit every OTHER member of the family (and, belt and braces, every later request of the
+ * same details outside it: `holdTargets`) not yet claimed for sending (pending, approved) is
  * put on hold, and every member already claimed (executing, unknown, completed) is flagged as a
  * possible double payment, once. A held request is refused by the send claim until an admin
  * releases it ("Send anyway", with a reason; past its expiry it expires instead, nothing sent) or
@@ -21,16 +24,24 @@
  * the status shown but find the hold (or the mark) already there and add nothing.
  */
 import { statusDetail } from '../format/status.js';
+import { addressFamily } from '../wallet/addresses.js';
+import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec } from './money.js';
-import { refused, stateWords } from './rules.js';
+import { refused, sameAddress, stateWords } from './rules.js';
 import type { Decision } from './decide.js';
-import type { WithdrawalRequest, WithdrawalState } from './types.js';
+import type { RepeatHold, WithdrawalRequest, WithdrawalState } from './types.js';
 
 const SYSTEM = 'system';
 
 /** Why a new request cannot repeat an earlier one the service now reports: it may have been paid. */
 export const CONTRADICTED_NEVER_EXECUTED =
   'The wallet service now reports this withdrawal after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.';
+
+/** The refusal of a new request of a payout one of whose requests (`m`) the service reported after "never executed". */
+export const CONTRADICTED_REFUSAL_PREFIX = 'The wallet service now reports the earlier request of this payout';
+export function contradictedRefusalWords(m: WithdrawalRequest): string {
+  return `${CONTRADICTED_REFUSAL_PREFIX} (ref \`${shortRef(m)}\`, ${reportedStatusWords(m.confirmation?.status)}) after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.`;
+}
 
 /**
  * The service never executed it (settled by its status, past the grace), and nothing of the
@@ -117,7 +128,8 @@ export function repeatRefusal(
       'Only a request the wallet service never executed can be requested again with the same details.',
     );
   const family = familyOf(all, original);
-  if (family.some(isNeverExecutedContradicted)) return refused('repeat', CONTRADICTED_NEVER_EXECUTED);
+  const reported = family.find(isNeverExecutedContradicted);
+  if (reported) return refused('repeat', contradictedRefusalWords(reported));
   if (!isNeverExecuted(original))
     return refused(
       'repeat',
@@ -135,16 +147,23 @@ export function repeatRefusal(
 /** Whether "New request with the same details" may be offered on `r` (the same predicate the domain refuses with). */
 export const mayRepeat = (r: WithdrawalRequest, all: readonly WithdrawalRequest[]): boolean => !repeatRefusal(r, all);
 
+type Details = Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>;
+
+/** The app's own address comparison (rules.ts): case-insensitive, except TRON's base58. */
+function sameDestination(a: Details, b: Details): boolean {
+  const currency = lookup(CURRENCIES, a.currency);
+  const network = lookup(NETWORKS, a.network);
+  if (!currency || !network) return a.destination === b.destination;
+  return sameAddress(addressFamily(currency, network), a.destination, b.destination);
+}
+
 /** The same destination, amount, currency, network and client wallet: the same payout retyped by hand. */
-export const sameDetails = (
-  a: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
-  b: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
-): boolean =>
-  a.destination === b.destination &&
-  new Dec(a.amount).eq(b.amount) &&
+export const sameDetails = (a: Details, b: Details): boolean =>
   a.currency === b.currency &&
   a.network === b.network &&
-  a.clientEmail.trim().toLowerCase() === b.clientEmail.trim().toLowerCase();
+  new Dec(a.amount).eq(b.amount) &&
+  a.clientEmail.trim().toLowerCase() === b.clientEmail.trim().toLowerCase() &&
+  sameDestination(a, b);
 
 /**
  * A request typed without `repeatOf` that asks for the payout of a request the service never
@@ -153,9 +172,14 @@ export const sameDetails = (
  * new payout (a monthly one, say), not a retry, and are not refused for ever.
  */
 export function retypedRepeatOf(
-  details: Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>,
+  details: Details,
   existing: readonly WithdrawalRequest[],
 ): WithdrawalRequest | undefined {
+  return retypedMatches(details, existing)[0];
+}
+
+/** Every never-executed request (found, or since contradicted) with these details, latest first (see retypedRepeatOf). */
+function retypedMatches(details: Details, existing: readonly WithdrawalRequest[]): WithdrawalRequest[] {
   return existing
     .filter(
       (r) =>
@@ -164,7 +188,48 @@ export function retypedRepeatOf(
         sameDetails(details, r) &&
         !familyOf(existing, r).some((m) => m.state === 'completed'),
     )
-    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+}
+
+/**
+ * A request retyped by hand (linked by its details) is never refused because of its payout: where
+ * "New request with the same details" would be refused (a request of that payout reported after
+ * "never executed", or one under way), it is created ALREADY ON HOLD, for an admin to send anyway
+ * (a separate payout, a recurring one say) or reject. Every matching payout counts, not only the
+ * one it is linked to. Undefined: nothing holds it.
+ */
+export function retypedHold(
+  details: Details,
+  existing: readonly WithdrawalRequest[],
+  at: string,
+): RepeatHold | undefined {
+  const families = retypedMatches(details, existing).map((m) => familyOf(existing, m));
+  const reported = families.flat().find(isNeverExecutedContradicted);
+  if (reported) return { kind: 'retyped', original: reported.id, status: reported.confirmation?.status ?? '', at };
+  const live = families.flat().find((m) => UNDER_WAY.includes(m.state));
+  if (live) return { kind: 'retyped', original: live.id, status: '', earlierState: live.state, at };
+  return undefined;
+}
+
+/** The plain words of a retyped request's hold (audit, claim refusal). */
+export function retypedHoldWords(h: RepeatHold, earlier?: WithdrawalRequest): string {
+  const ref = earlier ? ` (ref \`${shortRef(earlier)}\`)` : '';
+  return h.earlierState
+    ? `the same details as an earlier request${ref} that is ${stateWords(h.earlierState)}: paying this one too may pay the client twice; if this is a separate payout, an admin can send it anyway`
+    : `the same details as an earlier request${ref} the wallet service reported (${reportedStatusWords(h.status)}) after it had no record of it: any report means the service has that request, so it may have been paid; if this is a separate payout, an admin can send it anyway`;
+}
+
+/**
+ * Whom a report of the never-executed `reported` puts on hold (or flags): every OTHER member of
+ * its family, and, belt and braces, every request with the same details made after it that is
+ * not of that family (retyped, linked to another never-executed request of those details).
+ */
+export function holdTargets(all: readonly WithdrawalRequest[], reported: WithdrawalRequest): WithdrawalRequest[] {
+  const family = familyOf(all, reported);
+  const ids = new Set(family.map((m) => m.id));
+  const after = Date.parse(reported.createdAt);
+  const alike = all.filter((r) => !ids.has(r.id) && Date.parse(r.createdAt) >= after && sameDetails(r, reported));
+  return [...family.filter((m) => m.id !== reported.id), ...alike];
 }
 
 /** Not yet claimed for sending: a hold still keeps it from being sent. */
@@ -191,7 +256,7 @@ export function decideHoldRepeat(
   if (!repeat || repeat.hold || repeat.doublePaymentRisk || repeat.holdReleased?.original === original.id)
     return { kind: 'unchanged', request: repeat };
   const status = original.confirmation?.status ?? '';
-  const words = `the wallet service now reports the earlier request of the same payout (${reportedStatusWords(status)}), after it had no record of it`;
+  const words = `the wallet service now reports the earlier request of the same payout (${reportedStatusWords(status)}), after it had no record of it: any report means the service has that request, so it may be paid`;
   const details = {
     ...about(repeat),
     original: original.id,
@@ -322,7 +387,10 @@ export function claimRefusedOnHold(req: WithdrawalRequest, at: string): Decision
       details: {
         ...about(req),
         original: req.hold.original,
-        reason: `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)})`,
+        reason:
+          req.hold.kind === 'retyped'
+            ? `on hold: ${retypedHoldWords(req.hold)}`
+            : `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)}): any report means the service has that request, so it may be paid`,
       },
     },
   };

@@ -51,7 +51,7 @@ import type {
   BalanceSource,
 } from './types.js';
 import { appendAudit } from '../audit/log.js';
-import { familyOf, reportedAfterNeverExecuted, RELEASED_AFTER_EXPIRY } from './repeat-hold.js';
+import { holdTargets, reportedAfterNeverExecuted, RELEASED_AFTER_EXPIRY } from './repeat-hold.js';
 
 export { WITHDRAWALS };
 export type { ReconcileReport };
@@ -466,12 +466,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     if (!event) return { matched: true, changed: false, request: cur };
     // "Never executed", and now reported: every other request of the same payout is held (or flagged, too late) in this same commit.
     const repeats = reportedAfterNeverExecuted(cur, event.request)
-      ? familyOf(tx.all(WITHDRAWALS), event.request)
-          .filter((r) => r.id !== cur.id)
-          .flatMap((r) => {
-            const held = shell.apply(tx, { type: 'hold-repeat', original: event.request }, r).event;
-            return held ? [held] : [];
-          })
+      ? holdTargets(tx.all(WITHDRAWALS), event.request).flatMap((r) => {
+          const held = shell.apply(tx, { type: 'hold-repeat', original: event.request }, r).event;
+          return held ? [held] : [];
+        })
       : [];
     if (repeats.length)
       logger.warn(
@@ -575,8 +573,10 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
 
 /** A transfer the service reports as failed, or a final word that contradicts ours: admins must look. */
 export function needsAdminAttention(event: WithdrawalEvent): boolean {
-  // A repeat held or flagged because the request it repeats was reported sent: may pay (or have paid) twice.
+  // A repeat held or flagged because the request it repeats was reported after "never executed": may pay (or have paid) twice.
   if (event.type === 'contradiction' || event.type === 'held' || event.type === 'double-payment-risk') return true;
+  // A payout retyped by hand, made on hold (repeat-hold.ts retypedHold): an admin decides.
+  if (event.type === 'requested' && event.request.hold) return true;
   const status = event.request.confirmation?.status;
   return event.type === 'confirmation' && (status === 'FAILED' || status === 'NOT_PROPAGATED');
 }

@@ -125,7 +125,7 @@ export interface WithdrawalRequest {
   /** Typed by hand with the details of the request it repeats (not from its card): linked to it by those details. */
   repeatLinked?: 'same-details';
   /**
-   * Not sent while present: the earlier request it repeats was reported sent after all, so paying
+   * Not sent while present: the earlier request it repeats was reported after all, so paying
    * this one too may pay twice. Approvals may still be given; the send claim refuses it until an
    * admin releases it (`holdReleased`) or rejects it. Set in the commit of that report.
    */
@@ -133,7 +133,7 @@ export interface WithdrawalRequest {
   /** An admin released the hold: who, when and why (it is then sent once its approvals are complete). */
   holdReleased?: { by: string; at: string; reason: string; original: string };
   /**
-   * Already sent (or being sent) when the earlier request it repeats was reported sent: both may
+   * Already sent (or being sent) when the earlier request it repeats was reported after "never executed": both may
    * have been paid. Recorded once, in the commit of that report; the admins were told.
    */
   doublePaymentRisk?: { original: string; at: string; status: string };
@@ -142,10 +142,16 @@ export interface WithdrawalRequest {
 
 /** Why a repeat is on hold: the request it repeats (`original`) was reported `status` by the wallet service. */
 export interface RepeatHold {
-  kind: 'original_reported_sent';
+  /**
+   * original_reported_sent: `original` (of the same payout) was reported `status` after "never
+   * executed". retyped: made by hand with the details of a payout whose request `original` was
+   * reported (`status`) or is under way (`earlierState`), held from its creation (repeat-hold.ts).
+   */
+  kind: 'original_reported_sent' | 'retyped';
   original: string;
   status: string;
   at: string;
+  earlierState?: WithdrawalState;
 }
 
 /**
@@ -242,11 +248,11 @@ export type WithdrawalEventType =
   | 'reopened'
   /** A final webhook status that contradicts our state (completed but FAILED, failed but CONFIRMED). */
   | 'contradiction'
-  /** A repeat put on hold: the request it repeats was reported sent after all (repeat-hold.ts). */
+  /** A repeat put on hold: the request it repeats was reported after all (repeat-hold.ts). */
   | 'held'
   /** An admin released a repeat's hold ("Send anyway"). */
   | 'released'
-  /** A repeat already sent when the request it repeats was reported sent: both may have been paid. */
+  /** A repeat already sent when the request it repeats was reported after "never executed": both may have been paid. */
   | 'double-payment-risk';
 
 export interface WithdrawalEvent {

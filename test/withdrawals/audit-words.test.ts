@@ -28,3 +28,11 @@ describe('auditWhat', () => {
     expect(auditWhat({ action: 'no_such_action', details: {} })).toBeUndefined();
   });
 });
+
+describe('auditWhat for the repeat hold (review round 2)', () => {
+  it('a possible double payment does not say "reported sent" (any report, even Failed, is one)', () => {
+    const words = auditWhat({ action: 'double_payment_risk', details: {} })!;
+    expect(words).not.toContain('reported sent');
+    expect(words).toContain('after it had no record of it');
+  });
+});

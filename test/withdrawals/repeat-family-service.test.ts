@@ -65,7 +65,7 @@ describe('a held request and the policy in force', () => {
     expect(w.posts()).toBe(0);
   });
 
-  it('two repeats of one payout submitted at once: one is accepted, the other refused in its own commit', async () => {
+  it('two repeats of one payout submitted at once: one is accepted, the other refused in its own commit; a retyped one held', async () => {
     w = await world();
     const first = await w.service.request(usdt('50'), 'U0ALICE');
     if (!first.ok) throw new Error(first.message);
@@ -82,9 +82,14 @@ describe('a held request and the policy in force', () => {
       // Retyped by hand, at the same moment: the same payout too.
       w.service.request(usdt('50.00'), 'U0ALICE'),
     ]);
-    expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+    // Fix round 2: the retyped one is never refused (it may be a separate payout); made while
+    // another request of this payout is under way, it is made on hold. One request is free to be sent.
+    expect(outcomes[2]!.ok).toBe(true);
+    expect(outcomes.slice(0, 2).filter((o) => o.ok).length).toBeLessThanOrEqual(1);
     for (const o of outcomes.filter((x) => !x.ok))
       expect(o).toMatchObject({ ok: false, rule: 'repeat', message: expect.stringContaining('already exists') });
-    expect(w.service.list().filter((r) => r.id !== original.id)).toHaveLength(1);
+    const made = w.service.list().filter((r) => r.id !== original.id);
+    expect(made).toHaveLength(2);
+    expect(made.filter((r) => !r.hold)).toHaveLength(1);
   });
 });

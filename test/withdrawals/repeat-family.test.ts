@@ -6,11 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { decide, recoveryAction, type DecideContext, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
 import {
-  CONTRADICTED_NEVER_EXECUTED,
+  contradictedRefusalWords,
   familyOf,
+  holdTargets,
   mayRepeat,
   repeatRefusal,
   reportedAfterNeverExecuted,
+  sameDetails,
 } from '../../src/withdrawals/repeat-hold.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';
@@ -75,8 +77,10 @@ describe('F1: a repeat of a repeat belongs to the same payout', () => {
     expect(ask('R3', { repeatOf: R1, existing: [Orep, R1] })).toEqual({
       kind: 'refused',
       reason: 'repeat',
-      message: CONTRADICTED_NEVER_EXECUTED,
+      message: contradictedRefusalWords(Orep),
     });
+    // The words name the earlier request (fix round 2).
+    expect(contradictedRefusalWords(Orep)).toContain('(ref `ref-O-00`, Confirmed)');
   });
 
   it('the family is found from any member, up and down the chain', () => {
@@ -140,7 +144,7 @@ describe('F3/F4: any webhook for a never-executed request is the report', () => 
       const R = next(ask('R', { repeatOf: O, existing: [O] }));
       expect(holdPass([rep, R], rep)[0], String(status)).toMatchObject({ kind: 'changed', event: 'held' });
       // The refusal and the hold agree: a new repeat is refused too.
-      expect(repeatRefusal(rep, [rep])?.message).toBe(CONTRADICTED_NEVER_EXECUTED);
+      expect(repeatRefusal(rep, [rep])?.message).toBe(contradictedRefusalWords(rep));
     }
   });
 
@@ -218,7 +222,7 @@ describe('F5: a release after the expiry expires it instead', () => {
 describe('F6: a payout retyped by hand is linked to the request the service never executed', () => {
   const O = neverExecuted(next(ask('O')));
 
-  it('linked, recorded and audited; the family rules apply to it', () => {
+  it('linked, recorded and audited; made on hold where the family rules would refuse a repeat', () => {
     const d = ask('T', { existing: [O] });
     expect(d).toMatchObject({
       kind: 'changed',
@@ -228,9 +232,18 @@ describe('F6: a payout retyped by hand is linked to the request the service neve
     // Held when O is reported.
     const Orep = next(webhook(O, 'CONFIRMED'));
     expect(holdPass([Orep, next(d)], Orep)[0]).toMatchObject({ event: 'held' });
-    // Refused while another request of that payout is under way, or once O was reported.
-    expect(ask('T2', { existing: [O, next(d)] })).toMatchObject({ kind: 'refused', reason: 'repeat' });
-    expect(ask('T2', { existing: [Orep] })).toMatchObject({ kind: 'refused', message: CONTRADICTED_NEVER_EXECUTED });
+    // Fix round 2: never refused, made ON HOLD while another request of that payout is under
+    // way, or once O was reported (it may be a separate payout: an admin decides).
+    expect(ask('T2', { existing: [O, next(d)] })).toMatchObject({
+      kind: 'changed',
+      next: { state: 'pending', repeatOf: 'O', hold: { kind: 'retyped', original: 'T', earlierState: 'pending' } },
+      audit: { details: { hold: expect.stringContaining('(ref `ref-T-00`) that is waiting for approvals') } },
+    });
+    expect(ask('T2', { existing: [Orep] })).toMatchObject({
+      kind: 'changed',
+      next: { hold: { kind: 'retyped', original: 'O', status: 'CONFIRMED' } },
+      audit: { details: { hold: expect.stringContaining('separate payout') } },
+    });
   });
 
   it('not linked when any detail differs, or when the earlier one was not "never executed"', () => {
@@ -243,5 +256,45 @@ describe('F6: a payout retyped by hand is linked to the request the service neve
     const paid = inState(next(ask('R', { repeatOf: O, existing: [O] })), 'completed');
     expect(ask('T', { existing: [O, paid] })).toMatchObject({ kind: 'changed', next: { state: 'pending' } });
     expect(next(ask('T', { existing: [O, paid] })).repeatOf).toBeUndefined();
+  });
+});
+
+describe('review round 2 (pure)', () => {
+  const O = neverExecuted(next(ask('O')));
+
+  it('1: the destination in another letter case is the same payout (EVM); TRON base58 is case-sensitive', () => {
+    const mixed = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
+    const Om = neverExecuted(next(ask('Om', { destination: mixed })));
+    expect(next(ask('T', { existing: [Om], destination: mixed.toLowerCase() }))).toMatchObject({
+      repeatOf: 'Om',
+      repeatLinked: 'same-details',
+    });
+    const tron = { destination: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', currency: 'USDT', network: 'TRON' };
+    const a = { ...O, ...tron };
+    expect(sameDetails(a, { ...a, destination: tron.destination.toLowerCase() })).toBe(false);
+    expect(sameDetails(a, { ...a })).toBe(true);
+  });
+
+  it('1/2: a report holds a request of the same details outside the family, made after the reported one', () => {
+    const A = neverExecuted(next(ask('A')));
+    const C = next(ask('C', { existing: [A] })); // linked to A
+    const B = neverExecuted(next(ask('B')));
+    const Brep = next(webhook(B, 'CONFIRMED'));
+    const targets = holdTargets([A, C, Brep], Brep).map((r) => r.id);
+    // C is of A's family, not B's: held all the same (A is failed: nothing to hold).
+    expect(targets).toEqual(expect.arrayContaining(['C']));
+    expect(decide({ type: 'hold-repeat', original: Brep }, C, ctx())).toMatchObject({ event: 'held' });
+  });
+
+  it('5: a hold after a Failed report says why it still holds', () => {
+    const Ofail = next(webhook(O, 'FAILED'));
+    const R = next(ask('R', { repeatOf: O, existing: [O] }));
+    const d = decide({ type: 'hold-repeat', original: Ofail }, R, ctx());
+    expect(d).toMatchObject({
+      event: 'held',
+      audit: { details: { reason: expect.stringContaining('(Failed)') } },
+    });
+    if (d.kind === 'changed')
+      expect(d.audit?.details.reason).toContain('any report means the service has that request');
   });
 });

@@ -11,7 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { webhookChecksum, withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
 import type { TransactionRecord } from '../../src/sandbox/state.js';
-import { CONTRADICTED_NEVER_EXECUTED } from '../../src/withdrawals/repeat-hold.js';
+import { COLLECTIONS } from '../../src/outbox/index.js';
+import { contradictedRefusalWords } from '../../src/withdrawals/repeat-hold.js';
+import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { stringifyJson } from '../../src/wallet/json.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
@@ -372,7 +374,11 @@ describe('a repeat of a "never executed" request, when the service reports the o
     await webhook(a, get(a, original.id), 'PENDING');
     const res = await form.submit('V0LATE0001');
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ response_action: 'errors', errors: { wd_amount: CONTRADICTED_NEVER_EXECUTED } });
+    expect(res.json).toMatchObject({
+      response_action: 'errors',
+      errors: { wd_amount: contradictedRefusalWords(get(a, original.id)) },
+    });
+    expect(contradictedRefusalWords(get(a, original.id))).toContain(original.merchantReference.slice(0, 8));
     expect(a.app.deps.withdrawals.list().filter((r) => r.id !== original.id)).toEqual([]);
   });
 
@@ -428,7 +434,10 @@ describe('the whole payout is one (review fixes: repeat of a repeat, siblings, a
 
     await webhook(a, get(a, original.id), 'ABOUT_TO_INITIATE');
     const res = await form.submit('V0CHAIN001');
-    expect(res.json).toMatchObject({ response_action: 'errors', errors: { wd_amount: CONTRADICTED_NEVER_EXECUTED } });
+    expect(res.json).toMatchObject({
+      response_action: 'errors',
+      errors: { wd_amount: contradictedRefusalWords(get(a, original.id)) },
+    });
     expect(a.app.deps.withdrawals.list().filter((r) => r.repeatOf === lost.id)).toEqual([]);
     await until('no card offers a new request', () => !offersRepeat(a, original) && !offersRepeat(a, lost));
     // The original's card: the app's status words, not the raw status.
@@ -651,5 +660,79 @@ describe('the wallet service asks us to verify a held request', () => {
     expect(await verify(held)).toMatchObject({ isVerified: true });
     call.release();
     await until('sent', () => get(a, again.id).state === 'completed');
+  });
+});
+
+describe('review round 2, over HTTP', () => {
+  it('4: a family member whose card was never queued: the hold of the webhook and all its notifications still commit', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    const repeat = await repeatOf(a, original);
+    // Another request of the payout, never executed, whose card was never queued (heal() would post it).
+    const ghost: WithdrawalRequest = {
+      ...original,
+      id: 'ghost-member',
+      merchantReference: 'ghostref-0000-0000',
+      repeatOf: original.id,
+    };
+    await a.app.deps.store.commit((tx) => tx.put(WITHDRAWALS, ghost.id, ghost));
+    expect(a.app.deps.store.get(COLLECTIONS.messages, `withdrawal:${ghost.id}`)).toBeUndefined();
+    const before = threadOf(a, cardOf(a, original)!).length;
+    await webhook(a, get(a, original.id), 'CONFIRMED');
+    expect(get(a, repeat.id).hold).toMatchObject({ original: original.id });
+    await until('the repeat card on hold', () => text(cardOf(a, repeat)!).includes('On hold'));
+    // Every notification of that commit was queued (a throw in the outbox would have dropped the
+    // rest): the held line under the repeat, and the report under the original's card.
+    await until('the held line', () => heldLines(a, repeat).length === 1);
+    await until('the report under the original', () => threadOf(a, cardOf(a, original)!).length > before);
+    expect(get(a, ghost.id).hold).toBeUndefined();
+  });
+
+  it('3/5: retyped after a Failed report: made on hold, its card names the earlier ref and why, and offers Send anyway', async () => {
+    offset = 0;
+    const a = await app();
+    const original = await neverExecuted(a);
+    await webhook(a, get(a, original.id), 'FAILED');
+    const { responseUrl } = await a.command(
+      '/withdraw',
+      `50 USDT BSC ${DEST.toUpperCase().replace('0X', '0x')} ${CLIENT}`,
+      USERS.bob,
+    );
+    await a.replies(responseUrl);
+    const again = await until('the retyped request', () =>
+      a.app.deps.withdrawals.list().find((r) => r.id !== original.id),
+    );
+    expect(again).toMatchObject({ repeatOf: original.id, hold: { kind: 'retyped', original: original.id } });
+    const card = await until('its card', () => cardOf(a, again));
+    const words = text(card);
+    expect(words).toContain(`ref \`${original.merchantReference.slice(0, 8)}\``);
+    expect(words).toContain(
+      'reported (Failed) after it had no record of it: any report means the wallet service has that request',
+    );
+    expect(words).toContain('If this is a separate payout');
+    // The linked line: the currency, and what to do for a separate payout.
+    expect(words).toMatch(/amount and currency \(50(\.00)? USDT\)/);
+    expect(buttons(card)).toEqual(expect.arrayContaining(['wd_hold_release', 'wd_hold_reject']));
+    // The admins are told once, in its thread.
+    const held = await until('the held line', () => (heldLines(a, again).length ? heldLines(a, again) : undefined));
+    expect(held).toHaveLength(1);
+    expect(text(held[0]!)).toContain('separate payout');
+    // Approved, nothing sent; an admin who checked sends it anyway (a separate payout), once.
+    const posts = a.app.sandbox!.stats.withdrawals;
+    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+    await until('approved', () => get(a, again.id).state === 'approved');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
+    await click(a, USERS.erin, 'wd_hold_release', get(a, again.id));
+    const form = await until('the hold form', () => a.fake.views().find((v) => v.callback_id === 'wd_hold_modal'));
+    const formWords = JSON.stringify(form.blocks);
+    expect(formWords).not.toContain('reported sent');
+    expect(formWords).toContain('so it has that request');
+    const res = await confirmHold(a, USERS.erin, 'The April payout: a separate one');
+    expect(res.json).toBeUndefined();
+    await until('sent', () => get(a, again.id).state === 'completed');
+    await a.app.deps.withdrawals.idle();
+    expect(a.app.sandbox!.stats.withdrawals).toBe(posts + 1);
   });
 });

@@ -5,11 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decide, recoveryAction, type DecideContext, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
-import {
-  CONTRADICTED_NEVER_EXECUTED,
-  repeatsOf,
-  reportedAfterNeverExecuted,
-} from '../../src/withdrawals/repeat-hold.js';
+import { contradictedRefusalWords, repeatsOf, reportedAfterNeverExecuted } from '../../src/withdrawals/repeat-hold.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import { verdict } from '../../src/verification/verdict.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';
@@ -77,7 +73,7 @@ describe('a new request that repeats one the service never executed', () => {
     expect(decide(requestCommand('again', { id: original.id, original }), undefined, ctx())).toEqual({
       kind: 'refused',
       reason: 'repeat',
-      message: CONTRADICTED_NEVER_EXECUTED,
+      message: contradictedRefusalWords(original),
     });
   });
 
