@@ -4,7 +4,7 @@
  */
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { amountText, shortRef } from '../../src/slack/withdrawal-card.js';
+import { amountText, onHold, requestedWords, shortRef } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { parseOneLine, USAGE } from './parse.js';
@@ -42,9 +42,12 @@ export function withdrawCommand(deps: CommandDeps) {
         return ephemeral(respond, `:no_entry: Not requested: ${outcome.message}${where}`);
       }
       const r = outcome.request;
+      const card = `approval card is in <#${deps.policy.channels.approvals}> (ref \`${shortRef(r)}\`).`;
       await ephemeral(
         respond,
-        `⏳ Requested · ${amountText(r)} on ${r.network} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}: the approval card is in <#${deps.policy.channels.approvals}> (ref \`${shortRef(r)}\`).`,
+        onHold(r)
+          ? `${requestedWords(r, `${amountText(r)} on ${r.network}`, (id) => deps.withdrawals.get(id))} The ${card}`
+          : `⏳ Requested · ${amountText(r)} on ${r.network} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}: the ${card}`,
       );
     });
   };

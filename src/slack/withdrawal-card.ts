@@ -92,9 +92,12 @@ function holdText(r: WithdrawalRequest, facts: CardFacts): string {
     r.state === 'approved'
       ? 'Every approval is in, but nothing is sent'
       : 'Approvals can still be given, but nothing is sent';
+  // Held only because an earlier request of these details is under way here: nothing to look up
+  // in the wallet service, the question is whether this is the same payout.
+  const check = h.earlierState ? 'checks whether it is a separate payout' : 'checks the wallet service';
   return (
     `:double_vertical_bar: *On hold:* ${holdWhy(h, facts.get)} ` +
-    `Paying this one too may pay the client twice. ${wait} until an admin checks the wallet service and chooses *Send anyway* or *Reject*.` +
+    `Paying this one too may pay the client twice. ${wait} until an admin ${check} and chooses *Send anyway* or *Reject*.` +
     (h.kind === 'retyped' ? ' If this is a separate payout (a recurring one, say), an admin can send it anyway.' : '')
   );
 }
@@ -113,6 +116,21 @@ function holdWhy(
   return h.earlierState
     ? `${same} ${earlier} that is ${stateWords(o?.state ?? h.earlierState)}.`
     : `${same} ${earlier} the wallet service reported (${reportedStatusWords(o?.confirmation?.status ?? h.status)}) after it had no record of it: ${anyReport}`;
+}
+
+/**
+ * What the requester reads when the request is made (the command's answer, the form's DM): the
+ * approvals it waits for, or, made on hold (retyped while its payout is under way or reported),
+ * that and why, and that an admin decides.
+ */
+export function requestedWords(
+  r: WithdrawalRequest,
+  what: string,
+  get?: (id: string) => WithdrawalRequest | undefined,
+): string {
+  if (onHold(r) && r.hold)
+    return `⏸️ Requested, on hold · ${what}: ${holdWhy(r.hold, get)} Nothing is sent until an admin chooses *Send anyway* or *Reject*; approvals can still be given.`;
+  return `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}.`;
 }
 
 /** Which earlier request of the same payout this one repeats, and how it was linked to it. */
@@ -547,7 +565,7 @@ export function renderDm(
   if (!r) return null;
   const what = `your withdrawal of ${amountText(r)} on ${r.network} to \`${shorten(r.destination)}\``;
   const lines: Record<string, string> = {
-    requested: `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}. I will tell you when it is decided.`,
+    requested: `${requestedWords(r, what, get)} I will tell you when it is decided.`,
     completed: `✅ Sent · ${what}: ${settlementText(r)}.`,
     failed: neverExecuted(r)
       ? `❌ Not sent · ${what}: the wallet service has no record of it. Nothing left the treasury; to pay it, use “New request with the same details” on the card.`

@@ -221,15 +221,25 @@ export function retypedHoldWords(h: RepeatHold, earlier?: WithdrawalRequest): st
 
 /**
  * Whom a report of the never-executed `reported` puts on hold (or flags): every OTHER member of
- * its family, and, belt and braces, every request with the same details made after it that is
- * not of that family (retyped, linked to another never-executed request of those details).
+ * its family, and, belt and braces, the members of every other payout of the same details that
+ * also began with a request the service never executed (a retype linked to that one rather than
+ * to this). Not any request of those details: one typed after the payout was paid is a new payout
+ * (a monthly one, say), and must not be held or called a double payment.
  */
 export function holdTargets(all: readonly WithdrawalRequest[], reported: WithdrawalRequest): WithdrawalRequest[] {
   const family = familyOf(all, reported);
   const ids = new Set(family.map((m) => m.id));
-  const after = Date.parse(reported.createdAt);
-  const alike = all.filter((r) => !ids.has(r.id) && Date.parse(r.createdAt) >= after && sameDetails(r, reported));
-  return [...family.filter((m) => m.id !== reported.id), ...alike];
+  const targets = family.filter((m) => m.id !== reported.id);
+  for (const other of all) {
+    if (ids.has(other.id) || other.state !== 'failed' || other.error?.kind !== 'never_executed') continue;
+    if (!sameDetails(other, reported)) continue;
+    for (const m of familyOf(all, other)) {
+      if (ids.has(m.id)) continue;
+      ids.add(m.id);
+      targets.push(m);
+    }
+  }
+  return targets;
 }
 
 /** Not yet claimed for sending: a hold still keeps it from being sent. */
@@ -252,8 +262,16 @@ export function decideHoldRepeat(
   at: string,
 ): Decision {
   // Held or flagged already; or released by an admin who weighed this very report. A report of
-  // ANOTHER member is a new danger: a released request is held again for it.
-  if (!repeat || repeat.hold || repeat.doublePaymentRisk || repeat.holdReleased?.original === original.id)
+  // ANOTHER member is a new danger: a released request is held again for it. A retyped request
+  // held only because an earlier one was under way is held anew for the report: the admin deciding
+  // must read the stronger reason (and be called), not the card's "if this is a separate payout".
+  const weakerHold = repeat?.hold?.kind === 'retyped' && repeat.hold.earlierState !== undefined;
+  if (
+    !repeat ||
+    (repeat.hold && !weakerHold) ||
+    repeat.doublePaymentRisk ||
+    repeat.holdReleased?.original === original.id
+  )
     return { kind: 'unchanged', request: repeat };
   const status = original.confirmation?.status ?? '';
   const words = `the wallet service now reports the earlier request of the same payout (${reportedStatusWords(status)}), after it had no record of it: any report means the service has that request, so it may be paid`;

@@ -699,7 +699,10 @@ describe('review round 2, over HTTP', () => {
       `50 USDT BSC ${DEST.toUpperCase().replace('0X', '0x')} ${CLIENT}`,
       USERS.bob,
     );
-    await a.replies(responseUrl);
+    // The requester hears at once that it is on hold, why, and who decides.
+    const reply = String((await a.replies(responseUrl))[0]!.text);
+    expect(reply).toMatch(/^⏸️ Requested, on hold · 50(\.00)? USDT on BSC: /);
+    expect(reply).toContain('Nothing is sent until an admin chooses *Send anyway* or *Reject*');
     const again = await until('the retyped request', () =>
       a.app.deps.withdrawals.list().find((r) => r.id !== original.id),
     );

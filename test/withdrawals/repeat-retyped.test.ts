@@ -129,4 +129,54 @@ describe('a payout retyped by hand (review round 2)', () => {
     expect(w.posts()).toBe(1);
     expect(w.service.get(retyped.request.id)?.state).toBe('approved');
   });
+
+  it('review 5: a request held only because an earlier one was under way is held anew, and called, when the payout is reported', async () => {
+    w = await world();
+    const x = await neverExecuted(w, (await made(w, usdt('50'))).id);
+    w.clock.now += 1000;
+    const repeat = await made(w, { ...usdt('50'), repeatOf: x.id } as ReturnType<typeof usdt>);
+    const retyped = await made(w, usdt('50', { note: 'retyped' }), 'U0BOB');
+    expect(retyped.hold).toMatchObject({ kind: 'retyped', earlierState: 'pending' });
+    const before = w.events.length;
+    await w.service.onWithdrawalEvent({ merchantReference: x.merchantReference, status: 'CONFIRMED' });
+    // The stronger reason replaces the weaker one: the admin reads that the payout was reported, and is called.
+    expect(w.service.get(retyped.id)?.hold).toMatchObject({ original: x.id, status: 'CONFIRMED' });
+    expect(w.service.get(retyped.id)?.hold?.earlierState).toBeUndefined();
+    const held = w.events
+      .slice(before)
+      .filter((e) => e.type === 'held')
+      .map((e) => e.request.id);
+    expect(held).toEqual(expect.arrayContaining([repeat.id, retyped.id]));
+    await w.service.approve(retyped.id, 'U0CAROL');
+    await w.service.idle();
+    expect(w.posts()).toBe(0);
+  });
+
+  it('review 5: a later payout of the same details after the payout was paid is neither held nor flagged when an old request is reported', async () => {
+    w = await world();
+    const x = await neverExecuted(w, (await made(w, usdt('50', { note: 'January' }))).id);
+    w.clock.now += 1000;
+    const jan = await made(w, usdt('50', { note: 'January, retyped' }));
+    expect(jan.repeatOf).toBe(x.id);
+    await complete(w, jan.id);
+    w.clock.now += 1000;
+    const feb = await made(w, usdt('50', { note: 'February' }));
+    expect(feb.repeatOf).toBeUndefined();
+    await complete(w, feb.id);
+    w.clock.now += 1000;
+    const mar = await made(w, usdt('50', { note: 'March' }));
+    await w.service.onWithdrawalEvent({ merchantReference: x.merchantReference, status: 'FAILED' });
+    // January was the retype of the reported request: it may have been paid twice. February and March are new payouts.
+    expect(w.service.get(jan.id)?.doublePaymentRisk).toMatchObject({ original: x.id });
+    expect(w.service.get(feb.id)?.doublePaymentRisk).toBeUndefined();
+    expect(w.service.get(mar.id)?.hold).toBeUndefined();
+  });
 });
+
+async function complete(w: World, id: string): Promise<void> {
+  await w.service.approve(id, 'U0CAROL');
+  await w.service.idle();
+  const r = w.service.get(id)!;
+  await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'CONFIRMED' });
+  expect(w.service.get(id)?.state).toBe('completed');
+}
