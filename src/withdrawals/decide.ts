@@ -15,6 +15,7 @@ import type { Policy } from '../policy/schema.js';
 import { needsStepUp } from '../stepup/threshold.js';
 import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
 import {
+  about,
   approvalsComplete,
   stateWords,
   checkAllowlist,
@@ -147,14 +148,6 @@ export type Decision<Reason extends string = DecisionReason> =
 type ReasonOf<C extends WithdrawalCommand> = C extends { type: 'request' } ? RequestRule : DecisionReason;
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/** What every audit entry about a request carries, so a row reads on its own (amount, payee, reference). */
-const about = (r: WithdrawalRequest) => ({
-  amount: r.amount,
-  currency: r.currency,
-  network: r.network,
-  destination: r.destination,
-  merchantReference: r.merchantReference,
-});
 const unchanged = (request: WithdrawalRequest | undefined): Decision<never> => ({ kind: 'unchanged', request });
 
 /** The request moved to `state`, with a history line. */

@@ -27,7 +27,7 @@ import { statusDetail } from '../format/status.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec } from './money.js';
-import { refused, sameAddress, stateWords } from './rules.js';
+import { about, refused, sameAddress, stateWords } from './rules.js';
 import type { Decision } from './decide.js';
 import type { RepeatHold, WithdrawalRequest, WithdrawalState } from './types.js';
 
@@ -246,14 +246,6 @@ export function holdTargets(all: readonly WithdrawalRequest[], reported: Withdra
 const HOLDABLE: readonly WithdrawalState[] = ['pending', 'approved'];
 /** Claimed, maybe paid: too late to hold. */
 const MAYBE_PAID: readonly WithdrawalState[] = ['executing', 'completed', 'unknown'];
-
-const about = (r: WithdrawalRequest) => ({
-  amount: r.amount,
-  currency: r.currency,
-  network: r.network,
-  destination: r.destination,
-  merchantReference: r.merchantReference,
-});
 
 /** Another member of `original`'s family; the service has just reported `original` (`confirmation.status`) after "never executed". */
 export function decideHoldRepeat(

@@ -38,6 +38,15 @@ export function stateWords(state: WithdrawalState): string {
   return words[state];
 }
 
+/** What every audit entry about a request carries, so a row reads on its own (amount, payee, reference). */
+export const about = (r: WithdrawalRequest) => ({
+  amount: r.amount,
+  currency: r.currency,
+  network: r.network,
+  destination: r.destination,
+  merchantReference: r.merchantReference,
+});
+
 export type Refusal = { ok: false; rule: RequestRule; message: string };
 
 export interface CheckedInput {

@@ -524,17 +524,22 @@ describe('the whole payout is one (review fixes: repeat of a repeat, siblings, a
   });
 });
 
+/** A repeat of a never-executed request, held when the original was reported, then approved: nothing sent yet. */
+async function approvedAndHeld() {
+  offset = 0;
+  const a = await app();
+  const original = await neverExecuted(a);
+  const again = await repeatOf(a, original);
+  await webhook(a, get(a, original.id), 'CONFIRMED');
+  await click(a, USERS.carol, 'wd_approve', get(a, again.id));
+  await until('approved, held', () => get(a, again.id).state === 'approved');
+  await a.app.deps.withdrawals.idle();
+  return { a, original, again, posts: a.app.sandbox!.stats.withdrawals };
+}
+
 describe('a held request, and what may still happen to it', () => {
   it('released after its expiry: expired instead, nothing sent, the admin told to make a new request', async () => {
-    offset = 0;
-    const a = await app();
-    const original = await neverExecuted(a);
-    const again = await repeatOf(a, original);
-    await webhook(a, get(a, original.id), 'CONFIRMED');
-    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
-    await until('approved, held', () => get(a, again.id).state === 'approved');
-    await a.app.deps.withdrawals.idle();
-    const posts = a.app.sandbox!.stats.withdrawals;
+    const { a, original, again, posts } = await approvedAndHeld();
     offset += 3 * 60 * MINUTE; // past its 2h expiry
     // At start-up it stays held: an admin decides.
     await a.app.deps.withdrawals.recover();
@@ -578,15 +583,7 @@ describe('a held request, and what may still happen to it', () => {
   });
 
   it('a release and a reject at once: exactly one wins, nothing sent twice', async () => {
-    offset = 0;
-    const a = await app();
-    const original = await neverExecuted(a);
-    const again = await repeatOf(a, original);
-    await webhook(a, get(a, original.id), 'CONFIRMED');
-    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
-    await until('approved, held', () => get(a, again.id).state === 'approved');
-    await a.app.deps.withdrawals.idle();
-    const posts = a.app.sandbox!.stats.withdrawals;
+    const { a, again, posts } = await approvedAndHeld();
     const w = a.app.deps.withdrawals;
     const [rel, rej] = await Promise.all([
       w.settleHold(again.id, USERS.erin, 'release', 'checked'),
@@ -603,15 +600,7 @@ describe('a held request, and what may still happen to it', () => {
   });
 
   it('a freeze and a hold: released while frozen, nothing is sent; held first, the freeze second', async () => {
-    offset = 0;
-    const a = await app();
-    const original = await neverExecuted(a);
-    const again = await repeatOf(a, original);
-    await webhook(a, get(a, original.id), 'CONFIRMED');
-    await click(a, USERS.carol, 'wd_approve', get(a, again.id));
-    await until('approved, held', () => get(a, again.id).state === 'approved');
-    await a.app.deps.withdrawals.idle();
-    const posts = a.app.sandbox!.stats.withdrawals;
+    const { a, again, posts } = await approvedAndHeld();
     expect((await a.app.deps.freeze.freeze(USERS.erin, 'keys may have leaked')).ok).toBe(true);
     // While frozen, the hold is still what an admin decides; a release does not send.
     const out = await a.app.deps.withdrawals.settleHold(again.id, USERS.erin, 'release', 'checked');
