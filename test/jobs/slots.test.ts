@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JOB_RUNS, Scheduler, type Job, type JobContext, type JobNotice } from '../../src/jobs/scheduler.js';
-import { cronSlots } from '../../src/jobs/slots.js';
+import { build, cronSlots } from '../../src/jobs/slots.js';
 import { createLogger } from '../../src/log.js';
 import { secrets } from '../../src/secrets.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -385,5 +385,22 @@ describe('slot runs that fail, overlap or are rescheduled', () => {
     await b.s.tick(clock.now);
     expect(runs).toEqual([{ slot: at('2026-11-24T07:00:00Z'), reason: 'schedule' }]);
     await b.shutdown();
+  });
+});
+
+describe('the latest slot, remembered between ticks', () => {
+  it('answers the same in any order of asking, across a DST change, as a schedule never asked before', () => {
+    const asked = cronSlots('30 2 * * *', 'Europe/Berlin');
+    // A new instance per question: nothing remembered.
+    const fresh = (at: number) => build('30 2 * * *', 'Europe/Berlin').previous(at);
+    const start = Date.parse('2026-10-23T00:00:00Z');
+    const instants = Array.from({ length: 7 * 24 * 6 }, (_, i) => start + i * 10 * 60_000 + (i % 7) * 1000);
+    const expected = new Map(instants.map((at) => [at, fresh(at)]));
+    // Backwards, then shuffled: every answer from memory must be the one computed afresh.
+    const order = [...instants].reverse().concat(
+      instants.filter((_, i) => i % 3 === 0),
+      instants,
+    );
+    for (const at of order) expect(asked.previous(at), new Date(at).toISOString()).toBe(expected.get(at));
   });
 });
