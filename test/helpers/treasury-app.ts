@@ -261,6 +261,25 @@ export function visibleText(message: { text?: unknown; blocks?: unknown }): stri
   return out.join('\n');
 }
 
+/** A withdrawal form's values as Slack submits it untouched: each `wd_` field with the value it was opened with. */
+export function formValuesAsOpened(blocks: unknown): Record<string, Record<string, unknown>> {
+  type Block = {
+    block_id?: string;
+    element: { type: string; initial_value?: string; initial_option?: { value: string; text: unknown } };
+  };
+  const values: Record<string, Record<string, unknown>> = {};
+  for (const b of (blocks ?? []) as Block[]) {
+    if (!b.block_id?.startsWith('wd_')) continue;
+    const e = b.element;
+    values[b.block_id] = {
+      value: e.initial_option
+        ? { type: e.type, selected_option: e.initial_option }
+        : { type: e.type, value: e.initial_value ?? null },
+    };
+  }
+  return values;
+}
+
 /** The withdrawal form's values as Slack submits them (`wd_request_modal`); a null note is an empty field. */
 export function withdrawFormValues(f: {
   amount: string;

@@ -17,7 +17,14 @@ import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { stringifyJson } from '../../src/wallet/json.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
-import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import {
+  CHANNELS,
+  formValuesAsOpened,
+  startTestApp,
+  USERS,
+  visibleText,
+  type TestApp,
+} from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { startGate, type Gate } from '../verification/gate.js';
 
@@ -98,20 +105,7 @@ async function openRepeatForm(a: TestApp, original: WithdrawalRequest) {
       .slice(before)
       .find((v) => v.callback_id === 'wd_request_modal'),
   );
-  type Block = {
-    block_id: string;
-    element: { type: string; initial_value?: string; initial_option?: { value: string; text: unknown } };
-  };
-  const values: Record<string, Record<string, unknown>> = {};
-  for (const b of view.blocks as Block[]) {
-    if (!b.block_id?.startsWith('wd_')) continue;
-    const e = b.element;
-    values[b.block_id] = {
-      value: e.initial_option
-        ? { type: e.type, selected_option: e.initial_option }
-        : { type: e.type, value: e.initial_value ?? null },
-    };
-  }
+  const values = formValuesAsOpened(view.blocks);
   return {
     privateMetadata: view.private_metadata ?? '',
     submit: (viewId: string) =>

@@ -6,7 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
-import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import {
+  CHANNELS,
+  formValuesAsOpened,
+  startTestApp,
+  USERS,
+  visibleText,
+  type TestApp,
+} from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
 import type { TransactionRecord } from '../../src/sandbox/state.js';
@@ -140,20 +147,7 @@ describe('settling unknown withdrawals by status', () => {
       a.fake.views().find((v) => v.callback_id === 'wd_request_modal'),
     );
     // Submit the form as Slack would with the values it was opened with.
-    type Block = {
-      block_id: string;
-      element: { type: string; initial_value?: string; initial_option?: { value: string; text: unknown } };
-    };
-    const values: Record<string, Record<string, unknown>> = {};
-    for (const b of view.blocks as Block[]) {
-      if (!b.block_id?.startsWith('wd_')) continue;
-      const e = b.element;
-      values[b.block_id] = {
-        value: e.initial_option
-          ? { type: e.type, selected_option: e.initial_option }
-          : { type: e.type, value: e.initial_value ?? null },
-      };
-    }
+    const values = formValuesAsOpened(view.blocks);
     expect(values).toMatchObject({
       wd_amount: { value: { value: '50' } },
       wd_currency: { value: { selected_option: { value: 'USDT' } } },
