@@ -15,8 +15,9 @@
  *
  * Any withdrawal webhook for a never-executed request, whatever its status (FAILED, empty or
  * unknown included), proves the service has it: that first report is recorded on it, and in the
- * same commit every OTHER member of the family (and, belt and braces, every later request of the
- * same details outside it: `holdTargets`) not yet claimed for sending (pending, approved) is
+ * same commit every OTHER member of the family (and, belt and braces, the members of any other
+ * payout of the same details that also began never executed: `holdTargets`) not yet claimed for
+ * sending (pending, approved) is
  * put on hold, and every member already claimed (executing, unknown, completed) is flagged as a
  * possible double payment, once. A held request is refused by the send claim until an admin
  * releases it ("Send anyway", with a reason; past its expiry it expires instead, nothing sent) or
