@@ -32,6 +32,9 @@ export const CONFIGURED_HOW =
   '4. Remove `WEBHOOK_SECRET_PREVIOUS` once the overlap has ended.';
 
 function registrationWords(r: WebhookRegistration): string {
+  // No PUBLIC_URL: nothing the app could register; the admin gives the service the new URL.
+  if (!r.ok && !r.shownUrl)
+    return ':warning: `PUBLIC_URL` is not set, so the app cannot register the new URL: give it to the wallet service yourself (it is the verification URL without `/verify`).';
   return r.ok
     ? `:white_check_mark: The new URL is registered with the wallet service: ${esc(r.shownUrl)}.`
     : `:warning: The new URL could not be registered with the wallet service: ${esc(r.error ?? 'unknown error')}. ` +
