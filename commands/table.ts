@@ -49,7 +49,7 @@ export const COMMANDS = [
     name: '/treasury',
     description: "Help, status, balances, digest, a withdrawal's story, policy, audit, freeze",
     usageHint:
-      'help | status | balances | digest [days] | withdrawal <reference> | policy | audit [export] | freeze <reason> | unfreeze | verification-url | stepup reset @person | webhook register',
+      'help | status | balances | digest [days] | withdrawal <reference> | policy | audit [export] | freeze <reason> | unfreeze | verification-url | stepup reset @person | webhook register | webhook rotate',
     // Its verbs' lines come from TREASURY_VERBS.
     help: [],
   },
@@ -94,6 +94,12 @@ export const TREASURY_VERBS = {
   'webhook register': {
     usage: 'webhook register',
     summary: 'tell the wallet service where to send its deposit and withdrawal notifications',
+    role: 'admins',
+  },
+  'webhook rotate': {
+    usage: 'webhook rotate',
+    summary:
+      'a new secret webhook URL (a leaked one stops working): registered with the wallet service, the old one accepted for 10 minutes, the admins told',
     role: 'admins',
   },
   'stepup reset': {

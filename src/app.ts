@@ -43,7 +43,10 @@ import { registerVerificationAlerts } from './slack/verification-notice.js';
 import { verificationHandler } from './verification/handler.js';
 import type { SlackApp } from './slack/app.js';
 import type { StoreOptions } from './store/index.js';
-import { registerWebhook, webhookSecret } from './webhooks/registration.js';
+import { registerWebhook } from './webhooks/registration.js';
+import { webhookRotation } from './webhooks/rotation.js';
+import { openWebhookSecrets } from './webhooks/secrets.js';
+import { registerWebhookRotationRenderer } from '../commands/treasury/webhook-rotate.js';
 
 export const VERSION: string = (() => {
   try {
@@ -112,9 +115,17 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     );
     // The embedded sandbox plays the service's side of the verification callback: it asks the
     // app's own verify route, known once the app listens (sends resumed at startup wait for it).
-    const ownVerifyUrl = deferred<string>();
+    // It asks with the current secret at each call, as if the admin pasted the URL after a rotation.
+    const ownBase = deferred<string>();
     const wallet = await buildWallet(
-      { config, logger, sandbox: { verificationUrl: () => ownVerifyUrl.promise, ...o.sandbox } },
+      {
+        config,
+        logger,
+        sandbox: {
+          verificationUrl: () => ownBase.promise.then((b) => verifyUrl(b, hookSecrets.current())),
+          ...o.sandbox,
+        },
+      },
       cleanup,
     );
     // The policy in force is the last approved one (src/policy/governance): every part reads it
@@ -137,8 +148,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     });
     await governor.load();
     cleanup.push(async () => governor.stop());
-    const hookSecret = await webhookSecret(config.webhookSecret, store);
-    secrets.add(hookSecret);
+    // The webhook (and verification) URL's secret: the current one, and the one before a rotation for its overlap.
+    const hookSecrets = await openWebhookSecrets({
+      configured: config.webhookSecret,
+      previous: config.webhookSecretPrevious,
+      store,
+      logger,
+      now,
+    });
 
     const target = await buildSlackTarget(
       {
@@ -173,6 +190,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     late.outbox = outbox;
     late.groups = slackClient.groups;
     registerPolicyChangeRenderers(outbox, governor);
+    registerWebhookRotationRenderer(outbox);
 
     const stepUp = await buildStepUp({ config, store, outbox, policy: () => deps.policy, logger, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
@@ -232,7 +250,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           return governor.current();
         },
         logger,
-        secret: hookSecret,
+        secret: () => hookSecrets.accepted(),
         now,
         withdrawals: withdrawals.service,
         explorerNet,
@@ -278,6 +296,16 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
     });
 
+    const registerHook = (by: string) =>
+      registerWebhook({
+        wallet: wallet.client,
+        store,
+        logger,
+        publicUrl: webhookBase(),
+        secret: hookSecrets.current(),
+        by,
+        now,
+      });
     const deps: Deps = {
       config,
       logger,
@@ -295,21 +323,18 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       balances,
       digests,
       cardPermalink: withdrawals.cardPermalink,
-      registerWebhook: (by) =>
-        registerWebhook({
-          wallet: wallet.client,
-          store,
-          logger,
-          publicUrl: webhookBase(),
-          secret: hookSecret,
-          by,
-          now,
-        }),
+      registerWebhook: registerHook,
+      webhookRotation: webhookRotation({
+        secrets: hookSecrets,
+        outbox,
+        policy: () => deps.policy,
+        register: registerHook,
+      }),
       walletDescription: wallet.description,
       freeze,
       verificationUrl: () => {
         const base = config.publicUrl ?? (wallet.sandbox && address.url ? loopback(address.url) : undefined);
-        return base && verifyUrl(base, hookSecret);
+        return base && verifyUrl(base, hookSecrets.current());
       },
       version: VERSION,
       now,
@@ -342,7 +367,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         store,
         outbox,
         policy: () => deps.policy,
-        secret: () => hookSecret,
+        secret: () => hookSecrets.accepted(),
         secretKey: wallet.secretKey,
         logger: logger.child({ component: 'verification' }),
         now,
@@ -358,7 +383,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     // so a start that fails later still stops them.
     if (slack?.mode === 'http') cleanup.push(() => slack.stop());
     address.url = http.url;
-    ownVerifyUrl.resolve(verifyUrl(loopback(http.url), hookSecret));
+    ownBase.resolve(loopback(http.url));
     logger.info({ port: http.port }, 'HTTP server listening');
     // Only now that the verify route answers: resume or reconcile what a previous process left
     // (a resumed send's verification call must find us listening), then the policy file check

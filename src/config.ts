@@ -15,6 +15,8 @@ export interface Config {
   policyFile: string | undefined;
   publicUrl: string | undefined;
   webhookSecret: string | undefined;
+  /** Only while rotating WEBHOOK_SECRET: the old one, accepted for the overlap (src/webhooks/secrets.ts). */
+  webhookSecretPrevious: string | undefined;
   /** Seals TOTP secrets at rest (src/stepup/seal.ts); undefined: generated in local mode, else startup refuses. */
   secretsKey: string | undefined;
   /** The key before a rotation: secrets it opens are re-sealed under secretsKey at start. */
@@ -57,6 +59,7 @@ export const SECRET_VARIABLES = [
   'WALLET_API_KEY',
   'WALLET_MERCHANT_PASSWORD',
   'WEBHOOK_SECRET',
+  'WEBHOOK_SECRET_PREVIOUS',
   'SECRETS_KEY',
   'SECRETS_KEY_PREVIOUS',
 ] as const;
@@ -92,6 +95,10 @@ const schema = z.object({
   WEBHOOK_SECRET: optionalString.refine(
     (v) => v === undefined || /^[A-Za-z0-9_-]{24,}$/.test(v),
     'must be at least 24 characters of letters, digits, - or _ (it is a URL path segment)',
+  ),
+  WEBHOOK_SECRET_PREVIOUS: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z0-9_-]{24,}$/.test(v),
+    'must be at least 24 characters of letters, digits, - or _ (the previous WEBHOOK_SECRET)',
   ),
   SECRETS_KEY: optionalString.refine((v) => v === undefined || parseSecretsKey(v) !== undefined, SECRETS_KEY_FORMAT),
   SECRETS_KEY_PREVIOUS: optionalString.refine(
@@ -172,6 +179,10 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
         'without them the app runs the local workspace, where anyone who reaches the page can approve as anyone, so it only runs against the sandbox',
     );
   }
+  if (set('WEBHOOK_SECRET_PREVIOUS') && !set('WEBHOOK_SECRET'))
+    problems.push(
+      'WEBHOOK_SECRET_PREVIOUS: only with WEBHOOK_SECRET (it is the old WEBHOOK_SECRET, accepted for a short overlap while rotating)',
+    );
   if ((env.WEBHOOK_SIGNATURE ?? '').trim() === 'required' && !set('WEBHOOK_SECRET')) {
     problems.push('WEBHOOK_SECRET: required when WEBHOOK_SIGNATURE=required (it is the HMAC key)');
   }
@@ -204,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     policyFile: e.POLICY_FILE,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     webhookSecret: e.WEBHOOK_SECRET,
+    webhookSecretPrevious: e.WEBHOOK_SECRET_PREVIOUS,
     secretsKey: e.SECRETS_KEY,
     secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS,
     webhookSignatureRequired: e.WEBHOOK_SIGNATURE === 'required',
@@ -238,6 +250,7 @@ export function configSecrets(c: Config): string[] {
     c.wallet.apiKey,
     c.wallet.password,
     c.webhookSecret,
+    c.webhookSecretPrevious,
     c.secretsKey,
     c.secretsKeyPrevious,
   ].filter((v): v is string => typeof v === 'string');

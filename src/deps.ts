@@ -16,6 +16,7 @@ import type { StepUpService } from './stepup/index.js';
 import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
 import type { WebhookRegistration } from './webhooks/registration.js';
+import type { WebhookRotationPart } from './webhooks/rotation.js';
 import type { WithdrawalService } from './withdrawals/index.js';
 
 export interface Deps {
@@ -42,6 +43,8 @@ export interface Deps {
   cardPermalink(requestId: string): Promise<string | undefined>;
   /** Registers PUBLIC_URL/webhooks/wallet/<secret> with the wallet service. */
   registerWebhook(by: string): Promise<WebhookRegistration>;
+  /** `/treasury webhook rotate`: a new secret, the old one accepted for a short overlap (src/webhooks/rotation.ts). */
+  webhookRotation: WebhookRotationPart;
   /** Where the wallet service is: the embedded sandbox or a configured base URL. */
   walletDescription: string;
   /** The freeze switch: stops every send until two admins unfreeze. */

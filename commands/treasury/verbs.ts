@@ -27,6 +27,7 @@ import { stepUpResetVerb } from './step-up-reset.js';
 import { balancesVerb } from './balances.js';
 import { withdrawalVerb } from './withdrawal.js';
 import { digestVerb } from './digest.js';
+import { webhookRotateVerb, webhookStatusField } from './webhook-rotate.js';
 
 interface VerbContext {
   deps: CommandDeps;
@@ -128,16 +129,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       const s = deps.store.stats();
       const hook = registrationStatus(deps.store);
       const extra: Array<[string, string]> = [
-        [
-          'Webhook',
-          !hook
-            ? deps.config.publicUrl
-              ? ':grey_question: not registered yet'
-              : ':white_circle: not registered (PUBLIC_URL is not set)'
-            : hook.ok
-              ? `:large_green_circle: ${hook.shownUrl}, registered ${utcMinute(Date.parse(hook.at))}`
-              : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${hook.error ?? ''}`,
-        ],
+        ['Webhook', webhookStatusField(deps, hook)],
         ...verificationStatusFields(deps),
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
         ['Outbox', `${count(deps.outbox.pending(), 'message')} or file deletions waiting for Slack`],
@@ -284,5 +276,6 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
       });
     },
   },
+  'webhook rotate': webhookRotateVerb,
   'stepup reset': stepUpResetVerb,
 };

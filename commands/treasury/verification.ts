@@ -1,7 +1,7 @@
 /**
  * The verification callback in /treasury status: the URL to paste into the wallet service's
- * dashboard, with the secret masked (`…/webhooks/wallet/••••abcd/verify`); an admin sees it in
- * full only with `/treasury verification-url`, ephemerally.
+ * dashboard, with no character of the secret (`…/webhooks/wallet/••••/verify`); an admin sees it
+ * in full only with `/treasury verification-url`, ephemerally.
  */
 import { currentFreeze } from '../../src/freeze/state.js';
 import { utcMinute } from '../../src/format/time.js';
@@ -11,11 +11,8 @@ import type { CommandDeps } from '../deps.js';
 export function maskedVerificationUrl(deps: CommandDeps): string {
   const full = deps.verificationUrl();
   if (!full) return 'PUBLIC_URL is not set, so the wallet service has no URL to call.';
-  // The secret segment: all but its last 4 characters hidden.
-  return full.replace(/\/webhooks\/wallet\/([^/]+)\/verify$/, (_m, secret: string) => {
-    const plain = decodeURIComponent(secret);
-    return `/webhooks/wallet/••••${plain.length > 8 ? plain.slice(-4) : ''}/verify`;
-  });
+  // The secret segment: hidden whole (not even its last characters: a hint narrows a guess).
+  return full.replace(/\/webhooks\/wallet\/[^/]+\/verify$/, '/webhooks/wallet/••••/verify');
 }
 
 /** The status fields for admins: the verification URL, and whether sends are frozen. */

@@ -12,7 +12,7 @@ import { parseJson } from '../wallet/json.js';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../http/json-depth.js';
 import { ingestEvent, type IngestResult } from './ingest.js';
 import { readWebhook, type WebhookEvent } from './parse.js';
-import { secretMatches, verifySignature } from './signature.js';
+import { matchingSecret, verifySignature } from './signature.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
@@ -21,8 +21,11 @@ export interface WebhookHandlerDeps {
   outbox: Pick<Outbox, 'enqueue' | 'kick'>;
   policy: Policy | (() => Policy);
   logger: Logger;
-  /** The secret path segment, also the HMAC key. A function, so a rotated secret applies at once. */
-  secret: string | (() => string | undefined);
+  /**
+   * The accepted secret path segments (each also the HMAC key of its own URL): the current one
+   * and, during a rotation's overlap, the previous one. A function, so a rotation applies at once.
+   */
+  secret: string | (() => string | readonly string[] | undefined);
   signatureRequired?: boolean;
   maxBodyBytes?: number;
   now?: () => number;
@@ -91,8 +94,9 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   const secret = typeof deps.secret === 'function' ? deps.secret : () => deps.secret as string;
 
   return async (req, res, params) => {
-    const expected = secret();
-    if (!expected || !secretMatches(params.secret ?? '', expected)) {
+    const accepted = secret();
+    const expected = accepted === undefined ? undefined : matchingSecret(params.secret ?? '', accepted);
+    if (!expected) {
       // Same answer as an unknown route: the URL is the credential and reveals nothing.
       req.resume();
       reply(res, 404, { error: 'not found' });

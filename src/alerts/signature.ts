@@ -1,14 +1,29 @@
 /**
- * Who may post to the webhook: the secret path segment (compared in constant time) and,
- * when configured, a Standard Webhooks HMAC of the raw body keyed with the same secret.
+ * Who may post to the webhook: the secret path segment (compared in constant time against every
+ * accepted secret) and, when configured, a Standard Webhooks HMAC of the raw body keyed with the
+ * secret of the path.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
-/** Digests first: timingSafeEqual needs equal lengths, and the length must not leak either. */
-export function secretMatches(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
+/**
+ * Which of the accepted secrets `given` is, if any. Digests first: timingSafeEqual needs equal
+ * lengths, and the length must not leak either. Every accepted secret is compared (no early
+ * exit), so the time does not tell which one matched, or how close a guess came.
+ */
+export function matchingSecret(given: string, accepted: string | readonly string[]): string | undefined {
+  const g = digest(given);
+  let found: string | undefined;
+  for (const s of typeof accepted === 'string' ? [accepted] : accepted) {
+    if (timingSafeEqual(g, digest(s)) && found === undefined) found = s;
+  }
+  return found;
+}
+
+/** `given` is one of the accepted secrets (the current one, or the previous one during a rotation's overlap). */
+export function secretMatches(given: string, accepted: string | readonly string[]): boolean {
+  return matchingSecret(given, accepted) !== undefined;
 }
 
 export const SIGNATURE_TOLERANCE_MS = 5 * 60_000;

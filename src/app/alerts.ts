@@ -24,7 +24,8 @@ export function buildAlerts(
     /** Read at use (a getter over the policy in force). */
     readonly policy: Policy;
     logger: Logger;
-    secret: string;
+    /** The accepted webhook secrets, read at each request (a rotation applies at once). */
+    secret: () => readonly string[];
     now: () => number;
     withdrawals: Pick<WithdrawalService, 'applyWithdrawalEvent'>;
     explorerNet: ExplorerNet;

@@ -7,12 +7,12 @@
  * server (`/` and `/local/*`) and kept live with server-sent events.
  */
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Route } from '../http/server.js';
 import { sendJson } from '../http/server.js';
+import { foreignRequest } from '../http/same-page.js';
 import type { Logger } from '../log.js';
 import type { Policy } from '../policy/schema.js';
 import { channelDirectory, peopleOf, type Person } from './directory.js';
@@ -119,34 +119,6 @@ const depositBody = z.object({
 });
 
 class BadRequest extends Error {}
-
-/**
- * Whoever can drive this page acts as anyone in the policy, so only the page itself may.
- * - The Host must be `localhost` or an IP literal: a DNS-rebinding page (some domain name
- *   resolving to 127.0.0.1) cannot read the state or post actions.
- * - Posts must be JSON (a cross-site form or `text/plain` fetch cannot send that without a
- *   CORS preflight, which this server never grants) and, when the browser says where they come
- *   from, from this very origin.
- * Returns why the request is refused, or undefined.
- */
-export function foreignRequest(req: IncomingMessage, post: boolean): string | undefined {
-  const host = req.headers.host ?? '';
-  let hostname: string;
-  try {
-    hostname = new URL(`http://${host}`).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return 'bad Host header';
-  }
-  if (hostname !== 'localhost' && !isIP(hostname))
-    return 'the local workspace answers only on localhost or an IP address';
-  if (!post) return undefined;
-  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return 'the body must be application/json';
-  const origin = req.headers.origin;
-  if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
-    return 'requests must come from the workspace page itself';
-  }
-  return undefined;
-}
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];

@@ -12,6 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { Socket } from 'node:net';
+import { foreignRequest, type SamePageWords } from '../http/same-page.js';
 import type { Logger } from '../log.js';
 import { serializeError } from '../log.js';
 import { stringifyJson } from '../wallet/json.js';
@@ -60,6 +61,18 @@ export interface HttpServer {
   port: number;
   close(): Promise<void>;
 }
+
+/**
+ * The sandbox's own test endpoints (`/sandbox/*`, today's and any added later) make up deposits
+ * and notifications the app then verifies: only a tool on this machine may call them, never a
+ * web page (a `text/plain` post from any site, or a DNS-rebinding host name). The same guard as
+ * the local workspace's page (src/http/same-page.ts).
+ */
+const TEST_ENDPOINTS = '/sandbox/';
+const TEST_ENDPOINT_WORDS: SamePageWords = {
+  wrongHost: "the sandbox's test endpoints answer only on localhost or an IP address",
+  foreignOrigin: "the sandbox's test endpoints answer only to tools on this machine, not to other web pages",
+};
 
 const normalizePath = (p: string) => {
   const lower = p.toLowerCase();
@@ -162,6 +175,18 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
     }
 
     deps.onRequest({ method, path: target, headers: { ...req.headers }, body }, route);
+
+    if (path.startsWith(TEST_ENDPOINTS)) {
+      const foreign = foreignRequest(req, method !== 'GET' && method !== 'HEAD', TEST_ENDPOINT_WORDS);
+      if (foreign) {
+        deps.log.warn(
+          { method, path: url.pathname, reason: foreign },
+          'sandbox test endpoint refused a foreign request',
+        );
+        send(res, controlError(403, foreign));
+        return;
+      }
+    }
 
     const fault = deps.faults.take(target);
     if (fault?.kind === 'drop-before-commit') {

@@ -7,7 +7,7 @@
  * "click ack"). This receiver does each step once, in the order that refuses cheapest first:
  *
  *   body over 1 MB        413   (Slack's own limit is far below it)
- *   signature or age bad  401   (an unsigned `ssl_check=1` is answered 200, as Bolt does, and nothing else is read)
+ *   signature or age bad  401   (more than 5 minutes old or ahead; an unsigned `ssl_check=1` is answered 200, as Bolt does, and nothing else is read)
  *   not JSON nor a form   400
  *   not a Slack envelope  400 with the reason (a person could not have sent it)
  *   ssl_check, url_verification: answered here
@@ -43,7 +43,12 @@ export interface SlackHttpReceiverOptions {
   /** Bolt's logger interface on the same logger (HTTPResponseAck writes to it). */
   boltLogger: BoltLogger;
   acks?: AckQueue;
+  /** The clock the request timestamp is checked against (Bolt checks staleness on Date.now too). */
+  now?: () => number;
 }
+
+/** Slack's replay window: a request timestamp further than this from now, either way, is refused. */
+export const SIGNATURE_WINDOW_SECONDS = 5 * 60;
 
 export class SlackHttpReceiver implements Receiver {
   private app: App | undefined;
@@ -135,6 +140,11 @@ export class SlackHttpReceiver implements Receiver {
   }
 
   private verified(req: IncomingMessage, text: string): boolean {
+    // Bolt refuses a timestamp more than 5 minutes old but not one ahead: a signature made for
+    // the future (a captured or precomputed request) would be replayable until then.
+    const ts = Number(req.headers['x-slack-request-timestamp']);
+    const nowSeconds = Math.floor((this.o.now ?? Date.now)() / 1000);
+    if (!Number.isFinite(ts) || Math.abs(nowSeconds - ts) > SIGNATURE_WINDOW_SECONDS) return false;
     try {
       verifySlackRequest({
         signingSecret: this.o.signingSecret,

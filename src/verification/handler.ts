@@ -5,7 +5,8 @@
  * full quorum, while sends are not frozen (verdict.ts); anything else `{ isVerified: false,
  * checksum: "" }`.
  *
- * The same work whatever the reason: the secret is compared in constant time, the lookup and
+ * The same work whatever the reason: the secret is compared in constant time (against each
+ * accepted one: during a rotation's overlap the previous one still answers), the lookup and
  * a checksum are always computed, and the verdict, its audit entry and (when the call is
  * refused and carries any reference) the admins' alarm or notice are written in one commit
  * before answering. A wrong secret is a 404, as on the webhook route, and is not audited (it
@@ -33,7 +34,8 @@ import {
   verificationAlertKey,
   type VerificationAlert,
 } from './alerts.js';
-import { constantTimeEqual, verificationChecksum } from './checksum.js';
+import { secretMatches } from '../alerts/signature.js';
+import { verificationChecksum } from './checksum.js';
 import { verdict, VERDICT_WORDS } from './verdict.js';
 
 const querySchema = z.object({
@@ -50,8 +52,8 @@ export interface VerificationDeps {
   store: Store;
   outbox: Outbox;
   policy: () => Policy;
-  /** The webhook secret (path segment). */
-  secret: () => string;
+  /** The accepted webhook secrets (path segment): the current one, and the previous one during a rotation's overlap. */
+  secret: () => string | readonly string[];
   /** The merchant's secret key (WALLET_API_KEY, or the sandbox's): the checksum's key. */
   secretKey: string;
   logger: Logger;
@@ -76,7 +78,7 @@ function queryOf(target: string | undefined): URLSearchParams {
 
 export function verificationHandler(d: VerificationDeps) {
   return async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> => {
-    const secretOk = constantTimeEqual(params.secret ?? '', d.secret());
+    const secretOk = secretMatches(params.secret ?? '', d.secret());
     const query = queryOf(req.url);
     // The reference exactly as asked: one that fails the shape is still someone asking, and alarms.
     const rawReference = query.get('reference') ?? '';

@@ -1,9 +1,8 @@
 /**
  * Registering our webhook URL with the wallet service (the spec's PUT), and remembering the
  * outcome so /treasury status can show it. The stored URL hides the secret path segment.
- * The URL's secret path segment is configured, or generated once and kept in the store.
+ * The URL's secret path segment is configured, or generated and kept in the store (secrets.ts).
  */
-import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { secrets } from '../secrets.js';
 import type { Store } from '../store/index.js';
@@ -61,16 +60,4 @@ export async function registerWebhook(o: {
   }
   await o.store.commit((tx) => tx.put(SETTINGS, ID, record));
   return record;
-}
-
-/** The webhook URL's secret path segment: configured, or generated once and kept in the store. */
-export async function webhookSecret(configured: string | undefined, store: Store): Promise<string> {
-  if (configured) return configured;
-  return store.commit((tx) => {
-    const existing = tx.get(SETTINGS, 'webhookSecret');
-    if (existing) return existing.value;
-    const value = randomBytes(24).toString('base64url');
-    tx.put(SETTINGS, 'webhookSecret', { value });
-    return value;
-  });
 }

@@ -1,6 +1,7 @@
 /**
  * The `settings` collection: a few singletons, each id with its own shape, declared once here
- * (the webhook URL's secret path segment when generated, and the last registration outcome).
+ * (the webhook URL's secret path segment when generated, the one it replaced while the overlap
+ * of a rotation lasts, and the last registration outcome).
  */
 import { singletons } from '../store/collection.js';
 import type { WebhookRegistration } from './registration.js';
@@ -8,6 +9,13 @@ import type { WebhookRegistration } from './registration.js';
 export interface Settings {
   /** Generated once when WEBHOOK_SECRET is not configured (a secret: never logged or shown). */
   webhookSecret: { value: string };
+  /** The generated secret before the last rotation, still accepted until `until` (ISO 8601). */
+  webhookSecretPrevious: { value: string; until: string };
+  /**
+   * With WEBHOOK_SECRET_PREVIOUS configured: when this app first saw that value (its SHA-256, never
+   * the value), so a restart does not open its overlap again.
+   */
+  webhookSecretPreviousSeen: { digest: string; since: string };
   webhookRegistration: WebhookRegistration;
 }
 

@@ -1,0 +1,130 @@
+/**
+ * The webhook URL's secret path segment (also the key of the optional HMAC), and which secrets
+ * are accepted right now: the current one and, for a short overlap after a rotation, the one it
+ * replaced. The verification URL (`…/<secret>/verify`) follows the same set.
+ *
+ * - Generated (no WEBHOOK_SECRET): kept in the store; `rotate` replaces it from Slack and keeps
+ *   the old one accepted until the overlap ends, then it is refused like any wrong secret.
+ * - Configured (WEBHOOK_SECRET): rotated in the environment; WEBHOOK_SECRET_PREVIOUS is accepted
+ *   for the overlap after this app first sees it (remembered in the store, so restarts do not
+ *   extend it), then refused until it is removed.
+ *
+ * Secrets are never logged; every value is added to the scrubbing registry as soon as it is known.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from '../log.js';
+import { secrets as scrubbed } from '../secrets.js';
+import type { Store, Tx } from '../store/index.js';
+import { SETTINGS } from './settings.js';
+
+/** How long the secret before a rotation is still accepted. */
+export const ROTATION_OVERLAP_MS = 10 * 60_000;
+
+export interface WebhookSecrets {
+  /** `configured`: WEBHOOK_SECRET (rotated in the environment); `generated`: kept in the store, rotated from Slack. */
+  readonly source: 'configured' | 'generated';
+  /** The secret to register with the wallet service and to build the verification URL with. */
+  current(): string;
+  /** Every secret a request may carry now: the current one, and the previous one during its overlap. */
+  accepted(): readonly string[];
+  /** When the previous secret stops being accepted; undefined when there is no overlap now. */
+  overlapUntil(): number | undefined;
+  /**
+   * Generated secrets only: a new secret, committed with the old one kept for the overlap.
+   * `inCommit` runs inside the same commit (the audit entry and the admins' notice).
+   */
+  rotate(inCommit: (tx: Tx, r: { until: number; at: number }) => void): Promise<{ until: number; at: number }>;
+}
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+const generate = () => randomBytes(24).toString('base64url');
+
+export async function openWebhookSecrets(o: {
+  configured: string | undefined;
+  /** WEBHOOK_SECRET_PREVIOUS (only with `configured`). */
+  previous?: string | undefined;
+  store: Store;
+  logger: Logger;
+  now: () => number;
+  overlapMs?: number;
+}): Promise<WebhookSecrets> {
+  const overlap = o.overlapMs ?? ROTATION_OVERLAP_MS;
+  const { store, now } = o;
+
+  if (o.configured) {
+    const configured = o.configured;
+    const previous = o.previous && o.previous !== configured ? o.previous : undefined;
+    scrubbed.add(configured, previous);
+    let until: number | undefined;
+    if (previous) {
+      const d = digest(previous);
+      const since = await store.commit((tx) => {
+        const seen = tx.get(SETTINGS, 'webhookSecretPreviousSeen');
+        if (seen?.digest === d) return Date.parse(seen.since);
+        const at = now();
+        tx.put(SETTINGS, 'webhookSecretPreviousSeen', { digest: d, since: new Date(at).toISOString() });
+        return at;
+      });
+      until = since + overlap;
+      if (now() < until)
+        o.logger.warn(
+          { until: new Date(until).toISOString() },
+          'WEBHOOK_SECRET_PREVIOUS is accepted until the overlap ends; remove it from the environment after that',
+        );
+      else o.logger.warn('WEBHOOK_SECRET_PREVIOUS is no longer accepted (its overlap has ended): remove it');
+    }
+    const open = () => until !== undefined && now() < until;
+    return {
+      source: 'configured',
+      current: () => configured,
+      accepted: () => (open() ? [configured, previous!] : [configured]),
+      overlapUntil: () => (open() ? until : undefined),
+      rotate: () => Promise.reject(new Error('WEBHOOK_SECRET is configured: rotate it in the environment')),
+    };
+  }
+
+  if (o.previous) o.logger.warn('WEBHOOK_SECRET_PREVIOUS is ignored: WEBHOOK_SECRET is not set');
+  await store.commit((tx) => {
+    if (!tx.get(SETTINGS, 'webhookSecret')) tx.put(SETTINGS, 'webhookSecret', { value: generate() });
+  });
+  const current = () => {
+    const v = store.get(SETTINGS, 'webhookSecret')!.value;
+    scrubbed.add(v);
+    return v;
+  };
+  const previous = (): { value: string; until: number } | undefined => {
+    const p = store.get(SETTINGS, 'webhookSecretPrevious');
+    if (!p) return undefined;
+    const until = Date.parse(p.until);
+    if (!(now() < until)) return undefined;
+    scrubbed.add(p.value);
+    return { value: p.value, until };
+  };
+  current();
+  previous();
+  return {
+    source: 'generated',
+    current,
+    accepted: () => {
+      const p = previous();
+      return p ? [current(), p.value] : [current()];
+    },
+    overlapUntil: () => previous()?.until,
+    rotate: async (inCommit) => {
+      const value = generate();
+      scrubbed.add(value);
+      const r = await store.commit((tx) => {
+        const at = now();
+        const until = at + overlap;
+        const old = tx.get(SETTINGS, 'webhookSecret')?.value;
+        tx.put(SETTINGS, 'webhookSecret', { value });
+        // A second rotation within the overlap: the oldest secret is refused at once.
+        if (old) tx.put(SETTINGS, 'webhookSecretPrevious', { value: old, until: new Date(until).toISOString() });
+        const out = { until, at };
+        inCommit(tx, out);
+        return out;
+      });
+      return r;
+    },
+  };
+}

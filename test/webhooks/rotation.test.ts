@@ -1,0 +1,196 @@
+/**
+ * `/treasury webhook rotate` through the real receiver and real HTTP (issue 20, point 5): a new
+ * secret registered with the sandbox, the old webhook and verification URLs accepted for the
+ * overlap and refused after it (404 like any wrong secret), the admins told, the audit written,
+ * and no part of either secret in status, replies or logs. With WEBHOOK_SECRET configured the
+ * verb explains how to rotate in the environment, and WEBHOOK_SECRET_PREVIOUS is accepted for
+ * the overlap only (a restart does not open it again).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { recentAudit } from '../../src/audit/index.js';
+import { ACTIONS } from '../../src/slack/withdrawal-card.js';
+import { ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
+import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
+
+let t: TestApp | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A clock the test moves forward (the overlap is judged on the app's clock). */
+function clock() {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    advance: (ms: number) => {
+      offset += ms;
+    },
+  };
+}
+
+async function reply(a: TestApp, text: string, user: string = USERS.erin): Promise<string> {
+  const { responseUrl } = await a.command('/treasury', text, user);
+  return visibleText((await a.replies(responseUrl))[0]!);
+}
+
+const secretOf = (url: string | undefined) => decodeURIComponent(/\/webhooks\/wallet\/([^/]+)$/.exec(url ?? '')![1]!);
+
+/** A notification as the service might send it (its shape does not matter to the secret check). */
+async function notify(a: TestApp, secret: string): Promise<number> {
+  const res = await fetch(`${a.app.url}/webhooks/wallet/${encodeURIComponent(secret)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ TransactionType: 1, Data: { Status: 2, Amount: '1', Currency: 4, NetworkChain: 'BSC' } }),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+async function verifyCall(a: TestApp, secret: string): Promise<number> {
+  const res = await fetch(`${a.app.url}/webhooks/wallet/${encodeURIComponent(secret)}/verify?reference=rotation-check`);
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** True when no 6-character piece of `secret` appears in `text` (no part of it is shown). */
+function showsNoPart(text: string, secret: string): boolean {
+  for (let i = 0; i + 6 <= secret.length; i++) if (text.includes(secret.slice(i, i + 6))) return false;
+  return true;
+}
+
+describe('/treasury webhook rotate (generated secret)', () => {
+  it('registers a new URL, accepts the old one (and its verification URL) for the overlap, then refuses it', async () => {
+    const c = clock();
+    t = await startTestApp({ now: c.now, sandbox: { seed: false } });
+    const a = t;
+    const oldSecret = secretOf(await until('the startup registration', () => a.app.sandbox!.webhook.url()));
+
+    // Admins only.
+    expect(await reply(a, 'webhook rotate', USERS.carol)).toContain('not allowed');
+    expect(a.app.sandbox!.webhook.url()).toContain(oldSecret);
+
+    const said = await reply(a, 'webhook rotate');
+    expect(said).toContain('Webhook secret rotated');
+    expect(said).toContain('The new URL is registered with the wallet service');
+    expect(said).toContain('/treasury verification-url');
+    const newSecret = secretOf(a.app.sandbox!.webhook.url());
+    expect(newSecret).not.toBe(oldSecret);
+    expect(newSecret.length).toBeGreaterThanOrEqual(24);
+    expect(showsNoPart(said, oldSecret) && showsNoPart(said, newSecret)).toBe(true);
+
+    // During the overlap both URLs are accepted, and both verification URLs answer.
+    expect(await notify(a, oldSecret)).toBe(200);
+    expect(await notify(a, newSecret)).toBe(200);
+    expect(await verifyCall(a, oldSecret)).toBe(200);
+    expect(await verifyCall(a, newSecret)).toBe(200);
+    expect(await notify(a, 'not-the-secret-at-all-0123456789')).toBe(404);
+
+    // Status: the overlap is shown, no part of either secret.
+    const status = await reply(a, 'status');
+    expect(status).toMatch(/\/webhooks\/wallet\/••••, registered .* \(rotate with `\/treasury webhook rotate`\)/);
+    expect(status).toContain('/webhooks/wallet/••••/verify');
+    expect(status).toContain('still accepted until');
+    expect(showsNoPart(status, oldSecret)).toBe(true);
+    expect(showsNoPart(status, newSecret)).toBe(true);
+
+    // Audited, and every admin (a person) told by DM.
+    const audit = recentAudit(a.app.deps.store, 50).find((e) => e.action === 'webhook_rotate');
+    expect(audit).toMatchObject({ actor: USERS.erin, subject: 'webhook' });
+    expect(showsNoPart(JSON.stringify(audit), oldSecret) && showsNoPart(JSON.stringify(audit), newSecret)).toBe(true);
+    const dm = await until('the admins’ notice', () =>
+      a.fake.channel(a.fake.dmChannel(USERS.erin)).find((m) => visibleText(m).includes('rotated the webhook secret')),
+    );
+    expect(visibleText(dm)).toContain(`<@${USERS.erin}> rotated the webhook secret`);
+    expect(showsNoPart(visibleText(dm), newSecret)).toBe(true);
+    expect(a.fake.channel(a.fake.dmChannel(USERS.carol))).toEqual([]);
+
+    // After the overlap: the old URL and its verification URL are refused like any wrong secret.
+    c.advance(ROTATION_OVERLAP_MS + 60_000);
+    expect(await notify(a, oldSecret)).toBe(404);
+    expect(await verifyCall(a, oldSecret)).toBe(404);
+    expect(await notify(a, newSecret)).toBe(200);
+    expect(await verifyCall(a, newSecret)).toBe(200);
+    expect(await reply(a, 'status')).not.toContain('still accepted until');
+
+    // The wallet service's verification calls follow the new URL: a withdrawal is still verified and sent.
+    const client = 'rotation@client.example';
+    const dest = '0x2222222222222222222222222222222222222222';
+    a.app.sandbox!.setBalance(client, 'USDT', 'BSC', '1000');
+    await a.command('/withdraw', `25 USDT BSC ${dest} ${client} after rotation`, USERS.alice);
+    const r = await until('the request', () => a.app.deps.withdrawals.list()[0]);
+    const card = await until('the card', () =>
+      a.fake.channel(CHANNELS.approvals).find((m) => m.text?.includes(r.merchantReference.slice(0, 8))),
+    );
+    await a.click(
+      USERS.carol,
+      { actionId: ACTIONS.approve, value: r.id },
+      { channel: CHANNELS.approvals, message: { ts: card.ts } },
+    );
+    await until('sent', () => a.app.deps.withdrawals.get(r.id)?.state === 'completed');
+    expect(a.app.sandbox!.stats.verifications).toEqual([{ reference: r.merchantReference, verified: true }]);
+
+    // No secret, old or new, in any log line.
+    await new Promise((res) => setTimeout(res, 100));
+    expect(a.logs()).toContain('webhook');
+    expect(a.logs().includes(oldSecret)).toBe(false);
+    expect(a.logs().includes(newSecret)).toBe(false);
+  });
+});
+
+describe('/treasury webhook rotate (WEBHOOK_SECRET configured)', () => {
+  const CURRENT = 'Qx7vK2pLm9Zt4RwB8nYc3HsJ';
+  const PREVIOUS = 'Fg5TbN1qXe6UoVd0AiWk2MzP';
+
+  it('does not rotate but says how, and accepts WEBHOOK_SECRET_PREVIOUS for the overlap only', async () => {
+    const c = clock();
+    const dataDir = mkdtempSync(join(tmpdir(), 'rotation-env-'));
+    dirs.push(dataDir);
+    const env = { WEBHOOK_SECRET: CURRENT, WEBHOOK_SECRET_PREVIOUS: PREVIOUS };
+    t = await startTestApp({ now: c.now, env, dataDir, sandbox: { seed: false } });
+    let a = t;
+    await until('the startup registration', () => a.app.sandbox!.webhook.url());
+    const registrations = () =>
+      a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/v1/merchant/remittancewebhook')).length;
+    const before = registrations();
+
+    const said = await reply(a, 'webhook rotate');
+    expect(said).toContain('`WEBHOOK_SECRET`');
+    expect(said).toContain('`WEBHOOK_SECRET_PREVIOUS`');
+    expect(said).toMatch(/Restart the app/);
+    expect(showsNoPart(said, CURRENT) && showsNoPart(said, PREVIOUS)).toBe(true);
+    // Nothing changed: no registration, no audit entry, still the configured secret.
+    expect(registrations()).toBe(before);
+    expect(recentAudit(a.app.deps.store, 50).some((e) => e.action === 'webhook_rotate')).toBe(false);
+    expect(secretOf(a.app.sandbox!.webhook.url())).toBe(CURRENT);
+
+    // The previous secret is accepted during the overlap, on both routes.
+    expect(await notify(a, PREVIOUS)).toBe(200);
+    expect(await verifyCall(a, PREVIOUS)).toBe(200);
+    expect(await notify(a, CURRENT)).toBe(200);
+    expect(showsNoPart(await reply(a, 'status'), PREVIOUS)).toBe(true);
+
+    // A restart within the overlap keeps its end; after it, refused, and a later restart does not reopen it.
+    await a.stop();
+    t = await startTestApp({ now: c.now, env, dataDir, sandbox: { seed: false } });
+    a = t;
+    expect(await notify(a, PREVIOUS)).toBe(200);
+    c.advance(ROTATION_OVERLAP_MS + 60_000);
+    expect(await notify(a, PREVIOUS)).toBe(404);
+    expect(await verifyCall(a, PREVIOUS)).toBe(404);
+    await a.stop();
+    t = await startTestApp({ now: c.now, env, dataDir, sandbox: { seed: false } });
+    a = t;
+    expect(await notify(a, PREVIOUS)).toBe(404);
+    expect(await verifyCall(a, PREVIOUS)).toBe(404);
+    expect(await notify(a, CURRENT)).toBe(200);
+    expect(a.logs()).toContain('WEBHOOK_SECRET_PREVIOUS is no longer accepted');
+    expect(a.logs().includes(PREVIOUS) || a.logs().includes(CURRENT)).toBe(false);
+  });
+});
