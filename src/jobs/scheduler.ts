@@ -35,10 +35,8 @@ import { JobRuns, endedRun, ranFor } from './runs.js';
 import { cronSlots } from './slots.js';
 import type { Job, JobContext, JobNotice, JobRunRecord, JobStatus, JobTiming } from './types.js';
 
-// The shapes moved to types.ts and the records to runs.ts; callers that knew them from here
-// (src/slack/job-messages.ts, src/deps.ts) keep working.
-export type { Job, JobContext, JobNotice, JobRunRecord, JobStatus, JobTiming } from './types.js';
-export { JOB_RUNS } from './runs.js';
+// status() returns it, and src/slack/job-messages.ts knows it from here.
+export type { JobStatus } from './types.js';
 
 export interface SchedulerOptions {
   /** Where runs are persisted; without it they are kept in memory (unit tests of the pure behaviour). */

@@ -37,10 +37,8 @@ import {
   type PolicyProposal,
 } from './types.js';
 
-// Callers (commands/treasury/policy-change.ts, src/app.ts) know these from here.
+// The answers of PolicyGovernor's methods, for its callers.
 export type { ChangeDecision, CheckResult } from './decide.js';
-export { POLICY_CHANGE_RENDERER, POLICY_PROBLEM_RENDERER, policyChangeKey } from './notices.js';
-export { policyHash } from './file-source.js';
 
 export interface PolicyGovernorOptions {
   store: Store;
