@@ -6,11 +6,8 @@
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { utcMinute } from '../../src/format/time.js';
 import type { Outbox } from '../../src/outbox/index.js';
-import {
-  POLICY_CHANGE_RENDERER,
-  POLICY_PROBLEM_RENDERER,
-  type PolicyGovernor,
-} from '../../src/policy/governance/governor.js';
+import type { PolicyGovernor } from '../../src/policy/governance/governor.js';
+import { POLICY_CHANGE_RENDERER, POLICY_PROBLEM_RENDERER } from '../../src/policy/governance/notices.js';
 import type { PolicyProposal } from '../../src/policy/governance/types.js';
 import { effectivePolicyChangeApprovals } from '../../src/policy/schema.js';
 import { actions, context, esc, header, packLines, section } from '../../src/slack/blocks.js';

@@ -7,7 +7,7 @@
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
-import type { JobNotice } from './scheduler.js';
+import type { JobNotice } from './types.js';
 
 export const JOB_NOTICE_RENDERER = 'job-notice';
 

@@ -6,7 +6,7 @@
  * Guarantees:
  * - A job never overlaps itself: a run asked for while one is going joins that run.
  * - Each job's last run (start, end, outcome, duration, error summary) and the slot it ran for
- *   are persisted in the store (collection `job_runs`), in one commit when the run ends.
+ *   are persisted in the store (collection `job_runs`, runs.ts), in one commit when the run ends.
  * - Two kinds of job (see `Job.catchUp`):
  *   - polling jobs (every 30 s, every few minutes) run once at start and then on their ticks:
  *     running one an extra time is harmless and catches up at once;
@@ -26,73 +26,17 @@
  *     slot of the new schedule that is already past does not run.
  * - A failing job is logged every time; the first failure after a success posts ONE warning
  *   (through `notify`, in the same commit as the run record) and the first success after that
- *   posts one "recovered" notice.
+ *   posts one "recovered" notice (the record and notice rules: `endedRun` in runs.ts).
  */
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log.js';
-import { secrets } from '../secrets.js';
-import { collection, type Store, type Tx } from '../store/index.js';
+import type { Store, Tx } from '../store/index.js';
+import { JobRuns, endedRun, ranFor } from './runs.js';
 import { cronSlots } from './slots.js';
+import type { Job, JobContext, JobNotice, JobRunRecord, JobStatus, JobTiming } from './types.js';
 
-export interface JobTiming {
-  /** node-cron expression (five fields, or six with seconds first). */
-  schedule: string;
-  /** IANA time zone the expression is read in. */
-  timezone: string;
-}
-
-export interface JobContext {
-  /** The slot this run is for (ms since epoch); for a run asked for by hand, the time it was asked. */
-  slot: number;
-  reason: 'schedule' | 'start' | 'catch-up' | 'manual' | 'retry';
-}
-
-export interface Job {
-  name: string;
-  /** node-cron expression; six fields allow seconds, e.g. every 30 s: "*\/30 * * * * *". */
-  schedule: string;
-  /** The schedule and zone in force, read each time they are needed (the policy may change); default `schedule` in UTC. */
-  timing?: () => JobTiming;
-  run: (ctx: JobContext) => Promise<void>;
-  /** Polling jobs: run once right after start(); default true unless `catchUp`. */
-  runOnStart?: boolean;
-  /** Slot jobs: at start, run once only if the latest slot has not run yet (see the header). */
-  catchUp?: boolean;
-  /** For people (status, warnings); default the name. */
-  title?: string;
-  description?: string;
-}
-
-/** What the store keeps of a job's runs. */
-export interface JobRunRecord {
-  name: string;
-  /** The slot of the latest run that ended (or the baseline recorded at first start). */
-  lastSlot?: number;
-  startedAt?: number;
-  endedAt?: number;
-  outcome?: 'ok' | 'failed';
-  durationMs?: number;
-  /** The error of the latest failed run, shortened and scrubbed of secrets. */
-  error?: string;
-  /** Set while failing: when it started failing and how many runs failed since. */
-  failingSince?: number;
-  failures?: number;
-  /** A failed slot run to retry: its slot, when, and how many retries of it were made. */
-  retry?: { slot: number; at: number; count: number };
-}
-
-export const JOB_RUNS = collection<JobRunRecord>('job_runs');
-
-/** A warning or recovery notice, written in the same commit as the run record. */
-export interface JobNotice {
-  job: string;
-  title: string;
-  kind: 'failing' | 'recovered';
-  at: number;
-  error?: string;
-  failingSince?: number;
-  failures?: number;
-}
+// status() returns it, and src/slack/job-messages.ts knows it from here.
+export type { JobStatus } from './types.js';
 
 export interface SchedulerOptions {
   /** Where runs are persisted; without it they are kept in memory (unit tests of the pure behaviour). */
@@ -102,31 +46,13 @@ export interface SchedulerOptions {
   notify?: (tx: Tx, notice: JobNotice) => void;
 }
 
-export interface JobStatus {
-  name: string;
-  title: string;
-  description?: string;
-  schedule: string;
-  timezone: string;
-  kind: 'polling' | 'slot';
-  running: boolean;
-  last?: JobRunRecord;
-  next?: number;
-}
-
-const ERROR_SUMMARY_MAX = 200;
-/** Retries of a failed slot run within its slot, and the first pause (doubled each time). */
-const MAX_SLOT_RETRIES = 5;
-const FIRST_RETRY_MS = 60_000;
-
 export class Scheduler {
   private readonly jobs = new Map<string, Job>();
   private readonly running = new Map<string, { ctx: JobContext; run: Promise<void> }>();
   /** Per job, one run for a newer slot queued behind the run in progress. */
   private readonly followUps = new Map<string, { ctx: JobContext; run: Promise<void> }>();
   private readonly tasks: ScheduledTask[] = [];
-  /** Without a store: the records, in memory. */
-  private readonly memory = new Map<string, JobRunRecord>();
+  private readonly runs: JobRuns;
   /** Per job, the latest slot a tick has seen (tick() runs slots after it). */
   private readonly seen = new Map<string, number>();
   private stopped = false;
@@ -134,9 +60,10 @@ export class Scheduler {
 
   constructor(
     private readonly logger: Logger,
-    private readonly o: SchedulerOptions = {},
+    o: SchedulerOptions = {},
   ) {
     this.now = o.now ?? Date.now;
+    this.runs = new JobRuns(o.store, o.notify);
   }
 
   add(job: Job): void {
@@ -181,13 +108,13 @@ export class Scheduler {
       if (latest === undefined) continue;
       this.seen.set(job.name, Math.max(this.seen.get(job.name) ?? Number.NEGATIVE_INFINITY, latest));
       if (!job.catchUp) continue;
-      await this.commitRecord(job.name, (prev) =>
-        prev && (prev.lastSlot ?? Number.NEGATIVE_INFINITY) >= latest
-          ? undefined
-          : { ...prev, name: job.name, lastSlot: latest },
-      ).catch((err: unknown) =>
-        this.logger.error({ err, job: job.name }, 'could not record the new schedule of a job'),
-      );
+      await this.runs
+        .update(job.name, (prev) =>
+          ranFor(prev, latest) ? undefined : { rec: { ...prev, name: job.name, lastSlot: latest } },
+        )
+        .catch((err: unknown) =>
+          this.logger.error({ err, job: job.name }, 'could not record the new schedule of a job'),
+        );
     }
     this.schedule();
   }
@@ -275,7 +202,7 @@ export class Scheduler {
   }
 
   private record(name: string): JobRunRecord | undefined {
-    return this.o.store ? this.o.store.get(JOB_RUNS, name) : this.memory.get(name);
+    return this.runs.get(name);
   }
 
   private async catchUp(job: Job, at: number): Promise<void> {
@@ -285,9 +212,9 @@ export class Scheduler {
     const rec = this.record(job.name);
     if (rec?.lastSlot === undefined) {
       // First start: nothing was missed. Remember where the slots start from.
-      await this.save({ ...rec, name: job.name, lastSlot: latest }).catch((err: unknown) =>
-        this.logger.error({ err, job: job.name }, 'could not record the first slot of a job'),
-      );
+      await this.runs
+        .update(job.name, () => ({ rec: { ...rec, name: job.name, lastSlot: latest } }))
+        .catch((err: unknown) => this.logger.error({ err, job: job.name }, 'could not record the first slot of a job'));
       return;
     }
     if (rec.lastSlot >= latest) {
@@ -302,8 +229,7 @@ export class Scheduler {
   }
 
   private runSlot(job: Job, slot: number, reason: JobContext['reason']): Promise<void> {
-    const done = this.record(job.name)?.lastSlot;
-    if (done !== undefined && done >= slot) return Promise.resolve();
+    if (ranFor(this.record(job.name), slot)) return Promise.resolve();
     const current = this.running.get(job.name);
     if (current && current.ctx.slot < slot) {
       // A newer slot fell while the job runs for an older one: run it right after (once, the newest).
@@ -332,14 +258,8 @@ export class Scheduler {
     const run = Promise.resolve()
       .then(() => job.run(ctx))
       .then(
-        () => {
-          this.logger.debug({ job: name, ms: this.now() - startedAt }, 'job finished');
-          return this.finish(job, ctx, startedAt, undefined);
-        },
-        (err: unknown) => {
-          this.logger.error({ err, job: name }, 'job failed; it will run again at its next tick');
-          return this.finish(job, ctx, startedAt, err);
-        },
+        () => this.succeeded(job, ctx, startedAt),
+        (err: unknown) => this.failed(job, ctx, startedAt, err),
       )
       .catch((err: unknown) => this.logger.error({ err, job: name }, 'could not record the run of a job'))
       .finally(() => this.running.delete(name));
@@ -347,93 +267,20 @@ export class Scheduler {
     return run;
   }
 
+  /** The run-success path, in one place: whatever should happen on every successful run goes here. */
+  private succeeded(job: Job, ctx: JobContext, startedAt: number): Promise<void> {
+    this.logger.debug({ job: job.name, ms: this.now() - startedAt }, 'job finished');
+    return this.finish(job, ctx, startedAt, undefined);
+  }
+
+  private failed(job: Job, ctx: JobContext, startedAt: number, err: unknown): Promise<void> {
+    this.logger.error({ err, job: job.name }, 'job failed; it will run again at its next tick');
+    return this.finish(job, ctx, startedAt, err);
+  }
+
   /** Records the run and, on a change between failing and working, queues one notice, in one commit. */
   private finish(job: Job, ctx: JobContext, startedAt: number, err: unknown): Promise<void> {
     const endedAt = this.now();
-    const failed = err !== undefined;
-    const build = (prev: JobRunRecord | undefined): { rec: JobRunRecord; notice?: JobNotice } => {
-      const title = job.title ?? job.name;
-      const rec: JobRunRecord = {
-        name: job.name,
-        lastSlot: Math.max(prev?.lastSlot ?? Number.NEGATIVE_INFINITY, ctx.slot),
-        startedAt,
-        endedAt,
-        outcome: failed ? 'failed' : 'ok',
-        durationMs: endedAt - startedAt,
-      };
-      if (failed && job.catchUp && ctx.reason !== 'manual') {
-        // Retry this slot later within it, with a growing pause, a bounded number of times.
-        const count = prev?.retry?.slot === ctx.slot ? prev.retry.count : 0;
-        if (count < MAX_SLOT_RETRIES)
-          rec.retry = { slot: ctx.slot, at: endedAt + FIRST_RETRY_MS * 2 ** count, count: count + 1 };
-      } else if (failed && prev?.retry) {
-        rec.retry = prev.retry; // a run by hand that failed leaves a pending retry as it was
-      }
-      if (failed) {
-        rec.error = errorSummary(err);
-        rec.failingSince = prev?.failingSince ?? startedAt;
-        rec.failures = (prev?.failures ?? 0) + 1;
-        if (prev?.failingSince === undefined)
-          return { rec, notice: { job: job.name, title, kind: 'failing', at: startedAt, error: rec.error } };
-        return { rec };
-      }
-      if (prev?.failingSince !== undefined) {
-        return {
-          rec,
-          notice: {
-            job: job.name,
-            title,
-            kind: 'recovered',
-            at: endedAt,
-            failingSince: prev.failingSince,
-            ...(prev.failures !== undefined ? { failures: prev.failures } : {}),
-          },
-        };
-      }
-      return { rec };
-    };
-    const store = this.o.store;
-    if (!store) {
-      this.memory.set(job.name, build(this.memory.get(job.name)).rec);
-      return Promise.resolve();
-    }
-    return store.commit((tx) => {
-      const { rec, notice } = build(tx.get(JOB_RUNS, job.name));
-      tx.put(JOB_RUNS, job.name, rec);
-      if (notice) this.o.notify?.(tx, notice);
-    });
+    return this.runs.update(job.name, (prev) => endedRun(prev, { job, ctx, startedAt, endedAt, err }));
   }
-
-  /** Writes a job's record from the previous one (undefined: leave it). */
-  private commitRecord(
-    name: string,
-    next: (prev: JobRunRecord | undefined) => JobRunRecord | undefined,
-  ): Promise<void> {
-    const store = this.o.store;
-    if (!store) {
-      const rec = next(this.memory.get(name));
-      if (rec) this.memory.set(name, rec);
-      return Promise.resolve();
-    }
-    return store.commit((tx) => {
-      const rec = next(tx.get(JOB_RUNS, name));
-      if (rec) tx.put(JOB_RUNS, name, rec);
-    });
-  }
-
-  private save(rec: JobRunRecord): Promise<void> {
-    const store = this.o.store;
-    if (!store) {
-      this.memory.set(rec.name, rec);
-      return Promise.resolve();
-    }
-    return store.commit((tx) => tx.put(JOB_RUNS, rec.name, rec));
-  }
-}
-
-/** The error in one short line, with no secret in it (it is stored and shown to admins). */
-function errorSummary(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  const line = secrets.scrub(text).replace(/\s+/g, ' ').trim();
-  return line.length > ERROR_SUMMARY_MAX ? `${line.slice(0, ERROR_SUMMARY_MAX - 1)}…` : line || 'unknown error';
 }

@@ -19,7 +19,8 @@ import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js
 import type { WithdrawalService } from '../withdrawals/index.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
 import type { Retention } from './retention.js';
-import type { Job, JobContext, JobTiming, Scheduler } from './scheduler.js';
+import type { Scheduler } from './scheduler.js';
+import type { Job, JobContext, JobTiming } from './types.js';
 
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {

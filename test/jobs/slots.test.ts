@@ -5,7 +5,9 @@
  */
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOB_RUNS, Scheduler, type Job, type JobContext, type JobNotice } from '../../src/jobs/scheduler.js';
+import { JOB_RUNS } from '../../src/jobs/runs.js';
+import { Scheduler } from '../../src/jobs/scheduler.js';
+import type { Job, JobContext, JobNotice } from '../../src/jobs/types.js';
 import { build, cronSlots } from '../../src/jobs/slots.js';
 import { createLogger } from '../../src/log.js';
 import { secrets } from '../../src/secrets.js';

@@ -1,27 +1,29 @@
 /**
- * Governed policy: the app enforces the last *approved* policy, kept in the store, never the
- * file as it is now. The first policy ever loaded is accepted (and audited). Afterwards a
- * file whose content differs becomes a proposed change, posted to the approvals channel, and
- * applied once enough admins of the policy in force approved it (effectivePolicyChangeApprovals
- * of the policy in force, not of the proposed one: a change cannot lower its own bar). Any admin
- * can reject it; a newer file supersedes it. An invalid file changes nothing; the admins are told.
+ * Governed policy's shell: the app enforces the last *approved* policy, kept in the store, never
+ * the file as it is now. The rules are decide.ts's (pure); the file is file-source.ts's (read,
+ * validated, watched). This file reads the state, resolves the facts, writes each decision in
+ * one store commit and acts on it once it is committed.
  *
  * `current()` is read at the moment of use by everything that needs the policy (deps.policy is
  * a getter over it), so an applied change takes effect at once without rebuilding anything.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
-import { configure } from 'safe-stable-stringify';
+import { randomUUID } from 'node:crypto';
 import { appendAudit } from '../../audit/log.js';
 import type { Logger } from '../../log.js';
 import type { Outbox } from '../../outbox/index.js';
 import type { Store, Tx } from '../../store/index.js';
 import { PolicyError, parsePolicy } from '../load.js';
 import { hasRole, type GroupResolver } from '../people.js';
-import { effectivePolicyChangeApprovals, type Policy } from '../schema.js';
-import { describePolicyChange } from './describe.js';
+import type { Policy } from '../schema.js';
+import {
+  decide,
+  type ChangeDecision,
+  type CheckResult,
+  type GovernanceDecision,
+  type GovernanceFacts,
+  type GovernanceState,
+} from './decide.js';
+import { createPolicyFileSource } from './file-source.js';
 import {
   IN_FORCE_ID,
   POLICY_FILE_PROBLEMS,
@@ -29,34 +31,14 @@ import {
   POLICY_IN_FORCE,
   POLICY_PROPOSALS,
   SEEN_ID,
-  addressKey,
   type AddressApproval,
   type PolicyFileProblem,
   type PolicyInForce,
   type PolicyProposal,
 } from './types.js';
 
-export const POLICY_CHANGE_RENDERER = 'policy-change';
-export const POLICY_PROBLEM_RENDERER = 'policy-file-problem';
-export const policyChangeKey = (id: string) => `policy-change:${id}`;
-
-const SYSTEM = 'system';
-const canonical = configure({ deterministic: true });
-
-/** The parsed policy's identity: the same rules give the same hash whatever the comments and layout. */
-export function policyHash(p: Policy): string {
-  return createHash('sha256')
-    .update(canonical(p) ?? '')
-    .digest('hex');
-}
-
-export type CheckResult =
-  | { kind: 'unchanged' }
-  | { kind: 'in-force' }
-  | { kind: 'invalid'; error: string }
-  | { kind: 'proposed'; proposal: PolicyProposal };
-
-export type ChangeDecision = { ok: true; proposal: PolicyProposal; applied: boolean } | { ok: false; message: string };
+// The answers of PolicyGovernor's methods, for its callers.
+export type { ChangeDecision, CheckResult } from './decide.js';
 
 export interface PolicyGovernorOptions {
   store: Store;
@@ -106,8 +88,17 @@ export interface PolicyGovernor {
 export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
   const { store, outbox, logger } = o;
   const log = logger.child({ component: 'policy' });
-  const iso = () => new Date(o.now()).toISOString();
   let policy: Policy | undefined = o.fixed;
+  const source =
+    o.path === undefined
+      ? undefined
+      : createPolicyFileSource({
+          path: o.path,
+          logger: log,
+          ...(o.check ? { check: o.check } : {}),
+          ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+          onChange: () => checkPolicyFile(),
+        });
   // One check at a time: a file event during a check queues one more, never two interleaved.
   let chain: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -122,299 +113,90 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
   };
   const inForce = () => store.get(POLICY_IN_FORCE, IN_FORCE_ID);
   const pending = () => store.find(POLICY_PROPOSALS, (p) => p.state === 'pending').at(-1);
+  const facts = (): GovernanceFacts => ({ now: o.now(), newId: randomUUID() });
+  /** The state as seen by `reads`: the store, or a commit's tx (`pending` needs find, which only the store has). */
+  const stateOf = (reads: Pick<Tx, 'get'>): GovernanceState => ({
+    policy,
+    inForce: reads.get(POLICY_IN_FORCE, IN_FORCE_ID),
+    pending: pending(),
+    seenHash: reads.get(POLICY_FILE_SEEN, SEEN_ID)?.hash,
+  });
 
-  /** When each address of `next` was approved: kept for addresses already listed, now for the others. */
-  function addressTimes(next: Policy, before: PolicyInForce | undefined, at: string): Record<string, AddressApproval> {
-    const out: Record<string, AddressApproval> = {};
-    for (const e of next.withdrawals.allowlist.addresses) {
-      const key = addressKey(e.network, e.address);
-      out[key] = before?.addresses[key] ?? { approvedAt: at, initial: !before };
-    }
-    return out;
+  /** Everything a decision writes, inside the caller's commit. */
+  function write(tx: Tx, d: GovernanceDecision<unknown>): void {
+    const w = d.writes;
+    if (w.seen === null) tx.delete(POLICY_FILE_SEEN, SEEN_ID);
+    else if (w.seen) tx.put(POLICY_FILE_SEEN, SEEN_ID, w.seen);
+    if (w.problem) tx.put(POLICY_FILE_PROBLEMS, w.problem.id, w.problem);
+    for (const p of w.proposals) tx.put(POLICY_PROPOSALS, p.id, p);
+    if (w.inForce) tx.put(POLICY_IN_FORCE, IN_FORCE_ID, w.inForce);
+    for (const a of d.audit) appendAudit(tx, a);
+    for (const n of d.notices) outbox.enqueue(tx, n);
   }
-
-  function notifyAdmins(tx: Tx, problemId: string): void {
-    // The admins of the policy in force, by DM; user groups cannot be messaged directly, so with
-    // no admin named as a user the notice goes to the approvals channel instead.
-    const users = current().people.admins.filter((a) => /^[UW]/.test(a));
-    if (!users.length)
-      outbox.enqueue(tx, {
-        op: 'post',
-        renderer: POLICY_PROBLEM_RENDERER,
-        ref: problemId,
-        key: `policy-file-problem:${problemId}`,
-        channel: current().channels.approvals,
-      });
-    for (const admin of users)
-      outbox.enqueue(tx, {
-        op: 'dm',
-        renderer: POLICY_PROBLEM_RENDERER,
-        ref: problemId,
-        user: admin,
-        key: `policy-file-problem:${problemId}:${admin}`,
-      });
-  }
-
-  function supersede(tx: Tx, p: PolicyProposal, reason: string, by?: string): void {
-    const at = iso();
-    tx.put(POLICY_PROPOSALS, p.id, { ...p, state: 'superseded', superseded: { at, reason, ...(by ? { by } : {}) } });
-    appendAudit(tx, { at, actor: SYSTEM, action: 'policy_supersede', subject: p.id, details: { reason, by } });
-    outbox.enqueue(tx, { op: 'update', renderer: POLICY_CHANGE_RENDERER, ref: p.id, key: policyChangeKey(p.id) });
-  }
-
-  async function readFileText(): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
-    try {
-      return { ok: true, text: await readFile(o.path!, 'utf8') };
-    } catch (err) {
-      return {
-        ok: false,
-        error: `The policy file ${o.path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
-      };
-    }
-  }
-
-  function checked(p: Policy, source: string): Policy {
-    const problems = o.check?.(p) ?? [];
-    if (problems.length) throw new PolicyError(`${source} is invalid:\n${problems.map((m) => `  - ${m}`).join('\n')}`);
-    return p;
-  }
+  const writesAnything = (d: GovernanceDecision<unknown>) =>
+    d.writes.seen !== undefined ||
+    d.writes.problem !== undefined ||
+    d.writes.inForce !== undefined ||
+    d.writes.proposals.length > 0 ||
+    d.audit.length > 0 ||
+    d.notices.length > 0;
 
   async function acceptFirst(): Promise<void> {
-    const read = await readFileText();
-    if (!read.ok) throw new PolicyError(read.error);
-    const first = checked(parsePolicy(read.text, o.path), o.path ?? 'policy'); // no approved policy to fall back on: an invalid file stops the start
-    const hash = policyHash(first);
-    const at = iso();
-    await store.commit((tx) => {
-      tx.put(POLICY_IN_FORCE, IN_FORCE_ID, {
-        text: read.text,
-        hash,
-        approvedAt: at,
-        approvedBy: [SYSTEM],
-        addresses: addressTimes(first, undefined, at),
-      });
-      tx.put(POLICY_FILE_SEEN, SEEN_ID, { hash: textHash(read.text), at });
-      appendAudit(tx, {
-        at,
-        actor: SYSTEM,
-        action: 'policy_accept_first',
-        subject: hash.slice(0, 12),
-        details: { file: o.path, hash, reason: 'no approved policy yet: the first policy loaded is accepted as it is' },
-      });
-    });
-    policy = first;
-    log.info({ hash }, 'first policy accepted');
+    // No approved policy to fall back on: an unusable file stops the start (readFirst throws).
+    const reading = await source!.readFirst();
+    const d = decide(stateOf(store), { type: 'accept-first', file: o.path, reading }, facts());
+    await store.commit((tx) => write(tx, d));
+    policy = d.applied;
+    log.info({ hash: reading.hash }, 'first policy accepted');
   }
 
   async function checkPolicyFile(): Promise<CheckResult> {
-    if (!o.path) return { kind: 'unchanged' };
+    if (!source) return { kind: 'unchanged' };
     return serial(async () => {
-      const read = await readFileText();
-      const raw = read.ok ? textHash(read.text) : `unreadable:${read.error}`;
-      if (store.get(POLICY_FILE_SEEN, SEEN_ID)?.hash === raw) return { kind: 'unchanged' } as const;
-      const at = iso();
-      let next: Policy;
-      try {
-        if (!read.ok) throw new PolicyError(read.error);
-        next = checked(parsePolicy(read.text, 'The policy file'), 'The policy file');
-      } catch (err) {
-        const error = err instanceof Error ? err.message : String(err);
-        const id = randomUUID();
-        await store.commit((tx) => {
-          tx.put(POLICY_FILE_SEEN, SEEN_ID, { hash: raw, at });
-          tx.put(POLICY_FILE_PROBLEMS, id, { id, at, error });
-          appendAudit(tx, {
-            at,
-            actor: SYSTEM,
-            action: 'policy_invalid',
-            subject: id,
-            details: { error, reason: 'the policy file cannot be used; the policy in force is unchanged' },
-          });
-          notifyAdmins(tx, id);
-        });
-        log.warn({ error }, 'the policy file is invalid; the policy in force is unchanged');
-        return { kind: 'invalid', error } as const;
-      }
-      const hash = policyHash(next);
-      const base = inForce()!;
-      const open = pending();
-      if (hash === base.hash) {
-        await store.commit((tx) => {
-          tx.put(POLICY_FILE_SEEN, SEEN_ID, { hash: raw, at });
-          if (open) supersede(tx, open, 'the file is back to the policy in force');
-        });
-        return { kind: 'in-force' } as const;
-      }
-      if (open?.hash === hash) {
-        await store.commit((tx) => tx.put(POLICY_FILE_SEEN, SEEN_ID, { hash: raw, at }));
-        return { kind: 'unchanged' } as const;
-      }
-      const proposal: PolicyProposal = {
-        id: randomUUID(),
-        text: read.ok ? read.text : '',
-        hash,
-        baseHash: base.hash,
-        proposedAt: at,
-        lines: describePolicyChange(current(), next),
-        state: 'pending',
-        approvals: [],
-      };
-      await store.commit((tx) => {
-        tx.put(POLICY_FILE_SEEN, SEEN_ID, { hash: raw, at });
-        if (open) supersede(tx, open, 'a newer version of the file replaced it', proposal.id);
-        tx.put(POLICY_PROPOSALS, proposal.id, proposal);
-        appendAudit(tx, {
-          at,
-          actor: SYSTEM,
-          action: 'policy_propose',
-          subject: proposal.id,
-          details: { hash, changes: proposal.lines, required: effectivePolicyChangeApprovals(current()) },
-        });
-        outbox.enqueue(tx, {
-          op: 'post',
-          renderer: POLICY_CHANGE_RENDERER,
-          ref: proposal.id,
-          key: policyChangeKey(proposal.id),
-          channel: current().channels.approvals,
-        });
-      });
-      log.info({ id: proposal.id, changes: proposal.lines.length }, 'policy change proposed');
-      return { kind: 'proposed', proposal } as const;
+      const reading = await source.read();
+      // Decided on the state read outside a commit (checks are serial; an approval that races
+      // one is caught by its baseHash), so an unchanged file, every poll, opens no commit.
+      const d = decide(stateOf(store), { type: 'file-changed', reading }, facts());
+      if (writesAnything(d)) await store.commit((tx) => write(tx, d));
+      const r = d.result;
+      if (r.kind === 'invalid')
+        log.warn({ error: r.error }, 'the policy file is invalid; the policy in force is unchanged');
+      if (r.kind === 'proposed')
+        log.info({ id: r.proposal.id, changes: r.proposal.lines.length }, 'policy change proposed');
+      return r;
     });
   }
 
-  const stateWords: Record<PolicyProposal['state'], string> = {
-    pending: 'waiting for approval',
-    applied: 'already applied',
-    rejected: 'rejected',
-    superseded: 'replaced by a newer version of the file',
-  };
-
-  async function decideOn(
-    proposalId: string,
-    user: string,
-    kind: 'approve' | 'reject',
-  ): Promise<ChangeDecision & { nextPolicy?: Policy }> {
+  async function decideOn(proposalId: string, user: string, type: 'approve' | 'reject') {
     // Admins of the policy in force decide (group membership may ask Slack: resolved before the commit).
     const isAdmin = await hasRole(current(), 'admins', user, o.groups);
+    const f = facts();
     return store.commit((tx) => {
-      const p = tx.get(POLICY_PROPOSALS, proposalId);
-      if (!p) return { ok: false, message: 'There is no such policy change.' };
-      const at = iso();
-      if (!isAdmin) {
-        appendAudit(tx, {
-          at,
-          actor: user,
-          action: `policy_${kind}_refused`,
-          subject: p.id,
-          details: { reason: 'not an admin of the policy in force' },
-        });
-        return { ok: false, message: 'Only treasury admins can approve or reject a policy change.' };
-      }
-      if (p.state !== 'pending')
-        return {
-          ok: false,
-          message: `This policy change is no longer waiting for decisions: it was ${stateWords[p.state]}.`,
-        };
-      const update = () =>
-        outbox.enqueue(tx, { op: 'update', renderer: POLICY_CHANGE_RENDERER, ref: p.id, key: policyChangeKey(p.id) });
-      if (kind === 'reject') {
-        const next: PolicyProposal = { ...p, state: 'rejected', rejection: { user, at } };
-        tx.put(POLICY_PROPOSALS, p.id, next);
-        appendAudit(tx, {
-          at,
-          actor: user,
-          action: 'policy_reject',
-          subject: p.id,
-          details: { changes: p.lines, approvalsBefore: p.approvals.map((a) => a.user) },
-        });
-        update();
-        return { ok: true, proposal: next, applied: false };
-      }
-      // A double click, or the same admin twice, counts once.
-      if (p.approvals.some((a) => a.user === user))
-        return { ok: false, message: 'You have already approved this policy change; it needs another admin.' };
-      const base = tx.get(POLICY_IN_FORCE, IN_FORCE_ID);
-      if (p.baseHash !== base?.hash) {
-        // Proposed against a policy that is no longer in force (a check raced an approval): its lines would lie.
-        supersede(tx, p, 'the policy in force changed since it was proposed');
-        tx.delete(POLICY_FILE_SEEN, SEEN_ID);
-        return {
-          ok: false,
-          message: 'The policy in force changed since this was proposed; the file will be proposed again.',
-        };
-      }
-      const required = effectivePolicyChangeApprovals(current());
-      const approvals = [...p.approvals, { user, at }];
-      appendAudit(tx, {
-        at,
-        actor: user,
-        action: 'policy_approve',
-        subject: p.id,
-        details: { approvals: approvals.length, required },
-      });
-      if (approvals.length < required) {
-        const next = { ...p, approvals };
-        tx.put(POLICY_PROPOSALS, p.id, next);
-        update();
-        return { ok: true, proposal: next, applied: false };
-      }
-      const nextPolicy = parsePolicy(p.text, 'The proposed policy');
-      // The file is compared with the new policy in force at the next check.
-      tx.delete(POLICY_FILE_SEEN, SEEN_ID);
-      const applied: PolicyProposal = { ...p, approvals, state: 'applied', appliedAt: at };
-      tx.put(POLICY_PROPOSALS, p.id, applied);
-      tx.put(POLICY_IN_FORCE, IN_FORCE_ID, {
-        text: p.text,
-        hash: p.hash,
-        approvedAt: at,
-        approvedBy: approvals.map((a) => a.user),
-        proposalId: p.id,
-        addresses: addressTimes(nextPolicy, base!, at),
-      });
-      appendAudit(tx, {
-        at,
-        actor: user,
-        action: 'policy_apply',
-        subject: p.id,
-        details: { hash: p.hash, previousHash: base?.hash, approvedBy: approvals.map((a) => a.user), changes: p.lines },
-      });
-      update();
-      return { ok: true, proposal: applied, applied: true, nextPolicy };
+      const proposal = tx.get(POLICY_PROPOSALS, proposalId);
+      const d = decide(stateOf(tx), { type, proposalId, proposal, user, isAdmin }, f);
+      write(tx, d);
+      return d;
     });
   }
 
   async function approve(proposalId: string, user: string): Promise<ChangeDecision> {
-    const r = await decideOn(proposalId, user, 'approve');
-    if (r.ok && r.nextPolicy) {
-      policy = r.nextPolicy;
+    const d = await decideOn(proposalId, user, 'approve');
+    if (d.applied) {
+      policy = d.applied;
       log.info({ id: proposalId }, 'policy change applied');
-      checkSoon();
+      source?.checkSoon();
       try {
         await o.onApplied?.(policy);
       } catch (err) {
         log.error({ err }, 'after a policy change: re-evaluating what it affects failed');
       }
     }
-    if (!r.ok) return r;
-    return { ok: true, proposal: r.proposal, applied: r.applied };
+    return d.result;
   }
 
   async function reject(proposalId: string, user: string): Promise<ChangeDecision> {
-    const r = await decideOn(proposalId, user, 'reject');
-    return r.ok ? { ok: true, proposal: r.proposal, applied: false } : r;
+    return (await decideOn(proposalId, user, 'reject')).result;
   }
-
-  let watcher: FSWatcher | undefined;
-  let poll: NodeJS.Timeout | undefined;
-  let debounce: NodeJS.Timeout | undefined;
-  const checkSoon = () => {
-    clearTimeout(debounce);
-    debounce = setTimeout(() => {
-      checkPolicyFile().catch((err: unknown) => log.error({ err }, 'checking the policy file failed'));
-    }, 300);
-    debounce.unref();
-  };
 
   return {
     current,
@@ -436,31 +218,7 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
     proposal: (id) => store.get(POLICY_PROPOSALS, id),
     problem: (id) => store.get(POLICY_FILE_PROBLEMS, id),
     addressApprovals: () => (o.path ? inForce()?.addresses : undefined),
-    watch() {
-      if (!o.path || watcher || poll) return;
-      const file = basename(o.path);
-      try {
-        // The directory, not the file: editors replace the file (a rename), which ends a watch on it.
-        watcher = watch(dirname(o.path), (_event, name) => {
-          if (!name || name === file) checkSoon();
-        });
-        watcher.on('error', (err) => log.warn({ err: err.message }, 'watching the policy file failed; polling only'));
-      } catch (err) {
-        log.warn({ err: (err as Error).message }, 'cannot watch the policy file; polling only');
-      }
-      poll = setInterval(checkSoon, o.pollMs ?? 60_000);
-      poll.unref();
-    },
-    stop() {
-      watcher?.close();
-      clearInterval(poll);
-      clearTimeout(debounce);
-      watcher = undefined;
-      poll = undefined;
-    },
+    watch: () => source?.watch(),
+    stop: () => source?.stop(),
   };
-}
-
-function textHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
