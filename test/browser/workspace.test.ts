@@ -27,6 +27,8 @@ let browser: Browser;
 let page: Page;
 let dataDir: string;
 let step = 0;
+/** Uncaught errors of the page's scripts (a module that fails to load or throws). */
+const pageErrors: string[] = [];
 
 async function shot(name: string): Promise<void> {
   step += 1;
@@ -71,6 +73,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
     page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
     page.setDefaultTimeout(WAIT);
     await page.goto(`${app.url}/`);
     await page.locator('#live.on').waitFor();
@@ -365,5 +368,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     await expect.poll(() => form.getAttribute('aria-label')).toBe('First');
     await form.getByRole('button', { name: 'Back' }).click();
     await expect.poll(() => page.locator('#modals form').count()).toBe(0);
+  });
+
+  it("ran the whole story without an error in the page's scripts", () => {
+    expect(pageErrors).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * server, it drives the app only through signed requests, it validates what the page sends,
  * pushes live updates, and never lets its generated secrets out.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -73,6 +73,52 @@ describe('the local workspace', () => {
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await res.text()).toContain('/local/app.js');
     expect((await fetch(`${app.url}/local/app.js`)).headers.get('content-type')).toContain('javascript');
+  });
+
+  it('serves every module the page imports as JavaScript, and nothing else from its folder or beyond', async () => {
+    const html = await (await fetch(`${app.url}/`)).text();
+    expect(html).toContain('<script type="module" src="/local/app.js">');
+    // Follow the imports from the entry module, as the browser does.
+    const seen = new Set<string>();
+    const queue = ['app.js'];
+    while (queue.length) {
+      const name = queue.shift()!;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const res = await fetch(`${app.url}/local/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('content-type'), name).toBe('text/javascript; charset=utf-8');
+      expect(res.headers.get('x-content-type-options'), name).toBe('nosniff');
+      const body = await res.text();
+      expect(body.startsWith('// @ts-check'), name).toBe(true);
+      for (const m of body.matchAll(/^import .* from '\.\/([\w-]+\.js)';$/gm)) queue.push(m[1]!);
+    }
+    const modules = readdirSync(new URL('../../src/local/static/', import.meta.url)).filter((f) => f.endsWith('.js'));
+    expect([...seen].sort()).toEqual(modules.sort());
+    expect((await fetch(`${app.url}/local/style.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    // The folder's type-checking files are not for the browser, and no path leaves the folder.
+    const { request } = await import('node:http');
+    const status = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${app.url}${path}`, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    for (const path of [
+      '/local/tsconfig.json',
+      '/local/types.d.ts',
+      '/local/index.html',
+      '/local/../workspace.ts',
+      '/local/..%2Fworkspace.ts',
+      '/local/%2E%2E%2F%2E%2E%2F%2E%2E%2Fpackage.json',
+      '/local/static/app.js',
+      '/local/app.js/',
+    ]) {
+      expect(await status(path), path).toBe(404);
+    }
   });
 
   it("lists the policy's people with their roles, and its channels", async () => {

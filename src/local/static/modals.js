@@ -1,0 +1,83 @@
+// @ts-check
+// The modal on top of this person's stack, with its field errors; submitted and closed through
+// the workspace as Slack's view_submission and view_closed.
+
+import { post } from './api.js';
+import { byId, h, status } from './dom.js';
+import { collectValues, restoreValues } from './form-values.js';
+import { textObj } from './mrkdwn.js';
+import { blocks } from './render-blocks.js';
+import { state } from './state.js';
+
+/** @typedef {import('./types.js').ModalView} ModalView */
+
+/** @param {ModalView[]} stack bottom first */
+export function renderModals(stack) {
+  const layer = byId('modals');
+  const top = stack.at(-1);
+  // Re-render only when the view itself changed, so what someone is typing survives live updates.
+  const key = top ? `${top.id}|${top.hash}|${JSON.stringify(top.errors)}|${stack.length}` : '';
+  if (key === state.modalKey) return;
+  state.modalKey = key;
+  if (!top) return layer.replaceChildren();
+  const old = layer.querySelector('form');
+  const typed = old && old.dataset.viewId === top.id ? collectValues(old) : null;
+  /** @type {import('./types.js').ActionContext} */
+  const ctx = { source: 'view', viewId: top.id, errors: top.errors };
+  const form = h(
+    'form',
+    {
+      class: 'modal',
+      'data-view-id': top.id,
+      'aria-label': top.title?.text ?? 'Modal',
+      /** @param {Event} e */
+      onsubmit: (e) => {
+        e.preventDefault();
+        submitModal(top, form);
+      },
+    },
+    h(
+      'header',
+      {},
+      h('span', {}, textObj(top.title)),
+      stack.length > 1 ? h('span', { class: 'stack-depth' }, `${stack.length} stacked`) : null,
+    ),
+    h(
+      'div',
+      { class: 'body' },
+      top.errors?._ ? h('p', { class: 'modal-error', role: 'alert' }, top.errors._) : null,
+      blocks(top.blocks, ctx),
+    ),
+    h(
+      'footer',
+      {},
+      h(
+        'button',
+        {
+          class: 'bk',
+          type: 'button',
+          onclick: () =>
+            post('/local/close', { user: state.me, viewId: top.id }).catch((e) =>
+              status(/** @type {Error} */ (e).message),
+            ),
+        },
+        top.close?.text ?? 'Cancel',
+      ),
+      top.submit ? h('button', { class: 'bk primary', type: 'submit' }, top.submit.text) : null,
+    ),
+  );
+  if (typed) restoreValues(form, typed);
+  layer.replaceChildren(h('div', { class: 'overlay', role: 'dialog', 'aria-label': top.title?.text ?? 'Modal' }, form));
+}
+
+/**
+ * @param {ModalView} view
+ * @param {HTMLFormElement} form
+ */
+async function submitModal(view, form) {
+  try {
+    await post('/local/submit', { user: state.me, viewId: view.id, values: collectValues(form) });
+  } catch (err) {
+    status(/** @type {Error} */ (err).message);
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The shapes the page works with: what GET /local/state answers (src/local/workspace/view.ts
+ * builds it) and the Block Kit the app sends through it. Only what the page reads is named;
+ * the checks are the page's own (this file is for `tsc -p src/local/static` only, never served).
+ */
+
+export interface TextObject {
+  type: string;
+  text: string;
+  emoji?: boolean;
+}
+
+export interface Option {
+  text: TextObject;
+  value: string;
+}
+
+export interface Confirm {
+  title?: TextObject;
+  text?: TextObject;
+  confirm?: TextObject;
+  deny?: TextObject;
+  style?: string;
+}
+
+/** An element of a section, actions, context or input block (buttons, selects, inputs, images, text). */
+export interface BlockElement {
+  type: string;
+  action_id?: string;
+  text?: TextObject;
+  value?: string;
+  url?: string;
+  style?: string;
+  confirm?: Confirm;
+  image_url?: string;
+  alt_text?: string;
+  options?: Option[];
+  option_groups?: Array<{ options: Option[] }>;
+  placeholder?: TextObject;
+  initial_option?: Option;
+  initial_value?: string;
+  multiline?: boolean;
+  max_length?: number;
+}
+
+export interface RichTextElement {
+  type: string;
+  text?: string;
+  url?: string;
+  user_id?: string;
+  elements?: RichTextElement[];
+}
+
+export interface Block {
+  type: string;
+  block_id?: string;
+  text?: TextObject;
+  fields?: TextObject[];
+  accessory?: BlockElement;
+  /** Block elements, or rich text elements in a rich_text block. */
+  elements?: BlockElement[];
+  slack_file?: { id?: string };
+  image_url?: string;
+  alt_text?: string;
+  title?: TextObject;
+  /** An input block's control. */
+  element?: BlockElement;
+  label?: TextObject;
+  optional?: boolean;
+  hint?: TextObject;
+}
+
+export interface FileView {
+  id: string;
+  name: string;
+  title: string;
+  image: boolean;
+  size: number;
+}
+
+export interface Attachment {
+  blocks?: Block[];
+  text?: string;
+  fallback?: string;
+}
+
+/** A channel message (with its replies) or an ephemeral. */
+export interface MessageView {
+  ts: string;
+  text?: string;
+  blocks?: Block[];
+  attachments?: Attachment[];
+  edited?: boolean;
+  files?: FileView[];
+  replies?: MessageView[];
+}
+
+export interface ChannelView {
+  id: string;
+  name: string;
+  kind: 'channel' | 'dm';
+  messages: MessageView[];
+  ephemerals: MessageView[];
+}
+
+export interface ModalView {
+  id: string;
+  hash?: string;
+  title?: TextObject;
+  close?: TextObject;
+  submit?: TextObject;
+  blocks?: Block[];
+  /** Field errors by block id; `_` is for the whole modal. */
+  errors: Record<string, string>;
+}
+
+export interface Person {
+  id: string;
+  name: string;
+  handle: string;
+  roles: string[];
+}
+
+/** What one person sees: GET /local/state?user=… */
+export interface PageState {
+  me: string;
+  people: Person[];
+  channels: ChannelView[];
+  home: { blocks?: Block[] } | null;
+  modals: ModalView[];
+  sandbox: boolean;
+  commands: string[];
+}
+
+/** Where an action happens (it says which request to send). */
+export interface ActionContext {
+  source: 'message' | 'ephemeral' | 'view' | 'home';
+  channel?: string;
+  ts?: string;
+  viewId?: string;
+  errors?: Record<string, string>;
+}
+
+/** An action as POST /local/action takes it. */
+export interface ClickedAction {
+  action_id?: string;
+  block_id: string;
+  type: string;
+  value?: string;
+  text?: string;
+  selected_option?: Option;
+}
+
+/** One input's value, as Slack puts it in view.state.values. */
+export interface FieldValue {
+  type?: string;
+  value?: string | null;
+  selected_option?: { text: { type: string; text: string | null; emoji: boolean }; value: string } | null;
+}
+
+/** view.state.values: block id → action id → value. */
+export type FormValues = Record<string, Record<string, FieldValue>>;
