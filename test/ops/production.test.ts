@@ -33,8 +33,8 @@ async function freePort(): Promise<number> {
 }
 
 /** Only what local mode on random ports needs: nothing of the runner's Slack or wallet settings. */
-async function start(command: string, args: string[]): Promise<Started> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'ops-prod-'));
+async function start(command: string, args: string[], existingDir?: string): Promise<Started> {
+  const dataDir = existingDir ?? mkdtempSync(path.join(tmpdir(), 'ops-prod-'));
   const metricsPort = await freePort();
   const child = spawn(command, args, {
     cwd: root,
@@ -189,5 +189,21 @@ describe('signals through npm start', () => {
     // The careful stop may have finished between the two: either way the process is gone.
     expect([0, 143]).toContain(code);
     expect(alive(pid)).toBe(false);
+  }, 90_000);
+
+  it('after SIGKILL, an immediate restart on the same data directory is healthy within 10 s', async () => {
+    const main = ['--enable-source-maps', 'dist/src/main.js'];
+    const first = await start(process.execPath, main);
+    await ready(first);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // The lock of the killed process is still there: the restart must see it is dead.
+    expect(existsSync(path.join(first.dataDir, 'LOCK'))).toBe(true);
+    const t0 = Date.now();
+    const again = await start(process.execPath, main, first.dataDir);
+    const { url } = await ready(again);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(again.out()).toMatch(/took over the data directory lock/);
   }, 90_000);
 });
