@@ -30,6 +30,9 @@ import { Retention } from './jobs/retention.js';
 import { registerJobNoticeRenderer } from './slack/job-messages.js';
 import type { LocalWorkspace } from './local/workspace.js';
 import { createLogger, type Logger } from './log.js';
+import { createMetrics, type Metrics } from './metrics/registry.js';
+import { startMetricsServer } from './metrics/server.js';
+import { alertDelayRecorder, attachSources } from './metrics/sources.js';
 import { createOutbox, type OutboxOptions } from './outbox/index.js';
 import { resolvePolicyPath } from './policy/load.js';
 import { createPolicyGovernor } from './policy/governance/governor.js';
@@ -95,6 +98,10 @@ export interface RunningApp {
   /** Local mode: the workspace page and its Web API. */
   local?: LocalWorkspace;
   http: HttpServer;
+  /** This app's metrics registry (one per app: several apps may run in one process). */
+  metrics: Metrics;
+  /** Where /metrics is served; undefined when METRICS_PORT=0. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -104,13 +111,20 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
   const now = o.now ?? Date.now;
   secrets.add(...configSecrets(config));
   const cleanup = new CleanupStack(logger);
+  const metrics = createMetrics();
   // Where the app's own server listens: known only once it does (it starts last, when every
   // route exists). Read late by the local workspace (events URL) and webhook registration.
   const address = { url: '', port: undefined as number | undefined };
 
   try {
     const { store, onWritable } = await buildStore(
-      { dir: config.dataDir, logger, onFatal: o.onFatal, options: o.store },
+      {
+        dir: config.dataDir,
+        logger,
+        onFatal: o.onFatal,
+        options: o.store,
+        onCommitDurable: (s) => metrics.storeCommitDuration.observe(s),
+      },
       cleanup,
     );
     // The embedded sandbox plays the service's side of the verification callback: it asks the
@@ -124,6 +138,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         sandbox: {
           verificationUrl: () => ownBase.promise.then((b) => verifyUrl(b, hookSecrets.current())),
           ...o.sandbox,
+        },
+        onCall: (operation, outcome, seconds) => {
+          metrics.walletRequests.inc({ operation, outcome });
+          metrics.walletRequestDuration.observe({ operation }, seconds);
         },
       },
       cleanup,
@@ -178,12 +196,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       localMode: config.slack.mode === 'local',
       logger,
       now,
+      metrics,
     });
     const outbox = createOutbox({
       store,
       client: slackClient.client,
       logger: logger.child({ component: 'outbox' }),
       now,
+      onSent: alertDelayRecorder(metrics, store, now),
       ...o.outbox,
     });
     cleanup.push(() => outbox.stop());
@@ -227,6 +247,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         explorerNet,
         slack: slackClient.client,
         balances,
+        metrics,
       },
       cleanup,
     );
@@ -356,6 +377,13 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       () => deps.policy,
       { refuse: false, logger },
     );
+    attachSources(metrics, {
+      store,
+      policy: () => deps.policy,
+      freezeActive: () => freeze.current() !== undefined,
+      scheduler,
+      now,
+    });
     const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
     const routes = appRoutes({
       alerts,
@@ -372,9 +400,15 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         logger: logger.child({ component: 'verification' }),
         now,
       }),
+      metrics,
     });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());
+    const metricsServer =
+      config.metricsPort > 0
+        ? await startMetricsServer(metrics, { port: config.metricsPort, host: config.host, logger })
+        : undefined;
+    if (metricsServer) cleanup.push(() => metricsServer.close());
     // Stopping: the sends in flight finish first, while the verify route still answers their
     // verification calls (the server closes after; cleanup runs in reverse).
     cleanup.push(() => withdrawals.service.idle());
@@ -421,6 +455,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       slack,
       local: target.local,
       http,
+      metrics,
+      metricsUrl: metricsServer?.url,
       stop: () => cleanup.stopAll(),
     };
   } catch (err) {

@@ -42,6 +42,8 @@ export interface Config {
     timeoutMs: number;
   };
   sandboxPort: number;
+  /** Prometheus /metrics; 0: off. */
+  metricsPort: number;
 }
 
 export class ConfigError extends Error {
@@ -141,6 +143,10 @@ const schema = z.object({
   ),
   WALLET_TIMEOUT_MS: intInRange(500, 120_000, 10_000),
   SANDBOX_PORT: intInRange(0, 65535, 4000),
+  METRICS_PORT: optionalString.refine(
+    (v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535),
+    'must be a whole number from 0 to 65535 (0 turns /metrics off)',
+  ),
 });
 
 /** Rules between variables, checked on the raw text so they are reported with every format problem. */
@@ -238,6 +244,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.WALLET_TIMEOUT_MS,
     },
     sandboxPort: e.SANDBOX_PORT,
+    // PORT=0 (a random port: tests, several instances on one host) would make every instance
+    // fight for the one default metrics port: then metrics are on only when asked for.
+    metricsPort: e.METRICS_PORT !== undefined ? Number(e.METRICS_PORT) : e.PORT === 0 ? 0 : 9464,
   };
 }
 

@@ -4,6 +4,7 @@
  * line is scrubbed of registered secret values just before it is written.
  */
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { currentRequest } from './request-context.js';
 import { secrets as defaultSecrets, type SecretRegistry } from './secrets.js';
 
 export type { Logger };
@@ -91,6 +92,11 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       serializers: { err: serializeError, error: serializeError },
       hooks: { streamWrite: (line: string) => registry.scrub(line) },
+      // The request this line was written for (request-context.ts), on every logger and child alike.
+      mixin: () => {
+        const id = currentRequest()?.id;
+        return id ? { reqId: id } : {};
+      },
     },
     opts.destination ?? pino.destination({ fd: 1, sync: false }),
   );

@@ -29,6 +29,41 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) =>
     logger.error({ err: reason }, 'unhandled rejection (a bug: please report it)'),
   );
+  let startDone!: (app: RunningApp | undefined) => void;
+  const started = new Promise<RunningApp | undefined>((resolve) => {
+    startDone = resolve;
+  });
+  // A supervisor (or npm, which forwards to this process: `npm start` execs node) sends SIGTERM;
+  // a person presses Ctrl-C. The first signal stops carefully: sends in flight finish, the
+  // outbox and store close, the embedded sandbox and the local workspace stop; exit 0. A second
+  // signal, or a careful stop still running after STOP_LIMIT_MS (supervisors SIGKILL soon
+  // after), exits at once: everything acknowledged is already on disk, so a restart recovers.
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      logger.flush();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    setTimeout(() => {
+      logger.error({ limitMs: STOP_LIMIT_MS }, 'stopping took too long: exiting now');
+      logger.flush();
+      process.exit(1);
+    }, STOP_LIMIT_MS).unref();
+    // A signal during start: the stop waits for the start to finish (or fail), then undoes it.
+    try {
+      await (await started)?.stop();
+    } catch (err) {
+      logger.error({ err }, 'stopping failed part-way');
+    }
+    logger.info('stopped');
+    logger.flush();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
   let app: RunningApp;
   try {
     app = await startApp({
@@ -42,6 +77,7 @@ async function main(): Promise<void> {
       },
     });
   } catch (err) {
+    startDone(undefined);
     if (err instanceof PolicyError || err instanceof StoreLockedError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(2);
@@ -49,6 +85,8 @@ async function main(): Promise<void> {
     logger.fatal({ err }, 'could not start');
     process.exit(1);
   }
+  startDone(app);
+  if (stopping) return;
   const lines = [
     app.local ? `Open the local workspace: http://${shownHost}:${app.port}/` : '',
     `Treasury app ${app.deps.version} is running at ${app.url}`,
@@ -58,22 +96,14 @@ async function main(): Promise<void> {
       ? `  Simulate a deposit: npm run sandbox -- deposit <client-email|address> <amount> <currency> <network>`
       : '',
     `  Health: ${app.url}/healthz  Readiness: ${app.url}/readyz`,
+    app.metricsUrl ? `  Metrics: ${app.metricsUrl}` : '',
     `  State: ${app.deps.store.stats().dir}`,
   ].filter(Boolean);
   process.stdout.write(`${lines.join('\n')}\n`);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    await app.stop();
-    logger.flush();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
+
+/** Under the usual 30 s a supervisor waits between SIGTERM and SIGKILL. */
+const STOP_LIMIT_MS = 25_000;
 
 /**
  * Human-readable lines on a terminal, JSON lines otherwise (for log collectors). pino-pretty

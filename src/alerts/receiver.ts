@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
+import { noteRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
 import { parseJson } from '../wallet/json.js';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../http/json-depth.js';
@@ -157,6 +158,7 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       { alertId: result.alertId, outcome: result.outcome, kind: event.kind, status: event.statusName },
       'webhook received',
     );
+    noteRequest({ kind: event.kind, outcome: result.outcome });
     if (result.outcome !== 'duplicate') {
       deps.outbox.kick();
       if (deps.onAccepted) {

@@ -10,6 +10,9 @@ import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
 import { startLocalWorkspace, type LocalWorkspace } from '../local/workspace.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/registry.js';
+import { countingFetch } from '../metrics/sources.js';
+import { limitedFetch } from '../slack/limits.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
 import { secrets } from '../secrets.js';
@@ -65,9 +68,12 @@ export function outboxSlackClient(o: {
   localMode: boolean;
   logger: Logger;
   now: () => number;
+  metrics?: Metrics;
 }): { client: WebClient; groups: GroupResolver } {
   const client = new WebClient(o.slackConfig.botToken, {
     ...webClientOptions(o.slackConfig.apiUrl),
+    // Every call the app makes on its own (posts, edits, uploads, look-ups) is counted, under Slack's limits.
+    ...(o.metrics ? { fetch: limitedFetch(countingFetch(o.metrics, globalThis.fetch)) } : {}),
     retryConfig: { retries: 0 },
     logger: boltLogger(o.logger.child({ component: 'outbox-web' })),
   });

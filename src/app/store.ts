@@ -18,6 +18,7 @@ export async function buildStore(
     logger: Logger;
     onFatal: ((err: Error) => void) | undefined;
     options: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'> | undefined;
+    onCommitDurable?: StoreOptions['onCommitDurable'];
   },
   cleanup: CleanupStack,
 ): Promise<StorePart> {
@@ -29,6 +30,7 @@ export async function buildStore(
     onWritable: () => {
       for (const l of listeners) l();
     },
+    onCommitDurable: o.onCommitDurable,
     ...o.options,
   });
   cleanup.push(() => store.close());

@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from '../sandbox/index.js';
 import { secrets } from '../secrets.js';
 import { createWalletClient, type WalletClient } from '../wallet/client.js';
+import type { WalletClientOptions } from '../wallet/client/types.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
 import type { CleanupStack } from './cleanup.js';
 
@@ -21,7 +22,12 @@ export interface WalletPart {
 }
 
 export async function buildWallet(
-  o: { config: Config; logger: Logger; sandbox: Partial<SandboxOptions> | undefined },
+  o: {
+    config: Config;
+    logger: Logger;
+    sandbox: Partial<SandboxOptions> | undefined;
+    onCall?: WalletClientOptions['onCall'];
+  },
   cleanup: CleanupStack,
 ): Promise<WalletPart> {
   let wallet = o.config.wallet;
@@ -51,6 +57,7 @@ export async function buildWallet(
     logger: o.logger.child({ component: 'wallet' }),
     // Commands rarely wait for a login: the token is refreshed in the background before it expires.
     refreshAhead: true,
+    onCall: o.onCall,
   });
   cleanup.push(async () => client.close?.());
   return {

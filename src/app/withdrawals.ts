@@ -4,6 +4,8 @@
  * change's commit), so the notifier is built after the service and given it directly.
  */
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/registry.js';
+import { withdrawalRecorder } from '../metrics/sources.js';
 import type { Outbox } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
@@ -47,6 +49,7 @@ export function buildWithdrawals(
     slack: PermalinkClient;
     /** The balances part: facts for the `balance` rule, and a low-balance check after each outcome. */
     balances?: BalancesPart;
+    metrics?: Metrics;
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
@@ -79,6 +82,7 @@ export function buildWithdrawals(
     groups: o.groups,
   });
   listeners.push(notifier.onChange);
+  if (o.metrics) listeners.push(withdrawalRecorder(o.metrics));
   // After money moved (or surely did not), the balance may have crossed a threshold: checked off the commit.
   if (o.balances) {
     const { watch } = o.balances;

@@ -30,6 +30,7 @@
  */
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log.js';
+import { inRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
 import { JobRuns, endedRun, ranFor } from './runs.js';
 import { cronSlots } from './slots.js';
@@ -249,7 +250,9 @@ export class Scheduler {
     return this.execute(job, { slot, reason });
   }
 
-  private execute(job: Job, ctx: JobContext): Promise<void> {
+  private execute(job: Job, ctx: JobContext, inRun = false): Promise<void> {
+    // A run is a request of its own (request-context.ts): its log lines and outbox entries share an id.
+    if (!inRun) return inRequest('job', () => this.execute(job, ctx, true));
     const name = job.name;
     const current = this.running.get(name);
     if (current) return current.run;

@@ -126,6 +126,10 @@ export function createAttempts(
       }
     });
     for (const id of collapsed) removeFromLane(lane, id);
+    if (!result.skipped) {
+      log.info({ entry: entry.id, op: entry.op, renderer: entry.renderer, channel: result.channel }, 'sent to Slack');
+      ctx.onSent?.(entry);
+    }
     if (message?.ts && entry.key && (entry.op === 'post' || entry.op === 'dm')) ctx.posted(entry.key);
     return { kind: 'done', sent: !result.skipped };
   }

@@ -23,6 +23,8 @@ export interface OutboxContext {
   getMessage(key: string): OutboxMessage | undefined;
   /** A keyed post or DM is now in Slack (its ts recorded): tells those who asked (Outbox.onPosted). */
   posted(key: string): void;
+  /** An entry is done and in Slack (not skipped): metrics (OutboxOptions.onSent). */
+  onSent?: (entry: OutboxEntry) => void;
 }
 
 /**

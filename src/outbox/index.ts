@@ -8,6 +8,7 @@
  * - `attempts.ts`: the Slack calls, retries, and the history look-up that prevents doubles.
  */
 import type { Logger } from '../log.js';
+import { currentRequest, inRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
 import { createAttempts } from './attempts.js';
 import { BURST_RENDERER, createBatching } from './batching.js';
@@ -34,6 +35,8 @@ export interface OutboxOptions {
   client: SlackClient;
   logger: Logger;
   now?: () => number;
+  /** After an entry is in Slack (metrics: an alert's delay). Must not throw. */
+  onSent?: (entry: OutboxEntry) => void;
   /** Minimum gap between two messages in one lane (Slack allows about one per second per channel). */
   paceMs?: number;
   /**
@@ -108,6 +111,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
     maxBackoffMs: o.maxBackoffMs ?? 60_000,
     lookbackMs: o.lookbackMs ?? 60_000,
     unknownOutcomeDelayMs: o.unknownOutcomeDelayMs ?? 5_000,
+    onSent: o.onSent,
     burstThreshold: o.burstThreshold ?? 10,
     renderers: new Map(),
     batchRenderers: new Map(),
@@ -178,6 +182,9 @@ export function createOutbox(o: OutboxOptions): Outbox {
       createdAt: now(),
       attempts: 0,
     };
+    // The request that caused it (request-context.ts): its sending logs under the same id.
+    const requestId = currentRequest()?.id;
+    if (requestId) entry.requestId = requestId;
     tx.put(COLLECTIONS.entries, id, entry);
     if ((req.op === 'post' || req.op === 'dm') && req.key) {
       if (tx.get(COLLECTIONS.messages, req.key)) throw new Error(`outbox: message key ${req.key} is already used`);
@@ -257,7 +264,10 @@ export function createOutbox(o: OutboxOptions): Outbox {
       const waitingUpTo = lane.ids.reduce((m, id) => Math.max(m, getEntry(id)?.order ?? 0), 0);
       if (await batching.foldBurst(lane, entry)) continue;
       entry = (await batching.formBatch(lane, entry, { headFirst: choice.reserved })) ?? entry;
-      const outcome = await attempts.attempt(entry, lane);
+      const e = entry;
+      const outcome = await (e.requestId
+        ? inRequest('outbox', () => attempts.attempt(e, lane), e.requestId)
+        : attempts.attempt(e, lane));
       if (
         slot === 'post' &&
         ((outcome.kind === 'done' && outcome.sent) || (outcome.kind === 'retry' && outcome.called))

@@ -86,6 +86,8 @@ export interface OutboxEntry extends OutboxRequest {
     batchedInto?: string;
   };
   finishedAt?: number;
+  /** The request (webhook, Slack request, job run) that enqueued it: its logs and this entry's share the id. */
+  requestId?: string;
 }
 
 /** A message the outbox posted (or will post), by key. */

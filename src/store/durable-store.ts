@@ -105,6 +105,7 @@ export class DurableStore implements Store {
   private readonly probeIntervalMs: number;
   private readonly writeGate: StoreOptions['writeGate'];
   private readonly onWritable: StoreOptions['onWritable'];
+  private readonly onCommitDurable: StoreOptions['onCommitDurable'];
 
   constructor(p: StoreParts) {
     this.dir = p.dir;
@@ -126,6 +127,7 @@ export class DurableStore implements Store {
     this.writeGate = p.opts.writeGate;
     this.snapshotFile.gate = this.writeGate;
     this.onWritable = p.opts.onWritable;
+    this.onCommitDurable = p.opts.onCommitDurable;
   }
 
   health(): StoreHealth {
@@ -213,8 +215,13 @@ export class DurableStore implements Store {
       this.kick();
     }
     if (this.seq <= this.durableSeq) return Promise.resolve(result);
+    const started = performance.now();
     return new Promise<R>((resolve, reject) => {
-      this.waiters.push({ seq: this.seq, resolve: () => resolve(result), reject });
+      const durable = () => {
+        this.onCommitDurable?.((performance.now() - started) / 1000);
+        resolve(result);
+      };
+      this.waiters.push({ seq: this.seq, resolve: durable, reject });
     });
   }
 

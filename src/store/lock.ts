@@ -2,9 +2,13 @@
  * One writer per data directory (money-safety invariant 9).
  *
  * A `LOCK` file names its holder `{pid, hostname, startedAt}`. A holder that is alive on
- * this host keeps the directory; a dead one (SIGKILL, power cut) is taken over at once, so
- * a restart right after a crash never waits. That is why this is not proper-lockfile: its
- * mtime staleness makes a restart after SIGKILL wait or fail.
+ * this host keeps the directory; a dead one (SIGKILL, power cut, or a zombie: exited, not yet
+ * reaped) is taken over at once, so a restart right after a crash never waits. That is why
+ * this is not proper-lockfile: its mtime staleness makes a restart after SIGKILL wait or fail.
+ *
+ * A holder on another host (a shared volume) cannot be asked whether it lives, so the holder
+ * touches LOCK's mtime every REFRESH_MS; one from another host not touched for STALE_MS is
+ * gone and is taken over (logged), a fresher one is refused.
  *
  * The lock is created by writing a complete temp file and hard-linking it to `LOCK`: link
  * is as exclusive as O_EXCL but the name appears with its content, so nobody ever reads a
@@ -19,6 +23,9 @@ import type { Logger } from '../log.js';
 import { errorCode, fsyncDir, writeFileSynced } from './durable-fs.js';
 
 const LOCK_FILE = 'LOCK';
+/** How often the holder touches LOCK, and how long untouched makes another host's lock stale (many refreshes missed). */
+export const REFRESH_MS = 5_000;
+export const STALE_MS = 60_000;
 
 export interface LockInfo {
   pid: number;
@@ -78,7 +85,7 @@ export async function acquireLock(dir: string, logger?: Logger): Promise<DirLock
           dir,
         );
       }
-      const state = holderState(holder);
+      const state = await holderState(holder, file);
       if (state === 'alive') throw lockedBy(dir, file, holder);
       if (state === 'other-host') {
         throw new StoreLockedError(
@@ -88,9 +95,9 @@ export async function acquireLock(dir: string, logger?: Logger): Promise<DirLock
           holder,
         );
       }
-      await takeOver(file, holder);
+      if (!(await takeOver(file, holder))) continue;
       logger?.warn(
-        { dir, stalePid: holder.pid, staleSince: holder.startedAt, reason: state },
+        { dir, stalePid: holder.pid, staleHost: holder.hostname, staleSince: holder.startedAt, reason: state },
         'took over the data directory lock of a process that is gone',
       );
     }
@@ -116,19 +123,39 @@ function lockedBy(dir: string, file: string, holder: LockInfo): StoreLockedError
   );
 }
 
-type HolderState = 'alive' | 'dead' | 'self' | 'other-host';
+type HolderState = 'alive' | 'dead' | 'zombie' | 'self' | 'other-host' | 'stale-other-host';
 
-function holderState(h: LockInfo): HolderState {
-  if (h.hostname !== os.hostname()) return 'other-host';
+async function holderState(h: LockInfo, file: string): Promise<HolderState> {
+  if (h.hostname !== os.hostname()) return (await untouchedFor(file)) > STALE_MS ? 'stale-other-host' : 'other-host';
   // Our own pid in the file means a previous incarnation (a container restarts as pid 1 again);
   // a live double open in this process was refused above.
   if (h.pid === process.pid) return 'self';
   try {
     process.kill(h.pid, 0);
-    return 'alive';
   } catch (err) {
     // EPERM: it exists but belongs to someone else. Only ESRCH proves it is gone.
     return errorCode(err) === 'ESRCH' ? 'dead' : 'alive';
+  }
+  // A zombie answers signal 0 but will never write again (its parent has not reaped it yet).
+  return isZombie(h.pid) ? 'zombie' : 'alive';
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) S ...": comm may hold spaces and parentheses, so read after the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false; // no /proc (not Linux) or gone this instant: signal 0 decides next round
+  }
+}
+
+/** Milliseconds since LOCK was last touched (0 if it cannot be read: the next round decides). */
+async function untouchedFor(file: string): Promise<number> {
+  try {
+    return Date.now() - (await fs.stat(file)).mtimeMs;
+  } catch {
+    return 0;
   }
 }
 
@@ -167,21 +194,24 @@ const sameInfo = (a: LockInfo | undefined, b: LockInfo | undefined) =>
 
 /**
  * Move the stale lock aside rather than unlinking it: if another process took it over between
- * our read and now, what we moved is its fresh lock, and we can tell and put it back.
+ * our read and now, what we moved is its fresh lock, and we can tell and put it back. The same
+ * for another host's lock touched again in that moment (its holder lives after all). Returns
+ * whether the stale lock is gone.
  */
-async function takeOver(file: string, stale: LockInfo): Promise<void> {
+async function takeOver(file: string, stale: LockInfo): Promise<boolean> {
   const aside = `${file}.stale.${process.pid}.${randomUUID()}`;
   try {
     await fs.rename(file, aside);
   } catch (err) {
-    if (errorCode(err) === 'ENOENT') return;
+    if (errorCode(err) === 'ENOENT') return true;
     throw err;
   }
   const moved = await readHolder(aside);
-  if (!sameInfo(typeof moved === 'object' ? moved : undefined, stale)) {
-    await fs.link(aside, file).catch(() => {});
-  }
+  const same = sameInfo(typeof moved === 'object' ? moved : undefined, stale);
+  const touched = stale.hostname !== os.hostname() && (await untouchedFor(aside)) <= STALE_MS;
+  if (!same || touched) await fs.link(aside, file).catch(() => {});
   await fs.rm(aside, { force: true });
+  return same && !touched;
 }
 
 function makeLock(dir: string, file: string, info: LockInfo): DirLock {
@@ -195,6 +225,14 @@ function makeLock(dir: string, file: string, info: LockInfo): DirLock {
     }
   };
   process.on('exit', onExit);
+  // The heartbeat another host reads (STALE_MS); never keeps the process alive on its own.
+  const refresh = setInterval(() => {
+    const t = new Date();
+    fs.readFile(file, 'utf8')
+      .then((text) => (ours(text) ? fs.utimes(file, t, t) : undefined))
+      .catch(() => {}); // a missed touch is harmless: a dozen must be missed in a row
+  }, REFRESH_MS);
+  refresh.unref();
   return {
     dir,
     file,
@@ -202,6 +240,7 @@ function makeLock(dir: string, file: string, info: LockInfo): DirLock {
     async release() {
       if (released) return;
       released = true;
+      clearInterval(refresh);
       process.off('exit', onExit);
       try {
         if (ours(await fs.readFile(file, 'utf8'))) {

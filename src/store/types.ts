@@ -34,6 +34,8 @@ export interface StoreOptions {
    * picked up here, as a restart would.
    */
   onWritable?: () => void;
+  /** Each commit that wrote, once durable: seconds from commit() to durability (metrics). */
+  onCommitDurable?: (seconds: number) => void;
 }
 
 /** Whether the store takes writes now; when not, the error commits are refused with. */

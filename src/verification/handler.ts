@@ -20,6 +20,7 @@ import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
+import { noteRequest } from '../request-context.js';
 import type { Reads, Store } from '../store/index.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
@@ -184,6 +185,7 @@ export function verificationHandler(d: VerificationDeps) {
       answer = given;
     }
     d.logger.info({ verified: answer.isVerified }, 'wallet service verification call answered');
+    noteRequest({ answer: String(answer.isVerified) });
     sendJson(res, 200, answer);
   };
 }

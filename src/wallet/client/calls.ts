@@ -76,9 +76,14 @@ export function createWalletCalls(o: WalletClientOptions): WalletCalls {
   const apiKeyHeader = { Authorization: `ApiKey ${o.apiKey}` };
 
   async function guard<T>(op: WalletOperation, fn: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const done = (outcome: string) => o.onCall?.(op, outcome, (performance.now() - started) / 1000);
     try {
-      return await fn();
+      const result = await fn();
+      done('ok');
+      return result;
     } catch (err) {
+      done(err instanceof WalletError ? err.kind : 'internal_error');
       if (err instanceof WalletError) {
         err.message = registry.scrub(err.message);
         if ('serviceMessage' in err && typeof err.serviceMessage === 'string') {

@@ -2,6 +2,7 @@
 import type { RefreshMethod, TimestampUnit } from '../assumptions.js';
 import type { CurrencyMember, EnumMember } from '../enums.js';
 import type { Logger } from '../../log.js';
+import type { WalletOperation } from '../errors.js';
 import type { SecretRegistry } from '../../secrets.js';
 import type { Session, TransactionPage, WalletAddress, WithdrawalResult } from '../schemas.js';
 import type { OriginBalance } from './balances.js';
@@ -29,6 +30,8 @@ export interface WalletClientOptions {
   retryBaseMs?: number;
   retryMaxDelayMs?: number;
   logger: Logger;
+  /** After each operation (metrics): its outcome (ok, a WalletError kind, internal_error) and duration. */
+  onCall?: (op: WalletOperation, outcome: string, seconds: number) => void;
   /** Default: the process registry. Every token obtained is added to it. */
   secrets?: SecretRegistry;
 }
