@@ -101,7 +101,9 @@ export async function openWebhookSecrets(o: {
     return { value: p.value, until };
   };
   current();
-  previous();
+  // The previous generated secret, however long ago its overlap ended: a request or an upstream
+  // message may still carry it, and it must never reach a log line.
+  scrubbed.add(store.get(SETTINGS, 'webhookSecretPrevious')?.value);
   return {
     source: 'generated',
     current,

@@ -10,9 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { recentAudit } from '../../src/audit/index.js';
+import { createLogger } from '../../src/log.js';
+import { secrets as scrubbed } from '../../src/secrets.js';
+import { openStore } from '../../src/store/index.js';
 import { ACTIONS } from '../../src/slack/withdrawal-card.js';
-import { ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
+import { openWebhookSecrets, ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
+import { SETTINGS } from '../../src/webhooks/settings.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
@@ -183,6 +188,27 @@ describe('/treasury webhook rotate: overlaps and restarts (generated secret)', (
     expect(await verifyCall(a, oldSecret)).toBe(404);
     expect(await notify(a, newSecret)).toBe(200);
     expect(a.logs().includes(oldSecret) || a.logs().includes(newSecret)).toBe(false);
+  });
+
+  it('keeps the previous secret out of the logs after a restart, however long ago its overlap ended', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rotation-scrub-'));
+    dirs.push(dataDir);
+    const store = await openStore({ dir: dataDir });
+    const old = `old-${randomBytes(18).toString('base64url')}`;
+    await store.commit((tx) => {
+      tx.put(SETTINGS, 'webhookSecret', { value: `cur-${randomBytes(18).toString('base64url')}` });
+      tx.put(SETTINGS, 'webhookSecretPrevious', { value: old, until: new Date(Date.now() - 86_400_000).toISOString() });
+    });
+    expect(scrubbed.scrub(`GET /webhooks/wallet/${old}`)).toContain(old);
+    const hooks = await openWebhookSecrets({
+      configured: undefined,
+      store,
+      logger: createLogger({ level: 'silent' }),
+      now: Date.now,
+    });
+    expect(hooks.accepted()).not.toContain(old);
+    expect(scrubbed.scrub(`GET /webhooks/wallet/${old}`)).toBe('GET /webhooks/wallet/[REDACTED]');
+    await store.close();
   });
 });
 
