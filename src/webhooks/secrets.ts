@@ -36,7 +36,9 @@ export interface WebhookSecrets {
   rotate(inCommit: (tx: Tx, r: { until: number; at: number }) => void): Promise<{ until: number; at: number }>;
 }
 
-const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+/** SHA-256 (hex) of a secret: what is stored to recognize it, never the value. */
+export const secretDigest = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
+const digest = secretDigest;
 const generate = () => randomBytes(24).toString('base64url');
 
 export async function openWebhookSecrets(o: {

@@ -212,6 +212,70 @@ describe('/treasury webhook rotate: overlaps and restarts (generated secret)', (
   });
 });
 
+describe('/treasury webhook register and rotate, one at a time', () => {
+  const registrations = (a: TestApp) =>
+    a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/v1/merchant/remittancewebhook')).length;
+  const currentSecret = (a: TestApp) => a.app.deps.store.get(SETTINGS, 'webhookSecret')!.value;
+  const REGISTRATION = '/api/v1/merchant/remittancewebhook';
+
+  it('a slow registration started before a rotation cannot leave the service with the old URL', async () => {
+    t = await startTestApp({ sandbox: { seed: false } });
+    const a = t;
+    const oldSecret = secretOf(await until('the startup registration', () => a.app.sandbox!.webhook.url()));
+    const before = registrations(a);
+    // The wallet service holds the registration's answer; the rotation is asked for meanwhile.
+    a.app.sandbox!.injectFault(REGISTRATION, { kind: 'delay', ms: 1500 }, 1);
+    const register = await a.command('/treasury', 'webhook register', USERS.erin);
+    await until('the slow registration in flight', () => registrations(a) > before || undefined);
+    const rotate = await a.command('/treasury', 'webhook rotate', USERS.erin);
+    const [registered] = await a.replies(register.responseUrl, 1, 8000);
+    const [rotated] = await a.replies(rotate.responseUrl, 1, 8000);
+    expect(visibleText(registered!)).toContain('Webhook registered');
+    expect(visibleText(rotated!)).toContain('The new URL is registered with the wallet service');
+    // The service ends with the current URL, and status does not claim otherwise.
+    const newSecret = currentSecret(a);
+    expect(newSecret).not.toBe(oldSecret);
+    expect(secretOf(a.app.sandbox!.webhook.url())).toBe(newSecret);
+    const status = await reply(a, 'status');
+    expect(status).toMatch(/\/webhooks\/wallet\/••••, registered/);
+    expect(status).not.toContain('not the current one');
+  });
+
+  it('registers again when the secret changed under a registration, and status says when the registered URL is stale', async () => {
+    t = await startTestApp({ sandbox: { seed: false } });
+    const a = t;
+    await until('the startup registration', () => a.app.sandbox!.webhook.url());
+    const replace = () =>
+      a.app.deps.store.commit((tx) =>
+        tx.put(SETTINGS, 'webhookSecret', { value: `swapped-${randomBytes(18).toString('base64url')}` }),
+      );
+
+    // Changed while the answer was held: the URL sent is no longer current, so the current one is sent.
+    const before = registrations(a);
+    a.app.sandbox!.injectFault(REGISTRATION, { kind: 'delay', ms: 1000 }, 1);
+    const register = await a.command('/treasury', 'webhook register', USERS.erin);
+    await until('the slow registration in flight', () => registrations(a) > before || undefined);
+    await replace();
+    await a.replies(register.responseUrl, 1, 8000);
+    expect(secretOf(a.app.sandbox!.webhook.url())).toBe(currentSecret(a));
+    expect(registrations(a)).toBe(before + 2);
+    expect(a.logs()).toContain('the webhook secret changed while its URL was being registered');
+
+    // Changed with no registration after it (a process stopped between a rotation's commit and
+    // its registration): status says so, to admins and in words to everyone.
+    await replace();
+    const status = await reply(a, 'status');
+    expect(status).toContain('The registered URL is not the current one');
+    expect(await reply(a, 'status', USERS.viewer)).toMatch(
+      /^:red_circle: The wallet service cannot notify us of deposits/,
+    );
+    expect(await reply(a, 'webhook register')).toContain('Webhook registered');
+    expect(secretOf(a.app.sandbox!.webhook.url())).toBe(currentSecret(a));
+    expect(await reply(a, 'status')).not.toContain('not the current one');
+    expect(a.logs().includes(currentSecret(a))).toBe(false);
+  });
+});
+
 describe('/treasury webhook rotate (WEBHOOK_SECRET configured)', () => {
   const CURRENT = 'Qx7vK2pLm9Zt4RwB8nYc3HsJ';
   const PREVIOUS = 'Fg5TbN1qXe6UoVd0AiWk2MzP';
