@@ -46,9 +46,8 @@ import { registerVerificationAlerts } from './slack/verification-notice.js';
 import { verificationHandler } from './verification/handler.js';
 import type { SlackApp } from './slack/app.js';
 import type { StoreOptions } from './store/index.js';
-import { registerWebhook } from './webhooks/registration.js';
-import { webhookRotation } from './webhooks/rotation.js';
 import { openWebhookSecrets } from './webhooks/secrets.js';
+import { webhookParts } from './webhooks/wiring.js';
 import { registerWebhookRotationRenderer } from '../commands/treasury/webhook-rotate.js';
 
 export const VERSION: string = (() => {
@@ -317,16 +316,17 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       now,
     });
 
-    const registerHook = (by: string) =>
-      registerWebhook({
-        wallet: wallet.client,
-        store,
-        logger,
-        publicUrl: webhookBase(),
-        secret: hookSecrets.current(),
-        by,
-        now,
-      });
+    // Registrations and rotations one at a time, each reading the secret in its turn.
+    const hooks = webhookParts({
+      secrets: hookSecrets,
+      wallet: wallet.client,
+      store,
+      logger,
+      publicUrl: webhookBase,
+      outbox,
+      policy: () => deps.policy,
+      now,
+    });
     const deps: Deps = {
       config,
       logger,
@@ -344,13 +344,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       balances,
       digests,
       cardPermalink: withdrawals.cardPermalink,
-      registerWebhook: registerHook,
-      webhookRotation: webhookRotation({
-        secrets: hookSecrets,
-        outbox,
-        policy: () => deps.policy,
-        register: registerHook,
-      }),
+      registerWebhook: hooks.register,
+      webhookRotation: hooks.rotation,
       walletDescription: wallet.description,
       freeze,
       verificationUrl: () => {
@@ -441,11 +436,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     scheduler.start();
     if (o.watchPolicyFile !== false) governor.watch();
     address.port = http.port;
-    if (webhookBase()) {
-      deps
-        .registerWebhook('startup')
-        .catch((err: unknown) => logger.error({ err }, 'webhook registration at startup failed'));
-    }
+    hooks.registerAtStartup();
 
     return {
       url: http.url,

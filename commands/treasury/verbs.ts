@@ -13,7 +13,7 @@ import { isWalletError } from '../../src/wallet/errors.js';
 import { context, esc, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
-import { registrationStatus } from '../../src/webhooks/registration.js';
+import { maskWebhookPaths, registrationStatus } from '../../src/webhooks/registration.js';
 import { auditRowText } from '../../src/slack/withdrawal-card.js';
 import { jobStatusBlocks, storeSizeLine } from '../../src/slack/job-messages.js';
 import type { CommandDeps } from '../deps.js';
@@ -27,7 +27,7 @@ import { stepUpResetVerb } from './step-up-reset.js';
 import { balancesVerb } from './balances.js';
 import { withdrawalVerb } from './withdrawal.js';
 import { digestVerb } from './digest.js';
-import { webhookRotateVerb, webhookStatusField } from './webhook-rotate.js';
+import { NOT_CURRENT, webhookRotateVerb, webhookStatusField } from './webhook-rotate.js';
 
 interface VerbContext {
   deps: CommandDeps;
@@ -75,7 +75,7 @@ async function statusLine(deps: CommandDeps): Promise<string> {
   if (!deps.store.health().writable)
     problems.push('the app cannot save right now, so nothing can be requested or approved');
   const hook = registrationStatus(deps.store);
-  if (hook && !hook.ok)
+  if (hook && (!hook.ok || !deps.webhookRotation.isCurrent(hook)))
     problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
   const frozen = currentFreeze(deps.store);
   if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${esc(frozen.reason)}`);
@@ -267,12 +267,14 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   ...FREEZE_VERBS,
   'webhook register': {
     run: async ({ deps, respond, userId }) => {
+      // In turn with rotations (src/webhooks/wiring.ts): the URL of the secret current when it runs.
       const r = await deps.registerWebhook(userId);
+      const stale = r.ok && !deps.webhookRotation.isCurrent(r) ? `\n${NOT_CURRENT}` : '';
       await respond({
         response_type: 'ephemeral',
         text: r.ok
-          ? `:white_check_mark: Webhook registered: ${r.shownUrl}`
-          : `:warning: Webhook not registered: ${r.error ?? 'unknown error'}`,
+          ? `:white_check_mark: Webhook registered: ${r.shownUrl}${stale}`
+          : `:warning: Webhook not registered: ${esc(maskWebhookPaths(r.error ?? 'unknown error'))}`,
       });
     },
   },

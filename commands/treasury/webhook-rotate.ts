@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { utcMinute } from '../../src/format/time.js';
 import type { Outbox, Rendered } from '../../src/outbox/index.js';
 import { context, esc, mention, section } from '../../src/slack/blocks.js';
-import type { WebhookRegistration } from '../../src/webhooks/registration.js';
+import { maskWebhookPaths, type WebhookRegistration } from '../../src/webhooks/registration.js';
 import { ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
 import { WEBHOOK_ROTATED_RENDERER } from '../../src/webhooks/rotation.js';
 import type { CommandDeps } from '../deps.js';
@@ -37,7 +37,7 @@ function registrationWords(r: WebhookRegistration): string {
     return ':warning: `PUBLIC_URL` is not set, so the app cannot register the new URL: give it to the wallet service yourself (it is the verification URL without `/verify`).';
   return r.ok
     ? `:white_check_mark: The new URL is registered with the wallet service: ${esc(r.shownUrl)}.`
-    : `:warning: The new URL could not be registered with the wallet service: ${esc(r.error ?? 'unknown error')}. ` +
+    : `:warning: The new URL could not be registered with the wallet service: ${esc(maskWebhookPaths(r.error ?? 'unknown error'))}. ` +
         'Try again with `/treasury webhook register` before the old URL is refused (meanwhile missed notifications are caught up from the transaction list).';
 }
 
@@ -52,20 +52,25 @@ export const webhookRotateVerb: VerbRun = {
   },
 };
 
+/** Said when the registration record is of a secret that is no longer the current one. */
+export const NOT_CURRENT =
+  ':warning: The registered URL is not the current one, so the wallet service’s notifications are refused (now, or when the old URL’s overlap ends). Register it again with `/treasury webhook register`.';
+
 /** The Webhook field of the admins' /treasury status. */
 export function webhookStatusField(deps: CommandDeps, hook: WebhookRegistration | undefined): string {
   const until = deps.webhookRotation.overlapUntil();
   const overlap = until
     ? `\n:hourglass: The URL before the last rotation is still accepted until ${utcMinute(until)}.`
     : '';
+  const stale = hook && !deps.webhookRotation.isCurrent(hook) ? `\n${NOT_CURRENT}` : '';
   const line = !hook
     ? deps.config.publicUrl
       ? ':grey_question: not registered yet'
       : ':white_circle: not registered (PUBLIC_URL is not set)'
     : hook.ok
       ? `:large_green_circle: ${esc(hook.shownUrl)}, registered ${utcMinute(Date.parse(hook.at))} (${ROTATE_HINT})`
-      : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${esc(hook.error ?? '')}`;
-  return `${line}${overlap}`;
+      : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${esc(maskWebhookPaths(hook.error ?? ''))}`;
+  return `${line}${stale}${overlap}`;
 }
 
 const noticeSchema = z.object({

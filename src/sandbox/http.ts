@@ -74,6 +74,33 @@ const TEST_ENDPOINT_WORDS: SamePageWords = {
   foreignOrigin: "the sandbox's test endpoints answer only to tools on this machine, not to other web pages",
 };
 
+/** A loopback address as a socket reports it: 127.0.0.0/8, ::1, or IPv4-mapped 127.x. */
+export function loopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.toLowerCase();
+  return a === '::1' || /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+/** Whether the sandbox listens on loopback only (`localhost` or a loopback address), as by default. */
+const loopbackListener = (host: string) => host.toLowerCase() === 'localhost' || loopbackAddress(host);
+
+const NOT_LOCAL = "the sandbox's test endpoints answer only to this machine";
+
+/**
+ * Why a request to a test endpoint is refused, or undefined. On loopback (the default) the
+ * caller must be this machine too. A sandbox deliberately exposed (`exposed`: SANDBOX_HOST set to
+ * a non-loopback address, for a colleague or a container network) is meant to be called from
+ * elsewhere: there the Host/Origin/JSON guard alone keeps web pages out.
+ */
+export function testEndpointRefusal(
+  req: Pick<IncomingMessage, 'headers'> & { socket: { remoteAddress?: string | undefined } },
+  method: string,
+  exposed: boolean,
+): string | undefined {
+  if (!exposed && !loopbackAddress(req.socket.remoteAddress)) return NOT_LOCAL;
+  return foreignRequest(req, method !== 'GET' && method !== 'HEAD', TEST_ENDPOINT_WORDS);
+}
+
 const normalizePath = (p: string) => {
   const lower = p.toLowerCase();
   return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
@@ -128,6 +155,7 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
   const routes = deps.routes.map((r) => ({ ...r, path: normalizePath(r.path) }));
   const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: (open: boolean) => void }>();
   let closing = false;
+  const exposed = !loopbackListener(host);
 
   const sleep = (ms: number) =>
     new Promise<boolean>((resolve) => {
@@ -177,7 +205,7 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
     deps.onRequest({ method, path: target, headers: { ...req.headers }, body }, route);
 
     if (path.startsWith(TEST_ENDPOINTS)) {
-      const foreign = foreignRequest(req, method !== 'GET' && method !== 'HEAD', TEST_ENDPOINT_WORDS);
+      const foreign = testEndpointRefusal(req, method, exposed);
       if (foreign) {
         deps.log.warn(
           { method, path: url.pathname, reason: foreign },

@@ -43,7 +43,7 @@ export interface SlackHttpReceiverOptions {
   /** Bolt's logger interface on the same logger (HTTPResponseAck writes to it). */
   boltLogger: BoltLogger;
   acks?: AckQueue;
-  /** The clock the request timestamp is checked against (Bolt checks staleness on Date.now too). */
+  /** The clock the request timestamp is checked against, both ways (ours for the future, Bolt's for staleness). */
   now?: () => number;
 }
 
@@ -142,8 +142,10 @@ export class SlackHttpReceiver implements Receiver {
   private verified(req: IncomingMessage, text: string): boolean {
     // Bolt refuses a timestamp more than 5 minutes old but not one ahead: a signature made for
     // the future (a captured or precomputed request) would be replayable until then.
+    // One reading of one clock for both checks, so the window is the same either way.
     const ts = Number(req.headers['x-slack-request-timestamp']);
-    const nowSeconds = Math.floor((this.o.now ?? Date.now)() / 1000);
+    const nowMilliseconds = (this.o.now ?? Date.now)();
+    const nowSeconds = Math.floor(nowMilliseconds / 1000);
     if (!Number.isFinite(ts) || Math.abs(nowSeconds - ts) > SIGNATURE_WINDOW_SECONDS) return false;
     try {
       verifySlackRequest({
@@ -151,8 +153,9 @@ export class SlackHttpReceiver implements Receiver {
         body: text,
         headers: {
           'x-slack-signature': String(req.headers['x-slack-signature'] ?? ''),
-          'x-slack-request-timestamp': Number(req.headers['x-slack-request-timestamp']),
+          'x-slack-request-timestamp': ts,
         },
+        nowMilliseconds,
       });
       return true;
     } catch {

@@ -1,12 +1,16 @@
 /**
  * Registering our webhook URL with the wallet service (the spec's PUT), and remembering the
- * outcome so /treasury status can show it. The stored URL hides the secret path segment.
- * The URL's secret path segment is configured, or generated and kept in the store (secrets.ts).
+ * outcome so /treasury status can show it. The stored URL hides the secret path segment; the
+ * record keeps the SHA-256 of the secret it registered (never the value), so status can tell
+ * when the registered URL is no longer the current one. The URL's secret path segment is
+ * configured, or generated and kept in the store (secrets.ts). Registrations and rotations run
+ * one at a time (wiring.ts).
  */
 import type { Logger } from '../log.js';
 import { secrets } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
+import { secretDigest } from './secrets.js';
 import { SETTINGS } from './settings.js';
 
 const ID = 'webhookRegistration';
@@ -18,6 +22,17 @@ export interface WebhookRegistration {
   ok: boolean;
   error?: string;
   by: string;
+  /** SHA-256 (hex) of the secret in the URL sent: compared with the current one, never shown. Absent in older records. */
+  secretDigest?: string;
+}
+
+/**
+ * The wallet service's own words may echo the URL we sent: every secret value is scrubbed, and
+ * any `/webhooks/wallet/<segment>` (even a secret this process does not know, or a part of one)
+ * is shown as `/webhooks/wallet/••••`. For anything upstream before it is stored or shown.
+ */
+export function maskWebhookPaths(text: string): string {
+  return secrets.scrub(text).replace(/\/webhooks\/wallet\/[^/\s?#"'<>`]+/gi, '/webhooks/wallet/••••');
 }
 
 function webhookUrl(publicUrl: string, secret: string): string {
@@ -51,12 +66,13 @@ export async function registerWebhook(o: {
   let record: WebhookRegistration;
   try {
     await o.wallet.setWebhookUrl(webhookUrl(o.publicUrl, o.secret));
-    record = { shownUrl, at, ok: true, by: o.by };
+    record = { shownUrl, at, ok: true, by: o.by, secretDigest: secretDigest(o.secret) };
     o.logger.info({ url: shownUrl }, 'webhook URL registered with the wallet service');
   } catch (err) {
-    // The service's own words may echo the URL we sent, secret path included: never stored or shown.
-    record = { shownUrl, at, ok: false, error: secrets.scrub((err as Error).message), by: o.by };
-    o.logger.warn({ err, url: shownUrl }, 'webhook URL registration failed');
+    // The service's own words may echo the URL we sent, secret path included: never stored, shown or logged.
+    const error = maskWebhookPaths(String((err as Error)?.message ?? err));
+    record = { shownUrl, at, ok: false, error, by: o.by, secretDigest: secretDigest(o.secret) };
+    o.logger.warn({ reason: error, url: shownUrl }, 'webhook URL registration failed');
   }
   await o.store.commit((tx) => tx.put(SETTINGS, ID, record));
   return record;

@@ -8,6 +8,9 @@
  * because the service was down. Deposits are not lost meanwhile (the reconciliation reads the
  * transaction list); the admin is told to retry `/treasury webhook register`.
  *
+ * A rotation runs in the same one-at-a-time queue as every registration (wiring.ts): a slow
+ * registration of the old URL can never finish after the new one and leave the service with it.
+ *
  * With WEBHOOK_SECRET configured nothing is rotated here: the answer says how to rotate it in
  * the environment. No secret is ever part of a result, a log line or the notice.
  */
@@ -16,7 +19,7 @@ import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import type { WebhookRegistration } from './registration.js';
-import type { WebhookSecrets } from './secrets.js';
+import { secretDigest, type WebhookSecrets } from './secrets.js';
 
 export const WEBHOOK_ROTATED_RENDERER = 'webhook-rotated';
 
@@ -39,6 +42,20 @@ export interface WebhookRotationPart {
   rotate(by: string): Promise<WebhookRotation>;
   /** When the previous secret stops being accepted; undefined when there is no overlap now. */
   overlapUntil(): number | undefined;
+  /** False when `r` registered a secret that is no longer the current one (true for older records, which do not say). */
+  isCurrent(r: WebhookRegistration): boolean;
+}
+
+/** Runs tasks one at a time, in the order they were given (a failed task does not stop the next). */
+export type Serial = <T>(task: () => Promise<T>) => Promise<T>;
+
+export function serial(): Serial {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = tail.then(task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
 }
 
 /** The admins hear of it as of a failing job: a DM each (people), else one post in the alerts channel mentioning the groups. */
@@ -65,12 +82,12 @@ export function webhookRotation(o: {
   secrets: WebhookSecrets;
   outbox: Pick<Outbox, 'enqueue'>;
   policy: () => Pick<Policy, 'people' | 'channels'>;
-  /** Registers the URL of the current secret with the wallet service (deps.registerWebhook). */
+  /** Registers the URL of the current secret with the wallet service, already inside `queue`. */
   register: (by: string) => Promise<WebhookRegistration>;
+  /** The queue every registration goes through: two registrations racing could leave the service
+   * with the secret that was replaced (refused once its overlap ends). */
+  queue: Serial;
 }): WebhookRotationPart {
-  // One rotation at a time in this process: two registrations racing could leave the service
-  // with the secret that was replaced (refused once its overlap ends).
-  let queue: Promise<unknown> = Promise.resolve();
   const rotateNow = async (by: string): Promise<WebhookRotation> => {
     if (o.secrets.source === 'configured') return { kind: 'configured' };
     const { at, until } = await o.secrets.rotate((tx, r) => {
@@ -92,10 +109,7 @@ export function webhookRotation(o: {
   return {
     source: o.secrets.source,
     overlapUntil: () => o.secrets.overlapUntil(),
-    rotate: (by) => {
-      const run = queue.then(() => rotateNow(by));
-      queue = run.catch(() => undefined);
-      return run;
-    },
+    isCurrent: (r) => r.secretDigest === undefined || r.secretDigest === secretDigest(o.secrets.current()),
+    rotate: (by) => o.queue(() => rotateNow(by)),
   };
 }

@@ -36,7 +36,9 @@ export interface WebhookSecrets {
   rotate(inCommit: (tx: Tx, r: { until: number; at: number }) => void): Promise<{ until: number; at: number }>;
 }
 
-const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+/** SHA-256 (hex) of a secret: what is stored to recognize it, never the value. */
+export const secretDigest = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
+const digest = secretDigest;
 const generate = () => randomBytes(24).toString('base64url');
 
 export async function openWebhookSecrets(o: {
@@ -101,7 +103,9 @@ export async function openWebhookSecrets(o: {
     return { value: p.value, until };
   };
   current();
-  previous();
+  // The previous generated secret, however long ago its overlap ended: a request or an upstream
+  // message may still carry it, and it must never reach a log line.
+  scrubbed.add(store.get(SETTINGS, 'webhookSecretPrevious')?.value);
   return {
     source: 'generated',
     current,

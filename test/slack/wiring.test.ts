@@ -91,7 +91,9 @@ describe('health and readiness', () => {
       const body = (await ready.json()) as Record<string, { ok: boolean; detail: string }>;
       expect(body.wallet!.ok).toBe(false);
       // Never the wallet service's own words (issue 20): those are for the log and the admins' status.
-      expect(body.wallet!.detail).not.toMatch(/InProgress/);
+      expect(body.wallet!.detail).toBe(
+        'not logged in to the wallet service (the cause is in the log and in /treasury status)',
+      );
       expect(app.logs()).toMatch(/InProgress/);
     } finally {
       await app.stop();

@@ -10,9 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { recentAudit } from '../../src/audit/index.js';
+import { createLogger } from '../../src/log.js';
+import { secrets as scrubbed } from '../../src/secrets.js';
+import { openStore } from '../../src/store/index.js';
 import { ACTIONS } from '../../src/slack/withdrawal-card.js';
-import { ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
+import { openWebhookSecrets, ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
+import { SETTINGS } from '../../src/webhooks/settings.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
@@ -144,6 +149,133 @@ describe('/treasury webhook rotate (generated secret)', () => {
   });
 });
 
+describe('/treasury webhook rotate: overlaps and restarts (generated secret)', () => {
+  it('a second rotation within the overlap refuses the oldest secret at once', async () => {
+    t = await startTestApp({ sandbox: { seed: false } });
+    const a = t;
+    const first = secretOf(await until('the startup registration', () => a.app.sandbox!.webhook.url()));
+    expect(await reply(a, 'webhook rotate')).toContain('Webhook secret rotated');
+    const second = secretOf(a.app.sandbox!.webhook.url());
+    expect(await notify(a, first)).toBe(200);
+    expect(await reply(a, 'webhook rotate')).toContain('Webhook secret rotated');
+    const third = secretOf(a.app.sandbox!.webhook.url());
+    expect(new Set([first, second, third]).size).toBe(3);
+    expect(await notify(a, first)).toBe(404);
+    expect(await verifyCall(a, first)).toBe(404);
+    expect(await notify(a, second)).toBe(200);
+    expect(await notify(a, third)).toBe(200);
+  });
+
+  it('a restart during the overlap keeps its end and the new secret', async () => {
+    const c = clock();
+    const dataDir = mkdtempSync(join(tmpdir(), 'rotation-restart-'));
+    dirs.push(dataDir);
+    t = await startTestApp({ now: c.now, dataDir, sandbox: { seed: false } });
+    let a = t;
+    const oldSecret = secretOf(await until('the startup registration', () => a.app.sandbox!.webhook.url()));
+    await reply(a, 'webhook rotate');
+    const newSecret = secretOf(a.app.sandbox!.webhook.url());
+    c.advance(6 * 60_000);
+    await a.stop();
+    t = await startTestApp({ now: c.now, dataDir, sandbox: { seed: false } });
+    a = t;
+    // The restart registers the new URL again, not the old one.
+    expect(secretOf(await until('the startup registration', () => a.app.sandbox!.webhook.url()))).toBe(newSecret);
+    expect(await notify(a, oldSecret)).toBe(200);
+    expect(await reply(a, 'status')).toContain('still accepted until');
+    c.advance(5 * 60_000);
+    expect(await notify(a, oldSecret)).toBe(404);
+    expect(await verifyCall(a, oldSecret)).toBe(404);
+    expect(await notify(a, newSecret)).toBe(200);
+    expect(a.logs().includes(oldSecret) || a.logs().includes(newSecret)).toBe(false);
+  });
+
+  it('keeps the previous secret out of the logs after a restart, however long ago its overlap ended', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'rotation-scrub-'));
+    dirs.push(dataDir);
+    const store = await openStore({ dir: dataDir });
+    const old = `old-${randomBytes(18).toString('base64url')}`;
+    await store.commit((tx) => {
+      tx.put(SETTINGS, 'webhookSecret', { value: `cur-${randomBytes(18).toString('base64url')}` });
+      tx.put(SETTINGS, 'webhookSecretPrevious', { value: old, until: new Date(Date.now() - 86_400_000).toISOString() });
+    });
+    expect(scrubbed.scrub(`GET /webhooks/wallet/${old}`)).toContain(old);
+    const hooks = await openWebhookSecrets({
+      configured: undefined,
+      store,
+      logger: createLogger({ level: 'silent' }),
+      now: Date.now,
+    });
+    expect(hooks.accepted()).not.toContain(old);
+    expect(scrubbed.scrub(`GET /webhooks/wallet/${old}`)).toBe('GET /webhooks/wallet/[REDACTED]');
+    await store.close();
+  });
+});
+
+describe('/treasury webhook register and rotate, one at a time', () => {
+  const registrations = (a: TestApp) =>
+    a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/v1/merchant/remittancewebhook')).length;
+  const currentSecret = (a: TestApp) => a.app.deps.store.get(SETTINGS, 'webhookSecret')!.value;
+  const REGISTRATION = '/api/v1/merchant/remittancewebhook';
+
+  it('a slow registration started before a rotation cannot leave the service with the old URL', async () => {
+    t = await startTestApp({ sandbox: { seed: false } });
+    const a = t;
+    const oldSecret = secretOf(await until('the startup registration', () => a.app.sandbox!.webhook.url()));
+    const before = registrations(a);
+    // The wallet service holds the registration's answer; the rotation is asked for meanwhile.
+    a.app.sandbox!.injectFault(REGISTRATION, { kind: 'delay', ms: 1500 }, 1);
+    const register = await a.command('/treasury', 'webhook register', USERS.erin);
+    await until('the slow registration in flight', () => registrations(a) > before || undefined);
+    const rotate = await a.command('/treasury', 'webhook rotate', USERS.erin);
+    const [registered] = await a.replies(register.responseUrl, 1, 8000);
+    const [rotated] = await a.replies(rotate.responseUrl, 1, 8000);
+    expect(visibleText(registered!)).toContain('Webhook registered');
+    expect(visibleText(rotated!)).toContain('The new URL is registered with the wallet service');
+    // The service ends with the current URL, and status does not claim otherwise.
+    const newSecret = currentSecret(a);
+    expect(newSecret).not.toBe(oldSecret);
+    expect(secretOf(a.app.sandbox!.webhook.url())).toBe(newSecret);
+    const status = await reply(a, 'status');
+    expect(status).toMatch(/\/webhooks\/wallet\/••••, registered/);
+    expect(status).not.toContain('not the current one');
+  });
+
+  it('registers again when the secret changed under a registration, and status says when the registered URL is stale', async () => {
+    t = await startTestApp({ sandbox: { seed: false } });
+    const a = t;
+    await until('the startup registration', () => a.app.sandbox!.webhook.url());
+    const replace = () =>
+      a.app.deps.store.commit((tx) =>
+        tx.put(SETTINGS, 'webhookSecret', { value: `swapped-${randomBytes(18).toString('base64url')}` }),
+      );
+
+    // Changed while the answer was held: the URL sent is no longer current, so the current one is sent.
+    const before = registrations(a);
+    a.app.sandbox!.injectFault(REGISTRATION, { kind: 'delay', ms: 1000 }, 1);
+    const register = await a.command('/treasury', 'webhook register', USERS.erin);
+    await until('the slow registration in flight', () => registrations(a) > before || undefined);
+    await replace();
+    await a.replies(register.responseUrl, 1, 8000);
+    expect(secretOf(a.app.sandbox!.webhook.url())).toBe(currentSecret(a));
+    expect(registrations(a)).toBe(before + 2);
+    expect(a.logs()).toContain('the webhook secret changed while its URL was being registered');
+
+    // Changed with no registration after it (a process stopped between a rotation's commit and
+    // its registration): status says so, to admins and in words to everyone.
+    await replace();
+    const status = await reply(a, 'status');
+    expect(status).toContain('The registered URL is not the current one');
+    expect(await reply(a, 'status', USERS.viewer)).toMatch(
+      /^:red_circle: The wallet service cannot notify us of deposits/,
+    );
+    expect(await reply(a, 'webhook register')).toContain('Webhook registered');
+    expect(secretOf(a.app.sandbox!.webhook.url())).toBe(currentSecret(a));
+    expect(await reply(a, 'status')).not.toContain('not the current one');
+    expect(a.logs().includes(currentSecret(a))).toBe(false);
+  });
+});
+
 describe('/treasury webhook rotate (WEBHOOK_SECRET configured)', () => {
   const CURRENT = 'Qx7vK2pLm9Zt4RwB8nYc3HsJ';
   const PREVIOUS = 'Fg5TbN1qXe6UoVd0AiWk2MzP';
@@ -176,12 +308,14 @@ describe('/treasury webhook rotate (WEBHOOK_SECRET configured)', () => {
     expect(await notify(a, CURRENT)).toBe(200);
     expect(showsNoPart(await reply(a, 'status'), PREVIOUS)).toBe(true);
 
-    // A restart within the overlap keeps its end; after it, refused, and a later restart does not reopen it.
+    // A restart within the overlap keeps its end: 6 minutes in, restart, 5 minutes more is past
+    // the 10 (an overlap reopened by the restart would last until 16); and a later restart does not reopen it.
+    c.advance(6 * 60_000);
     await a.stop();
     t = await startTestApp({ now: c.now, env, dataDir, sandbox: { seed: false } });
     a = t;
     expect(await notify(a, PREVIOUS)).toBe(200);
-    c.advance(ROTATION_OVERLAP_MS + 60_000);
+    c.advance(5 * 60_000);
     expect(await notify(a, PREVIOUS)).toBe(404);
     expect(await verifyCall(a, PREVIOUS)).toBe(404);
     await a.stop();
