@@ -1,7 +1,8 @@
 /**
  * The alerts part: the webhook receiver with verification and reconciliation, and the Slack
  * rendering of alerts. A withdrawal's webhook is linked to its request inside the webhook's
- * own commit: the request (and its card update) is as durable as the event.
+ * own commit: its claim (and the card's "waiting for the wallet service") is as durable as the
+ * event. It settles nothing: once acknowledged, the wallet service is asked, and its answer does.
  */
 import { createAlerts, type Alerts } from '../alerts/index.js';
 import type { Config } from '../config.js';
@@ -27,7 +28,7 @@ export function buildAlerts(
     /** The accepted webhook secrets, read at each request (a rotation applies at once). */
     secret: () => readonly string[];
     now: () => number;
-    withdrawals: Pick<WithdrawalService, 'applyWithdrawalEvent'>;
+    withdrawals: Pick<WithdrawalService, 'applyWithdrawalEvent' | 'checkNotice'>;
     explorerNet: ExplorerNet;
   },
   cleanup: CleanupStack,
@@ -47,6 +48,11 @@ export function buildAlerts(
         status: e.status ?? '',
         transactionHash: e.event.hash ?? null,
       });
+    },
+    // Off the webhook's request path: the service is asked, and only its answer settles. Unreachable,
+    // nothing changes and the reconcile job asks again.
+    onWithdrawalEvent: async (e) => {
+      await o.withdrawals.checkNotice(e.merchantReference);
     },
   });
   cleanup.push(() => alerts.stop());

@@ -6,6 +6,7 @@
  * src/sandbox/README.md.
  */
 import { pino } from 'pino';
+import { stringifyJson } from '../wallet/json.js';
 import type { Logger } from '../log.js';
 import { KYB_STATUSES, CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { login, OtpStore, refresh, requestOtp, resetPassword, TokenStore } from './auth.js';
@@ -30,6 +31,17 @@ import type { VerificationUrl } from './verification.js';
 import { withdraw } from './withdrawals.js';
 import { STATUS_PREFIX, withdrawalStatus } from './withdrawal-status.js';
 import { originBalances } from './balances.js';
+import {
+  ALL_REFERENCES,
+  FORGED_WEBHOOKS_PATH,
+  forgedWebhookRoute,
+  postForged,
+  STATUS_CONTROL_PATH,
+  statusControlRoute,
+  statusUnavailable,
+  type ForgedDelivery,
+  type Forgery,
+} from './forgery.js';
 
 export type {
   TransactionRecord,
@@ -39,6 +51,7 @@ export type {
   DepositInput,
   RemittanceInput,
   RecordedRequest,
+  ForgedDelivery,
   KybName,
   Role,
   TimestampUnit,
@@ -143,6 +156,10 @@ export interface Sandbox {
   balance(clientEmail: string, currency: string, network: string): string;
   /** The status endpoint answers `wire` (a code, numeric string or name) for this reference; undefined clears it. */
   setWithdrawalStatus(reference: string, wire: unknown): void;
+  /** The status endpoint answers 503 for this reference (`'*'`: every one) while `on` (forgery.ts). */
+  setWithdrawalStatusUnavailable(reference: string, on: boolean): void;
+  /** Posts `payload` as JSON, unsigned, to the merchant's registered webhook URL, as anyone who learned it could (forgery.ts). */
+  forgeWebhook(payload: unknown, merchantEmail?: string): Promise<ForgedDelivery>;
   /** The balances endpoint names the currency field `key` (as one public client reads it) instead of `currency`. */
   balancesUseKeyField(on: boolean): void;
   deposit(input: DepositInput): Promise<TransactionRecord>;
@@ -205,6 +222,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
 
   const auth = { state, tokens, log, now };
   const statusOverrides = new Map<string, unknown>();
+  const forgery: Forgery = { unavailable: new Set() };
   let keyField = false;
   const sim = { state, webhooks, now };
   const routes: Route[] = [
@@ -259,7 +277,8 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       path: STATUS_PREFIX,
       prefix: true,
       envelope: 'v1',
-      handle: (r) => withdrawalStatus({ ...auth, overrides: statusOverrides }, r),
+      handle: (r) =>
+        statusUnavailable(forgery, r, STATUS_PREFIX) ?? withdrawalStatus({ ...auth, overrides: statusOverrides }, r),
     },
     {
       methods: ['GET'],
@@ -281,6 +300,20 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
     },
     { methods: ['POST'], path: '/sandbox/deposits', envelope: 'control', handle: (r) => depositRoute(sim, r) },
     { methods: ['POST'], path: '/sandbox/remittances', envelope: 'control', handle: (r) => remittanceRoute(sim, r) },
+    // Test-only (forgery.ts): a forged webhook, and a status operation that says otherwise or is unavailable.
+    {
+      methods: ['POST'],
+      path: FORGED_WEBHOOKS_PATH,
+      envelope: 'control',
+      handle: (r) =>
+        forgedWebhookRoute({ urlFor: (email) => state.merchant(email ?? SANDBOX_MERCHANT.email)?.webhookUrl }, r),
+    },
+    {
+      methods: ['POST'],
+      path: STATUS_CONTROL_PATH,
+      envelope: 'control',
+      handle: (r) => statusControlRoute({ overrides: statusOverrides, forgery }, r),
+    },
   ];
 
   const server = await startHttpServer(
@@ -366,6 +399,12 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       if (wire === undefined) statusOverrides.delete(reference);
       else statusOverrides.set(reference, wire);
     },
+    setWithdrawalStatusUnavailable: (reference, on) => {
+      if (on) forgery.unavailable.add(reference || ALL_REFERENCES);
+      else forgery.unavailable.delete(reference || ALL_REFERENCES);
+    },
+    forgeWebhook: (payload, merchantEmail = SANDBOX_MERCHANT.email) =>
+      postForged(state.merchant(merchantEmail)?.webhookUrl, stringifyJson(payload)),
     balancesUseKeyField: (on) => {
       keyField = on;
     },

@@ -11,6 +11,7 @@ import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/e
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
 import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
 import { statusDetail } from '../format/status.js';
+import { outside } from '../format/outside.js';
 import {
   CONTRADICTED_NEVER_EXECUTED,
   isNeverExecuted,
@@ -108,6 +109,9 @@ function holdWhy(
   get: ((id: string) => WithdrawalRequest | undefined) | undefined,
 ): string {
   const anyReport = 'any report means the wallet service has that request, so it may be paid.';
+  // A notification alone: its claim is outside text (escaped), and it is never called the service's.
+  if (h.kind === 'notified')
+    return `a notification (not confirmed by the wallet service; it may be forged) says ${earlierText(h.original, get)} is “${outside(h.status || '(no status)', 60)}”: until the wallet service answers, this one is held as a precaution.`;
   if (h.kind !== 'retyped')
     return `the wallet service now reports ${earlierText(h.original, get, h.status)}, after it had no record of it: ${anyReport}`;
   const o = get?.(h.original);
@@ -115,7 +119,9 @@ function holdWhy(
   const same = 'it has the same destination, amount, currency, network and client wallet as';
   return h.earlierState
     ? `${same} ${earlier} that is ${stateWords(o?.state ?? h.earlierState)}.`
-    : `${same} ${earlier} the wallet service reported (${reportedStatusWords(o?.confirmation?.status ?? h.status)}) after it had no record of it: ${anyReport}`;
+    : o?.confirmation || h.status
+      ? `${same} ${earlier} the wallet service reported (${reportedStatusWords(o?.confirmation?.status ?? h.status)}) after it had no record of it: ${anyReport}`
+      : `${same} ${earlier} that a notification named after the wallet service had no record of it (not confirmed by the service; it may be forged, but it may have been paid).`;
 }
 
 /**
@@ -277,8 +283,10 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
       return `*Sent*${by}: ${settlementText(r)}.${odd}`;
     }
     case 'failed':
+      if (neverExecutedContradicted(r) && r.confirmation)
+        return `*Reported by the wallet service (${reportedStatusWords(r.confirmation.status)})* after it had no record of it: it may have been paid. *Do not pay it again*; an admin must check it in the wallet service and the transaction list.`;
       if (neverExecutedContradicted(r))
-        return `*Reported by the wallet service (${reportedStatusWords(r.confirmation?.status)})* after it had no record of it: it may have been paid. *Do not pay it again*; an admin must check it in the wallet service and the transaction list.`;
+        return '*Not sent*, says the wallet service (no record of its reference), but a notification names it since: *do not pay it again* until an admin has checked the wallet service.';
       if (r.error?.kind === 'never_executed')
         return '*Not sent:* the wallet service has no record of it (looked up by its reference after the grace period). Nothing left the treasury and it will never be resent; to pay it, make a new request.';
       return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
@@ -295,6 +303,21 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
         'The money may have moved. The transaction list is being checked for its reference; *do not request it again*. An admin can resolve it here.'
       );
   }
+}
+
+/**
+ * A notification's claim is outside text (whoever learns the webhook URL can post anything): shown
+ * only through `outside()`, and only as a claim: waiting for the service, or contradicted by it.
+ */
+export function noticeText(r: Pick<WithdrawalRequest, 'notice'>): string | undefined {
+  const n = r.notice;
+  if (!n) return undefined;
+  const said = outside(n.status || '(no status)', 60);
+  if (n.waiting)
+    return `:hourglass_flowing_sand: A notification says ${said}; waiting for the wallet service to confirm.`;
+  if (n.disagreed)
+    return `:rotating_light: A notification said ${outside(n.disagreed.status || '(no status)', 60)} but the wallet service says ${outside(n.disagreed.service, 40)}: a notification disagreed with the wallet service: it may be forged.`;
+  return undefined;
 }
 
 /** "Balance: 12,500.00 USDT on BSC · after this withdrawal: 10,250.00", while it is not sent yet. */
@@ -342,9 +365,11 @@ export function renderCard(
   // Approved but held by a freeze is not "Sending": say what it is.
   const held = frozen && r.state === 'approved';
   // Status first: a "never executed" the service contradicts may have been paid.
-  const label = neverExecutedContradicted(r)
-    ? `🚨 Reported by the wallet service (${reportedStatusWords(r.confirmation?.status)}), do not pay again`
-    : stateLabel(r);
+  const label = !neverExecutedContradicted(r)
+    ? stateLabel(r)
+    : r.confirmation
+      ? `🚨 Reported by the wallet service (${reportedStatusWords(r.confirmation.status)}), do not pay again`
+      : '⚠️ Not sent, but a notification names it: do not pay again yet';
   const title = `${held && !onHold(r) ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
   // A repeat on hold, or one that may have paid twice: why, right under the status.
@@ -388,13 +413,16 @@ export function renderCard(
       ),
     );
   if (r.confirmation) {
+    // The wallet service's own word (notice.ts), never a webhook's.
     const url = explorerTxUrl(r.confirmation.transactionHash ?? undefined, r.currency, r.network, net);
     blocks.push(
       context(
-        `Transfer status: *${statusDetail(r.confirmation.status)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`,
+        `Transfer status: *${outside(statusDetail(r.confirmation.status), 60)}*${r.confirmation.transactionHash ? ` · ${link(url, shorten(r.confirmation.transactionHash, 10, 6))}` : ''}`,
       ),
     );
   }
+  const claim = noticeText(r);
+  if (claim) blocks.push(context(claim));
   if (r.state === 'pending' && !onHold(r)) {
     blocks.push(
       actions(`wd:${r.id}`, [
@@ -469,7 +497,9 @@ export function frozenLine(f: { by: string; reason: string }, state: 'pending' |
 
 /** A webhook status name in words: "CONFIRMED" -> "confirmed", "NOT_PROPAGATED" -> "not propagated". */
 /** An empty status (a webhook without one) reads "status unknown", never blank. */
-export const transferWord = (status: string) => status.toLowerCase().replace(/_/g, ' ') || 'status unknown';
+/** A status in words; it may be a notification's claim (outside text), so always escaped. */
+export const transferWord = (status: string) =>
+  outside(status.toLowerCase().replace(/_/g, ' '), 60) || 'status unknown';
 
 /**
  * Thread lines under the card: `${id}|${kind}|${detail}`. Plain sentences (no *bold*): the
@@ -520,6 +550,14 @@ export function renderThread(
     case 'approved': {
       const n = r.approvals.findIndex((a) => a.user === detail) + 1;
       return { text: `<@${detail}> approved${n > 0 ? ` (${n} of ${r.tier.approvals})` : ''}.` };
+    }
+    case 'notice-disagreed': {
+      // The admins, once per request (notice.ts); the claim is outside text, escaped.
+      const d = r.notice?.disagreed;
+      if (!d) return null;
+      return {
+        text: `🚨 A notification disagreed with the wallet service: it may be forged. It said ${transferWord(d.status)}, the wallet service says ${outside(d.service, 40)}; this request is ${stateLabel(r)}, as the wallet service says. Nothing was changed on the notification's word; check who can post to the webhook URL (\`/treasury webhook rotate\`). ${detail}`.trim(),
+      };
     }
     case 'confirmation':
     case 'contradiction': {
@@ -678,8 +716,14 @@ export function auditWhat(e: Pick<AuditRowInput, 'action' | 'details'>): string 
             ? '✅ sent (found in the transaction list)'
             : '❌ failed (found in the transaction list)',
     resolve: outcome === 'sent' ? '✅ resolved as sent' : '❌ resolved as not sent',
-    webhook: `transfer ${transferWord(status ?? 'update')}`,
+    webhook: d.claim
+      ? `a notification says ${transferWord(status ?? '')} (not confirmed yet: the wallet service is asked)`
+      : `transfer ${transferWord(status ?? 'update')}`,
     webhook_contradiction: `🚨 the wallet service reports it ${transferWord(status ?? '')}, contradicting the card`,
+    webhook_checked: `a notification (${transferWord(status ?? '')}) checked with the wallet service (${transferWord(str(d.service) ?? '')}): it agrees`,
+    service_status: `the wallet service reports it ${transferWord(status ?? '')}`,
+    service_contradiction: `🚨 the wallet service reports it ${transferWord(status ?? '')}, contradicting the card`,
+    notice_contradiction: `🚨 a notification disagreed with the wallet service: it may be forged (it said ${transferWord(status ?? '')}, the service says ${transferWord(str(d.service) ?? '')})`,
     // Governed policy (src/policy/governance) and its re-check of requests.
     policy_accept_first: 'treasury policy accepted (the first one loaded)',
     policy_propose: 'policy change proposed',
@@ -703,7 +747,9 @@ export function auditWhat(e: Pick<AuditRowInput, 'action' | 'details'>): string 
         : '🚨 the wallet service asked to verify it: refused',
     send_held: '⏸️ held, not sent: sends are frozen',
     // A repeat of a "never executed" request whose original was reported after all (repeat-hold.ts).
-    hold: '⏸️ on hold: the wallet service now reports the earlier request of the same payout',
+    hold: d.precaution
+      ? '⏸️ on hold as a precaution: a notification (not confirmed by the wallet service) names the earlier request of the same payout'
+      : '⏸️ on hold: the wallet service now reports the earlier request of the same payout',
     send_held_repeat: '⏸️ not sent: on hold (the wallet service now reports the earlier request of the same payout)',
     hold_release: '▶️ hold released (send anyway)',
     double_payment_risk:

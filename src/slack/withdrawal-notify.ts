@@ -132,8 +132,9 @@ export function withdrawalMessages(
       if (
         m.id !== r.id &&
         ((m.state === 'failed' && m.error?.kind === 'never_executed') ||
-          // What the service now says of this one is in the words of the held or flagged cards.
-          ((event.type === 'confirmation' || event.type === 'contradiction') && (m.hold || m.doublePaymentRisk)))
+          // What the service (or a notification, as a claim) now says of this one is in the words of the held or flagged cards.
+          (['confirmation', 'contradiction', 'notice', 'notice-disagreed'].includes(event.type) &&
+            (m.hold || m.doublePaymentRisk)))
       )
         out.push({ op: 'update', renderer: CARD_RENDERER, ref: m.id, key: cardKey(m.id) });
   // Every approval gets its thread line, the one that completes the quorum (`approved`) too.
@@ -171,6 +172,10 @@ export function withdrawalMessages(
   }
   // A repeat held (its payout reported after "never executed", or retyped on hold; repeat-hold.ts): the admins, once.
   const admins = needsAdminAttention(event) ? mentions(policy.people.admins) : '';
+  // A notification the wallet service contradicts (it may be forged): the admins, once per request
+  // (the domain emits this event once). The ref carries no outside text: the renderer escapes the claim.
+  if (event.type === 'notice-disagreed')
+    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|notice-disagreed|${admins}`, key });
   if (event.type === 'held' || (event.type === 'requested' && r.hold))
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
   if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });

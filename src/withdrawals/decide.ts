@@ -13,7 +13,6 @@
  */
 import type { Policy } from '../policy/schema.js';
 import { needsStepUp } from '../stepup/threshold.js';
-import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
 import {
   about,
   approvalsComplete,
@@ -33,11 +32,11 @@ import {
 import { recheck, type RecheckFacts } from './recheck.js';
 import { answerMismatches, classifySendError, type ListedTransaction, type SendOutcome } from './wallet-answer.js';
 import { decideByStatus } from './settle-by-status.js';
+import { decideNotice, decideNoticeVerdict, decideServiceWord, type ServiceWord } from './notice.js';
 import {
   claimRefusedOnHold,
   decideHoldRepeat,
   decideSettleHold,
-  isNeverExecuted,
   repeatRefusal,
   retypedHold,
   retypedHoldWords,
@@ -54,7 +53,7 @@ import type {
   WithdrawalState,
 } from './types.js';
 
-/** The actor of everything the app does on its own (sending, expiry, reconciliation, webhooks). */
+/** The actor of everything the app does on its own (sending, expiry, reconciliation, notifications). */
 const SYSTEM = 'system';
 
 export type WithdrawalCommand =
@@ -116,9 +115,17 @@ export type WithdrawalCommand =
   /** The service's status for the reference (settle-by-status.ts); NotFound only after the policy's grace. */
   | { type: 'settle-by-status'; status: WithdrawalStatus }
   | { type: 'resolve-unknown'; admin: string; isAdmin: boolean; outcome: 'sent' | 'not_sent'; note: string }
-  | { type: 'apply-webhook'; status: string | number; transactionHash?: string | null }
-  /** A repeat of `original`, which the service has just reported after "never executed": held, or marked (repeat-hold.ts). */
-  | { type: 'hold-repeat'; original: WithdrawalRequest }
+  /** A withdrawal notification's claim: recorded, then the service is asked (notice.ts); it settles nothing. */
+  | { type: 'notice'; status: unknown; transactionHash?: unknown }
+  /** The service's own answer, asked after a notification: the transfer status shown (notice.ts). */
+  | { type: 'service-word'; word: ServiceWord }
+  /** The waiting notification judged against the service's answer (notice.ts). */
+  | { type: 'notice-verdict'; word: ServiceWord }
+  /**
+   * A repeat of `original`, "never executed" until now: `service` (the service answered that it has
+   * it) holds or marks it; `notice` (only a notification claims it) holds it as a precaution (repeat-hold.ts).
+   */
+  | { type: 'hold-repeat'; original: WithdrawalRequest; basis: 'notice' | 'service' }
   /** An admin releases ("Send anyway") or rejects a held repeat. */
   | SettleHoldCommand;
 
@@ -369,10 +376,17 @@ export function decide(
       });
     case 'resolve-unknown':
       return decideResolve(command, req, at);
-    case 'apply-webhook':
-      return decideWebhook(command, req, at);
+    case 'notice':
+      return decideNotice(command, req, at);
+    case 'service-word':
+      return decideServiceWord(command.word, req, at);
+    case 'notice-verdict':
+      return decideNoticeVerdict(command.word, req, {
+        now: ctx.now,
+        graceMs: ctx.policy.withdrawals.not_found_grace,
+      });
     case 'hold-repeat':
-      return decideHoldRepeat(req, command.original, at);
+      return decideHoldRepeat(req, command.original, at, command.basis);
     case 'settle-hold':
       return decideSettleHold(command, req, at);
     default: {
@@ -600,7 +614,7 @@ function decideSendOutcome(
   at: string,
 ): Decision {
   if (cur?.state !== 'executing') {
-    // A webhook settled it while the answer was on its way: the answer goes to the audit log only.
+    // Settled meanwhile (the service asked after a notification, or an admin): the answer goes to the audit log only.
     const details = outcome.ok
       ? { serviceReference: outcome.answer.serviceReference, amount: outcome.answer.amount }
       : { error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) };
@@ -773,118 +787,5 @@ function decideResolve(
       details: { ...about(cur), outcome: c.outcome, note: text },
     },
     event: 'resolved',
-  };
-}
-
-function decideWebhook(
-  c: Extract<WithdrawalCommand, { type: 'apply-webhook' }>,
-  cur: WithdrawalRequest | undefined,
-  at: string,
-): Decision {
-  if (!cur) return unchanged(undefined);
-  if (cur.state === 'failed' && cur.error?.kind === 'never_executed') return decideNeverExecutedWebhook(c, cur, at);
-  const status = lookup(WEBHOOK_STATUSES, c.status)?.name ?? String(c.status).toUpperCase();
-  const rank = WEBHOOK_STATUS_RANK[status] ?? 0;
-  const hash = c.transactionHash ? String(c.transactionHash) : null;
-  const prevRank = cur.confirmation ? (WEBHOOK_STATUS_RANK[cur.confirmation.status] ?? 0) : 0;
-  // Duplicates and late arrivals of an earlier status change nothing; a hash may still fill in.
-  const advance = rank > prevRank;
-  const fillsHash =
-    !advance && !!hash && !!cur.confirmation && !cur.confirmation.transactionHash && status === cur.confirmation.status;
-  if (!advance && !fillsHash) return unchanged(cur);
-  const confirmation = {
-    status: advance ? status : cur.confirmation!.status,
-    transactionHash: hash ?? cur.confirmation?.transactionHash ?? null,
-    updatedAt: at,
-  };
-  let next: WithdrawalRequest = { ...cur, confirmation };
-  if (next.result && !next.result.transactionHash && confirmation.transactionHash)
-    next = { ...next, result: { ...next.result, transactionHash: confirmation.transactionHash } };
-  let event: WithdrawalEventType = 'confirmation';
-  if (cur.state === 'unknown' && advance && isFinalWebhookStatus(status)) {
-    // Only a final status settles what the missing answer could not; PENDING merely proves the service has it.
-    const failed = status !== 'CONFIRMED';
-    next = failed
-      ? transition(next, 'failed', SYSTEM, at, `webhook reported ${status}`, {
-          error: { kind: 'reported_failed', message: `The wallet service reported the withdrawal as ${status}.` },
-        })
-      : transition(next, 'completed', SYSTEM, at, `webhook reported ${status}`, {
-          result: {
-            source: 'webhook',
-            serviceReference: null,
-            amount: cur.amount,
-            fee: null,
-            feeCurrency: null,
-            transactionHash: confirmation.transactionHash,
-          },
-        });
-    event = failed ? 'failed' : 'completed';
-  }
-  // The service's final word against ours (sent but FAILED on chain, or refused here but CONFIRMED there): an admin must look.
-  const contradicts =
-    advance &&
-    isFinalWebhookStatus(status) &&
-    ((cur.state === 'completed' && status !== 'CONFIRMED') || (cur.state === 'failed' && status === 'CONFIRMED'));
-  return {
-    kind: 'changed',
-    next,
-    audit: {
-      at,
-      actor: SYSTEM,
-      action: contradicts ? 'webhook_contradiction' : 'webhook',
-      subject: cur.id,
-      details: { ...about(cur), status, transactionHash: confirmation.transactionHash, state: next.state },
-    },
-    event: contradicts ? 'contradiction' : event,
-  };
-}
-
-/**
- * A webhook for a request we found never executed: whatever its status (FAILED, empty, one we do
- * not know), it proves the service has it (settle-by-status.ts), so the first one is the report
- * (recorded here; the shell holds or flags the rest of its family in the same commit,
- * repeat-hold.ts). Later ones change the status shown when they say something new (FAILED then
- * CONFIRMED included), never the hold.
- */
-function decideNeverExecutedWebhook(
-  c: Extract<WithdrawalCommand, { type: 'apply-webhook' }>,
-  cur: WithdrawalRequest,
-  at: string,
-): Decision {
-  const raw = c.status === null || c.status === undefined ? '' : String(c.status).trim();
-  const status = lookup(WEBHOOK_STATUSES, c.status)?.name ?? raw.toUpperCase();
-  const known = (WEBHOOK_STATUS_RANK[status] ?? 0) > 0;
-  const hash = c.transactionHash ? String(c.transactionHash) : null;
-  const first = isNeverExecuted(cur);
-  const prev = cur.confirmation;
-  // After the report: a known status that differs, or a hash that fills in; an empty or unknown one adds nothing.
-  const newStatus = first || (known && status !== prev?.status);
-  const fillsHash = !!hash && !prev?.transactionHash;
-  if (!newStatus && !fillsHash) return unchanged(cur);
-  const confirmation = {
-    status: newStatus ? status : (prev?.status ?? status),
-    transactionHash: hash ?? prev?.transactionHash ?? null,
-    updatedAt: at,
-  };
-  const contradicts = newStatus && status === 'CONFIRMED';
-  return {
-    kind: 'changed',
-    next: { ...cur, confirmation },
-    audit: {
-      at,
-      actor: SYSTEM,
-      action: contradicts || first ? 'webhook_contradiction' : 'webhook',
-      subject: cur.id,
-      details: {
-        ...about(cur),
-        status: status || null,
-        transactionHash: confirmation.transactionHash,
-        state: cur.state,
-        ...(first
-          ? { reason: 'reported by the wallet service after it had no record of it: it may have been paid' }
-          : {}),
-      },
-    },
-    event: contradicts ? 'contradiction' : 'confirmation',
   };
 }

@@ -13,16 +13,21 @@
  * by hand is never refused for its payout: there it is made already on hold (`retypedHold`), as it
  * may be a separate payout (a recurring one) an admin can send anyway.
  *
- * Any withdrawal webhook for a never-executed request, whatever its status (FAILED, empty or
- * unknown included), proves the service has it: that first report is recorded on it, and in the
- * same commit every OTHER member of the family (and, belt and braces, the members of any other
- * payout of the same details that also began never executed: `holdTargets`) not yet claimed for
- * sending (pending, approved) is
- * put on hold, and every member already claimed (executing, unknown, completed) is flagged as a
- * possible double payment, once. A held request is refused by the send claim until an admin
- * releases it ("Send anyway", with a reason; past its expiry it expires instead, nothing sent) or
- * rejects it. Everything is on the stored request, so a restart keeps it; later reports update
- * the status shown but find the hold (or the mark) already there and add nothing.
+ * A withdrawal webhook is only a claim (notice.ts: unsigned, anyone who learns the URL can post
+ * one). Any notification for a never-executed request, whatever its status, makes the rest of
+ * its family wait as a PRECAUTION: every other member not yet claimed for sending (pending,
+ * approved) is put on hold (`notified`), nothing more; the wallet service is asked. Only the
+ * SERVICE's answer that it has that request (any status but NotFound, from its status for our
+ * reference or its transaction list) is the report that makes it dangerous: every other member
+ * (and, belt and braces, the members of any other payout of the same details that also began
+ * never executed: `holdTargets`) not yet claimed is held (`original_reported_sent`, replacing a
+ * precaution), and every member already claimed (executing, unknown, completed) is flagged as a
+ * possible double payment, once. So a forged notification can at worst hold a payout until an
+ * admin releases it; it can neither cause a double payment (nothing is settled or unheld by it)
+ * nor lift the hold the service's own report puts (a release of a precaution does not count
+ * for the report). A held request is refused by the send claim until an admin releases it
+ * ("Send anyway", with a reason; past its expiry it expires instead, nothing sent) or rejects
+ * it. Everything is on the stored request, so a restart keeps it.
  */
 import { statusDetail } from '../format/status.js';
 import { addressFamily } from '../wallet/addresses.js';
@@ -41,27 +46,39 @@ export const CONTRADICTED_NEVER_EXECUTED =
 /** The refusal of a new request of a payout one of whose requests (`m`) the service reported after "never executed". */
 export const CONTRADICTED_REFUSAL_PREFIX = 'The wallet service now reports the earlier request of this payout';
 export function contradictedRefusalWords(m: WithdrawalRequest): string {
-  return `${CONTRADICTED_REFUSAL_PREFIX} (ref \`${shortRef(m)}\`, ${reportedStatusWords(m.confirmation?.status)}) after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.`;
+  // A notification alone is a claim (maybe forged): said so, and its text is never repeated here.
+  const what = m.confirmation
+    ? reportedStatusWords(m.confirmation.status)
+    : 'named by a notification the wallet service has not confirmed';
+  return `${CONTRADICTED_REFUSAL_PREFIX} (ref \`${shortRef(m)}\`, ${what}) after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.`;
 }
 
+type Reported = Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'notice' | 'result'>;
+
+const foundNeverExecuted = (r: Reported) => r.state === 'failed' && r.error?.kind === 'never_executed';
+
 /**
- * The service never executed it (settled by its status, past the grace), and nothing of the
- * service has spoken of it since: a webhook (even PENDING) or a result proves it has it.
+ * The service never executed it (settled by its status, past the grace), and nothing has spoken
+ * of it since: the service's own answer that it has it, a result, or even a notification (a
+ * claim, maybe forged, but until the service answers, paying again could pay twice).
  */
-export const isNeverExecuted = (r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>): boolean =>
-  r.state === 'failed' && r.error?.kind === 'never_executed' && !r.confirmation && !r.result;
+export const isNeverExecuted = (r: Reported): boolean =>
+  foundNeverExecuted(r) && !r.confirmation && !r.notice && !r.result;
 
-/** Found "never executed", then the wallet service spoke of it after all: it may have been paid. */
-export const isNeverExecutedContradicted = (
-  r: Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'result'>,
-): boolean => r.state === 'failed' && r.error?.kind === 'never_executed' && !isNeverExecuted(r);
+/** Found "never executed", then the wallet service (or a notification, not yet confirmed) spoke of it: it may have been paid. */
+export const isNeverExecutedContradicted = (r: Reported): boolean => foundNeverExecuted(r) && !isNeverExecuted(r);
 
 /**
- * Whether this change of a request is the report that makes the rest of its family dangerous: it
- * was "never executed" before, and now the service reports it (any webhook, whatever the status).
+ * Whether this change is the report that makes the rest of its family dangerous: found "never
+ * executed", and now the SERVICE answers that it has it (any status but NotFound).
  */
 export function reportedAfterNeverExecuted(before: WithdrawalRequest, after: WithdrawalRequest): boolean {
-  return isNeverExecuted(before) && !!after.confirmation;
+  return foundNeverExecuted(before) && !before.confirmation && !!after.confirmation;
+}
+
+/** Whether this change is the first notification of a never-executed request: a precaution, not a report. */
+export function notifiedAfterNeverExecuted(before: WithdrawalRequest, after: WithdrawalRequest): boolean {
+  return isNeverExecuted(before) && !!after.notice;
 }
 
 /** "Pending", "Confirmed", "Failed: never reached the network", "Status unknown": the app's status words. */
@@ -206,6 +223,7 @@ export function retypedHold(
 ): RepeatHold | undefined {
   const families = retypedMatches(details, existing).map((m) => familyOf(existing, m));
   const reported = families.flat().find(isNeverExecutedContradicted);
+  // `status`: the service's word; '' when only a notification named it (a claim, never shown as the service's).
   if (reported) return { kind: 'retyped', original: reported.id, status: reported.confirmation?.status ?? '', at };
   const live = families.flat().find((m) => UNDER_WAY.includes(m.state));
   if (live) return { kind: 'retyped', original: live.id, status: '', earlierState: live.state, at };
@@ -217,7 +235,9 @@ export function retypedHoldWords(h: RepeatHold, earlier?: WithdrawalRequest): st
   const ref = earlier ? ` (ref \`${shortRef(earlier)}\`)` : '';
   return h.earlierState
     ? `the same details as an earlier request${ref} that is ${stateWords(h.earlierState)}: paying this one too may pay the client twice; if this is a separate payout, an admin can send it anyway`
-    : `the same details as an earlier request${ref} the wallet service reported (${reportedStatusWords(h.status)}) after it had no record of it: any report means the service has that request, so it may have been paid; if this is a separate payout, an admin can send it anyway`;
+    : h.status
+      ? `the same details as an earlier request${ref} the wallet service reported (${reportedStatusWords(h.status)}) after it had no record of it: any report means the service has that request, so it may have been paid; if this is a separate payout, an admin can send it anyway`
+      : `the same details as an earlier request${ref} that a notification named after the wallet service had no record of it (not confirmed by the service; it may be forged, but the earlier request may have been paid); if this is a separate payout, an admin can send it anyway`;
 }
 
 /**
@@ -243,27 +263,75 @@ export function holdTargets(all: readonly WithdrawalRequest[], reported: Withdra
   return targets;
 }
 
+/** The words of a precaution hold: a notification (unsigned) names the earlier request; never its text. */
+export const NOTIFIED_HOLD_WORDS =
+  'a notification names the earlier request of the same payout after the wallet service had no record of it; the wallet service has not confirmed it (it may be forged), but until it does this one is held as a precaution';
+
+function decidePrecautionHold(
+  repeat: WithdrawalRequest | undefined,
+  original: WithdrawalRequest,
+  at: string,
+): Decision {
+  // Only one not yet claimed can wait; one already sent is flagged only on the service's word.
+  if (!repeat || repeat.hold || repeat.doublePaymentRisk || !HOLDABLE.includes(repeat.state))
+    return { kind: 'unchanged', request: repeat };
+  if (repeat.holdReleased?.original === original.id) return { kind: 'unchanged', request: repeat };
+  const status = original.notice?.status ?? '';
+  return {
+    kind: 'changed',
+    next: { ...repeat, hold: { kind: 'notified', original: original.id, status, at } },
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'hold',
+      subject: repeat.id,
+      details: {
+        ...about(repeat),
+        original: original.id,
+        originalReference: original.merchantReference,
+        claimed: status || null,
+        state: repeat.state,
+        precaution: true,
+        reason: NOTIFIED_HOLD_WORDS,
+      },
+    },
+    // The card says it (event `notice`: the card updates), but nobody is called on a claim alone:
+    // the service's report that may follow calls the admins (`held`), once; its NotFound calls them
+    // about a notification that may be forged (notice.ts).
+    event: 'notice',
+  };
+}
+
 /** Not yet claimed for sending: a hold still keeps it from being sent. */
 const HOLDABLE: readonly WithdrawalState[] = ['pending', 'approved'];
 /** Claimed, maybe paid: too late to hold. */
 const MAYBE_PAID: readonly WithdrawalState[] = ['executing', 'completed', 'unknown'];
 
-/** Another member of `original`'s family; the service has just reported `original` (`confirmation.status`) after "never executed". */
+/**
+ * Another member of `original`'s family, "never executed" until now. `service`: the service has
+ * just answered that it has `original` (`confirmation.status`): held, or flagged as a possible
+ * double payment. `notice`: only a notification claims it (`notice.status`, outside text): held
+ * as a precaution if not yet claimed for sending, nothing more (a claim proves nothing).
+ */
 export function decideHoldRepeat(
   repeat: WithdrawalRequest | undefined,
   original: WithdrawalRequest,
   at: string,
+  basis: 'notice' | 'service' = 'service',
 ): Decision {
+  if (basis === 'notice') return decidePrecautionHold(repeat, original, at);
   // Held or flagged already; or released by an admin who weighed this very report. A report of
-  // ANOTHER member is a new danger: a released request is held again for it. A retyped request
-  // held only because an earlier one was under way is held anew for the report: the admin deciding
-  // must read the stronger reason (and be called), not the card's "if this is a separate payout".
-  const weakerHold = repeat?.hold?.kind === 'retyped' && repeat.hold.earlierState !== undefined;
+  // ANOTHER member is a new danger: a released request is held again for it. A hold for a weaker
+  // reason (a retype held only because an earlier one was under way, or a precaution for a mere
+  // notification) is held anew for the service's report: the admin deciding must read the
+  // stronger reason (and be called). A release of a precaution never excuses the report.
+  const weakerHold =
+    (repeat?.hold?.kind === 'retyped' && repeat.hold.earlierState !== undefined) || repeat?.hold?.kind === 'notified';
   if (
     !repeat ||
     (repeat.hold && !weakerHold) ||
     repeat.doublePaymentRisk ||
-    repeat.holdReleased?.original === original.id
+    (repeat.holdReleased?.original === original.id && repeat.holdReleased.kind !== 'notified')
   )
     return { kind: 'unchanged', request: repeat };
   const status = original.confirmation?.status ?? '';
@@ -364,7 +432,8 @@ export function decideSettleHold(c: SettleHoldCommand, cur: WithdrawalRequest | 
       kind: 'changed',
       next: {
         ...rest,
-        holdReleased: { by: c.admin, at, reason, original: hold.original },
+        // Its kind: releasing a precaution (a notification) does not excuse the service's report that may follow.
+        holdReleased: { by: c.admin, at, reason, original: hold.original, kind: hold.kind },
         history: [...cur.history, { at, state: cur.state, by: c.admin, note: `hold released: ${reason}` }],
       },
       audit: { at, actor: c.admin, action: 'hold_release', subject: cur.id, details },
@@ -401,7 +470,9 @@ export function claimRefusedOnHold(req: WithdrawalRequest, at: string): Decision
         reason:
           req.hold.kind === 'retyped'
             ? `on hold: ${retypedHoldWords(req.hold)}`
-            : `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)}): any report means the service has that request, so it may be paid`,
+            : req.hold.kind === 'notified'
+              ? `on hold: ${NOTIFIED_HOLD_WORDS}`
+              : `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)}): any report means the service has that request, so it may be paid`,
       },
     },
   };

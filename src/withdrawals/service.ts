@@ -10,6 +10,9 @@
  * exactly once, with the merchantReference fixed at creation. At startup a request still
  * `approved` was never sent and is sent once; one found `executing` was possibly sent: it
  * becomes `unknown` and is reconciled against the transaction list, never resent.
+ *
+ * A withdrawal webhook is a claim (unsigned: whoever learns the URL can post one): it is recorded
+ * and the service is asked (notice.ts, reconcile.ts); only the service's answer settles anything.
  */
 import { randomUUID } from 'node:crypto';
 import { readWithin, REQUEST_BALANCE_WAIT_MS } from '../balances/book.js';
@@ -51,7 +54,8 @@ import type {
   BalanceSource,
 } from './types.js';
 import { appendAudit } from '../audit/log.js';
-import { holdTargets, reportedAfterNeverExecuted, RELEASED_AFTER_EXPIRY } from './repeat-hold.js';
+import { RELEASED_AFTER_EXPIRY } from './repeat-hold.js';
+import { holdFamily } from './family-holds.js';
 
 export { WITHDRAWALS };
 export type { ReconcileReport };
@@ -102,8 +106,8 @@ export interface ListFilter {
 
 export interface WithdrawalEventInput {
   merchantReference: string;
-  /** Webhook TransactionStatus: name or code (PENDING, CONFIRMED, FAILED, ...). */
-  status: string | number;
+  /** Webhook TransactionStatus as claimed: name or code (PENDING, CONFIRMED, FAILED, ...), or anything at all. */
+  status: unknown;
   transactionHash?: string | null;
 }
 
@@ -122,7 +126,14 @@ export interface WithdrawalService {
   expireDue(): Promise<WithdrawalRequest[]>;
   /** Pending requests within remind_before of expiry and not yet reminded: recorded as reminded (once) and returned. */
   remindersDue(): Promise<WithdrawalRequest[]>;
+  /** Unknown outcomes and waiting notifications, each asked of the wallet service once (never resent). */
   reconcileUnknown(): Promise<ReconcileReport>;
+  /**
+   * After a notification for this reference is durable: the wallet service is asked now and its
+   * answer settles (or, unreachable, nothing changes and the reconcile job asks again). The
+   * request after the answer; undefined for a reference that is not ours.
+   */
+  checkNotice(merchantReference: string): Promise<WithdrawalRequest | undefined>;
   resolveUnknown(id: string, adminId: string, outcome: 'sent' | 'not_sent', note: string): Promise<DecisionOutcome>;
   /**
    * An admin's decision on a repeat on hold (repeat-hold.ts): `release` ("Send anyway") clears the
@@ -132,6 +143,7 @@ export interface WithdrawalService {
   settleHold(id: string, adminId: string, action: 'release' | 'reject', reason: string): Promise<DecisionOutcome>;
   /** At startup: executing -> unknown (possibly sent, never resent); approved -> sent once (see idle()); then reconciliation and expiry. */
   recover(): Promise<{ markedUnknown: string[]; resumed: string[]; reconcile: ReconcileReport; expired: string[] }>;
+  /** A notification: its claim recorded (applyWithdrawalEvent), then the service asked (checkNotice) before it resolves. */
   onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult>;
   /**
    * After sends are unfrozen: each approved request not being sent is sent once (the usual
@@ -139,9 +151,11 @@ export interface WithdrawalService {
    */
   sendApproved(): Promise<{ sent: string[]; expired: string[] }>;
   /**
-   * The same, inside a caller's commit (the webhook receiver's). Its notifications go through
-   * `onChange` in that commit; the returned event is what changed (onWithdrawalEvent hands it to
-   * the `listener` once durable; a caller without a listener, like the app's, can ignore it).
+   * The claim alone, inside a caller's commit (the webhook receiver's): recorded as the request's
+   * `notice` (and a precaution hold on the rest of a never-executed payout), never settling
+   * anything. The caller asks the service once it is durable (`checkNotice`). Its notifications go
+   * through `onChange` in that commit; the returned event is what changed (onWithdrawalEvent hands
+   * it to the `listener` once durable; a caller without a listener, like the app's, can ignore it).
    */
   applyWithdrawalEvent(
     tx: Tx,
@@ -201,7 +215,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     },
     ...(o.balances ? { balances: o.balances } : {}),
   });
-  const reconcileUnknown = createReconciler(shell, {
+  const reconciler = createReconciler(shell, {
     wallet: o.wallet,
     logger,
     maxPages: o.reconcileMaxPages ?? 10,
@@ -411,7 +425,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       void sender.start(r);
       return r.id;
     });
-    const reconcile = await reconcileUnknown();
+    const reconcile = await reconciler.run();
     const expired = (await expireDue()).map((r) => r.id);
     return { markedUnknown, resumed, reconcile, expired };
   }
@@ -448,9 +462,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   // ------------------------------------------------------------------ webhooks
 
   /**
-   * A withdrawal webhook, applied inside the caller's commit (the webhook receiver's, so the
-   * effect is as durable as the stored event). Returns the event, for a caller with a listener
-   * to emit once that commit is durable.
+   * A withdrawal notification, applied inside the caller's commit (the webhook receiver's, so the
+   * claim is as durable as the stored event): recorded, settling nothing. Returns the event, for a
+   * caller with a listener to emit once that commit is durable.
    */
   function applyWithdrawalEvent(
     tx: Tx,
@@ -460,29 +474,27 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     if (!cur) return { matched: false, changed: false };
     const { event } = shell.apply(
       tx,
-      { type: 'apply-webhook', status: e.status, transactionHash: e.transactionHash ?? null },
+      { type: 'notice', status: e.status, transactionHash: e.transactionHash ?? null },
       cur,
     );
     if (!event) return { matched: true, changed: false, request: cur };
-    // "Never executed", and now reported: every other request of the same payout is held (or flagged, too late) in this same commit.
-    const repeats = reportedAfterNeverExecuted(cur, event.request)
-      ? holdTargets(tx.all(WITHDRAWALS), event.request).flatMap((r) => {
-          const held = shell.apply(tx, { type: 'hold-repeat', original: event.request }, r).event;
-          return held ? [held] : [];
-        })
-      : [];
-    if (repeats.length)
-      logger.warn(
-        { id: cur.id, repeats: repeats.map((x) => ({ id: x.request.id, outcome: x.type })) },
-        'a withdrawal found never executed is now reported by the wallet service: its repeats are held or flagged',
-      );
+    // "Never executed", and now named by a notification: the rest of its payout waits, as a precaution, in this same commit.
+    const repeats = holdFamily(shell, tx, cur, event.request, logger);
     return { matched: true, changed: true, request: event.request, event, ...(repeats.length ? { repeats } : {}) };
+  }
+
+  async function checkNotice(merchantReference: string): Promise<WithdrawalRequest | undefined> {
+    const req = store.find(WITHDRAWALS, (x) => x.merchantReference === merchantReference)[0];
+    return req ? reconciler.check(req.id) : undefined;
   }
 
   async function onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult> {
     const r = await store.commit((tx) => applyWithdrawalEvent(tx, e));
     if (r.event) emit([r.event, ...(r.repeats ?? [])]);
-    return { matched: r.matched, changed: r.changed, ...(r.request ? { request: r.request } : {}) };
+    if (!r.matched) return { matched: false, changed: false };
+    const after = await checkNotice(e.merchantReference);
+    const request = after ?? r.request;
+    return { matched: true, changed: r.changed, ...(request ? { request } : {}) };
   }
 
   // ------------------------------------------------------------------ who may act
@@ -549,7 +561,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     reject,
     expireDue,
     remindersDue,
-    reconcileUnknown,
+    reconcileUnknown: reconciler.run,
+    checkNotice,
     resolveUnknown,
     settleHold,
     recheckPending,
@@ -571,10 +584,17 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   };
 }
 
-/** A transfer the service reports as failed, or a final word that contradicts ours: admins must look. */
+/** A transfer the service reports as failed, a word that contradicts ours, or a notification the service contradicts: admins must look. */
 export function needsAdminAttention(event: WithdrawalEvent): boolean {
   // A repeat held or flagged because the request it repeats was reported after "never executed": may pay (or have paid) twice.
-  if (event.type === 'contradiction' || event.type === 'held' || event.type === 'double-payment-risk') return true;
+  // A notification the service contradicts may be forged: told once per request (notice.ts).
+  if (
+    event.type === 'contradiction' ||
+    event.type === 'held' ||
+    event.type === 'double-payment-risk' ||
+    event.type === 'notice-disagreed'
+  )
+    return true;
   // A payout retyped by hand, made on hold (repeat-hold.ts retypedHold): an admin decides.
   if (event.type === 'requested' && event.request.hold) return true;
   const status = event.request.confirmation?.status;

@@ -6,7 +6,7 @@
  * - Completed / Failed settle it as a transaction-list record does.
  * - Pending proves the service has it, not how it ends: it stays unknown.
  * - NotFound is trusted only once `withdrawals.not_found_grace` (default 10 minutes) has passed
- *   since the send started (the service may not have recorded it yet), only if no webhook of it
+ *   since the send started (the service may not have recorded it yet), only if no notification named it
  *   ever arrived, and (reconcile.ts) only once the transaction list has no record of it either. Past the grace the
  *   request is failed with `error.kind: 'never_executed'`: nothing left the treasury, and the
  *   card offers a NEW request with the same details (a new reference; never an automatic resend).
@@ -24,12 +24,14 @@ const SYSTEM = 'system';
 export const sentAt = (r: WithdrawalRequest): number => Date.parse(r.sendStartedAt ?? r.createdAt);
 
 /**
- * Whether a NotFound for this request may be believed: the grace has passed since the send, and
- * no webhook of it ever arrived (any webhook, even PENDING, proves the service has it).
+ * Whether a NotFound for this request may be believed: the grace has passed since the send, the
+ * service never said otherwise, and no notification named it. A notification is only a claim
+ * (maybe forged), but "never executed" invites a new request of the same payout, so against a
+ * claim the request stays unknown, for an admin to settle: the claim can delay, never double pay.
  * The reconciler also looks the reference up in the transaction list once before committing it.
  */
 export const notFoundTrusted = (r: WithdrawalRequest, ctx: { now: number; graceMs: number }): boolean =>
-  !r.confirmation && ctx.now - sentAt(r) >= ctx.graceMs;
+  !r.confirmation && !r.notice && ctx.now - sentAt(r) >= ctx.graceMs;
 
 export function decideByStatus(
   status: WithdrawalStatus,

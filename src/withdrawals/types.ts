@@ -7,7 +7,7 @@
  * pending -> approved (same commit as the last approval) -> executing (durable before the
  * wallet call) -> completed | failed | unknown
  * pending -> rejected | expired; approved -> expired (found at startup past its expiry, never sent)
- * unknown -> completed | failed (reconciliation, a webhook, or an admin)
+ * unknown -> completed | failed (reconciliation, the service asked after a webhook, or an admin)
  *
  * `approved` and `executing` are separate so that a restart can tell "never sent" (approved:
  * send it, once, with the same reference) from "maybe sent" (executing: unknown, reconcile).
@@ -71,11 +71,34 @@ export interface WithdrawalError {
   message: string;
 }
 
+/**
+ * What the wallet service ITSELF says of the transfer (its status for our reference, or its
+ * transaction list), in the webhook vocabulary (PENDING, CONFIRMED, FAILED). Never written from
+ * a webhook's word: webhooks carry no signature (invariant 14); see `Notice`.
+ */
 export interface Confirmation {
-  /** Webhook TransactionStatus name (PENDING, CONFIRMED, FAILED, ...). */
+  /** PENDING, CONFIRMED or FAILED, from the service's own answer. */
   status: string;
   transactionHash: string | null;
   updatedAt: string;
+}
+
+/**
+ * What the last withdrawal notification (webhook) for our reference CLAIMED. Anyone who learns
+ * the webhook URL can post one, so it is only a prompt to ask the wallet service (notice.ts):
+ * it never settles, marks or "reports" a request by itself.
+ */
+export interface Notice {
+  /** The status as claimed: a TransactionStatus name when known, else its text as sent (outside text: escape it). */
+  status: string;
+  transactionHash: string | null;
+  at: string;
+  /** Not yet answered by the wallet service (it could not be reached, or says Pending): the card says it waits. */
+  waiting: boolean;
+  /** Earlier claims still waiting when this one came: judged with it, so none is dropped unjudged (at most a few). */
+  earlier?: string[];
+  /** The service's answer contradicted a notification (the first time; the admins were told then, once). */
+  disagreed?: { at: string; status: string; service: string };
 }
 
 export interface HistoryItem {
@@ -118,6 +141,8 @@ export interface WithdrawalRequest {
   unknownReason?: string;
   resolution?: { by: string; at: string; outcome: 'sent' | 'not_sent'; note: string };
   confirmation?: Confirmation;
+  /** The last withdrawal notification's claim, until (and after) the wallet service answered it. */
+  notice?: Notice;
   /** The origin account's balance read when it was requested (`null`: it could not be read, and the request was allowed). */
   balanceAtRequest?: { balance: string | null; at: string };
   /** Made with "New request with the same details" on this earlier request, which the service never executed (repeat-hold.ts). */
@@ -131,7 +156,7 @@ export interface WithdrawalRequest {
    */
   hold?: RepeatHold;
   /** An admin released the hold: who, when and why (it is then sent once its approvals are complete). */
-  holdReleased?: { by: string; at: string; reason: string; original: string };
+  holdReleased?: { by: string; at: string; reason: string; original: string; kind?: RepeatHold['kind'] };
   /**
    * Already sent (or being sent) when the earlier request it repeats was reported after "never executed": both may
    * have been paid. Recorded once, in the commit of that report; the admins were told.
@@ -146,8 +171,10 @@ export interface RepeatHold {
    * original_reported_sent: `original` (of the same payout) was reported `status` after "never
    * executed". retyped: made by hand with the details of a payout whose request `original` was
    * reported (`status`) or is under way (`earlierState`), held from its creation (repeat-hold.ts).
+   * notified: a notification (unverified, maybe forged) claims `original` (`status`, outside
+   * text); held as a precaution until the wallet service answers or an admin releases it.
    */
-  kind: 'original_reported_sent' | 'retyped';
+  kind: 'original_reported_sent' | 'retyped' | 'notified';
   original: string;
   status: string;
   at: string;
@@ -243,10 +270,15 @@ export type WithdrawalEventType =
   | 'failed'
   | 'unknown'
   | 'resolved'
+  /** The wallet service's own status for the transfer was recorded (asked after a notification). */
   | 'confirmation'
+  /** A notification's claim was recorded; the wallet service is being asked (it settles nothing). */
+  | 'notice'
+  /** The wallet service's answer contradicts a notification: it may be forged (admins told once). */
+  | 'notice-disagreed'
   /** Back to waiting: the policy in force now asks for more than it was approved with (re-check before sending, or a policy change). */
   | 'reopened'
-  /** A final webhook status that contradicts our state (completed but FAILED, failed but CONFIRMED). */
+  /** The wallet service's final answer contradicts our state (completed but it says Failed, refused but it says Completed). */
   | 'contradiction'
   /** A repeat put on hold: the request it repeats was reported after all (repeat-hold.ts). */
   | 'held'

@@ -496,30 +496,69 @@ describe('decide: time, recovery, reconciliation, admins, webhooks', () => {
     });
   });
 
-  it('webhook statuses only move forward; a final one settles an unknown outcome or contradicts a settled one', () => {
-    const pending = changed(decide({ type: 'apply-webhook', status: 'PENDING' }, unknown(), ctx()));
+  // Before invariant 14 was enforced, a final webhook status settled an unknown outcome here. A
+  // webhook is now a claim (`notice`): it settles nothing; the service's word (`service-word`, the
+  // status it answers for our reference) is what is shown, and a final answer against our final
+  // state is still a contradiction for the admins.
+  it('a webhook is a claim: recorded, settling nothing; the service word is shown and contradicts a settled one', () => {
+    const noticed = changed(decide({ type: 'notice', status: 'FAILED' }, unknown(), ctx()));
+    expect(noticed).toMatchObject({
+      event: 'notice',
+      next: { state: 'unknown', notice: { status: 'FAILED', waiting: true } },
+      audit: { action: 'webhook', details: { claim: expect.any(String) } },
+    });
+    expect(noticed.next.confirmation).toBeUndefined();
+    expect(decide({ type: 'notice', status: 4 }, noticed.next, ctx()).kind).toBe('unchanged');
+    expect(
+      changed(decide({ type: 'notice', status: 'FAILED', transactionHash: '0x1' }, noticed.next, ctx())).next.notice
+        ?.transactionHash,
+    ).toBe('0x1');
+    const word = (status: 'completed' | 'failed' | 'pending' | 'not_found') => ({
+      via: 'status' as const,
+      status,
+      transactionHash: '0xabc',
+    });
+    const pending = changed(decide({ type: 'service-word', word: word('pending') }, noticed.next, ctx()));
     expect(pending).toMatchObject({
       event: 'confirmation',
       next: { state: 'unknown', confirmation: { status: 'PENDING' } },
     });
-    expect(decide({ type: 'apply-webhook', status: 'PENDING' }, pending.next, ctx()).kind).toBe('unchanged');
-    expect(
-      changed(decide({ type: 'apply-webhook', status: 'PENDING', transactionHash: '0x1' }, pending.next, ctx())).next
-        .confirmation?.transactionHash,
-    ).toBe('0x1');
-    const confirmed = changed(decide({ type: 'apply-webhook', status: 3 }, pending.next, ctx()));
-    expect(confirmed).toMatchObject({
-      event: 'completed',
-      next: { state: 'completed', confirmation: { status: 'CONFIRMED' } },
+    expect(decide({ type: 'service-word', word: word('pending') }, pending.next, ctx()).kind).toBe('unchanged');
+    // The service's Completed against the FAILED claim: the claim is contradicted (told once).
+    const verdict = changed(decide({ type: 'notice-verdict', word: word('completed') }, noticed.next, ctx()));
+    expect(verdict).toMatchObject({
+      event: 'notice-disagreed',
+      next: { state: 'unknown', notice: { waiting: false, disagreed: { status: 'FAILED', service: 'Completed' } } },
+      audit: { action: 'notice_contradiction' },
     });
-    expect(decide({ type: 'apply-webhook', status: 'PENDING' }, confirmed.next, ctx()).kind).toBe('unchanged');
+    const again = changed(decide({ type: 'notice', status: 'NOT_PROPAGATED' }, verdict.next, ctx()));
+    expect(changed(decide({ type: 'notice-verdict', word: word('completed') }, again.next, ctx()))).toMatchObject({
+      event: 'notice',
+      audit: { action: 'notice_contradiction' },
+    });
     const completed = given(requestCommand(usdt('10')), approve('U0CAROL'), claim, [
       { type: 'record-send-outcome', requestId: 'w1', outcome: { ok: true, answer: answer() } },
     ]);
-    expect(changed(decide({ type: 'apply-webhook', status: 'FAILED' }, completed, ctx()))).toMatchObject({
+    expect(changed(decide({ type: 'service-word', word: word('failed') }, completed, ctx()))).toMatchObject({
       event: 'contradiction',
+      next: { state: 'completed', confirmation: { status: 'FAILED' } },
+      audit: { action: 'service_contradiction' },
+    });
+    // A claim alone never contradicts our state: only the service's answer can.
+    expect(changed(decide({ type: 'notice', status: 'FAILED' }, completed, ctx()))).toMatchObject({
+      event: 'notice',
       next: { state: 'completed' },
-      audit: { action: 'webhook_contradiction' },
+    });
+  });
+
+  it('a claim replaced before the service answered is still judged', () => {
+    const forged = changed(decide({ type: 'notice', status: 'FAILED' }, unknown(), ctx()));
+    const genuine = changed(decide({ type: 'notice', status: 'CONFIRMED' }, forged.next, ctx()));
+    expect(genuine.next.notice).toMatchObject({ status: 'CONFIRMED', earlier: ['FAILED'] });
+    const word = { via: 'status' as const, status: 'completed' as const, transactionHash: null };
+    expect(changed(decide({ type: 'notice-verdict', word }, genuine.next, ctx()))).toMatchObject({
+      event: 'notice-disagreed',
+      next: { notice: { status: 'CONFIRMED', disagreed: { status: 'FAILED' } } },
     });
   });
 });
@@ -591,9 +630,10 @@ describe('decide: properties over any sequence of commands', () => {
     },
     {
       weight: 1,
+      // A notification's claim (it settles nothing on its own, whatever it says).
       arbitrary: fc.record({
-        type: fc.constant('apply-webhook' as const),
-        status: fc.constantFrom('PENDING', 'CONFIRMED', 'FAILED'),
+        type: fc.constant('notice' as const),
+        status: fc.constantFrom('PENDING', 'CONFIRMED', 'FAILED', '<!channel>'),
       }),
     },
     {
@@ -633,6 +673,11 @@ describe('decide: properties over any sequence of commands', () => {
             expect(req.approvals.map((a) => a.user)).toEqual([...before.approvals.map((a) => a.user), c.user]);
           }
           if (FINAL_STATES.includes(before.state)) expect(req.state).toBe(before.state);
+          // A notification (a claim anyone can post) never moves a request, nor records the service's word.
+          if (c.type === 'notice') {
+            expect(req.state).toBe(before.state);
+            expect(req.confirmation).toEqual(before.confirmation);
+          }
           if (req.state === 'executing' && before.state !== 'executing') {
             sent = true;
             expect(before.state).toBe('approved');

@@ -188,8 +188,13 @@ describe('sending', () => {
   });
 });
 
+// Since invariant 14 is enforced, a withdrawal webhook is a CLAIM (unsigned: anyone who learns the
+// URL can post one): recorded as the request's `notice`, then the wallet service is asked, and only
+// its answer settles or is shown. These tests kept their intent; where one asserted that a webhook
+// settled or marked a request, the sandbox's status answer for the reference now does (see the
+// comments), and test/withdrawals/forged-webhooks.test.ts covers forged ones end to end.
 describe('withdrawal webhooks', () => {
-  it('record confirmation progress; duplicates and earlier statuses change nothing', async () => {
+  it("record the claim and the service's word; duplicates change nothing", async () => {
     w = await world();
     const r = await requested(usdt('10'));
     await approvedAndSent(r.id);
@@ -198,78 +203,87 @@ describe('withdrawal webhooks', () => {
       matched: false,
       changed: false,
     });
-    expect(
-      (await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'PENDING', transactionHash: null })).changed,
-    ).toBe(true);
+    const pending = await w.service.onWithdrawalEvent({
+      merchantReference: ref,
+      status: 'PENDING',
+      transactionHash: null,
+    });
+    expect(pending.changed).toBe(true);
+    // The transfer status shown is the service's answer (Completed), not the claim (PENDING).
+    expect(pending.request).toMatchObject({
+      notice: { status: 'PENDING', waiting: false },
+      confirmation: { status: 'CONFIRMED' },
+    });
+    const serviceHash = pending.request?.confirmation?.transactionHash;
+    expect(serviceHash).toMatch(/^0x[0-9a-f]{64}$/);
     const confirmed = await w.service.onWithdrawalEvent({
       merchantReference: ref,
       status: 3,
       transactionHash: '0xabc',
     });
     expect(confirmed.changed).toBe(true);
-    expect(confirmed.request?.confirmation).toMatchObject({ status: 'CONFIRMED', transactionHash: '0xabc' });
-    expect(confirmed.request?.result?.transactionHash).toBe('0xabc');
+    // A claimed hash is kept as the claim's, never as the transfer's.
+    expect(confirmed.request?.notice).toMatchObject({ status: 'CONFIRMED', transactionHash: '0xabc' });
+    expect(confirmed.request?.confirmation?.transactionHash).toBe(serviceHash);
     expect(
       (await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'CONFIRMED', transactionHash: '0xabc' }))
         .changed,
     ).toBe(false);
-    expect((await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'PENDING' })).changed).toBe(false);
-    expect((await w.service.onWithdrawalEvent({ merchantReference: ref, status: 'FAILED' })).changed).toBe(false);
     const final = w.service.get(r.id)!;
     expect(final.state).toBe('completed');
     expect(final.confirmation?.status).toBe('CONFIRMED');
-    expect(w.events.filter((e) => e.type === 'confirmation')).toHaveLength(2);
+    expect(w.events.filter((e) => e.type === 'confirmation')).toHaveLength(1);
+    expect(w.events.filter((e) => e.type === 'notice-disagreed')).toHaveLength(0);
   });
 
-  it('only a final webhook status settles an unknown request: PENDING records, CONFIRMED completes', async () => {
+  it("a notification prompts the question; the service's answer settles an unknown request", async () => {
     w = await world();
     const r = await requested(usdt('10'));
     w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
     expect((await approvedAndSent(r.id)).state).toBe('unknown');
-    const pending = await w.service.onWithdrawalEvent({
+    // Was: PENDING recorded, CONFIRMED completed (source webhook). Now the sandbox's status for the
+    // reference (Completed: it executed it) settles it at the first notification, whatever it says.
+    const e = await w.service.onWithdrawalEvent({
       merchantReference: r.merchantReference,
       status: 'PENDING',
       transactionHash: '0xdef',
     });
-    expect(pending.request).toMatchObject({
-      state: 'unknown',
-      confirmation: { status: 'PENDING', transactionHash: '0xdef' },
-    });
-    const e = await w.service.onWithdrawalEvent({
-      merchantReference: r.merchantReference,
-      status: 'CONFIRMED',
-      transactionHash: '0xdef',
-    });
     expect(e.request?.state).toBe('completed');
-    expect(e.request?.result).toMatchObject({ source: 'webhook', transactionHash: '0xdef' });
+    expect(e.request?.result).toMatchObject({ source: 'reconcile', via: 'status' });
     expect(w.posts()).toBe(1);
   });
 
-  it('NOT_PROPAGATED or FAILED settles an unknown request as failed', async () => {
+  it('a FAILED or NOT_PROPAGATED notification settles nothing: the service executed it, so it is completed', async () => {
     w = await world();
     const r = await requested(usdt('10'));
     w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
     expect((await approvedAndSent(r.id)).state).toBe('unknown');
+    // Was: settled as failed on the webhook's word. The service's answer decides, and the claim is contradicted.
     const e = await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 5 });
-    expect(e.request).toMatchObject({ state: 'failed', error: { kind: 'reported_failed' } });
+    expect(e.request).toMatchObject({
+      state: 'completed',
+      notice: { status: 'NOT_PROPAGATED', disagreed: { service: 'Completed' } },
+    });
+    expect(w.events.some((x) => x.type === 'notice-disagreed')).toBe(true);
   });
 
-  it('a final status that contradicts our state is recorded for an admin, and changes nothing else', async () => {
+  it("the service's final word that contradicts our state is recorded for an admin, and changes nothing else", async () => {
     w = await world();
     const r = await requested(usdt('10'));
     expect((await approvedAndSent(r.id)).state).toBe('completed');
-    await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'PENDING' });
+    // Was: a FAILED webhook contradicted it. Now the service's status for the reference must say Failed.
+    w.sandbox.setWithdrawalStatus(r.merchantReference, 4);
     const e = await w.service.onWithdrawalEvent({
       merchantReference: r.merchantReference,
       status: 'FAILED',
       transactionHash: '0x9',
     });
     expect(e.request).toMatchObject({ state: 'completed', confirmation: { status: 'FAILED' } });
-    expect(w.events.at(-1)?.type).toBe('contradiction');
-    expect(w.store.all<AuditEntry>(AUDIT_COLLECTION).map((x) => x.action)).toContain('webhook_contradiction');
+    expect(w.events.some((x) => x.type === 'contradiction')).toBe(true);
+    expect(w.store.all<AuditEntry>(AUDIT_COLLECTION).map((x) => x.action)).toContain('service_contradiction');
   });
 
-  it("applies inside a caller's commit, so the effect is durable with the caller's own write", async () => {
+  it("records the claim inside a caller's commit, durable with the caller's own write; it settles nothing there", async () => {
     w = await world();
     const r = await requested(usdt('10'));
     w.sandbox.injectFault(WITHDRAW_PATH, { kind: 'drop-after-commit' });
@@ -278,9 +292,11 @@ describe('withdrawal webhooks', () => {
       tx.put(CALLER_EVENTS, 'e1', { received: true });
       return w!.service.applyWithdrawalEvent(tx, { merchantReference: r.merchantReference, status: 'CONFIRMED' });
     });
-    expect(applied.event?.type).toBe('completed');
-    expect(w.service.get(r.id)?.state).toBe('completed');
+    expect(applied.event?.type).toBe('notice');
+    expect(w.service.get(r.id)).toMatchObject({ state: 'unknown', notice: { status: 'CONFIRMED', waiting: true } });
     expect(w.store.get(CALLER_EVENTS, 'e1')).toEqual({ received: true });
+    // Asked once it is durable: the service's answer settles it.
+    expect((await w.service.checkNotice(r.merchantReference))?.state).toBe('completed');
   });
 });
 

@@ -11,6 +11,7 @@ import {
   holdTargets,
   mayRepeat,
   repeatRefusal,
+  notifiedAfterNeverExecuted,
   reportedAfterNeverExecuted,
   sameDetails,
 } from '../../src/withdrawals/repeat-hold.js';
@@ -56,20 +57,40 @@ const neverExecuted = (r: WithdrawalRequest): WithdrawalRequest => ({
 });
 const inState = (r: WithdrawalRequest, state: WithdrawalState): WithdrawalRequest => ({ ...r, state });
 
-const webhook = (r: WithdrawalRequest, status: string | number, now?: number) =>
-  decide({ type: 'apply-webhook', status } as WithdrawalCommand, r, ctx(now));
+const SERVICE_WORD = {
+  ABOUT_TO_INITIATE: 'pending',
+  PENDING: 'pending',
+  CONFIRMED: 'completed',
+  FAILED: 'failed',
+  NOT_PROPAGATED: 'failed',
+} as const;
 
-/** What the shell does in the report's commit: every other member of the family, held or flagged. */
-function holdPass(all: WithdrawalRequest[], reported: WithdrawalRequest) {
+/**
+ * The report of a never-executed request: since invariant 14, the wallet service's OWN answer for
+ * our reference (named by the status shown), never a webhook's word (a webhook is a claim: `claim`).
+ */
+const report = (r: WithdrawalRequest, status: keyof typeof SERVICE_WORD, now?: number) =>
+  decide(
+    { type: 'service-word', word: { via: 'status', status: SERVICE_WORD[status], transactionHash: null } },
+    r,
+    ctx(now),
+  );
+
+/** A notification's claim (any status, maybe forged): a precaution, not the report. */
+const claim = (r: WithdrawalRequest, status: unknown) =>
+  decide({ type: 'notice', status } as WithdrawalCommand, r, ctx());
+
+/** What the shell does in the report's (or the claim's) commit: every other member of the family, held or flagged. */
+function holdPass(all: WithdrawalRequest[], reported: WithdrawalRequest, basis: 'notice' | 'service' = 'service') {
   return familyOf(all, reported)
     .filter((m) => m.id !== reported.id)
-    .map((m) => decide({ type: 'hold-repeat', original: reported }, m, ctx()));
+    .map((m) => decide({ type: 'hold-repeat', original: reported, basis }, m, ctx()));
 }
 
 describe('F1: a repeat of a repeat belongs to the same payout', () => {
   const O = neverExecuted(next(ask('O')));
   const R1 = neverExecuted(next(ask('R1', { repeatOf: O, existing: [O] })));
-  const Orep = next(webhook(O, 'CONFIRMED'));
+  const Orep = next(report(O, 'CONFIRMED'));
 
   it('once the original is reported, the never-executed repeat offers no new request, and one is refused', () => {
     expect(reportedAfterNeverExecuted(O, Orep)).toBe(true);
@@ -117,7 +138,7 @@ describe('F2: one payout, one request under way', () => {
   it('a reported repeat holds its pending sibling and flags the completed original-side members', () => {
     const R1ne = neverExecuted(R1);
     const R2 = next(ask('R2', { repeatOf: O, existing: [O, R1ne] }));
-    const R1rep = next(webhook(R1ne, 'PENDING'));
+    const R1rep = next(report(R1ne, 'PENDING'));
     expect(reportedAfterNeverExecuted(R1ne, R1rep)).toBe(true);
     const decisions = holdPass([O, R1ne, R2], R1rep);
     // O moved no money (never executed): unchanged. R2 (a sibling, not a descendant of R1): held.
@@ -132,42 +153,56 @@ describe('F2: one payout, one request under way', () => {
   });
 });
 
-describe('F3/F4: any webhook for a never-executed request is the report', () => {
+// Changed with invariant 14: a webhook is only a claim. Any notification of a never-executed
+// request, whatever its status, still makes the family wait (a precaution) and refuses a new
+// repeat; the report that flags payments is the service's own answer.
+describe('F3/F4: any notification of a never-executed request holds the family as a precaution', () => {
   const O = neverExecuted(next(ask('O')));
 
   it('FAILED, NOT_PROPAGATED, empty, missing or unknown statuses are recorded, and hold the family', () => {
     for (const status of ['FAILED', 'NOT_PROPAGATED', '', 'SUBMITTED', 0, 99]) {
-      const d = webhook(O, status);
+      const d = claim(O, status);
       expect(d.kind, String(status)).toBe('changed');
       const rep = next(d);
-      expect(reportedAfterNeverExecuted(O, rep), String(status)).toBe(true);
+      expect(notifiedAfterNeverExecuted(O, rep), String(status)).toBe(true);
+      expect(reportedAfterNeverExecuted(O, rep), String(status)).toBe(false);
       const R = next(ask('R', { repeatOf: O, existing: [O] }));
-      expect(holdPass([rep, R], rep)[0], String(status)).toMatchObject({ kind: 'changed', event: 'held' });
+      expect(holdPass([rep, R], rep, 'notice')[0], String(status)).toMatchObject({
+        kind: 'changed',
+        event: 'notice',
+        next: { hold: { kind: 'notified' } },
+      });
       // The refusal and the hold agree: a new repeat is refused too.
       expect(repeatRefusal(rep, [rep])?.message).toBe(contradictedRefusalWords(rep));
     }
   });
 
-  it('a later CONFIRMED after FAILED updates the status shown, and is not a second report', () => {
-    const failed = next(webhook(O, 'FAILED'));
-    const d = webhook(failed, 'CONFIRMED');
+  it("a later Completed after Failed updates the service's status shown, and is not a second report", () => {
+    const failed = next(report(O, 'FAILED'));
+    const d = report(failed, 'CONFIRMED');
     expect(d).toMatchObject({
       kind: 'changed',
       event: 'contradiction',
       next: { confirmation: { status: 'CONFIRMED' } },
     });
     expect(reportedAfterNeverExecuted(failed, next(d))).toBe(false);
-    // The same status again, or one we cannot read, adds nothing.
-    expect(webhook(next(d), 'CONFIRMED').kind).toBe('unchanged');
-    expect(webhook(next(d), '').kind).toBe('unchanged');
+    // The same status again, or NotFound, adds nothing.
+    expect(report(next(d), 'CONFIRMED').kind).toBe('unchanged');
+    expect(
+      decide(
+        { type: 'service-word', word: { via: 'status', status: 'not_found', transactionHash: null } },
+        next(d),
+        ctx(),
+      ).kind,
+    ).toBe('unchanged');
   });
 
   it('a held request is not held twice by a later report', () => {
-    const rep = next(webhook(O, 'ABOUT_TO_INITIATE'));
+    const rep = next(report(O, 'ABOUT_TO_INITIATE'));
     const R = next(ask('R', { repeatOf: O, existing: [O] }));
     const held = next(holdPass([rep, R], rep)[0]!);
-    const later = next(webhook(rep, 'CONFIRMED'));
-    expect(decide({ type: 'hold-repeat', original: later }, held, ctx()).kind).toBe('unchanged');
+    const later = next(report(rep, 'CONFIRMED'));
+    expect(decide({ type: 'hold-repeat', original: later, basis: 'service' }, held, ctx()).kind).toBe('unchanged');
   });
 });
 
@@ -176,16 +211,17 @@ describe('a request released for one report', () => {
     const O = neverExecuted(next(ask('O')));
     const R1 = neverExecuted(next(ask('R1', { repeatOf: O, existing: [O] })));
     const R2 = next(ask('R2', { repeatOf: O, existing: [O, R1] }));
-    const Orep = next(webhook(O, 'PENDING'));
-    const held = next(decide({ type: 'hold-repeat', original: Orep }, R2, ctx()));
+    const Orep = next(report(O, 'PENDING'));
+    const held = next(decide({ type: 'hold-repeat', original: Orep, basis: 'service' }, R2, ctx()));
     const released = next(
       decide({ type: 'settle-hold', admin: 'U0ERIN', isAdmin: true, action: 'release', reason: 'ok' }, held, ctx()),
     );
-    expect(decide({ type: 'hold-repeat', original: next(webhook(Orep, 'CONFIRMED')) }, released, ctx()).kind).toBe(
-      'unchanged',
-    );
-    const R1rep = next(webhook(R1, 'PENDING'));
-    expect(decide({ type: 'hold-repeat', original: R1rep }, released, ctx())).toMatchObject({
+    expect(
+      decide({ type: 'hold-repeat', original: next(report(Orep, 'CONFIRMED')), basis: 'service' }, released, ctx())
+        .kind,
+    ).toBe('unchanged');
+    const R1rep = next(report(R1, 'PENDING'));
+    expect(decide({ type: 'hold-repeat', original: R1rep, basis: 'service' }, released, ctx())).toMatchObject({
       event: 'held',
       next: { hold: { original: 'R1' } },
     });
@@ -194,9 +230,9 @@ describe('a request released for one report', () => {
 
 describe('F5: a release after the expiry expires it instead', () => {
   const O = neverExecuted(next(ask('O')));
-  const Orep = next(webhook(O, 'PENDING'));
+  const Orep = next(report(O, 'PENDING'));
   const R = inState(next(ask('R', { repeatOf: O, existing: [O] })), 'approved');
-  const held = next(decide({ type: 'hold-repeat', original: Orep }, R, ctx()));
+  const held = next(decide({ type: 'hold-repeat', original: Orep, basis: 'service' }, R, ctx()));
   const late = Date.parse(held.expiresAt) + 1;
   const release = { type: 'settle-hold', admin: 'U0ERIN', isAdmin: true, action: 'release', reason: 'ok' } as const;
 
@@ -230,7 +266,7 @@ describe('F6: a payout retyped by hand is linked to the request the service neve
       audit: { details: { repeatOf: 'O', repeatLinked: expect.stringContaining('never executed') } },
     });
     // Held when O is reported.
-    const Orep = next(webhook(O, 'CONFIRMED'));
+    const Orep = next(report(O, 'CONFIRMED'));
     expect(holdPass([Orep, next(d)], Orep)[0]).toMatchObject({ event: 'held' });
     // Fix round 2: never refused, made ON HOLD while another request of that payout is under
     // way, or once O was reported (it may be a separate payout: an admin decides).
@@ -279,17 +315,19 @@ describe('review round 2 (pure)', () => {
     const A = neverExecuted(next(ask('A')));
     const C = next(ask('C', { existing: [A] })); // linked to A
     const B = neverExecuted(next(ask('B')));
-    const Brep = next(webhook(B, 'CONFIRMED'));
+    const Brep = next(report(B, 'CONFIRMED'));
     const targets = holdTargets([A, C, Brep], Brep).map((r) => r.id);
     // C is of A's family, not B's: held all the same (A is failed: nothing to hold).
     expect(targets).toEqual(expect.arrayContaining(['C']));
-    expect(decide({ type: 'hold-repeat', original: Brep }, C, ctx())).toMatchObject({ event: 'held' });
+    expect(decide({ type: 'hold-repeat', original: Brep, basis: 'service' }, C, ctx())).toMatchObject({
+      event: 'held',
+    });
   });
 
   it('5: a hold after a Failed report says why it still holds', () => {
-    const Ofail = next(webhook(O, 'FAILED'));
+    const Ofail = next(report(O, 'FAILED'));
     const R = next(ask('R', { repeatOf: O, existing: [O] }));
-    const d = decide({ type: 'hold-repeat', original: Ofail }, R, ctx());
+    const d = decide({ type: 'hold-repeat', original: Ofail, basis: 'service' }, R, ctx());
     expect(d).toMatchObject({
       event: 'held',
       audit: { details: { reason: expect.stringContaining('(Failed)') } },

@@ -137,11 +137,18 @@ async function repeatOf(a: TestApp, original: WithdrawalRequest): Promise<Withdr
 /** Webhook status codes beyond the sandbox's own (ABOUT_TO_INITIATE is 1 in the spec). */
 const CODES = { ABOUT_TO_INITIATE: 1, PENDING: 2, CONFIRMED: 3, FAILED: 4 } as const;
 
+/** The service's own status for the reference (1 NotFound, 2 Pending, 3 Completed, 4 Failed) behind each webhook status. */
+const SERVICE_SAYS = { ABOUT_TO_INITIATE: 2, PENDING: 2, CONFIRMED: 3, FAILED: 4, none: 2 } as const;
+
 /**
- * A withdrawal webhook for this request, POSTed to the app as the wallet service does; `none`:
- * a body without any status (its checksum recomputed, as the service would sign it).
+ * The wallet service reports this request: a withdrawal webhook POSTed to the app as the service
+ * does (`none`: a body without any status, its checksum recomputed, as the service would sign it).
+ * Since invariant 14 a webhook is only the prompt to ask: the sandbox's status for the reference
+ * says the same (set here first), and that answer is the report. Forged ones that the service
+ * contradicts are in forged-webhooks.test.ts.
  */
 async function webhook(a: TestApp, r: WithdrawalRequest, status: keyof typeof CODES | 'none'): Promise<void> {
+  a.app.sandbox!.setWithdrawalStatus(r.merchantReference, SERVICE_SAYS[status]);
   const payload = withdrawalPayload(
     {
       toAddress: r.destination,
@@ -164,6 +171,9 @@ async function webhook(a: TestApp, r: WithdrawalRequest, status: keyof typeof CO
     body,
   });
   expect(res.status).toBe(200);
+  // The service is asked once the notification is acknowledged; its answer is what the test reads.
+  const shown = { 2: 'PENDING', 3: 'CONFIRMED', 4: 'FAILED' }[SERVICE_SAYS[status]];
+  await until('the wallet service asked', () => get(a, r.id).confirmation?.status === shown);
 }
 
 /** A reason form opened by a button, submitted by `user` with `reason`. */
@@ -434,9 +444,12 @@ describe('the whole payout is one (review fixes: repeat of a repeat, siblings, a
     });
     expect(a.app.deps.withdrawals.list().filter((r) => r.repeatOf === lost.id)).toEqual([]);
     await until('no card offers a new request', () => !offersRepeat(a, original) && !offersRepeat(a, lost));
-    // The original's card: the app's status words, not the raw status.
-    const words = text(cardOf(a, original)!);
-    expect(words).toContain('Reported by the wallet service (Pending: about to start)');
+    // The original's card: the app's status words, not the raw status. Since invariant 14 they are the
+    // service's own answer (its Pending; "about to start" was the webhook's ABOUT_TO_INITIATE).
+    const words = await until('the reported card', () => {
+      const w = text(cardOf(a, original)!);
+      return w.includes('Reported by the wallet service (Pending)') && w;
+    });
     expect(words).not.toContain('about to initiate');
     await a.app.deps.withdrawals.idle();
     expect(a.app.sandbox!.stats.withdrawals).toBe(posts);
@@ -480,11 +493,14 @@ describe('the whole payout is one (review fixes: repeat of a repeat, siblings, a
     const original = await neverExecuted(a);
     const again = await repeatOf(a, original);
 
+    // The statusless notification is the claim (`notice`); what the card says is the service's own
+    // answer (Pending here), since invariant 14 (it was the empty webhook status, "Status unknown").
     await webhook(a, get(a, original.id), 'none');
-    expect(get(a, original.id).confirmation).toMatchObject({ status: '' });
-    expect(get(a, again.id).hold).toMatchObject({ original: original.id, status: '' });
+    expect(get(a, original.id).notice).toMatchObject({ status: '' });
+    expect(get(a, original.id).confirmation).toMatchObject({ status: 'PENDING' });
+    expect(get(a, again.id).hold).toMatchObject({ original: original.id, status: 'PENDING' });
     await until('the held card', () => text(cardOf(a, again)!).includes('On hold:'));
-    expect(text(cardOf(a, again)!)).toContain('Status unknown)');
+    await until('the held card', () => text(cardOf(a, again)!).includes('Pending)'));
 
     await webhook(a, get(a, original.id), 'FAILED');
     await webhook(a, get(a, original.id), 'CONFIRMED');
@@ -493,7 +509,10 @@ describe('the whole payout is one (review fixes: repeat of a repeat, siblings, a
     // The hold's words follow what the service says of the original now; told once, audited once.
     await until('the card updated', () => text(cardOf(a, again)!).includes('Confirmed)'));
     expect(heldLines(a, again)).toHaveLength(1);
-    expect(audit(a).filter((e) => e.action === 'hold' && e.subject === again.id)).toHaveLength(1);
+    // Audited once for the report (the precaution taken on the notification alone is audited apart).
+    const holds = audit(a).filter((e) => e.action === 'hold' && e.subject === again.id);
+    expect(holds.filter((e) => !e.details.precaution)).toHaveLength(1);
+    expect(holds.filter((e) => e.details.precaution)).toHaveLength(1);
   });
 
   it('a payout retyped by hand is linked to the never-executed one, said on its card, and held with it', async () => {

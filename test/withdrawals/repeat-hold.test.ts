@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decide, recoveryAction, type DecideContext, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
-import { contradictedRefusalWords, repeatsOf, reportedAfterNeverExecuted } from '../../src/withdrawals/repeat-hold.js';
+import {
+  contradictedRefusalWords,
+  notifiedAfterNeverExecuted,
+  repeatsOf,
+  reportedAfterNeverExecuted,
+} from '../../src/withdrawals/repeat-hold.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import { verdict } from '../../src/verification/verdict.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';
@@ -45,10 +50,23 @@ function neverExecutedOriginal(): WithdrawalRequest {
   };
 }
 
-/** The original as the service then reports it. */
-function reported(original: WithdrawalRequest, status: string): WithdrawalRequest {
-  const d = decide({ type: 'apply-webhook', status }, original, ctx());
-  if (d.kind !== 'changed') throw new Error(`the webhook changed nothing: ${JSON.stringify(d)}`);
+const SERVICE = { PENDING: 'pending', CONFIRMED: 'completed', FAILED: 'failed' } as const;
+
+/**
+ * The original as the service then reports it: its OWN answer for our reference (a webhook alone
+ * is only a claim since invariant 14 is enforced; `notified` below). Named by the status shown.
+ */
+function reported(original: WithdrawalRequest, status: keyof typeof SERVICE): WithdrawalRequest {
+  const word = { via: 'status' as const, status: SERVICE[status], transactionHash: null };
+  const d = decide({ type: 'service-word', word }, original, ctx());
+  if (d.kind !== 'changed') throw new Error(`the service's word changed nothing: ${JSON.stringify(d)}`);
+  return d.next;
+}
+
+/** The original as a notification (a claim, maybe forged) names it. */
+function notified(original: WithdrawalRequest, status: unknown): WithdrawalRequest {
+  const d = decide({ type: 'notice', status }, original, ctx());
+  if (d.kind !== 'changed') throw new Error(`the notification changed nothing: ${JSON.stringify(d)}`);
   return d.next;
 }
 
@@ -88,14 +106,58 @@ describe('a new request that repeats one the service never executed', () => {
 });
 
 describe('the original reported after "never executed"', () => {
-  // Changed by the review fix (F3/F4): ANY webhook for it proves the service has it, a failure,
-  // an empty or an unknown status included; only a second report is not the report.
-  it('any webhook of it, whatever its status, is the report; a second report is not', () => {
+  // Changed with invariant 14: a webhook (any status, empty or unknown included) is only a claim.
+  // It is a PRECAUTION (the family waits), not the report; the report is the service's own answer
+  // that it has the request (any status but NotFound); a second report is not the report.
+  it("a notification of it is a precaution, the service's answer the report; a second report is not", () => {
     const original = neverExecutedOriginal();
-    for (const status of ['ABOUT_TO_INITIATE', 'PENDING', 'CONFIRMED', 'FAILED', 'NOT_PROPAGATED', '', 'SUBMITTED'])
+    for (const status of ['ABOUT_TO_INITIATE', 'PENDING', 'CONFIRMED', 'FAILED', 'NOT_PROPAGATED', '', 'SUBMITTED']) {
+      const claimed = notified(original, status);
+      expect(notifiedAfterNeverExecuted(original, claimed), status).toBe(true);
+      expect(reportedAfterNeverExecuted(original, claimed), status).toBe(false);
+      expect(reportedAfterNeverExecuted(claimed, reported(claimed, 'PENDING')), status).toBe(true);
+    }
+    for (const status of ['PENDING', 'CONFIRMED', 'FAILED'] as const)
       expect(reportedAfterNeverExecuted(original, reported(original, status)), status).toBe(true);
     const pending = reported(original, 'PENDING');
     expect(reportedAfterNeverExecuted(pending, reported(pending, 'CONFIRMED'))).toBe(false);
+  });
+
+  it('a notification alone holds a repeat not yet sent as a precaution, and flags none already sent', () => {
+    const original = notified(neverExecutedOriginal(), 'CONFIRMED');
+    for (const state of ['pending', 'approved'] as const)
+      expect(decide({ type: 'hold-repeat', original, basis: 'notice' }, repeatIn(state), ctx())).toMatchObject({
+        kind: 'changed',
+        // The card shows it; nobody is called on a claim alone.
+        event: 'notice',
+        next: { state, hold: { kind: 'notified', original: 'orig', status: 'CONFIRMED' } },
+        audit: { action: 'hold', details: { precaution: true } },
+      });
+    for (const state of ['executing', 'completed', 'unknown', 'failed'] as const)
+      expect(decide({ type: 'hold-repeat', original, basis: 'notice' }, repeatIn(state), ctx()).kind, state).toBe(
+        'unchanged',
+      );
+  });
+
+  it("a precaution released by an admin does not excuse the service's report that follows", () => {
+    const claimed = notified(neverExecutedOriginal(), 'FAILED');
+    const held = changed({ type: 'hold-repeat', original: claimed, basis: 'notice' }, repeatIn('pending'));
+    const released = changed(
+      { type: 'settle-hold', admin: 'U0ERIN', isAdmin: true, action: 'release', reason: 'service: no record' },
+      held,
+    );
+    expect(released.holdReleased).toMatchObject({ kind: 'notified' });
+    const original = reported(claimed, 'CONFIRMED');
+    expect(decide({ type: 'hold-repeat', original, basis: 'service' }, released, ctx())).toMatchObject({
+      kind: 'changed',
+      event: 'held',
+      next: { hold: { kind: 'original_reported_sent', status: 'CONFIRMED' } },
+    });
+    // And a precaution still in place gives way to the report's stronger reason (the admins are called again).
+    expect(decide({ type: 'hold-repeat', original, basis: 'service' }, held, ctx())).toMatchObject({
+      kind: 'changed',
+      next: { hold: { kind: 'original_reported_sent' } },
+    });
   });
 
   it('finds the repeats, and the repeats of a repeat, never anything else', () => {
@@ -112,7 +174,7 @@ describe('the original reported after "never executed"', () => {
   it('holds a pending or approved repeat, audited with why', () => {
     const original = reported(neverExecutedOriginal(), 'CONFIRMED');
     for (const state of ['pending', 'approved'] as const) {
-      const d = decide({ type: 'hold-repeat', original }, repeatIn(state), ctx());
+      const d = decide({ type: 'hold-repeat', original, basis: 'service' }, repeatIn(state), ctx());
       expect(d).toMatchObject({
         kind: 'changed',
         event: 'held',
@@ -125,7 +187,7 @@ describe('the original reported after "never executed"', () => {
   it('flags, once, a repeat already claimed or settled as sent; leaves one that moved no money alone', () => {
     const original = reported(neverExecutedOriginal(), 'CONFIRMED');
     for (const state of ['executing', 'completed', 'unknown'] as const) {
-      const d = decide({ type: 'hold-repeat', original }, repeatIn(state), ctx());
+      const d = decide({ type: 'hold-repeat', original, basis: 'service' }, repeatIn(state), ctx());
       expect(d).toMatchObject({
         kind: 'changed',
         event: 'double-payment-risk',
@@ -134,24 +196,26 @@ describe('the original reported after "never executed"', () => {
       });
       if (d.kind !== 'changed') throw new Error('unreachable');
       expect(d.next.hold).toBeUndefined();
-      expect(decide({ type: 'hold-repeat', original }, d.next, ctx()).kind).toBe('unchanged');
+      expect(decide({ type: 'hold-repeat', original, basis: 'service' }, d.next, ctx()).kind).toBe('unchanged');
     }
     for (const state of ['failed', 'rejected', 'expired'] as const)
-      expect(decide({ type: 'hold-repeat', original }, repeatIn(state), ctx()).kind, state).toBe('unchanged');
+      expect(decide({ type: 'hold-repeat', original, basis: 'service' }, repeatIn(state), ctx()).kind, state).toBe(
+        'unchanged',
+      );
   });
 
   it('a second report adds nothing to a held repeat', () => {
     const original = reported(neverExecutedOriginal(), 'PENDING');
-    const held = changed({ type: 'hold-repeat', original }, repeatIn('pending'));
-    expect(decide({ type: 'hold-repeat', original: reported(original, 'CONFIRMED') }, held, ctx()).kind).toBe(
-      'unchanged',
-    );
+    const held = changed({ type: 'hold-repeat', original, basis: 'service' }, repeatIn('pending'));
+    expect(
+      decide({ type: 'hold-repeat', original: reported(original, 'CONFIRMED'), basis: 'service' }, held, ctx()).kind,
+    ).toBe('unchanged');
   });
 });
 
 describe('while held', () => {
   const original = reported(neverExecutedOriginal(), 'CONFIRMED');
-  const heldPending = changed({ type: 'hold-repeat', original }, repeatIn('pending'));
+  const heldPending = changed({ type: 'hold-repeat', original, basis: 'service' }, repeatIn('pending'));
 
   it('approvals are still given, and complete it, but the send claim refuses it (audited) and startup leaves it', () => {
     const approved = changed({ type: 'approve', user: 'U0CAROL', isApprover: true, satisfies: [] }, heldPending);

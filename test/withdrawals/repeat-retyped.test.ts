@@ -30,6 +30,18 @@ async function neverExecuted(w: World, id: string): Promise<WithdrawalRequest> {
   return o;
 }
 
+const SERVICE_STATUS = { PENDING: 2, CONFIRMED: 3, FAILED: 4 } as const;
+
+/**
+ * The service reports `r` after all. Since invariant 14 a webhook is only a claim: its report is
+ * the sandbox's status for the reference (set here), asked when the notification arrives. The
+ * status named is the one shown (Completed is shown as CONFIRMED).
+ */
+async function reported(w: World, r: WithdrawalRequest, status: string): Promise<void> {
+  w.sandbox.setWithdrawalStatus(r.merchantReference, SERVICE_STATUS[status as keyof typeof SERVICE_STATUS]);
+  await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status });
+}
+
 async function made(w: World, input: ReturnType<typeof usdt>, user = 'U0ALICE'): Promise<WithdrawalRequest> {
   const r = await w.service.request(input, user);
   if (!r.ok) throw new Error(r.message);
@@ -43,7 +55,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     const again = await made(w, usdt('50', { destination: MIXED.toLowerCase() }));
     expect(again).toMatchObject({ repeatOf: o.id, repeatLinked: 'same-details' });
     expect(again.hold).toBeUndefined();
-    await w.service.onWithdrawalEvent({ merchantReference: o.merchantReference, status: 'CONFIRMED' });
+    await reported(w, o, 'CONFIRMED');
     expect(w.service.get(again.id)?.hold).toMatchObject({ original: o.id, status: 'CONFIRMED' });
     await w.service.approve(again.id, 'U0CAROL');
     await w.service.idle();
@@ -63,14 +75,14 @@ describe('a payout retyped by hand (review round 2)', () => {
     expect([oa.id, ob.id]).toContain(c.repeatOf);
     const [linked, other] = c.repeatOf === oa.id ? [oa, ob] : [ob, oa];
     // ...and still held by a report of the other: a request of the same details made after it.
-    await w.service.onWithdrawalEvent({ merchantReference: other.merchantReference, status: 'CONFIRMED' });
+    await reported(w, other, 'CONFIRMED');
     expect(w.service.get(c.id)?.hold).toMatchObject({ kind: 'original_reported_sent', original: other.id });
     await w.service.approve(c.id, 'U0CAROL');
     await w.service.idle();
     expect(w.posts()).toBe(0);
     // A second report (of the linked one) adds no second hold.
     const before = w.events.length;
-    await w.service.onWithdrawalEvent({ merchantReference: linked.merchantReference, status: 'PENDING' });
+    await reported(w, linked, 'PENDING');
     expect(w.events.slice(before).filter((e) => e.type === 'held')).toEqual([]);
   });
 
@@ -79,7 +91,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     const earlier = await made(w, usdt('50', { note: 'December' }));
     w.clock.now += 1000;
     const o = await neverExecuted(w, (await made(w, usdt('50', { note: 'January' }))).id);
-    await w.service.onWithdrawalEvent({ merchantReference: o.merchantReference, status: 'FAILED' });
+    await reported(w, o, 'FAILED');
     expect(w.service.get(earlier.id)?.hold).toBeUndefined();
   });
 
@@ -87,7 +99,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     it(`3: a recurring payout after the earlier one was reported ${status} is made on hold, and can be sent anyway`, async () => {
       w = await world();
       const o = await neverExecuted(w, (await made(w, usdt('50', { note: 'January' }))).id);
-      await w.service.onWithdrawalEvent({ merchantReference: o.merchantReference, status });
+      await reported(w, o, status);
       w.clock.now += 90 * 86_400_000;
       const later = await w.service.request(usdt('50', { note: 'April' }), 'U0ALICE');
       // Not refused for ever: made, on hold, saying why.
@@ -138,7 +150,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     const retyped = await made(w, usdt('50', { note: 'retyped' }), 'U0BOB');
     expect(retyped.hold).toMatchObject({ kind: 'retyped', earlierState: 'pending' });
     const before = w.events.length;
-    await w.service.onWithdrawalEvent({ merchantReference: x.merchantReference, status: 'CONFIRMED' });
+    await reported(w, x, 'CONFIRMED');
     // The stronger reason replaces the weaker one: the admin reads that the payout was reported, and is called.
     expect(w.service.get(retyped.id)?.hold).toMatchObject({ original: x.id, status: 'CONFIRMED' });
     expect(w.service.get(retyped.id)?.hold?.earlierState).toBeUndefined();
@@ -165,7 +177,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     await complete(w, feb.id);
     w.clock.now += 1000;
     const mar = await made(w, usdt('50', { note: 'March' }));
-    await w.service.onWithdrawalEvent({ merchantReference: x.merchantReference, status: 'FAILED' });
+    await reported(w, x, 'FAILED');
     // January was the retype of the reported request: it may have been paid twice. February and March are new payouts.
     expect(w.service.get(jan.id)?.doublePaymentRisk).toMatchObject({ original: x.id });
     expect(w.service.get(feb.id)?.doublePaymentRisk).toBeUndefined();
@@ -177,6 +189,6 @@ async function complete(w: World, id: string): Promise<void> {
   await w.service.approve(id, 'U0CAROL');
   await w.service.idle();
   const r = w.service.get(id)!;
-  await w.service.onWithdrawalEvent({ merchantReference: r.merchantReference, status: 'CONFIRMED' });
+  await reported(w, r, 'CONFIRMED');
   expect(w.service.get(id)?.state).toBe('completed');
 }

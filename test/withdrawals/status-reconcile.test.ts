@@ -227,7 +227,9 @@ describe('never executed, then the service speaks of it (no double payment)', ()
     t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
     const id = await unknownWithdrawal(t, 'drop-before-commit');
     expect(await webhook(t, t.app.deps.withdrawals.get(id)!, 'PENDING')).toBe(200);
-    await until('the webhook applied', () => t!.app.deps.withdrawals.get(id)!.confirmation);
+    // The notification is recorded as a claim (`notice`; it was `confirmation` before invariant 14):
+    // a claim still keeps a NotFound from being believed, so the request stays for an admin.
+    await until('the notification recorded', () => t!.app.deps.withdrawals.get(id)!.notice);
     offset = 11 * MINUTE;
     await t.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
     expect(t.app.deps.withdrawals.get(id)!.state).toBe('unknown');
@@ -244,6 +246,9 @@ describe('never executed, then the service speaks of it (no double payment)', ()
     expect(a.app.deps.withdrawals.get(id)).toMatchObject({ state: 'failed', error: { kind: 'never_executed' } });
     const old = await until('the not-sent card', () => buttons(topLevel(a)[0]!).length > 0 && topLevel(a)[0]);
 
+    // Since invariant 14 the notification is only the prompt: the service's own status for the
+    // reference (Completed, set in the sandbox) is the report the card shows.
+    a.app.sandbox!.setWithdrawalStatus(a.app.deps.withdrawals.get(id)!.merchantReference, 3);
     expect(await webhook(a, a.app.deps.withdrawals.get(id)!, 'CONFIRMED')).toBe(200);
     const card = await until('the contradicted card', () => {
       const m = topLevel(a)[0]!;
