@@ -470,6 +470,8 @@ describe('/withdraw: outcomes', () => {
     a.app.sandbox!.injectFault('/api/merchantClientWithdrawal', { kind: 'drop-after-commit' });
     // Reconciliation must not find it before we look at the card.
     a.app.sandbox!.injectFault('/api/v2/analytics', { kind: 'status', status: 503 }, 50);
+    // Nor the status by reference, which the service's own PENDING notification now prompts the app to ask.
+    a.app.sandbox!.injectFault('/api/merchantClientWithdrawal/status/', { kind: 'status', status: 503 }, 50);
     await click(a, USERS.carol, 'wd_approve', await card(a));
     await until('unknown', () => only(a).state === 'unknown');
     const unknownCard = await until(
