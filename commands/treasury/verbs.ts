@@ -10,7 +10,8 @@ import { networkWithStandard } from '../../src/format/network.js';
 import { utcDay, utcMinute } from '../../src/format/time.js';
 import { hasRole } from '../../src/policy/people.js';
 import { isWalletError } from '../../src/wallet/errors.js';
-import { context, esc, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
+import { context, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
+import { outside } from '../../src/format/outside.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
 import { registrationStatus } from '../../src/webhooks/registration.js';
@@ -77,7 +78,7 @@ async function statusLine(deps: CommandDeps): Promise<string> {
   if (hook && !hook.ok)
     problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
   const frozen = currentFreeze(deps.store);
-  if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${esc(frozen.reason)}`);
+  if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${outside(frozen.reason)}`);
   const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
   if (unknown)
     problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);
@@ -123,7 +124,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         }
       }
       walletLine ??= wallet.loggedIn
-        ? `:large_green_circle: logged in as ${wallet.email}; token expires ${utcMinute(wallet.expiresAt)}`
+        ? `:large_green_circle: logged in as ${outside(wallet.email)}; token expires ${utcMinute(wallet.expiresAt)}`
         : ':red_circle: not logged in';
       const s = deps.store.stats();
       const hook = registrationStatus(deps.store);
@@ -136,12 +137,12 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
               : ':white_circle: not registered (PUBLIC_URL is not set)'
             : hook.ok
               ? `:large_green_circle: ${hook.shownUrl}, registered ${utcMinute(Date.parse(hook.at))}`
-              : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${hook.error ?? ''}`,
+              : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${outside(hook.error ?? '', 300)}`,
         ],
         ...verificationStatusFields(deps),
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
         ['Outbox', `${count(deps.outbox.pending(), 'message')} or file deletions waiting for Slack`],
-        ['Notifications of unknown shape', esc(deps.alerts.unknownSummary().text)],
+        ['Notifications of unknown shape', outside(deps.alerts.unknownSummary().text)],
       ];
       await respond({
         response_type: 'ephemeral',
@@ -195,7 +196,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           .join(', ') || 'none';
       const allow = p.withdrawals.allowlist;
       const listed = allow.addresses.map(
-        (a) => `• ${esc(a.label)}: \`${shorten(a.address, 8, 6)}\` on ${networkWithStandard(a.network)}`,
+        (a) => `• ${outside(a.label)}: \`${shorten(a.address, 8, 6)}\` on ${networkWithStandard(a.network)}`,
       );
       await respond({
         response_type: 'ephemeral',
@@ -280,7 +281,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         response_type: 'ephemeral',
         text: r.ok
           ? `:white_check_mark: Webhook registered: ${r.shownUrl}`
-          : `:warning: Webhook not registered: ${r.error ?? 'unknown error'}`,
+          : `:warning: Webhook not registered: ${outside(r.error ?? 'unknown error', 300)}`,
       });
     },
   },
