@@ -477,6 +477,26 @@ export const transferWord = (status: string) =>
  * Thread lines under the card: `${id}|${kind}|${detail}`. Plain sentences (no *bold*): the
  * text is also what a notification shows, where mrkdwn would appear raw.
  */
+/** A mention our own code appends to a thread ref: a user, a user group, or @here; nothing else. */
+const MENTION_TOKEN = /^<(@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+|!here)>$/;
+
+/**
+ * A thread ref's "<status> <mentions…>": the status as withdrawal-notify wrote it (URI-encoded,
+ * so a status holding spaces cannot pose as mentions; older refs hold it raw), and only the
+ * mentions in our own forms.
+ */
+function statusAndCall(detail: string): { status: string; call: string } {
+  const [raw = '', ...rest] = detail.split(' ');
+  let status = raw;
+  try {
+    status = decodeURIComponent(raw);
+  } catch {
+    /* an older ref's raw status */
+  }
+  const mentions = rest.filter((m) => MENTION_TOKEN.test(m));
+  return { status, call: mentions.length ? ` ${mentions.join(' ')}` : '' };
+}
+
 export function renderThread(
   ref: string,
   get: (id: string) => WithdrawalRequest | undefined,
@@ -509,8 +529,7 @@ export function renderThread(
       };
     case 'double-payment':
     case 'double-payment-original': {
-      const [status = '', ...mentions] = detail.split(' ');
-      const call = mentions.length ? ` ${mentions.join(' ')}` : '';
+      const { status, call } = statusAndCall(detail);
       const reported = `by the wallet service (${reportedStatusWords(status === '-' ? '' : status || r.doublePaymentRisk?.status)})`;
       return {
         text:
@@ -525,10 +544,9 @@ export function renderThread(
     }
     case 'confirmation':
     case 'contradiction': {
-      const [status = '', ...mentions] = detail.split(' ');
+      const { status, call } = statusAndCall(detail);
       const url = explorerTxUrl(r.confirmation?.transactionHash ?? undefined, r.currency, r.network, net);
       const tx = r.confirmation?.transactionHash ? ` · ${link(url, 'transaction')}` : '';
-      const call = mentions.length ? ` ${mentions.join(' ')}` : '';
       if (kind === 'contradiction') {
         return {
           text: `🚨 The wallet service reports this transfer as ${transferWord(status)}, but here it is ${stateLabel(r)}. Check the wallet service and the transaction list.${tx}${call}`,
