@@ -11,7 +11,7 @@ import { utcDay, utcMinute } from '../../src/format/time.js';
 import { hasRole } from '../../src/policy/people.js';
 import { isWalletError } from '../../src/wallet/errors.js';
 import { context, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
-import { outside } from '../../src/format/outside.js';
+import { outside, outsideCode } from '../../src/format/outside.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
 import { registrationStatus } from '../../src/webhooks/registration.js';
@@ -196,7 +196,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           .join(', ') || 'none';
       const allow = p.withdrawals.allowlist;
       const listed = allow.addresses.map(
-        (a) => `• ${outside(a.label)}: \`${shorten(a.address, 8, 6)}\` on ${networkWithStandard(a.network)}`,
+        (a) => `• ${outside(a.label)}: ${outsideCode(shorten(a.address, 8, 6))} on ${networkWithStandard(a.network)}`,
       );
       await respond({
         response_type: 'ephemeral',

@@ -20,19 +20,7 @@ import {
   reportedStatusWords,
 } from '../withdrawals/repeat-hold.js';
 import { stateWords } from '../withdrawals/rules.js';
-import {
-  actions,
-  context,
-  divider,
-  fields,
-  header,
-  LIMITS,
-  link,
-  mention,
-  section,
-  shorten,
-  truncate,
-} from './blocks.js';
+import { actions, context, divider, fields, header, LIMITS, link, mention, section, shorten } from './blocks.js';
 
 export const CARD_RENDERER = 'withdrawal.card';
 export const THREAD_RENDERER = 'withdrawal.thread';

@@ -360,7 +360,7 @@ describe('no outside text adds a mention, a link, a channel reference or a line'
         fc.property(fields, (f) => {
           const hostile = render(f);
           expect(hostile.length).toBe(ordinary.length);
-          hostile.forEach((m, i) => expectNoMore(`${kind} #${i}`, m, ordinary[i]));
+          for (const [i, m] of hostile.entries()) expectNoMore(`${kind} #${i}`, m, ordinary[i]);
         }),
         pure(Math.max(50, Math.floor(Number(process.env.FUZZ_RUNS ?? 2_000) / 10))),
       );
