@@ -9,6 +9,7 @@ import type { Logger } from '../../src/log.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { lazyWorkerPool } from '../../src/util/worker-pool.js';
 import type { AddressArgs } from './parse.js';
+import { outside, outsideCode, outsidePlain } from '../../src/format/outside.js';
 
 /**
  * Drawing a QR code is CPU work (~10-25 ms): on the event loop, a burst of commands would
@@ -52,10 +53,10 @@ export async function sendQrCode(
     await client.files.uploadV2({
       channel_id: await dmChannel(client, userId),
       file: png,
-      filename: `${args.currency.name}-${args.network.name}-${address}.png`,
-      title: `${args.currency.name} on ${args.network.name}: ${address}`,
+      filename: `${args.currency.name}-${args.network.name}-${outsidePlain(address, 120).replace(/[^\w.-]/g, '_')}.png`,
+      title: `${args.currency.name} on ${args.network.name}: ${outsidePlain(address)}`,
       // The warning travels with the image: the QR code is what gets forwarded to payers.
-      initial_comment: `QR code of ${args.email}'s ${args.currency.name} deposit address on ${args.network.name}: \`${address}\`\n:warning: *${depositWarning(args.currency.name, args.network.name)}*`,
+      initial_comment: `QR code of ${outside(args.email)}'s ${args.currency.name} deposit address on ${args.network.name}: ${outsideCode(address)}\n:warning: *${depositWarning(args.currency.name, args.network.name)}*`,
     });
     return true;
   } catch (err) {

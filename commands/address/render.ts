@@ -3,6 +3,7 @@ import { depositWarning, networkWithStandard } from '../../src/format/network.js
 import { context, fields, header, section } from '../../src/slack/blocks.js';
 import type { WalletAddress } from '../../src/wallet/schemas.js';
 import type { AddressArgs } from './parse.js';
+import { outside } from '../../src/format/outside.js';
 
 const STATUS_TEXT: Record<WalletAddress['status'], string> = {
   generated: ':white_check_mark: Generated: ready to receive funds',
@@ -17,19 +18,19 @@ export function renderAddress(args: AddressArgs, a: WalletAddress, qrNote: strin
   const warning = depositWarning(args.currency.name, args.network.name);
   const blocks = [
     header(`Deposit address: ${args.currency.name} on ${args.network.name}`),
-    section(a.address ? `\`\`\`${a.address}\`\`\`` : '_No address yet._'),
+    section(a.address ? `\`\`\`${outside(a.address).replace(/`/g, 'ˋ')}\`\`\`` : '_No address yet._'),
     section(`:warning: *${warning}*`),
     // The service's client id is an internal key: the e-mail is how people know the client.
     fields([
-      ['Client', args.email],
+      ['Client', outside(args.email)],
       ['Currency', args.currency.name],
       ['Network', networkWithStandard(args.network.name)],
     ]),
-    section(`*Status*\n${STATUS_TEXT[a.status]}${a.message ? `\n_${a.message}_` : ''}`),
+    section(`*Status*\n${STATUS_TEXT[a.status]}${a.message ? `\n_${outside(a.message, 300)}_` : ''}`),
     context(`The same client, currency and network always give this address. ${qrNote}`),
   ];
   return {
-    text: `Deposit address for ${args.email} (${args.currency.name} on ${args.network.name}): ${a.address}. ${warning}`,
+    text: `Deposit address for ${outside(args.email)} (${args.currency.name} on ${args.network.name}): ${outside(a.address)}. ${warning}`,
     blocks,
   };
 }

@@ -10,7 +10,8 @@ import type { PolicyGovernor } from '../../src/policy/governance/governor.js';
 import { POLICY_CHANGE_RENDERER, POLICY_PROBLEM_RENDERER } from '../../src/policy/governance/notices.js';
 import type { PolicyProposal } from '../../src/policy/governance/types.js';
 import { effectivePolicyChangeApprovals } from '../../src/policy/schema.js';
-import { actions, context, esc, header, packLines, section } from '../../src/slack/blocks.js';
+import { actions, context, header, packLines, section } from '../../src/slack/blocks.js';
+import { outside } from '../../src/format/outside.js';
 import { guarded } from '../../src/slack/guard.js';
 import type { CommandDeps } from '../deps.js';
 
@@ -88,7 +89,7 @@ export function registerPolicyChangeRenderers(outbox: Outbox, governor: PolicyGo
   outbox.registerRenderer(POLICY_PROBLEM_RENDERER, (ref) => {
     const problem = governor.problem(ref);
     if (!problem) return null;
-    const text = `:warning: The treasury policy file was changed but cannot be used, so nothing changed: the policy in force stays as it was. Fix the file and save it again.\n${esc(problem.error)}`;
+    const text = `:warning: The treasury policy file was changed but cannot be used, so nothing changed: the policy in force stays as it was. Fix the file and save it again.\n${outside(problem.error)}`;
     return { text, blocks: [section(text), context(`Read ${utcMinute(problem.at)}.`)] };
   });
 }

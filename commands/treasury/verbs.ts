@@ -10,7 +10,8 @@ import { networkWithStandard } from '../../src/format/network.js';
 import { utcDay, utcMinute } from '../../src/format/time.js';
 import { hasRole } from '../../src/policy/people.js';
 import { isWalletError } from '../../src/wallet/errors.js';
-import { context, esc, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
+import { context, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
+import { outside, outsideCode } from '../../src/format/outside.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
 import { maskWebhookPaths, registrationStatus } from '../../src/webhooks/registration.js';
@@ -78,7 +79,7 @@ async function statusLine(deps: CommandDeps): Promise<string> {
   if (hook && (!hook.ok || !deps.webhookRotation.isCurrent(hook)))
     problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
   const frozen = currentFreeze(deps.store);
-  if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${esc(frozen.reason)}`);
+  if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${outside(frozen.reason)}`);
   const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
   if (unknown)
     problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);
@@ -124,7 +125,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         }
       }
       walletLine ??= wallet.loggedIn
-        ? `:large_green_circle: logged in as ${wallet.email}; token expires ${utcMinute(wallet.expiresAt)}`
+        ? `:large_green_circle: logged in as ${outside(wallet.email)}; token expires ${utcMinute(wallet.expiresAt)}`
         : ':red_circle: not logged in';
       const s = deps.store.stats();
       const hook = registrationStatus(deps.store);
@@ -133,7 +134,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         ...verificationStatusFields(deps),
         ['Pending approvals', String(deps.withdrawals.pendingCount())],
         ['Outbox', `${count(deps.outbox.pending(), 'message')} or file deletions waiting for Slack`],
-        ['Notifications of unknown shape', esc(deps.alerts.unknownSummary().text)],
+        ['Notifications of unknown shape', outside(deps.alerts.unknownSummary().text)],
       ];
       await respond({
         response_type: 'ephemeral',
@@ -187,7 +188,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           .join(', ') || 'none';
       const allow = p.withdrawals.allowlist;
       const listed = allow.addresses.map(
-        (a) => `• ${esc(a.label)}: \`${shorten(a.address, 8, 6)}\` on ${networkWithStandard(a.network)}`,
+        (a) => `• ${outside(a.label)}: ${outsideCode(shorten(a.address, 8, 6))} on ${networkWithStandard(a.network)}`,
       );
       await respond({
         response_type: 'ephemeral',
@@ -274,7 +275,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
         response_type: 'ephemeral',
         text: r.ok
           ? `:white_check_mark: Webhook registered: ${r.shownUrl}${stale}`
-          : `:warning: Webhook not registered: ${esc(maskWebhookPaths(r.error ?? 'unknown error'))}`,
+          : `:warning: Webhook not registered: ${outside(maskWebhookPaths(r.error ?? 'unknown error'), 300)}`,
       });
     },
   },

@@ -5,7 +5,7 @@
  */
 import { currentFreeze } from '../../src/freeze/state.js';
 import { utcMinute } from '../../src/format/time.js';
-import { esc } from '../../src/slack/blocks.js';
+import { outside } from '../../src/format/outside.js';
 import type { CommandDeps } from '../deps.js';
 
 export function maskedVerificationUrl(deps: CommandDeps): string {
@@ -21,12 +21,12 @@ export function verificationStatusFields(deps: CommandDeps): Array<[string, stri
   return [
     [
       'Verification URL',
-      `${esc(maskedVerificationUrl(deps))}\nPaste it into the wallet service's dashboard; \`/treasury verification-url\` shows it in full, only to you.`,
+      `${outside(maskedVerificationUrl(deps))}\nPaste it into the wallet service's dashboard; \`/treasury verification-url\` shows it in full, only to you.`,
     ],
     [
       'Sends',
       f
-        ? `:octagonal_sign: Frozen by <@${f.by}> since ${utcMinute(f.at)}: ${esc(f.reason)}${f.unfreezeRequest ? ` · <@${f.unfreezeRequest.by}> asked to unfreeze` : ''}`
+        ? `:octagonal_sign: Frozen by <@${f.by}> since ${utcMinute(f.at)}: ${outside(f.reason)}${f.unfreezeRequest ? ` · <@${f.unfreezeRequest.by}> asked to unfreeze` : ''}`
         : ':large_green_circle: not frozen',
     ],
   ];

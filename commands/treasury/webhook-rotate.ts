@@ -5,10 +5,11 @@
  * Also the admins' notice of a rotation (rendered from what the rotation queued), and the
  * webhook line of `/treasury status`. No part of any secret is ever shown here.
  */
+import { outside } from '../../src/format/outside.js';
 import { z } from 'zod';
 import { utcMinute } from '../../src/format/time.js';
 import type { Outbox, Rendered } from '../../src/outbox/index.js';
-import { context, esc, mention, section } from '../../src/slack/blocks.js';
+import { context, mention, section } from '../../src/slack/blocks.js';
 import { maskWebhookPaths, type WebhookRegistration } from '../../src/webhooks/registration.js';
 import { ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
 import { WEBHOOK_ROTATED_RENDERER } from '../../src/webhooks/rotation.js';
@@ -36,8 +37,8 @@ function registrationWords(r: WebhookRegistration): string {
   if (!r.ok && !r.shownUrl)
     return ':warning: `PUBLIC_URL` is not set, so the app cannot register the new URL: give it to the wallet service yourself (it is the verification URL without `/verify`).';
   return r.ok
-    ? `:white_check_mark: The new URL is registered with the wallet service: ${esc(r.shownUrl)}.`
-    : `:warning: The new URL could not be registered with the wallet service: ${esc(maskWebhookPaths(r.error ?? 'unknown error'))}. ` +
+    ? `:white_check_mark: The new URL is registered with the wallet service: ${outside(r.shownUrl)}.`
+    : `:warning: The new URL could not be registered with the wallet service: ${outside(maskWebhookPaths(r.error ?? 'unknown error'), 300)}. ` +
         'Try again with `/treasury webhook register` before the old URL is refused (meanwhile missed notifications are caught up from the transaction list).';
 }
 
@@ -68,8 +69,8 @@ export function webhookStatusField(deps: CommandDeps, hook: WebhookRegistration 
       ? ':grey_question: not registered yet'
       : ':white_circle: not registered (PUBLIC_URL is not set)'
     : hook.ok
-      ? `:large_green_circle: ${esc(hook.shownUrl)}, registered ${utcMinute(Date.parse(hook.at))} (${ROTATE_HINT})`
-      : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${esc(maskWebhookPaths(hook.error ?? ''))}`;
+      ? `:large_green_circle: ${outside(hook.shownUrl)}, registered ${utcMinute(Date.parse(hook.at))} (${ROTATE_HINT})`
+      : `:red_circle: registration failed ${utcMinute(Date.parse(hook.at))}: ${outside(maskWebhookPaths(hook.error ?? ''), 300)}`;
   return `${line}${stale}${overlap}`;
 }
 

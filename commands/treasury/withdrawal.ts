@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { AUDIT_COLLECTION, type AuditEntry } from '../../src/audit/log.js';
 import { formatAmount } from '../../src/format/amount.js';
 import { utcMinute } from '../../src/format/time.js';
-import { context, esc, header, packLines, section, shorten } from '../../src/slack/blocks.js';
+import { context, header, packLines, section, shorten } from '../../src/slack/blocks.js';
+import { outside, outsideCode } from '../../src/format/outside.js';
 import { echo } from '../../src/slack/limits.js';
 import { userMessage } from '../../src/slack/user-errors.js';
 import { amountText, auditWhat, shortRef, stateLabel, transferWord } from '../../src/slack/withdrawal-card.js';
@@ -43,13 +44,13 @@ function stepText(e: AuditEntry, r: WithdrawalRequest): string {
   const money = (v: unknown) => (str(v) ? formatAmount(str(v)!, r.currency) : undefined);
   switch (e.action) {
     case 'request':
-      return `Requested by ${who(e.actor)}: ${amountText(r)} on ${r.network} to \`${r.destination}\`, from the wallet of ${esc(r.clientEmail)}${r.note ? ` (“${esc(shorten(r.note, 120, 0))}”)` : ''}`;
+      return `Requested by ${who(e.actor)}: ${amountText(r)} on ${r.network} to ${outsideCode(r.destination)}, from the wallet of ${outside(r.clientEmail)}${r.note ? ` (“${outside(shorten(r.note, 120, 0))}”)` : ''}`;
     case 'approve':
       return `✅ Approved by ${who(e.actor)}${typeof d.approvals === 'number' && typeof d.required === 'number' ? ` (${d.approvals} of ${d.required})` : ''}`;
     case 'reject':
-      return `⛔ Rejected by ${who(e.actor)}: “${esc(str(d.reason) ?? '')}”`;
+      return `⛔ Rejected by ${who(e.actor)}: “${outside(str(d.reason) ?? '')}”`;
     case 'expire':
-      return `⌛ Expired: ${esc(str(d.reason) ?? 'not approved in time')}`;
+      return `⌛ Expired: ${outside(str(d.reason) ?? 'not approved in time')}`;
     case 'remind':
       return 'Approvers reminded';
     case 'send':
@@ -58,26 +59,26 @@ function stepText(e: AuditEntry, r: WithdrawalRequest): string {
       if (d.ignored) return 'A late answer from the wallet service (already settled)';
       return d.outcome === 'completed'
         ? `✅ The wallet service accepted it${money(d.delivered) ? `: delivered ${money(d.delivered)}` : ''}${money(d.fee) ? `, fee ${money(d.fee)}` : ''}`
-        : `❌ ${esc(str(d.reason) ?? 'failed')}`;
+        : `❌ ${outside(str(d.reason) ?? 'failed')}`;
     case 'unknown':
-      return `⚠️ Outcome unknown: ${esc(str(d.reason) ?? 'no answer')}`;
+      return `⚠️ Outcome unknown: ${outside(str(d.reason) ?? 'no answer')}`;
     case 'reconcile':
       return d.outcome === 'never_executed'
         ? '❌ Not sent: the wallet service has no record of it'
         : `${d.outcome === 'completed' ? '✅ Sent' : '❌ Failed'}, ${d.via === 'status' ? 'confirmed by the wallet service' : 'found in the transaction list'}`;
     case 'resolve':
-      return `${d.outcome === 'sent' ? '✅ Resolved as sent' : '❌ Resolved as not sent'} by ${who(e.actor)}: “${esc(str(d.note) ?? '')}”`;
+      return `${d.outcome === 'sent' ? '✅ Resolved as sent' : '❌ Resolved as not sent'} by ${who(e.actor)}: “${outside(str(d.note) ?? '')}”`;
     case 'webhook':
     case 'webhook_contradiction':
-      return `📨 Notification from the wallet service: ${transferWord(str(d.status) ?? 'update')}${str(d.transactionHash) ? ` · transaction \`${shorten(str(d.transactionHash)!, 10, 6)}\`` : ''}${e.action === 'webhook_contradiction' ? ' 🚨 contradicts the card' : ''}`;
+      return `📨 Notification from the wallet service: ${transferWord(str(d.status) ?? 'update')}${str(d.transactionHash) ? ` · transaction ${outsideCode(shorten(str(d.transactionHash)!, 10, 6))}` : ''}${e.action === 'webhook_contradiction' ? ' 🚨 contradicts the card' : ''}`;
     default: {
       // Every other decision in the words /treasury audit uses (the gates, the policy re-check, step-up).
       const words = auditWhat(e);
-      if (!words) return esc(e.action);
+      if (!words) return outside(e.action);
       // A step-up's `why` is a code (its words are above); a reason the words already say is not repeated.
       const said = e.action.startsWith('stepup_') ? undefined : str(d.why ?? d.reason);
       const why = said && !words.includes(said) ? said : undefined;
-      return `${words}${e.actor === 'system' ? '' : ` · ${who(e.actor)}`}${why ? `: “${esc(shorten(why, 200, 0))}”` : ''}`;
+      return `${words}${e.actor === 'system' ? '' : ` · ${who(e.actor)}`}${why ? `: “${outside(shorten(why, 200, 0))}”` : ''}`;
     }
   }
 }
@@ -94,8 +95,8 @@ async function serviceStatus(deps: CommandDeps, r: WithdrawalRequest): Promise<s
   if (!r.sendStartedAt) return 'not asked: this request was never sent';
   try {
     const s = await deps.wallet.withdrawalStatus(r.merchantReference);
-    const hash = s.transactionHash ? ` · transaction \`${shorten(s.transactionHash, 10, 6)}\`` : '';
-    return `${STATUS_WORDS[s.status]}${s.amount ? ` · ${formatAmount(s.amount, r.currency)}` : ''}${hash}`;
+    const hash = s.transactionHash ? ` · transaction ${outsideCode(shorten(s.transactionHash, 10, 6))}` : '';
+    return `${STATUS_WORDS[s.status]}${s.amount ? ` · ${outside(formatAmount(s.amount, r.currency))}` : ''}${hash}`;
   } catch (err) {
     return userMessage(err, 'Asking the wallet service');
   }

@@ -9,6 +9,7 @@ import { exportTransactions, ExportTooLargeError } from '../../src/transactions/
 import { describeFilters, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
 import { accountingNotes, type ExportFormat, FORMAT_NAMES } from '../../src/transactions/formats.js';
 import type { CommandDeps } from '../deps.js';
+import { outside } from '../../src/format/outside.js';
 
 export async function exportToDm(
   deps: CommandDeps,
@@ -76,7 +77,7 @@ export async function exportToDm(
     });
   } catch (err) {
     if (err instanceof ExportTooLargeError)
-      return void (await respond({ replace_original: true, text: `:warning: ${err.message}` }));
+      return void (await respond({ replace_original: true, text: `:warning: ${outside(err.message, 500)}` }));
     throw err;
   }
 }

@@ -1,6 +1,7 @@
 /** A page of transactions as Slack blocks, with Previous/Next buttons that carry the filters as typed. */
 import { z } from 'zod';
 import { formatAmount } from '../../src/format/amount.js';
+import { outside, outsideCode } from '../../src/format/outside.js';
 import { statusDetail, statusEmoji } from '../../src/format/status.js';
 import { utcMinute } from '../../src/format/time.js';
 import { actions, context, header, link, packLines, section, shorten, LIMITS } from '../../src/slack/blocks.js';
@@ -16,7 +17,7 @@ const TYPE_ICON: Record<TransactionRecord['type'], string> = {
 };
 /** The service's list says successful/failed; people read the app's one word set (src/format/status.ts). */
 const statusText = (s: TransactionRecord['status']) =>
-  `${statusEmoji(s)} ${statusDetail(s === 'unknown' ? undefined : s)}`;
+  `${statusEmoji(s)} ${outside(statusDetail(s === 'unknown' ? undefined : s), 60)}`;
 
 function when(r: TransactionRecord): string {
   // The service writes createdAt in UTC without a zone. UTC text rather than a Slack date token:
@@ -34,7 +35,7 @@ function recordLine(r: TransactionRecord): string {
   const from = r.fromAddress ? link(r.fromAddressUrl, shorten(r.fromAddress)) : '?';
   const to = r.toAddress ? link(r.toAddressUrl, shorten(r.toAddress)) : '?';
   const hash = r.hash ? ` · tx ${link(r.hashUrl, shorten(r.hash, 8, 6))}` : '';
-  return `${TYPE_ICON[r.type]} *${typeName}* · *${formatAmount(r.amount, cur)}* · ${net} · ${statusText(r.status)}\n      ${from} → ${to}${hash} · ${when(r)}`;
+  return `${TYPE_ICON[r.type]} *${typeName}* · *${outside(formatAmount(r.amount, cur), 80)}* · ${outside(net ?? 'network unknown', 30)} · ${statusText(r.status)}\n      ${from} → ${to}${hash} · ${when(r)}`;
 }
 
 /** What a Previous/Next button carries: the filters as typed, and the page to show. */
@@ -51,7 +52,9 @@ export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage) {
   const filters = describeFilters(raw);
   const blocks = [header('Transactions')];
   if (page.totalRecords === 0) {
-    blocks.push(section(`No transactions match${filters === 'none' ? '' : ` the filters \`${filters}\``}.`));
+    blocks.push(
+      section(`No transactions match${filters === 'none' ? '' : ` the filters ${outsideCode(filters, 300)}`}.`),
+    );
     blocks.push(
       context(
         'Try fewer filters, a wider date range (from=YYYY-MM-DD to=YYYY-MM-DD), or check the spelling of a hash or address.',
@@ -61,7 +64,7 @@ export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage) {
   }
   blocks.push(
     context(
-      `Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: \`${filters}\``,
+      `Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: ${outsideCode(filters, 300)}`,
     ),
   );
   if (page.records.length === 0) {

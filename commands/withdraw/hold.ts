@@ -12,6 +12,7 @@ import type { CommandDeps } from '../deps.js';
 import { holdMetaSchema, readReason, reasonModal, VIEWS } from './modals.js';
 import { ephemeral, submitted } from './replies.js';
 import type { ViewSubmittedArgs } from './request-submitted.js';
+import { outsideCode } from '../../src/format/outside.js';
 
 type HoldArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'body' | 'action' | 'respond'> & {
   client: App['client'];
@@ -25,7 +26,7 @@ export function holdButton(deps: CommandDeps, action: 'release' | 'reject') {
         return ephemeral(respond, ':information_source: This request is not on hold.');
       if (action === 'release' && r.requester === body.user.id)
         return ephemeral(respond, ':no_entry: You cannot release your own withdrawal request; ask another admin.');
-      const what = `${amountText(r)} on ${r.network} to \`${r.destination}\``;
+      const what = `${amountText(r)} on ${r.network} to ${outsideCode(r.destination)}`;
       // Why it is held, in the words of its card (repeat-hold.ts): never "reported sent" (a Failed report holds too).
       const why =
         r.hold.kind === 'retyped' && r.hold.earlierState

@@ -6,6 +6,7 @@ import type { CommandDeps } from '../deps.js';
 import type { ButtonArgs } from './approve.js';
 import { reasonModal, VIEWS } from './modals.js';
 import { ephemeral } from './replies.js';
+import { outsideCode } from '../../src/format/outside.js';
 
 export function reject(deps: CommandDeps) {
   return async ({ ack, body, action, respond, client }: ButtonArgs & { client: App['client'] }): Promise<void> => {
@@ -22,7 +23,7 @@ export function reject(deps: CommandDeps) {
           'Reject withdrawal',
           'Reason (the requester sees it)',
           r.id,
-          `Reject ${amountText(r)} on ${r.network} to \`${r.destination}\`?`,
+          `Reject ${amountText(r)} on ${r.network} to ${outsideCode(r.destination)}?`,
         ),
       });
     });

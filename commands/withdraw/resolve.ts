@@ -8,6 +8,7 @@ import { amountText } from '../../src/slack/withdrawal-card.js';
 import type { CommandDeps } from '../deps.js';
 import { reasonModal, VIEWS } from './modals.js';
 import { ephemeral } from './replies.js';
+import { outsideCode } from '../../src/format/outside.js';
 
 type ResolveArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'body' | 'action' | 'respond'> & {
   client: App['client'];
@@ -21,8 +22,8 @@ export function resolve(deps: CommandDeps, outcome: 'sent' | 'not_sent') {
         return ephemeral(respond, ':information_source: This request is not waiting for a resolution.');
       const intro =
         outcome === 'sent'
-          ? `Record that ${amountText(r)} to \`${r.destination}\` *was sent* (reference \`${r.merchantReference}\`)? Check the wallet service first.`
-          : `Record that ${amountText(r)} to \`${r.destination}\` *was not sent* (reference \`${r.merchantReference}\`)? Check the wallet service first: a new request will be needed.`;
+          ? `Record that ${amountText(r)} to ${outsideCode(r.destination)} *was sent* (reference \`${r.merchantReference}\`)? Check the wallet service first.`
+          : `Record that ${amountText(r)} to ${outsideCode(r.destination)} *was not sent* (reference \`${r.merchantReference}\`)? Check the wallet service first: a new request will be needed.`;
       await client.views.open({
         trigger_id: body.trigger_id,
         view: reasonModal(

@@ -9,7 +9,7 @@ import { Decimal } from 'decimal.js';
 import { isLosslessNumber } from 'lossless-json';
 import { z } from 'zod';
 import { CURRENCIES, NETWORKS, WEBHOOK_STATUSES, WEBHOOK_TYPES, lookup } from '../wallet/enums.js';
-import { stringifyJson, wireDecimal } from '../wallet/json.js';
+import { boundedDecimalProblem, stringifyJson, wireDecimal } from '../wallet/json.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 
 export type AlertKind = 'deposit' | 'withdrawal' | 'remittance' | 'transfer' | 'unknown';
@@ -113,6 +113,29 @@ const dataSchema = z.looseObject({
 });
 
 const KNOWN = new Set(Object.keys(dataSchema.shape));
+
+/** The fields read as amounts (after key normalisation): what webhookAmountProblem bounds. */
+const AMOUNT_FIELDS = ['amount', 'amountRequested', 'amountSent', 'charge', 'totalAmountDeposited'];
+
+/**
+ * Why this webhook must be refused for an amount out of bounds (more than 40 significant digits
+ * or an exponent beyond ±40: json.ts), or undefined. JSON number literals are already bounded by
+ * parseJson; this checks amounts sent as text ("Amount": "1e60000"), in the body and its `data`.
+ * Text that is not a number at all stays tolerated (read as no amount, kept in the body).
+ */
+export function webhookAmountProblem(parsed: unknown): string | undefined {
+  if (!isObject(parsed)) return undefined;
+  const data = Object.entries(parsed).find(([k]) => normalizeKey(k) === 'data')?.[1];
+  for (const src of isObject(data) ? [parsed, data] : [parsed]) {
+    for (const [k, v] of Object.entries(src)) {
+      const key = normalizeKey(k);
+      if (typeof v !== 'string' || !AMOUNT_FIELDS.includes(key)) continue;
+      const problem = boundedDecimalProblem(v);
+      if (problem) return `${key}: ${problem}`;
+    }
+  }
+  return undefined;
+}
 
 const KIND_BY_TYPE: Record<string, AlertKind> = {
   DEPOSIT: 'deposit',

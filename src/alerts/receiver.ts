@@ -9,13 +9,15 @@ import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import { noteRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
-import { parseJson } from '../wallet/json.js';
+import { OutOfBoundsJson, parseJson } from '../wallet/json.js';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../http/json-depth.js';
 import { ingestEvent, type IngestResult } from './ingest.js';
-import { readWebhook, type WebhookEvent } from './parse.js';
+import { readWebhook, webhookAmountProblem, type WebhookEvent } from './parse.js';
 import { matchingSecret, verifySignature } from './signature.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+/** Most JSON values a webhook body may hold (the service's have a few dozen). */
+export const MAX_WEBHOOK_VALUES = 2_000;
 
 export interface WebhookHandlerDeps {
   store: Store;
@@ -139,9 +141,16 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     }
     let parsed: unknown;
     try {
-      parsed = parseJson(raw);
-    } catch {
-      reply(res, 400, { error: 'body is not valid JSON' });
+      parsed = parseJson(raw, { maxValues: MAX_WEBHOOK_VALUES });
+    } catch (err) {
+      reply(res, 400, { error: err instanceof OutOfBoundsJson ? err.message : 'body is not valid JSON' });
+      return;
+    }
+    // Numbers from outside are bounded before anything formats or compares them.
+    const outOfBounds = webhookAmountProblem(parsed);
+    if (outOfBounds) {
+      log.warn({ reason: outOfBounds }, 'webhook refused: amount out of bounds');
+      reply(res, 400, { error: outOfBounds });
       return;
     }
     const event = readWebhook(parsed);

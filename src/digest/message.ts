@@ -5,13 +5,14 @@
  */
 import { formatAmount } from '../format/amount.js';
 import { utcMinute } from '../format/time.js';
-import { context, esc, header, packLines, section } from '../slack/blocks.js';
+import { context, header, packLines, section } from '../slack/blocks.js';
+import { outside, outsidePlain } from '../format/outside.js';
 import type { Rendered } from '../outbox/types.js';
 import type { Digest } from './types.js';
 
 // Currency names come from the service (one the app does not know is shown as sent): escaped
 // like any outside text, so a name holding < > & cannot form a link or a mention.
-const money = (amount: string, currency: string) => esc(formatAmount(amount, currency));
+const money = (amount: string, currency: string) => outside(formatAmount(amount, currency));
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 export function periodWords(days: number): string {
@@ -27,7 +28,7 @@ export function renderDigest(d: Digest): Rendered {
   const period = periodWords(d.period.days);
   const lines = d.lines.map(
     (l) =>
-      `*${esc(l.currency)}*: ${count(l.deposits.count, 'deposit')} confirmed, ${money(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${money(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}${l.unrecognised ? ` · :warning: ${l.unrecognised} with a status the app does not recognise: check them in the wallet` : ''}`,
+      `*${outside(l.currency)}*: ${count(l.deposits.count, 'deposit')} confirmed, ${money(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${money(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}${l.unrecognised ? ` · :warning: ${l.unrecognised} with a status the app does not recognise: check them in the wallet` : ''}`,
   );
   const balances = d.balances
     ? d.balances.lines.length
@@ -35,7 +36,7 @@ export function renderDigest(d: Digest): Rendered {
           `*Balances* (change since ${d.balances.since === undefined ? 'the previous digest: none yet' : utcMinute(d.balances.since)})`,
           ...d.balances.lines.map(
             (b) =>
-              `${money(b.balance, b.currency)} on ${esc(b.network)} · ${b.change === null ? '—' : signed(b.change, b.currency)}`,
+              `${money(b.balance, b.currency)} on ${outside(b.network)} · ${b.change === null ? '—' : signed(b.change, b.currency)}`,
           ),
         ]
       : ['*Balances*: no origin account holds a balance.']
@@ -45,7 +46,7 @@ export function renderDigest(d: Digest): Rendered {
         '*Largest movements*',
         ...d.largest.map(
           (m) =>
-            `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${money(m.amount, m.currency)} on ${esc(m.network)} · ${m.type === 'deposit' ? 'from' : 'to'} ${esc(m.party)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,
+            `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${money(m.amount, m.currency)} on ${outside(m.network)} · ${m.type === 'deposit' ? 'from' : 'to'} ${outside(m.party)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,
         ),
       ]
     : [];
@@ -82,7 +83,7 @@ export function chartTitle(d: Digest): string {
 }
 
 export function chartAltText(d: Digest): string {
-  const cur = d.chart.panels.map((p) => p.currency);
+  const cur = d.chart.panels.map((p) => outsidePlain(p.currency, 30));
   const what = cur.length ? `one bar chart per currency (${cur.join(', ')})` : 'an empty chart: no movements';
   // Slack caps alt text at 1,000 characters.
   return `${chartTitle(d)}: ${what}, deposits in green against withdrawals in red for each of the ${d.chart.days.length} days.`.slice(

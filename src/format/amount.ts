@@ -10,6 +10,9 @@
  *   ("1.10000 BTC" → "1.1 BTC"), since they carry no value.
  * Text that is not a number (a malformed webhook field) is returned as it came, so the reader
  * still sees what was sent. Exports (CSV) do not use this: they keep the service's exact text.
+ * Linear in the input: grouping is one pass, and a number written with an exponent is expanded
+ * only within EXPAND_LIMIT digits (outside numbers are bounded to ±40 at the edge, src/wallet/json.ts;
+ * a bigger one here is shown as it came rather than expanded to megabytes).
  */
 import { Decimal } from 'decimal.js';
 
@@ -25,12 +28,14 @@ export function displayDecimals(currency: string | undefined): number {
 }
 
 const PLAIN = /^-?\d+(\.\d+)?$/;
+/** Largest exponent (either way) expanded into plain digits. */
+const EXPAND_LIMIT = 1000;
 
 function plainText(amount: string | number | Decimal): string | undefined {
   if (typeof amount === 'string' && PLAIN.test(amount.trim())) return amount.trim();
   try {
     const d = new Exact(amount);
-    return d.isFinite() ? d.toFixed() : undefined;
+    return d.isFinite() && Math.abs(d.e) <= EXPAND_LIMIT ? d.toFixed() : undefined;
   } catch {
     return undefined;
   }
@@ -45,9 +50,24 @@ export function formatAmount(amount: string | number | Decimal, currency?: strin
   const [intRaw = '0', fracRaw = ''] = (negative ? text.slice(1) : text).split('.');
   const int = intRaw.replace(/^0+(?=\d)/, '');
   const min = displayDecimals(currency);
-  let frac = fracRaw.replace(/0+$/, '');
+  let frac = withoutTrailingZeros(fracRaw);
   if (frac.length < min) frac = frac.padEnd(min, '0');
-  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const grouped = groupThousands(int);
   const isZero = /^0*$/.test(int + frac);
   return `${negative && !isZero ? '-' : ''}${grouped}${frac ? `.${frac}` : ''}${unit}`;
+}
+
+/** "1234567" → "1,234,567", in one pass (a lookahead regex is quadratic on long digit runs). */
+function groupThousands(int: string): string {
+  const head = int.length % 3 || 3;
+  const parts = [int.slice(0, head)];
+  for (let i = head; i < int.length; i += 3) parts.push(int.slice(i, i + 3));
+  return parts.join(',');
+}
+
+/** "1000" → "1"; a loop, since /0+$/ backtracks quadratically on a long run of zeros before a digit. */
+function withoutTrailingZeros(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 48) end--;
+  return s.slice(0, end);
 }

@@ -46,7 +46,28 @@ export function statusDetail(status: string | undefined | null): string {
   const word = statusWord(status);
   if (status?.toUpperCase() === 'NOT_PROPAGATED') return 'failed: never reached the network';
   if (word === 'pending' && status?.toUpperCase() === 'ABOUT_TO_INITIATE') return 'pending: about to start';
-  // A status the service added since: its own name, in words, rather than "unknown".
-  if (word === 'status unknown' && status?.trim()) return status.trim().replace(/_/g, ' ').toLowerCase();
+  // A status the service added since: its own name, in words, rather than "unknown". Only its
+  // letters, digits, spaces and hyphens, cut: a status is outside text (a webhook is a claim
+  // anyone who learns its URL can make), so it never carries mrkdwn, a line break or a link
+  // (no dot either: Slack would link "evil.com").
+  if (word === 'status unknown' && status?.trim()) return statusWords(status) || word;
   return word;
+}
+
+/** Longest status text shown as the service wrote it. */
+const STATUS_WORDS_MAX = 40;
+
+/** "NEW_STATE" → "new state"; "<!channel> <https://x|y>" → "channel https x y". */
+function statusWords(status: string): string {
+  const words = status
+    .slice(0, 4 * STATUS_WORDS_MAX)
+    .replace(/[^\p{L}\p{N}-]+/gu, ' ')
+    .trim()
+    .toLowerCase();
+  return Array.from(words).length <= STATUS_WORDS_MAX
+    ? words
+    : `${Array.from(words)
+        .slice(0, STATUS_WORDS_MAX - 1)
+        .join('')
+        .trimEnd()}…`;
 }

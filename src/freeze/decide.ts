@@ -3,7 +3,7 @@
  * unfreezing takes two distinct admins: one asks, a different one confirms on the freeze
  * notice. No store, no clock: the shell (service.ts) passes the facts in.
  */
-import { esc } from '../slack/blocks.js';
+import { outside } from '../format/outside.js';
 import type { FreezeRecord } from './state.js';
 
 export type FreezeCommand =
@@ -60,7 +60,7 @@ export function decideFreeze(c: FreezeCommand, current: FreezeRecord | undefined
     if (current)
       return refused(
         'already_frozen',
-        `Sends are already frozen by <@${current.by}> since ${current.at.slice(0, 16).replace('T', ' ')} UTC: ${esc(current.reason)}`,
+        `Sends are already frozen by <@${current.by}> since ${current.at.slice(0, 16).replace('T', ' ')} UTC: ${outside(current.reason)}`,
       );
     return {
       kind: 'changed',

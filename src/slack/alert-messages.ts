@@ -21,12 +21,13 @@ import {
 } from '../alerts/index.js';
 import { isFailure } from '../alerts/status.js';
 import { formatAmount } from '../format/amount.js';
+import { outside, outsideCode, outsidePlain } from '../format/outside.js';
 import { statusDetail, statusEmoji, statusWord } from '../format/status.js';
 import { slackDate } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
-import { context, esc, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
+import { context, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
 
 export interface RenderedMessage {
   text: string;
@@ -47,7 +48,7 @@ const KIND_TITLE: Record<Alert['kind'], string> = {
 
 /** The status in the app's one vocabulary (src/format/status.ts): pending, confirmed, failed. */
 function statusLabel(status: string | undefined): string {
-  return `${statusEmoji(status)} ${statusDetail(status)}`;
+  return `${statusEmoji(status)} ${outside(statusDetail(status), 60)}`;
 }
 
 /** Where we learnt of it, for finance staff: the wallet's notification, its history, or both. */
@@ -63,7 +64,7 @@ export function sourceLabel(a: Alert): string {
   }
 }
 
-const code = (v: string) => `\`${esc(v)}\``;
+const code = (v: string) => outsideCode(v);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const shortRef = (ref: string) => (UUID.test(ref) ? ref.slice(0, 8) : truncate(ref, 60));
 
@@ -95,23 +96,24 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
   const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
   const failed = isFailure(a.status);
   const here = a.mention ? '<!here> ' : '';
-  const headline =
+  // Outside text (type, amount's currency, network, status) escaped once for mrkdwn, once for the plain_text header.
+  const headlineOf = (x: (t: unknown, max?: number) => string) =>
     a.kind === 'unknown'
-      ? `${title}${a.typeName ? ` (${a.typeName})` : ''}`
-      : `${title} of ${amountText(a)}${a.network ? ` on ${a.network}` : ''}`;
-  const text = `${here}${failed ? 'Warning: ' : ''}${headline}: ${statusDetail(a.status)}`;
+      ? `${title}${a.typeName ? ` (${x(a.typeName, 80)})` : ''}`
+      : `${title} of ${x(amountText(a), 80)}${a.network ? ` on ${x(a.network, 30)}` : ''}`;
+  const text = `${here}${failed ? 'Warning: ' : ''}${headlineOf(outside)}: ${outside(statusDetail(a.status), 60)}`;
 
-  const blocks: unknown[] = [header(`${failed ? '⚠️ ' : ''}${headline}`)];
-  if (a.mention) blocks.push(section(`<!here> Large ${title.toLowerCase()}: *${esc(amountText(a))}*`));
+  const blocks: unknown[] = [header(`${failed ? '⚠️ ' : ''}${headlineOf(outsidePlain)}`)];
+  if (a.mention) blocks.push(section(`<!here> Large ${title.toLowerCase()}: *${outside(amountText(a))}*`));
   if (failed) blocks.push(section(failureWarning(a, title)));
 
   const pairs: Array<[string, string]> = [
     ['Status', statusLabel(a.status)],
     [a.source === 'reconciliation' ? 'Found' : 'Notified', slackDate(a.createdAt)],
   ];
-  if (a.kind !== 'unknown' || a.amount) pairs.push(['Amount', esc(amountText(a))]);
-  if (a.network) pairs.push(['Network', esc(a.network)]);
-  if (a.clientEmail) pairs.push(['Client', esc(a.clientEmail)]);
+  if (a.kind !== 'unknown' || a.amount) pairs.push(['Amount', outside(amountText(a))]);
+  if (a.network) pairs.push(['Network', outside(a.network)]);
+  if (a.clientEmail) pairs.push(['Client', outside(a.clientEmail)]);
   if (a.kind === 'deposit') {
     if (a.receiveAddress) pairs.push(['Deposit address', code(a.receiveAddress)]);
     if (a.depositAddress) pairs.push(['From', code(a.depositAddress)]);
@@ -119,7 +121,7 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
     if (a.senderAddress) pairs.push(['From', code(a.senderAddress)]);
     if (a.receiverAddress) pairs.push(['To', code(a.receiverAddress)]);
   }
-  if (a.charge) pairs.push(['Fee', esc(formatAmount(a.charge, a.currency))]);
+  if (a.charge) pairs.push(['Fee', outside(formatAmount(a.charge, a.currency))]);
   // One short reference to quote: a withdrawal's own (its card shows the same short form),
   // else the service's. A UUID is cut to its first 8 characters: the rest is noise to a reader.
   const ref = a.merchantReference ?? a.reference;
@@ -136,9 +138,7 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
 function unknownFields(a: Alert): string {
   return Object.entries(a.extra ?? {})
     .slice(0, 12)
-    .map(
-      ([k, v]) => `• *${esc(truncate(k, 100))}*: ${esc(truncate(typeof v === 'string' ? v : JSON.stringify(v), 200))}`,
-    )
+    .map(([k, v]) => `• *${outside(k, 100)}*: ${outside(typeof v === 'string' ? v : JSON.stringify(v), 200)}`)
     .join('\n');
 }
 
@@ -172,10 +172,10 @@ const SECTION_CHARS = LIMITS.sectionText - 100;
 export function batchLine(a: Alert, opts: RenderOptions = {}): string {
   const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
   const parts = [
-    `${statusEmoji(a.status)} *${esc(truncate(amountText(a), 80))}*`,
-    a.network ? esc(truncate(a.network, 30)) : undefined,
-    a.clientEmail ? esc(truncate(a.clientEmail, 80)) : undefined,
-    isFailure(a.status) ? `*${statusDetail(a.status)}*` : esc(truncate(statusDetail(a.status), 40)),
+    `${statusEmoji(a.status)} *${outside(amountText(a), 80)}*`,
+    a.network ? outside(a.network, 30) : undefined,
+    a.clientEmail ? outside(a.clientEmail, 80) : undefined,
+    isFailure(a.status) ? `*${outside(statusDetail(a.status), 40)}*` : outside(statusDetail(a.status), 40),
     a.hash ? link(hashUrl, shorten(a.hash, 8, 6)) : undefined,
     a.source === 'reconciliation' ? "_found in the wallet's history, no notification received_" : undefined,
   ];
@@ -219,7 +219,7 @@ function totals(alerts: Alert[]): string[] {
       /* an amount we cannot read is shown on its line, not summed */
     }
   }
-  return [...sums].map(([cur, sum]) => formatAmount(sum, cur));
+  return [...sums].map(([cur, sum]) => formatAmount(sum, outsidePlain(cur, 30)));
 }
 
 /**
@@ -265,7 +265,7 @@ export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): Ren
   const when =
     last - first < 60_000 ? `Notified ${slackDate(first)}` : `Notified ${slackDate(first)} to ${slackDate(last)}`;
   blocks.push(context(`${when} · ${notes.join(' · ')}. Each line is edited as its status changes.`));
-  return { text: truncate(headline, 3000), blocks };
+  return { text: truncate(outside(headline, 3000), 3000), blocks };
 }
 
 // ------------------------------------------------------------------ unknown shapes, history
@@ -276,7 +276,7 @@ export function renderUnknownWindow(w: UnknownWindow, latest: Alert | undefined)
   if (latest?.extra && Object.keys(latest.extra).length) {
     blocks.push(
       section(
-        `Latest${latest.typeName ? ` (${esc(truncate(latest.typeName, 80))})` : ''}, fields we do not recognise (kept as received):\n${unknownFields(latest)}`,
+        `Latest${latest.typeName ? ` (${outside(latest.typeName, 80)})` : ''}, fields we do not recognise (kept as received):\n${unknownFields(latest)}`,
       ),
     );
   }
@@ -299,7 +299,7 @@ export function renderHistoryLine(count: number, windowMs: number): RenderedMess
 export function renderStatusChange(_a: Alert, h: AlertHistoryEntry): RenderedMessage {
   const via = h.source === 'reconciliation' ? " (found in the wallet's history, no notification received)" : '';
   const warn = isFailure(h.status) ? ':warning: ' : '';
-  const text = `${warn}Now ${statusDetail(h.status)}, ${slackDate(h.at)}${via}.`;
+  const text = `${warn}Now ${outside(statusDetail(h.status), 60)}, ${slackDate(h.at)}${via}.`;
   return { text, blocks: [section(text)] };
 }
 

@@ -4,6 +4,7 @@
  * per button value, 10 fields per section).
  */
 import type { KnownBlock } from '@slack/types';
+import { outside } from '../format/outside.js';
 
 export const LIMITS = {
   blocks: 50,
@@ -19,9 +20,13 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** Escape the three characters Slack's mrkdwn treats as control characters. */
+/**
+ * @deprecated Use `outside(text, max)` from src/format/outside.ts, the one escape for text that
+ * did not come from our own code (our own fixed words need none). Kept only so work in flight
+ * compiles; it is `outside` with the section's length as the cut.
+ */
 export function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return outside(text, LIMITS.sectionText);
 }
 
 export function header(text: string): KnownBlock {
@@ -104,9 +109,11 @@ export function shorten(value: string, head = 6, tail = 4): string {
   return value.length <= head + tail + 1 ? value : `${value.slice(0, head)}…${value.slice(-tail)}`;
 }
 
-/** A mrkdwn link, or plain text when there is no usable URL. */
+/** A mrkdwn link, or plain text when there is no usable URL; `text` is escaped as outside text. */
 export function link(url: string | undefined | null, text: string): string {
-  return url && /^https?:\/\//.test(url) ? `<${url.replace(/[|>]/g, encodeURIComponent)}|${esc(text)}>` : esc(text);
+  return url && /^https?:\/\/[^\s<>]+$/.test(url)
+    ? `<${url.replace(/[|>]/g, encodeURIComponent)}|${outside(text)}>`
+    : outside(text);
 }
 
 /** A policy principal as Slack shows it: a user, a user group, or (for "*") what the caller says everyone is. */

@@ -11,7 +11,8 @@ import type { Outbox, Rendered } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import { WITHDRAWALS } from '../withdrawals/index.js';
-import { actions, context, esc, header, section } from './blocks.js';
+import { actions, context, header, section } from './blocks.js';
+import { outside } from '../format/outside.js';
 import { CARD_RENDERER, cardKey } from './withdrawal-card.js';
 
 export const FREEZE_NOTICE_RENDERER = 'freeze_notice';
@@ -31,14 +32,14 @@ export function renderFreezeNotice(f: FreezeRecord, policy: Policy): Rendered {
       blocks: [
         header('▶️ Sends resumed'),
         section(text),
-        context(`Was frozen by <@${f.by}> at ${utcMinute(f.at)}: ${esc(f.reason)}`),
+        context(`Was frozen by <@${f.by}> at ${utcMinute(f.at)}: ${outside(f.reason)}`),
       ],
     };
   }
   const asked = f.unfreezeRequest;
   const blocks: KnownBlock[] = [
     header('🛑 Sends are frozen'),
-    section(`Frozen by <@${f.by}> at ${utcMinute(f.at)}: ${esc(f.reason)}`),
+    section(`Frozen by <@${f.by}> at ${utcMinute(f.at)}: ${outside(f.reason)}`),
     section(
       'No withdrawal is sent while frozen, and the wallet service’s verification calls are answered “not verified”. Pending requests can still be approved; approved ones wait and are sent once two admins unfreeze.',
     ),
@@ -53,7 +54,7 @@ export function renderFreezeNotice(f: FreezeRecord, policy: Policy): Rendered {
     ]),
   );
   if (!secondAdminPossible(policy)) blocks.push(context(SECOND_ADMIN_HOW));
-  return { text: `Sends are frozen by <@${f.by}>: ${esc(f.reason)}`, blocks };
+  return { text: `Sends are frozen by <@${f.by}>: ${outside(f.reason)}`, blocks };
 }
 
 /** For FreezeService.onChange: the notice posted or edited, and the open cards edited, in the freeze's commit. */

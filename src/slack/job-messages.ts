@@ -9,7 +9,8 @@ import { JOB_NOTICE_RENDERER } from '../jobs/notices.js';
 import type { JobStatus } from '../jobs/scheduler.js';
 import { utcMinute } from '../format/time.js';
 import type { Outbox, Rendered } from '../outbox/index.js';
-import { esc, mention, packLines, section } from './blocks.js';
+import { mention, packLines, section } from './blocks.js';
+import { outside } from '../format/outside.js';
 
 const noticeSchema = z.object({
   job: z.string(),
@@ -33,9 +34,9 @@ export function renderJobNotice(ref: string): Rendered | null {
   const who = n.mention?.length ? `${n.mention.map((m) => mention(m)).join(' ')} ` : '';
   const text =
     n.kind === 'failing'
-      ? `${who}:warning: The scheduled job *${esc(n.title)}* failed at ${utcMinute(n.at)}: ${esc((n.error ?? 'unknown error').replace(/\.+$/, ''))}. ` +
+      ? `${who}:warning: The scheduled job *${outside(n.title)}* failed at ${utcMinute(n.at)}: ${outside((n.error ?? 'unknown error').replace(/\.+$/, ''))}. ` +
         'It keeps running on its schedule; further failures are logged, and one message will say when it works again.'
-      : `${who}:white_check_mark: The scheduled job *${esc(n.title)}* works again (${utcMinute(n.at)}), ` +
+      : `${who}:white_check_mark: The scheduled job *${outside(n.title)}* works again (${utcMinute(n.at)}), ` +
         `after failing since ${utcMinute(n.failingSince)}${n.failures ? ` (${n.failures} failed run${n.failures === 1 ? '' : 's'})` : ''}.`;
   return { text, blocks: [section(text)] };
 }
@@ -61,10 +62,10 @@ export function jobStatusLines(jobs: JobStatus[]): string[] {
         ? 'not run yet'
         : l.outcome === 'ok'
           ? `:large_green_circle: last run ${utcMinute(l.startedAt)}, succeeded in ${duration(l.durationMs)}`
-          : `:red_circle: last run ${utcMinute(l.startedAt)}, failed after ${duration(l.durationMs)}: ${esc(l.error ?? '')}`;
+          : `:red_circle: last run ${utcMinute(l.startedAt)}, failed after ${duration(l.durationMs)}: ${outside(l.error ?? '')}`;
     const running = j.running ? ' · running now' : '';
     const next = j.next !== undefined ? ` · next ${utcMinute(j.next)}` : '';
-    return `*${esc(j.title)}* · \`${j.schedule}\` (${j.timezone})\n${last}${running}${next}`;
+    return `*${outside(j.title)}* · \`${j.schedule}\` (${j.timezone})\n${last}${running}${next}`;
   });
 }
 

@@ -9,7 +9,8 @@
 import type { App } from '@slack/bolt';
 import type { View } from '@slack/types';
 import { z } from 'zod';
-import { esc, section, shorten } from './blocks.js';
+import { section, shorten } from './blocks.js';
+import { outside } from '../format/outside.js';
 import { amountText } from './withdrawal-card.js';
 import { needsStepUp } from '../stepup/index.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
@@ -41,8 +42,8 @@ export function stepUpModal(r: WithdrawalRequest, requestedBy: string): View {
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
       section(
-        `Approve *${esc(amountText(r))}* on ${esc(r.network)} to \`${esc(shorten(r.destination, 8, 6))}\`, ` +
-          `from client wallet ${esc(r.clientEmail)}, requested by <@${requestedBy}>?\n` +
+        `Approve *${outside(amountText(r))}* on ${outside(r.network)} to \`${outside(shorten(r.destination, 8, 6))}\`, ` +
+          `from client wallet ${outside(r.clientEmail)}, requested by <@${requestedBy}>?\n` +
           'This amount needs a code from your authenticator app.',
       ),
       {

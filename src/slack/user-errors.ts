@@ -11,6 +11,7 @@ import {
 } from '../wallet/errors.js';
 import { secrets } from '../secrets.js';
 import { StoreUnavailableError, type UnavailableReason } from '../store/errors.js';
+import { outside } from '../format/outside.js';
 
 const STORE_WHY: ReadonlyMap<UnavailableReason, string> = new Map([
   ['disk_full', 'the disk is full'],
@@ -50,7 +51,7 @@ export function userMessage(err: unknown, action: string): string {
         // Our input: the client's message says what was wrong. Their answer: its shape is for the log, not for people.
         return (err as WalletValidationError).source === 'response'
           ? `:warning: ${action} failed: the wallet service answered in a form this app does not understand. Nothing was changed; the details are in the log for the operators.`
-          : `:warning: ${action} failed: ${secrets.scrub(err.message)}`;
+          : `:warning: ${action} failed: ${outside(secrets.scrub(err.message), 500)}`;
     }
   }
   return `:warning: ${action} failed because of an internal error. Nothing was changed. The error was logged for the operators.`;

@@ -12,7 +12,8 @@ import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import { VERIFICATION_ALERT_RENDERER, VERIFICATION_ALERTS, type VerificationAlert } from '../verification/alerts.js';
 import { VERDICT_WORDS } from '../verification/verdict.js';
-import { context, esc, fields, mention, section, shorten } from './blocks.js';
+import { context, fields, mention, section, shorten } from './blocks.js';
+import { outside, outsideCode } from '../format/outside.js';
 
 /** Shown characters of a reference: enough to find it, short enough for any message. */
 const REFERENCE_SHOWN = 64;
@@ -23,10 +24,7 @@ const REFERENCE_SHOWN = 64;
  * mention, link or broadcast), and no backtick to end the code span early.
  */
 export function referenceCode(reference: string): string {
-  const visible = Array.from(reference.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '\uFFFD'));
-  const cut =
-    visible.length <= REFERENCE_SHOWN ? visible.join('') : `${visible.slice(0, REFERENCE_SHOWN - 1).join('')}…`;
-  return `\`${esc(cut.replace(/`/g, 'ˋ'))}\``;
+  return outsideCode(reference.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '\uFFFD'), REFERENCE_SHOWN);
 }
 
 /** Our reference, short as the cards show it (ours are UUIDs). */
@@ -55,19 +53,16 @@ function renderAlarm(a: VerificationAlert, policy: Policy): Rendered {
   const amount = amountOf(a);
   const ref = referenceCode(a.reference);
   const ours = a.state !== undefined;
-  const text = `${headline} Reference ${ref}${ours && a.destination ? `, destination of our request ${esc(shorten(a.destination))}` : ''}, amount ${esc(amount)}.`;
+  const text = `${headline} Reference ${ref}${ours && a.destination ? `, destination of our request ${outside(shorten(a.destination))}` : ''}, amount ${outside(amount)}.`;
   return {
     text,
     blocks: [
       section(headline),
       fields([
         ['Reference', ref],
-        [
-          ours ? 'Destination of our request' : 'Destination',
-          a.destination ? `\`${esc(a.destination)}\`` : 'not known',
-        ],
-        ['Amount', a.network && a.amount ? `${amount} on ${esc(a.network)}` : amount],
-        ['Why we refused', `${VERDICT_WORDS[a.reason]}${a.state ? ` (this request is ${esc(a.state)})` : ''}`],
+        [ours ? 'Destination of our request' : 'Destination', a.destination ? outsideCode(a.destination) : 'not known'],
+        ['Amount', a.network && a.amount ? `${outside(amount)} on ${outside(a.network)}` : outside(amount)],
+        ['Why we refused', `${VERDICT_WORDS[a.reason]}${a.state ? ` (this request is ${outside(a.state)})` : ''}`],
       ]),
       section(
         'We answered “not verified”, so the service should not execute it. Rotate the merchant API key in the wallet service’s dashboard and check who had it; `/treasury freeze <reason>` stops every send meanwhile.',
@@ -82,7 +77,7 @@ function renderNotice(a: VerificationAlert): Rendered {
     a.reason === 'frozen'
       ? 'sends are frozen'
       : `it is no longer being sent (${NOT_SENT_NOW[a.state ?? ''] ?? VERDICT_WORDS[a.reason]})`;
-  const what = `${esc(amountOf(a))}${a.destination ? ` to \`${esc(shorten(a.destination))}\`` : ''}`;
+  const what = `${outside(amountOf(a))}${a.destination ? ` to ${outsideCode(shorten(a.destination))}` : ''}`;
   const headline = `:information_source: The wallet service asked to confirm withdrawal ${ourShortRef(a.reference)} (${what}): refused because ${because}.`;
   return {
     text: headline,
@@ -90,8 +85,8 @@ function renderNotice(a: VerificationAlert): Rendered {
       section(headline),
       fields([
         ['Reference', referenceCode(a.reference)],
-        ['Destination of our request', a.destination ? `\`${esc(a.destination)}\`` : 'not known'],
-        ['Amount', a.network && a.amount ? `${amountOf(a)} on ${esc(a.network)}` : amountOf(a)],
+        ['Destination of our request', a.destination ? outsideCode(a.destination) : 'not known'],
+        ['Amount', a.network && a.amount ? `${outside(amountOf(a))} on ${outside(a.network)}` : outside(amountOf(a))],
       ]),
       context(
         `Asked at ${utcMinute(a.at)}. The quorum approved this withdrawal; we answered “not verified”, so the service should not execute it now.`,

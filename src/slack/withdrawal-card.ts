@@ -11,7 +11,7 @@ import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/e
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
 import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
 import { statusDetail } from '../format/status.js';
-import { outside } from '../format/outside.js';
+import { outside, outsideCode } from '../format/outside.js';
 import {
   CONTRADICTED_NEVER_EXECUTED,
   isNeverExecuted,
@@ -20,20 +20,7 @@ import {
   reportedStatusWords,
 } from '../withdrawals/repeat-hold.js';
 import { stateWords } from '../withdrawals/rules.js';
-import {
-  actions,
-  context,
-  divider,
-  esc,
-  fields,
-  header,
-  LIMITS,
-  link,
-  mention,
-  section,
-  shorten,
-  truncate,
-} from './blocks.js';
+import { actions, context, divider, fields, header, LIMITS, link, mention, section, shorten } from './blocks.js';
 
 export const CARD_RENDERER = 'withdrawal.card';
 export const THREAD_RENDERER = 'withdrawal.thread';
@@ -217,9 +204,9 @@ function destinationText(r: WithdrawalRequest, net: ExplorerNet): string {
   const addr = link(explorerAddressUrl(r.destination, r.currency, r.network, net), r.destination);
   // Governed policy: a newly approved address is not usable before its cooling-off ends.
   if (r.allowlist.status === 'unlisted' && r.allowlist.usableFrom)
-    return `${addr}\n:hourglass_flowing_sand: Allowlisted as ${esc(r.allowlist.label ?? '')}; usable from ${utcMinute(r.allowlist.usableFrom)}`;
+    return `${addr}\n:hourglass_flowing_sand: Allowlisted as ${outside(r.allowlist.label ?? '', 100)}; usable from ${utcMinute(r.allowlist.usableFrom)}`;
   return r.allowlist.status === 'listed'
-    ? `${addr}\n:white_check_mark: allowlisted: ${esc(r.allowlist.label ?? '')}`
+    ? `${addr}\n:white_check_mark: allowlisted: ${outside(r.allowlist.label ?? '', 100)}`
     : addr;
 }
 
@@ -278,7 +265,7 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
             ? ' (marked as sent by an admin)'
             : '';
       const odd = r.result?.mismatches?.length
-        ? `\n:rotating_light: *The service's answer differs from what was approved:* ${r.result.mismatches.map(esc).join('; ')}. An admin must check it.`
+        ? `\n:rotating_light: *The service's answer differs from what was approved:* ${r.result.mismatches.map((m) => outside(m, 300)).join('; ')}. An admin must check it.`
         : '';
       return `*Sent*${by}: ${settlementText(r)}.${odd}`;
     }
@@ -289,9 +276,9 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
         return '*Not sent*, says the wallet service (no record of its reference), but a notification names it since: *do not pay it again* until an admin has checked the wallet service.';
       if (r.error?.kind === 'never_executed')
         return '*Not sent:* the wallet service has no record of it (looked up by its reference after the grace period). Nothing left the treasury and it will never be resent; to pay it, make a new request.';
-      return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
+      return `*${r.resolution ? 'Not sent' : 'Failed'}:* ${outside(r.error?.message ?? 'no reason given', 500)}${r.error?.kind === 'rejected' ? ' Nothing was sent; it will not be retried.' : ''}`;
     case 'rejected':
-      return `*Rejected* by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`;
+      return `*Rejected* by ${rejecter(r)}: “${outside(r.rejection?.reason ?? '', 500)}”`;
     case 'expired':
       // Held, then released too late (repeat-hold.ts): its approvals were too old to send on.
       return r.hold
@@ -299,7 +286,7 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
         : `*Expired* at ${slackDate(r.expiresAt)} without enough approvals. Nothing was sent.`;
     case 'unknown':
       return (
-        `*Outcome unknown*: ${esc(r.unknownReason ?? 'the wallet service did not confirm the result')}. ` +
+        `*Outcome unknown*: ${outside(r.unknownReason ?? 'the wallet service did not confirm the result', 500)}. ` +
         'The money may have moved. The transaction list is being checked for its reference; *do not request it again*. An admin can resolve it here.'
       );
   }
@@ -335,10 +322,11 @@ const NOTE_ROOM = LIMITS.sectionText - 200;
 
 function noteText(r: WithdrawalRequest): string {
   if (!r.note) return '*Note*\n_none_';
-  const text = esc(r.note);
-  if (text.length <= NOTE_ROOM) return `*Note*\n${text}`;
+  // One line, escaped, cut to NOTE_ROOM characters (outside adds the "…").
+  const text = outside(r.note, NOTE_ROOM);
+  if (Array.from(r.note).length <= NOTE_ROOM) return `*Note*\n${text}`;
   // Never cut silently: say so, and where the whole note is kept.
-  return `*Note* (shortened: the full note is in the audit log, \`/treasury audit export\`)\n${text.slice(0, NOTE_ROOM)}…`;
+  return `*Note* (shortened: the full note is in the audit log, \`/treasury audit export\`)\n${text}`;
 }
 
 export interface CardFacts {
@@ -392,7 +380,7 @@ export function renderCard(
       ...money,
       ['To', destinationText(r, net)],
       ['Network', r.network],
-      ['From client wallet', esc(r.clientEmail)],
+      ['From client wallet', outside(r.clientEmail)],
       ['Requested by', `<@${r.requester}>`],
     ]),
     section(noteText(r)),
@@ -409,7 +397,7 @@ export function renderCard(
   if (r.holdReleased && (r.state === 'pending' || r.state === 'approved'))
     blocks.push(
       context(
-        `:arrow_forward: Hold released by <@${r.holdReleased.by}> ${slackDate(r.holdReleased.at)}: “${esc(truncate(r.holdReleased.reason, 500))}”`,
+        `:arrow_forward: Hold released by <@${r.holdReleased.by}> ${slackDate(r.holdReleased.at)}: “${outside(r.holdReleased.reason, 500)}”`,
       ),
     );
   if (r.confirmation) {
@@ -477,13 +465,13 @@ export function renderCard(
         'Details',
         `merchant reference \`${r.merchantReference}\``,
         `request \`${r.id}\``,
-        r.result?.serviceReference ? `service reference \`${r.result.serviceReference}\`` : '',
+        r.result?.serviceReference ? `service reference ${outsideCode(r.result.serviceReference, 80)}` : '',
       ]
         .filter(Boolean)
         .join(' · '),
     ),
   );
-  return { text: `${title} to ${shorten(r.destination)} (ref ${shortRef(r)})`, blocks };
+  return { text: `${title} to ${outside(shorten(r.destination))} (ref ${shortRef(r)})`, blocks };
 }
 
 /** "Frozen by @x: reason", and what the freeze means for this request. */
@@ -492,7 +480,7 @@ export function frozenLine(f: { by: string; reason: string }, state: 'pending' |
     state === 'approved'
       ? 'Approved; it is sent once two admins unfreeze.'
       : 'It can still be approved; nothing is sent until two admins unfreeze.';
-  return context(`:octagonal_sign: Frozen by <@${f.by}>: ${esc(f.reason)} · ${meaning}`);
+  return context(`:octagonal_sign: Frozen by <@${f.by}>: ${outside(f.reason, 500)} · ${meaning}`);
 }
 
 /** A webhook status name in words: "CONFIRMED" -> "confirmed", "NOT_PROPAGATED" -> "not propagated". */
@@ -505,6 +493,26 @@ export const transferWord = (status: string) =>
  * Thread lines under the card: `${id}|${kind}|${detail}`. Plain sentences (no *bold*): the
  * text is also what a notification shows, where mrkdwn would appear raw.
  */
+/** A mention our own code appends to a thread ref: a user, a user group, or @here; nothing else. */
+const MENTION_TOKEN = /^<(@[UW][A-Z0-9]+|!subteam\^S[A-Z0-9]+|!here)>$/;
+
+/**
+ * A thread ref's "<status> <mentions…>": the status as withdrawal-notify wrote it (URI-encoded,
+ * so a status holding spaces cannot pose as mentions; older refs hold it raw), and only the
+ * mentions in our own forms.
+ */
+function statusAndCall(detail: string): { status: string; call: string } {
+  const [raw = '', ...rest] = detail.split(' ');
+  let status = raw;
+  try {
+    status = decodeURIComponent(raw);
+  } catch {
+    /* an older ref's raw status */
+  }
+  const mentions = rest.filter((m) => MENTION_TOKEN.test(m));
+  return { status, call: mentions.length ? ` ${mentions.join(' ')}` : '' };
+}
+
 export function renderThread(
   ref: string,
   get: (id: string) => WithdrawalRequest | undefined,
@@ -533,12 +541,11 @@ export function renderThread(
       };
     case 'released':
       return {
-        text: `▶️ Hold released by <@${r.holdReleased?.by ?? ''}>: “${esc(truncate(r.holdReleased?.reason ?? '', 500))}”. It is sent once its approvals are complete.`,
+        text: `▶️ Hold released by <@${r.holdReleased?.by ?? ''}>: “${outside(r.holdReleased?.reason ?? '', 500)}”. It is sent once its approvals are complete.`,
       };
     case 'double-payment':
     case 'double-payment-original': {
-      const [status = '', ...mentions] = detail.split(' ');
-      const call = mentions.length ? ` ${mentions.join(' ')}` : '';
+      const { status, call } = statusAndCall(detail);
       const reported = `by the wallet service (${reportedStatusWords(status === '-' ? '' : status || r.doublePaymentRisk?.status)})`;
       return {
         text:
@@ -561,10 +568,9 @@ export function renderThread(
     }
     case 'confirmation':
     case 'contradiction': {
-      const [status = '', ...mentions] = detail.split(' ');
+      const { status, call } = statusAndCall(detail);
       const url = explorerTxUrl(r.confirmation?.transactionHash ?? undefined, r.currency, r.network, net);
       const tx = r.confirmation?.transactionHash ? ` · ${link(url, 'transaction')}` : '';
-      const call = mentions.length ? ` ${mentions.join(' ')}` : '';
       if (kind === 'contradiction') {
         return {
           text: `🚨 The wallet service reports this transfer as ${transferWord(status)}, but here it is ${stateLabel(r)}. Check the wallet service and the transaction list.${tx}${call}`,
@@ -601,20 +607,20 @@ export function renderDm(
   const [id = '', event] = ref.split('|');
   const r = get(id);
   if (!r) return null;
-  const what = `your withdrawal of ${amountText(r)} on ${r.network} to \`${shorten(r.destination)}\``;
+  const what = `your withdrawal of ${amountText(r)} on ${r.network} to ${outsideCode(shorten(r.destination))}`;
   const lines: Record<string, string> = {
     requested: `${requestedWords(r, what, get)} I will tell you when it is decided.`,
     completed: `✅ Sent · ${what}: ${settlementText(r)}.`,
     failed: neverExecuted(r)
       ? `❌ Not sent · ${what}: the wallet service has no record of it. Nothing left the treasury; to pay it, use “New request with the same details” on the card.`
-      : `❌ Failed · ${what}: ${esc(r.error?.message ?? 'no reason given')}${r.error?.kind === 'rejected' ? ' Nothing was sent.' : ''}`,
-    rejected: `⛔ Rejected · ${what} was rejected by ${rejecter(r)}: “${esc(r.rejection?.reason ?? '')}”`,
+      : `❌ Failed · ${what}: ${outside(r.error?.message ?? 'no reason given', 500)}${r.error?.kind === 'rejected' ? ' Nothing was sent.' : ''}`,
+    rejected: `⛔ Rejected · ${what} was rejected by ${rejecter(r)}: “${outside(r.rejection?.reason ?? '', 500)}”`,
     expired: r.hold
       ? `⌛ Expired · ${what} expired while on hold, before an admin released it. Nothing was sent; if the payout is still due, make a new request.`
       : `⌛ Expired · ${what} expired before it had enough approvals. Nothing was sent.`,
-    released: `▶️ Hold released · ${what}: an admin (<@${r.holdReleased?.by ?? ''}>) checked the wallet service and chose to send it: “${esc(truncate(r.holdReleased?.reason ?? '', 500))}”. It is sent once its approvals are complete.`,
+    released: `▶️ Hold released · ${what}: an admin (<@${r.holdReleased?.by ?? ''}>) checked the wallet service and chose to send it: “${outside(r.holdReleased?.reason ?? '', 500)}”. It is sent once its approvals are complete.`,
     unknown: `⚠️ Outcome unknown · ${what}: the wallet service did not confirm the result. It is being checked; do not request it again.`,
-    resolved: `${r.resolution?.outcome === 'sent' ? '✅ Sent' : '❌ Not sent'} · an admin resolved ${what}: “${esc(r.resolution?.note ?? '')}”`,
+    resolved: `${r.resolution?.outcome === 'sent' ? '✅ Sent' : '❌ Not sent'} · an admin resolved ${what}: “${outside(r.resolution?.note ?? '', 500)}”`,
     held: `⏸️ On hold · ${what}: ${r.hold ? holdWhy(r.hold, get) : ''} Nothing is sent until an admin checks it and sends or rejects it.`,
   };
   const text = lines[event ?? ''];
@@ -633,7 +639,7 @@ export function renderApproverDm(
   const flags = riskFlags(r);
   return {
     text:
-      `⏳ Your approval is asked · ${amountText(r)} on ${r.network} to \`${shorten(r.destination)}\`, requested by <@${r.requester}>. ` +
+      `⏳ Your approval is asked · ${amountText(r)} on ${r.network} to ${outsideCode(shorten(r.destination))}, requested by <@${r.requester}>. ` +
       `Expires ${slackDate(r.expiresAt)}.${flags.length ? ` ⚠️ ${flags.join(', ')}.` : ''}\n${cardLink(card(r.id))}`,
   };
 }
@@ -665,14 +671,14 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
   const parts = [
     auditWhat(e) ?? e.action,
     amount && currency
-      ? `${formatAmount(amount, currency)}${network ? ` on ${network}` : ''}${destination ? ` to \`${shorten(destination)}\`` : ''}`
-      : `\`${shorten(e.subject, 8, 4)}\``,
-    delivered && currency && amount !== delivered ? `delivered ${formatAmount(delivered, currency)}` : '',
-    str(d.fee) ? `fee ${formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency)}` : '',
-    reference ? `ref \`${shortRef({ merchantReference: reference })}\`` : '',
+      ? `${outside(formatAmount(amount, currency))}${network ? ` on ${outside(network, 30)}` : ''}${destination ? ` to ${outsideCode(shorten(destination))}` : ''}`
+      : outsideCode(shorten(e.subject, 8, 4)),
+    delivered && currency && amount !== delivered ? `delivered ${outside(formatAmount(delivered, currency))}` : '',
+    str(d.fee) ? `fee ${outside(formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency))}` : '',
+    reference ? `ref ${outsideCode(shortRef({ merchantReference: reference }))}` : '',
     // A verification's reason is a code; its words are in `why` (a step-up's `why` is a code: its words are above).
-    str(d.why ?? d.reason) && !e.action.startsWith('stepup_') ? `“${esc(truncate(str(d.why ?? d.reason)!, 200))}”` : '',
-    str(d.note) && e.action !== 'request' ? `“${esc(truncate(str(d.note)!, 200))}”` : '',
+    str(d.why ?? d.reason) && !e.action.startsWith('stepup_') ? `“${outside(str(d.why ?? d.reason), 200)}”` : '',
+    str(d.note) && e.action !== 'request' ? `“${outside(str(d.note), 200)}”` : '',
   ];
   return parts.filter(Boolean).join(' · ');
 }

@@ -166,7 +166,7 @@ export function withdrawalMessages(
     out.push({
       op: 'reply',
       renderer: THREAD_RENDERER,
-      ref: `${r.id}|${event.type}|${r.confirmation.status}${admins}`,
+      ref: `${r.id}|${event.type}|${encodeURIComponent(r.confirmation.status)}${admins}`,
       key,
     });
   }
@@ -181,7 +181,7 @@ export function withdrawalMessages(
   if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });
   if (event.type === 'double-payment-risk' && r.doublePaymentRisk) {
     // A status first, always (an empty one is "-"), so the mentions are never read as the status.
-    const detail = `${r.doublePaymentRisk.status || '-'} ${admins}`.trim();
+    const detail = `${encodeURIComponent(r.doublePaymentRisk.status || '-')} ${admins}`.trim();
     out.push(
       { op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|double-payment|${detail}`, key },
       // Under the original's card too: whoever looks at either sees it.

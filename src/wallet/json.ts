@@ -3,16 +3,155 @@
  * float and loses digits; money must not. Wallet responses, webhook bodies and the
  * sandbox's request bodies are parsed with lossless-json, and schemas convert each number
  * either to a plain number (codes, counters) or to its exact decimal text (amounts).
+ *
+ * Every number from outside is bounded before anything reads it (issue 20): at most
+ * MAX_SIGNIFICANT_DIGITS significant digits and a decimal exponent within ±MAX_EXPONENT. A JSON
+ * number literal beyond that makes the whole text unparseable (OutOfBoundsJson: a wallet
+ * answer is then malformed, a webhook refused with the reason); an amount given as text is
+ * checked by wireDecimal. The check is one linear pass: no big number is ever expanded.
  */
-import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+import { randomBytes } from 'node:crypto';
+import { isLosslessNumber, LosslessNumber, stringify } from 'lossless-json';
 import { Decimal } from 'decimal.js';
 import { z } from 'zod';
 
 export { LosslessNumber };
 
-/** Parse JSON text keeping every number as a LosslessNumber. Throws SyntaxError on bad JSON. */
-export function parseJson(text: string): unknown {
-  return parse(text);
+/** Most significant digits an outside number may carry (leading and trailing zeros do not count). */
+export const MAX_SIGNIFICANT_DIGITS = 40;
+/** Largest decimal exponent, either way, of an outside number: 1e40 and 1e-40 are the extremes. */
+export const MAX_EXPONENT = 40;
+/** Longest number text read at all (zeros that do not count still cost reading). */
+const MAX_NUMBER_TEXT = 2 * (MAX_SIGNIFICANT_DIGITS + MAX_EXPONENT);
+
+// Anchored, no nested quantifiers: linear even on a failing 256 KB string.
+const NUMBER_TEXT = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+/** Whether `text` is written as a decimal number (any size): what boundedDecimalProblem judges. */
+export function looksLikeDecimal(text: string): boolean {
+  const m = NUMBER_TEXT.exec(text.trim());
+  return !!m && (m[1]! + (m[2] ?? '')).length > 0;
+}
+
+/**
+ * Why the decimal text `text` is out of bounds, or undefined when it is within them (or is not
+ * a number at all: that is for the caller's schema to say).
+ */
+export function boundedDecimalProblem(text: string): string | undefined {
+  const t = text.trim();
+  if (!looksLikeDecimal(t)) return undefined;
+  if (t.length > MAX_NUMBER_TEXT) return `number longer than ${MAX_NUMBER_TEXT} characters`;
+  const m = NUMBER_TEXT.exec(t)!;
+  const int = m[1] ?? '';
+  const digits = int + (m[2] ?? '');
+  const first = digits.search(/[1-9]/);
+  if (first < 0) return undefined; // zero, however written
+  if (digits.slice(first).replace(/0+$/, '').length > MAX_SIGNIFICANT_DIGITS)
+    return `number with more than ${MAX_SIGNIFICANT_DIGITS} significant digits`;
+  const exponent = int.length - 1 - first + Number(m[3] ?? 0);
+  if (Math.abs(exponent) > MAX_EXPONENT) return `number with an exponent beyond ±${MAX_EXPONENT}`;
+  return undefined;
+}
+
+/**
+ * JSON text beyond a bound: a number literal out of bounds, or more values than the caller
+ * allows. `message` is the reason, safe to answer with (no digits echoed).
+ */
+export class OutOfBoundsJson extends SyntaxError {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'OutOfBoundsJson';
+  }
+}
+
+export interface ParseJsonOptions {
+  /**
+   * Most values (numbers, strings, literals, objects, arrays) the text may hold: a webhook body
+   * has a few dozen; 40,000 numbers in 256 KB would hold the event loop for no purpose.
+   */
+  maxValues?: number;
+}
+
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * Parse JSON text keeping every number as a LosslessNumber. Throws SyntaxError on bad JSON
+ * (a duplicate key included), OutOfBoundsJson (a SyntaxError too) on a number literal beyond
+ * the bounds above or more values than `options.maxValues`.
+ *
+ * Linear and fast on any body: one pass over the text finds each number literal in a value
+ * position and writes it as a string tagged with a random nonce, then the native JSON.parse
+ * reads the rest and a reviver turns the tagged strings back into LosslessNumbers (lossless-json's
+ * own parser took 50 to 200 ms on a 256 KB body of long strings). Text of the body cannot
+ * forge a tag: the nonce is drawn for each parse.
+ */
+export function parseJson(text: string, options: ParseJsonOptions = {}): unknown {
+  const maxValues = options.maxValues ?? Number.POSITIVE_INFINITY;
+  // Every value after the first in a container follows a comma; every container opens once.
+  let values = 1;
+  const tag = `#n${randomBytes(12).toString('hex')}:`;
+  const out: string[] = [];
+  // Containers: true for an object (whose next string, after `{` or `,`, is a key), false for an array.
+  const stack: Array<{ object: boolean; keys?: Set<string> }> = [];
+  let expectKey = false;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+      if (expectKey) {
+        const top = stack[stack.length - 1]!;
+        const key: unknown = JSON.parse(text.slice(start, i + 1));
+        if (typeof key === 'string') {
+          top.keys ??= new Set();
+          if (top.keys.has(key)) throw new SyntaxError(`Duplicate key '${key.slice(0, 40)}' encountered`);
+          top.keys.add(key);
+        }
+        expectKey = false;
+      }
+    } else if (c === 0x7b) {
+      if (++values > maxValues) throw new OutOfBoundsJson(`more than ${maxValues} values`);
+      stack.push({ object: true });
+      expectKey = true;
+    } else if (c === 0x5b) {
+      if (++values > maxValues) throw new OutOfBoundsJson(`more than ${maxValues} values`);
+      stack.push({ object: false });
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+      expectKey = false;
+    } else if (c === 0x2c) {
+      if (++values > maxValues) throw new OutOfBoundsJson(`more than ${maxValues} values`);
+      expectKey = stack[stack.length - 1]?.object === true;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let end = i + 1;
+      for (; end < text.length; end++) {
+        const d = text.charCodeAt(end);
+        if (!((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x2b || d === 0x2d || d === 0x65 || d === 0x45)) break;
+      }
+      const literal = text.slice(i, end);
+      // Only a well-formed literal in a value position is tagged; anything else is left for JSON.parse to refuse.
+      if (!expectKey && JSON_NUMBER.test(literal)) {
+        // Up to 40 characters without an exponent cannot be out of bounds: the common case, checked for free.
+        const problem =
+          literal.length <= MAX_SIGNIFICANT_DIGITS && !/[eE]/.test(literal)
+            ? undefined
+            : boundedDecimalProblem(literal);
+        if (problem) throw new OutOfBoundsJson(problem);
+        out.push(text.slice(from, i), `"${tag}${literal}"`);
+        from = end;
+      }
+      i = end - 1;
+    }
+  }
+  out.push(text.slice(from));
+  return JSON.parse(out.join(''), (_k, v: unknown) =>
+    typeof v === 'string' && v.startsWith(tag) ? new LosslessNumber(v.slice(tag.length)) : v,
+  );
 }
 
 /** Serialize, writing LosslessNumber values with their exact digits. */
@@ -51,11 +190,17 @@ export const wireDecimal = z.preprocess(
     const u = unwrap(v);
     return typeof u === 'number' ? String(u) : typeof u === 'string' ? u.trim() : u;
   },
-  z.string().refine((s) => {
-    try {
-      return new Decimal(s).isFinite();
-    } catch {
-      return false;
-    }
-  }, 'not a decimal number'),
+  z.string().superRefine((s, ctx) => {
+    // Bounds first: a huge number is refused without ever being read as a Decimal.
+    const problem = boundedDecimalProblem(s) ?? (isFiniteDecimal(s) ? undefined : 'not a decimal number');
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
 );
+
+function isFiniteDecimal(s: string): boolean {
+  try {
+    return new Decimal(s).isFinite();
+  } catch {
+    return false;
+  }
+}

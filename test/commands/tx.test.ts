@@ -201,8 +201,9 @@ describe('/tx', () => {
     ]);
     expect(rows.length).toBe(231);
     expect(rows[1]![4]).toBe('0.123456789012345678');
-    expect(rows[2]![10]).toBe('line one, "two"\nthree');
-    expect(file.content.toString('utf8')).toContain('"line one, ""two""\nthree"');
+    // RFC 4180 quoting for the comma and quotes; the line break is a space (a cell is one line: outsideCell).
+    expect(rows[2]![10]).toBe('line one, "two" three');
+    expect(file.content.toString('utf8')).toContain('"line one, ""two"" three"');
 
     const replies = await t.repliesUntil(responseUrl, (r) => String(r.text).includes('Export finished'));
     const texts = replies.map((r) => String(r.text));

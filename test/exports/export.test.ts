@@ -241,14 +241,15 @@ describe('/tx export: text from the service cannot run as a spreadsheet formula'
     expect(dep[9]).toBe(`'${HOSTILE.hash}`);
     expect(dep[10]).toBe(`'${HOSTILE.reference}`);
     expect(wd[8]).toBe(`'${HOSTILE.to}`);
-    expect(wd[10]).toBe(`'${HOSTILE.tabbed}`);
+    // Guarded, and the tab (a control character) is a space: a cell is one line of text.
+    expect(wd[10]).toBe(`' ${HOSTILE.tabbed.slice(1)}`);
   });
 
   it('xero: payee and reference are escaped; the negative amount is not', async () => {
     seedHostile();
     const { rows } = await exportFile('format=xero');
     expect(rows.slice(1)).toEqual([
-      ['02/11/2026', '-0.1', `'${HOSTILE.to}`, 'USDT withdrawal on BSC (tx 0xwd2)', `'${HOSTILE.tabbed}`],
+      ['02/11/2026', '-0.1', `'${HOSTILE.to}`, 'USDT withdrawal on BSC (tx 0xwd2)', `' ${HOSTILE.tabbed.slice(1)}`],
       ['03/11/2026', '5', `'${HOSTILE.from}`, `USDT deposit on BSC (tx ${HOSTILE.hash})`, `'${HOSTILE.reference}`],
     ]);
   });

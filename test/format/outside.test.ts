@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outside, outsidePlain } from '../../src/format/outside.js';
+import { outside, outsideCell, outsideCode, outsidePlain } from '../../src/format/outside.js';
 
 describe('outside: the one escape for text from outside', () => {
   it('turns a mention and a link into text', () => {
@@ -18,5 +18,16 @@ describe('outside: the one escape for text from outside', () => {
   it('cuts to the stated length before escaping, so no entity is cut in half', () => {
     expect(outside('<<<<<<', 4)).toBe('&lt;&lt;&lt;…');
     expect(Array.from(outsidePlain('x'.repeat(500))).length).toBe(200);
+  });
+  it('outsideCode: a code span that cannot be closed early, with entities and one line', () => {
+    expect(outsideCode('0xabc')).toBe('`0xabc`');
+    expect(outsideCode('a`b <!here>\nc')).toBe('`aˋb &lt;!here&gt; c`');
+    expect(outsideCode('*_~')).toBe('`*_~`');
+  });
+  it('outsideCell: readable (no entities), one line, cut, formulas guarded', () => {
+    expect(outsideCell('a & <b>')).toBe('a & <b>');
+    expect(outsideCell('line one\r\nline two')).toBe('line one line two');
+    for (const f of ['=1+1', '+1', '-x', '@SUM(A1)', '\t=1', ' =1']) expect(outsideCell(f).startsWith("'")).toBe(true);
+    expect(Array.from(outsideCell('x'.repeat(50), 10)).length).toBe(10);
   });
 });

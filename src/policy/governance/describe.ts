@@ -6,12 +6,13 @@
  * generically, by path: a change is never silent.
  */
 import { formatAmount } from '../../format/amount.js';
-import { esc, mention } from '../../slack/blocks.js';
+import { mention } from '../../slack/blocks.js';
+import { outside, outsideCode } from '../../format/outside.js';
 import { effectivePolicyChangeApprovals, type Policy, type Tier } from '../schema.js';
 import { addressKey } from './types.js';
 
 const who = (id: string) => mention(id, 'everyone');
-const amount = (v: string | undefined) => (v === undefined ? 'none' : formatAmount(v));
+const amount = (v: string | undefined) => (v === undefined ? 'none' : outside(formatAmount(v), 60));
 const arrow = (a: string, b: string) => `${a} → ${b}`;
 
 /** "90 s", "30 min", "2 h", "1 d 6 h": durations as the policy file writes them, in words. */
@@ -45,7 +46,9 @@ function perCurrencyDiff(name: string, a: Record<string, string>, b: Record<stri
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
   return keys
     .filter((k) => a[k] !== b[k])
-    .map((k) => `${name} ${k === 'default' ? 'other currencies' : k}: ${arrow(amount(a[k]), amount(b[k]))}`);
+    .map(
+      (k) => `${name} ${k === 'default' ? 'other currencies' : outside(k, 30)}: ${arrow(amount(a[k]), amount(b[k]))}`,
+    );
 }
 
 function tierRange(tiers: readonly Tier[], i: number): string {
@@ -64,12 +67,12 @@ function tiersDiff(a: Policy['withdrawals']['tiers'], b: Policy['withdrawals']['
   const out: string[] = [];
   const currencies = [...new Set([...Object.keys(a), ...Object.keys(b)])];
   for (const cur of currencies) {
-    const prefix = cur === 'default' ? '' : `${cur} `;
+    const prefix = cur === 'default' ? '' : `${outside(cur, 30)} `;
     const ta = a[cur];
     const tb = b[cur];
     if (!ta || !tb) {
       const list = (ta ?? tb)!.map((t, i, all) => `${tierRange(all, i)}: ${tierWords(t)}`).join('; ');
-      out.push(`${cur} tiers: ${tb ? 'added' : 'removed (the default tiers apply)'} (${list})`);
+      out.push(`${outside(cur, 30)} tiers: ${tb ? 'added' : 'removed (the default tiers apply)'} (${list})`);
       continue;
     }
     for (let i = 0; i < Math.max(ta.length, tb.length); i++) {
@@ -101,18 +104,23 @@ function allowlistDiff(a: Policy['withdrawals']['allowlist'], b: Policy['withdra
   const before = new Map(a.addresses.map((e) => [keyOf(e), e]));
   const after = new Map(b.addresses.map((e) => [keyOf(e), e]));
   // The whole address, never shortened: an approver must be able to check every character.
-  const where = (e: Listed) => `\`${esc(e.address)}\` on ${e.network}`;
+  const where = (e: Listed) => `${outsideCode(e.address)} on ${outside(e.network, 30)}`;
   for (const [k, e] of after) {
     const old = before.get(k);
-    if (!old) out.push(`allowlist: + ${where(e)}, ${esc(e.label)}`);
-    else if (old.label !== e.label) out.push(`allowlist: ${where(e)} renamed ${esc(old.label)} → ${esc(e.label)}`);
+    if (!old) out.push(`allowlist: + ${where(e)}, ${outside(e.label)}`);
+    else if (old.label !== e.label)
+      out.push(`allowlist: ${where(e)} renamed ${outside(old.label)} → ${outside(e.label)}`);
   }
-  for (const [k, e] of before) if (!after.has(k)) out.push(`allowlist: − ${where(e)}, ${esc(e.label)}`);
+  for (const [k, e] of before) if (!after.has(k)) out.push(`allowlist: − ${where(e)}, ${outside(e.label)}`);
   return out;
 }
 
 function routeWords(r: Policy['channels']['routes'][number]): string {
-  const what = [r.kind === 'any' ? 'all' : `${r.kind}s`, r.currency, r.network && `on ${r.network}`]
+  const what = [
+    r.kind === 'any' ? 'all' : `${r.kind}s`,
+    r.currency && outside(r.currency, 30),
+    r.network && `on ${outside(r.network, 30)}`,
+  ]
     .filter(Boolean)
     .join(' ');
   return `${what} → <#${r.channel}>`;
@@ -122,7 +130,7 @@ function routeWords(r: Policy['channels']['routes'][number]): string {
 function plain(v: unknown): string {
   if (v === undefined) return 'none';
   const text = typeof v === 'string' ? v : JSON.stringify(v);
-  return esc(text.length > 120 ? `${text.slice(0, 119)}…` : text);
+  return outside(text, 120);
 }
 
 /** Every leaf that differs, by path: for the sections (and future fields) that have no phrase of their own. */
@@ -133,7 +141,7 @@ function genericDiff(path: string, a: unknown, b: unknown): string[] {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
     return keys.flatMap((k) => genericDiff(path ? `${path}.${k}` : k, a[k], b[k]));
   }
-  return [`${path}: ${arrow(plain(a), plain(b))}`];
+  return [`${outside(path, 120)}: ${arrow(plain(a), plain(b))}`];
 }
 
 /** The sections phrased below; anything else in the schema is described by genericDiff. */
@@ -187,7 +195,7 @@ export function describePolicyChange(a: Policy, b: Policy): string[] {
   );
 
   if (a.schedule.timezone !== b.schedule.timezone)
-    out.push(`schedule time zone: ${arrow(a.schedule.timezone, b.schedule.timezone)}`);
+    out.push(`schedule time zone: ${arrow(outside(a.schedule.timezone, 60), outside(b.schedule.timezone, 60))}`);
   const jobs = [...new Set([...Object.keys(a.schedule), ...Object.keys(b.schedule)])].filter((k) => k !== 'timezone');
   for (const job of jobs) {
     const x = a.schedule[job];

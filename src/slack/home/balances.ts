@@ -10,6 +10,7 @@ import type { OriginBalance } from '../../wallet/index.js';
 import { utcMinute } from '../../format/time.js';
 import { context, section } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
+import { outside } from '../../format/outside.js';
 
 /** "*USDT* on BSC: 12,500.00 USDT", flagged when below the policy's low-balance threshold. */
 export function balanceLines(rows: readonly OriginBalance[], thresholds: Readonly<Record<string, string>>): string[] {
@@ -18,7 +19,7 @@ export function balanceLines(rows: readonly OriginBalance[], thresholds: Readonl
     .map((r) => {
       const threshold = thresholds[r.currency];
       const low = threshold !== undefined && new Decimal(r.balance).lt(threshold);
-      return `${low ? ':warning: ' : ''}*${r.currency}* on ${r.network}: ${formatAmount(r.balance, r.currency)}${low ? ` (below ${formatAmount(threshold, r.currency)})` : ''}`;
+      return `${low ? ':warning: ' : ''}*${outside(r.currency, 30)}* on ${outside(r.network, 30)}: ${outside(formatAmount(r.balance, r.currency))}${low ? ` (below ${outside(formatAmount(threshold, r.currency))})` : ''}`;
     });
 }
 

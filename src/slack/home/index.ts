@@ -3,7 +3,7 @@
  * from it (the Home tab has no ephemeral messages, so the outcome is shown at its top).
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
-import { esc } from '../blocks.js';
+import { outside } from '../../format/outside.js';
 import type { CommandDeps } from '../deps.js';
 import { stepUpGate } from '../step-up-approve.js';
 import { registerStepUpHome } from './step-up.js';
@@ -57,9 +57,9 @@ export function homeApprove(deps: CommandDeps, publish: Publish) {
         client,
       });
       if (gate.kind === 'opened') return;
-      if (gate.kind === 'refused') return await publish(client, body.user.id, `:no_entry: ${esc(gate.message)}`);
+      if (gate.kind === 'refused') return await publish(client, body.user.id, `:no_entry: ${outside(gate.message)}`);
       const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
-      notice = outcome.ok ? ':white_check_mark: Your approval was recorded.' : `:no_entry: ${esc(outcome.message)}`;
+      notice = outcome.ok ? ':white_check_mark: Your approval was recorded.' : `:no_entry: ${outside(outcome.message)}`;
     } catch (err) {
       deps.logger.error({ err }, 'approval from the App Home failed');
       notice = ':warning: Something went wrong on our side; nothing was changed. Try again.';

@@ -18,7 +18,8 @@ import type { KnownBlock, View } from '@slack/types';
 import QRCode from 'qrcode';
 import { formatAmount } from '../../format/amount.js';
 import { hasRole } from '../../policy/people.js';
-import { actions, context, esc, section } from '../blocks.js';
+import { actions, context, section } from '../blocks.js';
+import { outside } from '../../format/outside.js';
 import { groupedSecret } from '../../stepup/index.js';
 import type { CommandDeps } from '../deps.js';
 import { codeSchema, INVALID_CODE } from '../step-up-approve.js';
@@ -55,13 +56,13 @@ export async function stepUpHomeBlocks(deps: CommandDeps, user: string): Promise
         : '';
     return [
       context(
-        `:key: Authenticator codes are set up: approving withdrawals ${esc(words)} asks for one.${locked} New phone? Ask an admin to reset them.`,
+        `:key: Authenticator codes are set up: approving withdrawals ${outside(words)} asks for one.${locked} New phone? Ask an admin to reset them.`,
       ),
     ];
   }
   return [
     section(
-      `*Authenticator codes*\nApproving withdrawals ${esc(words)} needs a 6-digit code from an authenticator app on your phone (Google Authenticator, Microsoft Authenticator, 1Password…). Set it up once here.`,
+      `*Authenticator codes*\nApproving withdrawals ${outside(words)} needs a 6-digit code from an authenticator app on your phone (Google Authenticator, Microsoft Authenticator, 1Password…). Set it up once here.`,
     ),
     actions('home_stepup', [
       { text: 'Set up authenticator codes', actionId: STEPUP_ENROL, value: 'enrol', style: 'primary' },
@@ -152,7 +153,7 @@ export function stepUpEnrolClicked(deps: CommandDeps, publish: Publish) {
       if (!(await hasRole(deps.policy, 'approvers', user, deps.groups)))
         return await publish(client, user, ':no_entry: Only approvers set up authenticator codes.');
       const begun = await deps.stepUp.begin(user);
-      if (!begun.ok) return await publish(client, user, `:information_source: ${esc(begun.message)}`);
+      if (!begun.ok) return await publish(client, user, `:information_source: ${outside(begun.message)}`);
       const opened = await client.views.open({ trigger_id: body.trigger_id, view: enrolView(begun.secret) });
       if (opened.view?.id) await showQr(deps, client, user, opened.view.id, begun);
     } catch (err) {

@@ -15,7 +15,8 @@ import { statusDetail, statusEmoji } from '../../format/status.js';
 import { slackDate } from '../../format/time.js';
 import { hasRole } from '../../policy/people.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../withdrawals/index.js';
-import { actions, context, divider, esc, header, link, section, shorten } from '../blocks.js';
+import { actions, context, divider, header, link, section, shorten } from '../blocks.js';
+import { outside } from '../../format/outside.js';
 import type { CommandDeps } from '../deps.js';
 import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal-card.js';
 import { stepUpHomeBlocks } from './step-up.js';
@@ -48,7 +49,7 @@ async function cardLink(deps: CommandDeps, r: WithdrawalRequest): Promise<string
 }
 
 async function requestLine(deps: CommandDeps, r: WithdrawalRequest, who: 'requester' | 'mine'): Promise<string> {
-  const what = `*${esc(amountText(r))}* on ${esc(r.network)} to \`${esc(shorten(r.destination, 8, 6))}\`, from client wallet ${esc(r.clientEmail)}`;
+  const what = `*${outside(amountText(r))}* on ${outside(r.network)} to \`${outside(shorten(r.destination, 8, 6))}\`, from client wallet ${outside(r.clientEmail)}`;
   const from = who === 'requester' ? ` · requested by <@${r.requester}>` : '';
   return `${what}${from}\n${progress(r)} · ${await cardLink(deps, r)}`;
 }
@@ -73,7 +74,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
   if (frozen)
     blocks.push(
       context(
-        `:octagonal_sign: Frozen by <@${frozen.by}>: ${esc(frozen.reason)} · No withdrawal is sent until two admins unfreeze.`,
+        `:octagonal_sign: Frozen by <@${frozen.by}>: ${outside(frozen.reason)} · No withdrawal is sent until two admins unfreeze.`,
       ),
     );
   if (canApprove) {
@@ -109,14 +110,14 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
   );
   blocks.push(divider());
   const depositLine = (a: Alert) =>
-    `• *${esc(a.amount ? formatAmount(a.amount, a.currency) : 'amount not given')}*${a.network ? ` on ${esc(a.network)}` : ''}${a.clientEmail ? ` for ${esc(a.clientEmail)}` : ''} · ${statusEmoji(a.status)} ${esc(statusDetail(a.status))} · ${slackDate(a.createdAt)}`;
+    `• *${outside(a.amount ? formatAmount(a.amount, a.currency) : 'amount not given')}*${a.network ? ` on ${outside(a.network)}` : ''}${a.clientEmail ? ` for ${outside(a.clientEmail)}` : ''} · ${statusEmoji(a.status)} ${outside(statusDetail(a.status))} · ${slackDate(a.createdAt)}`;
   blocks.push(section(`*Latest deposits*\n${deposits.map(depositLine).join('\n') || '_None yet._'}`));
   blocks.push(...(await balancesBlocks(deps)), divider());
   blocks.push(section(typeof help === 'string' ? help : help(isAdmin)));
   const auth = deps.wallet.authState();
   blocks.push(
     context(
-      `${auth.loggedIn ? 'Connected to the wallet service' : ':red_circle: Not connected to the wallet service right now'} · version ${esc(deps.version)}`,
+      `${auth.loggedIn ? 'Connected to the wallet service' : ':red_circle: Not connected to the wallet service right now'} · version ${outside(deps.version)}`,
     ),
   );
   return { type: 'home', blocks };
