@@ -23,7 +23,7 @@ import { startHttpServer, type RecordedRequest, type Route } from './http.js';
 import { formatMoney, parseMoney } from './money.js';
 import { seedSandbox } from './seed.js';
 import { SandboxState, type KybName, type Role, type TransactionRecord } from './state.js';
-import { listTransactions, type TimestampUnit } from './transactions.js';
+import { listTransactions, MAX_PAGE_SIZE, type TimestampUnit } from './transactions.js';
 import { withdrawalPayload, type Remittance } from './webhook-payloads.js';
 import { registerWebhook, WebhookDispatcher, type Delivery } from './webhooks.js';
 import type { VerificationUrl } from './verification.js';
@@ -85,6 +85,11 @@ export interface SandboxOptions {
     /** Per-attempt receiver timeout, default 10 000 ms. */
     timeoutMs?: number;
   };
+  /**
+   * Largest PageSize the transaction list honours; larger requests are clamped to it (and the
+   * answer says so). Default: SANDBOX_MAX_PAGE_SIZE, else 50.
+   */
+  maxPageSize?: number;
   /** Request body cap, default 1 MiB (larger bodies get 413). */
   maxBodyBytes?: number;
   /**
@@ -160,6 +165,12 @@ export interface Sandbox {
   };
 }
 
+/** A positive whole number from the environment, else undefined. */
+function envInt(name: string): number | undefined {
+  const v = process.env[name]?.trim();
+  return v && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : undefined;
+}
+
 function businessNameFor(email: string): string {
   const domain = email.split('@')[1] ?? 'merchant';
   const name = domain.split('.')[0] ?? domain;
@@ -170,6 +181,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
   const now = opts.now ?? Date.now;
   const log = opts.logger ?? pino({ level: 'silent' });
   const unit: TimestampUnit = opts.timestampUnit ?? 'ms';
+  const maxPageSize = opts.maxPageSize ?? envInt('SANDBOX_MAX_PAGE_SIZE') ?? MAX_PAGE_SIZE;
   const state = new SandboxState(SANDBOX_MERCHANT.email);
   state.addMerchant({ ...SANDBOX_MERCHANT, kyb: 'Approved', role: 'Merchant', businessName: 'Sandbox Treasury Ltd' });
 
@@ -271,7 +283,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       methods: ['GET'],
       path: '/api/v2/analytics/transaction-record',
       envelope: 'v2',
-      handle: (r) => listTransactions({ ...auth, unit, transactions: () => state.transactions() }, r),
+      handle: (r) => listTransactions({ ...auth, unit, maxPageSize, transactions: () => state.transactions() }, r),
     },
     {
       methods: ['PUT'],

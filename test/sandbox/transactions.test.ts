@@ -45,9 +45,33 @@ describe("the spec's pagination examples", () => {
     expect(res.json.data.records).toHaveLength(10);
   });
 
-  it('PageSize 100 is the maximum: above -> 400 v2 envelope; other bad values too', async () => {
-    expect((await list('?PageSize=100')).json.data.records).toHaveLength(40);
-    for (const q of ['?PageSize=101', '?PageSize=0', '?Page=0', '?Page=abc', '?PageSize=2.5']) {
+  it('a PageSize above the maximum (50 by default) is clamped to it, and the answer says the size used', async () => {
+    sb.resetTransactions(Array.from({ length: 140 }, () => ({})));
+    const p1 = await list('?PageSize=100');
+    expect(p1.status).toBe(200);
+    expect(p1.json.data).toMatchObject({ pageSize: 50, currentPage: 1, totalPages: 3, totalRecords: 140 });
+    expect(p1.json.data.records).toHaveLength(50);
+    const p3 = await list('?Page=3&PageSize=100');
+    expect(p3.json.data).toMatchObject({ pageSize: 50, currentPage: 3, totalPages: 3 });
+    expect(p3.json.data.records).toHaveLength(40);
+  });
+
+  it('the maximum is configurable', async () => {
+    const capped = await createSandbox({ seed: false, now: () => NOW, maxPageSize: 20 });
+    try {
+      capped.resetTransactions(Array.from({ length: 40 }, () => ({})));
+      const { token: t2 } = await login(capped);
+      const res = await call(capped, 'GET', '/api/v2/analytics/transaction-record?PageSize=30', {
+        headers: bearer(t2),
+      });
+      expect(res.json.data).toMatchObject({ pageSize: 20, totalPages: 2, totalRecords: 40 });
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('bad Page or PageSize values -> 400 v2 envelope', async () => {
+    for (const q of ['?PageSize=0', '?Page=0', '?Page=abc', '?PageSize=2.5']) {
       const res = await list(q);
       expect(res.status, q).toBe(400);
       expect(res.json, q).toMatchObject({ isSuccessful: false, httpStatusCode: 400, message: expect.any(String) });
