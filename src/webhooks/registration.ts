@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { secrets } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
+import { WalletError } from '../wallet/errors.js';
 import { SETTINGS } from './settings.js';
 
 const ID = 'webhookRegistration';
@@ -17,6 +18,8 @@ export interface WebhookRegistration {
   shownUrl: string;
   at: string;
   ok: boolean;
+  /** The answer could not be read: the registration may have succeeded (`error` says how to check). */
+  uncertain?: boolean;
   error?: string;
   by: string;
 }
@@ -56,8 +59,22 @@ export async function registerWebhook(o: {
     o.logger.info({ url: shownUrl }, 'webhook URL registered with the wallet service');
   } catch (err) {
     // The service's own words may echo the URL we sent, secret path included: never stored or shown.
-    record = { shownUrl, at, ok: false, error: secrets.scrub((err as Error).message), by: o.by };
-    o.logger.warn({ err, url: shownUrl }, 'webhook URL registration failed');
+    // An answer that could not be read is not a failure: the message says it may have succeeded and how to check.
+    const maybe = err instanceof WalletError && err.mayHaveChanged;
+    record = {
+      shownUrl,
+      at,
+      ok: false,
+      ...(maybe ? { uncertain: true } : {}),
+      error: secrets.scrub((err as Error).message),
+      by: o.by,
+    };
+    o.logger.warn(
+      { err, url: shownUrl },
+      maybe
+        ? 'webhook URL registration may have succeeded; its answer could not be read'
+        : 'webhook URL registration failed',
+    );
   }
   await o.store.commit((tx) => tx.put(SETTINGS, ID, record));
   return record;
