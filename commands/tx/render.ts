@@ -1,6 +1,7 @@
 /** A page of transactions as Slack blocks, with Previous/Next buttons that carry the filters as typed. */
 import { z } from 'zod';
 import { formatAmount } from '../../src/format/amount.js';
+import { outside } from '../../src/format/outside.js';
 import { statusDetail, statusEmoji } from '../../src/format/status.js';
 import { utcMinute } from '../../src/format/time.js';
 import { actions, context, header, link, packLines, section, shorten, LIMITS } from '../../src/slack/blocks.js';
@@ -14,9 +15,14 @@ const TYPE_ICON: Record<TransactionRecord['type'], string> = {
   withdrawal: ':outbox_tray:',
   unknown: ':grey_question:',
 };
-/** The service's list says successful/failed; people read the app's one word set (src/format/status.ts). */
-const statusText = (s: TransactionRecord['status']) =>
-  `${statusEmoji(s)} ${statusDetail(s === 'unknown' ? undefined : s)}`;
+/**
+ * The service's list says successful/failed (and pending/initiated, not final); people read the
+ * app's one word set (src/format/status.ts). A name we do not know is the service's text: escaped.
+ */
+const statusText = (r: TransactionRecord) => {
+  const s = r.status === 'unknown' ? r.statusName : r.status;
+  return `${statusEmoji(s)} ${outside(statusDetail(s), 40)}`;
+};
 
 function when(r: TransactionRecord): string {
   // The service writes createdAt in UTC without a zone. UTC text rather than a Slack date token:
@@ -34,7 +40,7 @@ function recordLine(r: TransactionRecord): string {
   const from = r.fromAddress ? link(r.fromAddressUrl, shorten(r.fromAddress)) : '?';
   const to = r.toAddress ? link(r.toAddressUrl, shorten(r.toAddress)) : '?';
   const hash = r.hash ? ` · tx ${link(r.hashUrl, shorten(r.hash, 8, 6))}` : '';
-  return `${TYPE_ICON[r.type]} *${typeName}* · *${formatAmount(r.amount, cur)}* · ${net} · ${statusText(r.status)}\n      ${from} → ${to}${hash} · ${when(r)}`;
+  return `${TYPE_ICON[r.type]} *${typeName}* · *${formatAmount(r.amount, cur)}* · ${net} · ${statusText(r)}\n      ${from} → ${to}${hash} · ${when(r)}`;
 }
 
 /** What a Previous/Next button carries: the filters as typed, and the page to show. */
