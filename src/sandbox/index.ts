@@ -19,7 +19,8 @@ import {
 } from './deposits.js';
 import { FaultQueue, type Fault } from './faults.js';
 import { generateAddress } from './generate-address.js';
-import { startHttpServer, type RecordedRequest, type Route } from './http.js';
+import { startHttpServer, type RecordedRequest, type Route, type SandboxRequest } from './http.js';
+import { createVariety, varietySeed, type Answer } from './variety.js';
 import { formatMoney, parseMoney } from './money.js';
 import { seedSandbox } from './seed.js';
 import { SandboxState, type KybName, type Role, type TransactionRecord } from './state.js';
@@ -57,6 +58,18 @@ export const SANDBOX_MERCHANT: Readonly<{ email: string; password: string; apiKe
 
 const HOUR = 3600_000;
 
+/** What each endpoint answers, for variety.ts. */
+const ANSWERS: Readonly<Record<string, Answer>> = {
+  '/api/v2/auth/login': 'login',
+  '/api/v2/auth/refreshToken': 'refresh',
+  '/api/v1/walletaddress/generate': 'generate',
+  '/api/merchantClientWithdrawal': 'withdraw',
+  [STATUS_PREFIX]: 'withdrawalStatus',
+  '/api/v1/walletBalance/originAccounts': 'balances',
+  '/api/v2/analytics/transaction-record': 'transactions',
+  '/api/v1/merchant/remittancewebhook': 'webhook',
+};
+
 export interface SandboxOptions {
   /** Default 0 (a free port) on 127.0.0.1. */
   port?: number;
@@ -90,6 +103,11 @@ export interface SandboxOptions {
    * answer says so). Default: SANDBOX_MAX_PAGE_SIZE, else 50.
    */
   maxPageSize?: number;
+  /**
+   * Answers in the documented alternative forms, drawn per response from this seed (variety.ts);
+   * 'off': the one canonical form. Default: SANDBOX_VARIETY_SEED (a number or "off"), else seed 1.
+   */
+  variety?: number | 'off';
   /** Request body cap, default 1 MiB (larger bodies get 413). */
   maxBodyBytes?: number;
   /**
@@ -295,9 +313,18 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
     { methods: ['POST'], path: '/sandbox/remittances', envelope: 'control', handle: (r) => remittanceRoute(sim, r) },
   ];
 
+  // Every answer of the service's own endpoints, in a form drawn from its documented alternatives.
+  const seed = varietySeed(opts.variety);
+  const variety = seed === undefined ? undefined : createVariety(seed);
+  const served = variety
+    ? routes.map((r) => {
+        const answer = ANSWERS[r.path] ?? 'other';
+        return { ...r, handle: async (req: SandboxRequest) => variety.vary(answer, req, await r.handle(req)) };
+      })
+    : routes;
   const server = await startHttpServer(
     {
-      routes,
+      routes: served,
       faults,
       log,
       maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,
