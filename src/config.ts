@@ -40,6 +40,8 @@ export interface Config {
     refreshMethod: 'POST' | 'PUT' | 'GET';
     timestampUnit: 'ms' | 's';
     timeoutMs: number;
+    /** Page size of every multi-page read of the transaction list (src/wallet/pager.ts). */
+    pageSize: number;
   };
   sandboxPort: number;
   /** Prometheus /metrics; 0: off. */
@@ -142,6 +144,8 @@ const schema = z.object({
     'must be "ms" or "s"',
   ),
   WALLET_TIMEOUT_MS: intInRange(500, 120_000, 10_000),
+  // 50 is the size the spec documents as accepted; a larger one only if the service is known to take it.
+  WALLET_PAGE_SIZE: intInRange(1, 1_000, 50),
   SANDBOX_PORT: intInRange(0, 65535, 4000),
   METRICS_PORT: optionalString.refine(
     (v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535),
@@ -242,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refreshMethod: (e.WALLET_REFRESH_METHOD?.toUpperCase() ?? 'POST') as 'POST' | 'PUT' | 'GET',
       timestampUnit: (e.WALLET_TIMESTAMP_UNIT ?? 'ms') as 'ms' | 's',
       timeoutMs: e.WALLET_TIMEOUT_MS,
+      pageSize: e.WALLET_PAGE_SIZE,
     },
     sandboxPort: e.SANDBOX_PORT,
     // PORT=0 (a random port: tests, several instances on one host) would make every instance

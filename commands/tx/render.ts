@@ -15,9 +15,14 @@ const TYPE_ICON: Record<TransactionRecord['type'], string> = {
   withdrawal: ':outbox_tray:',
   unknown: ':grey_question:',
 };
-/** The service's list says successful/failed; people read the app's one word set (src/format/status.ts). */
-const statusText = (s: TransactionRecord['status']) =>
-  `${statusEmoji(s)} ${outside(statusDetail(s === 'unknown' ? undefined : s), 60)}`;
+/**
+ * The service's list says successful/failed (and pending/initiated, not final); people read the
+ * app's one word set (src/format/status.ts). A name we do not know is the service's text: escaped.
+ */
+const statusText = (r: TransactionRecord) => {
+  const s = r.status === 'unknown' ? r.statusName : r.status;
+  return `${statusEmoji(s)} ${outside(statusDetail(s), 40)}`;
+};
 
 function when(r: TransactionRecord): string {
   // The service writes createdAt in UTC without a zone. UTC text rather than a Slack date token:
@@ -35,7 +40,7 @@ function recordLine(r: TransactionRecord): string {
   const from = r.fromAddress ? link(r.fromAddressUrl, shorten(r.fromAddress)) : '?';
   const to = r.toAddress ? link(r.toAddressUrl, shorten(r.toAddress)) : '?';
   const hash = r.hash ? ` · tx ${link(r.hashUrl, shorten(r.hash, 8, 6))}` : '';
-  return `${TYPE_ICON[r.type]} *${typeName}* · *${outside(formatAmount(r.amount, cur), 80)}* · ${outside(net ?? 'network unknown', 30)} · ${statusText(r.status)}\n      ${from} → ${to}${hash} · ${when(r)}`;
+  return `${TYPE_ICON[r.type]} *${typeName}* · *${outside(formatAmount(r.amount, cur), 80)}* · ${outside(net ?? 'network unknown', 30)} · ${statusText(r)}\n      ${from} → ${to}${hash} · ${when(r)}`;
 }
 
 /** What a Previous/Next button carries: the filters as typed, and the page to show. */

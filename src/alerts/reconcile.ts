@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
-import type { WalletClient } from '../wallet/client.js';
+import { transactionPages, type PagedWallet } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { ingestEvent, type IngestResult } from './ingest.js';
 import { walletLink } from './links.js';
@@ -18,7 +18,7 @@ import { HISTORY_MESSAGE_KEY, HISTORY_RENDERER, WATERMARK, WATERMARK_SLACK_MS, t
 export interface ReconcileDeps {
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick'>;
-  wallet: Pick<WalletClient, 'listTransactions'>;
+  wallet: PagedWallet;
   policy: Policy | (() => Policy);
   logger: Logger;
   now?: () => number;
@@ -65,17 +65,25 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
   const policy = typeof deps.policy === 'function' ? deps.policy : () => deps.policy as Policy;
   const lookbackMs = o.lookbackMs ?? 24 * 3_600_000;
   const pages = o.pages ?? 2;
-  const pageSize = o.pageSize ?? 50;
+  const pageSize = o.pageSize;
   const wm = await deps.watermark();
   const to = new Date(now());
   const from = new Date(to.getTime() - lookbackMs);
   if (!wm.historyReported) await reportHistory(deps, wm, lookbackMs);
 
+  // Paged by the service's own totals (src/wallet/pager.ts), at most `pages` pages a run.
   const records: TransactionRecord[] = [];
-  for (let page = 1; page <= pages; page++) {
-    const res = await deps.wallet.listTransactions({ type: 'deposit', from, to, page, pageSize });
-    records.push(...res.records);
-    if (page >= res.totalPages) break;
+  let read = 0;
+  for await (const res of transactionPages(deps.wallet, { type: 'deposit', from, to }, pageSize ? { pageSize } : {})) {
+    records.push(...res.fresh);
+    if (++read >= pages) {
+      if (records.length < res.totalRecords)
+        deps.logger.info(
+          { read: records.length, total: res.totalRecords },
+          'reconciliation read its page limit; the rest is left to the webhooks and the next run',
+        );
+      break;
+    }
   }
   // Oldest first, so alerts (and their Slack messages) come out in the order things happened.
   records.sort((a, b) => (a.timestamp?.getTime() ?? 0) - (b.timestamp?.getTime() ?? 0));

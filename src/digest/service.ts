@@ -15,7 +15,7 @@ import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
-import type { WalletClient } from '../wallet/client.js';
+import { incompleteNote, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import { dayIn, type SlotTime } from '../jobs/slots.js';
@@ -33,9 +33,8 @@ import {
 
 export const DIGEST_RENDERER = 'digest.daily';
 const DAY = 86_400_000;
-const PAGE_SIZE = 100;
 /** 5,000 transactions: far more than a month of a treasury's movements; beyond, the digest says so. */
-const MAX_PAGES = 50;
+const MAX_RECORDS = 5_000;
 /** Upload attempts of one chart before it is given up (logged; the text was posted). */
 const MAX_CHART_ATTEMPTS = 3;
 /** How long the chart upload waits for the digest's text to be posted first, so it reads below it. */
@@ -46,7 +45,7 @@ export type DigestSlack = Pick<WebClient, 'files' | 'conversations'>;
 /** What the digest reads and writes. `policy` is read at the moment of use (it can change at run time). */
 export interface DigestOptions {
   store: Store;
-  wallet: Pick<WalletClient, 'listTransactions'>;
+  wallet: PagedWallet;
   withdrawals: Pick<WithdrawalService, 'list'>;
   policy: Policy;
   outbox: Pick<Outbox, 'enqueue' | 'registerRenderer' | 'message'>;
@@ -81,22 +80,15 @@ export function createDigests(o: DigestOptions): DigestService {
   });
 
   async function transactions(from: number, to: number): Promise<{ records: TransactionRecord[]; truncated: boolean }> {
-    const records: TransactionRecord[] = [];
-    let page = 1;
-    let totalPages = 1;
-    do {
-      const res = await o.wallet.listTransactions({
-        from: new Date(from),
-        to: new Date(to),
-        page,
-        pageSize: PAGE_SIZE,
-      });
-      totalPages = res.totalPages;
-      records.push(...res.records);
-      if (res.records.length < PAGE_SIZE) break;
-      page++;
-    } while (page <= Math.min(totalPages, MAX_PAGES));
-    return { records, truncated: totalPages > MAX_PAGES };
+    const read = await readAllTransactions(
+      o.wallet,
+      { from: new Date(from), to: new Date(to) },
+      { maxRecords: MAX_RECORDS },
+    );
+    const note = incompleteNote(read);
+    // Any read that did not finish (a limit, a page that failed) must not make a digest that looks complete.
+    if (note) log.warn({ incomplete: note }, 'the digest was built from an incomplete transaction list');
+    return { records: read.records, truncated: !read.complete };
   }
 
   async function readBalances(): Promise<BalanceLine[] | undefined> {

@@ -1,14 +1,17 @@
 /**
  * The one set of words for where a deposit or transaction stands, for alerts, /tx, the digest
  * and the Home tab alike. The wallet service speaks two dialects (webhooks: PENDING,
- * CONFIRMED, FAILED, NOT_PROPAGATED…; the transaction list: Successful, Failed): a person
- * sees only these: pending, confirmed, failed (and "status unknown").
+ * CONFIRMED, FAILED, NOT_PROPAGATED…; the transaction list: Successful, Failed, and in the
+ * public SDK Pending 0 and Initiated 3): a person sees only these: pending, confirmed, failed
+ * (and "status unknown"). Codes and numeric strings of the transaction list are not read here:
+ * the wallet client turns them into names first.
  */
 export type StatusWord = 'pending' | 'confirmed' | 'failed' | 'status unknown';
 
 const WORDS: Readonly<Record<string, StatusWord>> = {
   ABOUT_TO_INITIATE: 'pending',
   PENDING: 'pending',
+  INITIATED: 'pending',
   CONFIRMED: 'confirmed',
   SUCCESSFUL: 'confirmed',
   SUCCESS: 'confirmed',
@@ -46,6 +49,7 @@ export function statusDetail(status: string | undefined | null): string {
   const word = statusWord(status);
   if (status?.toUpperCase() === 'NOT_PROPAGATED') return 'failed: never reached the network';
   if (word === 'pending' && status?.toUpperCase() === 'ABOUT_TO_INITIATE') return 'pending: about to start';
+  if (word === 'pending' && status?.trim().toUpperCase() === 'INITIATED') return 'pending: initiated';
   // A status the service added since: its own name, in words, rather than "unknown". Only its
   // letters, digits, spaces and hyphens, cut: a status is outside text (a webhook is a claim
   // anyone who learns its URL can make), so it never carries mrkdwn, a line break or a link

@@ -6,6 +6,8 @@
 export interface Reply {
   status: number;
   body?: unknown;
+  /** Sent as it is instead of `body` (a plain-text answer). */
+  text?: string;
   headers?: Record<string, string>;
 }
 

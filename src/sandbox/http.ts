@@ -170,7 +170,7 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
     });
 
   const send = (res: ServerResponse, reply: Reply) => {
-    const text = reply.body === undefined ? '' : stringifyJson(reply.body);
+    const text = reply.text ?? (reply.body === undefined ? '' : stringifyJson(reply.body));
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
     headers['content-length'] = String(Buffer.byteLength(text));
     res.writeHead(reply.status, headers);

@@ -20,11 +20,12 @@ import {
 } from './deposits.js';
 import { FaultQueue, type Fault } from './faults.js';
 import { generateAddress } from './generate-address.js';
-import { startHttpServer, type RecordedRequest, type Route } from './http.js';
+import { startHttpServer, type RecordedRequest, type Route, type SandboxRequest } from './http.js';
+import { createVariety, varietySeed, type Answer } from './variety.js';
 import { formatMoney, parseMoney } from './money.js';
 import { seedSandbox } from './seed.js';
 import { SandboxState, type KybName, type Role, type TransactionRecord } from './state.js';
-import { listTransactions, type TimestampUnit } from './transactions.js';
+import { listTransactions, MAX_PAGE_SIZE, type TimestampUnit } from './transactions.js';
 import { withdrawalPayload, type Remittance } from './webhook-payloads.js';
 import { registerWebhook, WebhookDispatcher, type Delivery } from './webhooks.js';
 import type { VerificationUrl } from './verification.js';
@@ -70,6 +71,18 @@ export const SANDBOX_MERCHANT: Readonly<{ email: string; password: string; apiKe
 
 const HOUR = 3600_000;
 
+/** What each endpoint answers, for variety.ts. */
+const ANSWERS: Readonly<Record<string, Answer>> = {
+  '/api/v2/auth/login': 'login',
+  '/api/v2/auth/refreshToken': 'refresh',
+  '/api/v1/walletaddress/generate': 'generate',
+  '/api/merchantClientWithdrawal': 'withdraw',
+  [STATUS_PREFIX]: 'withdrawalStatus',
+  '/api/v1/walletBalance/originAccounts': 'balances',
+  '/api/v2/analytics/transaction-record': 'transactions',
+  '/api/v1/merchant/remittancewebhook': 'webhook',
+};
+
 export interface SandboxOptions {
   /** Default 0 (a free port) on 127.0.0.1. */
   port?: number;
@@ -98,6 +111,16 @@ export interface SandboxOptions {
     /** Per-attempt receiver timeout, default 10 000 ms. */
     timeoutMs?: number;
   };
+  /**
+   * Largest PageSize the transaction list honours; larger requests are clamped to it (and the
+   * answer says so). Default: SANDBOX_MAX_PAGE_SIZE, else 50.
+   */
+  maxPageSize?: number;
+  /**
+   * Answers in the documented alternative forms, drawn per response from this seed (variety.ts);
+   * 'off': the one canonical form. Default: SANDBOX_VARIETY_SEED (a number or "off"), else seed 1.
+   */
+  variety?: number | 'off';
   /** Request body cap, default 1 MiB (larger bodies get 413). */
   maxBodyBytes?: number;
   /**
@@ -177,6 +200,12 @@ export interface Sandbox {
   };
 }
 
+/** A positive whole number from the environment, else undefined. */
+function envInt(name: string): number | undefined {
+  const v = process.env[name]?.trim();
+  return v && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : undefined;
+}
+
 function businessNameFor(email: string): string {
   const domain = email.split('@')[1] ?? 'merchant';
   const name = domain.split('.')[0] ?? domain;
@@ -187,6 +216,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
   const now = opts.now ?? Date.now;
   const log = opts.logger ?? pino({ level: 'silent' });
   const unit: TimestampUnit = opts.timestampUnit ?? 'ms';
+  const maxPageSize = opts.maxPageSize ?? envInt('SANDBOX_MAX_PAGE_SIZE') ?? MAX_PAGE_SIZE;
   const state = new SandboxState(SANDBOX_MERCHANT.email);
   state.addMerchant({ ...SANDBOX_MERCHANT, kyb: 'Approved', role: 'Merchant', businessName: 'Sandbox Treasury Ltd' });
 
@@ -290,7 +320,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       methods: ['GET'],
       path: '/api/v2/analytics/transaction-record',
       envelope: 'v2',
-      handle: (r) => listTransactions({ ...auth, unit, transactions: () => state.transactions() }, r),
+      handle: (r) => listTransactions({ ...auth, unit, maxPageSize, transactions: () => state.transactions() }, r),
     },
     {
       methods: ['PUT'],
@@ -316,9 +346,18 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
     },
   ];
 
+  // Every answer of the service's own endpoints, in a form drawn from its documented alternatives.
+  const seed = varietySeed(opts.variety);
+  const variety = seed === undefined ? undefined : createVariety(seed);
+  const served = variety
+    ? routes.map((r) => {
+        const answer = ANSWERS[r.path] ?? 'other';
+        return { ...r, handle: async (req: SandboxRequest) => variety.vary(answer, req, await r.handle(req)) };
+      })
+    : routes;
   const server = await startHttpServer(
     {
-      routes,
+      routes: served,
       faults,
       log,
       maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,

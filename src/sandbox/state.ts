@@ -48,7 +48,8 @@ export interface TransactionRecord {
   id: string;
   merchantEmail: string;
   clientEmail: string | null;
-  transactionStatus: 'SUCCESSFUL' | 'FAILED';
+  /** The spec's SUCCESSFUL or FAILED; the public SDK's PENDING and INITIATED (not final) too. */
+  transactionStatus: 'SUCCESSFUL' | 'FAILED' | 'PENDING' | 'INITIATED';
   transactionType: 'Deposit' | 'Withdrawal';
   transactionHash: string;
   transactionHashUrl: string;

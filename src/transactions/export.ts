@@ -3,12 +3,11 @@
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
 import type { TransactionRecord } from '../wallet/schemas.js';
-import type { WalletClient } from '../wallet/client.js';
+import { incompleteNote, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { TxQuery } from './filters.js';
 import { csvFile } from './csv.js';
 import { ACCOUNTING_FORMATS, accountingRows, type ExportFormat } from './formats.js';
 
-export const EXPORT_PAGE_SIZE = 100;
 /** A guard against an export that would not fit in one upload (Slack caps files at 1 GB; people at far less). */
 export const EXPORT_MAX_RECORDS = 200_000;
 
@@ -76,32 +75,34 @@ export interface ExportResult {
   noHash: number;
   /** Accounting formats: the currencies in the file. */
   currencies: string[];
+  /** The service's own count of matching records. */
+  totalRecords: number;
+  /** Set when not every record could be read: "incomplete: 1,200 of 1,450 records (…)". */
+  incomplete?: string;
 }
 
 /**
- * Walk every page of the filter; the page/pageSize of the query are ignored. `csv` (the
- * default) is our own columns, exactly as before; the others are accounting tools' imports.
+ * Read every page of the filter (src/wallet/pager.ts: by the service's own totals); the
+ * page/pageSize of the query are ignored. A read that could not finish still gives its file,
+ * with `incomplete` saying how much is missing. `csv` (the default) is our own columns; the
+ * others are accounting tools' imports.
  */
 export async function exportTransactions(
-  wallet: WalletClient,
+  wallet: PagedWallet,
   query: TxQuery,
   onProgress: (p: ExportProgress) => void | Promise<void> = () => undefined,
   format: ExportFormat = 'csv',
 ): Promise<ExportResult> {
   const { page: _page, pageSize: _size, ...filters } = query;
-  const records: TransactionRecord[] = [];
-  let page = 1;
-  let totalPages = 1;
-  do {
-    const res = await wallet.listTransactions({ ...filters, page, pageSize: EXPORT_PAGE_SIZE });
-    if (page === 1 && res.totalRecords > EXPORT_MAX_RECORDS) throw new ExportTooLargeError(res.totalRecords);
-    records.push(...res.records);
-    totalPages = res.totalPages;
-    await onProgress({ page, totalPages, records: records.length, totalRecords: res.totalRecords });
-    // A page shorter than asked is the last one, whatever totalPages says.
-    if (res.records.length < EXPORT_PAGE_SIZE) break;
-    page += 1;
-  } while (page <= totalPages);
+  const read = await readAllTransactions(wallet, filters, {
+    onPage: async (p) => {
+      if (p.page === 1 && p.totalRecords > EXPORT_MAX_RECORDS) throw new ExportTooLargeError(p.totalRecords);
+      await onProgress(p);
+    },
+  });
+  const { records } = read;
+  const note = incompleteNote(read);
+  const about = { totalRecords: read.totalRecords, ...(note ? { incomplete: note } : {}) };
   if (format === 'csv')
     return {
       csv: toCsv(records),
@@ -110,6 +111,7 @@ export async function exportTransactions(
       left: 0,
       noHash: 0,
       currencies: [],
+      ...about,
     };
   const out = accountingRows(format, records);
   return {
@@ -119,5 +121,6 @@ export async function exportTransactions(
     left: out.left,
     noHash: out.noHash,
     currencies: out.currencies,
+    ...about,
   };
 }

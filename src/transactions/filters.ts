@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { TransactionFilter } from '../wallet/client.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 
-export const MAX_PAGE_SIZE = 100;
+/** One /tx page: at most the size the spec documents as accepted (a larger one may be refused or clamped). */
+export const MAX_PAGE_SIZE = 50;
 export const DEFAULT_PAGE_SIZE = 10;
 
 /** The client's filter, with members resolved and paging fixed. */

@@ -21,6 +21,7 @@ import { setWebhookUrl } from './client/webhook.js';
 import { withdraw } from './client/withdraw.js';
 import { withdrawalStatus } from './client/withdrawal-status.js';
 import { originBalances } from './client/balances.js';
+import { DEFAULT_WALLET_PAGE_SIZE } from './pager.js';
 
 export type {
   CurrencyInput,
@@ -47,5 +48,6 @@ export function createWalletClient(o: WalletClientOptions): WalletClient {
     setWebhookUrl: (url) => setWebhookUrl(c, url),
     withdrawalStatus: (reference) => withdrawalStatus(c, reference),
     originBalances: () => originBalances(c),
+    pageSize: o.pageSize ?? DEFAULT_WALLET_PAGE_SIZE,
   };
 }

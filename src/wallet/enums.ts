@@ -73,11 +73,22 @@ export const WEBHOOK_TYPES: readonly EnumMember[] = [
   member({ code: 5, name: 'REMITTANCE', aliases: [] }),
 ];
 
-/** Transaction-list filter and record status. */
+/**
+ * Transaction-list filter and record status: the spec's Successful 1 and Failed 2, and the public
+ * SDK's Pending 0 and Initiated 3. Only Successful and Failed are final.
+ */
 export const TX_STATUSES: readonly EnumMember[] = [
+  member({ code: 0, name: 'PENDING', aliases: [] }),
   member({ code: 1, name: 'SUCCESSFUL', aliases: ['SUCCESS'] }),
   member({ code: 2, name: 'FAILED', aliases: ['FAILURE'] }),
+  member({ code: 3, name: 'INITIATED', aliases: [] }),
 ];
+
+/** Successful or Failed (any form `lookup` accepts); Pending, Initiated and unknown ones are not final. */
+export function isFinalTxStatus(value: unknown): boolean {
+  const code = lookup(TX_STATUSES, value)?.code;
+  return code === 1 || code === 2;
+}
 
 /** Transaction-list filter and record type. */
 export const TX_TYPES: readonly EnumMember[] = [

@@ -2,6 +2,7 @@
  * Turning what the wire gave us into the typed errors of errors.ts, with messages a
  * treasury operator can act on. Every message says whether anything may have changed.
  */
+import { isLosslessNumber } from 'lossless-json';
 import type { z } from 'zod';
 import { KYB_ADVICE, KYB_STATUSES, lookup } from './enums.js';
 import {
@@ -159,15 +160,25 @@ export function tokenRefused(op: WalletOperation, res: HttpResponse): WalletAuth
   );
 }
 
-/** The blocking KYB state named by a login refusal, if any. */
+/**
+ * The blocking KYB state named by a login refusal, if any, whatever the HTTP status (400, 401,
+ * 403, or a 2xx with `isSuccessful: false`): `kybStatus` in `data` or beside it, as a code (a
+ * JSON number, exact or not), a numeric string or a name (public-facts.md: 1 UnVerified,
+ * 2 Initiated, 3 InProgress, 4 Approved, 5 Rejected); else a state named in the message.
+ * Approved, or anything unknown, is not a KYB block.
+ */
 export function kybStateOf(res: HttpResponse): string | undefined {
-  const parsed = errorBodySchema.safeParse(res.body);
-  if (!parsed.success) return undefined;
-  const data = parsed.data.data;
-  const fromData =
-    data && typeof data === 'object' ? lookup(KYB_STATUSES, (data as Record<string, unknown>).kybStatus) : undefined;
-  if (fromData) return fromData.name in KYB_ADVICE ? fromData.name : undefined;
-  const message = parsed.data.message ?? '';
+  const body = res.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const b = body as Record<string, unknown>;
+  const data = b.data && typeof b.data === 'object' ? (b.data as Record<string, unknown>) : undefined;
+  for (const v of [data?.kybStatus, b.kybStatus]) {
+    if (v === undefined || v === null) continue;
+    const m = lookup(KYB_STATUSES, isLosslessNumber(v) ? Number(v.toString()) : v);
+    if (m) return m.name in KYB_ADVICE ? m.name : undefined;
+  }
+  const parsed = errorBodySchema.safeParse(body);
+  const message = parsed.success ? [parsed.data.message, parsed.data.detail, parsed.data.title].join(' ') : '';
   // Longest names first so "UnVerified" is not read as something shorter.
   for (const name of Object.keys(KYB_ADVICE).sort((a, b) => b.length - a.length)) {
     const words = name.replace(/([a-z])([A-Z])/g, '$1[ _-]?$2');
@@ -176,12 +187,12 @@ export function kybStateOf(res: HttpResponse): string | undefined {
   return undefined;
 }
 
-export function kybBlocked(res: HttpResponse, state: string): WalletKybError {
+export function kybBlocked(res: HttpResponse, state: string, op: WalletOperation = 'login'): WalletKybError {
   const advice = KYB_ADVICE[state] ?? 'Contact the wallet service.';
   return new WalletKybError(
     `Wallet service login blocked: the merchant's KYB status is ${state}. ${advice} ${NOTHING_CHANGED}`,
     {
-      operation: 'login',
+      operation: op,
       status: res.status,
       kybStatus: state,
       advice,

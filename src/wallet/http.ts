@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import axios, { type AxiosInstance } from 'axios';
 import type { Logger } from '../log.js';
-import { parseJson } from './json.js';
+import { camelKeys, parseJson } from './json.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
@@ -133,7 +133,7 @@ export class WalletHttp {
       let unparseable = false;
       if (text.trim() !== '') {
         try {
-          body = parseJson(text);
+          body = camelKeys(parseJson(text));
         } catch {
           unparseable = true;
         }

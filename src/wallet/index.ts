@@ -20,3 +20,11 @@ export type {
 export { DEFAULT_ASSUMPTIONS, type WalletAssumptions } from './assumptions.js';
 export type { OriginBalance } from './client/balances.js';
 export type { WithdrawalStatus, WithdrawalStatusName } from './client/withdrawal-status.js';
+export {
+  DEFAULT_WALLET_PAGE_SIZE,
+  incompleteNote,
+  readAllTransactions,
+  transactionPages,
+  type PagedRead,
+  type PageProgress,
+} from './pager.js';

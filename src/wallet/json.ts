@@ -176,6 +176,24 @@ export function toPlain(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Object keys with their first letter in lower case, recursively: the service's answers come
+ * in camelCase, its samples also in PascalCase (`Data`, `IsSuccessful`); both read the same.
+ * A key already present in camelCase wins over its PascalCase twin. Numbers are untouched.
+ */
+export function camelKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (!value || typeof value !== 'object' || isLosslessNumber(value)) return value;
+  const out: Record<string, unknown> = {};
+  const entries = Object.entries(value as Record<string, unknown>);
+  for (const [k, v] of entries) {
+    const key = k.charAt(0).toLowerCase() + k.slice(1);
+    if (key !== k && Object.hasOwn(value, key)) continue;
+    Object.defineProperty(out, key, { value: camelKeys(v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 const unwrap = (v: unknown) => (isLosslessNumber(v) ? v.toString() : v);
 
 /** A number on the wire (LosslessNumber, number, or numeric string) as a JS number. */
@@ -183,6 +201,9 @@ export const wireNumber = z.preprocess((v) => {
   const u = unwrap(v);
   return typeof u === 'string' && u.trim() !== '' && !Number.isNaN(Number(u)) ? Number(u) : u;
 }, z.number());
+
+/** An envelope's `status`: 1, "1" or true is success; 0, "0" or false is failure (as a number). */
+export const wireStatus = z.preprocess((v) => (v === true ? 1 : v === false ? 0 : v), wireNumber);
 
 /** An amount on the wire (LosslessNumber, number, or numeric string) as its exact decimal text. */
 export const wireDecimal = z.preprocess(

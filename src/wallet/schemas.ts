@@ -19,7 +19,7 @@ import {
   type CurrencyMember,
   type EnumMember,
 } from './enums.js';
-import { wireDecimal, wireNumber } from './json.js';
+import { wireDecimal, wireNumber, wireStatus } from './json.js';
 
 const unwrapLossless = (v: unknown) => (isLosslessNumber(v) ? v.toString() : v);
 
@@ -47,7 +47,7 @@ export const wireNetwork = wireEnum(NETWORKS, 'network');
 
 /** v1 envelope: `{ status: 1 | 0, message, data }`. */
 export function v1Envelope<T extends z.ZodType>(data: T) {
-  return z.looseObject({ status: wireNumber, message: z.string().nullish(), data });
+  return z.looseObject({ status: wireStatus, message: z.string().nullish(), data });
 }
 
 /** v2 envelope: `{ data, isSuccessful, message, httpStatusCode }`. */
@@ -116,7 +116,11 @@ const walletAddressDataSchema = z
   .looseObject({
     address: z.string().nullish(),
     merchantClientId: wireText,
-    addressGenerationStatus: wireNumber,
+    // A code, a numeric string or a name (1 generated, 2 pending generation, 3 generation failed).
+    addressGenerationStatus: z.preprocess((v) => {
+      const u = unwrapLossless(v);
+      return typeof u === 'string' && !/^\s*\d+\s*$/.test(u) ? (lookup(ADDRESS_GENERATION_STATUSES, u)?.code ?? u) : u;
+    }, wireNumber),
     addressGenerationMessage: z.string().nullish(),
     addressGenerationTransactionHash: z.string().nullish(),
   })
@@ -278,7 +282,14 @@ export const transactionPageResponseSchema = v2Envelope(
 );
 
 export interface TransactionRecord {
+  /**
+   * The final outcome: 'successful' or 'failed'. Everything else is 'unknown', which every reader
+   * treats as not final: Pending and Initiated (the public SDK's 0 and 3) as well as a status we
+   * do not recognise; `statusName` tells them apart.
+   */
   status: 'successful' | 'failed' | 'unknown';
+  /** The status by its canonical name (SUCCESSFUL, FAILED, PENDING, INITIATED), else the service's own text. */
+  statusName?: string;
   type: 'deposit' | 'withdrawal' | 'unknown';
   hash: string | null;
   hashUrl: string | null;
@@ -317,8 +328,11 @@ export function toTransactionRecord(
 ): TransactionRecord {
   const status = lookup(TX_STATUSES, r.transactionStatus);
   const type = lookup(TX_TYPES, r.transactionType);
+  const currency = lookup(CURRENCIES, r.currency);
+  const network = lookup(NETWORKS, r.network);
   return {
-    status: status ? (status.code === 1 ? 'successful' : 'failed') : 'unknown',
+    status: status?.code === 1 ? 'successful' : status?.code === 2 ? 'failed' : 'unknown',
+    statusName: status?.name ?? r.transactionStatus.trim(),
     type: type ? (type.code === 1 ? 'deposit' : 'withdrawal') : 'unknown',
     hash: r.transactionHash ?? null,
     hashUrl: r.transactionHashUrl ?? null,
@@ -327,10 +341,11 @@ export function toTransactionRecord(
     toAddressUrl: r.toAddressUrl ?? null,
     fromAddressUrl: r.fromAddressUrl ?? null,
     amount: r.amount,
-    currency: lookup(CURRENCIES, r.currency),
-    currencyName: r.currency ?? '',
-    network: lookup(NETWORKS, r.network),
-    networkName: r.network ?? '',
+    currency,
+    // The canonical name when we know the currency (the service may send a code or an alias), else its text.
+    currencyName: currency?.name ?? r.currency ?? '',
+    network,
+    networkName: network?.name ?? r.network ?? '',
     timestamp: r.transactionTimeStamp == null ? undefined : toDate(r.transactionTimeStamp),
     reference: r.reference ?? null,
     createdAt: r.createdAt ?? null,
@@ -343,9 +358,6 @@ export function toTransactionRecord(
 export const webhookUrlSchema = z
   .url('webhook URL must be an absolute http(s) URL')
   .refine((u) => /^https?:\/\//i.test(u), 'webhook URL must use http or https');
-
-/** Registration answers a v1 envelope; an empty body is tolerated (handled by the caller). */
-export const webhookResponseSchema = v1Envelope(z.unknown());
 
 // ---------------------------------------------------------------- helpers
 

@@ -227,11 +227,8 @@ export class SessionManager {
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: stringifyJson({ email, password }),
     });
+    this.refusedForKyb('login', res);
     if (res.status >= 200 && res.status < 300) return this.readTokens('login', res);
-    if (res.status === 400 || res.status === 403) {
-      const state = kybStateOf(res);
-      if (state) throw kybBlocked(res, state);
-    }
     throw loginRefused(res);
   }
 
@@ -245,6 +242,7 @@ export class SessionManager {
       ...(params ? { params } : {}),
       ...(body ? { body: stringifyJson(body) } : {}),
     });
+    this.refusedForKyb('refresh', res);
     if (res.status >= 200 && res.status < 300) return this.readTokens('refresh', res);
     throw loginRefused(res, 'refresh');
   }
@@ -264,6 +262,21 @@ export class SessionManager {
       if (err instanceof TransportError) throw transportFailure(op, err, { timeoutMs: this.d.timeoutMs });
       throw err;
     }
+  }
+
+  /**
+   * A refusal naming a blocking KYB state, in whatever status it comes (400, 401, 403, or a 2xx
+   * saying `isSuccessful: false`), is a KYB block, never "wrong password".
+   */
+  private refusedForKyb(op: 'login' | 'refresh', res: HttpResponse): void {
+    const ok2xx = res.status >= 200 && res.status < 300;
+    const failed = (res.body as { isSuccessful?: unknown } | undefined)?.isSuccessful;
+    if (ok2xx && failed !== false) return;
+    if (!ok2xx && res.status >= 500) return;
+    const state = kybStateOf(res);
+    if (state) throw kybBlocked(res, state, op);
+    // A 2xx that says it failed holds no tokens to read: a refusal like a 400.
+    if (ok2xx) throw loginRefused(res, op);
   }
 
   private readTokens(op: 'login' | 'refresh', res: HttpResponse): Tokens {

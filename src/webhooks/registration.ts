@@ -11,6 +11,7 @@ import { secrets } from '../secrets.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import { secretDigest } from './secrets.js';
+import { WalletError } from '../wallet/errors.js';
 import { SETTINGS } from './settings.js';
 
 const ID = 'webhookRegistration';
@@ -20,6 +21,8 @@ export interface WebhookRegistration {
   shownUrl: string;
   at: string;
   ok: boolean;
+  /** The answer could not be read: the registration may have succeeded (`error` says how to check). */
+  uncertain?: boolean;
   error?: string;
   by: string;
   /** SHA-256 (hex) of the secret in the URL sent: compared with the current one, never shown. Absent in older records. */
@@ -70,9 +73,24 @@ export async function registerWebhook(o: {
     o.logger.info({ url: shownUrl }, 'webhook URL registered with the wallet service');
   } catch (err) {
     // The service's own words may echo the URL we sent, secret path included: never stored, shown or logged.
+    // An answer that could not be read is not a failure: the message says it may have succeeded and how to check.
+    const maybe = err instanceof WalletError && err.mayHaveChanged;
     const error = maskWebhookPaths(String((err as Error)?.message ?? err));
-    record = { shownUrl, at, ok: false, error, by: o.by, secretDigest: secretDigest(o.secret) };
-    o.logger.warn({ reason: error, url: shownUrl }, 'webhook URL registration failed');
+    record = {
+      shownUrl,
+      at,
+      ok: false,
+      ...(maybe ? { uncertain: true } : {}),
+      error,
+      by: o.by,
+      secretDigest: secretDigest(o.secret),
+    };
+    o.logger.warn(
+      { reason: error, url: shownUrl },
+      maybe
+        ? 'webhook URL registration may have succeeded; its answer could not be read'
+        : 'webhook URL registration failed',
+    );
   }
   await o.store.commit((tx) => tx.put(SETTINGS, ID, record));
   return record;

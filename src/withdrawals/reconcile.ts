@@ -15,6 +15,7 @@
 import { serializeError, type Logger } from '../log.js';
 import type { WalletClient } from '../wallet/client.js';
 import { CURRENCIES, lookup } from '../wallet/enums.js';
+import { incompleteNote, pageSizeOf, transactionPages, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
 import { holdFamily } from './family-holds.js';
 import { wordOfListed, wordOfStatus } from './notice.js';
@@ -48,7 +49,7 @@ export interface Reconciler {
 export function createReconciler(
   shell: Shell,
   o: {
-    wallet: Pick<WalletClient, 'listTransactions'> & Partial<Pick<WalletClient, 'withdrawalStatus'>>;
+    wallet: PagedWallet & Partial<Pick<WalletClient, 'withdrawalStatus'>>;
     logger: Logger;
     maxPages: number;
     pageSize: number;
@@ -57,11 +58,22 @@ export function createReconciler(
   const { wallet, logger, maxPages, pageSize } = o;
 
   async function findInTransactions(req: WithdrawalRequest): Promise<ListedTransaction | undefined> {
-    for (let page = 1; page <= maxPages; page++) {
-      const res = await wallet.listTransactions({ address: req.destination, type: 'withdrawal', page, pageSize });
-      const hit = res.records.find((rec) => rec.reference === req.merchantReference);
+    // Paged by the service's own totals (src/wallet/pager.ts); the page size asked is never above
+    // the one known to be accepted (the wallet's), and the service's own is followed.
+    const size = Math.min(pageSize, pageSizeOf(wallet));
+    const pages = transactionPages(wallet, { address: req.destination, type: 'withdrawal' }, { pageSize: size });
+    let page = 0;
+    for (;;) {
+      const step = await pages.next();
+      if (step.done) {
+        // "Not in the list" is only believed of a list read to its end.
+        const note = incompleteNote(step.value);
+        if (note) throw new Error(`the transaction list could not be read to its end: ${note}`);
+        return undefined;
+      }
+      const hit = step.value.records.find((rec) => rec.reference === req.merchantReference);
       if (hit) return hit;
-      if (page >= res.totalPages || res.records.length === 0) return undefined;
+      if (++page >= maxPages) break;
     }
     logger.warn(
       { id: req.id, maxPages, currency: lookup(CURRENCIES, req.currency)?.name },

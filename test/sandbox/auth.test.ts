@@ -5,12 +5,19 @@ import { SecretRegistry } from '../../src/secrets.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { M, apiKey, bearer, call, expectProblem401, login } from './helpers.js';
 
+/**
+ * These tests read the sandbox's wire format itself (the spec's canonical forms), so its variety
+ * (src/sandbox/variety.ts: alternative forms at random) is off here; test/sandbox/variety.test.ts
+ * checks the alternatives, and every client test runs against them.
+ */
+const CANONICAL = { variety: 'off' } as const;
+
 let sb: Sandbox;
 let clock: number;
 
 beforeEach(async () => {
   clock = Date.parse('2025-03-01T12:00:00Z');
-  sb = await createSandbox({ seed: false, now: () => clock });
+  sb = await createSandbox({ ...CANONICAL, seed: false, now: () => clock });
 });
 afterEach(async () => {
   await sb.close();
@@ -190,7 +197,7 @@ describe('refresh', () => {
 
   it('a refresh token lives refreshTokenLifetimeMs', async () => {
     await sb.close();
-    sb = await createSandbox({ seed: false, now: () => clock, refreshTokenLifetimeMs: 5000 });
+    sb = await createSandbox({ ...CANONICAL, seed: false, now: () => clock, refreshTokenLifetimeMs: 5000 });
     const s = await login(sb);
     clock += 5000;
     expect((await refresh(s.refreshToken)).status).toBe(400);
@@ -211,7 +218,7 @@ describe('password reset', () => {
       }),
     });
     await sb.close();
-    sb = await createSandbox({ seed: false, now: () => clock, logger });
+    sb = await createSandbox({ ...CANONICAL, seed: false, now: () => clock, logger });
 
     const req = await call(sb, 'POST', '/api/v2/auth/password-reset/otp', { body: { email: M.email } });
     expect(req.status).toBe(200);

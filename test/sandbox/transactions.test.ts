@@ -2,6 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, type TransactionRecord } from '../../src/sandbox/index.js';
 import { apiKey, bearer, call, login } from './helpers.js';
 
+/**
+ * These tests read the sandbox's wire format itself (the spec's canonical forms), so its variety
+ * (src/sandbox/variety.ts: alternative forms at random) is off here; test/sandbox/variety.test.ts
+ * checks the alternatives, and every client test runs against them.
+ */
+const CANONICAL = { variety: 'off' } as const;
+
 let sb: Sandbox;
 let token: string;
 const NOW = Date.parse('2025-06-01T12:00:00.000Z');
@@ -10,7 +17,7 @@ const list = (query = '') =>
   call(sb, 'GET', `/api/v2/analytics/transaction-record${query}`, { headers: bearer(token) });
 
 beforeEach(async () => {
-  sb = await createSandbox({ seed: false, now: () => NOW });
+  sb = await createSandbox({ ...CANONICAL, seed: false, now: () => NOW });
   ({ token } = await login(sb));
 });
 afterEach(async () => {
@@ -45,9 +52,33 @@ describe("the spec's pagination examples", () => {
     expect(res.json.data.records).toHaveLength(10);
   });
 
-  it('PageSize 100 is the maximum: above -> 400 v2 envelope; other bad values too', async () => {
-    expect((await list('?PageSize=100')).json.data.records).toHaveLength(40);
-    for (const q of ['?PageSize=101', '?PageSize=0', '?Page=0', '?Page=abc', '?PageSize=2.5']) {
+  it('a PageSize above the maximum (50 by default) is clamped to it, and the answer says the size used', async () => {
+    sb.resetTransactions(Array.from({ length: 140 }, () => ({})));
+    const p1 = await list('?PageSize=100');
+    expect(p1.status).toBe(200);
+    expect(p1.json.data).toMatchObject({ pageSize: 50, currentPage: 1, totalPages: 3, totalRecords: 140 });
+    expect(p1.json.data.records).toHaveLength(50);
+    const p3 = await list('?Page=3&PageSize=100');
+    expect(p3.json.data).toMatchObject({ pageSize: 50, currentPage: 3, totalPages: 3 });
+    expect(p3.json.data.records).toHaveLength(40);
+  });
+
+  it('the maximum is configurable', async () => {
+    const capped = await createSandbox({ ...CANONICAL, seed: false, now: () => NOW, maxPageSize: 20 });
+    try {
+      capped.resetTransactions(Array.from({ length: 40 }, () => ({})));
+      const { token: t2 } = await login(capped);
+      const res = await call(capped, 'GET', '/api/v2/analytics/transaction-record?PageSize=30', {
+        headers: bearer(t2),
+      });
+      expect(res.json.data).toMatchObject({ pageSize: 20, totalPages: 2, totalRecords: 40 });
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('bad Page or PageSize values -> 400 v2 envelope', async () => {
+    for (const q of ['?PageSize=0', '?Page=0', '?Page=abc', '?PageSize=2.5']) {
       const res = await list(q);
       expect(res.status, q).toBe(400);
       expect(res.json, q).toMatchObject({ isSuccessful: false, httpStatusCode: 400, message: expect.any(String) });
@@ -141,7 +172,7 @@ describe('record format', () => {
 
   it("timestampUnit 's' converts records and filters to seconds", async () => {
     await sb.close();
-    sb = await createSandbox({ seed: false, now: () => NOW, timestampUnit: 's' });
+    sb = await createSandbox({ ...CANONICAL, seed: false, now: () => NOW, timestampUnit: 's' });
     ({ token } = await login(sb));
     sb.resetTransactions([
       { reference: 'a', transactionTimeStamp: NOW - 10_500 },
@@ -244,7 +275,7 @@ describe('filters', () => {
     for (const q of [
       '?Currency=DOGE',
       '?NetworkChain=SOLANA',
-      '?Status=3',
+      '?Status=7', // 0-3 are the SDK's Pending, Successful, Failed, Initiated
       '?TransactionType=9',
       '?StartTimeStamp=yesterday',
     ]) {

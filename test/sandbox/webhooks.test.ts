@@ -15,6 +15,13 @@ import {
   type Receiver,
 } from './helpers.js';
 
+/**
+ * These tests read the sandbox's wire format itself (the spec's canonical forms), so its variety
+ * (src/sandbox/variety.ts: alternative forms at random) is off here; test/sandbox/variety.test.ts
+ * checks the alternatives, and every client test runs against them.
+ */
+const CANONICAL = { variety: 'off' } as const;
+
 let sb: Sandbox | undefined;
 let rx: Receiver | undefined;
 afterEach(async () => {
@@ -27,7 +34,7 @@ afterEach(async () => {
 const fast = { confirmAfterMs: 20, retryBaseMs: 5, maxDelayMs: 40 };
 
 async function setup(webhook: Record<string, unknown> = {}, script: number[] = []) {
-  sb = await createSandbox({ seed: false, webhook: { ...fast, ...webhook } });
+  sb = await createSandbox({ ...CANONICAL, seed: false, webhook: { ...fast, ...webhook } });
   rx = await startReceiver(script);
   expect((await registerWebhook(sb, rx.url)).status).toBe(200);
   return { sb, rx };
@@ -40,7 +47,7 @@ function checksumOk(payload: Record<string, any>): boolean {
 
 describe('webhook registration', () => {
   it('registers and replaces the URL, answering the v1 envelope', async () => {
-    sb = await createSandbox({ seed: false });
+    sb = await createSandbox({ ...CANONICAL, seed: false });
     const res = await registerWebhook(sb, 'https://example.test/hook-1');
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
@@ -54,7 +61,7 @@ describe('webhook registration', () => {
   });
 
   it('refuses a missing ApiKey (401), a bad URL or a foreign publicKey (400)', async () => {
-    sb = await createSandbox({ seed: false });
+    sb = await createSandbox({ ...CANONICAL, seed: false });
     const path = '/api/v1/merchant/remittancewebhook';
     expect(
       (await call(sb, 'PUT', path, { body: { webHookUrl: 'https://x.test/h', publicKey: M.publicKey } })).status,
@@ -88,7 +95,7 @@ describe('webhook registration', () => {
 
 describe('deposit webhooks', () => {
   it('PENDING then CONFIRMED, PascalCase as the public sample, credited on confirmation', async () => {
-    sb = await createSandbox({ seed: false, webhook: { ...fast, confirmAfterMs: 300 } });
+    sb = await createSandbox({ ...CANONICAL, seed: false, webhook: { ...fast, confirmAfterMs: 300 } });
     const s = sb;
     rx = await startReceiver([], () => s.balance('ada@client.test', 'USDT', 'BSC'));
     await registerWebhook(sb, rx.url);
@@ -298,7 +305,11 @@ describe('delivery', () => {
   });
 
   it('retries network errors, recorded as "error"', async () => {
-    sb = await createSandbox({ seed: false, webhook: { ...fast, confirmAfterMs: 60_000, maxAttempts: 3 } });
+    sb = await createSandbox({
+      ...CANONICAL,
+      seed: false,
+      webhook: { ...fast, confirmAfterMs: 60_000, maxAttempts: 3 },
+    });
     // A port that was free a moment ago: connection refused.
     const probe = createServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));

@@ -12,6 +12,13 @@ import {
   bearer,
 } from './helpers.js';
 
+/**
+ * These tests read the sandbox's wire format itself (the spec's canonical forms), so its variety
+ * (src/sandbox/variety.ts: alternative forms at random) is off here; test/sandbox/variety.test.ts
+ * checks the alternatives, and every client test runs against them.
+ */
+const CANONICAL = { variety: 'off' } as const;
+
 let sb: Sandbox;
 const CLIENT = 'payer@client.test';
 const DEST = `0x${'ab'.repeat(20)}`;
@@ -30,7 +37,7 @@ const body = (over: Record<string, unknown> = {}) => ({
 });
 
 beforeEach(async () => {
-  sb = await createSandbox({ seed: false, webhook: { confirmAfterMs: 10, retryBaseMs: 5 } });
+  sb = await createSandbox({ ...CANONICAL, seed: false, webhook: { confirmAfterMs: 10, retryBaseMs: 5 } });
   await generate(sb, CLIENT, '4', 'BSC');
   sb.setBalance(CLIENT, 'USDT', 'BSC', '1000');
 });

@@ -139,7 +139,8 @@ describe('the verification callback', () => {
   });
 
   it('a withdrawal posted straight to the sandbox with the API key is refused, moves nothing, and alerts the admins once', async () => {
-    const a = await app();
+    // Posts straight to the sandbox and reads its refusal body as sent (the canonical v1 form): variety off.
+    const a = await app({ sandbox: { variety: 'off' } });
     const sb = a.app.sandbox!;
     const balance = sb.balance(CLIENT, 'USDT', 'BSC');
     const txs = sb.transactions().length;
@@ -181,7 +182,8 @@ describe('the verification callback', () => {
   });
 
   it('a reference of any shape still alarms the admins once, shown short and escaped, and is audited shortened', async () => {
-    const a = await app();
+    // Posts straight to the sandbox and reads its refusal body as sent (the canonical v1 form): variety off.
+    const a = await app({ sandbox: { variety: 'off' } });
     const long = `L${'x'.repeat(248)}Z`;
     const sneaky = '<!channel> `pay` *now*';
     const references = ['pay out 42', 'réf-42', long, sneaky];

@@ -50,7 +50,8 @@ async function withdraw(sb: Sandbox, reference: string) {
 }
 
 async function start(verificationUrl: string | undefined): Promise<Sandbox> {
-  sandbox = await createSandbox({ seed: false, ...(verificationUrl ? { verificationUrl } : {}) });
+  // These tests read the sandbox's refusal body as sent (its canonical v1 form): variety off.
+  sandbox = await createSandbox({ seed: false, variety: 'off', ...(verificationUrl ? { verificationUrl } : {}) });
   sandbox.setBalance(CLIENT, 'USDT', 'BSC', '1000');
   return sandbox;
 }

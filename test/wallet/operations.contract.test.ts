@@ -337,11 +337,14 @@ describe('listTransactions', () => {
     expect(Math.abs(recent.records[0]!.timestamp!.getTime() - Date.now())).toBeLessThan(3_600_000);
   });
 
-  it('a page size the service refuses surfaces its message; bad filters are refused locally', async () => {
+  it('a 400 from the service surfaces its message; a page size above its maximum is clamped, and said; bad filters are refused locally', async () => {
     const { client } = clientFor(sb);
-    const err = await walletError<WalletRejectedError>(client.listTransactions({ pageSize: 1000 }), 'rejected');
+    sb.injectFault('/api/v2/analytics/transaction-record', { kind: 'status', status: 400 });
+    const err = await walletError<WalletRejectedError>(client.listTransactions({ pageSize: 10 }), 'rejected');
     expect(err.status).toBe(400);
     expect(err.serviceMessage).toBeTruthy();
+    // The sandbox's maximum is 50 (the size the spec documents as accepted): the answer says so.
+    expect((await client.listTransactions({ pageSize: 1000 })).pageSize).toBe(50);
     await walletError(client.listTransactions({ page: 0 }), 'validation');
     await walletError(client.listTransactions({ currency: 'NOPE' }), 'validation');
     await walletError(client.listTransactions({ from: new Date('garbage') }), 'validation');

@@ -88,7 +88,8 @@ describe('idempotent calls retry', () => {
 
   it('a 4xx is not retried', async () => {
     const { client } = clientFor(sb);
-    await walletError(client.listTransactions({ pageSize: 100_000 }), 'rejected');
+    sb.injectFault(TX, { kind: 'status', status: 400 });
+    await walletError(client.listTransactions(), 'rejected');
     expect(requestsTo(sb, TX)).toHaveLength(1);
   });
 });

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { PATHS } from '../assumptions.js';
 import { CURRENCIES, lookup, NETWORKS } from '../enums.js';
 import { rejection, shapeError } from '../failures.js';
-import { wireDecimal, wireNumber } from '../json.js';
+import { wireDecimal, wireStatus } from '../json.js';
 import { isLosslessNumber } from 'lossless-json';
 import { is2xx, refusal, type WalletCalls } from './calls.js';
 
@@ -37,7 +37,7 @@ const rowSchema = z
   .refine((r) => r.currency != null || r.key != null, { message: 'missing currency (or key)', path: ['currency'] });
 
 const balancesResponseSchema = z.looseObject({
-  status: wireNumber.optional(),
+  status: wireStatus.optional(),
   message: z.string().nullish(),
   data: z.array(rowSchema).nullish(),
 });

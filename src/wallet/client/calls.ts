@@ -129,6 +129,13 @@ export function createWalletCalls(o: WalletClientOptions): WalletCalls {
 
   async function withSession(op: WalletOperation, build: (authorization: string) => HttpRequest, deadline: number) {
     const scheme = assumptions.v2AuthScheme;
+    // WALLET_V2_AUTH_SCHEME=ApiKey: the merchant's secret key, as the public SDK sends it to the
+    // analytics endpoints; no login, and a 401 is the key refused (logging in again cannot help).
+    if (scheme.toLowerCase() === 'apikey') {
+      const res = await idempotent(op, build(apiKeyHeader.Authorization), deadline);
+      if (res.status === 401) throw apiKeyRefused(op, res);
+      return res;
+    }
     const token = await session.accessToken(deadline, op);
     const first = await idempotent(op, build(`${scheme} ${token}`), deadline);
     if (first.status !== 401) return first;

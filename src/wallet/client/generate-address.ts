@@ -47,5 +47,5 @@ export function generateAddress(c: WalletCalls, i: GenerateAddressInput): Promis
 
 function statusZero(res: HttpResponse): boolean {
   const b = res.body as { status?: unknown } | undefined;
-  return !!b && typeof b === 'object' && String(b.status) === '0';
+  return !!b && typeof b === 'object' && (String(b.status) === '0' || b.status === false);
 }

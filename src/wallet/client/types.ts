@@ -34,6 +34,8 @@ export interface WalletClientOptions {
   onCall?: (op: WalletOperation, outcome: string, seconds: number) => void;
   /** Default: the process registry. Every token obtained is added to it. */
   secrets?: SecretRegistry;
+  /** Page size of every multi-page read of the transaction list (pager.ts). Default 50 (WALLET_PAGE_SIZE). */
+  pageSize?: number;
 }
 
 /** Anything `lookup` resolves: a member, its code, a numeric string or a name. */
@@ -85,6 +87,8 @@ export interface WalletClient {
   /** Balances of the merchant's origin accounts, per currency and network. */
   originBalances(): Promise<OriginBalance[]>;
   authState(): { loggedIn: boolean; expiresAt?: number; email: string };
+  /** Page size of multi-page reads (pager.ts); optional so test doubles need not have it. */
+  readonly pageSize?: number;
   /** Stops background work (the refresh ahead of expiry); optional so test doubles need not have it. */
   close?(): void;
 }

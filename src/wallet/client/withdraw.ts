@@ -89,7 +89,8 @@ function readWithdrawal(res: HttpResponse, merchantReference: string): Withdrawa
     );
   }
   const envelopeStatus = (res.body as { status?: unknown } | undefined)?.status;
-  if (envelopeStatus !== undefined && String(envelopeStatus) !== '1') {
+  // 1, "1" or true: the envelope's success (public-facts.md: numbers, numeric strings, booleans all seen).
+  if (envelopeStatus !== undefined && String(envelopeStatus) !== '1' && envelopeStatus !== true) {
     // A success status with a failure envelope is not a documented answer: we cannot
     // tell whether the money moved, so it is reconciled rather than trusted either way.
     const said = serviceMessage(res) ?? 'no message';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { PATHS, WITHDRAWAL_ACCEPT } from '../assumptions.js';
 import { enumSchema, type EnumMember } from '../enums.js';
 import { inputError, rejection, shapeError } from '../failures.js';
-import { wireDecimal, wireNumber } from '../json.js';
+import { wireDecimal, wireNumber, wireStatus } from '../json.js';
 import { is2xx, refusal, type WalletCalls } from './calls.js';
 
 /** The documented statuses (1 NotFound, 2 Pending, 3 Completed, 4 Failed). */
@@ -57,7 +57,7 @@ const statusDataSchema = z.looseObject({
 });
 
 const statusResponseSchema = z.looseObject({
-  status: wireNumber.optional(),
+  status: wireStatus.optional(),
   message: z.string().nullish(),
   data: statusDataSchema.nullish(),
 });
