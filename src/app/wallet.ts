@@ -54,6 +54,8 @@ export async function buildWallet(
     refreshMethod: wallet.refreshMethod,
     timestampUnit: wallet.timestampUnit,
     timeoutMs: wallet.timeoutMs,
+    // WALLET_PAGE_SIZE: the page size every multi-page read asks for (src/wallet/pager.ts).
+    pageSize: wallet.pageSize,
     logger: o.logger.child({ component: 'wallet' }),
     // Commands rarely wait for a login: the token is refreshed in the background before it expires.
     refreshAhead: true,

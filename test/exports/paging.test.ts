@@ -94,3 +94,29 @@ describe('/tx export pages by the service totals', () => {
     }
   });
 });
+
+describe('WALLET_PAGE_SIZE reaches every multi-page read of the running app', () => {
+  it('an app started with WALLET_PAGE_SIZE=30 asks for pages of 30', async () => {
+    const small = await startTestApp({ sandbox: { maxPageSize: 50 }, env: { WALLET_PAGE_SIZE: '30' } });
+    try {
+      small.app.sandbox!.resetTransactions(
+        Array.from({ length: 70 }, (_, i) => ({
+          amount: '1',
+          reference: `small-${i}`,
+          transactionHash: `0x${(i + 1000).toString(16).padStart(64, '0')}`,
+          transactionTimeStamp: AT - i * 60_000,
+        })),
+      );
+      const asked = small.app.sandbox!.stats.requests.length;
+      const { res, responseUrl } = await small.command('/tx', 'export', USERS.viewer);
+      expect(res.status).toBe(200);
+      await small.repliesUntil(responseUrl, (r) => /Export finished/.test(String(r.text)), 25_000);
+      const pages = small.app
+        .sandbox!.stats.requests.slice(asked)
+        .filter((r) => /^\/api\/v2\/analytics\/transaction-record\?Page=\d+&PageSize=\d+$/.test(r.path));
+      expect(pages.map((r) => new URL(r.path, 'http://x').searchParams.get('PageSize'))).toEqual(['30', '30', '30']);
+    } finally {
+      await small.stop();
+    }
+  });
+});
