@@ -33,4 +33,4 @@ export {
   type Refusal,
   type Refused,
 } from './rules.js';
-export { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide.js';
+export { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';

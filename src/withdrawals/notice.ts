@@ -19,13 +19,11 @@
  */
 import { WEBHOOK_STATUSES, lookup } from '../wallet/enums.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
-import type { Decision } from './decide.js';
+import type { Decision } from './decide/index.js';
 import { about } from './rules.js';
 import { sentAt } from './settle-by-status.js';
-import type { WithdrawalRequest } from './types.js';
+import { SYSTEM, type WithdrawalRequest } from './types.js';
 import type { ListedTransaction } from './wallet-answer.js';
-
-const SYSTEM = 'system';
 
 /** Longest claimed status or hash kept: enough for any real one, and a forged novel stays out of the store. */
 const CLAIM_MAX = 120;

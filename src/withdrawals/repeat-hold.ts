@@ -34,10 +34,8 @@ import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec } from './money.js';
 import { about, refused, sameAddress, stateWords } from './rules.js';
-import type { Decision } from './decide.js';
-import type { RepeatHold, WithdrawalRequest, WithdrawalState } from './types.js';
-
-const SYSTEM = 'system';
+import type { Decision } from './decide/index.js';
+import { SYSTEM, type RepeatHold, type WithdrawalRequest, type WithdrawalState } from './types.js';
 
 /** Why a new request cannot repeat an earlier one the service now reports: it may have been paid. */
 export const CONTRADICTED_NEVER_EXECUTED =

@@ -35,7 +35,7 @@ import {
   type DailyUsage,
   type Refused,
 } from './rules.js';
-import { recoveryAction } from './decide.js';
+import { recoveryAction } from './decide/index.js';
 import type { RecheckFacts } from './recheck.js';
 import { createShell, WITHDRAWALS } from './shell.js';
 import { feeEstimate, type FeeEstimate } from './fees.js';

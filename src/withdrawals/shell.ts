@@ -8,7 +8,7 @@ import { serializeError, type Logger } from '../log.js';
 import { collection, type Store, type Tx } from '../store/index.js';
 import type { Policy } from '../policy/schema.js';
 import { appendAudit } from '../audit/log.js';
-import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide.js';
+import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
 import type { AllowlistApprovals } from './rules.js';
 import type { DecisionOutcome, WithdrawalEvent, WithdrawalListener, WithdrawalRequest } from './types.js';
 

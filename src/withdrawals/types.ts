@@ -22,6 +22,9 @@ export type WithdrawalState =
   | 'rejected'
   | 'expired';
 
+/** The actor of everything the app does on its own (sending, expiry, reconciliation, notifications). */
+export const SYSTEM = 'system';
+
 export const FINAL_STATES: readonly WithdrawalState[] = ['completed', 'failed', 'rejected', 'expired'];
 /** States whose amount does not count towards the daily limit: no money moved and none will. */
 export const NOT_COUNTED_STATES: readonly WithdrawalState[] = ['rejected', 'expired', 'failed'];

@@ -12,7 +12,7 @@ import {
   type DecideContext,
   type Decision,
   type WithdrawalCommand,
-} from '../../src/withdrawals/decide.js';
+} from '../../src/withdrawals/decide/index.js';
 import { admitRequest, decisionRefusal, reservedFor, roleRefusal, stateRefusal } from '../../src/withdrawals/rules.js';
 import { deriveAddress } from '../../src/wallet/addresses.js';
 import type { ListedTransaction, WithdrawAnswer } from '../../src/withdrawals/wallet-answer.js';

@@ -4,7 +4,12 @@
  * store, no wallet, no clock.
  */
 import { describe, expect, it } from 'vitest';
-import { decide, recoveryAction, type DecideContext, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
+import {
+  decide,
+  recoveryAction,
+  type DecideContext,
+  type WithdrawalCommand,
+} from '../../src/withdrawals/decide/index.js';
 import {
   contradictedRefusalWords,
   familyOf,
