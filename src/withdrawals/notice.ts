@@ -15,7 +15,7 @@
  *   request ("it may be forged"), never dropped silently.
  *
  * An unknown outcome is settled by the service's answer alone (settle-by-status.ts, the list's
- * record in decide.ts), in the same commit as the verdict.
+ * record in decide/settle.ts), in the same commit as the verdict.
  */
 import { WEBHOOK_STATUSES, lookup } from '../wallet/enums.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';

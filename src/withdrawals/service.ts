@@ -1,5 +1,5 @@
 /**
- * The withdrawal service: the shell around the pure decider (decide.ts), which holds every rule.
+ * The withdrawal service: the shell around the pure decider (decide/), which holds every rule.
  *
  * Each operation resolves what needs I/O (roles and group membership, the wallet's answer, the
  * transaction list), then inside ONE store commit reads the request, asks `decide`, and writes
@@ -54,7 +54,7 @@ import type {
   BalanceSource,
 } from './types.js';
 import { appendAudit } from '../audit/log.js';
-import { RELEASED_AFTER_EXPIRY } from './repeat-hold.js';
+import { RELEASED_AFTER_EXPIRY } from './hold/words.js';
 import { holdFamily } from './family-holds.js';
 
 export { WITHDRAWALS };
@@ -136,7 +136,7 @@ export interface WithdrawalService {
   checkNotice(merchantReference: string): Promise<WithdrawalRequest | undefined>;
   resolveUnknown(id: string, adminId: string, outcome: 'sent' | 'not_sent', note: string): Promise<DecisionOutcome>;
   /**
-   * An admin's decision on a repeat on hold (repeat-hold.ts): `release` ("Send anyway") clears the
+   * An admin's decision on a repeat on hold (hold/): `release` ("Send anyway") clears the
    * hold, and an approved request is then sent once (`execution`, as for the last approval);
    * `reject` rejects it. Audited with who and why.
    */
@@ -254,7 +254,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
         ...(balance !== undefined ? { balance } : {}),
       } as const;
       const applied = shell.apply(tx, command, undefined, context(now(), p));
-      // The balance gate's refusal, and the repeat gate's (one payout, one request: repeat-hold.ts), are
+      // The balance gate's refusal, and the repeat gate's (one payout, one request: hold/decide.ts), are
       // decisions of their own: audited with why (the other rules refuse input).
       const gate = applied.decision.kind === 'refused' ? applied.decision.reason : undefined;
       if (applied.decision.kind === 'refused' && (gate === 'balance' || gate === 'repeat'))
@@ -595,7 +595,7 @@ export function needsAdminAttention(event: WithdrawalEvent): boolean {
     event.type === 'notice-disagreed'
   )
     return true;
-  // A payout retyped by hand, made on hold (repeat-hold.ts retypedHold): an admin decides.
+  // A payout retyped by hand, made on hold (hold/decide.ts retypedHold): an admin decides.
   if (event.type === 'requested' && event.request.hold) return true;
   const status = event.request.confirmation?.status;
   return event.type === 'confirmation' && (status === 'FAILED' || status === 'NOT_PROPAGATED');

@@ -10,16 +10,15 @@ import {
   type DecideContext,
   type WithdrawalCommand,
 } from '../../src/withdrawals/decide/index.js';
+import { contradictedRefusalWords } from '../../src/withdrawals/hold/words.js';
 import {
-  contradictedRefusalWords,
   familyOf,
   holdTargets,
-  mayRepeat,
-  repeatRefusal,
   notifiedAfterNeverExecuted,
   reportedAfterNeverExecuted,
   sameDetails,
-} from '../../src/withdrawals/repeat-hold.js';
+} from '../../src/withdrawals/hold/family.js';
+import { mayRepeat, repeatRefusal } from '../../src/withdrawals/hold/decide.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';
 import { T0, testPolicy, usdt } from './helpers.js';

@@ -12,7 +12,7 @@ import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { webhookChecksum, withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
 import type { TransactionRecord } from '../../src/sandbox/state.js';
 import { COLLECTIONS } from '../../src/outbox/index.js';
-import { contradictedRefusalWords } from '../../src/withdrawals/repeat-hold.js';
+import { contradictedRefusalWords } from '../../src/withdrawals/hold/words.js';
 import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { stringifyJson } from '../../src/wallet/json.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';

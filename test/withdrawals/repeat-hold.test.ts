@@ -10,12 +10,12 @@ import {
   type DecideContext,
   type WithdrawalCommand,
 } from '../../src/withdrawals/decide/index.js';
+import { contradictedRefusalWords } from '../../src/withdrawals/hold/words.js';
 import {
-  contradictedRefusalWords,
   notifiedAfterNeverExecuted,
   repeatsOf,
   reportedAfterNeverExecuted,
-} from '../../src/withdrawals/repeat-hold.js';
+} from '../../src/withdrawals/hold/family.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import { verdict } from '../../src/verification/verdict.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';

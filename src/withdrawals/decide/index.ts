@@ -14,7 +14,7 @@
  * This file is the entry and the shared types; each family of commands is decided in its own
  * module: request.ts, approval.ts (approve, reject), send.ts (the claim, the policy re-check,
  * the wallet's answer), lifecycle.ts (expiry, reminders, startup), settle.ts (unknown outcomes
- * settled), and outside this folder notice.ts, settle-by-status.ts and repeat-hold.ts.
+ * settled), and outside this folder notice.ts, settle-by-status.ts and hold/decide.ts.
  */
 import type { Policy } from '../../policy/schema.js';
 import type { WithdrawalStatus } from '../../wallet/client/withdrawal-status.js';
@@ -23,7 +23,7 @@ import type { RecheckFacts } from '../recheck.js';
 import type { ListedTransaction, SendOutcome } from '../wallet-answer.js';
 import { decideByStatus } from '../settle-by-status.js';
 import { decideNotice, decideNoticeVerdict, decideServiceWord, type ServiceWord } from '../notice.js';
-import { decideHoldRepeat, decideSettleHold, type SettleHoldCommand } from '../repeat-hold.js';
+import { decideHoldRepeat, decideSettleHold, type SettleHoldCommand } from '../hold/decide.js';
 import type { DecisionReason, RequestRule, WithdrawalEventType, WithdrawalRequest } from '../types.js';
 import { decideApprove, decideReject } from './approval.js';
 import { decideExpire, decideExpireUnsent, decideMarkUnknown, decideRemind } from './lifecycle.js';
@@ -51,7 +51,7 @@ export type WithdrawalCommand =
        * be read (allowed, and the card says so), absent when the app has no balance source.
        */
       balance?: string | null;
-      /** "New request with the same details": the id it repeats, and that request as stored now (repeat-hold.ts). */
+      /** "New request with the same details": the id it repeats, and that request as stored now (hold/). */
       repeatOf?: { id: string; original: WithdrawalRequest | undefined };
     }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
@@ -102,7 +102,7 @@ export type WithdrawalCommand =
   | { type: 'notice-verdict'; word: ServiceWord }
   /**
    * A repeat of `original`, "never executed" until now: `service` (the service answered that it has
-   * it) holds or marks it; `notice` (only a notification claims it) holds it as a precaution (repeat-hold.ts).
+   * it) holds or marks it; `notice` (only a notification claims it) holds it as a precaution (hold/).
    */
   | { type: 'hold-repeat'; original: WithdrawalRequest; basis: 'notice' | 'service' }
   /** An admin releases ("Send anyway") or rejects a held repeat. */

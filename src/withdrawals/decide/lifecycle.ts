@@ -19,7 +19,7 @@ export type RecoveryAction = 'send' | 'expire-unsent' | 'mark-unknown' | 'none';
 export function recoveryAction(req: WithdrawalRequest, now: number): RecoveryAction {
   if (req.state === 'executing') return 'mark-unknown';
   if (req.state !== 'approved') return 'none';
-  // On hold (repeat-hold.ts): it waits for an admin, however long; the claim would refuse it anyway.
+  // On hold (hold/): it waits for an admin, however long; the claim would refuse it anyway.
   if (req.hold) return 'none';
   return now >= Date.parse(req.expiresAt) ? 'expire-unsent' : 'send';
 }

@@ -1,10 +1,12 @@
 /**
  * A new request: an idempotent retry, the link to an earlier request of the same payout
- * (repeat-hold.ts), then the allowlist, the daily limit and the balance, decided inside the
+ * (hold/), then the allowlist, the daily limit and the balance, decided inside the
  * shell's commit so two racing requests cannot both fit under the limit.
  */
 import { checkAllowlist, checkBalance, checkDailyLimit, refused } from '../rules.js';
-import { repeatRefusal, retypedHold, retypedHoldWords, retypedRepeatOf } from '../repeat-hold.js';
+import { repeatRefusal, retypedHold } from '../hold/decide.js';
+import { retypedHoldWords } from '../hold/words.js';
+import { retypedRepeatOf } from '../hold/family.js';
 import type { RequestRule, WithdrawalRequest } from '../types.js';
 import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
 import { iso, unchanged } from './transition.js';
@@ -17,7 +19,7 @@ export function decideRequest(
     ? c.existing.find((r) => r.idempotencyKey === c.idempotencyKey && r.requester === c.requester)
     : undefined;
   if (again) return unchanged(again);
-  // Retyped by hand with the details of a request the service never executed: the same payout (repeat-hold.ts).
+  // Retyped by hand with the details of a request the service never executed: the same payout (hold/).
   const details = {
     destination: c.checked.destination,
     amount: c.checked.amount,

@@ -6,7 +6,7 @@
  */
 import { recheck, type RecheckFacts } from '../recheck.js';
 import { about, checkBalance } from '../rules.js';
-import { claimRefusedOnHold } from '../repeat-hold.js';
+import { claimRefusedOnHold } from '../hold/decide.js';
 import { SYSTEM, type WithdrawalRequest, type WithdrawalResultRecord } from '../types.js';
 import { answerMismatches, classifySendError, type SendOutcome } from '../wallet-answer.js';
 import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
