@@ -295,8 +295,6 @@ export interface WithdrawalEvent {
   request: WithdrawalRequest;
 }
 
-export type WithdrawalListener = (event: WithdrawalEvent) => void | Promise<void>;
-
 /** Test-only seams to crash the process at precise points. Awaited when present. */
 export interface WithdrawalHooks {
   afterApprovalDurable?: (request: WithdrawalRequest) => void | Promise<void>;
