@@ -1,5 +1,5 @@
 /**
- * The decider alone (src/withdrawals/decide.ts): given a request built by earlier commands,
+ * The decider alone (src/withdrawals/decide/): given a request built by earlier commands,
  * when a command arrives, then a refusal, no change, or the next state with its audit entry
  * and event. No store, no wallet, no clock: every fact is passed in.
  */

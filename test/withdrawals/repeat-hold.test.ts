@@ -1,5 +1,5 @@
 /**
- * The repeat hold alone (src/withdrawals/repeat-hold.ts through decide.ts): a request made with
+ * The repeat hold alone (src/withdrawals/hold/ through decide/): a request made with
  * "New request with the same details" of one the service never executed, and what happens to it
  * when the service reports the original after all. No store, no wallet, no clock.
  */
