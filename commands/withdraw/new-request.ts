@@ -7,7 +7,8 @@
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
 import { neverExecuted } from '../../src/slack/withdrawal-card.js';
-import { CONTRADICTED_REFUSAL_PREFIX, repeatRefusal } from '../../src/withdrawals/repeat-hold.js';
+import { CONTRADICTED_REFUSAL_PREFIX } from '../../src/withdrawals/hold/words.js';
+import { repeatRefusal } from '../../src/withdrawals/hold/decide.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { ephemeral } from './replies.js';

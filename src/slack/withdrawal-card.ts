@@ -12,13 +12,10 @@ import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/
 import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
 import { statusDetail } from '../format/status.js';
 import { outside, outsideCode } from '../format/outside.js';
-import {
-  CONTRADICTED_NEVER_EXECUTED,
-  isNeverExecuted,
-  isNeverExecutedContradicted,
-  mayRepeat,
-  reportedStatusWords,
-} from '../withdrawals/repeat-hold.js';
+import { CONTRADICTED_NEVER_EXECUTED } from './withdrawal-hold-words.js';
+import { isNeverExecuted, isNeverExecutedContradicted } from '../withdrawals/hold/family.js';
+import { mayRepeat } from '../withdrawals/hold/decide.js';
+import { reportedStatusWords } from '../withdrawals/hold/words.js';
 import { stateWords } from '../withdrawals/rules.js';
 import { actions, context, divider, fields, header, LIMITS, link, mention, section, shorten } from './blocks.js';
 

@@ -19,7 +19,7 @@ import {
   type WithdrawalRequest,
   type WithdrawalService,
 } from '../withdrawals/index.js';
-import { familyOf } from '../withdrawals/repeat-hold.js';
+import { familyOf } from '../withdrawals/hold/family.js';
 import { mention } from './blocks.js';
 import {
   APPROVER_DM_RENDERER,

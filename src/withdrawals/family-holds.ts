@@ -1,12 +1,12 @@
 /**
  * The holds a change of a "never executed" request puts on the rest of its payout, applied in
- * the change's own commit (repeat-hold.ts decides each one): the service's answer that it has
+ * the change's own commit (hold/decide.ts decides each one): the service's answer that it has
  * the request after all holds or flags every other member; a notification alone (a claim, maybe
  * forged) only holds, as a precaution, those not yet claimed for sending.
  */
 import type { Logger } from '../log.js';
 import type { Tx } from '../store/index.js';
-import { holdTargets, notifiedAfterNeverExecuted, reportedAfterNeverExecuted } from './repeat-hold.js';
+import { holdTargets, notifiedAfterNeverExecuted, reportedAfterNeverExecuted } from './hold/family.js';
 import { WITHDRAWALS, type Shell } from './shell.js';
 import type { WithdrawalEvent, WithdrawalRequest } from './types.js';
 

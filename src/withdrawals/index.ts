@@ -1,5 +1,5 @@
 export * from './types.js';
-export { createWithdrawalService, needsAdminAttention, WITHDRAWALS } from './service.js';
+export { createWithdrawalService, needsAdminAttention, WITHDRAWALS } from './service/index.js';
 export type {
   WithdrawalService,
   WithdrawalServiceOptions,
@@ -7,7 +7,7 @@ export type {
   ReconcileReport,
   WithdrawalEventInput,
   WithdrawalEventResult,
-} from './service.js';
+} from './service/index.js';
 export { runExpiryAndReminders, runReconciliation } from './jobs.js';
 export { formatAmount, parseAmount, sumAmounts } from './money.js';
 export {
@@ -33,4 +33,4 @@ export {
   type Refusal,
   type Refused,
 } from './rules.js';
-export { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide.js';
+export { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';

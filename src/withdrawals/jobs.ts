@@ -3,7 +3,7 @@
  * scheduled jobs (name, schedule) in the one job table, `src/jobs/table.ts`.
  * Each is safe to run at any time and any number of times: the state lives in the store.
  */
-import type { WithdrawalService } from './service.js';
+import type { WithdrawalService } from './service/index.js';
 
 /** Expiry first, so a request that has just expired is not also reminded. */
 export async function runExpiryAndReminders(

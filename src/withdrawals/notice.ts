@@ -15,17 +15,15 @@
  *   request ("it may be forged"), never dropped silently.
  *
  * An unknown outcome is settled by the service's answer alone (settle-by-status.ts, the list's
- * record in decide.ts), in the same commit as the verdict.
+ * record in decide/settle.ts), in the same commit as the verdict.
  */
 import { WEBHOOK_STATUSES, lookup } from '../wallet/enums.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
-import type { Decision } from './decide.js';
+import type { Decision } from './decide/index.js';
 import { about } from './rules.js';
 import { sentAt } from './settle-by-status.js';
-import type { WithdrawalRequest } from './types.js';
+import { SYSTEM, type WithdrawalRequest } from './types.js';
 import type { ListedTransaction } from './wallet-answer.js';
-
-const SYSTEM = 'system';
 
 /** Longest claimed status or hash kept: enough for any real one, and a forged novel stays out of the store. */
 const CLAIM_MAX = 120;

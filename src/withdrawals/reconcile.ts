@@ -128,7 +128,7 @@ export function createReconciler(
     }
   }
 
-  /** The answer, decided on the request as stored now, in one commit; the events, to emit once durable. */
+  /** The answer, decided on the request as stored now, in one commit; the events of its changes. */
   function commitHeard(id: string, heard: Heard): Promise<WithdrawalEvent[]> {
     return shell.store.commit((tx) => {
       const events: WithdrawalEvent[] = [];
@@ -164,8 +164,7 @@ export function createReconciler(
   async function once(id: string): Promise<WithdrawalRequest | undefined> {
     const req = shell.stored(id);
     if (!req || (req.state !== 'unknown' && !req.notice?.waiting)) return req;
-    const events = await commitHeard(id, await hear(req));
-    shell.emit(events);
+    await commitHeard(id, await hear(req));
     return shell.stored(id);
   }
 
@@ -203,7 +202,6 @@ export function createReconciler(
       report.checked++;
       const heard = await hear(req);
       const events = await commitHeard(req.id, heard);
-      shell.emit(events);
       if (heard.kind === 'none' && heard.error) report.errors.push({ id: req.id, message: heard.error });
       const settled = events.find((e) => e.request.id === req.id && e.request.state !== 'unknown');
       if (settled) report.resolved.push(settled.request);

@@ -59,13 +59,11 @@ export function createSender(
     );
     if (claim.event?.type === 'failed') {
       logger.warn({ id: approved.id, balance }, 'withdrawal not sent: the balance does not cover it');
-      shell.emit([claim.event]);
       return claim.event.request;
     }
     if (!claim.event) return (claim.decision.kind === 'unchanged' ? claim.decision.request : undefined) ?? approved;
     if (claim.event.type !== 'executing') {
       // The policy in force no longer lets it go as approved: back to waiting, or refused. Nothing is sent.
-      shell.emit([claim.event]);
       logger.warn(
         { id: approved.id, outcome: claim.event.type },
         'withdrawal not sent: the policy in force asks for more',
@@ -73,7 +71,6 @@ export function createSender(
       return claim.event.request;
     }
     const req = claim.event.request;
-    shell.emit([claim.event]);
     if (hooks.afterExecutingDurable) await hooks.afterExecutingDurable(req);
     let outcome: SendOutcome;
     try {
@@ -102,7 +99,6 @@ export function createSender(
     // No event: something else (a webhook) settled it meanwhile; the answer went to the audit log only.
     const after = event?.request ?? shell.stored(req.id) ?? req;
     logger.info({ id: req.id, state: after.state }, 'withdrawal send recorded');
-    if (event) shell.emit([event]);
     return after;
   }
 

@@ -12,13 +12,14 @@
  *   card offers a NEW request with the same details (a new reference; never an automatic resend).
  */
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
-import { settledAsReported, type Decision } from './decide.js';
-import type { WithdrawalRequest, WithdrawalResultRecord, WithdrawalState } from './types.js';
+import type { Decision } from './decide/index.js';
+import { settledAsReported } from './decide/settle.js';
+import { transition } from './decide/transition.js';
+import { about } from './rules.js';
+import { SYSTEM, type WithdrawalRequest, type WithdrawalResultRecord } from './types.js';
 
 /** The words of the card and the DM for a request the service never executed. */
 export const NEVER_EXECUTED_MESSAGE = 'Not sent: the wallet service has no record of it.';
-
-const SYSTEM = 'system';
 
 /** When the send started (the grace counts from there); a request without it counts from its creation. */
 export const sentAt = (r: WithdrawalRequest): number => Date.parse(r.sendStartedAt ?? r.createdAt);
@@ -41,25 +42,12 @@ export function decideByStatus(
   if (cur?.state !== 'unknown') return { kind: 'unchanged', request: cur };
   if (status.status === 'pending') return { kind: 'unchanged', request: cur };
   const at = new Date(ctx.now).toISOString();
-  const move = (state: WithdrawalState, note: string, patch: Partial<WithdrawalRequest>): WithdrawalRequest => ({
-    ...cur,
-    ...patch,
-    state,
-    history: [...cur.history, { at, state, by: SYSTEM, note }],
-  });
-  const about = {
-    amount: cur.amount,
-    currency: cur.currency,
-    network: cur.network,
-    destination: cur.destination,
-    merchantReference: cur.merchantReference,
-  };
   if (status.status === 'not_found') {
     const waited = ctx.now - sentAt(cur);
     if (!notFoundTrusted(cur, ctx)) return { kind: 'unchanged', request: cur };
     return {
       kind: 'changed',
-      next: move('failed', 'the wallet service has no record of its reference', {
+      next: transition(cur, 'failed', SYSTEM, at, 'the wallet service has no record of its reference', {
         error: { kind: 'never_executed', message: NEVER_EXECUTED_MESSAGE },
       }),
       audit: {
@@ -68,7 +56,7 @@ export function decideByStatus(
         action: 'reconcile',
         subject: cur.id,
         details: {
-          ...about,
+          ...about(cur),
           outcome: 'never_executed',
           via: 'status',
           status: 'NotFound',

@@ -1,21 +1,22 @@
 /**
  * The I/O half of the decider: reads a request inside a store commit, asks `decide`, and
  * writes what the decision says (the next state, its audit entry, and through `onChange` its
- * notifications) in that same commit, so they are durable together or not at all. Events go
- * to the listener only once the commit is durable (`emit`, called by the operations).
+ * notifications) in that same commit, so they are durable together or not at all. `onChange`
+ * is the one hook on a change: the app's notifier, metrics and balance watch subscribe there
+ * (src/app/withdrawals.ts); there is no second, after-commit channel.
  */
 import { serializeError, type Logger } from '../log.js';
 import { collection, type Store, type Tx } from '../store/index.js';
 import type { Policy } from '../policy/schema.js';
 import { appendAudit } from '../audit/log.js';
-import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide.js';
+import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
 import type { AllowlistApprovals } from './rules.js';
-import type { DecisionOutcome, WithdrawalEvent, WithdrawalListener, WithdrawalRequest } from './types.js';
+import type { DecisionOutcome, WithdrawalEvent, WithdrawalRequest } from './types.js';
 
 /** Every withdrawal request by id; the persisted name must never change. */
 export const WITHDRAWALS = collection<WithdrawalRequest>('withdrawals');
 
-/** A decision taken inside a commit, and the event its change produced (to emit once durable). */
+/** A decision taken inside a commit, and the event its change produced (what changed, for the caller). */
 export interface Applied<D extends Decision<string> = Decision<string>> {
   decision: D;
   event?: WithdrawalEvent;
@@ -28,7 +29,6 @@ export interface ShellOptions {
   allowlistApprovals?: () => AllowlistApprovals | undefined;
   now: () => number;
   logger: Logger;
-  listener?: WithdrawalListener;
   onChange?: (event: WithdrawalEvent, tx: Tx) => void;
 }
 
@@ -42,23 +42,6 @@ export function createShell(o: ShellOptions) {
     policy: p,
     allowlistApprovals: o.allowlistApprovals?.(),
   });
-
-  function emit(events: readonly WithdrawalEvent[]): void {
-    for (const event of events) {
-      if (!o.listener) return;
-      const failed = (err: unknown) =>
-        logger.error(
-          { err: serializeError(err), event: event.type, id: event.request.id },
-          'withdrawal listener failed',
-        );
-      try {
-        const r = o.listener(event);
-        if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).catch(failed);
-      } catch (err) {
-        failed(err);
-      }
-    }
-  }
 
   /** Writes the request and hands the change to onChange inside the same transaction. */
   function save(tx: Tx, req: WithdrawalRequest, type: WithdrawalEvent['type']): WithdrawalEvent {
@@ -132,5 +115,5 @@ export function createShell(o: ShellOptions) {
     return { ok: true, request };
   }
 
-  return { store, stored, context, emit, apply, commitOn, commitOnAll, outcomeOf };
+  return { store, stored, context, apply, commitOn, commitOnAll, outcomeOf };
 }

@@ -22,6 +22,9 @@ export type WithdrawalState =
   | 'rejected'
   | 'expired';
 
+/** The actor of everything the app does on its own (sending, expiry, reconciliation, notifications). */
+export const SYSTEM = 'system';
+
 export const FINAL_STATES: readonly WithdrawalState[] = ['completed', 'failed', 'rejected', 'expired'];
 /** States whose amount does not count towards the daily limit: no money moved and none will. */
 export const NOT_COUNTED_STATES: readonly WithdrawalState[] = ['rejected', 'expired', 'failed'];
@@ -145,7 +148,7 @@ export interface WithdrawalRequest {
   notice?: Notice;
   /** The origin account's balance read when it was requested (`null`: it could not be read, and the request was allowed). */
   balanceAtRequest?: { balance: string | null; at: string };
-  /** Made with "New request with the same details" on this earlier request, which the service never executed (repeat-hold.ts). */
+  /** Made with "New request with the same details" on this earlier request, which the service never executed (hold/). */
   repeatOf?: string;
   /** Typed by hand with the details of the request it repeats (not from its card): linked to it by those details. */
   repeatLinked?: 'same-details';
@@ -170,7 +173,7 @@ export interface RepeatHold {
   /**
    * original_reported_sent: `original` (of the same payout) was reported `status` after "never
    * executed". retyped: made by hand with the details of a payout whose request `original` was
-   * reported (`status`) or is under way (`earlierState`), held from its creation (repeat-hold.ts).
+   * reported (`status`) or is under way (`earlierState`), held from its creation (hold/).
    * notified: a notification (unverified, maybe forged) claims `original` (`status`, outside
    * text); held as a precaution until the wallet service answers or an admin releases it.
    */
@@ -280,7 +283,7 @@ export type WithdrawalEventType =
   | 'reopened'
   /** The wallet service's final answer contradicts our state (completed but it says Failed, refused but it says Completed). */
   | 'contradiction'
-  /** A repeat put on hold: the request it repeats was reported after all (repeat-hold.ts). */
+  /** A repeat put on hold: the request it repeats was reported after all (hold/). */
   | 'held'
   /** An admin released a repeat's hold ("Send anyway"). */
   | 'released'
@@ -291,8 +294,6 @@ export interface WithdrawalEvent {
   type: WithdrawalEventType;
   request: WithdrawalRequest;
 }
-
-export type WithdrawalListener = (event: WithdrawalEvent) => void | Promise<void>;
 
 /** Test-only seams to crash the process at precise points. Awaited when present. */
 export interface WithdrawalHooks {

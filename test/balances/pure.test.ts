@@ -14,7 +14,7 @@ import {
   withMissingAsZero,
   type LowBalanceState,
 } from '../../src/balances/low-balance.js';
-import { decide } from '../../src/withdrawals/decide.js';
+import { decide } from '../../src/withdrawals/decide/index.js';
 import { admitRequest, checkBalance } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { CLIENT, DEST, T0, testPolicy } from '../withdrawals/helpers.js';

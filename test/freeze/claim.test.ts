@@ -1,6 +1,6 @@
 /** The pre-send point while frozen: an approved request is held (audited), never claimed. */
 import { describe, expect, it } from 'vitest';
-import { decide, type DecideContext } from '../../src/withdrawals/decide.js';
+import { decide, type DecideContext } from '../../src/withdrawals/decide/index.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { T0, testPolicy, usdt } from '../withdrawals/helpers.js';

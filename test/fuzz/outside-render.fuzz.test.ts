@@ -29,7 +29,7 @@ import {
 } from '../../src/slack/withdrawal-card.js';
 import type { VerificationAlert } from '../../src/verification/alerts.js';
 import type { TransactionPage, TransactionRecord } from '../../src/wallet/schemas.js';
-import { decide } from '../../src/withdrawals/decide.js';
+import { decide } from '../../src/withdrawals/decide/index.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { renderPage } from '../../commands/tx/render.js';

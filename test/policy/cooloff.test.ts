@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import { addressKey } from '../../src/policy/governance/types.js';
-import { decide } from '../../src/withdrawals/decide.js';
+import { decide } from '../../src/withdrawals/decide/index.js';
 import { recheck } from '../../src/withdrawals/recheck.js';
 import { checkAllowlist, usableFrom, type AllowlistApprovals } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';

@@ -11,7 +11,7 @@ import { open, seal, SealError } from '../../src/stepup/seal.js';
 import { needsStepUp } from '../../src/stepup/threshold.js';
 import { codeAt, matchedStep, newTotpSecret, otpauthUri, timeStep } from '../../src/stepup/totp.js';
 import { LOCK_MS, type Enrolment } from '../../src/stepup/types.js';
-import { decide, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
+import { decide, type WithdrawalCommand } from '../../src/withdrawals/decide/index.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { T0, testPolicy, usdt } from '../withdrawals/helpers.js';

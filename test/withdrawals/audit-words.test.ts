@@ -29,7 +29,7 @@ describe('auditWhat', () => {
   });
 });
 
-describe('auditWhat for the repeat hold (review round 2)', () => {
+describe('auditWhat for the repeat hold', () => {
   it('a possible double payment does not say "reported sent" (any report, even Failed, is one)', () => {
     const words = auditWhat({ action: 'double_payment_risk', details: {} })!;
     expect(words).not.toContain('reported sent');

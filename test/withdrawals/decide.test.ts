@@ -1,5 +1,5 @@
 /**
- * The decider alone (src/withdrawals/decide.ts): given a request built by earlier commands,
+ * The decider alone (src/withdrawals/decide/): given a request built by earlier commands,
  * when a command arrives, then a refusal, no change, or the next state with its audit entry
  * and event. No store, no wallet, no clock: every fact is passed in.
  */
@@ -12,7 +12,7 @@ import {
   type DecideContext,
   type Decision,
   type WithdrawalCommand,
-} from '../../src/withdrawals/decide.js';
+} from '../../src/withdrawals/decide/index.js';
 import { admitRequest, decisionRefusal, reservedFor, roleRefusal, stateRefusal } from '../../src/withdrawals/rules.js';
 import { deriveAddress } from '../../src/wallet/addresses.js';
 import type { ListedTransaction, WithdrawAnswer } from '../../src/withdrawals/wallet-answer.js';

@@ -123,20 +123,25 @@ export async function world(
   const policy = testPolicy(o.policy);
   const events: WithdrawalEvent[] = [];
   const clock = { now: T0 };
-  const build = (extra: Partial<WithdrawalServiceOptions> = {}) =>
-    createWithdrawalService({
+  // The events are observed where the app observes them: the service's one change hook
+  // (`onChange`, inside each change's commit), ahead of any hook a test adds.
+  const build = (extra: Partial<WithdrawalServiceOptions> = {}) => {
+    const onChange = extra.onChange ?? o.service?.onChange;
+    return createWithdrawalService({
       store,
       wallet,
       policy,
       groups,
       logger: quietLogger(),
       now: () => clock.now,
-      listener: (e) => {
-        events.push(e);
-      },
       ...o.service,
       ...extra,
+      onChange: (e, tx) => {
+        events.push(e);
+        onChange?.(e, tx);
+      },
     });
+  };
   const w: World = {
     dir,
     store,

@@ -82,7 +82,7 @@ describe('a held request and the policy in force', () => {
       // Retyped by hand, at the same moment: the same payout too.
       w.service.request(usdt('50.00'), 'U0ALICE'),
     ]);
-    // Fix round 2: the retyped one is never refused (it may be a separate payout); made while
+    // The retyped one is never refused (it may be a separate payout); made while
     // another request of this payout is under way, it is made on hold. One request is free to be sent.
     expect(outcomes[2]!.ok).toBe(true);
     expect(outcomes.slice(0, 2).filter((o) => o.ok).length).toBeLessThanOrEqual(1);

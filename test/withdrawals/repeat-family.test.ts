@@ -1,20 +1,24 @@
 /**
- * The repeat hold treats the whole FAMILY of a payout as one (src/withdrawals/repeat-hold.ts):
- * the review's findings F1-F6, each as a test that failed on the code before the fix. Pure: no
- * store, no wallet, no clock.
+ * The repeat hold treats the whole FAMILY of a payout as one (src/withdrawals/hold/): a repeat
+ * of a repeat, one request under way, precaution holds, a release after expiry, a retyped
+ * payout. Pure: no store, no wallet, no clock.
  */
 import { describe, expect, it } from 'vitest';
-import { decide, recoveryAction, type DecideContext, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
 import {
-  contradictedRefusalWords,
+  decide,
+  recoveryAction,
+  type DecideContext,
+  type WithdrawalCommand,
+} from '../../src/withdrawals/decide/index.js';
+import { contradictedRefusalWords } from '../../src/withdrawals/hold/words.js';
+import {
   familyOf,
   holdTargets,
-  mayRepeat,
-  repeatRefusal,
   notifiedAfterNeverExecuted,
   reportedAfterNeverExecuted,
   sameDetails,
-} from '../../src/withdrawals/repeat-hold.js';
+} from '../../src/withdrawals/hold/family.js';
+import { mayRepeat, repeatRefusal } from '../../src/withdrawals/hold/decide.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';
 import { T0, testPolicy, usdt } from './helpers.js';
@@ -87,7 +91,7 @@ function holdPass(all: WithdrawalRequest[], reported: WithdrawalRequest, basis: 
     .map((m) => decide({ type: 'hold-repeat', original: reported, basis }, m, ctx()));
 }
 
-describe('F1: a repeat of a repeat belongs to the same payout', () => {
+describe('a repeat of a repeat belongs to the same payout', () => {
   const O = neverExecuted(next(ask('O')));
   const R1 = neverExecuted(next(ask('R1', { repeatOf: O, existing: [O] })));
   const Orep = next(report(O, 'CONFIRMED'));
@@ -100,7 +104,7 @@ describe('F1: a repeat of a repeat belongs to the same payout', () => {
       reason: 'repeat',
       message: contradictedRefusalWords(Orep),
     });
-    // The words name the earlier request (fix round 2).
+    // The words name the earlier request.
     expect(contradictedRefusalWords(Orep)).toContain('(ref `ref-O-00`, Confirmed)');
   });
 
@@ -114,7 +118,7 @@ describe('F1: a repeat of a repeat belongs to the same payout', () => {
   });
 });
 
-describe('F2: one payout, one request under way', () => {
+describe('one payout, one request under way', () => {
   const O = neverExecuted(next(ask('O')));
   const R1 = next(ask('R1', { repeatOf: O, existing: [O] }));
 
@@ -156,7 +160,7 @@ describe('F2: one payout, one request under way', () => {
 // Changed with invariant 14: a webhook is only a claim. Any notification of a never-executed
 // request, whatever its status, still makes the family wait (a precaution) and refuses a new
 // repeat; the report that flags payments is the service's own answer.
-describe('F3/F4: any notification of a never-executed request holds the family as a precaution', () => {
+describe('any notification of a never-executed request holds the family as a precaution', () => {
   const O = neverExecuted(next(ask('O')));
 
   it('FAILED, NOT_PROPAGATED, empty, missing or unknown statuses are recorded, and hold the family', () => {
@@ -228,7 +232,7 @@ describe('a request released for one report', () => {
   });
 });
 
-describe('F5: a release after the expiry expires it instead', () => {
+describe('a release after the expiry expires it instead', () => {
   const O = neverExecuted(next(ask('O')));
   const Orep = next(report(O, 'PENDING'));
   const R = inState(next(ask('R', { repeatOf: O, existing: [O] })), 'approved');
@@ -255,7 +259,7 @@ describe('F5: a release after the expiry expires it instead', () => {
   });
 });
 
-describe('F6: a payout retyped by hand is linked to the request the service never executed', () => {
+describe('a payout retyped by hand is linked to the request the service never executed', () => {
   const O = neverExecuted(next(ask('O')));
 
   it('linked, recorded and audited; made on hold where the family rules would refuse a repeat', () => {
@@ -268,7 +272,7 @@ describe('F6: a payout retyped by hand is linked to the request the service neve
     // Held when O is reported.
     const Orep = next(report(O, 'CONFIRMED'));
     expect(holdPass([Orep, next(d)], Orep)[0]).toMatchObject({ event: 'held' });
-    // Fix round 2: never refused, made ON HOLD while another request of that payout is under
+    // Never refused, made ON HOLD while another request of that payout is under
     // way, or once O was reported (it may be a separate payout: an admin decides).
     expect(ask('T2', { existing: [O, next(d)] })).toMatchObject({
       kind: 'changed',
@@ -295,10 +299,10 @@ describe('F6: a payout retyped by hand is linked to the request the service neve
   });
 });
 
-describe('review round 2 (pure)', () => {
+describe('the same payout by its details, and the words of a hold (pure)', () => {
   const O = neverExecuted(next(ask('O')));
 
-  it('1: the destination in another letter case is the same payout (EVM); TRON base58 is case-sensitive', () => {
+  it('the destination in another letter case is the same payout (EVM); TRON base58 is case-sensitive', () => {
     const mixed = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
     const Om = neverExecuted(next(ask('Om', { destination: mixed })));
     expect(next(ask('T', { existing: [Om], destination: mixed.toLowerCase() }))).toMatchObject({
@@ -311,7 +315,7 @@ describe('review round 2 (pure)', () => {
     expect(sameDetails(a, { ...a })).toBe(true);
   });
 
-  it('1/2: a report holds a request of the same details outside the family, made after the reported one', () => {
+  it('a report holds a request of the same details outside the family, made after the reported one', () => {
     const A = neverExecuted(next(ask('A')));
     const C = next(ask('C', { existing: [A] })); // linked to A
     const B = neverExecuted(next(ask('B')));
@@ -324,7 +328,7 @@ describe('review round 2 (pure)', () => {
     });
   });
 
-  it('5: a hold after a Failed report says why it still holds', () => {
+  it('a hold after a Failed report says why it still holds', () => {
     const Ofail = next(report(O, 'FAILED'));
     const R = next(ask('R', { repeatOf: O, existing: [O] }));
     const d = decide({ type: 'hold-repeat', original: Ofail, basis: 'service' }, R, ctx());

@@ -12,7 +12,7 @@ import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { webhookChecksum, withdrawalPayload } from '../../src/sandbox/webhook-payloads.js';
 import type { TransactionRecord } from '../../src/sandbox/state.js';
 import { COLLECTIONS } from '../../src/outbox/index.js';
-import { contradictedRefusalWords } from '../../src/withdrawals/repeat-hold.js';
+import { contradictedRefusalWords } from '../../src/withdrawals/hold/words.js';
 import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { stringifyJson } from '../../src/wallet/json.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
@@ -419,7 +419,7 @@ const offersRepeat = (a: TestApp, r: WithdrawalRequest) => buttons(cardOf(a, r)!
 const heldLines = (a: TestApp, r: WithdrawalRequest) =>
   threadOf(a, cardOf(a, r)!).filter((m) => (m.text ?? '').startsWith('⏸️ On hold'));
 
-describe('the whole payout is one (review fixes: repeat of a repeat, siblings, any report)', () => {
+describe('the whole payout is one: a repeat of a repeat, siblings, any report', () => {
   it('a repeat of a repeat, opened before the original is reported, is refused after it; no card offers one', async () => {
     offset = 0;
     const a = await app();
@@ -665,8 +665,8 @@ describe('the wallet service asks us to verify a held request', () => {
   });
 });
 
-describe('review round 2, over HTTP', () => {
-  it('4: a family member whose card was never queued: the hold of the webhook and all its notifications still commit', async () => {
+describe('a payout retyped or reported, over HTTP', () => {
+  it('a family member whose card was never queued: the hold of the webhook and all its notifications still commit', async () => {
     offset = 0;
     const a = await app();
     const original = await neverExecuted(a);
@@ -691,7 +691,7 @@ describe('review round 2, over HTTP', () => {
     expect(get(a, ghost.id).hold).toBeUndefined();
   });
 
-  it('3/5: retyped after a Failed report: made on hold, its card names the earlier ref and why, and offers Send anyway', async () => {
+  it('retyped after a Failed report: made on hold, its card names the earlier ref and why, and offers Send anyway', async () => {
     offset = 0;
     const a = await app();
     const original = await neverExecuted(a);

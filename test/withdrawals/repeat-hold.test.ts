@@ -1,16 +1,21 @@
 /**
- * The repeat hold alone (src/withdrawals/repeat-hold.ts through decide.ts): a request made with
+ * The repeat hold alone (src/withdrawals/hold/ through decide/): a request made with
  * "New request with the same details" of one the service never executed, and what happens to it
  * when the service reports the original after all. No store, no wallet, no clock.
  */
 import { describe, expect, it } from 'vitest';
-import { decide, recoveryAction, type DecideContext, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
 import {
-  contradictedRefusalWords,
+  decide,
+  recoveryAction,
+  type DecideContext,
+  type WithdrawalCommand,
+} from '../../src/withdrawals/decide/index.js';
+import { contradictedRefusalWords } from '../../src/withdrawals/hold/words.js';
+import {
   notifiedAfterNeverExecuted,
   repeatsOf,
   reportedAfterNeverExecuted,
-} from '../../src/withdrawals/repeat-hold.js';
+} from '../../src/withdrawals/hold/family.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import { verdict } from '../../src/verification/verdict.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../src/withdrawals/types.js';

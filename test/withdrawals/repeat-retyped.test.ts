@@ -1,5 +1,5 @@
 /**
- * A payout retyped by hand (fix round 2 of the review of the repeat hold), through the real
+ * A payout retyped by hand (the repeat hold, src/withdrawals/hold/), through the real
  * service, store and sandbox: the destination compared as the app compares addresses (case), a
  * report holding requests of the same details outside the family too, and a retyped request made
  * ON HOLD (never refused) where "New request with the same details" would be refused.
@@ -48,8 +48,8 @@ async function made(w: World, input: ReturnType<typeof usdt>, user = 'U0ALICE'):
   return r.request;
 }
 
-describe('a payout retyped by hand (review round 2)', () => {
-  it('1: the destination in another letter case is the same payout: linked, then held, nothing sent', async () => {
+describe('a payout retyped by hand', () => {
+  it('the destination in another letter case is the same payout: linked, then held, nothing sent', async () => {
     w = await world();
     const o = await neverExecuted(w, (await made(w, usdt('50', { destination: MIXED }))).id);
     const again = await made(w, usdt('50', { destination: MIXED.toLowerCase() }));
@@ -63,7 +63,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     expect(w.posts()).toBe(0);
   });
 
-  it('2: linked to the latest of two matching requests, it is held when the OTHER one is reported', async () => {
+  it('linked to the latest of two matching requests, it is held when the OTHER one is reported', async () => {
     w = await world();
     const a = await made(w, usdt('50', { note: 'inv A' }));
     const b = await made(w, usdt('50', { note: 'inv B' }));
@@ -86,7 +86,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     expect(w.events.slice(before).filter((e) => e.type === 'held')).toEqual([]);
   });
 
-  it('1: a request with the same details made BEFORE the reported one is not held (not a retype of it)', async () => {
+  it('a request with the same details made BEFORE the reported one is not held (not a retype of it)', async () => {
     w = await world();
     const earlier = await made(w, usdt('50', { note: 'December' }));
     w.clock.now += 1000;
@@ -119,7 +119,7 @@ describe('a payout retyped by hand (review round 2)', () => {
       expect(w.posts()).toBe(1);
     });
 
-  it('3: retyped while another request of that payout is under way: made on hold (the explicit repeat is refused)', async () => {
+  it('retyped while another request of that payout is under way: made on hold (the explicit repeat is refused)', async () => {
     w = await world();
     const o = await neverExecuted(w, (await made(w, usdt('50'))).id);
     const repeat = await w.service.request({ ...usdt('50'), repeatOf: o.id }, 'U0ALICE');
@@ -142,7 +142,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     expect(w.service.get(retyped.request.id)?.state).toBe('approved');
   });
 
-  it('review 5: a request held only because an earlier one was under way is held anew, and called, when the payout is reported', async () => {
+  it('a request held only because an earlier one was under way is held anew, and called, when the payout is reported', async () => {
     w = await world();
     const x = await neverExecuted(w, (await made(w, usdt('50'))).id);
     w.clock.now += 1000;
@@ -164,7 +164,7 @@ describe('a payout retyped by hand (review round 2)', () => {
     expect(w.posts()).toBe(0);
   });
 
-  it('review 5: a later payout of the same details after the payout was paid is neither held nor flagged when an old request is reported', async () => {
+  it('a later payout of the same details after the payout was paid is neither held nor flagged when an old request is reported', async () => {
     w = await world();
     const x = await neverExecuted(w, (await made(w, usdt('50', { note: 'January' }))).id);
     w.clock.now += 1000;

@@ -255,7 +255,7 @@ describe('never executed, then the service speaks of it (no double payment)', ()
       return cardText(m).includes('🚨 Reported by the wallet service') && m;
     });
     const words = cardText(card);
-    // Words changed by the review fix: the app's status words ("Confirmed"), not the raw status.
+    // The app's status words ("Confirmed"), not the raw status.
     expect(words).toContain('🚨 Reported by the wallet service (Confirmed), do not pay again');
     expect(words).toContain('*Do not pay it again*');
     expect(words).not.toContain('make a new request');

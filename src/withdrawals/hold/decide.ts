@@ -1,5 +1,5 @@
 /**
- * "New request with the same details" and the double payment it could cause (pure; decide.ts
+ * "New request with the same details" and the double payment it could cause (pure; decide/index.ts
  * routes the commands here, the shell passes the facts).
  *
  * A request the wallet service never executed (settle-by-status.ts) may be requested again: the
@@ -28,109 +28,26 @@
  * for the report). A held request is refused by the send claim until an admin releases it
  * ("Send anyway", with a reason; past its expiry it expires instead, nothing sent) or rejects
  * it. Everything is on the stored request, so a restart keeps it.
+ * The family queries are in family.ts, the words of refusals and audit entries in words.ts.
  */
-import { statusDetail } from '../format/status.js';
-import { addressFamily } from '../wallet/addresses.js';
-import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { Dec } from './money.js';
-import { about, refused, sameAddress, stateWords } from './rules.js';
-import type { Decision } from './decide.js';
-import type { RepeatHold, WithdrawalRequest, WithdrawalState } from './types.js';
-
-const SYSTEM = 'system';
-
-/** Why a new request cannot repeat an earlier one the service now reports: it may have been paid. */
-export const CONTRADICTED_NEVER_EXECUTED =
-  'The wallet service now reports this withdrawal after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.';
-
-/** The refusal of a new request of a payout one of whose requests (`m`) the service reported after "never executed". */
-export const CONTRADICTED_REFUSAL_PREFIX = 'The wallet service now reports the earlier request of this payout';
-export function contradictedRefusalWords(m: WithdrawalRequest): string {
-  // A notification alone is a claim (maybe forged): said so, and its text is never repeated here.
-  const what = m.confirmation
-    ? reportedStatusWords(m.confirmation.status)
-    : 'named by a notification the wallet service has not confirmed';
-  return `${CONTRADICTED_REFUSAL_PREFIX} (ref \`${shortRef(m)}\`, ${what}) after it had no record of it: it may have been paid. Do not pay it again; an admin must check it in the wallet service first.`;
-}
-
-type Reported = Pick<WithdrawalRequest, 'state' | 'error' | 'confirmation' | 'notice' | 'result'>;
-
-const foundNeverExecuted = (r: Reported) => r.state === 'failed' && r.error?.kind === 'never_executed';
-
-/**
- * The service never executed it (settled by its status, past the grace), and nothing has spoken
- * of it since: the service's own answer that it has it, a result, or even a notification (a
- * claim, maybe forged, but until the service answers, paying again could pay twice).
- */
-export const isNeverExecuted = (r: Reported): boolean =>
-  foundNeverExecuted(r) && !r.confirmation && !r.notice && !r.result;
-
-/** Found "never executed", then the wallet service (or a notification, not yet confirmed) spoke of it: it may have been paid. */
-export const isNeverExecutedContradicted = (r: Reported): boolean => foundNeverExecuted(r) && !isNeverExecuted(r);
-
-/**
- * Whether this change is the report that makes the rest of its family dangerous: found "never
- * executed", and now the SERVICE answers that it has it (any status but NotFound).
- */
-export function reportedAfterNeverExecuted(before: WithdrawalRequest, after: WithdrawalRequest): boolean {
-  return foundNeverExecuted(before) && !before.confirmation && !!after.confirmation;
-}
-
-/** Whether this change is the first notification of a never-executed request: a precaution, not a report. */
-export function notifiedAfterNeverExecuted(before: WithdrawalRequest, after: WithdrawalRequest): boolean {
-  return isNeverExecuted(before) && !!after.notice;
-}
-
-/** "Pending", "Confirmed", "Failed: never reached the network", "Status unknown": the app's status words. */
-export function reportedStatusWords(status: string | undefined): string {
-  const w = statusDetail(status);
-  return w.charAt(0).toUpperCase() + w.slice(1);
-}
-
-/** The short reference people quote (the card's "Ref"). */
-const shortRef = (r: Pick<WithdrawalRequest, 'merchantReference'>) => r.merchantReference.slice(0, 8);
-
-/**
- * Every request made from `originalId` with "New request with the same details" (or linked to it
- * by its details), and those made in turn from them: all of them ask for the same payout.
- */
-export function repeatsOf(all: readonly WithdrawalRequest[], originalId: string): WithdrawalRequest[] {
-  const out: WithdrawalRequest[] = [];
-  const seen = new Set([originalId]);
-  const queue = [originalId];
-  while (queue.length) {
-    const id = queue.shift()!;
-    for (const r of all)
-      if (r.repeatOf === id && !seen.has(r.id)) {
-        seen.add(r.id);
-        out.push(r);
-        queue.push(r.id);
-      }
-  }
-  return out;
-}
-
-/**
- * The whole family of `r` (one payout): its root, reached through `repeatOf` (a stored link to a
- * request no longer kept ends the walk), and every request whose chain leads to that root.
- */
-export function familyOf(all: readonly WithdrawalRequest[], r: WithdrawalRequest): WithdrawalRequest[] {
-  const byId = new Map(all.map((x) => [x.id, x]));
-  byId.set(r.id, r);
-  let root = r;
-  const seen = new Set([r.id]);
-  while (root.repeatOf && !seen.has(root.repeatOf)) {
-    const up = byId.get(root.repeatOf);
-    if (!up) break;
-    seen.add(up.id);
-    root = up;
-  }
-  const members = [root, ...repeatsOf([...byId.values()], root.id)];
-  return members.some((m) => m.id === r.id) ? members : [...members, r];
-}
-
-/** States in which a member of the family is (or may be) paying the payout: no other request of it may start. */
-const UNDER_WAY: readonly WithdrawalState[] = ['pending', 'approved', 'executing', 'unknown', 'completed'];
+import type { Decision } from '../decide/index.js';
+import { about, refused, stateWords } from '../rules.js';
+import { SYSTEM, type RepeatHold, type WithdrawalRequest, type WithdrawalState } from '../types.js';
+import {
+  familyOf,
+  isNeverExecuted,
+  isNeverExecutedContradicted,
+  retypedMatches,
+  UNDER_WAY,
+  type Details,
+} from './family.js';
+import {
+  contradictedRefusalWords,
+  NOTIFIED_HOLD_WORDS,
+  reportedStatusWords,
+  retypedHoldWords,
+  shortRef,
+} from './words.js';
 
 /**
  * The refusal of a new request that repeats `original` (`all`: the stored requests), or undefined
@@ -165,50 +82,6 @@ export function repeatRefusal(
 /** Whether "New request with the same details" may be offered on `r` (the same predicate the domain refuses with). */
 export const mayRepeat = (r: WithdrawalRequest, all: readonly WithdrawalRequest[]): boolean => !repeatRefusal(r, all);
 
-type Details = Pick<WithdrawalRequest, 'destination' | 'amount' | 'currency' | 'network' | 'clientEmail'>;
-
-/** The app's own address comparison (rules.ts): case-insensitive, except TRON's base58. */
-function sameDestination(a: Details, b: Details): boolean {
-  const currency = lookup(CURRENCIES, a.currency);
-  const network = lookup(NETWORKS, a.network);
-  if (!currency || !network) return a.destination === b.destination;
-  return sameAddress(addressFamily(currency, network), a.destination, b.destination);
-}
-
-/** The same destination, amount, currency, network and client wallet: the same payout retyped by hand. */
-export const sameDetails = (a: Details, b: Details): boolean =>
-  a.currency === b.currency &&
-  a.network === b.network &&
-  new Dec(a.amount).eq(b.amount) &&
-  a.clientEmail.trim().toLowerCase() === b.clientEmail.trim().toLowerCase() &&
-  sameDestination(a, b);
-
-/**
- * A request typed without `repeatOf` that asks for the payout of a request the service never
- * executed (found, or since contradicted): the latest such one among `existing`, to link it to.
- * Not one whose payout a member already paid (completed): the same details typed after that are a
- * new payout (a monthly one, say), not a retry, and are not refused for ever.
- */
-export function retypedRepeatOf(
-  details: Details,
-  existing: readonly WithdrawalRequest[],
-): WithdrawalRequest | undefined {
-  return retypedMatches(details, existing)[0];
-}
-
-/** Every never-executed request (found, or since contradicted) with these details, latest first (see retypedRepeatOf). */
-function retypedMatches(details: Details, existing: readonly WithdrawalRequest[]): WithdrawalRequest[] {
-  return existing
-    .filter(
-      (r) =>
-        r.state === 'failed' &&
-        r.error?.kind === 'never_executed' &&
-        sameDetails(details, r) &&
-        !familyOf(existing, r).some((m) => m.state === 'completed'),
-    )
-    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
-}
-
 /**
  * A request retyped by hand (linked by its details) is never refused because of its payout: where
  * "New request with the same details" would be refused (a request of that payout reported after
@@ -229,43 +102,6 @@ export function retypedHold(
   if (live) return { kind: 'retyped', original: live.id, status: '', earlierState: live.state, at };
   return undefined;
 }
-
-/** The plain words of a retyped request's hold (audit, claim refusal). */
-export function retypedHoldWords(h: RepeatHold, earlier?: WithdrawalRequest): string {
-  const ref = earlier ? ` (ref \`${shortRef(earlier)}\`)` : '';
-  return h.earlierState
-    ? `the same details as an earlier request${ref} that is ${stateWords(h.earlierState)}: paying this one too may pay the client twice; if this is a separate payout, an admin can send it anyway`
-    : h.status
-      ? `the same details as an earlier request${ref} the wallet service reported (${reportedStatusWords(h.status)}) after it had no record of it: any report means the service has that request, so it may have been paid; if this is a separate payout, an admin can send it anyway`
-      : `the same details as an earlier request${ref} that a notification named after the wallet service had no record of it (not confirmed by the service; it may be forged, but the earlier request may have been paid); if this is a separate payout, an admin can send it anyway`;
-}
-
-/**
- * Whom a report of the never-executed `reported` puts on hold (or flags): every OTHER member of
- * its family, and, belt and braces, the members of every other payout of the same details that
- * also began with a request the service never executed (a retype linked to that one rather than
- * to this). Not any request of those details: one typed after the payout was paid is a new payout
- * (a monthly one, say), and must not be held or called a double payment.
- */
-export function holdTargets(all: readonly WithdrawalRequest[], reported: WithdrawalRequest): WithdrawalRequest[] {
-  const family = familyOf(all, reported);
-  const ids = new Set(family.map((m) => m.id));
-  const targets = family.filter((m) => m.id !== reported.id);
-  for (const other of all) {
-    if (ids.has(other.id) || other.state !== 'failed' || other.error?.kind !== 'never_executed') continue;
-    if (!sameDetails(other, reported)) continue;
-    for (const m of familyOf(all, other)) {
-      if (ids.has(m.id)) continue;
-      ids.add(m.id);
-      targets.push(m);
-    }
-  }
-  return targets;
-}
-
-/** The words of a precaution hold: a notification (unsigned) names the earlier request; never its text. */
-export const NOTIFIED_HOLD_WORDS =
-  'a notification names the earlier request of the same payout after the wallet service had no record of it; the wallet service has not confirmed it (it may be forged), but until it does this one is held as a precaution';
 
 function decidePrecautionHold(
   repeat: WithdrawalRequest | undefined,

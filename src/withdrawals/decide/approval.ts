@@ -1,0 +1,79 @@
+/**
+ * The approvers' decisions on a pending request: an approval (the last one makes it `approved`,
+ * durable before anything is sent) and a rejection.
+ */
+import { needsStepUp } from '../../stepup/threshold.js';
+import { about, approvalsComplete, decisionRefusal, refused, reservedFor } from '../rules.js';
+import type { WithdrawalRequest } from '../types.js';
+import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
+import { iso, transition } from './transition.js';
+
+export function decideApprove(
+  c: Extract<WithdrawalCommand, { type: 'approve' }>,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision {
+  const refusal = decisionRefusal(req, c.user, 'approve', { isApprover: c.isApprover, now: ctx.now });
+  if (refusal) return refusal;
+  const cur = req!;
+  // A code never bypasses a rule above (own request, not an approver...); without one, no approval of a large request.
+  if (c.stepUp !== 'verified' && needsStepUp(ctx.policy, cur.currency, cur.amount))
+    return refused(
+      'step_up_required',
+      'Approving this withdrawal needs a code from your authenticator app: use the Approve button on its card.',
+    );
+  const satisfies = cur.tier.mustInclude.filter((e) => c.satisfies.includes(e));
+  const reserved = reservedFor(cur);
+  if (reserved.length && !reserved.some((e) => satisfies.includes(e))) {
+    return refused(
+      'must_include_required',
+      `This request still needs the approval of ${reserved.join(', ')} (required by its tier).`,
+    );
+  }
+  const at = iso(ctx.now);
+  const recorded: WithdrawalRequest = {
+    ...cur,
+    approvals: [
+      ...cur.approvals,
+      { user: c.user, at, satisfies, ...(c.stepUp === 'verified' ? { stepUp: 'verified' as const } : {}) },
+    ],
+  };
+  const audit = {
+    at,
+    actor: c.user,
+    action: 'approve',
+    subject: cur.id,
+    details: {
+      ...about(cur),
+      approvals: recorded.approvals.length,
+      required: cur.tier.approvals,
+      satisfies,
+      ...(c.stepUp === 'verified' ? { stepUp: 'verified' } : {}),
+    },
+  };
+  // The last approval makes it `approved`, durable before anything is sent (the shell then claims it).
+  return approvalsComplete(recorded)
+    ? { kind: 'changed', next: transition(recorded, 'approved', c.user, at), audit, event: 'approved' }
+    : { kind: 'changed', next: recorded, audit, event: 'approval-recorded' };
+}
+
+export function decideReject(
+  command: Extract<WithdrawalCommand, { type: 'reject' }>,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision {
+  const at = iso(ctx.now);
+  const refusal = decisionRefusal(req, command.user, 'reject', { isApprover: command.isApprover, now: ctx.now });
+  if (refusal) return refusal;
+  const text = command.reason.trim();
+  if (!text) return refused('reason_required', 'A rejection needs a reason.');
+  const cur = req!;
+  return {
+    kind: 'changed',
+    next: transition(cur, 'rejected', command.user, at, text, {
+      rejection: { user: command.user, at, reason: text },
+    }),
+    audit: { at, actor: command.user, action: 'reject', subject: cur.id, details: { ...about(cur), reason: text } },
+    event: 'rejected',
+  };
+}

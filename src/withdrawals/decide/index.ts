@@ -1,0 +1,195 @@
+/**
+ * The withdrawal rules as one pure function: `decide(command, request, context)` returns a
+ * refusal (the reason and the words a person sees), or the next state of the request with
+ * its audit entry and the event to announce, or "nothing to do". No store, no clock, no
+ * network: whatever needs I/O (group membership, the wallet's answer, the transaction list,
+ * the current time) is resolved by the shell (service/) and passed in as a fact, so every
+ * rule can be tested in microseconds and exists here only.
+ *
+ * State is stored, not event-sourced, so there is no separate `evolve`: the decision carries
+ * the next state itself (the shell writes it, the audit entry and the notifications in one
+ * commit). The shape follows the decider pattern: commands and decisions are discriminated
+ * unions, and each switch over them is exhaustive (`never`).
+ *
+ * This file is the entry and the shared types; each family of commands is decided in its own
+ * module: request.ts, approval.ts (approve, reject), send.ts (the claim, the policy re-check,
+ * the wallet's answer), lifecycle.ts (expiry, reminders, startup), settle.ts (unknown outcomes
+ * settled), and outside this folder notice.ts, settle-by-status.ts and hold/decide.ts.
+ */
+import type { Policy } from '../../policy/schema.js';
+import type { WithdrawalStatus } from '../../wallet/client/withdrawal-status.js';
+import type { AllowlistApprovals, CheckedInput, Refused } from '../rules.js';
+import type { RecheckFacts } from '../recheck.js';
+import type { ListedTransaction, SendOutcome } from '../wallet-answer.js';
+import { decideByStatus } from '../settle-by-status.js';
+import { decideNotice, decideNoticeVerdict, decideServiceWord, type ServiceWord } from '../notice.js';
+import { decideHoldRepeat, decideSettleHold, type SettleHoldCommand } from '../hold/decide.js';
+import type { DecisionReason, RequestRule, WithdrawalEventType, WithdrawalRequest } from '../types.js';
+import { decideApprove, decideReject } from './approval.js';
+import { decideExpire, decideExpireUnsent, decideMarkUnknown, decideRemind } from './lifecycle.js';
+import { decideRequest } from './request.js';
+import { decideClaim, decidePolicyRecheck, decideSendOutcome } from './send.js';
+import { decideReconcile, decideResolve } from './settle.js';
+import { iso } from './transition.js';
+
+export { recoveryAction, type RecoveryAction } from './lifecycle.js';
+export { settledAsReported } from './settle.js';
+
+export type WithdrawalCommand =
+  /** A new request that passed `admitRequest`; ids are drawn by the shell. */
+  | {
+      type: 'request';
+      requester: string;
+      checked: CheckedInput;
+      idempotencyKey?: string;
+      requestedFrom?: 'command' | 'form';
+      id: string;
+      merchantReference: string;
+      existing: readonly WithdrawalRequest[];
+      /**
+       * The origin account's balance read by the shell just before: text, `null` when it could not
+       * be read (allowed, and the card says so), absent when the app has no balance source.
+       */
+      balance?: string | null;
+      /** "New request with the same details": the id it repeats, and that request as stored now (hold/). */
+      repeatOf?: { id: string; original: WithdrawalRequest | undefined };
+    }
+  /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
+  /**
+   * `stepUp`: whether this approver typed a valid authenticator code for it (checked by the
+   * shell); a request above the policy's step_up_above is refused without `verified`.
+   */
+  | {
+      type: 'approve';
+      user: string;
+      isApprover: boolean;
+      satisfies: readonly string[];
+      stepUp?: 'verified' | 'not-needed';
+    }
+  | { type: 'reject'; user: string; isApprover: boolean; reason: string }
+  /**
+   * approved -> executing, durable before the wallet call: whoever wins this compare-and-set sends.
+   * `frozen`: the freeze in force (resolved by the shell inside the same commit); while frozen nothing is claimed.
+   * With `recheck` (facts from the shell), then judged again under the policy in force (recheck.ts).
+   * `balance`: read just before; a balance below the amount refuses the send (failed, nothing sent).
+   * Unreadable (undefined): sent anyway, since the wallet service itself refuses an overdraft.
+   */
+  | {
+      type: 'claim-for-sending';
+      frozen?: { by: string; reason: string };
+      recheck?: RecheckFacts;
+      balance?: string;
+    }
+  /** A pending request judged again under the policy in force (after a policy change). */
+  | { type: 'recheck'; facts: RecheckFacts }
+  /** `requestId`: the claimed request, named in the audit even if it was settled meanwhile. */
+  | { type: 'record-send-outcome'; requestId: string; outcome: SendOutcome }
+  | { type: 'expire' }
+  /** At startup: approved but never claimed, and past its expiry (the app was down). */
+  | { type: 'expire-unsent' }
+  | { type: 'remind' }
+  /** At startup: executing and not in flight in this process, so possibly sent. */
+  | { type: 'mark-unknown-at-startup' }
+  | { type: 'reconcile'; found: ListedTransaction }
+  /** The service's status for the reference (settle-by-status.ts); NotFound only after the policy's grace. */
+  | { type: 'settle-by-status'; status: WithdrawalStatus }
+  | { type: 'resolve-unknown'; admin: string; isAdmin: boolean; outcome: 'sent' | 'not_sent'; note: string }
+  /** A withdrawal notification's claim: recorded, then the service is asked (notice.ts); it settles nothing. */
+  | { type: 'notice'; status: unknown; transactionHash?: unknown }
+  /** The service's own answer, asked after a notification: the transfer status shown (notice.ts). */
+  | { type: 'service-word'; word: ServiceWord }
+  /** The waiting notification judged against the service's answer (notice.ts). */
+  | { type: 'notice-verdict'; word: ServiceWord }
+  /**
+   * A repeat of `original`, "never executed" until now: `service` (the service answered that it has
+   * it) holds or marks it; `notice` (only a notification claims it) holds it as a precaution (hold/).
+   */
+  | { type: 'hold-repeat'; original: WithdrawalRequest; basis: 'notice' | 'service' }
+  /** An admin releases ("Send anyway") or rejects a held repeat. */
+  | SettleHoldCommand;
+
+export interface DecideContext {
+  now: number;
+  policy: Policy;
+  /** When each allowlisted address was approved (governed policy: the cooling-off); absent: usable at once. */
+  allowlistApprovals?: AllowlistApprovals | undefined;
+}
+
+export interface AuditRecord {
+  at: string;
+  actor: string;
+  action: string;
+  subject: string;
+  details: Record<string, unknown>;
+}
+
+export type Decision<Reason extends string = DecisionReason> =
+  | Refused<Reason>
+  /** Nothing to write (a lost compare-and-set, a duplicate webhook, a repeated request). */
+  | { kind: 'unchanged'; request: WithdrawalRequest | undefined }
+  /** Only an audit entry (the wallet answered for a request that something else settled meanwhile). */
+  | { kind: 'noted'; audit: AuditRecord }
+  | { kind: 'changed'; next: WithdrawalRequest; audit: AuditRecord; event: WithdrawalEventType };
+
+type ReasonOf<C extends WithdrawalCommand> = C extends { type: 'request' } ? RequestRule : DecisionReason;
+
+export function decide<C extends WithdrawalCommand>(
+  command: C,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision<ReasonOf<C>>;
+export function decide(
+  command: WithdrawalCommand,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision<RequestRule | DecisionReason> {
+  const at = iso(ctx.now);
+  switch (command.type) {
+    case 'request':
+      return decideRequest(command, ctx);
+    case 'approve':
+      return decideApprove(command, req, ctx);
+    case 'reject':
+      return decideReject(command, req, ctx);
+    case 'claim-for-sending':
+      return decideClaim(command, req, ctx);
+    case 'recheck':
+      return decidePolicyRecheck(command, req, ctx);
+    case 'record-send-outcome':
+      return decideSendOutcome(command.requestId, command.outcome, req, at);
+    case 'expire':
+      return decideExpire(req, ctx);
+    case 'expire-unsent':
+      return decideExpireUnsent(req, ctx);
+    case 'remind':
+      return decideRemind(req, ctx);
+    case 'mark-unknown-at-startup':
+      return decideMarkUnknown(req, ctx);
+    case 'reconcile':
+      return decideReconcile(command.found, req, at);
+    case 'settle-by-status':
+      return decideByStatus(command.status, req, {
+        now: ctx.now,
+        graceMs: ctx.policy.withdrawals.not_found_grace,
+      });
+    case 'resolve-unknown':
+      return decideResolve(command, req, at);
+    case 'notice':
+      return decideNotice(command, req, at);
+    case 'service-word':
+      return decideServiceWord(command.word, req, at);
+    case 'notice-verdict':
+      return decideNoticeVerdict(command.word, req, {
+        now: ctx.now,
+        graceMs: ctx.policy.withdrawals.not_found_grace,
+      });
+    case 'hold-repeat':
+      return decideHoldRepeat(req, command.original, at, command.basis);
+    case 'settle-hold':
+      return decideSettleHold(command, req, at);
+    default: {
+      const unhandled: never = command;
+      throw new Error(`unhandled withdrawal command ${JSON.stringify(unhandled)}`);
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * What time and restarts do to a request: expiry, the reminder before it, and what startup does
+ * with a request the previous process left (`recoveryAction`, and the commands it leads to).
+ */
+import { about, expiryDue, reminderDue } from '../rules.js';
+import { SYSTEM, type WithdrawalRequest } from '../types.js';
+import type { DecideContext, Decision } from './index.js';
+import { iso, transition, unchanged } from './transition.js';
+
+/**
+ * What startup does with a request left by the previous process (one not in flight in this
+ * one): still `approved` was never claimed, so nothing reached the wallet service: it is sent
+ * once within its expiry, and past it (a long outage) it expires unsent; `executing` may have
+ * been sent, so it becomes unknown and is reconciled, never resent. Anything else: nothing
+ * here (pending ones expire through `expire`, unknown ones are reconciled).
+ */
+export type RecoveryAction = 'send' | 'expire-unsent' | 'mark-unknown' | 'none';
+
+export function recoveryAction(req: WithdrawalRequest, now: number): RecoveryAction {
+  if (req.state === 'executing') return 'mark-unknown';
+  if (req.state !== 'approved') return 'none';
+  // On hold (hold/): it waits for an admin, however long; the claim would refuse it anyway.
+  if (req.hold) return 'none';
+  return now >= Date.parse(req.expiresAt) ? 'expire-unsent' : 'send';
+}
+
+export function decideExpire(req: WithdrawalRequest | undefined, ctx: DecideContext): Decision {
+  const at = iso(ctx.now);
+  if (!req || !expiryDue(req, ctx.now)) return unchanged(req);
+  return {
+    kind: 'changed',
+    next: transition(req, 'expired', SYSTEM, at, `not approved by ${req.expiresAt}`),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'expire',
+      subject: req.id,
+      details: {
+        ...about(req),
+        expiresAt: req.expiresAt,
+        approvals: req.approvals.length,
+        required: req.tier.approvals,
+      },
+    },
+    event: 'expired',
+  };
+}
+
+export function decideExpireUnsent(req: WithdrawalRequest | undefined, ctx: DecideContext): Decision {
+  const at = iso(ctx.now);
+  if (!req || recoveryAction(req, ctx.now) !== 'expire-unsent') return unchanged(req);
+  return {
+    kind: 'changed',
+    next: transition(req, 'expired', SYSTEM, at, 'approved but not sent before its expiry; nothing was sent'),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'expire',
+      subject: req.id,
+      details: { ...about(req), reason: 'approved but not sent before its expiry (the app was down)' },
+    },
+    event: 'expired',
+  };
+}
+
+export function decideRemind(req: WithdrawalRequest | undefined, ctx: DecideContext): Decision {
+  const at = iso(ctx.now);
+  if (!req || !reminderDue(req, ctx.now, ctx.policy.withdrawals.remind_before)) return unchanged(req);
+  return {
+    kind: 'changed',
+    next: { ...req, reminderSentAt: at },
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'remind',
+      subject: req.id,
+      details: { expiresAt: req.expiresAt, approvals: req.approvals.length, required: req.tier.approvals },
+    },
+    event: 'reminder',
+  };
+}
+
+export function decideMarkUnknown(req: WithdrawalRequest | undefined, ctx: DecideContext): Decision {
+  const at = iso(ctx.now);
+  if (!req || recoveryAction(req, ctx.now) !== 'mark-unknown') return unchanged(req);
+  const reason =
+    'The app stopped while this withdrawal was being sent: it may or may not have reached the wallet service. It will be looked up in the transaction list, never resent.';
+  return {
+    kind: 'changed',
+    next: transition(req, 'unknown', SYSTEM, at, 'found executing at startup', { unknownReason: reason }),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'unknown',
+      subject: req.id,
+      details: { ...about(req), reason: 'found executing at startup' },
+    },
+    event: 'unknown',
+  };
+}

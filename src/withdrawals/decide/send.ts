@@ -1,0 +1,237 @@
+/**
+ * The send and its answer: the claim (approved -> executing, durable before the wallet call;
+ * held by the freeze or a hold, refused by the balance, or judged again under the policy in
+ * force first), a pending request judged again after a policy change, and the wallet's answer
+ * to the one call.
+ */
+import { recheck, type RecheckFacts } from '../recheck.js';
+import { about, checkBalance } from '../rules.js';
+import { claimRefusedOnHold } from '../hold/decide.js';
+import { SYSTEM, type WithdrawalRequest, type WithdrawalResultRecord } from '../types.js';
+import { answerMismatches, classifySendError, type SendOutcome } from '../wallet-answer.js';
+import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
+import { iso, transition, unchanged } from './transition.js';
+
+export function decideClaim(
+  command: Extract<WithdrawalCommand, { type: 'claim-for-sending' }>,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision {
+  const at = iso(ctx.now);
+  if (req?.state !== 'approved') return unchanged(req);
+  const onHold = claimRefusedOnHold(req, at);
+  if (onHold) return onHold;
+  if (command.frozen) {
+    // Held, not refused: it stays approved and is sent once two admins unfreeze.
+    return {
+      kind: 'noted',
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'send_held',
+        subject: req.id,
+        details: { ...about(req), reason: 'sends are frozen', frozenBy: command.frozen.by },
+      },
+    };
+  }
+  const again = command.recheck ? decideRecheck(req, command.recheck, ctx, at) : undefined;
+  if (again && again.kind !== 'passes') return again;
+  const short = checkBalance(command.balance, req);
+  if (short) {
+    const message = `Not sent: ${short.message.charAt(0).toLowerCase()}${short.message.slice(1)}`;
+    return {
+      kind: 'changed',
+      // As the policy in force counts it (a re-check may have changed its tier and approvals).
+      next: transition(again?.next ?? req, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'result',
+        subject: req.id,
+        details: { ...about(req), outcome: 'failed', rule: 'balance', balance: command.balance, reason: message },
+      },
+      event: 'failed',
+    };
+  }
+  return {
+    kind: 'changed',
+    next: transition(again?.next ?? req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'send',
+      subject: req.id,
+      details: {
+        merchantReference: req.merchantReference,
+        amount: req.amount,
+        currency: req.currency,
+        network: req.network,
+        destination: req.destination,
+        ...(again?.changed ? { recheckedUnder: 'the policy in force', approvals: again.next.approvals.length } : {}),
+      },
+    },
+    event: 'executing',
+  };
+}
+
+export function decidePolicyRecheck(
+  command: Extract<WithdrawalCommand, { type: 'recheck' }>,
+  req: WithdrawalRequest | undefined,
+  ctx: DecideContext,
+): Decision {
+  const at = iso(ctx.now);
+  if (req?.state !== 'pending') return unchanged(req);
+  const again = decideRecheck(req, command.facts, ctx, at);
+  if (again.kind !== 'passes') return again;
+  if (!again.changed) return unchanged(req);
+  // Complete under the policy in force (it asks for fewer approvals now): approved, then sent by the shell.
+  return {
+    kind: 'changed',
+    next: transition(again.next, 'approved', SYSTEM, at, 'approvals complete under the policy in force'),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'policy_recheck_approved',
+      subject: req.id,
+      details: { ...about(req), approvals: again.next.approvals.length, required: again.next.tier.approvals },
+    },
+    event: 'approved',
+  };
+}
+
+/**
+ * A request judged again under the policy in force: refused (rejected by the policy, with the
+ * reason on the card), back to waiting for what is missing (`reopened`), or `passes` for the
+ * caller to carry on with the request as the policy in force counts it.
+ */
+function decideRecheck(
+  req: WithdrawalRequest,
+  facts: RecheckFacts,
+  ctx: DecideContext,
+  at: string,
+): Decision | { kind: 'passes'; next: WithdrawalRequest; changed: boolean } {
+  const r = recheck(req, ctx, facts);
+  if (r.kind === 'passes') return r;
+  if (r.kind === 'refused') {
+    const reason = `No longer allowed by the treasury policy in force: ${r.reason}`;
+    return {
+      kind: 'changed',
+      next: transition(req, 'rejected', SYSTEM, at, reason, { rejection: { user: SYSTEM, at, reason } }),
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'policy_recheck_refused',
+        subject: req.id,
+        details: { ...about(req), reason },
+      },
+      event: 'rejected',
+    };
+  }
+  if (
+    req.state === 'pending' &&
+    JSON.stringify([req.tier, req.approvals, req.allowlist.status]) ===
+      JSON.stringify([r.next.tier, r.next.approvals, r.next.allowlist.status])
+  )
+    return unchanged(req);
+  // Waiting again: with time to gather what is missing, and a fresh reminder.
+  const expiresAt =
+    req.state === 'approved'
+      ? iso(Math.max(Date.parse(req.expiresAt), ctx.now + ctx.policy.withdrawals.expires_after))
+      : req.expiresAt;
+  const { reminderSentAt: _reminded, ...rest } = r.next;
+  const note = `the policy in force now needs ${r.missing}`;
+  return {
+    kind: 'changed',
+    next: transition(rest, 'pending', SYSTEM, at, note, { expiresAt }),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'policy_recheck_waits',
+      subject: req.id,
+      details: {
+        ...about(req),
+        missing: r.missing,
+        approvals: r.next.approvals.length,
+        required: r.next.tier.approvals,
+      },
+    },
+    event: 'reopened',
+  };
+}
+
+export function decideSendOutcome(
+  requestId: string,
+  outcome: SendOutcome,
+  cur: WithdrawalRequest | undefined,
+  at: string,
+): Decision {
+  if (cur?.state !== 'executing') {
+    // Settled meanwhile (the service asked after a notification, or an admin): the answer goes to the audit log only.
+    const details = outcome.ok
+      ? { serviceReference: outcome.answer.serviceReference, amount: outcome.answer.amount }
+      : { error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) };
+    return {
+      kind: 'noted',
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'result',
+        subject: requestId,
+        details: { ignored: true, state: cur?.state ?? null, ...details },
+      },
+    };
+  }
+  if (outcome.ok) {
+    const { answer } = outcome;
+    const mismatches = answerMismatches(cur, answer);
+    const result: WithdrawalResultRecord = {
+      source: 'wallet',
+      serviceReference: answer.serviceReference,
+      amount: answer.amount,
+      amountRequested: answer.amountRequested,
+      fee: answer.fee,
+      feeCurrency: answer.feeCurrency?.name ?? null,
+      transactionHash: cur.confirmation?.transactionHash ?? null,
+      ...(mismatches.length ? { mismatches } : {}),
+    };
+    return {
+      kind: 'changed',
+      next: transition(cur, 'completed', SYSTEM, at, undefined, { result }),
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'result',
+        subject: cur.id,
+        details: { ...about(cur), outcome: 'completed', ...result, amount: cur.amount, delivered: result.amount },
+      },
+      event: 'completed',
+    };
+  }
+  const c = classifySendError(outcome.error);
+  if (c.state === 'unknown') {
+    return {
+      kind: 'changed',
+      next: transition(cur, 'unknown', SYSTEM, at, c.message, { unknownReason: c.message }),
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'unknown',
+        subject: cur.id,
+        details: { ...about(cur), reason: c.message, errorKind: c.kind },
+      },
+      event: 'unknown',
+    };
+  }
+  return {
+    kind: 'changed',
+    next: transition(cur, 'failed', SYSTEM, at, c.message, { error: { kind: c.errorKind, message: c.message } }),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'result',
+      subject: cur.id,
+      details: { ...about(cur), outcome: 'failed', errorKind: c.kind, reason: c.message },
+    },
+    event: 'failed',
+  };
+}

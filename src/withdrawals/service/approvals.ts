@@ -1,0 +1,102 @@
+/**
+ * People's decisions on a request: approve, reject, an admin's resolution of an unknown outcome
+ * and of a hold. Roles and groups (maybe a Slack API call) are resolved before the commit; the
+ * decider checks everything again inside it. The last approval (or a release of an approved
+ * request) starts the one send.
+ */
+import { hasRole, matches } from '../../policy/people.js';
+import { RELEASED_AFTER_EXPIRY } from '../hold/words.js';
+import { stateRefusal } from '../rules.js';
+import type { DecisionOutcome } from '../types.js';
+import { refusalOutcome, type ServiceDeps } from './deps.js';
+
+export function approvalOps({ shell, sender, policy, now, groups, logger, hooks }: ServiceDeps) {
+  const { stored, commitOn, outcomeOf } = shell;
+  async function approve(
+    id: string,
+    userId: string,
+    facts: { stepUp?: 'verified' | 'not-needed' } = {},
+  ): Promise<DecisionOutcome> {
+    // Roles and groups (maybe a Slack API call) are looked up only for a request open to decisions;
+    // the decider checks everything again inside the commit.
+    const early = stateRefusal(stored(id), userId, now());
+    if (early) return refusalOutcome(early);
+    const isApprover = await hasRole(policy(), 'approvers', userId, groups);
+    // Group membership is resolved before the commit (it is async) and recorded with the approval.
+    const satisfies: string[] = [];
+    if (isApprover)
+      for (const entry of stored(id)?.tier.mustInclude ?? [])
+        if (await matches([entry], userId, groups)) satisfies.push(entry);
+    const applied = await commitOn(id, {
+      type: 'approve',
+      user: userId,
+      isApprover,
+      satisfies,
+      stepUp: facts.stepUp ?? 'not-needed',
+    });
+    const outcome = outcomeOf(applied);
+    if (!outcome.ok || !applied.event) return outcome;
+    const quorum = applied.event.type === 'approved';
+    logger.info(
+      { id, user: userId, approvals: outcome.request.approvals.length, executing: quorum },
+      'withdrawal approved',
+    );
+    if (hooks.afterApprovalDurable) await hooks.afterApprovalDurable(outcome.request);
+    return quorum ? { ...outcome, execution: sender.start(outcome.request) } : outcome;
+  }
+
+  async function reject(id: string, userId: string, reason: string): Promise<DecisionOutcome> {
+    const early = stateRefusal(stored(id), userId, now());
+    if (early) return refusalOutcome(early);
+    const isApprover = await hasRole(policy(), 'approvers', userId, groups);
+    const applied = await commitOn(id, { type: 'reject', user: userId, isApprover, reason: String(reason ?? '') });
+    if (applied.event) {
+      logger.info({ id, user: userId }, 'withdrawal rejected');
+    }
+    return outcomeOf(applied);
+  }
+
+  async function resolveUnknown(
+    id: string,
+    adminId: string,
+    outcome: 'sent' | 'not_sent',
+    note: string,
+  ): Promise<DecisionOutcome> {
+    const isAdmin = await hasRole(policy(), 'admins', adminId, groups);
+    const applied = await commitOn(id, {
+      type: 'resolve-unknown',
+      admin: adminId,
+      isAdmin,
+      outcome,
+      note: String(note ?? ''),
+    });
+    return outcomeOf(applied);
+  }
+
+  async function settleHold(
+    id: string,
+    adminId: string,
+    action: 'release' | 'reject',
+    reason: string,
+  ): Promise<DecisionOutcome> {
+    const isAdmin = await hasRole(policy(), 'admins', adminId, groups);
+    const applied = await commitOn(id, {
+      type: 'settle-hold',
+      admin: adminId,
+      isAdmin,
+      action,
+      reason: String(reason ?? ''),
+    });
+    const outcome = outcomeOf(applied);
+    if (!outcome.ok || !applied.event) return outcome;
+    logger.warn({ id, admin: adminId, action }, 'a withdrawal on hold was decided by an admin');
+    // Released past its expiry: it expired instead (nothing sent); the admin is told why, in the form.
+    if (applied.event.type === 'expired') return { ok: false, reason: 'expired', message: RELEASED_AFTER_EXPIRY };
+    // Released with its approvals complete: sent now, once (the usual claim); pending ones when their last approval comes.
+    return applied.event.type === 'released' && outcome.request.state === 'approved'
+      ? { ...outcome, execution: sender.start(outcome.request) }
+      : outcome;
+  }
+
+  return { approve, reject, resolveUnknown, settleHold };
+}

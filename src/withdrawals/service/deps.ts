@@ -1,0 +1,60 @@
+/**
+ * What every part of the service is given, built once by index.ts in dependency order (the
+ * shell, then the sender and the reconciler that use it): passed in explicitly, never a
+ * mutable object filled in later.
+ */
+import type { Logger } from '../../log.js';
+import { hasRole, matches, type GroupResolver } from '../../policy/people.js';
+import type { Policy } from '../../policy/schema.js';
+import type { Store } from '../../store/index.js';
+import { recoveryAction, type RecoveryAction } from '../decide/index.js';
+import type { RecheckFacts } from '../recheck.js';
+import type { Reconciler } from '../reconcile.js';
+import { selectTier, type Refused } from '../rules.js';
+import type { Sender } from '../sender.js';
+import type { Shell } from '../shell.js';
+import type { BalanceSource, DecisionOutcome, DecisionReason, WithdrawalHooks, WithdrawalRequest } from '../types.js';
+
+export interface ServiceDeps {
+  store: Store;
+  shell: Shell;
+  sender: Sender;
+  reconciler: Reconciler;
+  policy: () => Policy;
+  now: () => number;
+  groups: GroupResolver | undefined;
+  logger: Logger;
+  hooks: WithdrawalHooks;
+  balances: BalanceSource | undefined;
+}
+
+export const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => ({
+  ok: false,
+  reason: r.reason,
+  message: r.message,
+});
+
+/**
+ * The requests left for `action` at `now` (recoveryAction decides): one in flight in this
+ * process is never a leftover. Shared by recover() and sendApproved().
+ */
+export const due =
+  (sender: Pick<Sender, 'inFlight'>, now: number, action: RecoveryAction) =>
+  (r: WithdrawalRequest): boolean =>
+    !sender.inFlight(r.id) && recoveryAction(r, now) === action;
+
+/** Who of the request's approvers is still an approver, and whom the policy in force's tier must include. */
+export async function recheckFacts(
+  p: Policy,
+  groups: GroupResolver | undefined,
+  r: WithdrawalRequest,
+): Promise<RecheckFacts> {
+  const must = selectTier(p, r.currency, r.amount)?.mustInclude ?? [];
+  const facts: Record<string, { isApprover: boolean; satisfies: string[] }> = {};
+  for (const a of r.approvals) {
+    const satisfies: string[] = [];
+    for (const entry of must) if (await matches([entry], a.user, groups)) satisfies.push(entry);
+    facts[a.user] = { isApprover: await hasRole(p, 'approvers', a.user, groups), satisfies };
+  }
+  return facts;
+}

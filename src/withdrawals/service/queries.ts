@@ -1,0 +1,83 @@
+/**
+ * Reads and "who may act" questions: nothing here writes. The state refusals are checked before
+ * any role look-up, so a settled, expired or own request costs no Slack group call.
+ */
+import { hasRole, matches } from '../../policy/people.js';
+import { CURRENCIES, lookup } from '../../wallet/enums.js';
+import { feeEstimate } from '../fees.js';
+import { dailyUsage, reservedFor, roleRefusal, stateRefusal, type DailyUsage } from '../rules.js';
+import { WITHDRAWALS } from '../shell.js';
+import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
+import { refusalOutcome, type ServiceDeps } from './deps.js';
+import type { ListFilter } from './types.js';
+
+export function queryOps({ store, shell, policy, now, groups, balances }: ServiceDeps) {
+  const { stored } = shell;
+  async function checkDecision(
+    id: string,
+    userId: string,
+    kind: 'approve' | 'reject',
+  ): Promise<DecisionOutcome | undefined> {
+    const req = stored(id);
+    // The state refusals first: a settled, expired or own request needs no role (maybe a Slack group) lookup.
+    const refusal =
+      stateRefusal(req, userId, now()) ??
+      roleRefusal(req!, userId, kind, await hasRole(policy(), 'approvers', userId, groups));
+    return refusal && refusalOutcome(refusal);
+  }
+
+  /** Pending requests userId could approve right now (their slot is not reserved for someone else). */
+  async function awaitingDecisionBy(userId: string): Promise<WithdrawalRequest[]> {
+    const t = now();
+    const open = list({ state: 'pending' }).filter((r) => !stateRefusal(r, userId, t));
+    if (!open.length || !(await hasRole(policy(), 'approvers', userId, groups))) return [];
+    const out: WithdrawalRequest[] = [];
+    for (const r of open) {
+      if (roleRefusal(r, userId, 'approve', true)) continue;
+      const reserved = reservedFor(r);
+      if (reserved.length && !(await matches(reserved, userId, groups))) continue;
+      out.push(r);
+    }
+    return out;
+  }
+
+  /**
+   * Whom a reminder is for: the policy's approvers who have not approved and are not the
+   * requester (user or group ids), or ['*'] when anyone may approve.
+   */
+  function reminderTargets(r: WithdrawalRequest): string[] {
+    const approvers = policy().people.approvers;
+    if (approvers.includes('*')) return ['*'];
+    const approved = new Set(r.approvals.map((a) => a.user));
+    return approvers.filter((a) => a !== r.requester && !approved.has(a));
+  }
+
+  function list(filter: ListFilter = {}): WithdrawalRequest[] {
+    const states = filter.state === undefined ? undefined : Array.isArray(filter.state) ? filter.state : [filter.state];
+    const currency = filter.currency && (lookup(CURRENCIES, filter.currency)?.name ?? filter.currency);
+    const out = store
+      .find(
+        WITHDRAWALS,
+        (r) =>
+          (!states || states.includes(r.state)) &&
+          (!filter.requester || r.requester === filter.requester) &&
+          (!currency || r.currency === currency),
+      )
+      .reverse();
+    return filter.limit === undefined ? out : out.slice(0, filter.limit);
+  }
+
+  return {
+    checkDecision,
+    awaitingDecisionBy,
+    reminderTargets,
+    get: stored,
+    list,
+    pendingCount: () => store.find(WITHDRAWALS, (r) => r.state === 'pending').length,
+    dailyUsage: (currency: string): DailyUsage =>
+      dailyUsage(policy(), store.all(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
+    feeEstimate: (currency: string, network: string) => feeEstimate(store.all(WITHDRAWALS), currency, network),
+    lastBalance: (currency: string, network: string) =>
+      balances ? (balances.last(currency, network) ?? null) : undefined,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * A new request: the input admitted, the balance read (a fact for the `balance` rule, before the
+ * commit since it is a network call), then decided and written in one commit.
+ */
+import { randomUUID } from 'node:crypto';
+import { appendAudit } from '../../audit/log.js';
+import { readWithin, REQUEST_BALANCE_WAIT_MS } from '../../balances/book.js';
+import { hasRole } from '../../policy/people.js';
+import { admitRequest } from '../rules.js';
+import { WITHDRAWALS } from '../shell.js';
+import type { RequestInput, RequestOutcome } from '../types.js';
+import type { ServiceDeps } from './deps.js';
+
+export function requestOps({ store, shell, policy, now, groups, logger, balances }: ServiceDeps) {
+  const { context } = shell;
+  async function request(input: RequestInput, requesterId: string): Promise<RequestOutcome> {
+    const p = policy();
+    const checked = admitRequest(p, input, await hasRole(p, 'requesters', requesterId, groups));
+    if (!checked.ok) return checked;
+    // A fact for the `balance` rule, read before the commit (it is a network call); null: unreadable.
+    // Capped (book.ts), so that the person is answered within Slack's 3 seconds.
+    const balance = balances
+      ? ((await readWithin(balances, checked.currency.name, checked.network.name, REQUEST_BALANCE_WAIT_MS)) ?? null)
+      : undefined;
+    const { decision, event } = await store.commit((tx) => {
+      const command = {
+        type: 'request',
+        requester: requesterId,
+        checked,
+        ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
+        ...(input.requestedFrom ? { requestedFrom: input.requestedFrom } : {}),
+        // The request it repeats, as stored in this commit: a report of it committed first refuses the repeat.
+        ...(input.repeatOf ? { repeatOf: { id: input.repeatOf, original: tx.get(WITHDRAWALS, input.repeatOf) } } : {}),
+        id: randomUUID(),
+        merchantReference: randomUUID(),
+        existing: tx.all(WITHDRAWALS),
+        ...(balance !== undefined ? { balance } : {}),
+      } as const;
+      const applied = shell.apply(tx, command, undefined, context(now(), p));
+      // The balance gate's refusal, and the repeat gate's (one payout, one request: hold/decide.ts), are
+      // decisions of their own: audited with why (the other rules refuse input).
+      const gate = applied.decision.kind === 'refused' ? applied.decision.reason : undefined;
+      if (applied.decision.kind === 'refused' && (gate === 'balance' || gate === 'repeat'))
+        appendAudit(tx, {
+          at: new Date(now()).toISOString(),
+          actor: requesterId,
+          action: 'refuse',
+          subject: command.id,
+          details: {
+            amount: checked.amount,
+            currency: checked.currency.name,
+            network: checked.network.name,
+            destination: checked.destination,
+            rule: gate,
+            ...(gate === 'balance' ? { balance } : {}),
+            ...(input.repeatOf ? { repeatOf: input.repeatOf } : {}),
+            reason: applied.decision.message,
+          },
+        });
+      return applied;
+    });
+    if (decision.kind === 'refused') return { ok: false, rule: decision.reason, message: decision.message };
+    if (decision.kind === 'unchanged' && decision.request) return { ok: true, request: decision.request };
+    if (!event) throw new Error('a withdrawal request produced no record');
+    logger.info(
+      { id: event.request.id, amount: event.request.amount, currency: event.request.currency },
+      'withdrawal requested',
+    );
+    return { ok: true, request: event.request };
+  }
+
+  return { request };
+}

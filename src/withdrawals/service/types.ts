@@ -1,0 +1,137 @@
+/** What the withdrawal service is given and what it offers (service/index.ts builds it). */
+import type { Logger } from '../../log.js';
+import type { GroupResolver } from '../../policy/people.js';
+import type { Policy } from '../../policy/schema.js';
+import type { Store, Tx } from '../../store/index.js';
+import type { WalletClient } from '../../wallet/client.js';
+import type { FeeEstimate } from '../fees.js';
+import type { ReconcileReport } from '../reconcile.js';
+import type { AllowlistApprovals, DailyUsage } from '../rules.js';
+import type {
+  BalanceSource,
+  DecisionOutcome,
+  RequestInput,
+  RequestOutcome,
+  WithdrawalEvent,
+  WithdrawalHooks,
+  WithdrawalRequest,
+  WithdrawalState,
+} from '../types.js';
+
+export interface WithdrawalServiceOptions {
+  store: Store;
+  /** `withdrawalStatus` settles unknown outcomes exactly (the transaction list is the fallback). */
+  wallet: Pick<WalletClient, 'withdraw' | 'listTransactions'> & Partial<Pick<WalletClient, 'withdrawalStatus'>>;
+  /** A function lets the app reload the policy without rebuilding the service. */
+  policy: Policy | (() => Policy);
+  /** When each allowlisted address was approved (governed policy: the cooling-off); absent: all usable at once. */
+  allowlistApprovals?: () => AllowlistApprovals | undefined;
+  /**
+   * Since when the policy in force has been in force (governed policy). A request created after
+   * that was checked under it already, so it is not judged again before sending (no group
+   * look-ups that Slack being down would make fail closed). Absent: always judged again.
+   */
+  policyInForceSince?: () => number;
+  groups?: GroupResolver;
+  logger: Logger;
+  now?: () => number;
+  /**
+   * Called inside the commit of every change, with its transaction: whatever it writes (the
+   * Slack notifications, through the outbox) is durable together with the change, or not at all.
+   * Synchronous; it must not throw (a throw is logged and its writes may be partial).
+   */
+  onChange?: (event: WithdrawalEvent, tx: Tx) => void;
+  hooks?: WithdrawalHooks;
+  /**
+   * The origin accounts' balances, for the `balance` rule: read at request time (unreadable: the
+   * request is allowed and its card says so) and again just before sending (unreadable: sent, as
+   * the wallet service itself refuses an overdraft). Absent: no balance rule.
+   */
+  balances?: BalanceSource;
+  /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
+  reconcileMaxPages?: number;
+  reconcilePageSize?: number;
+}
+
+export interface ListFilter {
+  state?: WithdrawalState | readonly WithdrawalState[];
+  requester?: string;
+  currency?: string;
+  /** Newest first, at most this many. */
+  limit?: number;
+}
+
+export interface WithdrawalEventInput {
+  merchantReference: string;
+  /** Webhook TransactionStatus as claimed: name or code (PENDING, CONFIRMED, FAILED, ...), or anything at all. */
+  status: unknown;
+  transactionHash?: string | null;
+}
+
+export interface WithdrawalEventResult {
+  matched: boolean;
+  changed: boolean;
+  request?: WithdrawalRequest;
+}
+
+export interface WithdrawalService {
+  request(input: RequestInput, requesterId: string): Promise<RequestOutcome>;
+  /** `facts.stepUp`: 'verified' once the approver's authenticator code was checked (src/stepup/). */
+  approve(id: string, userId: string, facts?: { stepUp?: 'verified' | 'not-needed' }): Promise<DecisionOutcome>;
+  reject(id: string, userId: string, reason: string): Promise<DecisionOutcome>;
+  /** Pending requests past their expiry become expired; returns them. */
+  expireDue(): Promise<WithdrawalRequest[]>;
+  /** Pending requests within remind_before of expiry and not yet reminded: recorded as reminded (once) and returned. */
+  remindersDue(): Promise<WithdrawalRequest[]>;
+  /** Unknown outcomes and waiting notifications, each asked of the wallet service once (never resent). */
+  reconcileUnknown(): Promise<ReconcileReport>;
+  /**
+   * After a notification for this reference is durable: the wallet service is asked now and its
+   * answer settles (or, unreachable, nothing changes and the reconcile job asks again). The
+   * request after the answer; undefined for a reference that is not ours.
+   */
+  checkNotice(merchantReference: string): Promise<WithdrawalRequest | undefined>;
+  resolveUnknown(id: string, adminId: string, outcome: 'sent' | 'not_sent', note: string): Promise<DecisionOutcome>;
+  /**
+   * An admin's decision on a repeat on hold (hold/): `release` ("Send anyway") clears the
+   * hold, and an approved request is then sent once (`execution`, as for the last approval);
+   * `reject` rejects it. Audited with who and why.
+   */
+  settleHold(id: string, adminId: string, action: 'release' | 'reject', reason: string): Promise<DecisionOutcome>;
+  /** At startup: executing -> unknown (possibly sent, never resent); approved -> sent once (see idle()); then reconciliation and expiry. */
+  recover(): Promise<{ markedUnknown: string[]; resumed: string[]; reconcile: ReconcileReport; expired: string[] }>;
+  /** A notification: its claim recorded (applyWithdrawalEvent), then the service asked (checkNotice) before it resolves. */
+  onWithdrawalEvent(e: WithdrawalEventInput): Promise<WithdrawalEventResult>;
+  /**
+   * After sends are unfrozen: each approved request not being sent is sent once (the usual
+   * claim), or, past its expiry (a long freeze), expires unsent as at a restart.
+   */
+  sendApproved(): Promise<{ sent: string[]; expired: string[] }>;
+  /**
+   * The claim alone, inside a caller's commit (the webhook receiver's): recorded as the request's
+   * `notice` (and a precaution hold on the rest of a never-executed payout), never settling
+   * anything. The caller asks the service once it is durable (`checkNotice`). Its notifications go
+   * through `onChange` in that commit; the returned event is what changed (the app's receiver
+   * ignores it: its notifications were written by `onChange`).
+   */
+  applyWithdrawalEvent(
+    tx: Tx,
+    e: WithdrawalEventInput,
+  ): WithdrawalEventResult & { event?: WithdrawalEvent; repeats?: WithdrawalEvent[] };
+  /** Whether userId may approve (or reject) the request now: the refusal to show, or undefined. */
+  checkDecision(id: string, userId: string, kind: 'approve' | 'reject'): Promise<DecisionOutcome | undefined>;
+  awaitingDecisionBy(userId: string): Promise<WithdrawalRequest[]>;
+  reminderTargets(r: WithdrawalRequest): string[];
+  get(id: string): WithdrawalRequest | undefined;
+  list(filter?: ListFilter): WithdrawalRequest[];
+  pendingCount(): number;
+  dailyUsage(currency: string): DailyUsage;
+  /** The last fee the service charged for this currency on this network (an estimate for the next one), or undefined. */
+  feeEstimate(currency: string, network: string): FeeEstimate | undefined;
+  /** After a policy change: pending requests judged again under the policy in force (audited); returns those that changed. */
+  recheckPending(): Promise<WithdrawalRequest[]>;
+  /** Waits for sends started by this process to record their results (for shutdown and tests). */
+  idle(): Promise<void>;
+  /** The last balance read for this currency and network: text, null when unavailable, undefined without a balance source. */
+  lastBalance(currency: string, network: string): string | null | undefined;
+}
