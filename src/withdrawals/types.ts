@@ -88,6 +88,12 @@ export interface Confirmation {
  * the webhook URL can post one, so it is only a prompt to ask the wallet service (notice.ts):
  * it never settles, marks or "reports" a request by itself.
  */
+/** One claimed status and how many notifications made it since the service last answered. */
+export interface ClaimCount {
+  status: string;
+  count: number;
+}
+
 export interface Notice {
   /** The status as claimed: a TransactionStatus name when known, else its text as sent (outside text: escape it). */
   status: string;
@@ -95,7 +101,15 @@ export interface Notice {
   at: string;
   /** Not yet answered by the wallet service (it could not be reached, or says Pending): the card says it waits. */
   waiting: boolean;
-  /** Earlier claims still waiting when this one came: judged with it, so none is dropped unjudged (at most a few). */
+  /**
+   * Every distinct claim made since the service last answered, this one included, with how often it
+   * came: all are judged against its answer, so none is dropped unjudged. Bounded: the recognised
+   * statuses (a handful) always have their entry; unrecognised texts only up to a few.
+   */
+  claims?: ClaimCount[];
+  /** Claims with unrecognised text that no longer fitted in `claims`: judged as a disagreement of their own. */
+  overflow?: number;
+  /** Requests stored before `claims`: earlier claims still waiting (read, never written). */
   earlier?: string[];
   /** The service's answer contradicted a notification (the first time; the admins were told then, once). */
   disagreed?: { at: string; status: string; service: string };
