@@ -23,6 +23,7 @@ import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
 import type { Decision } from './decide.js';
 import { about } from './rules.js';
 import { sentAt } from './settle-by-status.js';
+import { decideServiceMismatch } from './service-mismatch.js';
 import type { ClaimCount, Notice, WithdrawalRequest } from './types.js';
 import type { ListedTransaction } from './wallet-answer.js';
 
@@ -36,6 +37,11 @@ export interface ServiceWord {
   via: 'status' | 'list';
   status: 'completed' | 'failed' | 'pending' | 'not_found';
   transactionHash: string | null;
+  /**
+   * Where the answer does not match the request (another destination or amount): it settles and
+   * shows nothing; the admins are told once (service-mismatch.ts).
+   */
+  mismatches?: readonly string[];
 }
 
 export const wordOfStatus = (s: WithdrawalStatus): ServiceWord => ({
@@ -152,6 +158,7 @@ export function decideNotice(
 
 /** The service's own answer as the transfer status shown; against our final state, a contradiction. */
 export function decideServiceWord(word: ServiceWord, cur: WithdrawalRequest | undefined, at: string): Decision {
+  if (cur && word.mismatches?.length) return decideServiceMismatch(word, cur, at, SERVICE_NAMES[word.status]);
   const status = CONFIRMATION_OF[word.status];
   if (!cur || !status) return { kind: 'unchanged', request: cur };
   const prev = cur.confirmation;

@@ -157,6 +157,11 @@ export interface WithdrawalRequest {
   confirmation?: Confirmation;
   /** The last withdrawal notification's claim, until (and after) the wallet service answered it. */
   notice?: Notice;
+  /**
+   * The wallet service's status for our reference named another destination or amount
+   * (service-mismatch.ts): nothing was settled on it. `at`: when the admins were told (once).
+   */
+  serviceMismatch?: { at: string; service: string; mismatches: string[]; lastAt: string };
   /** The origin account's balance read when it was requested (`null`: it could not be read, and the request was allowed). */
   balanceAtRequest?: { balance: string | null; at: string };
   /** Made with "New request with the same details" on this earlier request, which the service never executed (repeat-hold.ts). */
@@ -290,6 +295,8 @@ export type WithdrawalEventType =
   | 'notice'
   /** The wallet service's answer contradicts a notification: it may be forged (admins told once). */
   | 'notice-disagreed'
+  /** The wallet service's status for our reference names another destination or amount: nothing settled (admins told once). */
+  | 'service-mismatch'
   /** Back to waiting: the policy in force now asks for more than it was approved with (re-check before sending, or a policy change). */
   | 'reopened'
   /** The wallet service's final answer contradicts our state (completed but it says Failed, refused but it says Completed). */

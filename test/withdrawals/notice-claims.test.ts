@@ -1,13 +1,15 @@
 /**
  * Notifications judged against the wallet service's answer (src/withdrawals/notice.ts), the
  * decider alone: which claims agree, every claim of a burst judged, the status shown never moving
- * backwards.
+ * backwards, an answer about another payment settling nothing (service-mismatch.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { noticeText } from '../../src/slack/withdrawal-card.js';
+import { MISMATCH_RENDERER, renderServiceMismatch } from '../../src/slack/withdrawal-mismatch.js';
+import { withdrawalMessages } from '../../src/slack/withdrawal-notify.js';
 import { decide, type Decision, type WithdrawalCommand } from '../../src/withdrawals/decide.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
-import { ctx, unknownRequest, word } from './notice-helpers.js';
+import { ctx, policy, unknownRequest, word } from './notice-helpers.js';
 
 function changed(d: Decision<string>) {
   if (d.kind !== 'changed') throw new Error(`expected a change, got ${JSON.stringify(d)}`);
@@ -167,5 +169,46 @@ describe('the status shown never moves backwards', () => {
     expect(
       changed(decide({ type: 'service-word', word: word('failed') }, pending, ctx())).next.confirmation,
     ).toMatchObject({ status: 'FAILED' });
+  });
+});
+
+describe('an answer about another payment settles nothing', () => {
+  it('audited, the admins told once; the same answer again changes nothing; another difference is audited again', () => {
+    const req = claimed(unknownRequest(), 'FAILED');
+    const mismatched = word('completed', { mismatches: ['amount 999 instead of 10'] });
+    const d = changed(decide({ type: 'service-word', word: mismatched }, req, ctx()));
+    expect(d).toMatchObject({
+      event: 'service-mismatch',
+      audit: {
+        action: 'service_mismatch',
+        details: { mismatches: ['amount 999 instead of 10'], service: 'Completed' },
+      },
+      next: { state: 'unknown', notice: { waiting: true }, serviceMismatch: { service: 'Completed' } },
+    });
+    expect(d.next.confirmation).toBeUndefined();
+    expect(decide({ type: 'service-word', word: mismatched }, d.next, ctx()).kind).toBe('unchanged');
+    const other = word('completed', { mismatches: ['destination 0x9 instead of 0x2'] });
+    expect(changed(decide({ type: 'service-word', word: other }, d.next, ctx()))).toMatchObject({
+      event: 'notice',
+      audit: { action: 'service_mismatch', details: { toldBefore: d.next.serviceMismatch!.at } },
+    });
+  });
+
+  it("the admins are told in the card's thread, the service's words escaped", () => {
+    const evil = 'destination <!channel> <https://evil.example|x> instead of 0x2';
+    const d = changed(
+      decide({ type: 'service-word', word: word('completed', { mismatches: [evil] }) }, unknownRequest(), ctx()),
+    );
+    const out = withdrawalMessages({ type: 'service-mismatch', request: d.next }, policy, {
+      reminderTargets: () => [],
+    });
+    const reply = out.find((m) => m.renderer === MISMATCH_RENDERER)!;
+    expect(reply).toMatchObject({ op: 'reply', ref: `${d.next.id}|<@U0ERIN>` });
+    const line = renderServiceMismatch(reply.ref, () => d.next)!.text;
+    expect(line).toContain('does not match this request');
+    expect(line).toContain('&lt;!channel&gt;');
+    expect(line).not.toContain('<!channel>');
+    expect(line).not.toContain('<https://evil.example');
+    expect(line.endsWith('<@U0ERIN>')).toBe(true);
   });
 });
