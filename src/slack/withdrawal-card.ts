@@ -9,7 +9,7 @@ import { slackDate, utcMinute } from '../format/time.js';
 import type { Rendered } from '../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../withdrawals/index.js';
-import { expectedSettlement, formatAmount, settlementOf } from '../withdrawals/index.js';
+import { expectedSettlement, formatAmount, recognisedClaim, settlementOf } from '../withdrawals/index.js';
 import { statusDetail } from '../format/status.js';
 import { outside, outsideCode } from '../format/outside.js';
 import { CONTRADICTED_NEVER_EXECUTED } from './withdrawal-hold-words.js';
@@ -296,7 +296,7 @@ function outcomeText(r: WithdrawalRequest): string | undefined {
 export function noticeText(r: Pick<WithdrawalRequest, 'notice'>): string | undefined {
   const n = r.notice;
   if (!n) return undefined;
-  const said = outside(n.status || '(no status)', 60);
+  const said = !n.status ? '(no status)' : recognisedClaim(n.status) ? outside(n.status, 60) : 'an unrecognised status';
   if (n.waiting)
     return `:hourglass_flowing_sand: A notification says ${said}; waiting for the wallet service to confirm.`;
   if (n.disagreed)

@@ -34,6 +34,7 @@ import {
   renderThread,
   type CardPointer,
 } from './withdrawal-card.js';
+import { MISMATCH_RENDERER, renderServiceMismatch } from './withdrawal-mismatch.js';
 
 /** Card permalinks from chat.getPermalink, by request id (asked once per card). */
 /** The permalink of each withdrawal's card, once asked of Slack (the persisted name must not change). */
@@ -176,6 +177,9 @@ export function withdrawalMessages(
   // (the domain emits this event once). The ref carries no outside text: the renderer escapes the claim.
   if (event.type === 'notice-disagreed')
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|notice-disagreed|${admins}`, key });
+  // The service's answer names another destination or amount: nothing settled; the admins, once (the domain emits it once).
+  if (event.type === 'service-mismatch')
+    out.push({ op: 'reply', renderer: MISMATCH_RENDERER, ref: `${r.id}|${mentions(policy.people.admins)}`, key });
   if (event.type === 'held' || (event.type === 'requested' && r.hold))
     out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
   if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });
@@ -271,6 +275,7 @@ export function withdrawalNotifier(o: {
     return r ? renderCard(r, o.service, o.explorerNet, frozenFact(o.store)) : null;
   });
   o.outbox.registerRenderer(THREAD_RENDERER, (ref) => renderThread(ref, get, o.explorerNet));
+  o.outbox.registerRenderer(MISMATCH_RENDERER, (ref) => renderServiceMismatch(ref, get));
   o.outbox.registerRenderer(DM_RENDERER, (ref) => renderDm(ref, get, cardPointer));
   o.outbox.registerRenderer(APPROVER_DM_RENDERER, (ref) => renderApproverDm(ref, get, cardPointer));
   /**

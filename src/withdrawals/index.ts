@@ -34,3 +34,4 @@ export {
   type Refused,
 } from './rules.js';
 export { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
+export { recognisedClaim } from './notice.js';

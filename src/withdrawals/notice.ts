@@ -9,20 +9,22 @@
  * - `service-word`: what the service itself answered (its status for our reference, or its
  *   transaction list) becomes the transfer status shown (`confirmation`); a final answer against
  *   our own final state is a `contradiction` for the admins.
- * - `notice-verdict`: the claim compared with that answer. Agreeing, it stops waiting; a
- *   contradiction (FAILED while the service says Completed, CONFIRMED while it says Failed, a
- *   withdrawal it has no record of) is audited every time and told to the admins once per
- *   request ("it may be forged"), never dropped silently.
+ * - `notice-verdict`: every claim made since the last answer compared with that answer. Against a
+ *   final answer only the matching final status (CONFIRMED for Completed; FAILED or NOT_PROPAGATED
+ *   for Failed) or a non-final one (ABOUT_TO_INITIATE, PENDING) agrees; any other status, any
+ *   unrecognised text, and a withdrawal it has no record of is a contradiction: audited every time
+ *   and told to the admins once per request ("it may be forged"), never dropped silently.
  *
  * An unknown outcome is settled by the service's answer alone (settle-by-status.ts, the list's
  * record in decide/settle.ts), in the same commit as the verdict.
  */
-import { WEBHOOK_STATUSES, lookup } from '../wallet/enums.js';
+import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
 import type { Decision } from './decide/index.js';
 import { about } from './rules.js';
 import { sentAt } from './settle-by-status.js';
-import { SYSTEM, type WithdrawalRequest } from './types.js';
+import { decideServiceMismatch } from './service-mismatch.js';
+import { SYSTEM, type ClaimCount, type Notice, type WithdrawalRequest } from './types.js';
 import type { ListedTransaction } from './wallet-answer.js';
 
 /** Longest claimed status or hash kept: enough for any real one, and a forged novel stays out of the store. */
@@ -33,6 +35,11 @@ export interface ServiceWord {
   via: 'status' | 'list';
   status: 'completed' | 'failed' | 'pending' | 'not_found';
   transactionHash: string | null;
+  /**
+   * Where the answer does not match the request (another destination or amount): it settles and
+   * shows nothing; the admins are told once (service-mismatch.ts).
+   */
+  mismatches?: readonly string[];
 }
 
 export const wordOfStatus = (s: WithdrawalStatus): ServiceWord => ({
@@ -77,10 +84,18 @@ const claimedHash = (raw: unknown): string | null => {
   return text && text.length <= CLAIM_MAX ? text : null;
 };
 
-/** Claims kept unjudged behind the latest one. */
-const EARLIER_MAX = 4;
+/** A TransactionStatus name (ABOUT_TO_INITIATE, PENDING, CONFIRMED, FAILED, NOT_PROPAGATED), as `claimedStatus` keeps it. */
+export const recognisedClaim = (status: string): boolean => status in WEBHOOK_STATUS_RANK;
 
-const isFailureClaim = (s: string) => s === 'FAILED' || s === 'NOT_PROPAGATED';
+/** Distinct unrecognised texts kept with their counts until the service answers; more are only counted (`overflow`). */
+const UNRECOGNISED_MAX = 6;
+
+/** The claims still waiting for an answer, with their counts (a request stored before `claims`: its `earlier` ones). */
+export function waitingClaims(n: Notice | undefined): ClaimCount[] {
+  if (!n?.waiting) return [];
+  if (n.claims) return n.claims.map((c) => ({ ...c }));
+  return [...new Set([...(n.earlier ?? []), n.status])].map((status) => ({ status, count: 1 }));
+}
 
 /** A notification's claim, recorded for asking; it decides nothing. */
 export function decideNotice(
@@ -96,18 +111,27 @@ export function decideNotice(
   if (prev && prev.status === status && (hash === null || hash === prev.transactionHash))
     return { kind: 'unchanged', request: cur };
   // A claim replaced before the service was asked about it is still judged (a forged FAILED followed
-  // at once by the genuine CONFIRMED must not slip by): the last few are kept with the new one.
-  const earlier = prev?.waiting
-    ? [...(prev.earlier ?? []), prev.status]
-        .filter((x, i, all) => x !== status && all.indexOf(x) === i)
-        .slice(-EARLIER_MAX)
-    : [];
-  const notice = {
+  // at once by the genuine CONFIRMED, or by any number of junk claims, must not slip by): every
+  // distinct status is kept with its count; unrecognised texts beyond a few are counted, and that
+  // overflow is itself judged a disagreement.
+  const claims = waitingClaims(prev);
+  let overflow = prev?.waiting ? (prev.overflow ?? 0) : 0;
+  const same = claims.find((x) => x.status === status);
+  if (same) same.count++;
+  else if (
+    !status ||
+    recognisedClaim(status) ||
+    claims.filter((x) => !recognisedClaim(x.status)).length < UNRECOGNISED_MAX
+  )
+    claims.push({ status, count: 1 });
+  else overflow++;
+  const notice: Notice = {
     status,
     transactionHash: hash ?? (prev?.status === status ? prev.transactionHash : null),
     at,
     waiting: true,
-    ...(earlier.length ? { earlier } : {}),
+    claims,
+    ...(overflow ? { overflow } : {}),
     ...(prev?.disagreed ? { disagreed: prev.disagreed } : {}),
   };
   return {
@@ -132,9 +156,14 @@ export function decideNotice(
 
 /** The service's own answer as the transfer status shown; against our final state, a contradiction. */
 export function decideServiceWord(word: ServiceWord, cur: WithdrawalRequest | undefined, at: string): Decision {
+  if (cur && word.mismatches?.length) return decideServiceMismatch(word, cur, at, SERVICE_NAMES[word.status]);
   const status = CONFIRMATION_OF[word.status];
   if (!cur || !status) return { kind: 'unchanged', request: cur };
   const prev = cur.confirmation;
+  // A final answer is never replaced by a non-final one (a stale Pending, or a listed record whose
+  // status cannot be read): the status shown never moves backwards, nor re-posts and re-pings.
+  if (prev && isFinalWebhookStatus(prev.status) && !isFinalWebhookStatus(status))
+    return { kind: 'unchanged', request: cur };
   const hash = word.transactionHash ?? (prev?.status === status ? prev.transactionHash : null);
   if (prev?.status === status && prev.transactionHash === hash) return { kind: 'unchanged', request: cur };
   let next: WithdrawalRequest = { ...cur, confirmation: { status, transactionHash: hash, updatedAt: at } };
@@ -164,13 +193,23 @@ export function decideServiceWord(word: ServiceWord, cur: WithdrawalRequest | un
   };
 }
 
+/** Claims that say nothing final yet: they agree with any answer of the service. */
+const NOT_FINAL_CLAIMS = new Set(['ABOUT_TO_INITIATE', 'PENDING']);
+/** The claims that match the service's final answers. */
+const MATCHES: Readonly<Record<'completed' | 'failed', ReadonlySet<string>>> = {
+  completed: new Set(['CONFIRMED']),
+  failed: new Set(['FAILED', 'NOT_PROPAGATED']),
+};
+
 /**
- * Whether the service's answer contradicts the claim. NotFound contradicts any claim once the
- * service should know the withdrawal (never sent, found never executed, or sent longer ago than
- * the grace); Pending, or NotFound just after sending, is no answer yet.
+ * Whether the service's answer contradicts the claim (`null`: an unrecognised claim not kept,
+ * the overflow). Against Completed or Failed only the matching final status or a non-final one
+ * agrees: any other final, any unrecognised text, no status at all disagrees. NotFound contradicts
+ * any claim once the service should know the withdrawal (never sent, found never executed, or sent
+ * longer ago than the grace); Pending, or NotFound just after sending, is no answer yet.
  */
 export function noticeVerdict(
-  claim: string,
+  claim: string | null,
   word: ServiceWord,
   cur: WithdrawalRequest,
   ctx: { now: number; graceMs: number },
@@ -179,9 +218,10 @@ export function noticeVerdict(
     case 'pending':
       return 'waiting';
     case 'completed':
-      return isFailureClaim(claim) ? 'disagrees' : 'agrees';
     case 'failed':
-      return claim === 'CONFIRMED' ? 'disagrees' : 'agrees';
+      return claim !== null && (MATCHES[word.status].has(claim) || NOT_FINAL_CLAIMS.has(claim))
+        ? 'agrees'
+        : 'disagrees';
     case 'not_found': {
       const inFlight = cur.state === 'executing' || cur.state === 'unknown';
       return inFlight && ctx.now - sentAt(cur) < ctx.graceMs ? 'waiting' : 'disagrees';
@@ -197,16 +237,27 @@ export function decideNoticeVerdict(
 ): Decision {
   const notice = cur?.notice;
   if (!cur || !notice?.waiting) return { kind: 'unchanged', request: cur };
-  // Every claim made since the last answer is judged; one contradiction is enough.
-  const claims = [notice.status, ...(notice.earlier ?? [])];
-  const verdicts = claims.map((claim) => noticeVerdict(claim, word, cur, ctx));
-  const against = claims[verdicts.indexOf('disagrees')];
+  // Every claim made since the last answer is judged (the overflow too); one contradiction is enough.
+  const claims = waitingClaims(notice);
+  const overflow = notice.overflow ?? 0;
+  const judgedClaims: Array<string | null> = [...claims.map((c) => c.status), ...(overflow ? [null] : [])];
+  const verdicts = judgedClaims.map((claim) => noticeVerdict(claim, word, cur, ctx));
+  const i = verdicts.indexOf('disagrees');
+  const against = i < 0 ? undefined : (judgedClaims[i] ?? `${overflow} more notifications with other texts`);
   const verdict = against !== undefined ? 'disagrees' : verdicts.includes('waiting') ? 'waiting' : 'agrees';
   if (verdict === 'waiting') return { kind: 'unchanged', request: cur };
   const at = new Date(ctx.now).toISOString();
   const service = SERVICE_NAMES[word.status];
-  const { earlier: _judged, ...judged } = notice;
-  const details = { ...about(cur), status: against ?? notice.status ?? null, service, via: word.via, state: cur.state };
+  const { earlier: _e, claims: _c, overflow: _o, ...judged } = notice;
+  const details = {
+    ...about(cur),
+    status: against ?? notice.status ?? null,
+    service,
+    via: word.via,
+    state: cur.state,
+    claims,
+    ...(overflow ? { overflow } : {}),
+  };
   if (verdict === 'agrees')
     return {
       kind: 'changed',

@@ -91,6 +91,12 @@ export interface Confirmation {
  * the webhook URL can post one, so it is only a prompt to ask the wallet service (notice.ts):
  * it never settles, marks or "reports" a request by itself.
  */
+/** One claimed status and how many notifications made it since the service last answered. */
+export interface ClaimCount {
+  status: string;
+  count: number;
+}
+
 export interface Notice {
   /** The status as claimed: a TransactionStatus name when known, else its text as sent (outside text: escape it). */
   status: string;
@@ -98,7 +104,15 @@ export interface Notice {
   at: string;
   /** Not yet answered by the wallet service (it could not be reached, or says Pending): the card says it waits. */
   waiting: boolean;
-  /** Earlier claims still waiting when this one came: judged with it, so none is dropped unjudged (at most a few). */
+  /**
+   * Every distinct claim made since the service last answered, this one included, with how often it
+   * came: all are judged against its answer, so none is dropped unjudged. Bounded: the recognised
+   * statuses (a handful) always have their entry; unrecognised texts only up to a few.
+   */
+  claims?: ClaimCount[];
+  /** Claims with unrecognised text that no longer fitted in `claims`: judged as a disagreement of their own. */
+  overflow?: number;
+  /** Requests stored before `claims`: earlier claims still waiting (read, never written). */
   earlier?: string[];
   /** The service's answer contradicted a notification (the first time; the admins were told then, once). */
   disagreed?: { at: string; status: string; service: string };
@@ -146,6 +160,11 @@ export interface WithdrawalRequest {
   confirmation?: Confirmation;
   /** The last withdrawal notification's claim, until (and after) the wallet service answered it. */
   notice?: Notice;
+  /**
+   * The wallet service's status for our reference named another destination or amount
+   * (service-mismatch.ts): nothing was settled on it. `at`: when the admins were told (once).
+   */
+  serviceMismatch?: { at: string; service: string; mismatches: string[]; lastAt: string };
   /** The origin account's balance read when it was requested (`null`: it could not be read, and the request was allowed). */
   balanceAtRequest?: { balance: string | null; at: string };
   /** Made with "New request with the same details" on this earlier request, which the service never executed (hold/). */
@@ -279,6 +298,8 @@ export type WithdrawalEventType =
   | 'notice'
   /** The wallet service's answer contradicts a notification: it may be forged (admins told once). */
   | 'notice-disagreed'
+  /** The wallet service's status for our reference names another destination or amount: nothing settled (admins told once). */
+  | 'service-mismatch'
   /** Back to waiting: the policy in force now asks for more than it was approved with (re-check before sending, or a policy change). */
   | 'reopened'
   /** The wallet service's final answer contradicts our state (completed but it says Failed, refused but it says Completed). */

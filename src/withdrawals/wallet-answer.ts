@@ -1,7 +1,8 @@
 /**
  * The wallet service's answers as the decider sees them: the answer to the one withdrawal
  * POST (checked against what was approved), the error it threw (classified: refused, not sent,
- * or possibly sent), and a record of the transaction list (for reconciliation).
+ * or possibly sent), its status for our reference (checked against the request too), and a
+ * record of the transaction list (for reconciliation).
  */
 import { addressFamily } from '../wallet/addresses.js';
 import type { WalletClient } from '../wallet/client.js';
@@ -31,6 +32,32 @@ export function answerMismatches(req: WithdrawalRequest, answer: WithdrawAnswer)
   const requested = answer.amountRequested ?? answer.amount;
   if (requested && !new Dec(requested).eq(req.amount)) out.push(`amount ${requested} instead of ${req.amount}`);
   return out;
+}
+
+/**
+ * The service's status for our reference checked against the request, where it carries a
+ * destination or an amount (service-mismatch.ts). The amount is compared as a decimal with the
+ * amount approved; an unreadable amount is a mismatch too.
+ */
+export function statusMismatches(
+  req: WithdrawalRequest,
+  status: { destinationAddress: string | null; amount: string | null },
+): string[] {
+  const out: string[] = [];
+  const destination = status.destinationAddress?.trim();
+  if (destination && !sameDestination(req, destination))
+    out.push(`destination ${destination} instead of ${req.destination}`);
+  const amount = status.amount?.trim();
+  if (amount && !sameAmount(amount, req.amount)) out.push(`amount ${amount} instead of ${req.amount}`);
+  return out;
+}
+
+function sameAmount(a: string, b: string): boolean {
+  try {
+    return new Dec(a).eq(b);
+  } catch {
+    return false;
+  }
 }
 
 /** The same address as the request's destination, compared as its family requires (TRON's base58 is case-sensitive). */

@@ -550,17 +550,6 @@ describe('decide: time, recovery, reconciliation, admins, webhooks', () => {
       next: { state: 'completed' },
     });
   });
-
-  it('a claim replaced before the service answered is still judged', () => {
-    const forged = changed(decide({ type: 'notice', status: 'FAILED' }, unknown(), ctx()));
-    const genuine = changed(decide({ type: 'notice', status: 'CONFIRMED' }, forged.next, ctx()));
-    expect(genuine.next.notice).toMatchObject({ status: 'CONFIRMED', earlier: ['FAILED'] });
-    const word = { via: 'status' as const, status: 'completed' as const, transactionHash: null };
-    expect(changed(decide({ type: 'notice-verdict', word }, genuine.next, ctx()))).toMatchObject({
-      event: 'notice-disagreed',
-      next: { notice: { status: 'CONFIRMED', disagreed: { status: 'FAILED' } } },
-    });
-  });
 });
 
 describe('decide: properties over any sequence of commands', () => {

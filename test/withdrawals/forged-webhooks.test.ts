@@ -228,7 +228,9 @@ describe('a forged withdrawal webhook settles nothing: the wallet service is ask
     // The list fallback cannot answer either for a request never sent: it waits.
     await forgeWebhook(a, forgedWithdrawalBody(r, evil));
     await until('the card waits', () => text(cardOf(a, r)!).includes('waiting for the wallet service to confirm'));
-    expect(text(cardOf(a, r)!)).toContain('&lt;!channel&gt; &lt;https://evil.example|x&gt;');
+    // While it waits, an unrecognised text is not repeated at all.
+    expect(text(cardOf(a, r)!)).toContain('A notification says an unrecognised status;');
+    expect(text(cardOf(a, r)!)).not.toContain('evil.example');
 
     // Answered (NotFound: it was never sent): the contradiction, told to the admins, escaped too.
     await serviceSays(a, r.merchantReference, { unavailable: false });
@@ -245,5 +247,40 @@ describe('a forged withdrawal webhook settles nothing: the wallet service is ask
       expect(m).not.toContain('<!channel>');
       expect(m).not.toContain('<https://evil.example');
     }
+  });
+
+  it('an unrecognised failure text against Completed is a contradiction: audited, the admins told once', async () => {
+    const a = await app();
+    const r = await unknownOutcome(a, 'before-commit', (x) => serviceSays(a, x.merchantReference, { status: 3 }));
+    const claim = 'Failed - not sent, please request again';
+    await forgeWebhook(a, forgedWithdrawalBody(r, claim));
+    await until('completed', () => get(a, r.id).state === 'completed');
+    await until('the admins told', () => toldAdmins(a, r).length > 0);
+    expect(audit(a, r.id).find((e) => e.action === 'notice_contradiction')?.details).toMatchObject({
+      status: claim,
+      service: 'Completed',
+    });
+    expect(audit(a, r.id).some((e) => e.action === 'webhook_checked')).toBe(false);
+    await a.app.deps.outbox.drain();
+    expect(toldAdmins(a, r)).toHaveLength(1);
+  });
+
+  it('a FAILED followed by five distinct other claims is still judged when the service answers', async () => {
+    const a = await app();
+    const r = await unknownOutcome(a, 'before-commit', (x) =>
+      serviceSays(a, x.merchantReference, { unavailable: true }),
+    );
+    await forgeWebhook(a, forgedWithdrawalBody(r, 'FAILED'));
+    for (const junk of ['PENDING', 'x-1', 'x-2', 'x-3', 'x-4']) await forgeWebhook(a, forgedWithdrawalBody(r, junk));
+    expect(get(a, r.id).notice).toMatchObject({ status: 'x-4', waiting: true });
+
+    await serviceSays(a, r.merchantReference, { unavailable: false, status: 3 });
+    await a.app.deps.scheduler.runNow('withdrawals.reconcile-unknown');
+    expect(get(a, r.id).state).toBe('completed');
+    expect(audit(a, r.id).find((e) => e.action === 'notice_contradiction')?.details).toMatchObject({
+      status: 'FAILED',
+      service: 'Completed',
+    });
+    await until('the admins told', () => toldAdmins(a, r).length > 0);
   });
 });

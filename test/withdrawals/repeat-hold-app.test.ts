@@ -336,8 +336,8 @@ describe('a repeat of a "never executed" request, when the service reports the o
     expect(underOriginal).toHaveLength(1);
     expect(underRepeat[0]!.text).toContain('recover the duplicate');
     expect(underOriginal[0]!.text).toContain(`<@${USERS.erin}>`);
-    // A third report changes nothing either.
-    await webhook(a, get(a, original.id), 'PENDING');
+    // A third report changes nothing either (a final one: a Pending after Completed is not shown, notice.ts).
+    await webhook(a, get(a, original.id), 'FAILED');
     await a.app.deps.outbox.drain();
     expect(threadOf(a, cardOf(a, again)!).filter(both)).toHaveLength(1);
     expect(threadOf(a, cardOf(a, original)!).filter(both)).toHaveLength(1);

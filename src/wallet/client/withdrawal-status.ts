@@ -4,11 +4,15 @@
  * `Accept: text/plain; ver=1.0`, v1 envelope. A read, so retried like the other reads.
  *
  * Tolerant where the shape is unpublished: `withdrawalStatus` as a number, a numeric string
- * or a name (any case); a NotFound answer may carry `data: null` or null fields.
+ * or a name (any case); a NotFound answer may carry `data: null` or null fields. Strict where it
+ * matters: an answer naming ANOTHER merchantReference is not an answer about ours (a response
+ * shape error: the caller treats it as the service unreachable); one without a reference is read
+ * as ours.
  */
 import { z } from 'zod';
 import { PATHS, WITHDRAWAL_ACCEPT } from '../assumptions.js';
 import { enumSchema, type EnumMember } from '../enums.js';
+import { WalletValidationError } from '../errors.js';
 import { inputError, rejection, shapeError } from '../failures.js';
 import { wireDecimal, wireNumber, wireStatus } from '../json.js';
 import { is2xx, refusal, type WalletCalls } from './calls.js';
@@ -82,9 +86,15 @@ export function withdrawalStatus(c: WalletCalls, reference: string): Promise<Wit
     const d = parsed.data.data;
     // An envelope without data says nothing about the withdrawal: not a NotFound we could trust.
     if (!d) throw shapeError('withdrawalStatus', res);
+    const named = d.merchantReference?.trim();
+    if (named && named !== input.data)
+      throw new WalletValidationError(
+        `The withdrawal status lookup failed: the wallet service's answer (HTTP ${res.status}) is about another merchant reference than the one asked. Nothing changed.`,
+        { operation: 'withdrawalStatus', status: res.status, source: 'response' },
+      );
     return {
       status: NAMES[d.withdrawalStatus.code]!,
-      merchantReference: d.merchantReference?.trim() || input.data,
+      merchantReference: named || input.data,
       amount: d.amount ?? null,
       destinationAddress: d.destinationAddress ?? null,
       transactionHash: d.transactionHash ?? null,
