@@ -42,6 +42,8 @@ import { registerPolicyChangeRenderers } from '../commands/treasury/policy-chang
 import type { Sandbox, SandboxOptions } from './sandbox/index.js';
 import { secrets } from './secrets.js';
 import { freezeNotifier } from './slack/freeze-notice.js';
+import { registerDigestRenderer } from './slack/digest-message.js';
+import { describePolicyChange } from './slack/policy-change-words.js';
 import { registerVerificationAlerts } from './slack/verification-notice.js';
 import { verificationHandler } from './verification/handler.js';
 import type { SlackApp } from './slack/app.js';
@@ -161,6 +163,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         : resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl),
       fixed: o.policy,
       check: (p) => scheduleProblems(p.schedule),
+      describe: describePolicyChange,
       onApplied: () => late.recheck?.(),
     });
     await governor.load();
@@ -304,6 +307,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       slack: slackClient.client,
       balances: () => wallet.client.originBalances(),
     });
+    registerDigestRenderer(outbox, store);
     const monthlyExports = createMonthlyExports({
       store,
       wallet: wallet.client,

@@ -59,6 +59,8 @@ export interface PolicyGovernorOptions {
    * problems found, each in words; a file with any is unusable like an invalid one.
    */
   check?: (policy: Policy) => string[];
+  /** A change in words for its proposal (Slack's words: the app passes src/slack/policy-change-words.ts). */
+  describe: (from: Policy, to: Policy) => string[];
 }
 
 export interface PolicyGovernor {
@@ -113,7 +115,7 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
   };
   const inForce = () => store.get(POLICY_IN_FORCE, IN_FORCE_ID);
   const pending = () => store.find(POLICY_PROPOSALS, (p) => p.state === 'pending').at(-1);
-  const facts = (): GovernanceFacts => ({ now: o.now(), newId: randomUUID() });
+  const facts = (): GovernanceFacts => ({ now: o.now(), newId: randomUUID(), describe: o.describe });
   /** The state as seen by `reads`: the store, or a commit's tx (`pending` needs find, which only the store has). */
   const stateOf = (reads: Pick<Tx, 'get'>): GovernanceState => ({
     policy,
