@@ -23,6 +23,7 @@ import {
   type GovernanceFacts,
   type GovernanceState,
 } from './decide.js';
+import type { PolicySource } from '../source.js';
 import { createPolicyFileSource } from './file-source.js';
 import {
   IN_FORCE_ID,
@@ -50,8 +51,6 @@ export interface PolicyGovernorOptions {
   /** The policy file. Without it, `fixed` is the policy for good (a policy given in code: nothing is governed). */
   path?: string;
   fixed?: Policy;
-  /** After an approved change is durable and in force: e.g. re-evaluate pending withdrawals. Must not throw. */
-  onApplied?: (policy: Policy) => unknown;
   /** How often the file is read even if no file-system event came (editors and network disks miss some). */
   pollMs?: number;
   /**
@@ -63,9 +62,8 @@ export interface PolicyGovernorOptions {
   describe: (from: Policy, to: Policy) => string[];
 }
 
-export interface PolicyGovernor {
-  /** The policy in force: read it at the moment of use, never keep a copy. */
-  current(): Policy;
+/** The governor is the app's PolicySource: `current()` is the policy in force, `onApplied` hears approved changes. */
+export interface PolicyGovernor extends PolicySource {
   /**
    * The policy in force: the approved one from the store, or (none yet) the file's, accepted
    * and audited. Throws only when there is no usable policy at all. Then call checkPolicyFile().
@@ -109,6 +107,7 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
     return run;
   };
 
+  const applied: Array<(policy: Policy) => unknown> = [];
   const current = (): Policy => {
     if (!policy) throw new Error('the policy is not loaded yet');
     return policy;
@@ -187,11 +186,13 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
       policy = d.applied;
       log.info({ id: proposalId }, 'policy change applied');
       source?.checkSoon();
-      try {
-        await o.onApplied?.(policy);
-      } catch (err) {
-        log.error({ err }, 'after a policy change: re-evaluating what it affects failed');
-      }
+      // Each subscriber in turn; one failing is logged and does not keep the others from their turn.
+      for (const fn of [...applied])
+        try {
+          await fn(policy);
+        } catch (err) {
+          log.error({ err }, 'after a policy change: re-evaluating what it affects failed');
+        }
     }
     return d.result;
   }
@@ -202,6 +203,13 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
 
   return {
     current,
+    onApplied(fn) {
+      applied.push(fn);
+      return () => {
+        const i = applied.indexOf(fn);
+        if (i >= 0) applied.splice(i, 1);
+      };
+    },
     async load() {
       if (!o.path) return;
       const stored = inForce();
