@@ -6,49 +6,47 @@
  * calls it with the environment; tests call it with test ports and directories.
  */
 import { readFileSync } from 'node:fs';
-import type { DestinationStream } from 'pino';
 import { buildAlerts } from './app/alerts.js';
 import { buildBalances } from './app/balances.js';
 import { CleanupStack } from './app/cleanup.js';
 import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
 import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.js';
+import { buildPolicy } from './app/policy.js';
+import { buildReports } from './app/reports.js';
 import { buildStepUp } from './app/step-up.js';
+import type { RunningApp, StartOptions } from './app/types.js';
+import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore } from './app/store.js';
 import { buildWallet } from './app/wallet.js';
 import { buildWithdrawals } from './app/withdrawals.js';
-import { configSecrets, type Config } from './config.js';
+import { configSecrets } from './config.js';
 import { createFreezeService } from './freeze/service.js';
 import type { Deps } from './deps.js';
-import { createDigests } from './digest/service.js';
-import { createMonthlyExports } from './transactions/monthly.js';
-import { startHttpServer, type HttpServer } from './http/server.js';
+import { startHttpServer } from './http/server.js';
 import { Scheduler } from './jobs/scheduler.js';
-import { scheduleJobs, scheduleProblems } from './jobs/table.js';
+import { scheduleJobs } from './jobs/table.js';
 import { jobNoticeSender } from './jobs/notices.js';
-import { Retention } from './jobs/retention.js';
 import { registerJobNoticeRenderer } from './slack/job-messages.js';
-import type { LocalWorkspace } from './local/workspace.js';
-import { createLogger, type Logger } from './log.js';
-import { createMetrics, type Metrics } from './metrics/registry.js';
+import { createLogger } from './log.js';
+import { createMetrics } from './metrics/registry.js';
 import { startMetricsServer } from './metrics/server.js';
 import { alertDelayRecorder, attachSources } from './metrics/sources.js';
-import { createOutbox, type OutboxOptions } from './outbox/index.js';
+import { createOutbox } from './outbox/index.js';
 import { resolvePolicyPath } from './policy/load.js';
-import { createPolicyGovernor } from './policy/governance/governor.js';
 import type { GroupResolver } from './policy/people.js';
 import type { Policy } from './policy/schema.js';
+import type { PolicySource } from './policy/source.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
-import type { Sandbox, SandboxOptions } from './sandbox/index.js';
 import { secrets } from './secrets.js';
 import { freezeNotifier } from './slack/freeze-notice.js';
 import { registerVerificationAlerts } from './slack/verification-notice.js';
 import { verificationHandler } from './verification/handler.js';
-import type { SlackApp } from './slack/app.js';
-import type { StoreOptions } from './store/index.js';
 import { openWebhookSecrets } from './webhooks/secrets.js';
 import { webhookParts } from './webhooks/wiring.js';
 import { registerWebhookRotationRenderer } from '../commands/treasury/webhook-rotate.js';
+
+export type { RunningApp, StartOptions } from './app/types.js';
 
 export const VERSION: string = (() => {
   try {
@@ -58,51 +56,6 @@ export const VERSION: string = (() => {
     return 'unknown';
   }
 })();
-
-export interface StartOptions {
-  config: Config;
-  logger?: Logger;
-  /** Where log lines go when no logger is given (tests capture them). */
-  logDestination?: DestinationStream;
-  /** Use this policy instead of loading the file. */
-  policy?: Policy;
-  /**
-   * Watch the policy file for changes (default true). Tests that rewrite the file turn it off
-   * and call `checkPolicyFile()` themselves, so a watch event never races their own check.
-   */
-  watchPolicyFile?: boolean;
-  now?: () => number;
-  /**
-   * The store can no longer make memory equal to the disk (it could not even read the disk
-   * back after a failed write): the process must stop (main.ts exits; restart recovers from
-   * disk). A full disk is not fatal: the store refuses writes until it has room again.
-   */
-  onFatal?: (err: Error) => void;
-  /** Store tuning and its write seam (tests of a failing disk where no real one can be made). */
-  store?: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'>;
-  /** Options of the embedded sandbox (tests shorten its webhook delays). */
-  sandbox?: Partial<SandboxOptions>;
-  /** Tuning the tests need (pacing, backoff); production uses the outbox's defaults. */
-  outbox?: Partial<
-    Pick<OutboxOptions, 'paceMs' | 'baseBackoffMs' | 'maxBackoffMs' | 'burstThreshold' | 'unknownOutcomeDelayMs'>
-  >;
-}
-
-export interface RunningApp {
-  url: string;
-  port: number;
-  deps: Deps;
-  sandbox?: Sandbox;
-  slack?: SlackApp;
-  /** Local mode: the workspace page and its Web API. */
-  local?: LocalWorkspace;
-  http: HttpServer;
-  /** This app's metrics registry (one per app: several apps may run in one process). */
-  metrics: Metrics;
-  /** Where /metrics is served; undefined when METRICS_PORT=0. */
-  metricsUrl?: string;
-  stop(): Promise<void>;
-}
 
 export async function startApp(o: StartOptions): Promise<RunningApp> {
   const { config } = o;
@@ -146,25 +99,25 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       cleanup,
     );
     // The policy in force is the last approved one (src/policy/governance): every part reads it
-    // through a `policy` getter at the moment of use, so an approved change applies at once.
-    // Parts built later are reached through `late` (the governor is needed before they exist).
-    const late: { outbox?: ReturnType<typeof createOutbox>; groups?: GroupResolver; recheck?: () => Promise<unknown> } =
-      {};
-    const governor = createPolicyGovernor({
-      store,
-      outbox: { enqueue: (tx, req) => late.outbox!.enqueue(tx, req) },
-      logger,
-      now,
-      groups: { membersOf: (g) => late.groups?.membersOf(g) ?? Promise.resolve([]) },
-      path: o.policy
-        ? undefined
-        : resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl),
-      fixed: o.policy,
-      check: (p) => scheduleProblems(p.schedule),
-      onApplied: () => late.recheck?.(),
-    });
-    await governor.load();
-    cleanup.push(async () => governor.stop());
+    // through the governor as a PolicySource (`current()` at the moment of use), so an approved
+    // change applies at once. The governor's notices need the outbox, which needs Slack, which
+    // (the local workspace) needs the policy loaded: a real cycle, broken by `late` below.
+    const late: { outbox?: ReturnType<typeof createOutbox>; groups?: GroupResolver } = {};
+    const governor = await buildPolicy(
+      {
+        store,
+        outbox: { enqueue: (tx, req) => late.outbox!.enqueue(tx, req) },
+        groups: { membersOf: (g) => late.groups?.membersOf(g) ?? Promise.resolve([]) },
+        logger,
+        now,
+        fixed: o.policy,
+        path: o.policy
+          ? undefined
+          : resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl),
+      },
+      cleanup,
+    );
+    const policy: PolicySource = governor;
     // The webhook (and verification) URL's secret: the current one, and the one before a rotation for its overlap.
     const hookSecrets = await openWebhookSecrets({
       configured: config.webhookSecret,
@@ -177,9 +130,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     const target = await buildSlackTarget(
       {
         config,
-        get policy(): Policy {
-          return governor.current();
-        },
+        policy,
         logger,
         sandboxUrl: wallet.sandbox?.url,
         eventsUrl: () => `${loopback(address.url)}/slack/events`,
@@ -211,12 +162,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     registerPolicyChangeRenderers(outbox, governor);
     registerWebhookRotationRenderer(outbox);
 
-    const stepUp = await buildStepUp({ config, store, outbox, policy: () => deps.policy, logger, now });
+    const stepUp = await buildStepUp({ config, store, outbox, policy, logger, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
       store,
       now,
-      notify: jobNoticeSender(outbox, () => deps.policy),
+      notify: jobNoticeSender(outbox, () => policy.current()),
     });
     registerJobNoticeRenderer(outbox);
     cleanup.push(() => scheduler.stop());
@@ -226,7 +177,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       store,
       outbox,
       wallet: wallet.client,
-      policy: () => governor.current(),
+      policy,
       logger,
       now,
     });
@@ -235,9 +186,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         store,
         outbox,
         wallet: wallet.client,
-        get policy(): Policy {
-          return governor.current();
-        },
+        policy,
         allowlistApprovals: () => governor.addressApprovals(),
         policyInForceSince: () => Date.parse(governor.inForce()?.approvedAt ?? '1970-01-01T00:00:00Z'),
         groups: slackClient.groups,
@@ -252,14 +201,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     );
     const freeze = createFreezeService({
       store,
-      policy: () => deps.policy,
+      policy: () => policy.current(),
       groups: slackClient.groups,
       now,
       logger: logger.child({ component: 'freeze' }),
       withdrawals: withdrawals.service,
-      onChange: freezeNotifier({ outbox, store, policy: () => deps.policy }),
+      onChange: freezeNotifier({ outbox, store, policy: () => policy.current() }),
     });
-    registerVerificationAlerts({ outbox, store, policy: () => deps.policy });
+    registerVerificationAlerts({ outbox, store, policy: () => policy.current() });
     const alerts = buildAlerts(
       {
         config,
@@ -267,7 +216,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         outbox,
         wallet: wallet.client,
         get policy(): Policy {
-          return governor.current();
+          return policy.current();
         },
         logger,
         secret: () => hookSecrets.accepted(),
@@ -279,37 +228,18 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     );
 
     // An approved policy change: pending requests judged under it, and jobs moved to its schedule.
-    late.recheck = async () => {
+    policy.onApplied(async () => {
       await scheduler.reschedule();
       return withdrawals.service.recheckPending();
-    };
+    });
     // Recovery (and the policy file check: the file as it is now against the approved policy,
     // a difference becoming a proposed change) run once the HTTP server listens, below.
-    const retention = new Retention({
-      store,
-      policy: () => deps.policy,
-      logger: logger.child({ component: 'retention' }),
-      now,
-    });
-    const digests = createDigests({
+    const { retention, digests, monthlyExports } = buildReports({
       store,
       wallet: wallet.client,
       withdrawals: withdrawals.service,
-      get policy(): Policy {
-        return governor.current();
-      },
       outbox,
-      logger,
-      now,
-      slack: slackClient.client,
-      balances: () => wallet.client.originBalances(),
-    });
-    const monthlyExports = createMonthlyExports({
-      store,
-      wallet: wallet.client,
-      get policy(): Policy {
-        return governor.current();
-      },
+      policy,
       groups: slackClient.groups,
       slack: slackClient.client,
       logger,
@@ -324,7 +254,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger,
       publicUrl: webhookBase,
       outbox,
-      policy: () => deps.policy,
+      policy: () => policy.current(),
       now,
     });
     const deps: Deps = {
@@ -333,7 +263,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       store,
       wallet: wallet.client,
       get policy(): Policy {
-        return governor.current();
+        return policy.current();
       },
       policyGovernance: governor,
       scheduler,
@@ -369,12 +299,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         digest: digests,
         exports: monthlyExports,
       },
-      () => deps.policy,
+      () => policy.current(),
       { refuse: false, logger },
     );
     attachSources(metrics, {
       store,
-      policy: () => deps.policy,
+      policy: () => policy.current(),
       freezeActive: () => freeze.current() !== undefined,
       scheduler,
       now,
@@ -389,7 +319,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       verification: verificationHandler({
         store,
         outbox,
-        policy: () => deps.policy,
+        policy: () => policy.current(),
         secret: () => hookSecrets.accepted(),
         secretKey: wallet.secretKey,
         logger: logger.child({ component: 'verification' }),
@@ -454,22 +384,4 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     await cleanup.stopAll();
     throw err;
   }
-}
-
-/** The verification callback's URL under `base` (secret included: never log or post it). */
-function verifyUrl(base: string, secret: string): string {
-  return `${base.replace(/\/+$/, '')}/webhooks/wallet/${encodeURIComponent(secret)}/verify`;
-}
-
-function deferred<T>(): { promise: Promise<T>; resolve(v: T): void } {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
-
-/** The app's own URL as seen from this process: a wildcard listener is reached on loopback. */
-function loopback(url: string): string {
-  return url.replace('://localhost:', '://127.0.0.1:');
 }

@@ -5,7 +5,8 @@
  * answers and routes.
  */
 import type { App, RespondFn } from '@slack/bolt';
-import { renderDigest, periodWords } from '../../src/digest/message.js';
+import { periodWords } from '../../src/digest/message.js';
+import { renderDigest } from '../../src/slack/digest-message.js';
 import { utcDay } from '../../src/format/time.js';
 import { echo } from '../../src/slack/limits.js';
 import { z } from 'zod';

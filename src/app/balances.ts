@@ -6,7 +6,7 @@ import { createBalanceBook, type BalanceBook } from '../balances/book.js';
 import { createLowBalanceWatch, type LowBalanceWatch } from '../balances/watch.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 
@@ -19,12 +19,19 @@ export function buildBalances(o: {
   store: Store;
   outbox: Outbox;
   wallet: Pick<WalletClient, 'originBalances'>;
-  policy: () => Policy;
+  policy: PolicySource;
   logger: Logger;
   now: () => number;
 }): BalancesPart {
   const logger = o.logger.child({ component: 'balances' });
   const book = createBalanceBook({ wallet: o.wallet, logger, now: o.now });
-  const watch = createLowBalanceWatch({ store: o.store, outbox: o.outbox, book, policy: o.policy, logger, now: o.now });
+  const watch = createLowBalanceWatch({
+    store: o.store,
+    outbox: o.outbox,
+    book,
+    policy: () => o.policy.current(),
+    logger,
+    now: o.now,
+  });
   return { book, watch };
 }

@@ -14,7 +14,7 @@ import type { Metrics } from '../metrics/registry.js';
 import { countingFetch } from '../metrics/sources.js';
 import { limitedFetch } from '../slack/limits.js';
 import type { GroupResolver } from '../policy/people.js';
-import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import { secrets } from '../secrets.js';
 import { slackGroups } from '../slack/access.js';
 import { boltLogger } from '../slack/bolt-logger.js';
@@ -30,13 +30,13 @@ export interface SlackTarget {
 }
 
 export async function buildSlackTarget(
-  o: { config: Config; policy: Policy; logger: Logger; sandboxUrl: string | undefined; eventsUrl: () => string },
+  o: { config: Config; policy: PolicySource; logger: Logger; sandboxUrl: string | undefined; eventsUrl: () => string },
   cleanup: CleanupStack,
 ): Promise<SlackTarget> {
   if (o.config.slack.mode !== 'local') return { slackConfig: o.config.slack, local: undefined };
   const local = await startLocalWorkspace({
     get policy() {
-      return o.policy;
+      return o.policy.current();
     },
     logger: o.logger,
     sandboxUrl: o.sandboxUrl,

@@ -2,7 +2,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import { secrets } from '../secrets.js';
 import { stepUpNotices } from '../slack/step-up-notices.js';
 import { createStepUpService, previousSecretsKey, resolveSecretsKey, type StepUpService } from '../stepup/index.js';
@@ -12,7 +12,7 @@ export async function buildStepUp(o: {
   config: Config;
   store: Store;
   outbox: Outbox;
-  policy: () => Policy;
+  policy: PolicySource;
   logger: Logger;
   now: () => number;
 }): Promise<StepUpService> {
@@ -26,7 +26,7 @@ export async function buildStepUp(o: {
     ...(previousKey ? { previousKey } : {}),
     now: o.now,
     logger: o.logger.child({ component: 'stepup' }),
-    notify: stepUpNotices({ outbox: o.outbox, store: o.store, policy: o.policy }),
+    notify: stepUpNotices({ outbox: o.outbox, store: o.store, policy: () => o.policy.current() }),
     discardQr: (tx, fileId) => o.outbox.enqueue(tx, { op: 'delete_file', renderer: 'none', ref: fileId }),
   });
   // A rotation: what the previous key sealed is sealed again under the new one, once.

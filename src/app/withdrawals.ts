@@ -8,7 +8,7 @@ import type { Metrics } from '../metrics/registry.js';
 import { withdrawalRecorder } from '../metrics/sources.js';
 import type { Outbox } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
-import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-notify.js';
 import type { Store, Tx } from '../store/index.js';
@@ -35,8 +35,8 @@ export function buildWithdrawals(
     store: Store;
     outbox: Outbox;
     wallet: WalletClient;
-    /** Read at use (a getter over the policy in force); never copied here. */
-    readonly policy: Policy;
+    /** The policy in force, read at use; never copied here. */
+    policy: PolicySource;
     /** When each allowlisted address was approved (cooling-off); undefined: all usable at once. */
     allowlistApprovals?: () => AllowlistApprovals | undefined;
     /** Since when the policy in force applies (requests created after it are not judged again before sending). */
@@ -57,7 +57,7 @@ export function buildWithdrawals(
   const service = createWithdrawalService({
     store: o.store,
     wallet: o.wallet,
-    policy: () => o.policy,
+    policy: () => o.policy.current(),
     ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
     ...(o.policyInForceSince ? { policyInForceSince: o.policyInForceSince } : {}),
     groups: o.groups,
@@ -74,7 +74,7 @@ export function buildWithdrawals(
     outbox: o.outbox,
     service,
     get policy() {
-      return o.policy;
+      return o.policy.current();
     },
     logger: o.logger,
     explorerNet: o.explorerNet,

@@ -21,7 +21,7 @@ import type { WithdrawalService } from '../withdrawals/index.js';
 import { dayIn, type SlotTime } from '../jobs/slots.js';
 import { buildDigest, utcDayOf } from './build.js';
 import { renderChart } from './chart.js';
-import { chartAltText, renderDigest } from './message.js';
+import { chartAltText } from './message.js';
 import {
   type BalanceLine,
   type BalanceSnapshot,
@@ -74,11 +74,7 @@ export function createDigests(o: DigestOptions): DigestService {
   const log = o.logger.child({ component: 'digest' });
   const { store } = o;
 
-  o.outbox.registerRenderer(DIGEST_RENDERER, (ref) => {
-    const rec = store.get(DIGEST_COLLECTIONS.scheduled, ref);
-    return rec ? renderDigest(rec.digest) : null;
-  });
-
+  // The scheduled digest's message is Slack's words: registered by src/slack/digest-message.ts.
   async function transactions(from: number, to: number): Promise<{ records: TransactionRecord[]; truncated: boolean }> {
     const read = await readAllTransactions(
       o.wallet,

@@ -203,8 +203,9 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
     const parts = Object.entries(b.labels).map(([label, n]) => `${n} ${label}${n === 1 ? '' : 's'}`);
     const minutes = Math.max(1, Math.ceil((rctx.now - b.firstAt) / 60_000));
     const span = minutes === 1 ? 'the last minute' : `the last ${minutes} minutes`;
-    const text = `${b.mention ? '<!here> ' : ''}${parts.join(', ')} in ${span}. Details in the thread.`;
-    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+    // Text only, no blocks: the outbox does not write Block Kit (that is src/slack/'s), and Slack
+    // shows a message's text as mrkdwn, so the summary (its @here included) reads the same.
+    return { text: `${b.mention ? '<!here> ' : ''}${parts.join(', ')} in ${span}. Details in the thread.` };
   };
 
   // ------------------------------------------------------------------ rendering and edits

@@ -3,46 +3,25 @@
  * HTTP on node:http, with test controls (fault injection, token expiry, balances,
  * simulated deposits) as methods. Used in-process by tests and the app's local mode, and
  * alone through `npm run sandbox` (cli.ts). Choices the docs leave open are listed in
- * src/sandbox/README.md.
+ * src/sandbox/README.md. The route table is routes.ts; the options and controls' types, types.ts.
  */
 import { pino } from 'pino';
 import { stringifyJson } from '../wallet/json.js';
-import type { Logger } from '../log.js';
 import { KYB_STATUSES, CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { login, OtpStore, refresh, requestOtp, resetPassword, TokenStore } from './auth.js';
-import {
-  depositRoute,
-  remittanceRoute,
-  simulateDeposit,
-  simulateRemittance,
-  type DepositInput,
-  type RemittanceInput,
-} from './deposits.js';
+import { OtpStore, TokenStore } from './auth.js';
+import { simulateDeposit, simulateRemittance, type DepositInput, type RemittanceInput } from './deposits.js';
 import { FaultQueue, type Fault } from './faults.js';
-import { generateAddress } from './generate-address.js';
-import { startHttpServer, type RecordedRequest, type Route, type SandboxRequest } from './http.js';
-import { createVariety, varietySeed, type Answer } from './variety.js';
+import { startHttpServer, type RecordedRequest } from './http.js';
+import { createVariety, varietySeed } from './variety.js';
 import { formatMoney, parseMoney } from './money.js';
+import { sandboxRoutes } from './routes.js';
 import { seedSandbox } from './seed.js';
 import { SandboxState, type KybName, type Role, type TransactionRecord } from './state.js';
-import { listTransactions, MAX_PAGE_SIZE, type TimestampUnit } from './transactions.js';
-import { withdrawalPayload, type Remittance } from './webhook-payloads.js';
-import { registerWebhook, WebhookDispatcher, type Delivery } from './webhooks.js';
-import type { VerificationUrl } from './verification.js';
-import { withdraw } from './withdrawals.js';
-import { STATUS_PREFIX, withdrawalStatus } from './withdrawal-status.js';
-import { originBalances } from './balances.js';
-import {
-  ALL_REFERENCES,
-  FORGED_WEBHOOKS_PATH,
-  forgedWebhookRoute,
-  postForged,
-  STATUS_CONTROL_PATH,
-  statusControlRoute,
-  statusUnavailable,
-  type ForgedDelivery,
-  type Forgery,
-} from './forgery.js';
+import { MAX_PAGE_SIZE, type TimestampUnit } from './transactions.js';
+import type { Remittance } from './webhook-payloads.js';
+import { WebhookDispatcher, type Delivery } from './webhooks.js';
+import { ALL_REFERENCES, postForged, type ForgedDelivery, type Forgery } from './forgery.js';
+import { SANDBOX_MERCHANT, type Sandbox, type SandboxOptions, type SandboxStats } from './types.js';
 
 export type {
   TransactionRecord,
@@ -57,148 +36,13 @@ export type {
   Role,
   TimestampUnit,
 };
+export type { NewMerchant, Sandbox, SandboxOptions, SandboxStats } from './types.js';
+export { SANDBOX_MERCHANT } from './types.js';
 export { SimulationError } from './deposits.js';
 export { webhookChecksum, canonicalJson } from './webhook-payloads.js';
 export { signWebhook } from './webhooks.js';
 
-export const SANDBOX_MERCHANT: Readonly<{ email: string; password: string; apiKey: string; publicKey: string }> =
-  Object.freeze({
-    email: 'treasury@sandbox.test',
-    password: 'sandbox-password',
-    apiKey: 'sk_sandbox_0123456789abcdef',
-    publicKey: 'pk_sandbox_0123456789abcdef',
-  });
-
 const HOUR = 3600_000;
-
-/** What each endpoint answers, for variety.ts. */
-const ANSWERS: Readonly<Record<string, Answer>> = {
-  '/api/v2/auth/login': 'login',
-  '/api/v2/auth/refreshToken': 'refresh',
-  '/api/v1/walletaddress/generate': 'generate',
-  '/api/merchantClientWithdrawal': 'withdraw',
-  [STATUS_PREFIX]: 'withdrawalStatus',
-  '/api/v1/walletBalance/originAccounts': 'balances',
-  '/api/v2/analytics/transaction-record': 'transactions',
-  '/api/v1/merchant/remittancewebhook': 'webhook',
-};
-
-export interface SandboxOptions {
-  /** Default 0 (a free port) on 127.0.0.1. */
-  port?: number;
-  host?: string;
-  /** The sandbox's own log; password-reset OTPs are printed here. Default: silent. */
-  logger?: Logger;
-  /** Default true: clients, balances and ~60 transactions (seed.ts). */
-  seed?: boolean;
-  /** Access token lifetime, default 2 h. */
-  tokenLifetimeMs?: number;
-  /** Default 7 days. */
-  refreshTokenLifetimeMs?: number;
-  /** Unit of transactionTimeStamp and of the Start/EndTimeStamp filters. Default 'ms'. */
-  timestampUnit?: TimestampUnit;
-  webhook?: {
-    /** When set, deliveries carry Standard Webhooks headers (webhook-id, -timestamp, -signature). */
-    signingSecret?: string;
-    /** First retry delay, default 1000 ms; doubles per attempt. */
-    retryBaseMs?: number;
-    /** Attempts per notification in all, default 8. */
-    maxAttempts?: number;
-    /** Cap on one retry delay, default 60 000 ms. */
-    maxDelayMs?: number;
-    /** Time from PENDING to CONFIRMED/FAILED, default 3000 ms. */
-    confirmAfterMs?: number;
-    /** Per-attempt receiver timeout, default 10 000 ms. */
-    timeoutMs?: number;
-  };
-  /**
-   * Largest PageSize the transaction list honours; larger requests are clamped to it (and the
-   * answer says so). Default: SANDBOX_MAX_PAGE_SIZE, else 50.
-   */
-  maxPageSize?: number;
-  /**
-   * Answers in the documented alternative forms, drawn per response from this seed (variety.ts);
-   * 'off': the one canonical form. Default: SANDBOX_VARIETY_SEED (a number or "off"), else seed 1.
-   */
-  variety?: number | 'off';
-  /** Request body cap, default 1 MiB (larger bodies get 413). */
-  maxBodyBytes?: number;
-  /**
-   * The merchants' withdrawal verification URL (the service dashboard's `verificationUrl`),
-   * asked before each withdrawal is executed (verification.ts). A function is asked each time
-   * (the app's own URL is known only once it listens). Unset: withdrawals are not verified.
-   */
-  verificationUrl?: VerificationUrl;
-  /** How long the merchant has to answer a verification call, default 5000 ms. */
-  verificationTimeoutMs?: number;
-  now?: () => number;
-}
-
-export interface SandboxStats {
-  /** Requests received at each endpoint, whatever became of them (faults included). */
-  logins: number;
-  refreshes: number;
-  withdrawals: number;
-  /** Withdrawals that passed validation and moved money. */
-  withdrawalsCommitted: number;
-  /** Every request received, in order; `path` is the request target (path and query). */
-  requests: RecordedRequest[];
-  /** Every verification call made to the merchant, in order, with its outcome. */
-  verifications: Array<{ reference: string; verified: boolean; why?: string }>;
-}
-
-export interface NewMerchant {
-  email: string;
-  password: string;
-  apiKey: string;
-  publicKey: string;
-  kyb?: KybName;
-  role?: Role;
-  businessName?: string;
-}
-
-export interface Sandbox {
-  url: string;
-  port: number;
-  /** Stops the server, timers, pending webhook retries. Idempotent. */
-  close(): Promise<void>;
-  addMerchant(m: NewMerchant): void;
-  setKyb(email: string, kyb: string): void;
-  lastOtp(email: string): string | undefined;
-  /** Lifetime of access tokens issued from now on. */
-  setTokenLifetime(ms: number): void;
-  /** Every access token issued so far now answers 401. */
-  expireAccessTokens(): void;
-  expireRefreshTokens(): void;
-  stats: SandboxStats;
-  /** The next `times` requests whose target starts with pathPrefix (case-insensitive) get the fault. */
-  injectFault(pathPrefix: string, fault: Fault, times?: number): void;
-  clearFaults(): void;
-  /** Sets a client's balance; generates the client's address for that currency/network if needed. Merchant: the client's, else the sandbox merchant. */
-  setBalance(clientEmail: string, currency: string, network: string, amount: string): void;
-  balance(clientEmail: string, currency: string, network: string): string;
-  /** The status endpoint answers `wire` (a code, numeric string or name) for this reference; undefined clears it. */
-  setWithdrawalStatus(reference: string, wire: unknown): void;
-  /** The status endpoint answers 503 for this reference (`'*'`: every one) while `on` (forgery.ts). */
-  setWithdrawalStatusUnavailable(reference: string, on: boolean): void;
-  /** Posts `payload` as JSON, unsigned, to the merchant's registered webhook URL, as anyone who learned it could (forgery.ts). */
-  forgeWebhook(payload: unknown, merchantEmail?: string): Promise<ForgedDelivery>;
-  /** The balances endpoint names the currency field `key` (as one public client reads it) instead of `currency`. */
-  balancesUseKeyField(on: boolean): void;
-  deposit(input: DepositInput): Promise<TransactionRecord>;
-  remittance(input: RemittanceInput): Promise<Remittance>;
-  /** Replaces the transaction list; missing fields get defaults, record i is i minutes older than now(). */
-  resetTransactions(records?: Partial<TransactionRecord>[]): void;
-  /** Copies, in insertion order. */
-  transactions(): TransactionRecord[];
-  /** Sets (or with undefined, removes) the verification URL, as the merchant does in the dashboard. */
-  setVerificationUrl(url: VerificationUrl | undefined): void;
-  webhook: {
-    /** The registered URL of a merchant (default: the sandbox merchant). */
-    url(merchantEmail?: string): string | undefined;
-    deliveries: Delivery[];
-  };
-}
 
 /** A positive whole number from the environment, else undefined. */
 function envInt(name: string): number | undefined {
@@ -250,114 +94,33 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
 
   if (opts.seed !== false) seedSandbox(state, SANDBOX_MERCHANT.email, now());
 
-  const auth = { state, tokens, log, now };
   const statusOverrides = new Map<string, unknown>();
   const forgery: Forgery = { unavailable: new Set() };
   let keyField = false;
   const sim = { state, webhooks, now };
-  const routes: Route[] = [
-    { methods: ['POST'], path: '/api/v2/auth/login', envelope: 'v2', counter: 'logins', handle: (r) => login(auth, r) },
-    {
-      methods: ['POST', 'PUT'],
-      path: '/api/v2/auth/refreshToken',
-      envelope: 'v2',
-      counter: 'refreshes',
-      handle: (r) => refresh(auth, r),
-    },
-    {
-      methods: ['POST'],
-      path: '/api/v2/auth/password-reset/otp',
-      envelope: 'v2',
-      handle: (r) => requestOtp({ ...auth, otps }, r),
-    },
-    {
-      methods: ['POST'],
-      path: '/api/v2/auth/password-reset',
-      envelope: 'v2',
-      handle: (r) => resetPassword({ ...auth, otps }, r),
-    },
-    {
-      methods: ['POST', 'GET'],
-      path: '/api/v1/walletaddress/generate',
-      envelope: 'v1',
-      handle: (r) => generateAddress(auth, r),
-    },
-    {
-      methods: ['POST'],
-      path: '/api/merchantClientWithdrawal',
-      envelope: 'v1',
-      counter: 'withdrawals',
-      handle: (r) =>
-        withdraw(
-          {
-            ...auth,
-            verificationUrl: () => (typeof verificationUrl === 'function' ? verificationUrl() : verificationUrl),
-            ...(opts.verificationTimeoutMs !== undefined ? { verificationTimeoutMs: opts.verificationTimeoutMs } : {}),
-            onVerified: (v) => stats.verifications.push(v),
-            onCommitted: (tx) => {
-              stats.withdrawalsCommitted += 1;
-              webhooks.lifecycle(tx.merchantEmail, 'withdrawal', (s) => withdrawalPayload(tx, s), 'CONFIRMED');
-            },
-          },
-          r,
-        ),
-    },
-    {
-      methods: ['GET'],
-      path: STATUS_PREFIX,
-      prefix: true,
-      envelope: 'v1',
-      handle: (r) =>
-        statusUnavailable(forgery, r, STATUS_PREFIX) ?? withdrawalStatus({ ...auth, overrides: statusOverrides }, r),
-    },
-    {
-      methods: ['GET'],
-      path: '/api/v1/walletBalance/originAccounts',
-      envelope: 'v1',
-      handle: (r) => originBalances({ ...auth, keyField: () => keyField }, r),
-    },
-    {
-      methods: ['GET'],
-      path: '/api/v2/analytics/transaction-record',
-      envelope: 'v2',
-      handle: (r) => listTransactions({ ...auth, unit, maxPageSize, transactions: () => state.transactions() }, r),
-    },
-    {
-      methods: ['PUT'],
-      path: '/api/v1/merchant/remittancewebhook',
-      envelope: 'v1',
-      handle: (r) => registerWebhook(auth, r),
-    },
-    { methods: ['POST'], path: '/sandbox/deposits', envelope: 'control', handle: (r) => depositRoute(sim, r) },
-    { methods: ['POST'], path: '/sandbox/remittances', envelope: 'control', handle: (r) => remittanceRoute(sim, r) },
-    // Test-only (forgery.ts): a forged webhook, and a status operation that says otherwise or is unavailable.
-    {
-      methods: ['POST'],
-      path: FORGED_WEBHOOKS_PATH,
-      envelope: 'control',
-      handle: (r) =>
-        forgedWebhookRoute({ urlFor: (email) => state.merchant(email ?? SANDBOX_MERCHANT.email)?.webhookUrl }, r),
-    },
-    {
-      methods: ['POST'],
-      path: STATUS_CONTROL_PATH,
-      envelope: 'control',
-      handle: (r) => statusControlRoute({ overrides: statusOverrides, forgery }, r),
-    },
-  ];
-
-  // Every answer of the service's own endpoints, in a form drawn from its documented alternatives.
   const seed = varietySeed(opts.variety);
-  const variety = seed === undefined ? undefined : createVariety(seed);
-  const served = variety
-    ? routes.map((r) => {
-        const answer = ANSWERS[r.path] ?? 'other';
-        return { ...r, handle: async (req: SandboxRequest) => variety.vary(answer, req, await r.handle(req)) };
-      })
-    : routes;
+  const routes = sandboxRoutes(
+    {
+      state,
+      tokens,
+      otps,
+      webhooks,
+      stats,
+      log,
+      now,
+      unit,
+      maxPageSize,
+      verificationUrl: () => verificationUrl,
+      verificationTimeoutMs: opts.verificationTimeoutMs,
+      statusOverrides,
+      forgery,
+      keyField: () => keyField,
+    },
+    seed === undefined ? undefined : createVariety(seed),
+  );
   const server = await startHttpServer(
     {
-      routes: served,
+      routes,
       faults,
       log,
       maxBodyBytes: opts.maxBodyBytes ?? 1024 * 1024,

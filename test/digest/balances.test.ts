@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDigests } from '../../src/digest/service.js';
-import { renderDigest } from '../../src/digest/message.js';
+import { renderDigest } from '../../src/slack/digest-message.js';
 import type { BalanceLine } from '../../src/digest/types.js';
 import { startTestApp, visibleText, type TestApp } from '../helpers/treasury-app.js';
 

@@ -1,7 +1,7 @@
 /** The pure digest builder and its words: balances and their change, approvals, largest movements. */
 import { describe, expect, it } from 'vitest';
 import { buildDigest } from '../../src/digest/build.js';
-import { renderDigest } from '../../src/digest/message.js';
+import { renderDigest } from '../../src/slack/digest-message.js';
 import type { TransactionRecord } from '../../src/wallet/schemas.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { visibleText } from '../helpers/treasury-app.js';

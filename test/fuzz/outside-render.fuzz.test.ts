@@ -9,11 +9,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/alerts/types.js';
-import { renderDigest } from '../../src/digest/message.js';
+import { renderDigest } from '../../src/slack/digest-message.js';
 import type { Digest } from '../../src/digest/types.js';
 import { decideFreeze } from '../../src/freeze/decide.js';
 import type { FreezeRecord } from '../../src/freeze/state.js';
-import { describePolicyChange } from '../../src/policy/governance/describe.js';
+import { describePolicyChange } from '../../src/slack/policy-change-words.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { batchLine, renderAlert, renderAlertBatch, renderStatusChange } from '../../src/slack/alert-messages.js';
 import { renderFreezeNotice } from '../../src/slack/freeze-notice.js';

@@ -1,7 +1,7 @@
 /** describePolicyChange: every section of the schema in plain words, one line per difference. */
 import { describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
-import { describePolicyChange, durationWords } from '../../src/policy/governance/describe.js';
+import { describePolicyChange, durationWords } from '../../src/slack/policy-change-words.js';
 import type { Policy } from '../../src/policy/schema.js';
 
 const BASE = `

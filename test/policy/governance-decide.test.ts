@@ -9,6 +9,7 @@ import { policyHash, textHash, type FileReading, type UsableReading } from '../.
 import { POLICY_CHANGE_RENDERER, POLICY_PROBLEM_RENDERER } from '../../src/policy/governance/notices.js';
 import { addressKey, type PolicyInForce, type PolicyProposal } from '../../src/policy/governance/types.js';
 import { parsePolicy } from '../../src/policy/load.js';
+import { describePolicyChange } from '../../src/slack/policy-change-words.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const AT = new Date(T0).toISOString();
@@ -50,7 +51,7 @@ const given = (over: Partial<GovernanceState> = {}): GovernanceState => ({
   seenHash: BASE.rawHash,
   ...over,
 });
-const facts = { now: T0, newId: 'id-1' };
+const facts = { now: T0, newId: 'id-1', describe: describePolicyChange };
 
 const CHANGED = usable(yaml({ limit: '5000', addresses: [ADDR, NEW_ADDR] }));
 const proposal = (over: Partial<PolicyProposal> = {}): PolicyProposal => ({

@@ -17,7 +17,6 @@ import type { AuditInput } from '../../audit/log.js';
 import type { OutboxRequest } from '../../outbox/types.js';
 import { parsePolicy } from '../load.js';
 import { effectivePolicyChangeApprovals, type Policy } from '../schema.js';
-import { describePolicyChange } from './describe.js';
 import type { FileReading, UsableReading } from './file-source.js';
 import { postChange, problemNotices, updateChange } from './notices.js';
 import {
@@ -61,6 +60,12 @@ export interface GovernanceFacts {
   now: number;
   /** A fresh id, used when the decision creates a proposal or a problem record. */
   newId: string;
+  /**
+   * The change in words, one line per difference, for the admins who approve it. Given by the
+   * shell because the words are Slack's (mentions, escaping: src/slack/policy-change-words.ts),
+   * and the rules must not know how Slack writes.
+   */
+  describe: (from: Policy, to: Policy) => string[];
 }
 
 export type CheckResult =
@@ -227,7 +232,7 @@ function fileChanged(
     hash: reading.hash,
     baseHash: state.inForce!.hash,
     proposedAt: at,
-    lines: describePolicyChange(current, reading.policy),
+    lines: facts.describe(current, reading.policy),
     state: 'pending',
     approvals: [],
   };

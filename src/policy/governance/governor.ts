@@ -23,6 +23,7 @@ import {
   type GovernanceFacts,
   type GovernanceState,
 } from './decide.js';
+import type { PolicySource } from '../source.js';
 import { createPolicyFileSource } from './file-source.js';
 import {
   IN_FORCE_ID,
@@ -50,8 +51,6 @@ export interface PolicyGovernorOptions {
   /** The policy file. Without it, `fixed` is the policy for good (a policy given in code: nothing is governed). */
   path?: string;
   fixed?: Policy;
-  /** After an approved change is durable and in force: e.g. re-evaluate pending withdrawals. Must not throw. */
-  onApplied?: (policy: Policy) => unknown;
   /** How often the file is read even if no file-system event came (editors and network disks miss some). */
   pollMs?: number;
   /**
@@ -59,11 +58,12 @@ export interface PolicyGovernorOptions {
    * problems found, each in words; a file with any is unusable like an invalid one.
    */
   check?: (policy: Policy) => string[];
+  /** A change in words for its proposal (Slack's words: the app passes src/slack/policy-change-words.ts). */
+  describe: (from: Policy, to: Policy) => string[];
 }
 
-export interface PolicyGovernor {
-  /** The policy in force: read it at the moment of use, never keep a copy. */
-  current(): Policy;
+/** The governor is the app's PolicySource: `current()` is the policy in force, `onApplied` hears approved changes. */
+export interface PolicyGovernor extends PolicySource {
   /**
    * The policy in force: the approved one from the store, or (none yet) the file's, accepted
    * and audited. Throws only when there is no usable policy at all. Then call checkPolicyFile().
@@ -107,13 +107,14 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
     return run;
   };
 
+  const applied: Array<(policy: Policy) => unknown> = [];
   const current = (): Policy => {
     if (!policy) throw new Error('the policy is not loaded yet');
     return policy;
   };
   const inForce = () => store.get(POLICY_IN_FORCE, IN_FORCE_ID);
   const pending = () => store.find(POLICY_PROPOSALS, (p) => p.state === 'pending').at(-1);
-  const facts = (): GovernanceFacts => ({ now: o.now(), newId: randomUUID() });
+  const facts = (): GovernanceFacts => ({ now: o.now(), newId: randomUUID(), describe: o.describe });
   /** The state as seen by `reads`: the store, or a commit's tx (`pending` needs find, which only the store has). */
   const stateOf = (reads: Pick<Tx, 'get'>): GovernanceState => ({
     policy,
@@ -185,11 +186,13 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
       policy = d.applied;
       log.info({ id: proposalId }, 'policy change applied');
       source?.checkSoon();
-      try {
-        await o.onApplied?.(policy);
-      } catch (err) {
-        log.error({ err }, 'after a policy change: re-evaluating what it affects failed');
-      }
+      // Each subscriber in turn; one failing is logged and does not keep the others from their turn.
+      for (const fn of [...applied])
+        try {
+          await fn(policy);
+        } catch (err) {
+          log.error({ err }, 'after a policy change: re-evaluating what it affects failed');
+        }
     }
     return d.result;
   }
@@ -200,6 +203,13 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
 
   return {
     current,
+    onApplied(fn) {
+      applied.push(fn);
+      return () => {
+        const i = applied.indexOf(fn);
+        if (i >= 0) applied.splice(i, 1);
+      };
+    },
     async load() {
       if (!o.path) return;
       const stored = inForce();

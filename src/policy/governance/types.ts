@@ -33,7 +33,7 @@ export interface PolicyProposal {
   /** The policy in force it was proposed against. */
   baseHash: string;
   proposedAt: string;
-  /** The change in plain words, one line per difference (describePolicyChange). */
+  /** The change in plain words, one line per difference (src/slack/policy-change-words.ts). */
   lines: string[];
   state: ProposalState;
   approvals: Array<{ user: string; at: string }>;

@@ -5,11 +5,11 @@
  * have no phrase of their own (a field added to the schema later) are still described,
  * generically, by path: a change is never silent.
  */
-import { formatAmount } from '../../format/amount.js';
-import { mention } from '../../slack/blocks.js';
-import { outside, outsideCode } from '../../format/outside.js';
-import { effectivePolicyChangeApprovals, type Policy, type Tier } from '../schema.js';
-import { addressKey } from './types.js';
+import { formatAmount } from '../format/amount.js';
+import { mention } from './blocks.js';
+import { outside, outsideCode } from '../format/outside.js';
+import { effectivePolicyChangeApprovals, type Policy, type Tier } from '../policy/schema.js';
+import { addressKey } from '../policy/governance/types.js';
 
 const who = (id: string) => mention(id, 'everyone');
 const amount = (v: string | undefined) => (v === undefined ? 'none' : outside(formatAmount(v), 60));

@@ -1,0 +1,65 @@
+/**
+ * The reporting parts the jobs run: retention (events and alerts kept for the policy's days),
+ * the daily digest (its message registered from the Slack side, src/slack/digest-message.ts)
+ * and the monthly export. Each reads the policy in force at the moment of use.
+ */
+import type { WebClient } from '@slack/web-api';
+import { createDigests } from '../digest/service.js';
+import { Retention } from '../jobs/retention.js';
+import type { Logger } from '../log.js';
+import type { Outbox } from '../outbox/index.js';
+import type { GroupResolver } from '../policy/people.js';
+import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
+import { registerDigestRenderer } from '../slack/digest-message.js';
+import type { Store } from '../store/index.js';
+import { createMonthlyExports } from '../transactions/monthly.js';
+import type { WalletClient } from '../wallet/client.js';
+import type { WithdrawalService } from '../withdrawals/index.js';
+
+export function buildReports(o: {
+  store: Store;
+  wallet: WalletClient;
+  withdrawals: WithdrawalService;
+  outbox: Outbox;
+  policy: PolicySource;
+  groups: GroupResolver;
+  slack: WebClient;
+  logger: Logger;
+  now: () => number;
+}) {
+  const { store, wallet, outbox, policy, logger, now } = o;
+  const retention = new Retention({
+    store,
+    policy: () => policy.current(),
+    logger: logger.child({ component: 'retention' }),
+    now,
+  });
+  const digests = createDigests({
+    store,
+    wallet,
+    withdrawals: o.withdrawals,
+    // A getter, not a copy: the digest module (not this part's) takes the policy as a value.
+    get policy(): Policy {
+      return policy.current();
+    },
+    outbox,
+    logger,
+    now,
+    slack: o.slack,
+    balances: () => wallet.originBalances(),
+  });
+  registerDigestRenderer(outbox, store);
+  const monthlyExports = createMonthlyExports({
+    store,
+    wallet,
+    get policy(): Policy {
+      return policy.current();
+    },
+    groups: o.groups,
+    slack: o.slack,
+    logger,
+    now,
+  });
+  return { retention, digests, monthlyExports };
+}
