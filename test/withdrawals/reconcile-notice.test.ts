@@ -92,9 +92,18 @@ async function rig(throttle?: NoticeThrottleOptions): Promise<Rig> {
         r.inFlight.now--;
       }
     },
-    async listTransactions() {
+    // A list of other withdrawals, one per page, as the service pages it (src/wallet/pager.ts reads its totals).
+    async listTransactions(f: { page?: number; pageSize?: number }) {
       r.listCalls++;
-      return { records: [{ reference: 'someone-else' }], totalPages: r.listPages, page: 1, pageSize: 100 };
+      const page = f.page ?? 1;
+      return {
+        records: [{ reference: `someone-else-${page}`, raw: { page } }],
+        currentPage: page,
+        totalPages: r.listPages,
+        totalRecords: r.listPages,
+        page,
+        pageSize: 1,
+      };
     },
   } as unknown as Pick<WalletClient, 'listTransactions' | 'withdrawalStatus'>;
   r.reconciler = createReconciler(shell, {
