@@ -7,6 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { apiKey, call, registerWebhook, startReceiver, waitFor, type Receiver } from './helpers.js';
 
+/** These tests read the status's wire form (a code), so the sandbox's variety of forms is off. */
+const CANONICAL = { variety: 'off' } as const;
+
 let sb: Sandbox | undefined;
 let rx: Receiver | undefined;
 afterEach(async () => {
@@ -43,7 +46,7 @@ describe('forged webhooks', () => {
   });
 
   it('says so when no URL is registered', async () => {
-    sb = await createSandbox({ seed: false });
+    sb = await createSandbox({ ...CANONICAL, seed: false });
     const res = await call(sb, 'POST', '/sandbox/forged-webhooks', { body: { payload: {} } });
     expect(res.status).toBe(502);
     expect(res.json).toMatchObject({ delivered: false, error: 'no webhook URL is registered' });
@@ -52,7 +55,7 @@ describe('forged webhooks', () => {
 
 describe('the status by reference, set by a test', () => {
   it('answers the status set for a reference, whatever was executed; null restores it', async () => {
-    sb = await createSandbox({ seed: false });
+    sb = await createSandbox({ ...CANONICAL, seed: false });
     expect((await statusOf(sb, 'ref-a')).json.data.withdrawalStatus).toBe(1);
     const set = await call(sb, 'POST', '/sandbox/withdrawal-status', { body: { reference: 'ref-a', status: 3 } });
     expect(set).toMatchObject({ status: 200, json: { reference: 'ref-a', status: 3, unavailable: false } });
@@ -62,7 +65,7 @@ describe('the status by reference, set by a test', () => {
   });
 
   it('is unavailable (503) for one reference, or for all with "*", until turned back on', async () => {
-    sb = await createSandbox({ seed: false });
+    sb = await createSandbox({ ...CANONICAL, seed: false });
     await call(sb, 'POST', '/sandbox/withdrawal-status', { body: { reference: 'ref-b', unavailable: true } });
     expect((await statusOf(sb, 'ref-b')).status).toBe(503);
     expect((await statusOf(sb, 'ref-c')).status).toBe(200);
@@ -76,13 +79,14 @@ describe('the status by reference, set by a test', () => {
 
 describe('test-only endpoints accept only JSON posts', () => {
   for (const path of ['/sandbox/forged-webhooks', '/sandbox/withdrawal-status'])
-    it(`${path}: a form post or text is refused (415), a GET is not a route (405)`, async () => {
-      sb = await createSandbox({ seed: false });
+    it(`${path}: a form post or text is refused by the test endpoints' guard (403), a GET is not a route (405)`, async () => {
+      sb = await createSandbox({ ...CANONICAL, seed: false });
       for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
         const res = await call(sb, 'POST', path, { raw: 'reference=x&status=3', headers: { 'content-type': type } });
-        expect(res.status, type).toBe(415);
+        expect(res.status, type).toBe(403);
       }
-      expect((await call(sb, 'POST', path, { raw: '{"reference":"x","status":3}' })).status).toBe(415);
+      // No content type at all: refused as well (src/http/same-page.ts).
+      expect((await call(sb, 'POST', path, { raw: '{"reference":"x","status":3}' })).status).toBe(403);
       expect((await call(sb, 'GET', path)).status).toBe(405);
       expect((await statusOf(sb, 'x')).json.data.withdrawalStatus).toBe(1);
     });
