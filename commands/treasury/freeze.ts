@@ -6,6 +6,7 @@
 import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { FreezeOutcome } from '../../src/freeze/service.js';
 import { SECOND_ADMIN_HOW } from '../../src/slack/freeze-notice.js';
+import { freezeRefusalText } from '../../src/slack/freeze-words.js';
 import { guarded } from '../../src/slack/guard.js';
 import type { CommandDeps } from '../deps.js';
 import { ephemeral } from '../withdraw/replies.js';
@@ -13,7 +14,7 @@ import type { VerbRun } from './verbs.js';
 import { maskedVerificationUrl } from './verification.js';
 
 function outcomeText(deps: CommandDeps, o: FreezeOutcome): string {
-  if (!o.ok) return `:no_entry: ${o.message}`;
+  if (!o.ok) return `:no_entry: ${freezeRefusalText(o)}`;
   const channel = `<#${deps.policy.channels.approvals}>`;
   switch (o.event) {
     case 'frozen':

@@ -3,7 +3,6 @@
  * unfreezing takes two distinct admins: one asks, a different one confirms on the freeze
  * notice. No store, no clock: the shell (service.ts) passes the facts in.
  */
-import { outside } from '../format/outside.js';
 import type { FreezeRecord } from './state.js';
 
 export type FreezeCommand =
@@ -20,8 +19,18 @@ export type FreezeRefusal =
   | 'confirm_on_notice'
   | 'stale_notice';
 
+/**
+ * What a refusal is about, for the Slack side to say with mentions (src/slack/freeze-words.ts):
+ * the freeze in force, or the admin who already asked to unfreeze. `message` is the same in plain
+ * words, without mrkdwn (the domain writes none).
+ */
+export interface FreezeRefusalFacts {
+  frozen?: { by: string; at: string; reason: string };
+  askedBy?: string;
+}
+
 export type FreezeDecision =
-  | { kind: 'refused'; reason: FreezeRefusal; message: string; audit?: FreezeAudit }
+  | ({ kind: 'refused'; reason: FreezeRefusal; message: string; audit?: FreezeAudit } & FreezeRefusalFacts)
   | {
       kind: 'changed';
       next: FreezeRecord;
@@ -58,10 +67,10 @@ export function decideFreeze(c: FreezeCommand, current: FreezeRecord | undefined
     if (reason.length > MAX_REASON)
       return refused('reason_required', `The reason is too long (${reason.length} characters; at most ${MAX_REASON}).`);
     if (current)
-      return refused(
-        'already_frozen',
-        `Sends are already frozen by <@${current.by}> since ${current.at.slice(0, 16).replace('T', ' ')} UTC: ${outside(current.reason)}`,
-      );
+      return {
+        ...refused('already_frozen', 'Sends are already frozen.'),
+        frozen: { by: current.by, at: current.at, reason: current.reason },
+      };
     return {
       kind: 'changed',
       next: { id: c.id, by: c.user, reason, at },
@@ -96,10 +105,13 @@ export function decideFreeze(c: FreezeCommand, current: FreezeRecord | undefined
       audit('the same admin asked again; a second admin must confirm'),
     );
   if (!c.confirm)
-    return refused(
-      'confirm_on_notice',
-      `<@${asked.by}> already asked to unfreeze. To confirm, use *Confirm unfreeze* on the freeze notice.`,
-    );
+    return {
+      ...refused(
+        'confirm_on_notice',
+        'Another admin already asked to unfreeze. To confirm, use Confirm unfreeze on the freeze notice.',
+      ),
+      askedBy: asked.by,
+    };
   return {
     kind: 'changed',
     next: { ...current, unfrozen: { requestedBy: asked.by, confirmedBy: c.user, at } },
@@ -114,6 +126,8 @@ export function decideFreeze(c: FreezeCommand, current: FreezeRecord | undefined
   };
 }
 
-function refused(reason: FreezeRefusal, message: string, audit?: FreezeAudit): FreezeDecision {
+type Refused = Extract<FreezeDecision, { kind: 'refused' }>;
+
+function refused(reason: FreezeRefusal, message: string, audit?: FreezeAudit): Refused {
   return { kind: 'refused', reason, message, ...(audit ? { audit } : {}) };
 }

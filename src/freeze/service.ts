@@ -10,14 +10,14 @@ import { hasRole, type GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
-import { decideFreeze, type FreezeCommand, type FreezeRefusal } from './decide.js';
+import { decideFreeze, type FreezeCommand, type FreezeRefusal, type FreezeRefusalFacts } from './decide.js';
 import { currentFreeze, FREEZES, type FreezeRecord } from './state.js';
 
 export type FreezeEvent = { type: 'frozen' | 'unfreeze-requested' | 'unfrozen'; freeze: FreezeRecord };
 
 export type FreezeOutcome =
   | { ok: true; event: FreezeEvent['type']; freeze: FreezeRecord; secondAdminMissing: boolean }
-  | { ok: false; reason: FreezeRefusal; message: string };
+  | ({ ok: false; reason: FreezeRefusal; message: string } & FreezeRefusalFacts);
 
 export interface FreezeService {
   freeze(user: string, reason: string): Promise<FreezeOutcome>;
@@ -50,7 +50,10 @@ export function createFreezeService(o: {
       }
       return { ...d, event };
     });
-    if (r.kind === 'refused') return { ok: false, reason: r.reason, message: r.message };
+    if (r.kind === 'refused') {
+      const { kind: _k, audit: _a, ...refusal } = r;
+      return { ok: false, ...refusal };
+    }
     o.logger.warn({ event: r.event.type, by: command.user }, 'sends freeze changed');
     if (r.event.type === 'unfrozen') {
       const { sent, expired } = await o.withdrawals.sendApproved();

@@ -4,6 +4,7 @@ import { decideFreeze } from '../../src/freeze/decide.js';
 import type { FreezeRecord } from '../../src/freeze/state.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { renderFreezeNotice } from '../../src/slack/freeze-notice.js';
+import { freezeRefusalText } from '../../src/slack/freeze-words.js';
 
 const NOW = Date.parse('2026-11-23T04:00:00Z');
 const frozen: FreezeRecord = { id: 'f1', by: 'U0ERIN', reason: 'key leaked', at: '2026-11-23T03:00:00.000Z' };
@@ -86,7 +87,9 @@ describe('the freeze reason in Slack text', () => {
 
   it('the already-frozen reply escapes it (no mention, no link)', () => {
     const again = decideFreeze({ type: 'freeze', user: 'U0ERIN', isAdmin: true, reason: 'y', id: 'f2' }, sneaky, NOW);
-    const message = again.kind === 'refused' ? again.message : '';
+    // The decider says what the refusal is about; the Slack side writes it (src/slack/freeze-words.ts).
+    expect(again.kind === 'refused' && again.frozen).toMatchObject({ by: sneaky.by, reason: sneaky.reason });
+    const message = again.kind === 'refused' ? freezeRefusalText(again) : '';
     expect(message).toContain(escaped);
     expect(message).not.toContain('<!channel>');
     expect(message).toContain('<@U0ERIN>');
