@@ -33,7 +33,7 @@ import {
   renderDm,
   renderThread,
   type CardPointer,
-} from './withdrawal-card.js';
+} from './withdrawal/index.js';
 
 /** Card permalinks from chat.getPermalink, by request id (asked once per card). */
 /** The permalink of each withdrawal's card, once asked of Slack (the persisted name must not change). */

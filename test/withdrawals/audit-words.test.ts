@@ -1,6 +1,6 @@
 /** The audit's words for the gates' decisions, shared by /treasury audit and /treasury withdrawal's story. */
 import { describe, expect, it } from 'vitest';
-import { auditWhat } from '../../src/slack/withdrawal-card.js';
+import { auditWhat } from '../../src/slack/audit-words.js';
 
 describe('auditWhat', () => {
   it('has words, not the raw action name, for the gates, the policy re-check and step-up', () => {

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderCard, renderDm, renderThread, stateLabel, type CardFacts } from '../../src/slack/withdrawal-card.js';
+import { renderCard, renderDm, renderThread, stateLabel, type CardFacts } from '../../src/slack/withdrawal/index.js';
 import { decide, type WithdrawalCommand } from '../../src/withdrawals/decide/index.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import { expectedSettlement, feeEstimate, settlementOf } from '../../src/withdrawals/fees.js';
