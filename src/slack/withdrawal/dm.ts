@@ -4,6 +4,7 @@ import type { Rendered } from '../../outbox/index.js';
 import type { WithdrawalRequest } from '../../withdrawals/index.js';
 import { outside, outsideCode } from '../../format/outside.js';
 import { link, shorten } from '../blocks.js';
+import { decodeApproverDmRef, decodeDmRef } from './thread-ref.js';
 import { amountText, holdWhy, neverExecuted, rejecter, requestedWords, riskFlags, settlementText } from './words.js';
 
 /** Where a DM points: the card's permalink, else the approvals channel. */
@@ -16,7 +17,7 @@ const cardLink = (p: CardPointer) =>
   p.permalink ? link(p.permalink, 'Open the card') : `The card is in <#${p.channel}>.`;
 
 /**
- * DMs to the requester: `${id}|${event}`, one per event: the state's words first, then what
+ * DMs to the requester (a `DmRef`), one per event: the state's words first, then what
  * the person needs, then the card.
  */
 export function renderDm(
@@ -24,7 +25,7 @@ export function renderDm(
   get: (id: string) => WithdrawalRequest | undefined,
   card: (id: string) => CardPointer,
 ): Rendered | null {
-  const [id = '', event] = ref.split('|');
+  const { id, event } = decodeDmRef(ref);
   const r = get(id);
   if (!r) return null;
   const what = `your withdrawal of ${amountText(r)} on ${r.network} to ${outsideCode(shorten(r.destination))}`;
@@ -43,19 +44,19 @@ export function renderDm(
     resolved: `${r.resolution?.outcome === 'sent' ? '✅ Sent' : '❌ Not sent'} · an admin resolved ${what}: “${outside(r.resolution?.note ?? '', 500)}”`,
     held: `⏸️ On hold · ${what}: ${r.hold ? holdWhy(r.hold, get) : ''} Nothing is sent until an admin checks it and sends or rejects it.`,
   };
-  const text = lines[event ?? ''];
+  const text = lines[event];
   return text ? { text: `${text}\n${cardLink(card(r.id))}` } : null;
 }
 
-/** The DM asking an approver to decide: `${id}|${approver}`. Nothing once it is no longer waiting for them. */
+/** The DM asking an approver to decide (an `ApproverDmRef`). Nothing once it is no longer waiting for them. */
 export function renderApproverDm(
   ref: string,
   get: (id: string) => WithdrawalRequest | undefined,
   card: (id: string) => CardPointer,
 ): Rendered | null {
-  const [id = '', user = ''] = ref.split('|');
+  const { id, approver } = decodeApproverDmRef(ref);
   const r = get(id);
-  if (r?.state !== 'pending' || r.approvals.some((a) => a.user === user)) return null;
+  if (r?.state !== 'pending' || r.approvals.some((a) => a.user === approver)) return null;
   const flags = riskFlags(r);
   return {
     text:
