@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from '../src/store/index.js';
 import { WITHDRAWALS, type RequestInput, type WithdrawalRequest } from '../src/withdrawals/index.js';
 import type { WithdrawalState } from '../src/withdrawals/types.js';
-import { cardKey } from '../src/slack/withdrawal-card.js';
+import { cardKey } from '../src/slack/withdrawal/index.js';
 import { approverDmKey } from '../src/slack/withdrawal-notify.js';
 import { startBareBoltApp, type BareBolt } from '../test/helpers/bare-bolt.js';
 import { blockAction, sendToBolt, type SlackRequestBody } from '../test/helpers/slack-requests.js';

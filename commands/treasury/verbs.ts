@@ -15,7 +15,7 @@ import { outside, outsideCode } from '../../src/format/outside.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
 import { maskWebhookPaths, registrationStatus } from '../../src/webhooks/registration.js';
-import { auditRowText } from '../../src/slack/withdrawal-card.js';
+import { auditRowText } from '../../src/slack/audit-words.js';
 import { jobStatusBlocks, storeSizeLine } from '../../src/slack/job-messages.js';
 import type { CommandDeps } from '../deps.js';
 import { helpText } from '../help.js';

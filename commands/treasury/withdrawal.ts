@@ -12,7 +12,8 @@ import { context, header, packLines, section, shorten } from '../../src/slack/bl
 import { outside, outsideCode } from '../../src/format/outside.js';
 import { echo } from '../../src/slack/limits.js';
 import { userMessage } from '../../src/slack/user-errors.js';
-import { amountText, auditWhat, shortRef, stateLabel, transferWord } from '../../src/slack/withdrawal-card.js';
+import { auditWhat } from '../../src/slack/audit-words.js';
+import { amountText, shortRef, stateLabel, transferWord } from '../../src/slack/withdrawal/index.js';
 import type { WithdrawalStatusName } from '../../src/wallet/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';

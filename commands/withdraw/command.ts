@@ -4,7 +4,7 @@
  */
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { amountText, onHold, requestedWords, shortRef } from '../../src/slack/withdrawal-card.js';
+import { amountText, onHold, requestedWords, shortRef } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { parseOneLine, USAGE } from './parse.js';

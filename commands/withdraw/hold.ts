@@ -7,7 +7,7 @@ import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '
 import type { z } from 'zod';
 import { refusal } from '../../src/slack/access.js';
 import { guarded } from '../../src/slack/guard.js';
-import { amountText } from '../../src/slack/withdrawal-card.js';
+import { amountText } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
 import { holdMetaSchema, readReason, reasonModal, VIEWS } from './modals.js';
 import { ephemeral, submitted } from './replies.js';

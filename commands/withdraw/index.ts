@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
 import { roleMiddleware } from '../../src/slack/roles.js';
-import { ACTIONS } from '../../src/slack/withdrawal-card.js';
+import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
 import { approve } from './approve.js';
 import { withdrawCommand } from './command.js';

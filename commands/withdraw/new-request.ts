@@ -6,7 +6,7 @@
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { neverExecuted } from '../../src/slack/withdrawal-card.js';
+import { neverExecuted } from '../../src/slack/withdrawal/index.js';
 import { CONTRADICTED_REFUSAL_PREFIX } from '../../src/withdrawals/hold/words.js';
 import { repeatRefusal } from '../../src/withdrawals/hold/decide.js';
 import type { CommandDeps } from '../deps.js';

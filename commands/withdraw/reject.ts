@@ -1,7 +1,7 @@
 /** Reject… on the card (or the App Home): asks for a reason in a form, after checking the person may reject. */
 import type { App } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { amountText } from '../../src/slack/withdrawal-card.js';
+import { amountText } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
 import type { ButtonArgs } from './approve.js';
 import { reasonModal, VIEWS } from './modals.js';

@@ -4,7 +4,7 @@
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { amountText } from '../../src/slack/withdrawal-card.js';
+import { amountText } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
 import { reasonModal, VIEWS } from './modals.js';
 import { ephemeral } from './replies.js';

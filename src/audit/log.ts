@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { stringify as csvStringify } from 'csv-stringify/sync';
 import { configure } from 'safe-stable-stringify';
 import { collection, type Store, type Tx } from '../store/index.js';
+import type { AuditAction } from './actions.js';
 
 export const AUDIT_COLLECTION = collection<AuditEntry>('audit');
 export const AUDIT_HEAD_COLLECTION = collection<AuditHead>('audit_head');
@@ -35,7 +36,8 @@ export interface AuditEntry {
 
 export interface AuditInput {
   actor: string;
-  action: string;
+  /** One of the app's actions: each has words in `/treasury audit` (src/slack/audit-words.ts). */
+  action: AuditAction;
   subject: string;
   details?: Record<string, unknown>;
   /** Default: now. */

@@ -3,6 +3,7 @@
  * unfreezing takes two distinct admins: one asks, a different one confirms on the freeze
  * notice. No store, no clock: the shell (service.ts) passes the facts in.
  */
+import type { AuditAction } from '../audit/actions.js';
 import type { FreezeRecord } from './state.js';
 
 export type FreezeCommand =
@@ -41,7 +42,7 @@ export type FreezeDecision =
 export interface FreezeAudit {
   at: string;
   actor: string;
-  action: string;
+  action: AuditAction;
   subject: string;
   details: Record<string, unknown>;
 }

@@ -13,7 +13,7 @@ import type { Store, Tx } from '../store/index.js';
 import { WITHDRAWALS } from '../withdrawals/index.js';
 import { actions, context, header, section } from './blocks.js';
 import { outside } from '../format/outside.js';
-import { CARD_RENDERER, cardKey } from './withdrawal-card.js';
+import { CARD_RENDERER, cardKey } from './withdrawal/index.js';
 
 export const FREEZE_NOTICE_RENDERER = 'freeze_notice';
 /** The notice's button: asks to unfreeze, or confirms another admin's request. */

@@ -11,7 +11,7 @@ import type { View } from '@slack/types';
 import { z } from 'zod';
 import { section, shorten } from './blocks.js';
 import { outside } from '../format/outside.js';
-import { amountText } from './withdrawal-card.js';
+import { amountText } from './withdrawal/index.js';
 import { needsStepUp } from '../stepup/index.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
 import type { CommandDeps } from './deps.js';

@@ -20,7 +20,6 @@ import {
   type WithdrawalService,
 } from '../withdrawals/index.js';
 import { familyOf } from '../withdrawals/hold/family.js';
-import { mention } from './blocks.js';
 import {
   APPROVER_DM_RENDERER,
   CARD_RENDERER,
@@ -33,8 +32,10 @@ import {
   renderDm,
   renderThread,
   type CardPointer,
-} from './withdrawal-card.js';
+} from './withdrawal/index.js';
+import { type DmEvent, encodeApproverDmRef, encodeDmRef, encodeThreadLine } from './withdrawal/thread-ref.js';
 import { MISMATCH_RENDERER, renderServiceMismatch } from './withdrawal-mismatch.js';
+import { mention } from './blocks.js';
 
 /** Card permalinks from chat.getPermalink, by request id (asked once per card). */
 /** The permalink of each withdrawal's card, once asked of Slack (the persisted name must not change). */
@@ -54,7 +55,17 @@ export interface PermalinkClient {
 /** Events that never change whether a new request of the same payout may be made. */
 const QUIET_FOR_FAMILY = new Set(['approval-recorded', 'reminder', 'executing', 'approved', 'reopened', 'released']);
 
-const DM_EVENTS = new Set(['completed', 'failed', 'rejected', 'expired', 'unknown', 'resolved', 'held', 'released']);
+const DM_EVENTS: ReadonlySet<string> = new Set<DmEvent>([
+  'completed',
+  'failed',
+  'rejected',
+  'expired',
+  'unknown',
+  'resolved',
+  'held',
+  'released',
+]);
+const isDmEvent = (type: string): type is DmEvent => DM_EVENTS.has(type);
 
 const isUser = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
 
@@ -94,7 +105,7 @@ export function cardPostedDms(r: WithdrawalRequest, approvers: readonly string[]
   const asks: OutboxRequest[] = approvers.map((user) => ({
     op: 'dm',
     renderer: APPROVER_DM_RENDERER,
-    ref: `${r.id}|${user}`,
+    ref: encodeApproverDmRef({ id: r.id, approver: user }),
     user,
     key: approverDmKey(r.id, user),
   }));
@@ -103,15 +114,13 @@ export function cardPostedDms(r: WithdrawalRequest, approvers: readonly string[]
     {
       op: 'dm',
       renderer: DM_RENDERER,
-      ref: `${r.id}|requested`,
+      ref: encodeDmRef({ id: r.id, event: 'requested' }),
       user: r.requester,
       key: `${cardKey(r.id)}:dm:requested`,
     },
     ...asks,
   ];
 }
-
-const mentions = (ids: readonly string[]) => ids.map((a) => mention(a)).join(' ');
 
 export function withdrawalMessages(
   event: WithdrawalEvent,
@@ -143,14 +152,14 @@ export function withdrawalMessages(
     out.push({
       op: 'reply',
       renderer: THREAD_RENDERER,
-      ref: `${r.id}|approved|${r.approvals.at(-1)?.user ?? ''}`,
+      ref: encodeThreadLine({ kind: 'approved', id: r.id, user: r.approvals.at(-1)?.user ?? '' }),
       key,
     });
   if (event.type === 'reminder') {
     out.push({
       op: 'reply',
       renderer: THREAD_RENDERER,
-      ref: `${r.id}|reminder|${mentions(service.reminderTargets(r))}`,
+      ref: encodeThreadLine({ kind: 'reminder', id: r.id, mentions: service.reminderTargets(r) }),
       key,
     });
   }
@@ -158,50 +167,70 @@ export function withdrawalMessages(
     out.push({
       op: 'reply',
       renderer: THREAD_RENDERER,
-      ref: `${r.id}|policy|${mentions(service.reminderTargets(r))}`,
+      ref: encodeThreadLine({ kind: 'policy', id: r.id, mentions: service.reminderTargets(r) }),
       key,
     });
   }
+  // The admins are called when a transfer fails or contradicts the card, or a repeat is held or may have paid twice.
+  const admins = needsAdminAttention(event) ? policy.people.admins : [];
   if ((event.type === 'confirmation' || event.type === 'contradiction') && r.confirmation) {
-    const admins = needsAdminAttention(event) ? ` ${mentions(policy.people.admins)}` : '';
     out.push({
       op: 'reply',
       renderer: THREAD_RENDERER,
-      ref: `${r.id}|${event.type}|${encodeURIComponent(r.confirmation.status)}${admins}`,
+      ref: encodeThreadLine({ kind: event.type, id: r.id, status: r.confirmation.status, mentions: admins }),
       key,
     });
   }
   // A repeat held (its payout reported after "never executed", or retyped on hold; repeat-hold.ts): the admins, once.
-  const admins = needsAdminAttention(event) ? mentions(policy.people.admins) : '';
   // A notification the wallet service contradicts (it may be forged): the admins, once per request
   // (the domain emits this event once). The ref carries no outside text: the renderer escapes the claim.
   if (event.type === 'notice-disagreed')
-    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|notice-disagreed|${admins}`, key });
+    out.push({
+      op: 'reply',
+      renderer: THREAD_RENDERER,
+      ref: encodeThreadLine({ kind: 'notice-disagreed', id: r.id, mentions: admins }),
+      key,
+    });
   // The service's answer names another destination or amount: nothing settled; the admins, once (the domain emits it once).
   if (event.type === 'service-mismatch')
-    out.push({ op: 'reply', renderer: MISMATCH_RENDERER, ref: `${r.id}|${mentions(policy.people.admins)}`, key });
+    out.push({
+      op: 'reply',
+      renderer: MISMATCH_RENDERER,
+      ref: `${r.id}|${policy.people.admins.map((a) => mention(a)).join(' ')}`,
+      key,
+    });
   if (event.type === 'held' || (event.type === 'requested' && r.hold))
-    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|held|${admins}`, key });
-  if (event.type === 'released') out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|released`, key });
+    out.push({
+      op: 'reply',
+      renderer: THREAD_RENDERER,
+      ref: encodeThreadLine({ kind: 'held', id: r.id, mentions: admins }),
+      key,
+    });
+  if (event.type === 'released')
+    out.push({ op: 'reply', renderer: THREAD_RENDERER, ref: encodeThreadLine({ kind: 'released', id: r.id }), key });
   if (event.type === 'double-payment-risk' && r.doublePaymentRisk) {
-    // A status first, always (an empty one is "-"), so the mentions are never read as the status.
-    const detail = `${encodeURIComponent(r.doublePaymentRisk.status || '-')} ${admins}`.trim();
+    const { status } = r.doublePaymentRisk;
     out.push(
-      { op: 'reply', renderer: THREAD_RENDERER, ref: `${r.id}|double-payment|${detail}`, key },
+      {
+        op: 'reply',
+        renderer: THREAD_RENDERER,
+        ref: encodeThreadLine({ kind: 'double-payment', id: r.id, status, mentions: admins }),
+        key,
+      },
       // Under the original's card too: whoever looks at either sees it.
       {
         op: 'reply',
         renderer: THREAD_RENDERER,
-        ref: `${r.id}|double-payment-original|${detail}`,
+        ref: encodeThreadLine({ kind: 'double-payment-original', id: r.id, status, mentions: admins }),
         key: cardKey(r.doublePaymentRisk.original),
       },
     );
   }
-  if (DM_EVENTS.has(event.type)) {
+  if (isDmEvent(event.type)) {
     out.push({
       op: 'dm',
       renderer: DM_RENDERER,
-      ref: `${r.id}|${event.type}`,
+      ref: encodeDmRef({ id: r.id, event: event.type }),
       user: r.requester,
       key: `${key}:dm:${event.type}`,
     });

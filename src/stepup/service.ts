@@ -6,6 +6,7 @@
  * that needs them and never logged: they are registered with the scrubbing registry as a backstop.
  */
 import { randomUUID } from 'node:crypto';
+import type { AuditAction } from '../audit/actions.js';
 import { appendAudit } from '../audit/log.js';
 import type { Logger } from '../log.js';
 import { secrets } from '../secrets.js';
@@ -86,7 +87,7 @@ const NOT_ENROLLED_WORDS =
 export function createStepUpService(o: StepUpServiceOptions): StepUpService {
   const { store, key, logger } = o;
   const iso = (ms: number) => new Date(ms).toISOString();
-  const audit = (tx: Tx, at: number, actor: string, action: string, subject: string, details = {}) =>
+  const audit = (tx: Tx, at: number, actor: string, action: AuditAction, subject: string, details = {}) =>
     appendAudit(tx, { at, actor, action, subject, details });
 
   function openSecret(e: Enrolment): string {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cardPostedDms, withdrawalMessages } from '../../src/slack/withdrawal-notify.js';
-import { APPROVER_DM_RENDERER, DM_RENDERER, THREAD_RENDERER } from '../../src/slack/withdrawal-card.js';
+import { APPROVER_DM_RENDERER, DM_RENDERER, THREAD_RENDERER } from '../../src/slack/withdrawal/index.js';
 import {
   admitRequest,
   decide,

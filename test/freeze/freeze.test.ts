@@ -10,7 +10,7 @@ import { recentAudit } from '../../src/audit/index.js';
 import { FREEZES } from '../../src/freeze/state.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { UNFREEZE_ACTION } from '../../src/slack/freeze-notice.js';
-import { ACTIONS } from '../../src/slack/withdrawal-card.js';
+import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { eventCallback, sendToBolt } from '../helpers/slack-requests.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';

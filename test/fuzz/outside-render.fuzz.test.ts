@@ -19,14 +19,14 @@ import { batchLine, renderAlert, renderAlertBatch, renderStatusChange } from '..
 import { renderFreezeNotice } from '../../src/slack/freeze-notice.js';
 import { balanceLines } from '../../src/slack/home/balances.js';
 import { renderVerificationAlert } from '../../src/slack/verification-notice.js';
+import { auditRowText } from '../../src/slack/audit-words.js';
 import {
-  auditRowText,
   renderApproverDm,
   renderCard,
   renderDm,
   renderThread,
   type CardFacts,
-} from '../../src/slack/withdrawal-card.js';
+} from '../../src/slack/withdrawal/index.js';
 import type { VerificationAlert } from '../../src/verification/alerts.js';
 import type { TransactionPage, TransactionRecord } from '../../src/wallet/schemas.js';
 import { decide } from '../../src/withdrawals/decide/index.js';

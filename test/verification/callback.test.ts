@@ -13,7 +13,7 @@ import { recentAudit } from '../../src/audit/index.js';
 import { FREEZES } from '../../src/freeze/state.js';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/index.js';
-import { ACTIONS } from '../../src/slack/withdrawal-card.js';
+import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { CHANNELS, freePort, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';

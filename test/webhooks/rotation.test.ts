@@ -15,7 +15,7 @@ import { recentAudit } from '../../src/audit/index.js';
 import { createLogger } from '../../src/log.js';
 import { secrets as scrubbed } from '../../src/secrets.js';
 import { openStore } from '../../src/store/index.js';
-import { ACTIONS } from '../../src/slack/withdrawal-card.js';
+import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import { openWebhookSecrets, ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
 import { SETTINGS } from '../../src/webhooks/settings.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';

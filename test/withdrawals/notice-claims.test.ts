@@ -4,7 +4,7 @@
  * backwards, an answer about another payment settling nothing (service-mismatch.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { noticeText } from '../../src/slack/withdrawal-card.js';
+import { noticeText } from '../../src/slack/withdrawal/index.js';
 import { MISMATCH_RENDERER, renderServiceMismatch } from '../../src/slack/withdrawal-mismatch.js';
 import { withdrawalMessages } from '../../src/slack/withdrawal-notify.js';
 import { decide, type Decision, type WithdrawalCommand } from '../../src/withdrawals/decide/index.js';

@@ -18,7 +18,7 @@ import type { WithdrawalRequest, WithdrawalState } from '../../withdrawals/index
 import { actions, context, divider, header, link, section, shorten } from '../blocks.js';
 import { outside } from '../../format/outside.js';
 import type { CommandDeps } from '../deps.js';
-import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal-card.js';
+import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal/index.js';
 import { stepUpHomeBlocks } from './step-up.js';
 import { balancesBlocks } from './balances.js';
 

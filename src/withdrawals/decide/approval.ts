@@ -5,7 +5,7 @@
 import { needsStepUp } from '../../stepup/threshold.js';
 import { about, approvalsComplete, decisionRefusal, refused, reservedFor } from '../rules.js';
 import type { WithdrawalRequest } from '../types.js';
-import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
+import type { AuditRecord, DecideContext, Decision, WithdrawalCommand } from './index.js';
 import { iso, transition } from './transition.js';
 
 export function decideApprove(
@@ -38,7 +38,7 @@ export function decideApprove(
       { user: c.user, at, satisfies, ...(c.stepUp === 'verified' ? { stepUp: 'verified' as const } : {}) },
     ],
   };
-  const audit = {
+  const audit: AuditRecord = {
     at,
     actor: c.user,
     action: 'approve',

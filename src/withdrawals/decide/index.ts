@@ -16,6 +16,7 @@
  * the wallet's answer), lifecycle.ts (expiry, reminders, startup), settle.ts (unknown outcomes
  * settled), and outside this folder notice.ts, settle-by-status.ts and hold/decide.ts.
  */
+import type { AuditAction } from '../../audit/actions.js';
 import type { Policy } from '../../policy/schema.js';
 import type { WithdrawalStatus } from '../../wallet/client/withdrawal-status.js';
 import type { AllowlistApprovals, CheckedInput, Refused } from '../rules.js';
@@ -118,7 +119,7 @@ export interface DecideContext {
 export interface AuditRecord {
   at: string;
   actor: string;
-  action: string;
+  action: AuditAction;
   subject: string;
   details: Record<string, unknown>;
 }

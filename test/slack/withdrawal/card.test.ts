@@ -5,14 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderCard, renderDm, renderThread, stateLabel, type CardFacts } from '../../src/slack/withdrawal-card.js';
-import { decide, type WithdrawalCommand } from '../../src/withdrawals/decide/index.js';
-import { admitRequest } from '../../src/withdrawals/rules.js';
-import { expectedSettlement, feeEstimate, settlementOf } from '../../src/withdrawals/fees.js';
-import type { RequestInput, WithdrawalRequest } from '../../src/withdrawals/types.js';
-import type { WithdrawAnswer } from '../../src/withdrawals/wallet-answer.js';
-import { visibleText } from '../helpers/treasury-app.js';
-import { DEST, T0, testPolicy, usdt } from './helpers.js';
+import { renderCard, renderDm, renderThread, stateLabel, type CardFacts } from '../../../src/slack/withdrawal/index.js';
+import { decide, type WithdrawalCommand } from '../../../src/withdrawals/decide/index.js';
+import { admitRequest } from '../../../src/withdrawals/rules.js';
+import { expectedSettlement, feeEstimate, settlementOf } from '../../../src/withdrawals/fees.js';
+import type { RequestInput, WithdrawalRequest } from '../../../src/withdrawals/types.js';
+import type { WithdrawAnswer } from '../../../src/withdrawals/wallet-answer.js';
+import { visibleText } from '../../helpers/treasury-app.js';
+import { DEST, T0, testPolicy, usdt } from '../../withdrawals/helpers.js';
 
 const policy = testPolicy();
 const facts: CardFacts = { dailyUsage: (currency) => ({ currency, used: '0', limit: null, remaining: null }) };
