@@ -18,7 +18,7 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 export interface WebhookHandlerDeps {
   store: Store;
-  outbox: Pick<Outbox, 'enqueue' | 'kick'>;
+  outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   policy: Policy | (() => Policy);
   logger: Logger;
   /** The secret path segment, also the HMAC key. A function, so a rotated secret applies at once. */

@@ -19,6 +19,7 @@ import {
   type BatchRenderer,
   type OutboxEntry,
   type OutboxMessage,
+  type OutboxPriority,
   type OutboxRequest,
   type Renderer,
 } from './types.js';
@@ -64,6 +65,12 @@ export interface OutboxOptions {
 export interface Outbox {
   /** Call inside the store.commit that records the cause; returns the entry id. */
   enqueue(tx: Tx, req: OutboxRequest): string;
+  /**
+   * Inside a commit: gives the post of this key (or the batch message carrying it as a line),
+   * if it still waits, another priority (a claim the wallet's history now corroborates goes
+   * ahead as news). Returns whether a waiting post was found.
+   */
+  reprioritize(tx: Tx, key: string, priority: OutboxPriority): boolean;
   registerRenderer(kind: string, fn: Renderer): void;
   /** A renderer for batch messages (see `OutboxRequest.batch`). */
   registerBatchRenderer(kind: string, r: BatchRenderer): void;
@@ -189,6 +196,16 @@ export function createOutbox(o: OutboxOptions): Outbox {
     return id;
   }
 
+  function reprioritize(tx: Tx, key: string, priority: OutboxPriority): boolean {
+    const own = tx.get(COLLECTIONS.messages, key);
+    const m = own?.batchKey ? tx.get(COLLECTIONS.messages, own.batchKey) : own;
+    const e = m && tx.get(COLLECTIONS.entries, m.entryId);
+    if (e?.state !== 'pending' || (e.op !== 'post' && e.op !== 'dm')) return false;
+    if (e.priority !== priority) tx.put(COLLECTIONS.entries, e.id, { ...e, priority });
+    if (started) setImmediate(kick);
+    return true;
+  }
+
   function absorbFresh(): void {
     const ids = fresh;
     fresh = [];
@@ -298,6 +315,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
 
   return {
     enqueue,
+    reprioritize,
     registerRenderer(kind, fn) {
       if (kind === BURST_RENDERER) throw new Error(`renderer kind ${kind} is reserved`);
       ctx.renderers.set(kind, fn);
