@@ -225,7 +225,9 @@ export function applyHistory(
   let shown = state === 'shown' || state === 'waiting';
   if (state === 'shown') refreshAlert(tx, next, ctx.outbox);
   // Corroborated now: its post goes ahead of the claims still waiting.
-  else if (state === 'waiting') ctx.outbox.reprioritize(tx, cur.messageKey, 'live');
+  // (a large one as a message of its own, as large confirmed deposits are).
+  else if (state === 'waiting')
+    ctx.outbox.reprioritize(tx, cur.messageKey, 'live', { ownMessage: next.mention && next.kind === 'deposit' });
   else if (wasGathered) {
     // Gathered into a flood summary: posted now, as news (under a fresh key if its first post was skipped).
     if (state === 'dropped') next = { ...next, messageKey: `${alertMessageKey(cur.id)}:${ctx.now}` };

@@ -70,7 +70,7 @@ export interface Outbox {
    * if it still waits, another priority (a claim the wallet's history now corroborates goes
    * ahead as news). Returns whether a waiting post was found.
    */
-  reprioritize(tx: Tx, key: string, priority: OutboxPriority): boolean;
+  reprioritize(tx: Tx, key: string, priority: OutboxPriority, o?: { ownMessage?: boolean }): boolean;
   registerRenderer(kind: string, fn: Renderer): void;
   /** A renderer for batch messages (see `OutboxRequest.batch`). */
   registerBatchRenderer(kind: string, r: BatchRenderer): void;
@@ -196,12 +196,18 @@ export function createOutbox(o: OutboxOptions): Outbox {
     return id;
   }
 
-  function reprioritize(tx: Tx, key: string, priority: OutboxPriority): boolean {
+  function reprioritize(tx: Tx, key: string, priority: OutboxPriority, o: { ownMessage?: boolean } = {}): boolean {
     const own = tx.get(COLLECTIONS.messages, key);
     const m = own?.batchKey ? tx.get(COLLECTIONS.messages, own.batchKey) : own;
     const e = m && tx.get(COLLECTIONS.entries, m.entryId);
     if (e?.state !== 'pending' || (e.op !== 'post' && e.op !== 'dm')) return false;
-    if (e.priority !== priority) tx.put(COLLECTIONS.entries, e.id, { ...e, priority });
+    // `ownMessage`: a post not yet folded into a batch message leaves its batch group (it is now news of its own).
+    const unbatch = o.ownMessage && !own!.batchKey && !!e.batch;
+    if (e.priority !== priority || unbatch) {
+      const next = { ...e, priority };
+      if (unbatch) delete next.batch;
+      tx.put(COLLECTIONS.entries, e.id, next);
+    }
     if (started) setImmediate(kick);
     return true;
   }

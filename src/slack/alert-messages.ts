@@ -182,7 +182,7 @@ const KIND_PLURAL: Record<Alert['kind'], string> = {
  * Room a line keeps for growing later: a status word, a verified explorer link; much more
  * when the hash or client is still missing (a later notification may fill them in).
  */
-const lineGrowth = (a: Alert) => (a.hash && a.clientEmail && a.amount ? 80 : 220);
+const lineGrowth = (a: Alert) => (a.hash && a.clientEmail && a.amount ? 40 : 220);
 const LINE_MAX = 600;
 /** Sections of lines per message: 50 blocks, less the header and the closing context. */
 const MAX_LINE_SECTIONS = LIMITS.blocks - 2;
