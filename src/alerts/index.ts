@@ -189,6 +189,8 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     },
     sweepCalls: () => sweeper.calls(),
     async idle() {
+      // The receiver hands an accepted event on after its answer (setImmediate): let that run first.
+      await new Promise((r) => setImmediate(r));
       await Promise.all([verifier.idle(), sweeper.idle()]);
     },
     async stop() {

@@ -115,9 +115,13 @@ export function shownState(tx: Pick<Tx, 'get'>, key: string): 'none' | 'waiting'
   return m && tx.get(OUTBOX_COLLECTIONS.entries, m.entryId)?.state === 'pending' ? 'waiting' : 'dropped';
 }
 
-/** Redraws the alert's message if it is in Slack (one that waits is drawn from the current state anyway). */
+/**
+ * Redraws the alert's message if it is in Slack or on its way (a post being sent now was drawn
+ * before this change; an edit queued behind a post that is drawn later collapses into it).
+ */
 export function refreshAlert(tx: Tx, alert: Alert, outbox: Pick<Outbox, 'enqueue'>): void {
-  if (shownState(tx, alert.messageKey) !== 'shown') return;
+  const state = shownState(tx, alert.messageKey);
+  if (state !== 'shown' && state !== 'waiting') return;
   outbox.enqueue(tx, {
     op: 'update',
     renderer: ALERT_RENDERER,
@@ -224,11 +228,12 @@ export function applyHistory(
   const state = shownState(tx, cur.messageKey);
   let shown = state === 'shown' || state === 'waiting';
   if (state === 'shown') refreshAlert(tx, next, ctx.outbox);
-  // Corroborated now: its post goes ahead of the claims still waiting.
-  // (a large one as a message of its own, as large confirmed deposits are).
-  else if (state === 'waiting')
+  else if (state === 'waiting') {
+    // Corroborated now: its post goes ahead of the claims still waiting (a large one as a
+    // message of its own, as large confirmed deposits are); the edit covers a post in flight.
     ctx.outbox.reprioritize(tx, cur.messageKey, 'live', { ownMessage: next.mention && next.kind === 'deposit' });
-  else if (wasGathered) {
+    refreshAlert(tx, next, ctx.outbox);
+  } else if (wasGathered) {
     // Gathered into a flood summary: posted now, as news (under a fresh key if its first post was skipped).
     if (state === 'dropped') next = { ...next, messageKey: `${alertMessageKey(cur.id)}:${ctx.now}` };
     next = enqueueAlertPost(tx, next, ctx);

@@ -66,10 +66,10 @@ export function trustWarning(a: Alert): string | undefined {
     const diff = (v.mismatch ?? [])
       .map((m) => `${m.field} ${outside(m.listed, 60)} (the notification said ${outside(m.claimed, 60)})`)
       .join(', ');
-    return `:warning: *A notification disagreed with the wallet service: it may be forged.*${diff ? ` The wallet's history shows ${diff}.` : ''}`;
+    return `⚠️ A notification disagreed with the wallet service: it may be forged.${diff ? ` The wallet's history shows ${diff}.` : ''}`;
   }
   if (v.state === 'not_found' && v.flaggedAt !== undefined)
-    return `:warning: *Not in the wallet's history after ${graceWords(v.graceMs ?? 0)}: this notification may be forged.* No funds are counted from it.`;
+    return `⚠️ Not in the wallet's history after ${graceWords(v.graceMs ?? 0)}: this notification may be forged. No funds are counted from it.`;
   return undefined;
 }
 

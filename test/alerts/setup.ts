@@ -81,7 +81,9 @@ export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> 
     unknownOutcomeDelayMs: 50,
     ...o.outbox,
   });
-  registerAlertRenderers(outbox, store, o.explorer ? { explorer: o.explorer } : {});
+  const policy = o.alerts?.policy ?? parsePolicy(POLICY_YAML);
+  const policyNow = () => (typeof policy === 'function' ? policy() : policy);
+  registerAlertRenderers(outbox, store, { ...(o.explorer ? { explorer: o.explorer } : {}), policy: policyNow });
   const sandbox = await createSandbox({
     seed: false,
     webhook: { retryBaseMs: 20, maxDelayMs: 100, confirmAfterMs: 50, maxAttempts: 3 },
@@ -92,7 +94,7 @@ export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> 
     store,
     outbox,
     wallet,
-    policy: parsePolicy(POLICY_YAML),
+    policy,
     logger,
     secret: SECRET,
     verifyRetryDelaysMs: [20, 50],
