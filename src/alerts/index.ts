@@ -82,6 +82,8 @@ export interface AlertsDeps
   verifyRetryDelaysMs?: readonly number[];
   /** The deposits' batched sweep of the transaction list (tests shorten its pace). */
   sweep?: SweepOptions;
+  /** Bench only: deposits checked hash by hash, as before the sweep (its baseline). */
+  verifyDepositsByHash?: boolean;
   reconcile?: ReconcileOptions;
 }
 
@@ -139,7 +141,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     onAccepted: (r, event) => {
       if (r.alert.hash && r.alert.verification.state !== 'confirmed') {
         // Deposits at volume: many hashes per list call (sweep.ts); the others by their hash.
-        if (r.alert.kind === 'deposit') sweeper.request(r.alertId);
+        if (r.alert.kind === 'deposit' && !deps.verifyDepositsByHash) sweeper.request(r.alertId);
         else verifier.request(r.alertId);
       }
       if (event.kind === 'withdrawal' && event.merchantReference && deps.onWithdrawalEvent) {
