@@ -92,7 +92,8 @@ export function tellAdmins(
       ...(about.channel ? { channel: about.channel } : {}),
     };
     tx.put(TRUST_COLLECTIONS.notices, open.id, next);
-    if (tx.get(OUTBOX_MESSAGES, trustNoticeKey(open.id)))
+    // One redraw per moment (a sweep flagging many at once asks once; it is drawn at send time).
+    if (open.lastAt !== ctx.now && tx.get(OUTBOX_MESSAGES, trustNoticeKey(open.id)))
       ctx.outbox.enqueue(tx, {
         op: 'update',
         renderer: TRUST_NOTICE_RENDERER,

@@ -100,7 +100,8 @@ export function createSweeper(deps: VerifyDeps, o: SweepOptions = {}): Sweeper {
 
   /** Reads the window; returns the cursor the next sweep starts from. */
   async function readWindow(t0: number): Promise<number> {
-    const oldest = Math.min(...[...waiting.values()].map((w) => w.createdAt));
+    let oldest = t0;
+    for (const w of waiting.values()) oldest = Math.min(oldest, w.createdAt);
     let fromMs = cursor !== undefined ? cursor - opt.overlapMs : oldest - opt.lookbackMs;
     fromMs = Math.max(fromMs, t0 - MAX_AGE_MS);
     const from = new Date(fromMs);

@@ -92,7 +92,7 @@ export const lineEmoji = (a: Alert) =>
 /** The short post that follows a large deposit once the wallet's history confirms it: the only @here. */
 export function renderMention(a: Alert): Rendered {
   const what = `*${outside(amountOf(a), 120)}*${a.network ? ` on ${outside(a.network, 40)}` : ''}${a.clientEmail ? ` for ${outside(a.clientEmail)}` : ''}`;
-  const text = `<!here> Large deposit confirmed by the wallet's history: ${what}. Its alert is just above.`;
+  const text = `<!here> Large deposit confirmed by the wallet's history: ${what} (its alert in this channel: notified ${slackDate(a.createdAt)}).`;
   return { text, blocks: [section(text)] };
 }
 
