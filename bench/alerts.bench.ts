@@ -8,6 +8,8 @@
  *   seconds until every deposit shows its final status in the channel (from the first
  *   webhook, and after the last one), posts and updates used, deposits per post; beside them,
  *   what Slack allows in the same time.
+ * - verification (bench/alerts-verify.ts): 20 deposits/s for 60 s checked against the wallet's
+ *   transaction list, the batched sweep beside the per-hash look-up it replaced.
  * - live latency: webhook ack to the first Slack message showing a new live deposit, p50/p99,
  *   while 1,000 alerts wait for the same channel (a backlog of reconciliation findings; and a
  *   backlog of other live deposits). The limit beside it: 5 s.
@@ -22,6 +24,7 @@ import { registerAlertRenderers } from '../src/slack/alert-messages.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { startFakeSlack, type FakeSlack } from '../test/helpers/fake-slack.js';
 import { slackRateLimits, type SlackRateLimiter } from '../test/helpers/slack-rate-limits.js';
+import { verificationAtVolume } from './alerts-verify.js';
 import { makeTempDir, nowMs, percentile, removeDir, result, type Bench, type BenchResult } from './lib.js';
 
 const SECONDS = Number(process.env.ALERTS_BENCH_SECONDS ?? 60);
@@ -342,12 +345,13 @@ async function liveUnderBacklog(backlog: 'reconciliation findings' | 'live depos
 
 const bench: Bench = {
   name: 'alerts',
-  description: `alerts at 1/5/20 deposits per second for ${SECONDS} s and live latency under a ${BACKLOG}-alert backlog, against Slack's rate limits`,
+  description: `alerts at 1/5/20 deposits per second for ${SECONDS} s and live latency under a ${BACKLOG}-alert backlog, against Slack's rate limits; 20 deposits/s verified against the transaction list (batched sweep vs per-hash)`,
   async run() {
     const out: BenchResult[] = [];
     for (const [k, rate] of RATES.entries()) out.push(...(await volume(rate, k + 1)));
     out.push(...(await liveUnderBacklog('reconciliation findings')));
     out.push(...(await liveUnderBacklog('live deposits')));
+    if (!process.env.ALERTS_BENCH_SKIP_VERIFY) out.push(...(await verificationAtVolume()));
     return out;
   },
 };

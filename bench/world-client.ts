@@ -46,6 +46,8 @@ export async function startWorld(o: WorldInit = {}): Promise<World> {
         'sandboxStats',
         'arrivals',
         'awaitFiles',
+        'deposit',
+        'countRequests',
         'close',
       ] as const
     ).map((op) => [op, (...a: unknown[]) => call(op, ...a)]),

@@ -36,6 +36,10 @@ export interface WorldOps {
   arrivals(pathPrefix: string, needles: string[]): Record<string, number | undefined>;
   /** Resolves once at least `n` file uploads are complete in all (the /address QR codes). */
   awaitFiles(n: number, timeoutMs: number): Promise<{ files: number }>;
+  /** A simulated deposit (listed, and notified to the registered webhook URL): its hash. */
+  deposit(to: string, amount: string, currency: string, network: string): Promise<{ hash: string }>;
+  /** How many requests reached the sandbox with a path containing `part`, and how many of those also contain `also`. */
+  countRequests(part: string, also?: string): { count: number; matching: number };
   close(): Promise<void>;
 }
 
@@ -118,6 +122,14 @@ const ops: WorldOps = {
       if (Date.now() > deadline) throw new Error(`${files} of ${n} file uploads after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 5));
     }
+  },
+  async deposit(to, amount, currency, network) {
+    const tx = await world().sandbox.deposit({ to, amount, currency, network });
+    return { hash: tx.transactionHash };
+  },
+  countRequests(part, also) {
+    const recs = world().sandbox.stats.requests.filter((r) => r.path.includes(part));
+    return { count: recs.length, matching: also ? recs.filter((r) => r.path.includes(also)).length : 0 };
   },
   async close() {
     await fake?.close();

@@ -4,14 +4,17 @@
  * Slack lives on the Slack side (`src/slack/alert-messages.ts`, `registerAlertRenderers`).
  */
 import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { WebhookEvent } from './parse.js';
 import { reconcileDeposits, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
 import { createWebhookHandler, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
 import { describeUnknown, unknownSummary, type UnknownSummary } from './unknown.js';
+import { createSweeper, type SweepOptions } from './sweep.js';
 import { alertsToVerify, createVerifier, verifyAlert } from './verify.js';
 import { ensureWatermark, type Watermark } from './watermark.js';
+import { ALERT_COLLECTIONS } from './types.js';
 
 export {
   createWebhookHandler,
@@ -24,6 +27,7 @@ export {
   ALERT_RENDERER,
   ALERT_STATUS_RENDERER,
   ALERT_BATCH_RENDERER,
+  ALERT_MENTION_RENDERER,
   alertMessageKey,
   statusChangeRef,
   readStatusChangeRef,
@@ -33,6 +37,16 @@ export { readWebhook, eventKey, transactionKey, type WebhookEvent, type AlertKin
 export { routeAlert, shouldMention } from './routing.js';
 export { reconcileDeposits, type ReconcileReport } from './reconcile.js';
 export { verifyAlert } from './verify.js';
+export { isClaim, mentionKey } from './posting.js';
+export {
+  TRUST_COLLECTIONS,
+  TRUST_NOTICE_RENDERER,
+  FLOOD_RENDERER,
+  type TrustNotice,
+  type TrustNoticeKind,
+  type Flood,
+} from './notices.js';
+export type { SweepOptions } from './sweep.js';
 export {
   UNKNOWN_RENDERER,
   UNKNOWN_COLLECTIONS,
@@ -64,16 +78,22 @@ export interface AlertsDeps
   linkWithdrawal?: (tx: Tx, e: WithdrawalEventInfo) => void;
   /** After the event is durable and acknowledged: the withdrawal service's notification hook. */
   onWithdrawalEvent?: (e: WithdrawalEventInfo) => void | Promise<void>;
-  /** Background verification retry delays (tests shorten them). */
+  /** Background verification retry delays for non-deposit alerts, checked by hash (tests shorten them). */
   verifyRetryDelaysMs?: readonly number[];
+  /** The deposits' batched sweep of the transaction list (tests shorten its pace). */
+  sweep?: SweepOptions;
+  /** Bench only: deposits checked hash by hash, as before the sweep (its baseline). */
+  verifyDepositsByHash?: boolean;
   reconcile?: ReconcileOptions;
 }
 
 export interface Alerts {
   handler: WebhookHandler;
   reconcile(o?: ReconcileOptions): Promise<ReconcileReport>;
-  /** Checks every recent unconfirmed alert against the transaction list once. */
+  /** Checks every recent unconfirmed alert against the transaction list once (deposits: one sweep). */
   verifyPending(): Promise<void>;
+  /** Transaction-list calls the deposits' sweep has made (bench). */
+  sweepCalls(): number;
   /** Notifications of unknown shape: how many, and the latest (for /treasury status). */
   unknownSummary(): UnknownSummary & { text: string };
   /** The watermark, recorded on the first run against this data directory. */
@@ -86,8 +106,10 @@ export interface Alerts {
 export function createAlerts(deps: AlertsDeps): Alerts {
   const log = deps.logger.child({ module: 'alerts' });
   const now = deps.now ?? Date.now;
-  const verifyDeps = { store: deps.store, outbox: deps.outbox, wallet: deps.wallet, logger: deps.logger, now };
+  const policy = typeof deps.policy === 'function' ? deps.policy : () => deps.policy as Policy;
+  const verifyDeps = { store: deps.store, outbox: deps.outbox, wallet: deps.wallet, policy, logger: deps.logger, now };
   const verifier = createVerifier(verifyDeps, deps.verifyRetryDelaysMs);
+  const sweeper = createSweeper(verifyDeps, deps.sweep);
   // Recorded as the alerts start, before any reconciliation: what happened earlier is history.
   let wm: Promise<Watermark> | undefined;
   const watermark = () => {
@@ -117,7 +139,11 @@ export function createAlerts(deps: AlertsDeps): Alerts {
         }
       : {}),
     onAccepted: (r, event) => {
-      if (r.alert.hash && r.alert.verification.state !== 'confirmed') verifier.request(r.alertId);
+      if (r.alert.hash && r.alert.verification.state !== 'confirmed') {
+        // Deposits at volume: many hashes per list call (sweep.ts); the others by their hash.
+        if (r.alert.kind === 'deposit' && !deps.verifyDepositsByHash) sweeper.request(r.alertId);
+        else verifier.request(r.alertId);
+      }
       if (event.kind === 'withdrawal' && event.merchantReference && deps.onWithdrawalEvent) {
         const info: WithdrawalEventInfo = {
           alertId: r.alertId,
@@ -153,7 +179,9 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     },
     watermark,
     async verifyPending() {
+      await sweeper.sweep();
       for (const id of alertsToVerify(deps.store, now())) {
+        if (deps.store.get(ALERT_COLLECTIONS.alerts, id)?.kind === 'deposit') continue;
         try {
           await verifyAlert(verifyDeps, id);
         } catch (err) {
@@ -161,7 +189,14 @@ export function createAlerts(deps: AlertsDeps): Alerts {
         }
       }
     },
-    idle: () => verifier.idle(),
-    stop: () => verifier.stop(),
+    sweepCalls: () => sweeper.calls(),
+    async idle() {
+      // The receiver hands an accepted event on after its answer (setImmediate): let that run first.
+      await new Promise((r) => setImmediate(r));
+      await Promise.all([verifier.idle(), sweeper.idle()]);
+    },
+    async stop() {
+      await Promise.all([verifier.stop(), sweeper.stop()]);
+    },
   };
 }

@@ -7,6 +7,17 @@ import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import { eventKey, lookupOnlyKeys, normalizeHash, transactionKeys, type WebhookEvent } from './parse.js';
+import {
+  ALERT_RENDERER,
+  ALERT_STATUS_RENDERER,
+  alertMessageKey,
+  applyHistory,
+  enqueueAlertPost,
+  isClaim,
+  mismatches,
+  seenPending,
+  type Listed,
+} from './posting.js';
 import { routeAlert, shouldMention } from './routing.js';
 import { advances, isFailure, isTerminal } from './status.js';
 import { noteUnknown } from './unknown.js';
@@ -21,10 +32,13 @@ import {
 } from './watermark.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 
-export const ALERT_RENDERER = 'alert';
-export const ALERT_STATUS_RENDERER = 'alert.status';
-/** Several alerts waiting for one channel at once: one message, a line each (src/slack/alert-messages.ts). */
-export const ALERT_BATCH_RENDERER = 'alert.batch';
+export {
+  ALERT_RENDERER,
+  ALERT_STATUS_RENDERER,
+  ALERT_BATCH_RENDERER,
+  ALERT_MENTION_RENDERER,
+  alertMessageKey,
+} from './posting.js';
 
 /** The ref of an ALERT_STATUS_RENDERER entry: one line of the alert's history. */
 export function statusChangeRef(alertId: string, historyIndex: number): string {
@@ -38,7 +52,7 @@ export function readStatusChangeRef(ref: string): { alertId: string; historyInde
 }
 
 export interface IngestContext {
-  outbox: Pick<Outbox, 'enqueue'>;
+  outbox: Pick<Outbox, 'enqueue' | 'reprioritize'>;
   policy: Policy;
   now: number;
 }
@@ -75,10 +89,6 @@ const FILLABLE = [
   'reference',
 ] as const;
 
-export function alertMessageKey(alertId: string): string {
-  return `alert:${alertId}`;
-}
-
 /** Whether an alert found under a secondary key can be this event's transaction: nothing they both name differs. */
 function compatible(a: Alert, e: WebhookEvent): boolean {
   if (a.merchantReference && e.merchantReference && a.merchantReference !== e.merchantReference) return false;
@@ -102,21 +112,6 @@ function recordKeys(tx: Tx, keys: readonly string[], alertId: string): void {
     if (key === alertId || tx.get(ALERT_COLLECTIONS.keys, key) || tx.get(ALERT_COLLECTIONS.alerts, key)) continue;
     tx.put(ALERT_COLLECTIONS.keys, key, { key, alertId });
   }
-}
-
-/** The alert's own message (or its line in a batch message), as for any new alert. */
-function enqueueAlertPost(tx: Tx, alert: Alert, ctx: IngestContext): void {
-  // Large ones and failures keep a message of their own (with the @here); others may share one.
-  const own = alert.mention || isFailure(alert.status);
-  ctx.outbox.enqueue(tx, {
-    op: 'post',
-    renderer: ALERT_RENDERER,
-    ref: alert.id,
-    key: alert.messageKey,
-    channel: alert.channel,
-    priority: alert.source === 'reconciliation' ? 'reconciliation' : 'live',
-    ...(own ? {} : { batch: { renderer: ALERT_BATCH_RENDERER, group: alert.kind } }),
-  });
 }
 
 /**
@@ -216,7 +211,9 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       // History, not news: stored (a later notification finds it) and counted, not alerted.
       countIntoHistory(tx, wm!, event, ctx);
     } else {
-      enqueueAlertPost(tx, alert, ctx);
+      const posted = enqueueAlertPost(tx, alert, ctx);
+      if (posted !== alert) tx.put(ALERT_COLLECTIONS.alerts, alertId, posted);
+      return { outcome: 'created', eventId, alertId, alert: posted };
     }
     return { outcome: 'created', eventId, alertId, alert };
   }
@@ -237,28 +234,38 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       filled = true;
     }
   }
-  const nowVerified = input.verification?.state === 'confirmed' && next.verification.state !== 'confirmed';
-  if (nowVerified) next.verification = input.verification!;
   if (applied) next.status = event.statusName;
   // Pending before the watermark, settled after it: that is news, alerted as a new alert would be.
   const news = existing.historical && applied && !fromHistory && isTerminal(next.status);
   if (news) delete next.historical;
-  tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
+  // The transaction list speaks (reconciliation): it confirms the claim, or contradicts it.
+  const state = next.verification.state;
+  const l =
+    input.verification?.state === 'confirmed' && state !== 'confirmed' && state !== 'contradicted'
+      ? listedOf(event, input.verification)
+      : undefined;
   if (news) {
-    enqueueAlertPost(tx, next, ctx);
-    return { outcome: 'advanced', eventId, alertId, alert: next };
+    if (l && mismatches(next, l).length === 0) next.verification = input.verification!;
+    const posted = enqueueAlertPost(tx, next, ctx);
+    tx.put(ALERT_COLLECTIONS.alerts, alertId, posted);
+    return { outcome: 'advanced', eventId, alertId, alert: posted };
   }
-  // An alert shown only in the hourly "unknown shape" message has no message of its own to edit.
-  if (!tx.get(OUTBOX_COLLECTIONS.messages, next.messageKey))
-    return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
+  tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
+  // Through the one path that also posts a gathered claim, adds the @here, or tells the admins.
+  if (l) applyHistory(tx, next, l, ctx);
+  const cur = tx.get(ALERT_COLLECTIONS.alerts, alertId)!;
+  // An alert shown only in the hourly "unknown shape" message (or gathered into a flood summary)
+  // has no message of its own to edit.
+  if (!tx.get(OUTBOX_COLLECTIONS.messages, cur.messageKey))
+    return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: cur };
   // The message (or its line in a batch message) is edited to show a new status, or new details
   // (the hash at last, say) even when the status stays.
-  if (applied || nowVerified || filled) {
+  if (applied || filled) {
     ctx.outbox.enqueue(tx, {
       op: 'update',
       renderer: ALERT_RENDERER,
       ref: alertId,
-      key: next.messageKey,
+      key: cur.messageKey,
       priority: 'edit',
     });
   }
@@ -267,22 +274,35 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
     ctx.outbox.enqueue(tx, {
       op: 'reply',
       renderer: ALERT_STATUS_RENDERER,
-      ref: statusChangeRef(alertId, next.history.length - 1),
-      key: next.messageKey,
+      ref: statusChangeRef(alertId, cur.history.length - 1),
+      key: cur.messageKey,
       priority: 'detail',
     });
-    // A failure keeps a message of its own: if the alert went out as a line of a batch message, it gets one now.
-    if (isFailure(next.status) && !isFailure(existing.status)) {
+    // A failure keeps a message of its own: if the alert went out as a line of a batch message,
+    // it gets one now. Not a deposit's never seen pending: it moved no money.
+    const ofNote = cur.kind !== 'deposit' || seenPending(existing);
+    if (isFailure(cur.status) && !isFailure(existing.status) && ofNote) {
       ctx.outbox.enqueue(tx, {
         op: 'post',
         renderer: ALERT_RENDERER,
         ref: alertId,
-        key: `${next.messageKey}:failed`,
-        channel: next.channel,
-        priority: 'live',
-        ifBatched: next.messageKey,
+        key: `${cur.messageKey}:failed`,
+        channel: cur.channel,
+        priority: isClaim(cur) ? 'claim' : 'live',
+        ifBatched: cur.messageKey,
       });
     }
   }
-  return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: next };
+  return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: cur };
+}
+
+/** What a reconciliation finding (an event made from a list record) says, as compared with a claim. */
+function listedOf(e: WebhookEvent, v: Verification): Listed {
+  return {
+    ...(e.amount ? { amount: e.amount } : {}),
+    ...(e.currency ? { currency: e.currency } : {}),
+    ...(e.network ? { network: e.network } : {}),
+    ...(v.listStatus ? { status: v.listStatus } : {}),
+    ...(v.hashUrl ? { hashUrl: v.hashUrl } : {}),
+  };
 }

@@ -21,7 +21,7 @@ export const MAX_WEBHOOK_VALUES = 2_000;
 
 export interface WebhookHandlerDeps {
   store: Store;
-  outbox: Pick<Outbox, 'enqueue' | 'kick'>;
+  outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   policy: Policy | (() => Policy);
   logger: Logger;
   /**

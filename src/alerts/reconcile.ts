@@ -17,7 +17,7 @@ import { HISTORY_MESSAGE_KEY, HISTORY_RENDERER, WATERMARK, WATERMARK_SLACK_MS, t
 
 export interface ReconcileDeps {
   store: Store;
-  outbox: Pick<Outbox, 'enqueue' | 'kick'>;
+  outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   wallet: PagedWallet;
   policy: Policy | (() => Policy);
   logger: Logger;

@@ -37,14 +37,33 @@ export interface AlertHistoryEntry {
   eventId: string;
 }
 
+/** A field the wallet's history names differently from the notification. */
+export interface Mismatch {
+  field: 'amount' | 'currency' | 'network';
+  claimed: string;
+  listed: string;
+}
+
 export interface Verification {
-  /** confirmed: the service's transaction list has this hash; not_found: looked, not (yet) there. */
-  state: 'unverified' | 'confirmed' | 'not_found';
+  /**
+   * confirmed: the service's transaction list has this hash with the same amount, currency and
+   * network; not_found: looked, not (yet) there; contradicted: there, but naming another
+   * amount, currency or network (the notification may be forged).
+   */
+  state: 'unverified' | 'confirmed' | 'not_found' | 'contradicted';
+  /** Look-ups of this hash alone (the batched sweep does not count here). */
   attempts: number;
   checkedAt?: number;
   hashUrl?: string;
   addressUrl?: string;
   listStatus?: string;
+  mismatch?: Mismatch[];
+  /**
+   * A reported deposit still absent from the wallet's history `graceMs` after it was reported
+   * confirmed: flagged (may be forged). Kept if it turns up later (then it is confirmed).
+   */
+  flaggedAt?: number;
+  graceMs?: number;
 }
 
 /** What an alert keeps of the webhook event that created it. */
@@ -86,6 +105,11 @@ export interface Alert extends EventFields {
    * later notification settles it (then that is news, and it is alerted).
    */
   historical?: true;
+  /**
+   * A claim gathered into its channel's flood summary (the key of that flood) instead of a
+   * message of its own: shown one by one only once the wallet's history corroborates it.
+   */
+  gathered?: string;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,22 +1,25 @@
 /**
- * Confirms an alert against the wallet service's own transaction list (lookup by hash).
- * Runs in the background after the webhook is acknowledged, and again from a job for
- * alerts that were not found yet, so a webhook alone is never taken as the last word.
+ * Confirms one alert against the wallet service's own transaction list by its hash: the path
+ * for withdrawals and other non-deposit alerts (few, and our own), and the sweep's safety net
+ * for a deposit whose record the batched sweep (sweep.ts) could not have seen. Deposits at
+ * volume are checked by the sweep, many hashes per list call.
  */
 import type { Logger } from '../log.js';
-import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
+import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { normalizeHash } from './parse.js';
-import { ALERT_RENDERER } from './ingest.js';
 import { walletLink } from './links.js';
+import { applyHistory, type Listed } from './posting.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
 export interface VerifyDeps {
   store: Store;
-  outbox: Pick<Outbox, 'enqueue' | 'kick'>;
+  outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   wallet: Pick<WalletClient, 'listTransactions'>;
+  policy: () => Policy;
   logger: Logger;
   now?: () => number;
 }
@@ -27,6 +30,22 @@ export function sameHash(a: string | null | undefined, b: string | null | undefi
   return !!a && !!b && normalizeHash(a) === normalizeHash(b);
 }
 
+/** What a list record says, in the terms a claim is compared in. */
+export function listedOf(rec: TransactionRecord): Listed {
+  const hashUrl = walletLink(rec.hashUrl);
+  const addressUrl = walletLink(rec.toAddressUrl);
+  const currency = rec.currency?.name ?? rec.currencyName;
+  const network = rec.network?.name ?? rec.networkName;
+  return {
+    amount: rec.amount,
+    ...(currency ? { currency } : {}),
+    ...(network ? { network } : {}),
+    status: rec.status,
+    ...(hashUrl ? { hashUrl } : {}),
+    ...(addressUrl ? { addressUrl } : {}),
+  };
+}
+
 /** Returns the verification state after the attempt; wallet errors propagate (the caller retries later). */
 export async function verifyAlert(
   deps: VerifyDeps,
@@ -34,48 +53,26 @@ export async function verifyAlert(
 ): Promise<Alert['verification']['state'] | 'skipped'> {
   const now = deps.now ?? Date.now;
   const alert = deps.store.get(ALERT_COLLECTIONS.alerts, alertId);
-  if (!alert?.hash || alert.verification.state === 'confirmed') return 'skipped';
+  const settled = (a: Alert) => a.verification.state === 'confirmed' || a.verification.state === 'contradicted';
+  if (!alert?.hash || settled(alert)) return 'skipped';
   const page = await deps.wallet.listTransactions({ hash: alert.hash, pageSize: 10 });
   const rec: TransactionRecord | undefined = page.records.find((r) => sameHash(r.hash, alert.hash));
   const state = await deps.store.commit((tx) => {
     const cur = tx.get(ALERT_COLLECTIONS.alerts, alertId);
-    if (!cur || cur.verification.state === 'confirmed') return 'skipped' as const;
+    if (!cur || settled(cur)) return 'skipped' as const;
     const attempts = cur.verification.attempts + 1;
+    const counted: Alert = { ...cur, verification: { ...cur.verification, attempts } };
     if (rec) {
-      // A line already in a batch message keeps the link it was drawn with: the message was
-      // filled leaving room for a status word, not for a longer link (see src/alerts/links.ts).
-      const batched = !!tx.get(OUTBOX_COLLECTIONS.messages, cur.messageKey)?.batchKey;
-      const hashUrl = batched ? undefined : walletLink(rec.hashUrl);
-      const addressUrl = walletLink(rec.toAddressUrl);
-      tx.put(ALERT_COLLECTIONS.alerts, alertId, {
-        ...cur,
-        verification: {
-          state: 'confirmed',
-          attempts,
-          checkedAt: now(),
-          ...(hashUrl ? { hashUrl } : {}),
-          ...(addressUrl ? { addressUrl } : {}),
-          listStatus: rec.status,
-        },
-      });
-      // An alert shown only in the hourly "unknown shape" message has no message of its own to edit.
-      if (tx.get(OUTBOX_COLLECTIONS.messages, cur.messageKey))
-        deps.outbox.enqueue(tx, {
-          op: 'update',
-          renderer: ALERT_RENDERER,
-          ref: alertId,
-          key: cur.messageKey,
-          priority: 'edit',
-        });
-      return 'confirmed' as const;
+      const ctx = { outbox: deps.outbox, policy: deps.policy(), now: now() };
+      return applyHistory(tx, counted, listedOf(rec), ctx);
     }
     tx.put(ALERT_COLLECTIONS.alerts, alertId, {
-      ...cur,
-      verification: { ...cur.verification, state: 'not_found', attempts, checkedAt: now() },
+      ...counted,
+      verification: { ...counted.verification, state: 'not_found', checkedAt: now() },
     });
     return 'not_found' as const;
   });
-  if (state === 'confirmed') deps.outbox.kick();
+  if (state !== 'not_found') deps.outbox.kick();
   return state;
 }
 
@@ -87,6 +84,7 @@ export function alertsToVerify(store: Store, now: number, maxAgeMs = 24 * 3_600_
       (a) =>
         !!a.hash &&
         a.verification.state !== 'confirmed' &&
+        a.verification.state !== 'contradicted' &&
         a.verification.attempts < MAX_VERIFY_ATTEMPTS &&
         now - a.createdAt <= maxAgeMs,
     )

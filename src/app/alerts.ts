@@ -56,6 +56,6 @@ export function buildAlerts(
     },
   });
   cleanup.push(() => alerts.stop());
-  registerAlertRenderers(o.outbox, o.store, { explorer: o.explorerNet });
+  registerAlertRenderers(o.outbox, o.store, { explorer: o.explorerNet, policy: () => o.policy });
   return alerts;
 }

@@ -23,6 +23,9 @@ export const AUDIT_ACTIONS = [
   'service_contradiction',
   'notice_contradiction',
   'service_mismatch',
+  // Deposit alerts checked against the wallet's history (src/alerts/posting.ts).
+  'alert.contradicted',
+  'alert.not_in_history',
   // The policy in force judged again before the send (src/withdrawals/recheck.ts).
   'policy_recheck_waits',
   'policy_recheck_refused',

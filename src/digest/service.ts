@@ -108,7 +108,11 @@ export function createDigests(o: DigestOptions): DigestService {
   /** Who a transaction was for, by hash: from deposit notifications and our own withdrawal requests. */
   function clients(): Map<string, string> {
     const out = new Map<string, string>();
-    for (const a of store.find(ALERT_COLLECTIONS.alerts, (x) => Boolean(x.hash && x.clientEmail)))
+    // Only notifications the wallet's history confirmed: a forged one must not name the client of a real transaction.
+    for (const a of store.find(
+      ALERT_COLLECTIONS.alerts,
+      (x) => Boolean(x.hash && x.clientEmail) && (x.source !== 'webhook' || x.verification.state === 'confirmed'),
+    ))
       out.set(a.hash!.toLowerCase(), a.clientEmail!);
     for (const w of o.withdrawals.list())
       if (w.result?.transactionHash) out.set(w.result.transactionHash.toLowerCase(), w.clientEmail);

@@ -20,6 +20,7 @@ import {
   type BatchRenderer,
   type OutboxEntry,
   type OutboxMessage,
+  type OutboxPriority,
   type OutboxRequest,
   type Renderer,
 } from './types.js';
@@ -67,6 +68,12 @@ export interface OutboxOptions {
 export interface Outbox {
   /** Call inside the store.commit that records the cause; returns the entry id. */
   enqueue(tx: Tx, req: OutboxRequest): string;
+  /**
+   * Inside a commit: gives the post of this key (or the batch message carrying it as a line),
+   * if it still waits, another priority (a claim the wallet's history now corroborates goes
+   * ahead as news). Returns whether a waiting post was found.
+   */
+  reprioritize(tx: Tx, key: string, priority: OutboxPriority, o?: { ownMessage?: boolean }): boolean;
   registerRenderer(kind: string, fn: Renderer): void;
   /** A renderer for batch messages (see `OutboxRequest.batch`). */
   registerBatchRenderer(kind: string, r: BatchRenderer): void;
@@ -196,6 +203,22 @@ export function createOutbox(o: OutboxOptions): Outbox {
     return id;
   }
 
+  function reprioritize(tx: Tx, key: string, priority: OutboxPriority, o: { ownMessage?: boolean } = {}): boolean {
+    const own = tx.get(COLLECTIONS.messages, key);
+    const m = own?.batchKey ? tx.get(COLLECTIONS.messages, own.batchKey) : own;
+    const e = m && tx.get(COLLECTIONS.entries, m.entryId);
+    if (e?.state !== 'pending' || (e.op !== 'post' && e.op !== 'dm')) return false;
+    // `ownMessage`: a post not yet folded into a batch message leaves its batch group (it is now news of its own).
+    const unbatch = o.ownMessage && !own!.batchKey && !!e.batch;
+    if (e.priority !== priority || unbatch) {
+      const next = { ...e, priority };
+      if (unbatch) delete next.batch;
+      tx.put(COLLECTIONS.entries, e.id, next);
+    }
+    if (started) setImmediate(kick);
+    return true;
+  }
+
   function absorbFresh(): void {
     const ids = fresh;
     fresh = [];
@@ -308,6 +331,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
 
   return {
     enqueue,
+    reprioritize,
     registerRenderer(kind, fn) {
       if (kind === BURST_RENDERER) throw new Error(`renderer kind ${kind} is reserved`);
       ctx.renderers.set(kind, fn);

@@ -32,7 +32,13 @@ export interface Lane {
   passedOver: number;
 }
 
-export const PRIORITY_RANK: Record<OutboxPriority, number> = { live: 0, edit: 1, reconciliation: 2, detail: 3 };
+export const PRIORITY_RANK: Record<OutboxPriority, number> = {
+  live: 0,
+  edit: 1,
+  reconciliation: 2,
+  claim: 2.5,
+  detail: 3,
+};
 
 /**
  * An entry marked `live` is news only until its lane's next post: what was already waiting

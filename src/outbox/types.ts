@@ -9,10 +9,11 @@ export type OutboxOp = 'post' | 'update' | 'reply' | 'dm' | 'ephemeral' | 'delet
 
 /**
  * Which waiting entry of a lane goes first: live news, then edits, then reconciliation
- * findings, then thread details. Entries without one all rank as `live`, so for them the lane
- * is plain first-in first-out, as it always was.
+ * findings, then claims (what a notification says and the wallet's history does not show yet:
+ * a flood of forged ones never buries a real alert), then thread details. Entries without one
+ * all rank as `live`, so for them the lane is plain first-in first-out, as it always was.
  */
-export type OutboxPriority = 'live' | 'edit' | 'reconciliation' | 'detail';
+export type OutboxPriority = 'live' | 'edit' | 'reconciliation' | 'claim' | 'detail';
 
 /** What a caller asks for. The content is not stored: it is rendered when the entry is sent. */
 export interface OutboxRequest {

@@ -185,8 +185,18 @@ export const policySchema = z
         mention_above: perCurrency(amountSchema).default({}),
         /** One alert when a balance falls below this amount, one when it recovers. */
         low_balance: perCurrency(amountSchema).default({}),
+        /**
+         * A deposit reported confirmed by a notification and still not in the wallet's history
+         * this long after is flagged as possibly forged (and the admins told).
+         */
+        verify_grace: durationSchema
+          .refine(
+            (ms) => ms >= 30_000,
+            "must be at least 30s: the wallet's history may list a deposit a little after its notification",
+          )
+          .default(10 * 60_000),
       })
-      .default({ mention_above: {}, low_balance: {} }),
+      .default({ mention_above: {}, low_balance: {}, verify_grace: 10 * 60_000 }),
     /**
      * When the scheduled jobs run: `timezone` (IANA name) and, per job, a node-cron
      * expression keyed by the job's name (e.g. `digest: "0 8 * * *"`); jobs not named

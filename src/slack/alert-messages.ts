@@ -8,9 +8,11 @@ import { Decimal } from 'decimal.js';
 import {
   ALERT_BATCH_RENDERER,
   ALERT_COLLECTIONS,
+  ALERT_MENTION_RENDERER,
   ALERT_RENDERER,
   ALERT_STATUS_RENDERER,
   HISTORY_RENDERER,
+  isClaim,
   readStatusChangeRef,
   readWatermark,
   UNKNOWN_COLLECTIONS,
@@ -19,12 +21,25 @@ import {
   type AlertHistoryEntry,
   type UnknownWindow,
 } from '../alerts/index.js';
+import { seenPending } from '../alerts/posting.js';
 import { isFailure } from '../alerts/status.js';
+import {
+  graceWords,
+  lineEmoji,
+  lineStatus,
+  registerTrustRenderers,
+  renderMention,
+  statusLabel,
+  trustWarning,
+} from './alert-trust-messages.js';
+
+export { statusLabel } from './alert-trust-messages.js';
 import { formatAmount } from '../format/amount.js';
 import { outside, outsideCode, outsidePlain } from '../format/outside.js';
-import { statusDetail, statusEmoji, statusWord } from '../format/status.js';
+import { statusDetail, statusWord } from '../format/status.js';
 import { slackDate } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
+import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
 import { context, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
@@ -36,6 +51,8 @@ export interface RenderedMessage {
 
 export interface RenderOptions {
   explorer?: ExplorerNet;
+  /** The policy in force (who the admins are, for the trust notices). */
+  policy?: () => Policy;
 }
 
 const KIND_TITLE: Record<Alert['kind'], string> = {
@@ -46,21 +63,25 @@ const KIND_TITLE: Record<Alert['kind'], string> = {
   unknown: 'Wallet notification',
 };
 
-/** The status in the app's one vocabulary (src/format/status.ts): pending, confirmed, failed. */
-function statusLabel(status: string | undefined): string {
-  return `${statusEmoji(status)} ${outside(statusDetail(status), 60)}`;
-}
-
 /** Where we learnt of it, for finance staff: the wallet's notification, its history, or both. */
 export function sourceLabel(a: Alert): string {
   if (a.source === 'reconciliation') return "Found in the wallet's history, no notification received.";
+  const claim = a.kind === 'deposit';
   switch (a.verification.state) {
     case 'confirmed':
       return "Notified by the wallet service and checked against the wallet's history.";
+    case 'contradicted':
+      return "A notification disagreed with the wallet service: it may be forged. Only the wallet's history counts.";
     case 'not_found':
-      return "Notified by the wallet service; not in the wallet's history yet (it is checked again shortly).";
+      if (a.verification.flaggedAt !== undefined)
+        return `Not in the wallet's history after ${graceWords(a.verification.graceMs ?? 0)}: this notification may be forged.`;
+      return claim
+        ? "Reported by the wallet service; not in the wallet's history yet (checking): not counted as received until it is."
+        : "Notified by the wallet service; not in the wallet's history yet (it is checked again shortly).";
     default:
-      return 'Notified by the wallet service.';
+      return claim
+        ? "Reported by the wallet service · checking against the wallet's history before it counts as received."
+        : 'Notified by the wallet service.';
   }
 }
 
@@ -95,20 +116,24 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
   const title = KIND_TITLE[a.kind];
   const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
   const failed = isFailure(a.status);
-  const here = a.mention ? '<!here> ' : '';
-  // Outside text (type, amount's currency, network, status) escaped once for mrkdwn, once for the plain_text header.
+  const warning = trustWarning(a);
+  // Outside text (type, amount's currency, network) escaped once for mrkdwn, once for the plain_text header.
   const headlineOf = (x: (t: unknown, max?: number) => string) =>
     a.kind === 'unknown'
       ? `${title}${a.typeName ? ` (${x(a.typeName, 80)})` : ''}`
-      : `${title} of ${x(amountText(a), 80)}${a.network ? ` on ${x(a.network, 30)}` : ''}`;
-  const text = `${here}${failed ? 'Warning: ' : ''}${headlineOf(outside)}: ${outside(statusDetail(a.status), 60)}`;
+      : `${title} of ${x(amountText(a), 120)}${a.network ? ` on ${x(a.network, 40)}` : ''}`;
+  // No @here in an alert: a large deposit's mention is a post of its own once the history confirms it.
+  const label = statusLabel(a).replace(/^:[a-z_]+: /, '');
+  const text = `${failed || warning ? 'Warning: ' : ''}${headlineOf(outside)}: ${label}`;
 
-  const blocks: unknown[] = [header(`${failed ? '⚠️ ' : ''}${headlineOf(outsidePlain)}`)];
-  if (a.mention) blocks.push(section(`<!here> Large ${title.toLowerCase()}: *${outside(amountText(a))}*`));
+  const blocks: unknown[] = [header(`${failed || warning ? '⚠️ ' : ''}${headlineOf(outsidePlain)}`)];
+  if (warning) blocks.push(section(warning));
+  if (a.mention && a.verification.state === 'confirmed')
+    blocks.push(section(`Large ${title.toLowerCase()}: *${outside(amountText(a), 120)}*`));
   if (failed) blocks.push(section(failureWarning(a, title)));
 
   const pairs: Array<[string, string]> = [
-    ['Status', statusLabel(a.status)],
+    ['Status', statusLabel(a)],
     [a.source === 'reconciliation' ? 'Found' : 'Notified', slackDate(a.createdAt)],
   ];
   if (a.kind !== 'unknown' || a.amount) pairs.push(['Amount', outside(amountText(a))]);
@@ -172,10 +197,10 @@ const SECTION_CHARS = LIMITS.sectionText - 100;
 export function batchLine(a: Alert, opts: RenderOptions = {}): string {
   const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
   const parts = [
-    `${statusEmoji(a.status)} *${outside(amountText(a), 80)}*`,
+    `${lineEmoji(a)} *${outside(amountText(a), 80)}*`,
     a.network ? outside(a.network, 30) : undefined,
     a.clientEmail ? outside(a.clientEmail, 80) : undefined,
-    isFailure(a.status) ? `*${outside(statusDetail(a.status), 40)}*` : outside(statusDetail(a.status), 40),
+    lineStatus(a),
     a.hash ? link(hashUrl, shorten(a.hash, 8, 6)) : undefined,
     a.source === 'reconciliation' ? "_found in the wallet's history, no notification received_" : undefined,
   ];
@@ -202,9 +227,10 @@ function pack(lengths: number[], growth: (i: number) => number): number {
 
 /** How many of these alerts (in order) one batch message can carry, leaving each line room to grow. */
 export function batchCapacity(alerts: Alert[], opts: RenderOptions = {}): number {
+  // A claim gathered into a flood summary is not drawn: it takes no room.
   return pack(
-    alerts.map((a) => batchLine(a, opts).length),
-    (i) => lineGrowth(alerts[i]!),
+    alerts.map((a) => (a.gathered ? 0 : batchLine(a, opts).length)),
+    (i) => (alerts[i]!.gathered ? 0 : lineGrowth(alerts[i]!)),
   );
 }
 
@@ -231,8 +257,10 @@ function totals(alerts: Alert[]): string[] {
 export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): RenderedMessage {
   const kinds = new Set(alerts.map((a) => a.kind));
   const noun = kinds.size === 1 ? KIND_PLURAL[alerts[0]!.kind] : 'transactions';
-  const sum = totals(alerts);
-  const headline = `${alerts.length} ${noun}${sum.length ? `: ${sum.join(', ')}` : ''}`;
+  // Sums only what the wallet's history backs: a reported deposit is not counted as received.
+  const claims = alerts.filter((a) => isClaim(a)).length;
+  const sum = totals(alerts.filter((a) => !isClaim(a)));
+  const headline = `${alerts.length} ${noun}${sum.length ? `: ${sum.join(', ')}` : ''}${claims ? ` (${claims} reported, not counted until confirmed)` : ''}`;
   const lines = alerts.map((a) => batchLine(a, opts));
   const n = pack(
     lines.map((l) => l.length),
@@ -249,14 +277,27 @@ export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): Ren
     } else current = current ? `${current}\n${line}` : line;
   }
   if (current) blocks.push(section(current));
+  // Confirmed means the wallet's history shows it: a deposit told only by a notification is "reported".
   const failures = alerts.filter((a) => isFailure(a.status)).length;
-  const pending = alerts.filter(
-    (a) => statusWord(a.status) === 'pending' || statusWord(a.status) === 'status unknown',
+  const doubtful = alerts.filter(
+    (a) =>
+      !isFailure(a.status) &&
+      isClaim(a) &&
+      (a.verification.state === 'contradicted' || a.verification.flaggedAt !== undefined),
   ).length;
+  const reported = alerts.filter((a) => !isFailure(a.status) && isClaim(a)).length - doubtful;
+  const pending = alerts.filter(
+    (a) => !isClaim(a) && (statusWord(a.status) === 'pending' || statusWord(a.status) === 'status unknown'),
+  ).length;
+  const ownFailures = alerts.filter((a) => isFailure(a.status) && (a.kind !== 'deposit' || seenPending(a))).length;
   const notes = [
-    `${alerts.length - pending - failures} confirmed`,
+    `${alerts.length - pending - failures - reported - doubtful} confirmed`,
+    reported ? `${reported} reported, checking against the wallet's history` : '',
+    doubtful ? `${doubtful} not backed by the wallet's history: may be forged` : '',
     pending ? `${pending} pending` : '',
-    failures ? `${failures} failed (each also has a message of its own)` : '',
+    failures
+      ? `${failures} failed${ownFailures ? ` (${ownFailures === failures ? 'each' : `${ownFailures} of them`} also with a message of its own)` : ', no funds moved'}`
+      : '',
   ].filter(Boolean);
   // When, once for the message (a time on each line would halve the lines a message holds).
   const times = alerts.map((a) => a.createdAt);
@@ -296,10 +337,13 @@ export function renderHistoryLine(count: number, windowMs: number): RenderedMess
 }
 
 /** The thread line added when the alert's status changes. */
-export function renderStatusChange(_a: Alert, h: AlertHistoryEntry): RenderedMessage {
+export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMessage {
   const via = h.source === 'reconciliation' ? " (found in the wallet's history, no notification received)" : '';
   const warn = isFailure(h.status) ? ':warning: ' : '';
-  const text = `${warn}Now ${outside(statusDetail(h.status), 60)}, ${slackDate(h.at)}${via}.`;
+  // A claim's new status is only what a notification says until the wallet's history shows it.
+  const claim = isClaim(a) && h.source === 'webhook';
+  const what = outside(statusDetail(h.status), 60);
+  const text = `${warn}${claim ? `Reported ${what} by the wallet service` : `Now ${what}`}, ${slackDate(h.at)}${via}.`;
   return { text, blocks: [section(text)] };
 }
 
@@ -313,13 +357,15 @@ export function registerAlertRenderers(
   opts: RenderOptions = {},
 ): void {
   const alert = (id: string) => store.get(ALERT_COLLECTIONS.alerts, id);
-  const alertsOf = (refs: string[]) => refs.map(alert).filter((a): a is Alert => !!a);
+  // A claim gathered into its channel's flood summary is not drawn on its own.
+  const alertsOf = (refs: string[]) => refs.map(alert).filter((a): a is Alert => !!a && !a.gathered);
+  const allOf = (refs: string[]) => refs.map(alert).filter((a): a is Alert => !!a);
   outbox.registerBatchRenderer(ALERT_BATCH_RENDERER, {
     render: (refs) => {
       const as = alertsOf(refs);
       return as.length ? renderAlertBatch(as, opts) : null;
     },
-    fits: (refs) => batchCapacity(alertsOf(refs), opts),
+    fits: (refs) => batchCapacity(allOf(refs), opts),
   });
   outbox.registerRenderer(UNKNOWN_RENDERER, (ref) => {
     const w = store.get(UNKNOWN_COLLECTIONS.windows, ref);
@@ -331,8 +377,13 @@ export function registerAlertRenderers(
   });
   outbox.registerRenderer(ALERT_RENDERER, (ref) => {
     const a = alert(ref);
-    return a ? renderAlert(a, opts) : null;
+    return a && !a.gathered ? renderAlert(a, opts) : null;
   });
+  outbox.registerRenderer(ALERT_MENTION_RENDERER, (ref) => {
+    const a = alert(ref);
+    return a?.verification.state === 'confirmed' ? renderMention(a) : null;
+  });
+  registerTrustRenderers(outbox, store, opts);
   outbox.registerRenderer(ALERT_STATUS_RENDERER, (ref) => {
     const r = readStatusChangeRef(ref);
     const a = r && alert(r.alertId);

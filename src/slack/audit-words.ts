@@ -105,6 +105,10 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
     `🚨 a notification disagreed with the wallet service: it may be forged (it said ${transferWord(status ?? '')}, the service says ${transferWord(str(d.service) ?? '')})`,
   service_mismatch: ({ d }) =>
     `🚨 the wallet service's answer does not match this request (${Array.isArray(d.mismatches) ? d.mismatches.map((m) => outside(m, 160)).join('; ') : 'details differ'}): nothing was settled on it`,
+  'alert.contradicted': ({ d }) =>
+    `🚨 a notification disagreed with the wallet's history: it may be forged (${outside(d.kind, 20)}${typeof d.hash === 'string' ? ` ${outsideCode(d.hash, 80)}` : ''})`,
+  'alert.not_in_history': ({ d }) =>
+    `⚠️ a notification not in the wallet's history after the grace: it may be forged (${outside(d.kind, 20)}${typeof d.hash === 'string' ? ` ${outsideCode(d.hash, 80)}` : ''})`,
   // Governed policy (src/policy/governance) and its re-check of requests.
   policy_accept_first: () => 'treasury policy accepted (the first one loaded)',
   policy_propose: () => 'policy change proposed',

@@ -7,7 +7,7 @@ import { ALERT_COLLECTIONS, type Alert } from '../../src/alerts/index.js';
 import { COLLECTIONS, type OutboxEntry } from '../../src/outbox/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
 import { slackRateLimits, type SlackRateLimiter } from '../helpers/slack-rate-limits.js';
-import { depositSample, send, startPipeline, type Pipeline, type PipelineOptions } from './setup.js';
+import { depositSample, listDeposits, send, startPipeline, type Pipeline, type PipelineOptions } from './setup.js';
 
 let p: Pipeline | undefined;
 let limits: SlackRateLimiter;
@@ -42,30 +42,34 @@ async function deposit(i: number, status: number | string, amount = String(10 + 
 describe('alerts batched per channel', () => {
   it('deposits waiting at one posting slot become one message, a line each; later statuses edit their lines in one chat.update', async () => {
     await start({ startOutbox: false });
+    // Only the large one is in the wallet's history: confirmed, a message of its own and an @here after it.
+    listDeposits(p!, [{ hash: hashOf(100), amount: '20000' }]);
     for (let i = 1; i <= 12; i++) await deposit(i, 2);
-    await deposit(100, 2, '20000'); // large: its own message with @here
-    await deposit(101, 'FAILED', '5'); // failed: its own message with the warning
+    await deposit(100, 2, '20000');
+    await deposit(101, 'FAILED', '5'); // failed, never seen pending: it moved no money, a line of the batch
+    await p!.alerts.idle();
     p!.outbox.start();
     await p!.outbox.drain();
 
     const msgs = top('C0USDT');
     expect(msgs).toHaveLength(3);
-    const [batch, large, failed] = msgs as [FakeMessage, FakeMessage, FakeMessage];
-    // 11 + 12 + ... + 22 = 198
-    expect(headerOf(batch)).toBe('12 deposits: 198.00 USDT');
-    expect(batch.text).toBe('12 deposits: 198.00 USDT');
+    // Corroborated first (the large deposit, then its @here), then the claims, together.
+    const [large, here, batch] = msgs as [FakeMessage, FakeMessage, FakeMessage];
+    expect(large.text).toMatch(/^Deposit of 20,000.00 USDT on BSC: pending$/);
+    expect(here.text).toMatch(/^<!here> Large deposit confirmed by the wallet's history: \*20,000.00 USDT\*/);
+    // 11 + 12 + ... + 22 = 198 and 5, none counted: the history shows none of them.
+    expect(headerOf(batch)).toBe('13 deposits (13 reported, not counted until confirmed)');
     const lines = linesOf(batch);
-    expect(lines).toHaveLength(12);
+    expect(lines).toHaveLength(13);
     for (let i = 1; i <= 12; i++) {
       const line = lines[i - 1]!;
       expect(line).toContain(`*${10 + i}.00 USDT*`);
       expect(line).toContain('BSC');
       expect(line).toContain('client@example.com');
-      expect(line).toContain('pending');
+      expect(line).toContain('pending · reported');
       expect(line).toContain(`https://bscscan.com/tx/${hashOf(i)}`);
     }
-    expect(large.text).toMatch(/^<!here> Deposit of 20,000.00 USDT/);
-    expect(failed.text).toMatch(/^Warning: Deposit of 5.00 USDT/);
+    expect(lines[12]).toMatch(/^:x: \*5.00 USDT\* .* \*failed\*/);
 
     // Every status that follows, while the worker is away: one edit of the batch message.
     await p!.outbox.stop();
@@ -75,9 +79,10 @@ describe('alerts batched per channel', () => {
     const updates = p!.fake.calls('chat.update');
     expect(updates).toHaveLength(1);
     expect(updates[0]!.args.ts).toBe(batch.ts);
-    const after = top('C0USDT')[0]!;
-    expect(linesOf(after).filter((l) => l.includes('confirmed'))).toHaveLength(12);
+    const after = top('C0USDT')[2]!;
+    expect(linesOf(after).filter((l) => l.includes('reported · checking'))).toHaveLength(12);
     expect(shown(after)).not.toContain('pending');
+    expect(shown(after)).not.toContain('white_check_mark');
     // A line has no thread of its own: the status-change replies are not posted under the batch.
     expect(p!.fake.thread('C0USDT', batch.ts)).toEqual([]);
     expect(top('C0USDT')).toHaveLength(3);
@@ -121,7 +126,13 @@ describe('alerts batched per channel', () => {
       if (i % 10 === 0) await new Promise((r) => setTimeout(r, 30));
     }
     await Promise.all(sends);
+    // The wallet's history lists them: every one ends confirmed.
+    listDeposits(
+      p!,
+      Array.from({ length: n }, (_, k) => ({ hash: hashOf(k + 1), amount: String(11 + k) })),
+    );
     for (let i = 1; i <= n; i++) await deposit(i, 3);
+    await p!.alerts.idle();
     await p!.outbox.drain(20_000);
 
     const posts = top('C0USDT');
@@ -137,15 +148,17 @@ describe('alerts batched per channel', () => {
 });
 
 describe('live first', () => {
-  it('a live deposit goes out at the next slot, ahead of the edits and thread details waiting for the channel, its line first', async () => {
+  it('corroborated first: findings of the wallet history go out at the next slot ahead of a claim, edits and thread details waiting for the channel', async () => {
     await start({ startOutbox: false });
-    await deposit(7, 2, '20000'); // large: a message of its own, so it has a thread
+    listDeposits(p!, [{ hash: hashOf(7), amount: '20000' }]);
+    await deposit(7, 2, '20000'); // large and in the history: a message of its own, so it has a thread
+    await p!.alerts.idle();
     p!.outbox.start();
     await p!.outbox.drain();
     await p!.outbox.stop();
 
     // While the worker is away: reconciliation findings (deposits no webhook told us about),
-    // an edit and a thread line for deposit 7, and then a new live deposit.
+    // an edit and a thread line for deposit 7, and then a new claim the history does not show.
     for (let i = 0; i < 6; i++) {
       p!.sandbox.setBalance(`quiet${i}@example.com`, 'USDT', 'BSC', '0');
       await p!.sandbox.deposit({ to: `quiet${i}@example.com`, amount: '1', currency: 'USDT', network: 'BSC' });
@@ -159,16 +172,16 @@ describe('live first', () => {
 
     const posted = p!.fake.calls('chat.postMessage').slice(postsBefore);
     expect(posted).toHaveLength(2);
-    // The first slot: the live deposit, with the reconciliation findings as lines after it.
-    const first = top('C0USDT')[1]!;
+    // The first slot: the findings, with the claim as the last line.
+    const first = top('C0USDT')[2]!;
     expect(first.ts).toBe((posted[0]!.response as { ts: string }).ts);
-    expect(linesOf(first)[0]).toContain(hashOf(8));
-    expect(linesOf(first).slice(1)).toHaveLength(6);
+    expect(linesOf(first)).toHaveLength(7);
     expect(
       linesOf(first)
-        .slice(1)
+        .slice(0, 6)
         .every((l) => l.includes("found in the wallet's history, no notification received")),
     ).toBe(true);
+    expect(linesOf(first)[6]).toContain(hashOf(8));
     // The thread detail last; the edit went through chat.update on its own clock.
     expect(posted[1]!.args.thread_ts).toBe(top('C0USDT')[0]!.ts);
     expect(p!.fake.calls('chat.update')).toHaveLength(1);

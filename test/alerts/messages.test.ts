@@ -70,6 +70,7 @@ describe('alert messages: what finance staff read', () => {
   const at = Date.UTC(2026, 10, 20, 9, 30);
   const big = (over: Partial<Alert> = {}): Alert => ({
     ...alert('deposit', 'CONFIRMED'),
+    verification: { state: 'confirmed', attempts: 1 },
     amount: '25000',
     currency: 'USDT',
     createdAt: at,

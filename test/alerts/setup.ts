@@ -81,7 +81,9 @@ export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> 
     unknownOutcomeDelayMs: 50,
     ...o.outbox,
   });
-  registerAlertRenderers(outbox, store, o.explorer ? { explorer: o.explorer } : {});
+  const policy = o.alerts?.policy ?? parsePolicy(POLICY_YAML);
+  const policyNow = () => (typeof policy === 'function' ? policy() : policy);
+  registerAlertRenderers(outbox, store, { ...(o.explorer ? { explorer: o.explorer } : {}), policy: policyNow });
   const sandbox = await createSandbox({
     seed: false,
     webhook: { retryBaseMs: 20, maxDelayMs: 100, confirmAfterMs: 50, maxAttempts: 3 },
@@ -92,10 +94,12 @@ export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> 
     store,
     outbox,
     wallet,
-    policy: parsePolicy(POLICY_YAML),
+    policy,
     logger,
     secret: SECRET,
     verifyRetryDelaysMs: [20, 50],
+    // The deposits' sweep at a test's pace; floods only where a test asks for them.
+    sweep: { intervalMs: 20, idleIntervalMs: 100, listLagMs: 30, hashLookupAfterMs: 100, floodThreshold: 1e9 },
     ...o.alerts,
   });
   const http = await startHttpServer([{ method: 'POST', path: '/webhooks/wallet/:secret', handler: alerts.handler }], {
@@ -144,6 +148,26 @@ export async function send(
     /* keep text */
   }
   return { status: res.status, body: parsed };
+}
+
+/**
+ * Puts deposits in the sandbox's transaction list (its history), stamped now: what the sweep
+ * then finds. Replaces what the list held.
+ */
+export function listDeposits(
+  p: Pick<Pipeline, 'sandbox'>,
+  records: Array<{ hash: string; amount?: string; currency?: string; network?: string }>,
+): void {
+  const now = Date.now();
+  p.sandbox.resetTransactions(
+    records.map((r) => ({
+      transactionHash: r.hash,
+      amount: r.amount ?? '150.25',
+      currency: r.currency ?? 'USDT',
+      network: r.network ?? 'BSC',
+      transactionTimeStamp: now,
+    })),
+  );
 }
 
 export const HASH_A = `0x${'a'.repeat(64)}`;

@@ -39,13 +39,18 @@ describe('alerts against the sandbox wallet service', () => {
     expect(alerts()).toHaveLength(1);
     expect(a).toMatchObject({ hash: tx.transactionHash, amount: '20000.5', mention: true, source: 'webhook' });
     expect(a.verification.hashUrl).toBe(tx.transactionHashUrl);
+    // The alert, then (large, and confirmed by the history) one short post with the @here.
     const msgs = p.fake.channel('C0USDT').filter((m) => !m.thread_ts);
-    expect(msgs).toHaveLength(1);
+    expect(msgs).toHaveLength(2);
     const shown = JSON.stringify(msgs[0]!.blocks);
     expect(shown).toContain("checked against the wallet's history");
     expect(shown).toContain(tx.transactionHashUrl);
-    // The verification lookup is by hash.
-    expect(p.sandbox.stats.requests.some((r) => r.path.includes('TransactionHash='))).toBe(true);
+    expect(shown).not.toContain('<!here>');
+    expect(msgs[1]!.text).toMatch(/^<!here> Large deposit confirmed by the wallet's history: \*20,000\.50 USDT\*/);
+    // The look-up reads the list by time window (many hashes per call), not hash by hash.
+    const lists = p.sandbox.stats.requests.filter((r) => r.path.includes('transaction-record'));
+    expect(lists.some((r) => r.path.includes('StartTimeStamp='))).toBe(true);
+    expect(lists.some((r) => r.path.includes('TransactionHash='))).toBe(false);
   });
 
   it('reconciliation finds a deposit whose webhook never arrived, once, through the scheduler job', async () => {
@@ -121,7 +126,8 @@ describe('alerts against the sandbox wallet service', () => {
       hashes.map((h, i) => ({
         transactionHash: h,
         transactionHashUrl: i === 3 ? longUrl(h) : i === 0 ? 'javascript:alert(1)' : longUrl(h),
-        amount: '1',
+        amount: i === 3 ? '20000' : '150.25',
+        transactionTimeStamp: Date.now(),
       })),
     );
     await p.alerts.verifyPending();

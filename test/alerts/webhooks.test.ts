@@ -4,7 +4,7 @@ import { ALERT_COLLECTIONS, signBody, type Alert, type StoredEvent } from '../..
 import { advances } from '../../src/alerts/status.js';
 import { WEBHOOK_STATUS_RANK, isFinalWebhookStatus } from '../../src/wallet/enums.js';
 import { collection } from '../../src/store/index.js';
-import { HASH_A, HASH_B, SECRET, depositSample, send, startPipeline, type Pipeline } from './setup.js';
+import { HASH_A, HASH_B, SECRET, depositSample, listDeposits, send, startPipeline, type Pipeline } from './setup.js';
 
 /** A collection of the test's own, standing for the withdrawal service's links. */
 const WITHDRAWAL_LINKS = collection<Record<string, unknown>>('withdrawal_links');
@@ -44,15 +44,19 @@ describe('webhook receiver', () => {
     expect(shown).toContain('client@example.com');
     expect(shown).toContain('0x2222222222222222222222222222222222222222');
     expect(shown).toContain(`https://bscscan.com/tx/${HASH_A}`);
-    expect(shown).toMatch(/pending/);
+    // The wallet's history does not list HASH_A: a claim, status first, in plain words.
+    expect(shown).toContain('Reported by the wallet service · checking (it says pending)');
 
-    // CONFIRMED as a numeric string: the same message is edited and its thread gets a line.
+    // CONFIRMED as a numeric string: the same message is edited and its thread gets a line;
+    // still only reported (never ✅) while the history does not show it.
     expect((await send(p.webhookUrl, depositSample({ status: '3' }))).status).toBe(200);
     await p.outbox.drain();
     expect(top('C0USDT')).toHaveLength(1);
-    expect(JSON.stringify(top('C0USDT')[0]!.blocks)).toMatch(/confirmed/);
+    const edited = JSON.stringify(top('C0USDT')[0]!.blocks);
+    expect(edited).toContain(':mag: Reported by the wallet service · checking');
+    expect(edited).not.toContain(':white_check_mark:');
     expect(p.fake.thread('C0USDT', msg!.ts).map((m) => m.text)).toEqual([
-      expect.stringMatching(/^Now confirmed, <!date\^/),
+      expect.stringMatching(/^Reported confirmed by the wallet service, <!date\^/),
     ]);
 
     // A redelivery is acknowledged and ignored; a late PENDING is recorded but changes nothing.
@@ -91,7 +95,7 @@ describe('webhook receiver', () => {
     expect(alerts()[0]!.status).toBe('CONFIRMED');
     expect(top('C0USDT')).toHaveLength(1);
     expect(p.fake.calls('chat.update')).toHaveLength(0);
-    expect(JSON.stringify(top('C0USDT')[0]!.blocks)).toMatch(/confirmed/);
+    expect(JSON.stringify(top('C0USDT')[0]!.blocks)).toContain(':mag: Reported by the wallet service · checking');
   });
 
   it('concurrent duplicate deliveries make one alert and one message', async () => {
@@ -271,15 +275,28 @@ describe('webhook receiver', () => {
     expect(warningOf(fine.blocks)).toEqual([]);
   });
 
-  it('mentions @here strictly above the per-currency threshold (decimal compare)', async () => {
+  it('mentions @here strictly above the per-currency threshold (decimal compare), once the history confirms it', async () => {
     p = await startPipeline();
-    await send(p.webhookUrl, depositSample({ hash: `0x${'1'.repeat(64)}`, amount: '10000.000001' }));
-    await send(p.webhookUrl, depositSample({ hash: `0x${'2'.repeat(64)}`, amount: '10000.000000' }));
-    await send(p.webhookUrl, depositSample({ hash: `0x${'3'.repeat(64)}`, amount: '"0.6"', currency: 'BTC' }));
+    const [h1, h2, h3] = ['1', '2', '3'].map((c) => `0x${c.repeat(64)}`);
+    listDeposits(p, [
+      { hash: h1!, amount: '10000.000001' },
+      { hash: h2!, amount: '10000' },
+      { hash: h3!, amount: '0.6', currency: 'BTC' },
+    ]);
+    await send(p.webhookUrl, depositSample({ hash: h1, status: 3, amount: '10000.000001' }));
+    await p.alerts.idle();
     await p.outbox.drain();
+    await send(p.webhookUrl, depositSample({ hash: h2, status: 3, amount: '10000.000000' }));
+    await send(p.webhookUrl, depositSample({ hash: h3, status: 3, amount: '"0.6"', currency: 'BTC' }));
+    await p.alerts.idle();
+    await p.outbox.drain();
+    // The alert never carries the @here; a short post of its own follows, once confirmed.
     const usdt = top('C0USDT');
-    expect(usdt.map((m) => m.text!.startsWith('<!here>'))).toEqual([true, false]);
-    expect(top('C0ALERTS')[0]!.text).toMatch(/^<!here> /);
+    expect(usdt.filter((m) => m.text!.includes('<!here>'))).toHaveLength(1);
+    expect(usdt.find((m) => m.text!.includes('<!here>'))!.text).toMatch(
+      /^<!here> Large deposit confirmed by the wallet's history: \*10,000\.000001 USDT\* on BSC/,
+    );
+    expect(top('C0ALERTS').map((m) => m.text!.startsWith('<!here>'))).toEqual([false, true]);
   });
 
   it('one withdrawal, one alert: notified before its hash, redelivered with another checksum, then with the hash', async () => {

@@ -44,6 +44,21 @@ describe('/treasury balances', () => {
     expect(text).toMatch(/Read from the wallet service at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
   });
 
+  it('a forged deposit notification (999,999 USDT, never in the wallet) changes no balance', async () => {
+    const a = await app();
+    const before = await say(a, 'balances');
+    const url = await until('the webhook URL registered', () => a.app.sandbox!.webhook.url());
+    const body = `{"TransactionType":1,"Data":{"Amount":999999,"Currency":4,"NetworkChain":"BSC","Status":3,"MerchantClient":{"Email":"${CLIENT}"},"TransactionHash":"0x${'e'.repeat(64)}"}}`;
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(r.status).toBe(200);
+    await a.app.deps.outbox.drain();
+    const after = await say(a, 'balances');
+    expect(after).toContain('*USDT* on BSC: 12,500.50 USDT');
+    expect(after.replace(/at \d{4}-\d\d-\d\d \d\d:\d\d UTC/, '')).toBe(
+      before.replace(/at \d{4}-\d\d-\d\d \d\d:\d\d UTC/, ''),
+    );
+  });
+
   it('says so, in words, when the wallet service cannot be read', async () => {
     const a = await app();
     await a.app.deps.scheduler.runNow('balances.watch-low'); // the run at start reads the balances too

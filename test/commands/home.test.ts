@@ -3,6 +3,7 @@ import { eventCallback, sendToBolt } from '../helpers/slack-requests.js';
 import { SLACK_IDS } from '../helpers/slack-ids.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { ALERT_COLLECTIONS } from '../../src/alerts/index.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -68,5 +69,37 @@ describe('App Home', () => {
     expect(admin).toContain('/treasury policy');
     expect(admin).toContain('/treasury webhook register');
     expect(admin).not.toMatch(/PUBLIC_URL|<secret>/);
+  });
+
+  it('a deposit told only by a notification is "reported", never ✅ confirmed; one the history shows is confirmed', async () => {
+    // Forged: no signature, a hash the wallet never had. Genuine: a sandbox deposit, notified and listed.
+    const body = `{"TransactionType":1,"Data":{"Amount":999999,"Currency":4,"NetworkChain":"BSC","Status":3,"MerchantClient":{"Email":"forger@evil.test"},"TransactionHash":"0x${'e'.repeat(64)}"}}`;
+    const url = await until('the webhook URL registered', () => t.app.sandbox!.webhook.url());
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expect(r.status).toBe(200);
+    const tx = await t.app.sandbox!.deposit({
+      to: 'home@client.example',
+      amount: '42',
+      currency: 'USDT',
+      network: 'BSC',
+    });
+    await until(
+      'the genuine deposit confirmed',
+      () =>
+        t.app.deps.store.find(
+          ALERT_COLLECTIONS.alerts,
+          (a) => a.hash === tx.transactionHash && a.status === 'CONFIRMED' && a.verification.state === 'confirmed',
+        )[0],
+    );
+    const home = await openHome(USERS.bob);
+    const lines = home.split('\n');
+    const forged = lines.find((l) => l.includes('999,999.00 USDT'))!;
+    expect(forged).toContain(':mag: Reported by the wallet service · checking');
+    expect(forged).not.toMatch(/white_check_mark|✅/);
+    expect(lines.find((l) => l.includes('*42.00 USDT*'))).toContain(':white_check_mark: confirmed');
   });
 });

@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALERT_COLLECTIONS } from '../../src/alerts/index.js';
 import { formatAmount } from '../../src/format/amount.js';
+import { until } from '../helpers/wait.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
@@ -93,8 +95,29 @@ describe('/treasury digest [days]', () => {
       body: JSON.stringify({ to: 'big.client@acme.test', amount: '5000.2', currency: 'USDT', network: 'BSC' }),
     });
     expect(res.status).toBeLessThan(300);
-    // Its notification names the client (the transaction list does not): wait for its alert.
+    // Its notification names the client (the transaction list does not): wait for its alert,
+    // confirmed by the wallet's history (a notification alone names no one's client).
     await t.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.args).includes('5,000.20 USDT'), 20_000);
+    await until(
+      'the alert confirmed',
+      () =>
+        t.app.deps.store.find(
+          ALERT_COLLECTIONS.alerts,
+          (a) => a.amount === '5000.2' && a.verification.state === 'confirmed',
+        )[0],
+    );
+    // Forged notifications (no signature: whoever learns the URL): a 999,999 USDT deposit the
+    // history never had, and one naming another client for a real transaction. Neither counts.
+    const webhookUrl = t.app.sandbox!.webhook.url()!;
+    const real = t.app.sandbox!.transactions().find((x) => x.amount === '2500.05')!;
+    for (const [hash, amount, email] of [
+      [`0x${'e'.repeat(64)}`, '999999', 'forger@evil.test'],
+      [real.transactionHash, '2500.05', 'forger@evil.test'],
+    ] as const) {
+      const body = `{"TransactionType":1,"Data":{"Amount":${amount},"Currency":4,"NetworkChain":"BSC","Status":3,"MerchantClient":{"Email":"${email}"},"TransactionHash":"${hash}"}}`;
+      const r = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(r.status).toBe(200);
+    }
 
     const { res: ack, responseUrl } = await t.command('/treasury', 'digest 14', USERS.viewer);
     expect(ack.status).toBe(200);
@@ -126,6 +149,7 @@ describe('/treasury digest [days]', () => {
     expect(text.indexOf('5,000.20 USDT')).toBeLessThan(text.indexOf('2,500.05 USDT on BSC'));
     expect(text).toMatch(/:outbox_tray: Out 1\.25 ETH on ETH · to 0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}/);
     expect(text).not.toContain('99,999');
+    expect(text).not.toContain('forger@evil.test');
 
     // The chart is drawn in a worker after the answer (a cold worker loads echarts first): wait for its upload.
     const call = await t.fake.waitFor('files.completeUploadExternal', undefined, 30_000);

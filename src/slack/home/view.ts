@@ -11,12 +11,12 @@ import type { KnownBlock, View } from '@slack/types';
 import { ALERT_COLLECTIONS, type Alert } from '../../alerts/index.js';
 import { currentFreeze } from '../../freeze/state.js';
 import { formatAmount } from '../../format/amount.js';
-import { statusDetail, statusEmoji } from '../../format/status.js';
+import { outside } from '../../format/outside.js';
 import { slackDate } from '../../format/time.js';
 import { hasRole } from '../../policy/people.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../withdrawals/index.js';
+import { statusLabel } from '../alert-trust-messages.js';
 import { actions, context, divider, header, link, section, shorten } from '../blocks.js';
-import { outside } from '../../format/outside.js';
 import type { CommandDeps } from '../deps.js';
 import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal/index.js';
 import { stepUpHomeBlocks } from './step-up.js';
@@ -109,8 +109,9 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
     section(`*${open.length ? 'Your open requests' : 'Your latest requests'}*\n${mineLines.join('\n') || '_None._'}`),
   );
   blocks.push(divider());
+  // A deposit told only by a notification is "reported", never confirmed, until the wallet's history shows it.
   const depositLine = (a: Alert) =>
-    `• *${outside(a.amount ? formatAmount(a.amount, a.currency) : 'amount not given')}*${a.network ? ` on ${outside(a.network)}` : ''}${a.clientEmail ? ` for ${outside(a.clientEmail)}` : ''} · ${statusEmoji(a.status)} ${outside(statusDetail(a.status))} · ${slackDate(a.createdAt)}`;
+    `• *${outside(a.amount ? formatAmount(a.amount, a.currency) : 'amount not given', 120)}*${a.network ? ` on ${outside(a.network, 40)}` : ''}${a.clientEmail ? ` for ${outside(a.clientEmail)}` : ''} · ${statusLabel(a)} · ${slackDate(a.createdAt)}`;
   blocks.push(section(`*Latest deposits*\n${deposits.map(depositLine).join('\n') || '_None yet._'}`));
   blocks.push(...(await balancesBlocks(deps)), divider());
   blocks.push(section(typeof help === 'string' ? help : help(isAdmin)));
