@@ -104,6 +104,13 @@ const FAILURE_CONSEQUENCE: Record<Alert['kind'], string> = {
 
 function failureWarning(a: Alert, title: string): string {
   const what = a.status === 'NOT_PROPAGATED' ? 'was not propagated to the network' : 'failed';
+  // Money going out that a notification alone calls failed is a claim (anyone holding the webhook URL
+  // can make it): stated as fact, it would lead someone to pay again. Only the wallet's history
+  // listing it as failed makes it one; the request's card shows the service's own answer.
+  const outgoing = a.kind === 'withdrawal' || a.kind === 'remittance';
+  const listSaysFailed = a.verification.state === 'confirmed' && a.verification.listStatus === 'failed';
+  if (outgoing && !listSaysFailed)
+    return `:warning: *A notification says this ${title.toLowerCase()} ${what}.* The wallet service has not confirmed it: do not send it again until it does (a withdrawal's card shows the service's own answer).`;
   const subject = a.kind === 'unknown' ? 'This notification reports a transaction that' : `This ${title.toLowerCase()}`;
   return `:warning: *${subject} ${what}.* ${FAILURE_CONSEQUENCE[a.kind]}`;
 }

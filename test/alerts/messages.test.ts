@@ -39,15 +39,30 @@ describe('alert messages: the failure warning fits the direction of the money', 
     ]);
   });
 
-  it('a withdrawal or remittance: the funds did not leave; check before sending again', () => {
+  it('a withdrawal or remittance the wallet history lists as failed: the funds did not leave; check before sending again', () => {
     for (const kind of ['withdrawal', 'remittance'] as const) {
       for (const status of ['FAILED', 'NOT_PROPAGATED']) {
-        const [w, ...more] = warning(alert(kind, status));
+        const listed = alert(kind, status);
+        listed.verification = { state: 'confirmed', attempts: 1, listStatus: 'failed' };
+        const [w, ...more] = warning(listed);
         expect(more).toEqual([]);
         expect(w).toMatch(new RegExp(`^:warning: \\*This ${kind} (failed|was not propagated to the network)\\.\\*`));
         expect(w).toContain('did not leave the wallet');
         expect(w).toContain('check the wallet service before sending it again');
         expect(w).not.toContain('credited');
+      }
+    }
+  });
+
+  it('a withdrawal or remittance only a notification calls failed is a claim: never "did not leave", never "send it again"', () => {
+    for (const kind of ['withdrawal', 'remittance'] as const) {
+      for (const listStatus of [undefined, 'successful']) {
+        const claimed = alert(kind, 'FAILED');
+        if (listStatus) claimed.verification = { state: 'confirmed', attempts: 1, listStatus };
+        const [w] = warning(claimed);
+        expect(w).toMatch(new RegExp(`^:warning: \\*A notification says this ${kind} failed\\.\\*`));
+        expect(w).toContain('do not send it again until it does');
+        expect(w).not.toContain('did not leave');
       }
     }
   });

@@ -233,10 +233,11 @@ describe('webhook receiver', () => {
     expect(msgs).toHaveLength(2);
     expect(msgs[0]!.text).toMatch(/^Warning: Remittance/);
     expect(JSON.stringify(msgs[0]!.blocks)).toContain(':warning:');
-    // Money went out, not in: the warning says to check before resending, not that nothing was credited.
+    // Money went out, not in, on a notification's word alone: a claim, never "did not leave" (a resend could pay twice).
     expect(JSON.stringify(msgs[0]!.blocks)).toMatch(
-      /This remittance failed\.\*[^"]*did not leave the wallet[^"]*check the wallet service/,
+      /A notification says this remittance failed\.\*[^"]*do not send it again until it does/,
     );
+    expect(JSON.stringify(msgs[0]!.blocks)).not.toMatch(/did not leave/);
     expect(JSON.stringify(msgs[0]!.blocks)).not.toMatch(/credited/);
     expect(JSON.stringify(msgs[1]!.blocks)).toContain('wallet.frozen');
   });

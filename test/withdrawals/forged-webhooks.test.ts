@@ -134,6 +134,12 @@ describe('a forged withdrawal webhook settles nothing: the wallet service is ask
     expect(toldAdmins(a, r)).toHaveLength(1);
     expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(1);
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);
+    // Nor does the alerts channel tell anyone the funds did not leave: the failure there is a claim.
+    const alertTexts = () => a.fake.channel(CHANNELS.alerts).map((m) => JSON.stringify(m.blocks ?? m.text));
+    await until('the failure alert, as a claim', () =>
+      alertTexts().some((t) => /A notification says this withdrawal failed/.test(t)),
+    );
+    expect(alertTexts().some((t) => /did not leave the wallet/.test(t))).toBe(false);
   });
 
   it('a forged FAILED for an unknown request the service says Completed: completed, audited, the admins told once', async () => {
