@@ -30,6 +30,8 @@ export interface DigestInput {
   records: readonly TransactionRecord[];
   /** The service had more pages than were read. */
   truncated: boolean;
+  /** Why, in words ("incomplete: 1,200 of 1,450 records (page 3 could not be read)"), when it is known. */
+  incomplete?: string;
   withdrawals: readonly WithdrawalRequest[];
   /** undefined: unavailable. */
   balances?: readonly BalanceLine[];
@@ -187,6 +189,7 @@ export function buildDigest(input: DigestInput): Digest {
     lines: sumLines(inPeriod),
     records: inPeriod.length,
     truncated: input.truncated,
+    ...(input.incomplete ? { incomplete: input.incomplete } : {}),
     ...(input.balances ? { balances: balances(input.balances, input.previous) } : {}),
     approvals: {
       pending: input.withdrawals.filter((w) => w.state === 'pending').length,

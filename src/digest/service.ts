@@ -75,7 +75,10 @@ export function createDigests(o: DigestOptions): DigestService {
   const { store } = o;
 
   // The scheduled digest's message is Slack's words: registered by src/slack/digest-message.ts.
-  async function transactions(from: number, to: number): Promise<{ records: TransactionRecord[]; truncated: boolean }> {
+  async function transactions(
+    from: number,
+    to: number,
+  ): Promise<{ records: TransactionRecord[]; truncated: boolean; incomplete?: string }> {
     const read = await readAllTransactions(
       o.wallet,
       { from: new Date(from), to: new Date(to) },
@@ -84,7 +87,7 @@ export function createDigests(o: DigestOptions): DigestService {
     const note = incompleteNote(read);
     // Any read that did not finish (a limit, a page that failed) must not make a digest that looks complete.
     if (note) log.warn({ incomplete: note }, 'the digest was built from an incomplete transaction list');
-    return { records: read.records, truncated: !read.complete };
+    return { records: read.records, truncated: !read.complete, ...(note ? { incomplete: note } : {}) };
   }
 
   async function readBalances(): Promise<BalanceLine[] | undefined> {
@@ -131,6 +134,7 @@ export function createDigests(o: DigestOptions): DigestService {
       days,
       records: tx.records,
       truncated: tx.truncated,
+      ...(tx.incomplete ? { incomplete: tx.incomplete } : {}),
       withdrawals: o.withdrawals.list(),
       ...(balances ? { balances } : {}),
       previous: previousSnapshot(today),

@@ -55,8 +55,10 @@ export interface Digest {
   lines: DigestLine[];
   /** Transactions of the period read from the service. */
   records: number;
-  /** The service had more pages than we read: the oldest were left out. */
+  /** The read of the transaction list did not finish (a page failed, or a limit): the totals are partial. */
   truncated: boolean;
+  /** The reader's own words for what is missing (src/wallet/pager.ts incompleteNote). */
+  incomplete?: string;
   /** undefined: balances unavailable (no source, or it failed). */
   balances?: { lines: DigestBalance[]; since?: number };
   approvals: { pending: number; expired: number; unknown: number };

@@ -63,7 +63,7 @@ export function renderDigest(d: Digest): Rendered {
       ),
       ...packLines(largest),
       context(
-        `From ${count(d.records, 'transaction')} in the wallet's history${d.truncated ? ' (the oldest were left out: `/tx export` has everything)' : ''}, ${utcMinute(d.period.from)} to ${utcMinute(d.period.to)}.`,
+        `From ${count(d.records, 'transaction')} in the wallet's history${d.truncated ? ` (${d.incomplete ? outside(d.incomplete, 300) : 'incomplete'}: \`/tx export\` has everything)` : ''}, ${utcMinute(d.period.from)} to ${utcMinute(d.period.to)}.`,
       ),
     ],
   };

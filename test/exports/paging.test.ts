@@ -95,6 +95,31 @@ describe('/tx export pages by the service totals', () => {
   });
 });
 
+describe('the digest reads by the same pager', () => {
+  it('a list that fails on page 2 makes a digest that says it is incomplete, and how much it read', async () => {
+    const now = Date.now();
+    t.app.sandbox!.resetTransactions(
+      Array.from({ length: 70 }, (_, i) => ({
+        amount: '1',
+        reference: `digest-${i}`,
+        transactionHash: `0x${(i + 5000).toString(16).padStart(64, '0')}`,
+        transactionTimeStamp: now - (i + 1) * 60_000,
+      })),
+    );
+    t.app.sandbox!.injectFault('/api/v2/analytics/transaction-record?Page=2', { kind: 'status', status: 503 }, 10);
+    try {
+      const { res, responseUrl } = await t.command('/treasury', 'digest 1', USERS.viewer);
+      expect(res.status).toBe(200);
+      const [reply] = await t.repliesUntil(responseUrl, (r) => /Treasury digest/.test(JSON.stringify(r)), 25_000);
+      const text = JSON.stringify(reply);
+      expect(text).toContain('incomplete: 50 of 70 records (page 2 could not be read');
+      expect(text).toContain('has everything');
+    } finally {
+      t.app.sandbox!.clearFaults();
+    }
+  });
+});
+
 describe('WALLET_PAGE_SIZE reaches every multi-page read of the running app', () => {
   it('an app started with WALLET_PAGE_SIZE=30 asks for pages of 30', async () => {
     const small = await startTestApp({ sandbox: { maxPageSize: 50 }, env: { WALLET_PAGE_SIZE: '30' } });
