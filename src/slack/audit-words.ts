@@ -131,7 +131,7 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
       ? '🔐 the wallet service asked to verify it: confirmed'
       : '🚨 the wallet service asked to verify it: refused',
   send_held: () => '⏸️ held, not sent: sends are frozen',
-  // A repeat of a "never executed" request whose original was reported after all (repeat-hold.ts).
+  // A repeat of a "never executed" request whose original was reported after all (src/withdrawals/hold/).
   hold: ({ d }) =>
     d.precaution
       ? '⏸️ on hold as a precaution: a notification (not confirmed by the wallet service) names the earlier request of the same payout'

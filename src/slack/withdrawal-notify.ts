@@ -135,7 +135,7 @@ export function withdrawalMessages(
   } else {
     out.push({ op: 'update', renderer: CARD_RENDERER, ref: r.id, key });
   }
-  // One payout, one request under way (repeat-hold.ts): the other never-executed cards of the same
+  // One payout, one request under way (src/withdrawals/hold/): the other never-executed cards of the same
   // payout gain or lose "New request with the same details" as this one starts or ends.
   if (service.list && !QUIET_FOR_FAMILY.has(event.type))
     for (const m of familyOf(service.list(), r))
@@ -181,7 +181,7 @@ export function withdrawalMessages(
       key,
     });
   }
-  // A repeat held (its payout reported after "never executed", or retyped on hold; repeat-hold.ts): the admins, once.
+  // A repeat held (its payout reported after "never executed", or retyped on hold; src/withdrawals/hold/): the admins, once.
   // A notification the wallet service contradicts (it may be forged): the admins, once per request
   // (the domain emits this event once). The ref carries no outside text: the renderer escapes the claim.
   if (event.type === 'notice-disagreed')

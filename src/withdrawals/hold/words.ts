@@ -2,7 +2,7 @@
  * The words of the domain's own refusals and audit entries about repeats and holds. A refusal
  * carries the sentence a person reads (the decider's contract: reason + words), and the audit
  * log must read on its own, so these stay in the domain; what only the card says is on the
- * Slack side (src/slack/withdrawal-hold-words.ts).
+ * Slack side (src/slack/withdrawal/hold-words.ts).
  */
 import { statusDetail } from '../../format/status.js';
 import { stateWords } from '../rules.js';
