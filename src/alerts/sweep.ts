@@ -1,3 +1,4 @@
+import { pageSizeOf } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { gatherInto, redrawFlood, startFlood } from './notices.js';
 import { normalizeHash } from './parse.js';
@@ -53,7 +54,8 @@ export function createSweeper(deps: VerifyDeps, o: SweepOptions = {}): Sweeper {
     idleIntervalMs: o.idleIntervalMs ?? 15_000,
     overlapMs: o.overlapMs ?? 3_000,
     lookbackMs: o.lookbackMs ?? 2 * 60_000,
-    pageSize: o.pageSize ?? 100,
+    // The page size the service is known to accept (WALLET_PAGE_SIZE): the service's own totalPages follow it.
+    pageSize: pageSizeOf(deps.wallet, o.pageSize),
     maxPages: Math.max(2, o.maxPages ?? 6),
     listLagMs: o.listLagMs ?? 2_000,
     floodThreshold: o.floodThreshold ?? 6,

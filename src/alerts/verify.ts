@@ -4,6 +4,7 @@
  * for a deposit whose record the batched sweep (sweep.ts) could not have seen. Deposits at
  * volume are checked by the sweep, many hashes per list call.
  */
+import type { PagedWallet } from '../wallet/pager.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
@@ -18,7 +19,7 @@ import { ALERT_COLLECTIONS, type Alert } from './types.js';
 export interface VerifyDeps {
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
-  wallet: Pick<WalletClient, 'listTransactions'>;
+  wallet: PagedWallet;
   policy: () => Policy;
   logger: Logger;
   now?: () => number;

@@ -246,10 +246,16 @@ describe('webhook receiver', () => {
     p = await startPipeline();
     const failedHash = `0x${'f'.repeat(64)}`;
     const unsentHash = `0x${'e'.repeat(64)}`;
-    await send(p.webhookUrl, depositSample({ hash: failedHash, status: 'FAILED' }));
-    await send(p.webhookUrl, depositSample({ hash: unsentHash, status: 'NOT_PROPAGATED' }));
-    await send(p.webhookUrl, depositSample({ hash: HASH_A, status: 'CONFIRMED' }));
-    await p.outbox.drain();
+    // One at a time: failures never seen pending moved no money and may share a batch message
+    // when they arrive together (src/alerts/posting.ts); alone, each is its own message.
+    for (const [hash, status] of [
+      [failedHash, 'FAILED'],
+      [unsentHash, 'NOT_PROPAGATED'],
+      [HASH_A, 'CONFIRMED'],
+    ] as const) {
+      await send(p.webhookUrl, depositSample({ hash, status }));
+      await p.outbox.drain();
+    }
     const byHash = (h: string) => top('C0USDT').find((m) => JSON.stringify(m.blocks).includes(h));
     const warningOf = (blocks: unknown[] | undefined) =>
       (blocks as Array<{ type: string; text?: { text: string } }>)

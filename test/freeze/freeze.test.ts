@@ -133,6 +133,8 @@ describe('/treasury freeze', () => {
     });
     expect(text(held)).toContain(`Frozen by <@${USERS.erin}>: API key may have leaked`);
     expect(text(held)).toContain('it is sent once two admins unfreeze');
+    // The send's claim (refused by the freeze, audited) runs after the ack's quiet window: wait for it.
+    await until('the held send audited', () => actions(a).includes('send_held'));
     expect(actions(a)).toEqual(expect.arrayContaining(['freeze', 'send_held']));
 
     // The App Home says so too.
