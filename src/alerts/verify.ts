@@ -9,7 +9,6 @@ import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
-import type { WalletClient } from '../wallet/client.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { normalizeHash } from './parse.js';
 import { walletLink } from './links.js';
