@@ -49,8 +49,12 @@ export const PRIORITY_RANK: Record<OutboxPriority, number> = {
  */
 const BACKLOG_RANK = 0.5;
 
+/** Claims likewise: one that arrived since the lane last posted goes ahead of the claims that waited through it. */
+const CLAIM_BACKLOG_RANK = 2.75;
+
 export function rankOf(e: Pick<OutboxEntry, 'priority' | 'order'>, backlogUpTo = 0): number {
   if (e.priority === 'live' && e.order <= backlogUpTo) return BACKLOG_RANK;
+  if (e.priority === 'claim' && e.order <= backlogUpTo) return CLAIM_BACKLOG_RANK;
   return PRIORITY_RANK[e.priority ?? 'live'];
 }
 
