@@ -20,15 +20,6 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/**
- * @deprecated Use `outside(text, max)` from src/format/outside.ts, the one escape for text that
- * did not come from our own code (our own fixed words need none). Kept only so work in flight
- * compiles; it is `outside` with the section's length as the cut.
- */
-export function esc(text: string): string {
-  return outside(text, LIMITS.sectionText);
-}
-
 export function header(text: string): KnownBlock {
   return { type: 'header', text: { type: 'plain_text', text: truncate(text, LIMITS.headerText), emoji: true } };
 }
