@@ -54,6 +54,10 @@ async function unknownWithdrawal(a: TestApp, fault: 'drop-after-commit' | 'drop-
   await a.replies(responseUrl);
   const card = await until('the card', () => topLevel(a)[0]);
   a.app.sandbox!.injectFault('/api/merchantClientWithdrawal?', { kind: fault });
+  // The service's own notification of a committed send prompts the app to ask it (notice.ts):
+  // its answer is kept away until the request is seen unknown, so each test decides what it says.
+  a.app.sandbox!.setWithdrawalStatusUnavailable('*', true);
+  a.app.sandbox!.injectFault('/api/v2/analytics/transaction-record', { kind: 'status', status: 503 }, 1_000);
   const id = requests(a)[0]!.id;
   await a.click(
     USERS.carol,
@@ -61,6 +65,8 @@ async function unknownWithdrawal(a: TestApp, fault: 'drop-after-commit' | 'drop-
     { channel: CHANNELS.approvals, message: { ts: card.ts, blocks: card.blocks } },
   );
   await until('unknown', () => a.app.deps.withdrawals.get(id)?.state === 'unknown');
+  a.app.sandbox!.clearFaults();
+  a.app.sandbox!.setWithdrawalStatusUnavailable('*', false);
   return id;
 }
 
