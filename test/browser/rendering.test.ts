@@ -146,7 +146,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the local page renders mrkdwn and emoji 
     expect(text).toContain('<img src=x onerror="window.__xss=1"> &amp;');
     expect(await m.locator('img').count()).toBe(0);
     expect(await m.locator('a', { hasText: 'bad link' }).count()).toBe(0);
-    expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
     expect(await m.locator('.emoji[title=":thumbsup:"]').count()).toBe(1);
   });
 
