@@ -52,9 +52,11 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function app(o: { key?: string; previous?: string; dataDir?: string } = {}): Promise<TestApp> {
+async function app(
+  o: { key?: string; previous?: string; dataDir?: string; policy?: typeof POLICY } = {},
+): Promise<TestApp> {
   t = await startTestApp({
-    policy: POLICY,
+    policy: o.policy ?? POLICY,
     now: clock,
     ...(o.dataDir ? { dataDir: o.dataDir } : {}),
     env: {
@@ -316,6 +318,38 @@ describe('step-up codes: enrolment and approving', () => {
 });
 
 describe('step-up codes: who may, and resets', () => {
+  it("an admin's own set-up notice asks the other admins, never that admin; with no other admin it says so", async () => {
+    const setUpNotice = (a: TestApp) =>
+      until('the set-up notice', () =>
+        a.fake.channel(CHANNELS.alerts).find((m) => /set up authenticator codes/.test(m.text ?? '')),
+      );
+    const mentions = (text: string, user: string) => text.split(`<@${user}>`).length - 1;
+
+    // Erin is the only admin: nobody is asked to reset Erin's codes, least of all Erin.
+    let a = await app();
+    await enrolled(a, USERS.erin);
+    let told = (await setUpNotice(a)).text ?? '';
+    expect(mentions(told, USERS.erin)).toBe(1);
+    expect(told).not.toContain('/treasury stepup reset');
+    expect(told).toContain('the treasury policy names no other admin');
+    await t?.stop();
+    t = undefined;
+
+    // With Dave as a second admin, Dave is the one asked.
+    const twoAdmins = parsePolicy(
+      TEST_POLICY_YAML.replace(`admins: [${USERS.erin}]`, `admins: [${USERS.erin}, ${USERS.dave}]`).replace(
+        '  daily_limit: { USDT: 50000 }\n',
+        '  daily_limit: { USDT: 50000 }\n  step_up_above: { USDT: 500 }\n',
+      ),
+    );
+    a = await app({ policy: twoAdmins });
+    await enrolled(a, USERS.erin);
+    told = (await setUpNotice(a)).text ?? '';
+    expect(mentions(told, USERS.erin)).toBe(1);
+    expect(told).toContain('/treasury stepup reset');
+    expect(told).toMatch(new RegExp(`check their account\\. <@${USERS.dave}>$`));
+  });
+
   it('an approver without codes is told how to set them up; the requester is told the rule, not asked for a code', async () => {
     const a = await app();
     const { r, card } = await request(a, '800');
