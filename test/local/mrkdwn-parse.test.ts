@@ -94,6 +94,8 @@ describe('emoji short codes from emoji-datasource', () => {
     // A tone replaces the presentation selector; a code that takes none keeps the tone swatch.
     expect(line(':point_up::skin-tone-2:')).toBe('☝🏻');
     expect(line(':warning::skin-tone-2:')).toBe('⚠️🏻');
+    // In a sequence the tone follows the first code point, as emoji-datasource lists it.
+    expect(line(':woman-running::skin-tone-6:')).toBe('\u{1F3C3}\u{1F3FF}\u200D\u2640\uFE0F');
     expect(line(':dm: :not_an_emoji: :constructor:')).toBe(':dm: :not_an_emoji: :constructor:');
     // A time is not a code, and a miss does not swallow the code after it.
     expect(line('at 10:00:warning: 01:21:05')).toBe('at 10:00⚠️ 01:21:05');
