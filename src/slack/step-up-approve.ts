@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { section, shorten } from './blocks.js';
 import { outside } from '../format/outside.js';
 import { amountText } from './withdrawal/index.js';
-import { needsStepUp } from '../stepup/index.js';
+import { lockedWords, needsStepUp } from '../stepup/index.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
 import type { CommandDeps } from './deps.js';
 
@@ -85,7 +85,7 @@ export async function stepUpGate(
   if (status.lockedUntil !== undefined)
     return {
       kind: 'refused',
-      message: `Your authenticator codes are locked after five wrong codes in a row, until ${new Date(status.lockedUntil).toISOString().slice(11, 16)} UTC.`,
+      message: lockedWords(status.lockedUntil, deps.now()),
     };
   if (!o.client || !o.triggerId)
     return { kind: 'refused', message: 'Approving this withdrawal needs a code: use the Approve button on its card.' };

@@ -8,28 +8,46 @@
 import type { Outbox, OutboxRequest } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
-import { NOTICES, type StepUpNotice } from '../stepup/index.js';
+import { MAX_WRONG_CODES, NOTICES, type StepUpNotice } from '../stepup/index.js';
 import { mention } from './blocks.js';
 
 export const STEPUP_NOTICE_RENDERER = 'stepup-notice';
 
 const utcTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
+/**
+ * The admins a notice about `user` asks to act: never `user` themselves, who can neither reset
+ * their own codes (another admin must) nor be the check on their own account.
+ */
+function otherAdmins(policy: Policy, user: string): string {
+  return policy.people.admins
+    .filter((a) => a !== user)
+    .map((a) => mention(a))
+    .join(' ');
+}
+
 export function renderStepUpNotice(n: StepUpNotice, policy: Policy): { text: string } {
+  const others = otherAdmins(policy, n.user);
+  // With no other admin to ask, say so rather than ask the person to act on themselves.
+  const nobodyElse = policy.people.admins.includes(n.user)
+    ? 'Only another admin can reset their codes, and the treasury policy names no other admin.'
+    : 'Only an admin can reset their codes, and the treasury policy names none.';
   if (n.kind === 'locked') {
-    const admins = policy.people.admins.map((a) => mention(a)).join(' ');
     return {
       text:
-        `:lock: Authenticator codes of <@${n.user}> are locked until ${utcTime(n.until ?? 0)} after five wrong codes in a row. ` +
-        `Until then they cannot approve large withdrawals. If it was not them typing, someone may be trying their Slack account.${admins ? ` ${admins}` : ''}`,
+        `:lock: Authenticator codes of <@${n.user}> are locked until ${utcTime(n.until ?? 0)} after ${MAX_WRONG_CODES} wrong codes in a row. ` +
+        'Until then they cannot approve large withdrawals. If it was not them typing, someone may be trying their Slack account' +
+        (others ? `: check with them. ${others}` : '.'),
     };
   }
   if (n.kind === 'enrolled') {
-    const admins = policy.people.admins.map((a) => mention(a)).join(' ');
     return {
       text:
         `:iphone: <@${n.user}> set up authenticator codes for approving large withdrawals (${utcTime(Date.parse(n.at))}). ` +
-        `If they did not, their Slack account may be in someone else's hands: reset their codes with \`/treasury stepup reset\` and check their account.${admins ? ` ${admins}` : ''}`,
+        (others
+          ? "If they did not, their Slack account may be in someone else's hands: reset their codes with " +
+            `\`/treasury stepup reset\` and check their account. ${others}`
+          : `If they did not, their Slack account may be in someone else's hands. ${nobodyElse}`),
     };
   }
   return {

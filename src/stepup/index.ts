@@ -3,3 +3,4 @@ export { createStepUpService, type StepUpOutcome, type StepUpService, type StepU
 export { previousSecretsKey, resolveSecretsKey, parseSecretsKey, STEPUP_SETTINGS } from './key.js';
 export { ENROLMENTS, NOTICES, LOCK_MS, MAX_WRONG_CODES, type Enrolment, type StepUpNotice } from './types.js';
 export { codeAt, groupedSecret, matchedStep, otpauthUri, timeStep } from './totp.js';
+export { lockedWords, triesLeft, wrongCodeWords } from './words.js';

@@ -15,6 +15,7 @@ import { checkCode, isLocked } from './decide.js';
 import { open, seal, SealError } from './seal.js';
 import { groupedSecret, matchedStep, newTotpSecret, otpauthUri } from './totp.js';
 import { ENROLMENTS, NOTICES, type Enrolment, type StepUpNotice } from './types.js';
+import { lockedWords, wrongCodeWords } from './words.js';
 
 export interface StepUpServiceOptions {
   store: Store;
@@ -77,8 +78,6 @@ export interface StepUpService {
   rekey(): Promise<number>;
 }
 
-const LOCKED_WORDS = (until: number) =>
-  `Your authenticator codes are locked after five wrong codes in a row, until ${new Date(until).toISOString().slice(11, 16)} UTC. The admins have been told.`;
 const KEY_WORDS =
   'Your authenticator codes cannot be checked: the app’s encryption key has changed since you set them up. Ask an admin to reset your authenticator codes, then set them up again from the app’s Home tab.';
 const NOT_ENROLLED_WORDS =
@@ -231,7 +230,7 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
         switch (check.kind) {
           case 'locked':
             audit(tx, now, user, 'stepup_refused_locked', user, { request: requestId, until: iso(check.until) });
-            return { ok: false, reason: 'locked', message: LOCKED_WORDS(check.until) };
+            return { ok: false, reason: 'locked', message: lockedWords(check.until, now) };
           case 'verified':
             tx.put(ENROLMENTS, user, check.next);
             audit(tx, now, user, 'stepup_verified', user, { request: requestId });
@@ -246,17 +245,14 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
             return {
               ok: false,
               reason: check.why,
-              message:
-                check.why === 'replayed'
-                  ? 'That code was already used. Wait for the next code in your authenticator app and type it.'
-                  : 'That code is not valid. Type the current code from your authenticator app.',
+              message: wrongCodeWords(check.why, check.failures),
             };
           case 'locked-now':
             tx.put(ENROLMENTS, user, check.next);
             audit(tx, now, user, 'stepup_wrong_code', user, { request: requestId, why: check.why, inARow: 5 });
             audit(tx, now, 'system', 'stepup_locked', user, { until: iso(check.until), request: requestId });
             notice(tx, { kind: 'locked', user, until: check.until, at: iso(now) });
-            return { ok: false, reason: 'locked', message: LOCKED_WORDS(check.until) };
+            return { ok: false, reason: 'locked', message: lockedWords(check.until, now) };
           default: {
             const unhandled: never = check;
             throw new Error(`unhandled code check ${JSON.stringify(unhandled)}`);

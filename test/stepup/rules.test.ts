@@ -11,6 +11,7 @@ import { open, seal, SealError } from '../../src/stepup/seal.js';
 import { needsStepUp } from '../../src/stepup/threshold.js';
 import { codeAt, matchedStep, newTotpSecret, otpauthUri, timeStep } from '../../src/stepup/totp.js';
 import { LOCK_MS, type Enrolment } from '../../src/stepup/types.js';
+import { lockedWords, wrongCodeWords } from '../../src/stepup/words.js';
 import { decide, type WithdrawalCommand } from '../../src/withdrawals/decide/index.js';
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
@@ -97,6 +98,20 @@ describe('checking a code against an enrolment', () => {
     expect(ok.kind).toBe('verified');
     if (ok.kind === 'verified') e = ok.next;
     expect(checkCode(e, SECRET, wrongCode(NOW + 30_000), NOW + 30_000)).toMatchObject({ kind: 'wrong', failures: 1 });
+  });
+});
+
+describe('what a refused code says', () => {
+  it('counts down the tries left before the lockout, then says until when it is locked', () => {
+    expect(wrongCodeWords('wrong', 1)).toMatch(
+      /^That code is not valid\..* 4 tries left before your codes are locked for 15 minutes\.$/,
+    );
+    expect(wrongCodeWords('replayed', 4)).toMatch(/^That code was already used\..* 1 try left before/);
+    const until = Date.UTC(2026, 10, 23, 23, 59, 30);
+    expect(lockedWords(until, until - LOCK_MS)).toBe(
+      'Your authenticator codes are locked after 5 wrong codes in a row, until 2026-11-23 23:59 UTC (in 15 minutes). The admins have been told.',
+    );
+    expect(lockedWords(until, until - 20_000)).toContain('(in 1 minute)');
   });
 });
 

@@ -52,9 +52,11 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function app(o: { key?: string; previous?: string; dataDir?: string } = {}): Promise<TestApp> {
+async function app(
+  o: { key?: string; previous?: string; dataDir?: string; policy?: typeof POLICY } = {},
+): Promise<TestApp> {
   t = await startTestApp({
-    policy: POLICY,
+    policy: o.policy ?? POLICY,
     now: clock,
     ...(o.dataDir ? { dataDir: o.dataDir } : {}),
     env: {
@@ -264,7 +266,10 @@ describe('step-up codes: enrolment and approving', () => {
     const secret = await enrolled(a, USERS.carol);
     const first = await request(a, '800');
     await clickApprove(a, USERS.carol, first.r, first.card);
-    expect(inlineError(await submitCode(a, USERS.carol, first.r, wrongCode(secret)))).toBe(INVALID);
+    // A wrong code counts towards the lockout, and says how many tries are left; a malformed one is not counted.
+    expect(inlineError(await submitCode(a, USERS.carol, first.r, wrongCode(secret)))).toBe(
+      `${INVALID} 4 tries left before your codes are locked for 15 minutes.`,
+    );
     expect(inlineError(await submitCode(a, USERS.carol, first.r, 'abcdef'))).toBe(INVALID);
     expect(a.app.deps.withdrawals.get(first.r.id)!.approvals).toHaveLength(0);
     const code = freshCode(secret);
@@ -273,7 +278,7 @@ describe('step-up codes: enrolment and approving', () => {
 
     const second = await request(a, '800');
     const replay = await submitCode(a, USERS.carol, second.r, code);
-    expect(inlineError(replay)).toMatch(/already used/);
+    expect(inlineError(replay)).toMatch(/already used.*4 tries left/);
     expect(a.app.deps.withdrawals.get(second.r.id)!.approvals).toHaveLength(0);
     expect(audit(a).some((e) => e.action === 'stepup_wrong_code' && e.details.why === 'replayed')).toBe(true);
   });
@@ -282,14 +287,22 @@ describe('step-up codes: enrolment and approving', () => {
     const a = await app();
     const secret = await enrolled(a, USERS.dave);
     const { r, card } = await request(a, '800');
-    for (let i = 0; i < 4; i++)
-      expect(inlineError(await submitCode(a, USERS.dave, r, wrongCode(secret)))).toBe(INVALID);
-    expect(inlineError(await submitCode(a, USERS.dave, r, wrongCode(secret)))).toMatch(/locked/);
+    for (const left of ['4 tries', '3 tries', '2 tries', '1 try'])
+      expect(inlineError(await submitCode(a, USERS.dave, r, wrongCode(secret)))).toBe(
+        `${INVALID} ${left} left before your codes are locked for 15 minutes.`,
+      );
+    // Locked: says until when, in UTC and from now.
+    const locking = inlineError(await submitCode(a, USERS.dave, r, wrongCode(secret)));
+    const lockEnd = String(audit(a).find((e) => e.action === 'stepup_locked')?.details.until);
+    const lockedUntil = lockEnd.slice(0, 16).replace('T', ' ');
+    expect(locking).toBe(
+      `Your authenticator codes are locked after 5 wrong codes in a row, until ${lockedUntil} UTC (in 15 minutes). The admins have been told.`,
+    );
     // Locked: even a valid code is refused, and another wrong one does not tell the admins again.
     expect(inlineError(await submitCode(a, USERS.dave, r, freshCode(secret)))).toMatch(/locked/);
     expect(inlineError(await submitCode(a, USERS.dave, r, wrongCode(secret)))).toMatch(/locked/);
     const { responseUrl } = await clickApprove(a, USERS.dave, r, card);
-    await a.repliesUntil(responseUrl, (b) => /locked/.test(String(b.text)));
+    await a.repliesUntil(responseUrl, (b) => new RegExp(`locked .*until ${lockedUntil} UTC`).test(String(b.text)));
     await a.app.deps.outbox.drain();
     const told = a.fake.channel(CHANNELS.alerts).filter((m) => /locked/.test(m.text ?? ''));
     expect(told).toHaveLength(1);
@@ -305,6 +318,38 @@ describe('step-up codes: enrolment and approving', () => {
 });
 
 describe('step-up codes: who may, and resets', () => {
+  it("an admin's own set-up notice asks the other admins, never that admin; with no other admin it says so", async () => {
+    const setUpNotice = (a: TestApp) =>
+      until('the set-up notice', () =>
+        a.fake.channel(CHANNELS.alerts).find((m) => /set up authenticator codes/.test(m.text ?? '')),
+      );
+    const mentions = (text: string, user: string) => text.split(`<@${user}>`).length - 1;
+
+    // Erin is the only admin: nobody is asked to reset Erin's codes, least of all Erin.
+    let a = await app();
+    await enrolled(a, USERS.erin);
+    let told = (await setUpNotice(a)).text ?? '';
+    expect(mentions(told, USERS.erin)).toBe(1);
+    expect(told).not.toContain('/treasury stepup reset');
+    expect(told).toContain('the treasury policy names no other admin');
+    await t?.stop();
+    t = undefined;
+
+    // With Dave as a second admin, Dave is the one asked.
+    const twoAdmins = parsePolicy(
+      TEST_POLICY_YAML.replace(`admins: [${USERS.erin}]`, `admins: [${USERS.erin}, ${USERS.dave}]`).replace(
+        '  daily_limit: { USDT: 50000 }\n',
+        '  daily_limit: { USDT: 50000 }\n  step_up_above: { USDT: 500 }\n',
+      ),
+    );
+    a = await app({ policy: twoAdmins });
+    await enrolled(a, USERS.erin);
+    told = (await setUpNotice(a)).text ?? '';
+    expect(mentions(told, USERS.erin)).toBe(1);
+    expect(told).toContain('/treasury stepup reset');
+    expect(told).toMatch(new RegExp(`check their account\\. <@${USERS.dave}>$`));
+  });
+
   it('an approver without codes is told how to set them up; the requester is told the rule, not asked for a code', async () => {
     const a = await app();
     const { r, card } = await request(a, '800');

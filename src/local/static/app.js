@@ -1,11 +1,13 @@
 // @ts-check
 // The local workspace page: renders what the workspace server says one person sees, and sends
 // what that person does back to it. This module only wires the page's own controls and the
-// live updates; the parts are dom.js, api.js, state.js, mrkdwn.js, render-blocks.js (Block Kit),
-// form-values.js, act.js, confirm.js, messages.js (the pane), modals.js and page.js.
+// live updates; the parts are dom.js, api.js, state.js, mrkdwn.js (with mrkdwn-parse.js),
+// render-blocks.js (Block Kit), form-values.js, act.js, confirm.js, messages.js (the pane),
+// modals.js and page.js.
 
 import { post } from './api.js';
 import { byId, status } from './dom.js';
+import { loadEmoji } from './mrkdwn.js';
 import { openPane, refresh, render, scheduleRefresh } from './page.js';
 import { state } from './state.js';
 
@@ -51,3 +53,7 @@ events.addEventListener('error', () => byId('live').classList.remove('on'));
 events.addEventListener('change', scheduleRefresh);
 
 refresh().catch((e) => status(e.message));
+// Slack's short-code table: what was drawn before it arrived is drawn again with emoji.
+loadEmoji()
+  .then((loaded) => loaded && render())
+  .catch(() => undefined);

@@ -1,99 +1,100 @@
 // @ts-check
-// Slack's mrkdwn and text objects, rendered as DOM nodes: formatting, mentions, links, emoji.
+// Slack's mrkdwn and text objects as DOM nodes: mrkdwn-parse.js reads the text, this builds
+// the nodes (text is always a text node, never markup) with the page's names for people and
+// channels, the emoji table the server serves from emoji-datasource, and the reader's clock.
 
 import { h } from './dom.js';
+import { emojiLookup, parseMrkdwn, textWithEmoji } from './mrkdwn-parse.js';
 import { channelName, personName } from './state.js';
 
 /** @typedef {import('./dom.js').Leaf} Leaf */
 /** @typedef {import('./types.js').TextObject} TextObject */
+/** @typedef {import('./types.js').MrkdwnInline} MrkdwnInline */
+/** @typedef {import('./types.js').MrkdwnBlock} MrkdwnBlock */
+/** @typedef {import('./types.js').MrkdwnContext} MrkdwnContext */
+/** @typedef {import('./types.js').EmojiTable} EmojiTable */
 
-/** @type {Record<string, string>} */
-const EMOJI = {
-  warning: '⚠️',
-  white_check_mark: '✅',
-  x: '❌',
-  no_entry: '⛔',
-  rotating_light: '🚨',
-  hourglass_flowing_sand: '⏳',
-  hourglass: '⌛',
-  grey_question: '❔',
-  inbox_tray: '📥',
-  outbox_tray: '📤',
-  red_circle: '🔴',
-  large_green_circle: '🟢',
-  white_circle: '⚪',
-  lock: '🔒',
-  information_source: 'ℹ️',
-  arrows_counterclockwise: '🔄',
-  alarm_clock: '⏰',
-  moneybag: '💰',
-  bank: '🏦',
-  key: '🔑',
-  tada: '🎉',
-  eyes: '👀',
-  heavy_check_mark: '✔️',
-  memo: '📝',
-  link: '🔗',
-  clipboard: '📋',
-  bell: '🔔',
-  chart_with_upwards_trend: '📈',
-  thumbsup: '👍',
-  '+1': '👍',
-  fire: '🔥',
-  calendar: '📅',
-};
+/** Until the table arrives (or if it cannot), short codes stay as text. */
+let emoji = emojiLookup({ names: {}, skinTones: [] });
 
-/** @param {string} t */
-function decode(t) {
-  return t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+/** Fetches Slack's short-code table (GET /local/emoji.json); true once it is in use. */
+export async function loadEmoji() {
+  const res = await fetch('/local/emoji.json');
+  if (!res.ok) return false;
+  const table = /** @type {EmojiTable} */ (await res.json());
+  if (!table || typeof table.names !== 'object' || !Array.isArray(table.skinTones)) return false;
+  emoji = emojiLookup(table);
+  return true;
 }
 
-/** @param {string} t */
-export function emojify(t) {
-  return decode(t).replace(/:([a-z0-9_+-]+):/g, (m, name) => EMOJI[name] ?? m);
-}
-
-// Slack's formatting marks only count at word edges (snake_case stays as is).
-const INLINE =
-  /<([^<>|]+)(?:\|([^<>]+))?>|`([^`\n]+)`|(?<![\w*])\*([^*\n]+)\*(?![\w*])|(?<![\w_])_([^_\n]+)_(?![\w_])|(?<![\w~])~([^~\n]+)~(?![\w~])/g;
+/** @returns {MrkdwnContext} */
+const context = () => ({ emoji, date: { now: Date.now() } });
 
 /**
- * @param {string} text
- * @returns {Leaf[]}
- */
-function inline(text) {
-  /** @type {Leaf[]} */
-  const out = [];
-  let last = 0;
-  for (const m of text.matchAll(INLINE)) {
-    if (m.index > last) out.push(emojify(text.slice(last, m.index)));
-    if (m[1] !== undefined) out.push(special(m[1], m[2]));
-    else if (m[3] !== undefined) out.push(h('code', {}, decode(m[3])));
-    else if (m[4] !== undefined) out.push(h('b', {}, inline(m[4])));
-    else if (m[5] !== undefined) out.push(h('i', {}, inline(m[5])));
-    else if (m[6] !== undefined) out.push(h('s', {}, inline(m[6])));
-    last = m.index + m[0].length;
-  }
-  if (last < text.length) out.push(emojify(text.slice(last)));
-  return out;
-}
-
-/**
- * `<…>`: a mention, a date, or a link.
- * @param {string} target
- * @param {string | undefined} label
+ * @param {MrkdwnInline} n
  * @returns {Leaf}
  */
-function special(target, label) {
-  if (target.startsWith('@')) return h('span', { class: 'mention' }, `@${personName(target.slice(1))}`);
-  if (target.startsWith('#')) return h('span', { class: 'mention' }, `#${label ?? channelName(target.slice(1))}`);
-  if (target.startsWith('!subteam^')) return h('span', { class: 'mention' }, label ?? '@group');
-  if (target.startsWith('!date^')) return decode(label ?? '');
-  if (target.startsWith('!')) return h('span', { class: 'mention' }, `@${target.slice(1)}`);
-  const url = decode(target);
-  // Only web and mail links are clickable; anything else (javascript:, data:) stays text.
-  if (!/^(https?:|mailto:)/i.test(url)) return decode(label ?? target);
-  return h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, label ? inline(label) : url);
+function inlineNode(n) {
+  switch (n.type) {
+    case 'text':
+      return n.text;
+    case 'bold':
+      return h('b', {}, n.children.map(inlineNode));
+    case 'italic':
+      return h('i', {}, n.children.map(inlineNode));
+    case 'strike':
+      return h('s', {}, n.children.map(inlineNode));
+    case 'code':
+      return h('code', {}, n.children.map(inlineNode));
+    case 'link':
+      return h('a', { href: n.url, target: '_blank', rel: 'noopener noreferrer' }, n.label?.map(inlineNode) ?? n.url);
+    case 'user': {
+      const name = personName(n.id);
+      return h('span', { class: 'mention' }, `@${name !== n.id ? name : (n.label ?? n.id)}`);
+    }
+    case 'channel':
+      return h('span', { class: 'mention' }, `#${n.label ?? channelName(n.id)}`);
+    case 'group':
+      return h('span', { class: 'mention' }, n.label ?? '@group');
+    case 'broadcast':
+      return h('span', { class: 'mention' }, `@${n.name}`);
+    case 'date':
+      return n.url
+        ? h('a', { href: n.url, target: '_blank', rel: 'noopener noreferrer' }, h('time', {}, n.text))
+        : h('time', {}, n.text);
+    case 'emoji':
+      return h('span', { class: 'emoji', title: `:${n.name}:` }, n.chars);
+  }
+}
+
+/**
+ * Lines joined by line breaks.
+ * @param {MrkdwnInline[][]} lines
+ * @returns {Leaf[]}
+ */
+function joined(lines) {
+  return lines.flatMap((line, i) => [i > 0 ? h('br') : null, h('span', {}, line.map(inlineNode))]);
+}
+
+/**
+ * @param {MrkdwnBlock} b
+ * @returns {Leaf}
+ */
+function blockNode(b) {
+  switch (b.type) {
+    case 'lines':
+      return h('span', { class: 'mrkdwn-lines' }, joined(b.lines));
+    case 'quote':
+      return h('blockquote', {}, joined(b.lines));
+    case 'list':
+      return h(
+        'ul',
+        { class: 'mrkdwn-list' },
+        b.items.map((item) => h('li', {}, item.map(inlineNode))),
+      );
+    case 'pre':
+      return h('pre', {}, b.children.map(inlineNode));
+  }
 }
 
 /**
@@ -101,22 +102,18 @@ function special(target, label) {
  * @returns {DocumentFragment}
  */
 export function mrkdwn(text) {
-  const parts = String(text ?? '').split('```');
   const frag = document.createDocumentFragment();
-  parts.forEach((part, i) => {
-    if (i % 2 === 1) {
-      frag.append(h('pre', {}, decode(part)));
-      return;
-    }
-    part.split('\n').forEach((line, j) => {
-      if (j > 0) frag.append(h('br'));
-      const quote = line.startsWith('&gt; ') || line.startsWith('> ');
-      const body = quote ? line.replace(/^(&gt;|>) /, '') : line;
-      const nodes = inline(body);
-      frag.append(quote ? h('q', {}, nodes) : h('span', {}, nodes));
-    });
-  });
+  frag.append(...parseMrkdwn(text, context()).map((b) => /** @type {Node} */ (blockNode(b))));
   return frag;
+}
+
+/**
+ * A plain_text object shows its short codes as emoji, as Slack does with `emoji: true`.
+ * @param {string} t
+ * @returns {Leaf[]}
+ */
+export function emojify(t) {
+  return textWithEmoji(t, emoji).map(inlineNode);
 }
 
 /**
@@ -125,5 +122,9 @@ export function mrkdwn(text) {
  */
 export function textObj(t) {
   if (!t) return '';
-  return t.type === 'mrkdwn' ? mrkdwn(t.text) : emojify(t.text ?? '');
+  if (t.type === 'mrkdwn') return mrkdwn(t.text);
+  const frag = document.createDocumentFragment();
+  for (const n of emojify(t.text ?? ''))
+    if (n !== null && n !== undefined) frag.append(n instanceof Node ? n : String(n));
+  return frag;
 }

@@ -160,3 +160,45 @@ export interface FieldValue {
 
 /** view.state.values: block id → action id → value. */
 export type FormValues = Record<string, Record<string, FieldValue>>;
+
+/** GET /local/emoji.json: Slack's short names (emoji-datasource) → unified code points, and the toned ones. */
+export interface EmojiTable {
+  names: Record<string, string>;
+  skinTones: string[];
+}
+
+/** How the page shows `<!date^…>` tokens: the reader's zone and locale, against "now". */
+export interface DateContext {
+  now: number;
+  timeZone?: string;
+  locale?: string;
+}
+
+/** A piece of a line of mrkdwn, parsed (mrkdwn-parse.js) before it becomes DOM nodes (mrkdwn.js). */
+export type MrkdwnInline =
+  | { type: 'text'; text: string }
+  | { type: 'bold' | 'italic' | 'strike'; children: MrkdwnInline[] }
+  | { type: 'code'; children: MrkdwnInline[] }
+  | { type: 'link'; url: string; label: MrkdwnInline[] | null }
+  | { type: 'user' | 'channel' | 'group'; id: string; label: string | null }
+  | { type: 'broadcast'; name: string }
+  | { type: 'date'; text: string; url: string | null }
+  | { type: 'emoji'; name: string; chars: string };
+
+/** A block of mrkdwn: plain lines, a quote, a bulleted list, or preformatted text. */
+export type MrkdwnBlock =
+  | { type: 'lines' | 'quote'; lines: MrkdwnInline[][] }
+  | { type: 'list'; items: MrkdwnInline[][] }
+  | { type: 'pre'; children: MrkdwnInline[] };
+
+/** The emoji table ready for look-ups (mrkdwn-parse.js `emojiLookup`). */
+export interface EmojiLookup {
+  names: Record<string, string>;
+  toned: ReadonlySet<string>;
+}
+
+/** What parsing mrkdwn needs besides the text: the emoji known, and how to show dates. */
+export interface MrkdwnContext {
+  emoji: EmojiLookup;
+  date: DateContext;
+}

@@ -1,6 +1,6 @@
 /**
  * The workspace's HTTP routes, mounted on the app's own server: the page's files, what one
- * person sees (state, live events, uploaded files) and what they do (JSON posts). Every read
+ * person sees (state, live events, uploaded files), the emoji table (emoji.ts) and what they do (JSON posts). Every read
  * and every post passes the request guard (guard.ts) first; the page's files need no guard,
  * they hold nothing of anyone.
  */
@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { sendJson, type Route } from '../../http/server.js';
 import type { Logger } from '../../log.js';
 import type { Json } from '../requests.js';
+import { installedEmojiTable } from './emoji.js';
 import { closeView, deposit, openHome, runAction, runCommand, submitView, type ActionDeps } from './actions.js';
 import { fileHeaders } from './decide.js';
 import { foreignRequest } from '../../http/same-page.js';
@@ -79,6 +80,8 @@ export function workspaceRoutes(d: RouteDeps): Route[] {
   const { actions: a, log } = d;
   return [
     ...pageRoutes(),
+    // Slack's emoji short codes for the page; like its files, it holds nothing of anyone.
+    { method: 'GET', path: '/local/emoji.json', handler: (_req, res) => sendJson(res, 200, installedEmojiTable()) },
     {
       method: 'GET',
       path: '/local/state',
