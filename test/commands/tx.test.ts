@@ -123,8 +123,13 @@ describe('/tx', () => {
   it('says clearly when nothing matches and when a page is past the end', async () => {
     const none = await tx('currency=BTC');
     expect(none.text).toContain('No transactions match the filters `currency=BTC`');
+    // Past the end: the last page, and the sentence saying so comes first (status first).
     const past = await tx('page=9 size=10');
-    expect(past.text).toContain('Page 9 is past the end: there are 4 pages');
+    expect(past.text.startsWith('There are only 4 pages; showing page 4.')).toBe(true);
+    expect(past.text).toContain('Page 4 of 4 · 40 records');
+    expect(buttons(past.reply).map((b) => b.action_id)).toEqual(['tx_prev']);
+    const one = await tx('currency=ETH type=withdrawal page=3');
+    expect(one.text.startsWith('There is only 1 page; showing page 1.')).toBe(true);
   });
 
   it('reports unknown keys and bad values instead of ignoring them', async () => {
@@ -186,24 +191,39 @@ describe('/tx', () => {
     })();
     expect(file.channel).toBe(t.fake.dmChannel(USERS.viewer));
     const rows = parseCsv(file.content.toString('utf8')) as string[][];
+    // The issue adds the booking columns (fee, value date, client, note, people, both references).
     expect(rows[0]).toEqual([
       'createdAt',
       'timestamp',
+      'valueDate',
       'type',
       'status',
       'amount',
+      'fee',
+      'feeCurrency',
+      'debited',
       'currency',
       'network',
+      'client',
+      'payee',
       'fromAddress',
       'toAddress',
       'transactionHash',
-      'reference',
+      'merchantReference',
+      'serviceReference',
+      'requester',
+      'approvers',
+      'note',
       'explorerUrl',
     ]);
+    const col = (name: string) => rows[0]!.indexOf(name);
     expect(rows.length).toBe(231);
-    expect(rows[1]![4]).toBe('0.123456789012345678');
+    expect(rows[1]![col('amount')]).toBe('0.123456789012345678');
+    expect(rows[1]![col('status')]).toBe('confirmed');
+    expect(rows[1]![col('valueDate')]).toBe('2026-11-20');
     // RFC 4180 quoting for the comma and quotes; the line break is a space (a cell is one line: outsideCell).
-    expect(rows[2]![10]).toBe('line one, "two" three');
+    // A deposit's reference is the service's own.
+    expect(rows[2]![col('serviceReference')]).toBe('line one, "two" three');
     expect(file.content.toString('utf8')).toContain('"line one, ""two"" three"');
 
     const replies = await t.repliesUntil(responseUrl, (r) => String(r.text).includes('Export finished'));
