@@ -1,6 +1,8 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GENERATED_ADDRESSES } from '../../src/transactions/clients.js';
 import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -162,6 +164,52 @@ describe('/tx', () => {
     for (const b of blocks)
       if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(b.type === 'header' ? 150 : 3000);
     expect((r.text.match(/\*Deposit\*|\*Withdrawal\*/g) ?? []).length).toBe(50);
+  });
+
+  it('client= finds a client through the addresses the app knows as theirs (generated with /address)', async () => {
+    const client = 'bea.lund@example.com';
+    const { responseUrl } = await t.command('/address', `${client} USDT BSC`, USERS.viewer);
+    await t.replies(responseUrl);
+    const known = await until('the address kept', () =>
+      t.app.deps.store.all(GENERATED_ADDRESSES).find((g) => g.clientEmail === client),
+    );
+    t.app.sandbox!.resetTransactions([
+      {
+        transactionType: 'Deposit',
+        amount: '70',
+        toAddress: known.address,
+        transactionTimeStamp: Date.UTC(2026, 10, 20),
+      },
+      {
+        transactionType: 'Withdrawal',
+        amount: '30',
+        fromAddress: known.address,
+        transactionTimeStamp: Date.UTC(2026, 10, 19),
+      },
+      { transactionType: 'Deposit', amount: '999', transactionTimeStamp: Date.UTC(2026, 10, 18) },
+    ]);
+    const r = await tx(`client=${client.toUpperCase()}`);
+    expect(r.text).toContain('Page 1 of 1 · 2 records · filters: `client=BEA.LUND@EXAMPLE.COM`');
+    expect(r.text).toContain('*70.00 USDT*');
+    expect(r.text).toContain('*30.00 USDT*');
+    expect(r.text).not.toContain('999');
+    // With another filter too.
+    expect((await tx(`client=${client} type=deposit`)).text).toContain('Page 1 of 1 · 1 record ·');
+    // A page past the end of a client's list is clamped the same way.
+    expect((await tx(`client=${client} page=5`)).text.startsWith('There is only 1 page; showing page 1.')).toBe(true);
+
+    const unknown = await tx('client=nobody@nowhere.test');
+    expect(unknown.text).toContain('No address of nobody@nowhere.test is known to the app yet');
+    const bad = await tx('client=not-an-email');
+    expect(bad.text).toContain("client must be the client's e-mail address, not “not-an-email”");
+  });
+
+  it('status=pending says where pending items are, instead of refusing', async () => {
+    const r = await tx('status=pending');
+    expect(r.text).toMatch(/^:information_source: Pending items are not in the wallet's transaction list/);
+    expect(r.text).toContain('only confirmed and failed transactions');
+    expect(r.text).toContain('`/treasury pending`');
+    expect(r.text).not.toContain('Usage');
   });
 
   it('refuses non-viewers', async () => {
