@@ -12,48 +12,16 @@ import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
-import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { CHANNELS, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-
-const CLIENT = 'ada.okafor@example.com';
-const HOT_WALLET = '0x1111111111111111111111111111111111111111';
-const NAMES = { alice: 'Alice Requester', carol: 'Carol Approver', dave: 'Dave Approver' };
+import { CLIENT, HOT_WALLET, NAMES, NOTE, startWithNames, withdrawWithFee } from './withdrawal-with-fee.js';
 
 let t: TestApp;
 let request: WithdrawalRequest;
 beforeAll(async () => {
-  t = await startTestApp({
-    fakeOptions: {
-      users: {
-        [USERS.alice]: { real_name: NAMES.alice },
-        [USERS.carol]: { real_name: NAMES.carol },
-        [USERS.dave]: { real_name: NAMES.dave },
-      },
-    },
-  });
-  t.app.sandbox!.resetTransactions([]);
-  t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
-  await t.command('/withdraw', `5000 USDT BSC ${HOT_WALLET} ${CLIENT} October payout, invoice =7`, USERS.alice);
-  const r = await until('the request', () => t.app.deps.withdrawals.list()[0]);
-  const card = await until('the card', () =>
-    t.fake.channel(CHANNELS.approvals).find((m) => m.text?.includes(r.merchantReference.slice(0, 8))),
-  );
-  for (const user of [USERS.carol, USERS.dave])
-    await t.click(
-      user,
-      { actionId: ACTIONS.approve, value: r.id },
-      { channel: CHANNELS.approvals, message: { ts: card.ts } },
-    );
-  request = await until(
-    'the completed withdrawal',
-    () => {
-      const now = t.app.deps.withdrawals.get(r.id);
-      return now?.state === 'completed' ? now : undefined;
-    },
-    20_000,
-  );
+  t = await startWithNames();
+  request = await withdrawWithFee(t);
   await t.app.sandbox!.deposit({ to: CLIENT, amount: '250', currency: 'USDT', network: 'BSC' });
 }, 60_000);
 afterAll(async () => {
@@ -94,7 +62,7 @@ describe('the card and the exports tell the same story', () => {
     expect(main![2]).toBe('Exchange hot wallet');
     expect(main![3]).toContain(`USDT withdrawal on BSC to ${HOT_WALLET}`);
     expect(main![3]).toContain(`client ${CLIENT}`);
-    expect(main![3]).toContain('note: October payout, invoice =7');
+    expect(main![3]).toContain(`note: ${NOTE}`);
     expect(main![3]).toContain(`requested by ${NAMES.alice}`);
     expect(main![3]).toContain(`approved by ${NAMES.carol}, ${NAMES.dave}`);
     expect(main![3]).toContain(`service reference ${request.result!.serviceReference}`);
@@ -143,7 +111,7 @@ describe('the card and the exports tell the same story', () => {
     expect(col(wd, 'client')).toBe(CLIENT);
     expect(col(wd, 'payee')).toBe('Exchange hot wallet');
     // Outside text through the cell escaping: the note's "=7" stays inside the cell, not a formula.
-    expect(col(wd, 'note')).toBe('October payout, invoice =7');
+    expect(col(wd, 'note')).toBe(NOTE);
     expect(col(wd, 'requester')).toBe(NAMES.alice);
     expect(col(wd, 'approvers')).toBe(`${NAMES.carol}, ${NAMES.dave}`);
     expect(col(wd, 'merchantReference')).toBe(request.merchantReference);
