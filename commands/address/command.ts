@@ -5,6 +5,7 @@
  */
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
+import { rememberGeneratedAddress } from '../../src/transactions/clients.js';
 import type { CommandDeps } from '../deps.js';
 import { parseAddressArgs, USAGE } from './parse.js';
 import { behindAcks } from './follow-ups.js';
@@ -40,6 +41,15 @@ export function addressCommand(deps: CommandDeps) {
             usable ? 'A QR code of the address is on its way to your direct messages.' : '',
           ),
         });
+        // Kept so `/tx client=` and the exports know this address is the client's (src/transactions/clients.ts).
+        if (usable)
+          await rememberGeneratedAddress(deps.store, {
+            clientEmail: args.email,
+            address: address.address,
+            currency: args.currency.name,
+            network: args.network.name,
+            at: deps.now(),
+          });
         if (usable && !(await sendQrCode(deps.logger, client, command.user_id, args, address.address))) {
           await respond({
             response_type: 'ephemeral',

@@ -1,13 +1,17 @@
 /**
  * `/treasury digest [days]`: the digest of the last `days` days (1 to 31; default 1, the last
- * 24 hours) as an ephemeral answer, and its chart (the last 14 days per currency) uploaded
- * beside it in the channel where it was asked. The building is src/digest/; this only parses,
- * answers and routes.
+ * 24 hours) as an ephemeral answer, and its chart (the last 14 days per currency) in the
+ * person's direct messages: a digest asked for is private, so its chart is never posted in the
+ * channel where it was asked (a file upload cannot be ephemeral). The building is src/digest/;
+ * this only parses, answers and routes.
  */
 import type { App, RespondFn } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
 import { periodWords } from '../../src/digest/message.js';
 import { renderDigest } from '../../src/slack/digest-message.js';
 import { utcDay } from '../../src/format/time.js';
+import { context } from '../../src/slack/blocks.js';
+import { dmChannel } from '../../src/slack/guard.js';
 import { echo } from '../../src/slack/limits.js';
 import { z } from 'zod';
 import type { CommandDeps } from '../deps.js';
@@ -35,21 +39,29 @@ export async function digestVerb(ctx: {
   args: string[];
   respond: RespondFn;
   client: App['client'];
-  channelId: string;
+  userId: string;
 }): Promise<void> {
   const { deps, respond } = ctx;
   const asked = parseDigestDays(ctx.args);
   if (!asked.ok) return void (await respond({ response_type: 'ephemeral', text: `:warning: ${asked.message}` }));
   const digest = await deps.digests.build(asked.days);
-  await respond({ response_type: 'ephemeral', ...renderDigest(digest) });
+  const rendered = renderDigest(digest);
+  await respond({
+    response_type: 'ephemeral',
+    ...rendered,
+    blocks: [
+      ...(rendered.blocks ?? []),
+      context('The chart of the last 14 days is on its way to your direct messages.'),
+    ] as KnownBlock[],
+  });
   const title = `Treasury digest chart ${utcDay(deps.now())} (${periodWords(asked.days)})`;
   try {
-    await deps.digests.uploadChart(digest, ctx.channelId, title);
+    await deps.digests.uploadChart(digest, await dmChannel(ctx.client, ctx.userId), title);
   } catch (err) {
     deps.logger.warn({ err }, 'could not upload the digest chart');
     await respond({
       response_type: 'ephemeral',
-      text: ':warning: The chart could not be posted in this channel (is the app a member of it?). Ask again in a direct message with the app to get it there.',
+      text: ':warning: The chart could not be sent to your direct messages this time; the digest above has every number. Ask again to get the chart.',
     });
   }
 }

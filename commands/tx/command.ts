@@ -48,6 +48,12 @@ export function txCommand(deps: CommandDeps) {
       if ('error' in taken)
         return void (await respond({ response_type: 'ephemeral', text: `:warning: ${taken.error}\n${USAGE}` }));
       const parsed = parseFilters(taken.rest);
+      if (!parsed.ok && parsed.pending && parsed.errors.length === 1)
+        // Not a mistake: the person is told where pending items are, in words and with the command.
+        return void (await respond({
+          response_type: 'ephemeral',
+          text: `:information_source: ${parsed.errors[0]!.replace('/treasury pending', '`/treasury pending`')}`,
+        }));
       if (!parsed.ok) {
         // Each quoted piece of the person's input is echoed short, on one line, escaped.
         const shown = parsed.errors.slice(0, MAX_ERRORS).map((e) =>

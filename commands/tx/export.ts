@@ -5,11 +5,16 @@
 import type { App, RespondFn } from '@slack/bolt';
 import { outside, outsidePlain } from '../../src/format/outside.js';
 import { utcDay } from '../../src/format/time.js';
+import { fileNamer } from '../../src/transactions/file-name.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { exportTransactions, ExportTooLargeError } from '../../src/transactions/export.js';
 import { describeFilters, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
 import { accountingNotes, type ExportFormat, FORMAT_NAMES } from '../../src/transactions/formats.js';
 import type { CommandDeps } from '../deps.js';
+import { txFacts } from './facts.js';
+
+/** One namer for the process: two exports never get the same file name. */
+const names = fileNamer();
 
 export async function exportToDm(
   deps: CommandDeps,
@@ -46,18 +51,18 @@ export async function exportToDm(
         });
       },
       format,
+      txFacts(deps, client),
     );
     const day = utcDay(deps.now());
     // A read that could not finish still gives its file, and says so wherever the file is named.
     const gap = result.incomplete;
-    const cut = gap ? '-incomplete' : '';
+    const filename = names.name({ raw, format, at: deps.now(), incomplete: Boolean(gap) });
     // The note may quote the wallet service's words: escaped as outside text.
     const mark = gap ? ` (${outside(gap, 400)})` : '';
     const warn = gap ? ` This file is ${outside(gap, 400)}: run the export again to get the rest.` : '';
     const short = gap ? outsidePlain(gap.replace(/ \(.*$/, '')) : '';
     const done = gap ? ':warning: Export finished, *incomplete*' : ':white_check_mark: Export finished';
     if (format === 'csv') {
-      const filename = `transactions-${day}${cut}.csv`;
       await client.files.uploadV2({
         channel_id: await dmChannel(client, userId),
         file: Buffer.from(result.csv, 'utf8'),
@@ -70,14 +75,13 @@ export async function exportToDm(
         text: `${done}: ${result.records} records in \`${filename}\`, sent to you in a direct message.${mark}`,
       }));
     }
-    const filename = `transactions-${day}-${format}${cut}.csv`;
     const notes = accountingNotes(format, result);
     await client.files.uploadV2({
       channel_id: await dmChannel(client, userId),
       file: Buffer.from(result.csv, 'utf8'),
       filename,
-      title: `Transactions export ${day} for ${FORMAT_NAMES[format]} (${result.exported} rows${short ? `, ${short}` : ''})`,
-      initial_comment: `Transactions export for ${FORMAT_NAMES[format]}: ${result.exported} rows, filters \`${filters}\`.${warn}${notes}`,
+      title: `Transactions export ${day} for ${FORMAT_NAMES[format]} (${result.lines} lines${short ? `, ${short}` : ''})`,
+      initial_comment: `Transactions export for ${FORMAT_NAMES[format]}: ${result.exported} records in ${result.lines} lines, filters \`${filters}\`.${warn}${notes}`,
     });
     await respond({
       replace_original: true,

@@ -53,9 +53,29 @@ function navValue(raw: RawFilters, page: number): string {
   return JSON.stringify({ f: { ...raw, page: undefined }, p: page });
 }
 
-export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage) {
+export interface PageContext {
+  /** The page the person asked for (a page past the end shows the last one). */
+  asked: number;
+  /** With client=: how many of the client's addresses were read, and whether every read finished. */
+  client?: { addresses: number; complete: boolean };
+}
+
+/** "There are only 7 pages; showing page 7.": said first when the page asked is past the end. */
+export function clampSentence(asked: number, totalPages: number): string | undefined {
+  if (totalPages < 1 || asked <= totalPages) return undefined;
+  return totalPages === 1
+    ? 'There is only 1 page; showing page 1.'
+    : `There are only ${totalPages} pages; showing page ${totalPages}.`;
+}
+
+export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage, o: PageContext = { asked: q.page }) {
   const filters = describeFilters(raw);
   const blocks = [header('Transactions')];
+  if (o.client && o.client.addresses === 0) {
+    const text = `No address of ${outside(q.client ?? '', 120)} is known to the app yet, so none of their transactions can be found. The app knows a client's addresses from \`/address\`, from their confirmed deposits and from their withdrawals.`;
+    blocks.unshift(section(text));
+    return { text: 'No known address for that client.', blocks };
+  }
   if (page.totalRecords === 0) {
     blocks.push(
       section(`No transactions match${filters === 'none' ? '' : ` the filters ${outsideCode(filters, 300)}`}.`),
@@ -67,20 +87,20 @@ export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage) {
     );
     return { text: 'No transactions match.', blocks };
   }
+  const clamp = clampSentence(o.asked, page.totalPages);
+  // Status first: the page shown is not the one asked for.
+  if (clamp) blocks.unshift(section(clamp));
+  const partial = o.client && !o.client.complete ? ' · :warning: some addresses could not be read in full' : '';
   blocks.push(
     context(
-      `Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: ${outsideCode(filters, 300)}`,
+      `Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: ${outsideCode(filters, 300)}${partial}`,
     ),
   );
   if (page.records.length === 0) {
-    blocks.push(
-      section(
-        `Page ${q.page} is past the end: there ${page.totalPages === 1 ? 'is 1 page' : `are ${page.totalPages} pages`}.`,
-      ),
-    );
+    blocks.push(section('This page holds no records: the list changed while you were reading it. Run `/tx` again.'));
   } else {
-    // Header, context and buttons take three blocks; the rest is packed so even 100 records fit.
-    blocks.push(...packLines(page.records.map(recordLine)).slice(0, LIMITS.blocks - 3));
+    // Sentence, header, context and buttons take four blocks; the rest is packed so even 100 records fit.
+    blocks.push(...packLines(page.records.map(recordLine)).slice(0, LIMITS.blocks - 4));
   }
   const nav = [];
   const current = Math.min(page.currentPage, Math.max(page.totalPages, 1));
@@ -88,5 +108,6 @@ export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage) {
   if (current < page.totalPages)
     nav.push({ text: 'Next →', actionId: NAV_ACTIONS.next, value: navValue(raw, current + 1) });
   if (nav.length) blocks.push(actions('tx_nav', nav));
-  return { text: `Transactions: page ${page.currentPage} of ${page.totalPages}, ${page.totalRecords} records`, blocks };
+  const summary = `Transactions: page ${page.currentPage} of ${page.totalPages}, ${page.totalRecords} records`;
+  return { text: clamp ? `${clamp} ${summary}` : summary, blocks };
 }

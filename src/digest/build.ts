@@ -42,6 +42,8 @@ export interface DigestInput {
    * notifications, its own withdrawal requests): the service's transaction list does not say.
    */
   clients?: ReadonlyMap<string, string>;
+  /** The allowlist's label of a destination (the payee), where it has one. */
+  payeeOf?: (network: string, address: string) => string | undefined;
 }
 
 export function currencyOf(r: TransactionRecord): string {
@@ -116,7 +118,20 @@ function expiredIn(w: WithdrawalRequest, from: number, to: number): boolean {
   return at >= from && at < to;
 }
 
-function largest(records: readonly TransactionRecord[], clients?: ReadonlyMap<string, string>): DigestMovement[] {
+/** A withdrawal's destination, payee and source client: "to Exchange hot wallet (0x1111…1111), from client wallet …". */
+function outflow(r: TransactionRecord, input: Pick<DigestInput, 'clients' | 'withdrawals' | 'payeeOf'>) {
+  if (r.type !== 'withdrawal' || !r.toAddress) return undefined;
+  const ours = r.reference ? input.withdrawals.find((w) => w.merchantReference === r.reference) : undefined;
+  const client = ours?.clientEmail ?? (r.hash ? input.clients?.get(r.hash.toLowerCase()) : undefined);
+  const payee = input.payeeOf?.(networkOf(r), r.toAddress);
+  return { address: shortAddress(r.toAddress), ...(payee ? { payee } : {}), ...(client ? { client } : {}) };
+}
+
+function largest(
+  records: readonly TransactionRecord[],
+  input: Pick<DigestInput, 'clients' | 'withdrawals' | 'payeeOf'>,
+): DigestMovement[] {
+  const { clients } = input;
   // Amounts of different currencies do not compare: the largest are ranked within each
   // currency, then taken in turn (each currency's largest first), so one busy currency does
   // not hide another's big movement.
@@ -133,14 +148,18 @@ function largest(records: readonly TransactionRecord[], clients?: ReadonlyMap<st
   const out: TransactionRecord[] = [];
   for (let i = 0; out.length < LARGEST_COUNT && ranked.some((l) => l.length > i); i++)
     for (const list of ranked) if (list[i] && out.length < LARGEST_COUNT) out.push(list[i]!);
-  return out.map((r) => ({
-    type: r.type as 'deposit' | 'withdrawal',
-    currency: currencyOf(r),
-    network: networkOf(r),
-    amount: new Dec(r.amount).toFixed(),
-    party: counterparty(r, clients),
-    ...(r.timestamp ? { at: r.timestamp.getTime() } : {}),
-  }));
+  return out.map((r) => {
+    const to = outflow(r, input);
+    return {
+      type: r.type as 'deposit' | 'withdrawal',
+      currency: currencyOf(r),
+      network: networkOf(r),
+      amount: new Dec(r.amount).toFixed(),
+      party: counterparty(r, clients),
+      ...(to ? { to } : {}),
+      ...(r.timestamp ? { at: r.timestamp.getTime() } : {}),
+    };
+  });
 }
 
 function chart(records: readonly TransactionRecord[], now: number): Digest['chart'] {
@@ -196,7 +215,7 @@ export function buildDigest(input: DigestInput): Digest {
       expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
       unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
     },
-    largest: largest(inPeriod, input.clients),
+    largest: largest(inPeriod, input),
     chart: chart(input.records, to),
   };
 }

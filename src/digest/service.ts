@@ -19,6 +19,7 @@ import { incompleteNote, readAllTransactions, type PagedWallet } from '../wallet
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import { dayIn, type SlotTime } from '../jobs/slots.js';
+import { allowlistPayee } from '../transactions/booking.js';
 import { buildDigest, utcDayOf } from './build.js';
 import { renderChart } from './chart.js';
 import { chartAltText } from './message.js';
@@ -139,6 +140,7 @@ export function createDigests(o: DigestOptions): DigestService {
       ...(balances ? { balances } : {}),
       previous: previousSnapshot(today),
       clients: clients(),
+      payeeOf: allowlistPayee(o.policy.withdrawals.allowlist.addresses),
     });
     if (balances) {
       const snapshot: BalanceSnapshot = { day: today, at: now, lines: balances };

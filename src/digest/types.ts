@@ -38,6 +38,11 @@ export interface DigestMovement {
   amount: string;
   /** The client (deposits) or the destination address shortened (withdrawals); never an internal id. */
   party: string;
+  /**
+   * Withdrawals (absent in digests stored before): the destination shortened, the allowlist's
+   * label for it (the payee), and the client whose wallet the money left from.
+   */
+  to?: { address: string; payee?: string; client?: string };
   /** Epoch ms, when the service gave a time. */
   at?: number;
 }

@@ -4,7 +4,7 @@
  * times in UTC, no internal ids. The digest itself (src/digest/) is data; this is its message,
  * registered as the outbox renderer of the scheduled digest and used by `/treasury digest`.
  */
-import { DIGEST_COLLECTIONS, type Digest } from '../digest/types.js';
+import { DIGEST_COLLECTIONS, type Digest, type DigestMovement } from '../digest/types.js';
 import { periodWords } from '../digest/message.js';
 import { DIGEST_RENDERER } from '../digest/service.js';
 import { formatAmount } from '../format/amount.js';
@@ -23,6 +23,18 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 function signed(change: string, currency: string): string {
   if (/^-/.test(change)) return `−${money(change.slice(1), currency)}`;
   return /^0(\.0*)?$/.test(change) ? 'no change' : `+${money(change, currency)}`;
+}
+
+/**
+ * Where a withdrawal went and whose money it was: "to Exchange hot wallet (0x1111…1111), from
+ * client wallet ada.okafor@…". The payee is the allowlist's label for the destination; the
+ * client is the source wallet, never the payee. A digest stored before `to` existed keeps its
+ * old words.
+ */
+function outflowWords(m: DigestMovement): string {
+  if (!m.to) return `to ${outside(m.party)}`;
+  const where = m.to.payee ? `${outside(m.to.payee, 80)} (${outside(m.to.address)})` : outside(m.to.address);
+  return `to ${where}${m.to.client ? `, from client wallet ${outside(m.to.client)}` : ''}`;
 }
 
 export function renderDigest(d: Digest): Rendered {
@@ -47,7 +59,7 @@ export function renderDigest(d: Digest): Rendered {
         '*Largest movements*',
         ...d.largest.map(
           (m) =>
-            `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${money(m.amount, m.currency)} on ${outside(m.network)} · ${m.type === 'deposit' ? 'from' : 'to'} ${outside(m.party)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,
+            `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${money(m.amount, m.currency)} on ${outside(m.network)} · ${m.type === 'deposit' ? `from ${outside(m.party)}` : outflowWords(m)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,
         ),
       ]
     : [];

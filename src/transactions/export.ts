@@ -2,49 +2,67 @@
  * Export every transaction matching a filter as CSV (RFC 4180, safe to open in a spreadsheet: csv.ts).
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
-import type { TransactionRecord } from '../wallet/schemas.js';
 import { incompleteNote, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
-import type { TxQuery } from './filters.js';
+import type { WithdrawalRequest } from '../withdrawals/types.js';
+import { type Booking, bookings, peopleIn } from './booking.js';
+import { readClientTransactions } from './client-read.js';
+import { type ClientBook, clientBook } from './clients.js';
 import { csvFile } from './csv.js';
-import { ACCOUNTING_FORMATS, accountingRows, type ExportFormat } from './formats.js';
+import type { TxQuery } from './filters.js';
+import { ACCOUNTING_FORMATS, accountingRows, type ExportFormat, type NameOf } from './formats.js';
 
 /** A guard against an export that would not fit in one upload (Slack caps files at 1 GB; people at far less). */
 export const EXPORT_MAX_RECORDS = 200_000;
 
-export const CSV_COLUMNS = [
-  'createdAt',
-  'timestamp',
-  'type',
-  'status',
-  'amount',
-  'currency',
-  'network',
-  'fromAddress',
-  'toAddress',
-  'transactionHash',
-  'reference',
-  'explorerUrl',
-] as const;
+/**
+ * The plain CSV's columns, in order: a name and how a booking fills it. A column is one entry
+ * here (a USD value would be one more). Amount columns keep a numeric lead (csv.ts).
+ */
+export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: (b: Booking, nameOf: NameOf) => string]> = [
+  ['createdAt', ({ r }) => r.createdAt ?? ''],
+  ['timestamp', ({ r }) => (r.timestamp ? r.timestamp.toISOString() : '')],
+  ['valueDate', (b) => b.valueDate],
+  ['type', ({ r }) => r.type],
+  // The app's one vocabulary (confirmed, failed…), never the service's "successful".
+  ['status', (b) => b.status],
+  ['amount', ({ r }) => r.amount],
+  ['fee', (b) => b.fee],
+  ['feeCurrency', (b) => b.feeCurrency],
+  ['debited', (b) => b.debited],
+  ['currency', ({ r }) => r.currency?.name ?? r.currencyName],
+  ['network', ({ r }) => r.network?.name ?? r.networkName],
+  ['client', (b) => b.client],
+  ['payee', (b) => b.payee],
+  ['fromAddress', ({ r }) => r.fromAddress ?? ''],
+  ['toAddress', ({ r }) => r.toAddress ?? ''],
+  ['transactionHash', ({ r }) => r.hash ?? ''],
+  ['merchantReference', (b) => b.merchantReference],
+  ['serviceReference', (b) => b.serviceReference],
+  ['requester', (b, nameOf) => (b.requester ? nameOf(b.requester) : '')],
+  ['approvers', (b, nameOf) => b.approvers.map(nameOf).join(', ')],
+  ['note', (b) => b.note],
+  ['explorerUrl', ({ r }) => r.hashUrl ?? ''],
+];
 
-export function toCsvRow(r: TransactionRecord): string[] {
-  return [
-    r.createdAt ?? '',
-    r.timestamp ? r.timestamp.toISOString() : '',
-    r.type,
-    r.status,
-    r.amount,
-    r.currency?.name ?? r.currencyName,
-    r.network?.name ?? r.networkName,
-    r.fromAddress ?? '',
-    r.toAddress ?? '',
-    r.hash ?? '',
-    r.reference ?? '',
-    r.hashUrl ?? '',
-  ];
+export const CSV_COLUMNS = CSV_TABLE.map(([name]) => name);
+const CSV_AMOUNTS = ['amount', 'fee', 'debited'];
+
+export function toCsvRow(b: Booking, nameOf: NameOf = (id) => id): string[] {
+  return CSV_TABLE.map(([, cell]) => cell(b, nameOf));
 }
 
-export function toCsv(records: TransactionRecord[]): string {
-  return csvFile([[...CSV_COLUMNS], ...records.map(toCsvRow)], ['amount']);
+export function toCsv(list: readonly Booking[], nameOf?: NameOf): string {
+  return csvFile([[...CSV_COLUMNS], ...list.map((b) => toCsvRow(b, nameOf))], CSV_AMOUNTS);
+}
+
+/** What the app knows beside the wallet's list (booking.ts); none: the list alone. */
+export interface ExportFacts {
+  requests: readonly WithdrawalRequest[];
+  /** Whose transaction it is; also how `client=` is read. */
+  book?: ClientBook;
+  payeeOf?: (network: string, address: string) => string | undefined;
+  /** The people named in the file, resolved once (Slack ids to names); absent: their ids. */
+  names?: (ids: string[]) => Promise<ReadonlyMap<string, string>>;
 }
 
 export interface ExportProgress {
@@ -73,6 +91,8 @@ export interface ExportResult {
   left: number;
   /** Cryptio: records left out for want of a transaction hash (its import needs one on every line). */
   noHash: number;
+  /** Accounting formats: the lines written (a withdrawal with a fee is two for Xero and QuickBooks). */
+  lines: number;
   /** Accounting formats: the currencies in the file. */
   currencies: string[];
   /** The service's own count of matching records. */
@@ -82,42 +102,56 @@ export interface ExportResult {
 }
 
 /**
- * Read every page of the filter (src/wallet/pager.ts: by the service's own totals); the
- * page/pageSize of the query are ignored. A read that could not finish still gives its file,
- * with `incomplete` saying how much is missing. `csv` (the default) is our own columns; the
- * others are accounting tools' imports.
+ * Read every page of the filter (src/wallet/pager.ts: by the service's own totals; with
+ * `client=`, through the client's known addresses: client-read.ts); the page/pageSize of the
+ * query are ignored. A read that could not finish still gives its file, with `incomplete`
+ * saying how much is missing. `csv` (the default) is our own columns; the others are
+ * accounting tools' imports. Each record is joined with what the app knows of it (`facts`).
  */
 export async function exportTransactions(
   wallet: PagedWallet,
   query: TxQuery,
   onProgress: (p: ExportProgress) => void | Promise<void> = () => undefined,
   format: ExportFormat = 'csv',
+  facts: ExportFacts = { requests: [] },
 ): Promise<ExportResult> {
-  const { page: _page, pageSize: _size, ...filters } = query;
-  const read = await readAllTransactions(wallet, filters, {
-    onPage: async (p) => {
-      if (p.page === 1 && p.totalRecords > EXPORT_MAX_RECORDS) throw new ExportTooLargeError(p.totalRecords);
-      await onProgress(p);
-    },
-  });
+  const { page: _page, pageSize: _size, client, ...filters } = query;
+  const onPage = async (p: ExportProgress) => {
+    if (p.page === 1 && p.totalRecords > EXPORT_MAX_RECORDS) throw new ExportTooLargeError(p.totalRecords);
+    await onProgress(p);
+  };
+  const book = facts.book ?? clientBook({ find: () => [], all: () => [] }, facts.requests);
+  const read = client
+    ? await readClientTransactions(wallet, book, { ...filters, client }, { maxRecords: EXPORT_MAX_RECORDS, onPage })
+    : await readAllTransactions(wallet, filters, { onPage });
   const { records } = read;
+  book.learn(records);
+  const list = bookings(records, {
+    requests: facts.requests,
+    clientOf: (r) => book.clientOf(r),
+    ...(facts.payeeOf ? { payeeOf: facts.payeeOf } : {}),
+  });
+  const names = facts.names ? await facts.names(peopleIn(list)) : new Map<string, string>();
+  const nameOf: NameOf = (id) => names.get(id) ?? id;
   const note = incompleteNote(read);
   const about = { totalRecords: read.totalRecords, ...(note ? { incomplete: note } : {}) };
   if (format === 'csv')
     return {
-      csv: toCsv(records),
+      csv: toCsv(list, nameOf),
       records: records.length,
       exported: records.length,
+      lines: records.length,
       left: 0,
       noHash: 0,
       currencies: [],
       ...about,
     };
-  const out = accountingRows(format, records);
+  const out = accountingRows(format, list, nameOf);
   return {
     csv: csvFile(out.rows, ACCOUNTING_FORMATS[format].amounts),
     records: records.length,
     exported: out.exported,
+    lines: out.lines,
     left: out.left,
     noHash: out.noHash,
     currencies: out.currencies,

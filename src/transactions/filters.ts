@@ -12,6 +12,8 @@ export const DEFAULT_PAGE_SIZE = 10;
 
 /** The client's filter, with members resolved and paging fixed. */
 export interface TxQuery extends Omit<TransactionFilter, 'currency' | 'network' | 'page' | 'pageSize'> {
+  /** A client's e-mail: matched through the addresses the app knows as theirs (client-read.ts), not by the service. */
+  client?: string;
   currency?: CurrencyMember;
   network?: EnumMember;
   page: number;
@@ -22,6 +24,7 @@ export interface TxQuery extends Omit<TransactionFilter, 'currency' | 'network' 
 export type RawFilters = Partial<Record<FilterKey, string>>;
 
 export const FILTER_KEYS = [
+  'client',
   'currency',
   'network',
   'status',
@@ -36,7 +39,7 @@ export const FILTER_KEYS = [
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 export const FILTER_HELP =
-  'currency=USDT network=BSC status=confirmed|failed type=deposit|withdrawal hash=0x… address=0x… from=YYYY-MM-DD to=YYYY-MM-DD page=N size=N';
+  'client=name@example.com currency=USDT network=BSC status=confirmed|failed type=deposit|withdrawal hash=0x… address=0x… from=YYYY-MM-DD to=YYYY-MM-DD page=N size=N';
 
 function parseDate(value: string, endOfDay: boolean): Date | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -48,7 +51,20 @@ function parseDate(value: string, endOfDay: boolean): Date | undefined {
   return endOfDay ? new Date(d.getTime() + 86_400_000 - 1) : d;
 }
 
-export type ParseResult = { ok: true; query: TxQuery; raw: RawFilters } | { ok: false; errors: string[] };
+export type ParseResult =
+  | { ok: true; query: TxQuery; raw: RawFilters }
+  | {
+      ok: false;
+      errors: string[] /** status=pending was asked: the answer says where pending items are. */;
+      pending?: true;
+    };
+
+/**
+ * Pending items are not in the wallet's transaction list (it lists confirmed and failed ones):
+ * said where they are instead of "not accepted".
+ */
+export const PENDING_ELSEWHERE =
+  "Pending items are not in the wallet's transaction list, which holds only confirmed and failed transactions. Withdrawals waiting for approval or for the network are listed by /treasury pending.";
 
 export function parseFilters(words: string[]): ParseResult {
   const errors: string[] = [];
@@ -73,13 +89,25 @@ export function parseFilters(words: string[]): ParseResult {
     raw[key as FilterKey] = value;
   }
   const result = fromRaw(raw);
-  return errors.length ? { ok: false, errors: [...errors, ...(result.ok ? [] : result.errors)] } : result;
+  return errors.length
+    ? {
+        ok: false,
+        errors: [...errors, ...(result.ok ? [] : result.errors)],
+        ...(!result.ok && result.pending ? { pending: true as const } : {}),
+      }
+    : result;
 }
 
 /** Validate already-separated filters (from the command, or back from a button). */
 export function fromRaw(raw: RawFilters): ParseResult {
   const errors: string[] = [];
   const query: TxQuery = { page: 1, pageSize: DEFAULT_PAGE_SIZE };
+  let pending = false;
+  if (raw.client !== undefined) {
+    const e = z.email().safeParse(raw.client.trim());
+    if (e.success) query.client = e.data.toLowerCase();
+    else errors.push(`client must be the client's e-mail address, not “${raw.client}”`);
+  }
   if (raw.currency !== undefined) {
     const c = lookup(CURRENCIES, raw.currency);
     if (c) query.currency = c;
@@ -95,7 +123,10 @@ export function fromRaw(raw: RawFilters): ParseResult {
     // "confirmed" is the word every message uses; "successful", the service's, is still accepted.
     if (s === 'confirmed' || s === 'successful') query.status = 'successful';
     else if (s === 'failed') query.status = 'failed';
-    else errors.push(`status must be confirmed or failed, not “${raw.status}”`);
+    else if (s === 'pending') {
+      pending = true;
+      errors.push(PENDING_ELSEWHERE);
+    } else errors.push(`status must be confirmed or failed, not “${raw.status}”`);
   }
   if (raw.type !== undefined) {
     const t = raw.type.toLowerCase();
@@ -128,7 +159,8 @@ export function fromRaw(raw: RawFilters): ParseResult {
   };
   query.page = int('page', 1, 1_000_000) ?? 1;
   query.pageSize = int('size', 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-  return errors.length ? { ok: false, errors } : { ok: true, query, raw };
+  if (errors.length) return { ok: false, errors, ...(pending ? { pending: true as const } : {}) };
+  return { ok: true, query, raw };
 }
 
 /** "currency=USDT status=failed" for headers; "none" when unfiltered. */

@@ -1,7 +1,14 @@
 /**
  * Accounting formats of `/tx export format=…`: the columns, dates and signs each tool's import
- * documents. `csv` is our own (export.ts, unchanged). Amounts are exact decimal text (decimal.js,
- * never a float), with every digit the service gave, in plain notation, no thousands separator.
+ * documents. `csv` is our own (export.ts). Amounts are exact decimal text (decimal.js, never a
+ * float), with every digit the service gave, in plain notation, no thousands separator.
+ *
+ * Every line reconciles with what the app showed: a withdrawal with a fee is two lines for Xero
+ * and QuickBooks (the delivered amount and the fee, summing to what was debited: "Debited
+ * 5,001.00 USDT · delivered 5,000.00 · fee 1.00" is -5000 and -1), and one line with its fee
+ * columns for Cryptio. The booking facts (client, note, requester, approvers, references;
+ * booking.ts) go where each tool has room without breaking its import: the Description (Xero,
+ * QuickBooks) or the note (Cryptio); the Date is the value date (the day the money moved, UTC).
  *
  * Only money that moved is exported to an accounting tool: failed transactions, and records
  * of a type the service did not name, are left out (the export's message counts them); so is a
@@ -37,9 +44,9 @@
  * says to split it. Cryptio needs a txhash on every line: a record without one is left out and
  * counted in the message.
  */
-import { Decimal } from 'decimal.js';
 import { formatAmount } from '../format/amount.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
+import type { Booking } from './booking.js';
 
 export const EXPORT_FORMATS = ['csv', 'xero', 'quickbooks', 'cryptio'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -60,81 +67,102 @@ export function isExportFormat(x: string): x is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(x);
 }
 
-// Plain notation for any exponent, no rounding: the service's digits, exactly.
-const Exact = Decimal.clone({ precision: 1000, toExpNeg: -9e15, toExpPos: 9e15 });
+import { ddmmyyyy, exactAmount, mmddyyyy, utcSeconds, whenOf } from './values.js';
 
-/** The amount as exact plain decimal text; undefined when the service sent something that is not a number. */
-export function exactAmount(text: string): string | undefined {
-  try {
-    const d = new Exact(text.trim());
-    return d.isFinite() ? d.abs().toFixed() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** When the transaction happened: the service's timestamp, else its createdAt (ISO without a zone: UTC). */
-export function whenOf(r: TransactionRecord): Date | undefined {
-  if (r.timestamp && !Number.isNaN(r.timestamp.getTime())) return r.timestamp;
-  if (r.createdAt) {
-    const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(r.createdAt) ? r.createdAt : `${r.createdAt}Z`);
-    if (!Number.isNaN(d.getTime())) return d;
-  }
-  return undefined;
-}
-
-export const ddmmyyyy = (d: Date) => `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${d.getUTCFullYear()}`;
-export const mmddyyyy = (d: Date) => `${pad(d.getUTCMonth() + 1)}/${pad(d.getUTCDate())}/${d.getUTCFullYear()}`;
-export const utcSeconds = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');
+export { ddmmyyyy, exactAmount, mmddyyyy, utcSeconds, whenOf };
 
 const currencyOf = (r: TransactionRecord) => r.currency?.name ?? r.currencyName;
 const networkOf = (r: TransactionRecord) => r.network?.name ?? r.networkName;
 
-/** Who paid us (deposit: the sending address) or whom we paid (withdrawal: the destination). */
-const otherParty = (r: TransactionRecord) => (r.type === 'deposit' ? r.fromAddress : r.toAddress) ?? '';
+/** A person's name for a file; their Slack id when no name is known. */
+export type NameOf = (userId: string) => string;
+const asIs: NameOf = (id) => id;
 
-function description(r: TransactionRecord): string {
-  const what = r.type === 'deposit' ? 'deposit' : 'withdrawal';
-  return `${currencyOf(r)} ${what} on ${networkOf(r)}${r.hash ? ` (tx ${r.hash})` : ''}`;
+/** Who paid us (deposit: the sending address) or whom we paid (withdrawal: the allowlist's label, else the destination). */
+const otherParty = (b: Booking) => (b.r.type === 'deposit' ? b.r.fromAddress : b.payee || b.r.toAddress) ?? '';
+
+function description(b: Booking, fee = false): string {
+  const { r } = b;
+  const what = r.type === 'deposit' ? 'deposit' : fee ? 'withdrawal fee' : 'withdrawal';
+  // A labelled payee stands in the Payee column: the address it names is kept here.
+  const to = b.payee && r.toAddress ? ` to ${r.toAddress}` : '';
+  return `${currencyOf(r)} ${what} on ${networkOf(r)}${to}${r.hash ? ` (tx ${r.hash})` : ''}`;
 }
+
+/**
+ * The booking facts in words, for the tools whose import has no column for them (Xero and
+ * QuickBooks read a fixed set of columns; Cryptio has one note). `skip`: a reference already
+ * in a column of its own.
+ */
+export function bookingFacts(b: Booking, nameOf: NameOf = asIs, skip?: string): string[] {
+  const out: string[] = [];
+  if (b.client) out.push(`client ${b.client}`);
+  if (b.note) out.push(`note: ${b.note}`);
+  if (b.requester) out.push(`requested by ${nameOf(b.requester)}`);
+  if (b.approvers.length) out.push(`approved by ${b.approvers.map(nameOf).join(', ')}`);
+  if (b.merchantReference && b.merchantReference !== skip) out.push(`merchant reference ${b.merchantReference}`);
+  if (b.serviceReference && b.serviceReference !== skip) out.push(`service reference ${b.serviceReference}`);
+  return out;
+}
+
+const withFacts = (text: string, facts: string[]) => [text, ...facts].join(' · ');
 
 /** A record that can go to an accounting tool: money that moved, with an amount and a date. */
 interface Movement {
+  b: Booking;
   r: TransactionRecord;
   amount: string;
   signed: string;
   at: Date;
+  /** A fee in the record's own currency: its own line where the tool books one account. */
+  fee?: string;
 }
 
-function movement(r: TransactionRecord): Movement | undefined {
+const negative = (amount: string) => (/^0(\.0*)?$/.test(amount) ? amount : `-${amount}`);
+
+function movement(b: Booking): Movement | undefined {
+  const { r } = b;
   if (r.status !== 'successful' || (r.type !== 'deposit' && r.type !== 'withdrawal')) return undefined;
   const amount = exactAmount(r.amount);
   const at = whenOf(r);
   if (amount === undefined || !at) return undefined;
   // Money out is negative where the tool expects a signed amount; "-0" would read oddly.
-  const signed = r.type === 'withdrawal' && !/^0(\.0*)?$/.test(amount) ? `-${amount}` : amount;
-  return { r, amount, signed, at };
+  const signed = r.type === 'withdrawal' ? negative(amount) : amount;
+  const fee = r.type === 'withdrawal' && b.fee && b.feeCurrency === currencyOf(r) ? b.fee : undefined;
+  return { b, r, amount, signed, at, ...(fee ? { fee } : {}) };
 }
 
 interface FormatSpec {
   header: readonly string[];
   /** Columns holding amounts: a leading minus there is a sign, not a formula (csv.ts). */
   amounts: readonly string[];
-  row(m: Movement): string[];
+  /** The lines of one movement (a withdrawal with a fee: the delivered amount, then the fee). */
+  lines(m: Movement, nameOf: NameOf): string[][];
 }
+
+/** The reference a statement line carries: ours for a withdrawal, the service's for a deposit, else the hash. */
+const referenceOf = (b: Booking) => b.merchantReference || b.serviceReference || b.r.hash || '';
 
 export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
   xero: {
     header: ['Date', 'Amount', 'Payee', 'Description', 'Reference'],
     amounts: ['Amount'],
-    row: ({ r, signed, at }) => [ddmmyyyy(at), signed, otherParty(r), description(r), r.reference ?? r.hash ?? ''],
+    lines: ({ b, signed, at, fee }, nameOf) => {
+      const ref = referenceOf(b);
+      const main = [ddmmyyyy(at), signed, otherParty(b), withFacts(description(b), bookingFacts(b, nameOf, ref)), ref];
+      if (!fee) return [main];
+      return [main, [ddmmyyyy(at), negative(fee), 'Withdrawal fee', description(b, true), ref]];
+    },
   },
   quickbooks: {
     header: ['Date', 'Description', 'Amount'],
     amounts: ['Amount'],
-    row: ({ r, signed, at }) => [mmddyyyy(at), description(r), signed],
+    lines: ({ b, signed, at, fee }, nameOf) => {
+      const main = [mmddyyyy(at), withFacts(description(b), bookingFacts(b, nameOf)), signed];
+      if (!fee) return [main];
+      const ref = referenceOf(b);
+      return [main, [mmddyyyy(at), withFacts(description(b, true), ref ? [`reference ${ref}`] : []), negative(fee)]];
+    },
   },
   cryptio: {
     header: [
@@ -156,30 +184,32 @@ export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
       'otherParties',
       'note',
     ],
-    amounts: ['incomingVolume', 'outgoingVolume'],
-    row: ({ r, amount, at }) => {
+    amounts: ['incomingVolume', 'outgoingVolume', 'feeVolume'],
+    lines: ({ b, r, amount, at }, nameOf) => {
       const asset = currencyOf(r);
       const deposit = r.type === 'deposit';
+      // The fee in its own columns, in whatever asset it was paid (gas included). Unit rates and
+      // values stay empty: Cryptio values the movements itself ("use only one of them").
       return [
-        utcSeconds(at),
-        deposit ? 'deposit' : 'withdraw',
-        r.hash ?? '',
-        deposit ? asset : '',
-        deposit ? amount : '',
-        '',
-        '',
-        deposit ? '' : asset,
-        deposit ? '' : amount,
-        '',
-        '',
-        // Fee and valuation columns stay empty: the service's transaction list gives no fee
-        // and no rate; Cryptio values the movements itself.
-        '',
-        '',
-        '',
-        '',
-        otherParty(r),
-        [`${networkOf(r)}`, r.reference ? `reference ${r.reference}` : ''].filter(Boolean).join(', '),
+        [
+          utcSeconds(at),
+          deposit ? 'deposit' : 'withdraw',
+          r.hash ?? '',
+          deposit ? asset : '',
+          deposit ? amount : '',
+          '',
+          '',
+          deposit ? '' : asset,
+          deposit ? '' : amount,
+          '',
+          '',
+          b.fee ? b.feeCurrency : '',
+          b.fee,
+          '',
+          '',
+          otherParty(b),
+          [networkOf(r), ...bookingFacts(b, nameOf)].join(', '),
+        ],
       ];
     },
   },
@@ -188,30 +218,32 @@ export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
 /** The rows of an accounting format (header first), and how many records were left out. */
 export function accountingRows(
   format: AccountingFormat,
-  records: readonly TransactionRecord[],
-): { rows: string[][]; exported: number; left: number; noHash: number; currencies: string[] } {
+  list: readonly Booking[],
+  nameOf: NameOf = asIs,
+): { rows: string[][]; exported: number; lines: number; left: number; noHash: number; currencies: string[] } {
   const spec = ACCOUNTING_FORMATS[format];
   const currencies = new Set<string>();
   const moved: Movement[] = [];
   let left = 0;
   let noHash = 0;
-  for (const r of records) {
-    const m = movement(r);
+  for (const b of list) {
+    const m = movement(b);
     if (!m) {
       left++;
       continue;
     }
-    if (format === 'cryptio' && !r.hash?.trim()) {
+    if (format === 'cryptio' && !b.r.hash?.trim()) {
       noHash++;
       continue;
     }
-    currencies.add(currencyOf(r));
+    currencies.add(currencyOf(b.r));
     moved.push(m);
   }
   // Oldest first, as a statement reads (the service lists newest first).
   moved.sort((a, b) => a.at.getTime() - b.at.getTime());
-  const rows: string[][] = [[...spec.header], ...moved.map((m) => spec.row(m))];
-  return { rows, exported: moved.length, left, noHash, currencies: [...currencies].sort() };
+  const body = moved.flatMap((m) => spec.lines(m, nameOf));
+  const rows: string[][] = [[...spec.header], ...body];
+  return { rows, exported: moved.length, lines: body.length, left, noHash, currencies: [...currencies].sort() };
 }
 
 /**
@@ -220,7 +252,7 @@ export function accountingRows(
  */
 export function accountingNotes(
   format: AccountingFormat,
-  r: { left: number; currencies: string[]; exported?: number; noHash?: number },
+  r: { left: number; currencies: string[]; exported?: number; lines?: number; noHash?: number },
 ): string {
   const notes: string[] = [];
   if (r.left)
@@ -232,7 +264,7 @@ export function accountingNotes(
       `${r.noHash} record${r.noHash === 1 ? ' was' : 's were'} left out: without a transaction hash, which ${FORMAT_NAMES[format]} needs on every line.`,
     );
   const max = IMPORT_MAX_LINES[format];
-  if (max !== undefined && (r.exported ?? 0) > max)
+  if (max !== undefined && (r.lines ?? r.exported ?? 0) > max)
     notes.push(
       `${FORMAT_NAMES[format]} imports at most ${formatAmount(String(max))} lines at a time: split this file (for example with \`from=\` and \`to=\`).`,
     );

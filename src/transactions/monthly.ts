@@ -16,7 +16,11 @@ import { collection } from '../store/collection.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import { dayIn, type SlotTime } from '../jobs/slots.js';
+import { WITHDRAWALS } from '../withdrawals/shell.js';
+import { allowlistPayee } from './booking.js';
+import { clientBook } from './clients.js';
 import { exportTransactions } from './export.js';
+import { slackNames } from './names.js';
 import { accountingNotes, type ExportFormat, FORMAT_NAMES } from './formats.js';
 
 export interface MonthlyDelivery {
@@ -41,7 +45,8 @@ export interface MonthlyExportOptions {
   wallet: WalletClient;
   policy: Policy;
   groups?: GroupResolver;
-  slack: Pick<WebClient, 'files' | 'conversations'>;
+  /** `users`: the names of requesters and approvers in the file. */
+  slack: Pick<WebClient, 'files' | 'conversations' | 'users'>;
   logger: Logger;
   now: () => number;
 }
@@ -158,7 +163,13 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
     const build = async (month: string, f: ExportFormat) => {
       const p = periodOf(month);
       // page/pageSize are the query's shape only: the export pages by the service's totals.
-      const r = await exportTransactions(o.wallet, { from: p.from, to: p.to, page: 1, pageSize: 1 }, undefined, f);
+      const requests = store.all(WITHDRAWALS);
+      const r = await exportTransactions(o.wallet, { from: p.from, to: p.to, page: 1, pageSize: 1 }, undefined, f, {
+        requests,
+        book: clientBook(store, requests),
+        payeeOf: allowlistPayee(o.policy.withdrawals.allowlist.addresses),
+        names: slackNames(o.slack),
+      });
       // A month's file that misses records is not sent as if it were the month: the delivery is
       // retried (and, given up, says why), and `/tx export` can make it by hand meanwhile.
       if (r.incomplete) throw new Error(`the export of ${p.words} could not be read in full (${r.incomplete})`);

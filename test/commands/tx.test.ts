@@ -1,6 +1,8 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GENERATED_ADDRESSES } from '../../src/transactions/clients.js';
 import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -123,8 +125,13 @@ describe('/tx', () => {
   it('says clearly when nothing matches and when a page is past the end', async () => {
     const none = await tx('currency=BTC');
     expect(none.text).toContain('No transactions match the filters `currency=BTC`');
+    // Past the end: the last page, and the sentence saying so comes first (status first).
     const past = await tx('page=9 size=10');
-    expect(past.text).toContain('Page 9 is past the end: there are 4 pages');
+    expect(past.text.startsWith('There are only 4 pages; showing page 4.')).toBe(true);
+    expect(past.text).toContain('Page 4 of 4 · 40 records');
+    expect(buttons(past.reply).map((b) => b.action_id)).toEqual(['tx_prev']);
+    const one = await tx('currency=ETH type=withdrawal page=3');
+    expect(one.text.startsWith('There is only 1 page; showing page 1.')).toBe(true);
   });
 
   it('reports unknown keys and bad values instead of ignoring them', async () => {
@@ -159,6 +166,52 @@ describe('/tx', () => {
     expect((r.text.match(/\*Deposit\*|\*Withdrawal\*/g) ?? []).length).toBe(50);
   });
 
+  it('client= finds a client through the addresses the app knows as theirs (generated with /address)', async () => {
+    const client = 'bea.lund@example.com';
+    const { responseUrl } = await t.command('/address', `${client} USDT BSC`, USERS.viewer);
+    await t.replies(responseUrl);
+    const known = await until('the address kept', () =>
+      t.app.deps.store.all(GENERATED_ADDRESSES).find((g) => g.clientEmail === client),
+    );
+    t.app.sandbox!.resetTransactions([
+      {
+        transactionType: 'Deposit',
+        amount: '70',
+        toAddress: known.address,
+        transactionTimeStamp: Date.UTC(2026, 10, 20),
+      },
+      {
+        transactionType: 'Withdrawal',
+        amount: '30',
+        fromAddress: known.address,
+        transactionTimeStamp: Date.UTC(2026, 10, 19),
+      },
+      { transactionType: 'Deposit', amount: '999', transactionTimeStamp: Date.UTC(2026, 10, 18) },
+    ]);
+    const r = await tx(`client=${client.toUpperCase()}`);
+    expect(r.text).toContain('Page 1 of 1 · 2 records · filters: `client=BEA.LUND@EXAMPLE.COM`');
+    expect(r.text).toContain('*70.00 USDT*');
+    expect(r.text).toContain('*30.00 USDT*');
+    expect(r.text).not.toContain('999');
+    // With another filter too.
+    expect((await tx(`client=${client} type=deposit`)).text).toContain('Page 1 of 1 · 1 record ·');
+    // A page past the end of a client's list is clamped the same way.
+    expect((await tx(`client=${client} page=5`)).text.startsWith('There is only 1 page; showing page 1.')).toBe(true);
+
+    const unknown = await tx('client=nobody@nowhere.test');
+    expect(unknown.text).toContain('No address of nobody@nowhere.test is known to the app yet');
+    const bad = await tx('client=not-an-email');
+    expect(bad.text).toContain("client must be the client's e-mail address, not “not-an-email”");
+  });
+
+  it('status=pending says where pending items are, instead of refusing', async () => {
+    const r = await tx('status=pending');
+    expect(r.text).toMatch(/^:information_source: Pending items are not in the wallet's transaction list/);
+    expect(r.text).toContain('only confirmed and failed transactions');
+    expect(r.text).toContain('`/treasury pending`');
+    expect(r.text).not.toContain('Usage');
+  });
+
   it('refuses non-viewers', async () => {
     const r = await tx('', USERS.outsider);
     expect(r.text).toContain('not allowed to view addresses and transactions');
@@ -186,24 +239,39 @@ describe('/tx', () => {
     })();
     expect(file.channel).toBe(t.fake.dmChannel(USERS.viewer));
     const rows = parseCsv(file.content.toString('utf8')) as string[][];
+    // The issue adds the booking columns (fee, value date, client, note, people, both references).
     expect(rows[0]).toEqual([
       'createdAt',
       'timestamp',
+      'valueDate',
       'type',
       'status',
       'amount',
+      'fee',
+      'feeCurrency',
+      'debited',
       'currency',
       'network',
+      'client',
+      'payee',
       'fromAddress',
       'toAddress',
       'transactionHash',
-      'reference',
+      'merchantReference',
+      'serviceReference',
+      'requester',
+      'approvers',
+      'note',
       'explorerUrl',
     ]);
+    const col = (name: string) => rows[0]!.indexOf(name);
     expect(rows.length).toBe(231);
-    expect(rows[1]![4]).toBe('0.123456789012345678');
+    expect(rows[1]![col('amount')]).toBe('0.123456789012345678');
+    expect(rows[1]![col('status')]).toBe('confirmed');
+    expect(rows[1]![col('valueDate')]).toBe('2026-11-20');
     // RFC 4180 quoting for the comma and quotes; the line break is a space (a cell is one line: outsideCell).
-    expect(rows[2]![10]).toBe('line one, "two" three');
+    // A deposit's reference is the service's own.
+    expect(rows[2]![col('serviceReference')]).toBe('line one, "two" three');
     expect(file.content.toString('utf8')).toContain('"line one, ""two"" three"');
 
     const replies = await t.repliesUntil(responseUrl, (r) => String(r.text).includes('Export finished'));

@@ -86,7 +86,7 @@ describe('/treasury digest [days]', () => {
     await t?.stop();
   });
 
-  it('answers with exact counts and totals for the period, and uploads the 14-day chart in that channel', async () => {
+  it('answers with exact counts and totals for the period, and sends the 14-day chart to the person in a DM', async () => {
     seed(t, Date.now());
     // And one deposit made over HTTP, through the sandbox's own simulation endpoint.
     const res = await fetch(`${t.app.sandbox!.url}/sandbox/deposits`, {
@@ -152,9 +152,11 @@ describe('/treasury digest [days]', () => {
     expect(text).not.toContain('forger@evil.test');
 
     // The chart is drawn in a worker after the answer (a cold worker loads echarts first): wait for its upload.
+    // A digest asked for is private: its chart goes to the person's DM, never the channel (issue 25).
     const call = await t.fake.waitFor('files.completeUploadExternal', undefined, 30_000);
-    expect(call.args.channel_id).toBe(CHANNELS.command);
-    const [file] = t.fake.files().filter((f) => f.channel === CHANNELS.command);
+    expect(call.args.channel_id).toBe(t.fake.dmChannel(USERS.viewer));
+    expect(t.fake.files().filter((f) => f.channel === CHANNELS.command)).toEqual([]);
+    const [file] = t.fake.files().filter((f) => f.channel === t.fake.dmChannel(USERS.viewer));
     expect(file!.name).toMatch(/^treasury-digest-chart-\d{4}-\d\d-\d\d-last-14-days-\.png$/);
     expect(file!.alt_text).toMatch(/one bar chart per currency \(ETH, USDT\), deposits in green against withdrawals/);
     const png = pngInfo(file!.content);

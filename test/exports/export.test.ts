@@ -65,7 +65,7 @@ describe('/tx export format=…', () => {
     seed();
     const { rows, file, last } = await exportFile('format=xero currency=USDT');
     expect(file!.channel).toBe(t.fake.dmChannel(USERS.viewer));
-    expect(file!.name).toMatch(/^transactions-\d{4}-\d\d-\d\d-xero\.csv$/);
+    expect(file!.name).toMatch(/^transactions-xero-currency-USDT-\d{8}-\d{6}Z(-\d+)?\.csv$/);
     expect(rows[0]).toEqual(['Date', 'Amount', 'Payee', 'Description', 'Reference']);
     // Oldest first, as a statement reads.
     expect(rows.slice(1)).toEqual([
@@ -94,8 +94,9 @@ describe('/tx export format=…', () => {
     const { rows } = await exportFile('format=QuickBooks');
     expect(rows[0]).toEqual(['Date', 'Description', 'Amount']);
     expect(rows.slice(1)).toEqual([
-      ['11/01/2026', 'USDT withdrawal on BSC (tx 0xwd1)', '-0.1'],
-      ['11/03/2026', 'USDT deposit on BSC (tx 0xdep1)', '1250.123456789012345678'],
+      // QuickBooks has no Reference column: the references ride in the description.
+      ['11/01/2026', 'USDT withdrawal on BSC (tx 0xwd1) · merchant reference wd-ref-1', '-0.1'],
+      ['11/03/2026', 'USDT deposit on BSC (tx 0xdep1) · service reference dep-ref-1', '1250.123456789012345678'],
     ]);
   });
 
@@ -138,7 +139,7 @@ describe('/tx export format=…', () => {
       '',
       '',
       '0x2222222222222222222222222222222222222222',
-      'BSC, reference dep-ref-1',
+      'BSC, service reference dep-ref-1',
     ]);
     expect(rows[1]).toEqual([
       '2026-11-01 07:05:09',
@@ -157,7 +158,7 @@ describe('/tx export format=…', () => {
       '',
       '',
       '0x3333333333333333333333333333333333333333',
-      'BSC, reference wd-ref-1',
+      'BSC, merchant reference wd-ref-1',
     ]);
     expect(rows).toHaveLength(3);
   });
@@ -167,11 +168,13 @@ describe('/tx export format=…', () => {
     const plain = await exportFile('currency=USDT');
     const said = await exportFile('format=csv currency=USDT');
     expect(said.rows).toEqual(plain.rows);
-    expect(said.file!.name).toBe(plain.file!.name);
+    // Same filters, made one after the other: never the same file name.
+    expect(said.file!.name).not.toBe(plain.file!.name);
+    expect(said.file!.name).toMatch(/^transactions-currency-USDT-\d{8}-\d{6}Z(-\d+)?\.csv$/);
     expect(said.rows[0]![0]).toBe('createdAt');
     expect(said.rows).toHaveLength(4); // every record, failed included
     expect(said.last).toMatch(
-      /^:white_check_mark: Export finished: 3 records in `transactions-\d{4}-\d\d-\d\d\.csv`, sent to you in a direct message\.$/,
+      /^:white_check_mark: Export finished: 3 records in `transactions-currency-USDT-\d{8}-\d{6}Z(-\d+)?\.csv`, sent to you in a direct message\.$/,
     );
   });
 
@@ -234,15 +237,16 @@ describe('/tx export: text from the service cannot run as a spreadsheet formula'
   it('csv: addresses, hash and reference get a leading quote; the amount stays a number', async () => {
     seedHostile();
     const { rows } = await exportFile('currency=USDT');
-    const dep = rows.find((r) => r[2] === 'deposit')!;
-    const wd = rows.find((r) => r[2] === 'withdrawal')!;
-    expect(dep[4]).toBe('5');
-    expect(dep[7]).toBe(`'${HOSTILE.from}`);
-    expect(dep[9]).toBe(`'${HOSTILE.hash}`);
-    expect(dep[10]).toBe(`'${HOSTILE.reference}`);
-    expect(wd[8]).toBe(`'${HOSTILE.to}`);
+    const c = (name: string) => rows[0]!.indexOf(name);
+    const dep = rows.find((r) => r[c('type')] === 'deposit')!;
+    const wd = rows.find((r) => r[c('type')] === 'withdrawal')!;
+    expect(dep[c('amount')]).toBe('5');
+    expect(dep[c('fromAddress')]).toBe(`'${HOSTILE.from}`);
+    expect(dep[c('transactionHash')]).toBe(`'${HOSTILE.hash}`);
+    expect(dep[c('serviceReference')]).toBe(`'${HOSTILE.reference}`);
+    expect(wd[c('toAddress')]).toBe(`'${HOSTILE.to}`);
     // Guarded, and the tab (a control character) is a space: a cell is one line of text.
-    expect(wd[10]).toBe(`' ${HOSTILE.tabbed.slice(1)}`);
+    expect(wd[c('merchantReference')]).toBe(`' ${HOSTILE.tabbed.slice(1)}`);
   });
 
   it('xero: payee and reference are escaped; the negative amount is not', async () => {
@@ -268,7 +272,7 @@ describe('/tx export: text from the service cannot run as a spreadsheet formula'
     expect(dep[2]).toBe(`'${HOSTILE.hash}`);
     expect(dep[4]).toBe('5');
     expect(dep[15]).toBe(`'${HOSTILE.from}`);
-    expect(dep[16]).toBe(`BSC, reference ${HOSTILE.reference}`);
+    expect(dep[16]).toBe(`BSC, service reference ${HOSTILE.reference}`);
     expect(wd[8]).toBe('0.1');
     expect(wd[15]).toBe(`'${HOSTILE.to}`);
   });

@@ -1,6 +1,7 @@
 /** The accounting formats' pure core: exact amounts, dates per tool, what is left out. */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { bookings } from '../../src/transactions/booking.js';
 import { csvFile } from '../../src/transactions/csv.js';
 import {
   accountingNotes,
@@ -13,6 +14,8 @@ import {
 import type { TransactionRecord } from '../../src/wallet/schemas.js';
 import { transactionRecord } from '../helpers/transaction-record.js';
 
+const book = (records: TransactionRecord[]) => bookings(records, { requests: [] });
+
 function rec(p: Partial<TransactionRecord>): TransactionRecord {
   return transactionRecord({ currencyName: 'ETH', networkName: 'ETH', ...p });
 }
@@ -23,13 +26,16 @@ describe('accounting formats', () => {
     expect(exactAmount('12345678901234567890.123456789012345678')).toBe('12345678901234567890.123456789012345678');
     expect(exactAmount('0.1')).toBe('0.1');
     expect(exactAmount('abc')).toBeUndefined();
-    const { rows } = accountingRows('quickbooks', [
-      rec({
-        type: 'withdrawal',
-        amount: '9007199254740993.000000000000000001',
-        timestamp: new Date(Date.UTC(2026, 0, 2)),
-      }),
-    ]);
+    const { rows } = accountingRows(
+      'quickbooks',
+      book([
+        rec({
+          type: 'withdrawal',
+          amount: '9007199254740993.000000000000000001',
+          timestamp: new Date(Date.UTC(2026, 0, 2)),
+        }),
+      ]),
+    );
     expect(rows[1]![2]).toBe('-9007199254740993.000000000000000001');
   });
 
@@ -41,13 +47,16 @@ describe('accounting formats', () => {
   });
 
   it('use createdAt (UTC) when the service gave no timestamp, and leave out what did not move money or has no date', () => {
-    const out = accountingRows('xero', [
-      rec({ createdAt: '2026-03-04T01:02:03' }),
-      rec({ status: 'failed', timestamp: new Date() }),
-      rec({ type: 'unknown', timestamp: new Date() }),
-      rec({ amount: 'NaN?', timestamp: new Date() }),
-      rec({}),
-    ]);
+    const out = accountingRows(
+      'xero',
+      book([
+        rec({ createdAt: '2026-03-04T01:02:03' }),
+        rec({ status: 'failed', timestamp: new Date() }),
+        rec({ type: 'unknown', timestamp: new Date() }),
+        rec({ amount: 'NaN?', timestamp: new Date() }),
+        rec({}),
+      ]),
+    );
     expect(out.rows.slice(1).map((r) => r[0])).toEqual(['04/03/2026']);
     expect(out).toMatchObject({ exported: 1, left: 4, currencies: ['ETH'] });
   });
@@ -82,11 +91,11 @@ describe('csvFile', () => {
 
 describe('what an accounting file cannot hold', () => {
   it('cryptio leaves out a record without a hash and counts it apart; the other tools keep it', () => {
-    const records = [
+    const records = book([
       rec({ hash: '0xa', timestamp: new Date() }),
       rec({ hash: null, timestamp: new Date() }),
       rec({ hash: ' ', timestamp: new Date() }),
-    ];
+    ]);
     expect(accountingRows('cryptio', records)).toMatchObject({ exported: 1, left: 0, noHash: 2 });
     expect(accountingRows('xero', records)).toMatchObject({ exported: 3, left: 0, noHash: 0 });
     expect(accountingNotes('cryptio', { left: 0, noHash: 2, currencies: ['ETH'] })).toBe(

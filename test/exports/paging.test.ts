@@ -50,10 +50,13 @@ describe('/tx export pages by the service totals', () => {
     const asked = listRequests().length;
     const { last, file, rows } = await exportAll();
     expect(rows).toHaveLength(141); // header + 140
-    expect(new Set(rows.slice(1).map((r) => r[10])).size).toBe(140);
-    expect(rows[1]![10]).toBe('ref-0');
-    expect(rows.at(-1)![10]).toBe('ref-139');
-    expect(last).toMatch(/^:white_check_mark: Export finished: 140 records in `transactions-\d{4}-\d\d-\d\d\.csv`/);
+    const ref = rows[0]!.indexOf('serviceReference');
+    expect(new Set(rows.slice(1).map((r) => r[ref])).size).toBe(140);
+    expect(rows[1]![ref]).toBe('ref-0');
+    expect(rows.at(-1)![ref]).toBe('ref-139');
+    expect(last).toMatch(
+      /^:white_check_mark: Export finished: 140 records in `transactions-all-\d{8}-\d{6}Z(-\d+)?\.csv`/,
+    );
     expect(file!.name).not.toContain('incomplete');
     // The export's own reads (the app's background jobs read the list too, with filters).
     const pages = listRequests()
@@ -73,7 +76,7 @@ describe('/tx export pages by the service totals', () => {
       expect(rows).toHaveLength(101);
       expect(last).toContain(':warning: Export finished, *incomplete*: 100 records');
       expect(last).toContain('incomplete: 100 of 140 records (page 3 could not be read');
-      expect(file!.name).toMatch(/^transactions-\d{4}-\d\d-\d\d-incomplete\.csv$/);
+      expect(file!.name).toMatch(/^transactions-all-\d{8}-\d{6}Z-incomplete(-\d+)?\.csv$/);
       expect(file!.title).toContain('incomplete: 100 of 140 records');
       expect(file!.initial_comment).toContain('This file is incomplete: 100 of 140 records');
       expect(file!.initial_comment).toContain('run the export again');
@@ -88,7 +91,7 @@ describe('/tx export pages by the service totals', () => {
     try {
       const { last, file } = await exportAll('format=xero');
       expect(last).toContain('incomplete: 50 of 140 records');
-      expect(file!.name).toMatch(/-xero-incomplete\.csv$/);
+      expect(file!.name).toMatch(/^transactions-xero-all-\d{8}-\d{6}Z-incomplete(-\d+)?\.csv$/);
     } finally {
       t.app.sandbox!.clearFaults();
     }

@@ -1,0 +1,20 @@
+/** What the app knows beside the wallet's list, for /tx and its exports (read at the moment of use). */
+import type { App } from '@slack/bolt';
+import { allowlistPayee } from '../../src/transactions/booking.js';
+import { clientBook } from '../../src/transactions/clients.js';
+import type { ExportFacts } from '../../src/transactions/export.js';
+import { slackNames } from '../../src/transactions/names.js';
+import type { CommandDeps } from '../deps.js';
+
+export function txFacts(
+  deps: CommandDeps,
+  client?: App['client'],
+): ExportFacts & { book: ReturnType<typeof clientBook> } {
+  const requests = deps.withdrawals.list();
+  return {
+    requests,
+    book: clientBook(deps.store, requests),
+    payeeOf: allowlistPayee(deps.policy.withdrawals.allowlist.addresses),
+    ...(client ? { names: slackNames(client) } : {}),
+  };
+}
