@@ -12,6 +12,7 @@ import type { PolicySource } from '../policy/source.js';
 import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-notify.js';
 import { reminderDmSender } from '../slack/withdrawal-reminder.js';
+import { approverDmSync } from '../slack/withdrawal-approver-dms.js';
 import { createApproverReminders, type ApproverReminders } from '../withdrawals/reminders.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
@@ -88,6 +89,14 @@ export function buildWithdrawals(
     groups: o.groups,
   });
   listeners.push(notifier.onChange);
+  // The approvers' DMs already sent say where the request stands after every decision.
+  listeners.push(
+    approverDmSync(o.outbox, {
+      get: (id) => service.get(id),
+      policy: () => o.policy.current(),
+      card: notifier.cardPointer,
+    }),
+  );
   const reminders = createApproverReminders({
     store: o.store,
     policy: () => o.policy.current(),

@@ -213,6 +213,10 @@ describe('the App Home', () => {
       alice: homes(a, USERS.alice).length,
     };
 
+    const dmsOf = (user: string) => a.fake.channel(a.fake.dmChannel(user));
+    await until('Carol asked by DM', () =>
+      dmsOf(USERS.carol).find((m) => (m.text ?? '').includes('Your approval is asked')),
+    );
     // Dave rejects from the card (the same modal opens from the Home's Reject…).
     await clickCard(a, r, USERS.dave, ACTIONS.reject);
     const modal = await until('the reason modal', () =>
@@ -236,6 +240,12 @@ describe('the App Home', () => {
     );
     const alice = await nextHome(a, USERS.alice, before.alice, (t) => t.includes('⛔ Rejected'));
     expect(alice.at - sent).toBeLessThan(1000);
+    // The DM that asked Carol is edited in place: it no longer asks.
+    const asked = await until("Carol's DM edited", () =>
+      dmsOf(USERS.carol).find((m) => (m.text ?? '').startsWith('⛔ Rejected')),
+    );
+    expect(asked.text).toContain(`by <@${USERS.dave}>: “Wrong destination” Nothing more is asked of you.`);
+    expect(dmsOf(USERS.carol).filter((m) => (m.text ?? '').includes('Your approval is asked'))).toEqual([]);
   });
 
   it("after an approval on the card, the approver's open Home drops it from their decisions and says it was recorded", async () => {
@@ -251,6 +261,11 @@ describe('the App Home', () => {
       ':white_check_mark: Your approval of *2,000.00 USDT* on BSC to Exchange hot wallet (`0x1111…1111`) was recorded: it needs 1 more approval.',
     );
     expect(t).toContain('*Waiting for your decision* (0)');
+    // Her DM says she approved and what the request still needs.
+    const dm = await until("Carol's DM edited", () =>
+      a.fake.channel(a.fake.dmChannel(USERS.carol)).find((m) => (m.text ?? '').startsWith('✅ You approved')),
+    );
+    expect(dm.text).toContain(`Needs 1 more of <@${USERS.dave}> or <@${USERS.erin}>.`);
     expect(t).toContain(
       `⏳ 1 of 2 approvals · ⚠️ never paid before · Needs 1 more of <@${USERS.dave}> or <@${USERS.erin}>`,
     );
