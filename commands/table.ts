@@ -81,6 +81,11 @@ export const TREASURY_VERBS = {
       'the last 24 hours (or 1 to 31 days): deposits and withdrawals per currency, balances, approvals, the largest movements, and a 14-day chart posted in the channel',
     role: 'viewers',
   },
+  pending: {
+    usage: 'pending',
+    summary: 'the team’s queue: every open withdrawal request, its time left, and whose approval it still needs',
+    role: 'viewers',
+  },
   balances: {
     usage: 'balances',
     summary: 'the balances of the origin accounts, per currency and network, read from the wallet service now',

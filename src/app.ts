@@ -274,6 +274,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       balances,
       digests,
       cardPermalink: withdrawals.cardPermalink,
+      onWithdrawalChange: withdrawals.subscribe,
       registerWebhook: hooks.register,
       webhookRotation: hooks.rotation,
       walletDescription: wallet.description,
@@ -293,6 +294,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       scheduler,
       {
         withdrawals: withdrawals.service,
+        approvers: withdrawals.reminders,
         alerts,
         balances: balances.watch,
         store: retention,

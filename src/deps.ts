@@ -17,7 +17,7 @@ import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
 import type { WebhookRegistration } from './webhooks/registration.js';
 import type { WebhookRotationPart } from './webhooks/rotation.js';
-import type { WithdrawalService } from './withdrawals/index.js';
+import type { WithdrawalEvent, WithdrawalService } from './withdrawals/index.js';
 
 export interface Deps {
   config: Config;
@@ -39,6 +39,11 @@ export interface Deps {
   balances: BalancesPart;
   /** The daily digest (/treasury digest, the `digest.daily` job). */
   digests: DigestService;
+  /**
+   * Subscribes to every withdrawal change (called inside the change's commit: schedule work, do
+   * none there). The App Home uses it to stay true after a decision made on any surface.
+   */
+  onWithdrawalChange?(listener: (event: WithdrawalEvent) => void): void;
   /** A withdrawal card's permalink, undefined until the card is posted (one source for DMs and the Home). */
   cardPermalink(requestId: string): Promise<string | undefined>;
   /** Registers PUBLIC_URL/webhooks/wallet/<secret> with the wallet service. */

@@ -26,6 +26,7 @@ import { verificationStatusFields } from './verification.js';
 import type { VerbName } from '../table.js';
 import { stepUpResetVerb } from './step-up-reset.js';
 import { balancesVerb } from './balances.js';
+import { pendingVerb } from './pending.js';
 import { withdrawalVerb } from './withdrawal.js';
 import { digestVerb } from './digest.js';
 import { NOT_CURRENT, webhookRotateVerb, webhookStatusField } from './webhook-rotate.js';
@@ -263,6 +264,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   },
 
   balances: balancesVerb,
+  pending: pendingVerb,
   withdrawal: withdrawalVerb,
 
   ...FREEZE_VERBS,

@@ -11,6 +11,9 @@ import type { GroupResolver } from '../policy/people.js';
 import type { PolicySource } from '../policy/source.js';
 import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-notify.js';
+import { reminderDmSender } from '../slack/withdrawal-reminder.js';
+import { approverDmSync } from '../slack/withdrawal-approver-dms.js';
+import { createApproverReminders, type ApproverReminders } from '../withdrawals/reminders.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
@@ -28,6 +31,10 @@ export interface WithdrawalsPart {
   recover(message: string): Promise<void>;
   /** The card's permalink (asked of Slack once per card and kept in the store), undefined until it is posted. */
   cardPermalink(requestId: string): Promise<string | undefined>;
+  /** One reminder DM to the approvers still needed past 75% of a request's time (a job runs it). */
+  reminders: ApproverReminders;
+  /** Another listener of every change, inside its commit (the App Home's refresher: it only schedules). */
+  subscribe(listener: (event: WithdrawalEvent) => void): void;
 }
 
 export function buildWithdrawals(
@@ -82,6 +89,27 @@ export function buildWithdrawals(
     groups: o.groups,
   });
   listeners.push(notifier.onChange);
+  // The approvers' DMs already sent say where the request stands after every decision.
+  listeners.push(
+    approverDmSync(o.outbox, {
+      get: (id) => service.get(id),
+      policy: () => o.policy.current(),
+      card: notifier.cardPointer,
+    }),
+  );
+  const reminders = createApproverReminders({
+    store: o.store,
+    policy: () => o.policy.current(),
+    groups: o.groups,
+    now: o.now,
+    logger: o.logger.child({ component: 'reminders' }),
+    enqueue: reminderDmSender(o.outbox, {
+      get: (id) => service.get(id),
+      policy: () => o.policy.current(),
+      now: o.now,
+      card: notifier.cardPointer,
+    }),
+  });
   if (o.metrics) listeners.push(withdrawalRecorder(o.metrics));
   // After money moved (or surely did not), the balance may have crossed a threshold: checked off the commit.
   if (o.balances) {
@@ -94,6 +122,10 @@ export function buildWithdrawals(
   return {
     service,
     cardPermalink: notifier.cardPermalink,
+    reminders,
+    subscribe: (listener) => {
+      listeners.push((event) => listener(event));
+    },
     async recover(message) {
       const r = await service.recover();
       if (r.markedUnknown.length || r.resumed.length) o.logger.warn({ ...r, reconcile: undefined }, message);

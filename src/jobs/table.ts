@@ -17,6 +17,7 @@ import type { DigestService } from '../digest/service.js';
 import type { MonthlyExports } from '../transactions/monthly.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
+import type { ApproverReminders } from '../withdrawals/reminders.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
 import type { Retention } from './retention.js';
 import type { Scheduler } from './scheduler.js';
@@ -25,6 +26,7 @@ import type { Job, JobContext, JobTiming } from './types.js';
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown'>;
+  approvers: Pick<ApproverReminders, 'run'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
   balances: Pick<LowBalanceWatch, 'check'>;
   store: Pick<Retention, 'prune'>;
@@ -101,6 +103,17 @@ export const JOBS: readonly JobRow[] = [
     schedule: '*/30 * * * * *',
     description: 'Expires requests past their deadline, then reminds approvers of the ones still pending.',
     run: runExpiryAndReminders,
+  }),
+  job({
+    name: 'approvers.remind-by-dm',
+    part: 'approvers',
+    title: 'Reminder DMs to approvers',
+    schedule: '*/30 * * * * *',
+    description:
+      'Once 75% of a request’s time to expiry has passed, DMs each approver it still needs, once (never twice, across restarts).',
+    run: async (reminders) => {
+      await reminders.run();
+    },
   }),
   job({
     name: 'withdrawals.reconcile-unknown',

@@ -233,6 +233,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
     expect(await pane().getByRole('button', { name: 'Approve' }).count()).toBeGreaterThan(0);
     await shot('app-home');
     await pane().getByRole('button', { name: 'Approve' }).first().click();
+    // The Home's Approve asks to confirm, with the amount and the payee (test/browser/home-queue.test.ts).
+    await page
+      .getByRole('dialog', { name: 'Approve this withdrawal?' })
+      .getByRole('button', { name: 'Approve' })
+      .click();
     await expect.poll(() => pane().innerText()).not.toContain('60.00 USDT on BSC');
     await as('Bob');
     await page.locator('#home-link').click();

@@ -24,8 +24,9 @@ describe('policy file', () => {
     expect(p.schedule).toEqual({ timezone: 'UTC', digest: '0 8 * * *' });
     expect(p.retention.days).toBe(30);
     expect(p.exports.monthly).toBe('csv');
-    // The example lists one admin: one approval is enough to change the policy.
-    expect(effectivePolicyChangeApprovals(p)).toBe(1);
+    // The example lists two admins (so a freeze can be lifted out of the box): both approve a change of the policy.
+    expect(p.people.admins).toEqual(['U0ERIN', 'U0DAVE']);
+    expect(effectivePolicyChangeApprovals(p)).toBe(2);
     const bare = parsePolicy(
       'channels: { approvals: C0A1, alerts: C0A2 }\npeople: { admins: [U0A, U0B, U0C] }\nwithdrawals: { tiers: { default: [{ approvals: 1 }] } }\n',
     );

@@ -11,6 +11,8 @@ import { utcMinute } from '../../format/time.js';
 import { context, section } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
 import { outside } from '../../format/outside.js';
+import { ALERT_COLLECTIONS } from '../../alerts/index.js';
+import { WITHDRAWALS } from '../../withdrawals/index.js';
 
 /** "*USDT* on BSC: 12,500.00 USDT", flagged when below the policy's low-balance threshold. */
 export function balanceLines(rows: readonly OriginBalance[], thresholds: Readonly<Record<string, string>>): string[] {
@@ -35,13 +37,30 @@ function withinWait<T>(p: Promise<T>): Promise<T | undefined> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-/** A reading younger than this is shown as it is; an older one is read again. */
+/** A reading younger than this is shown as it is, unless money moved since; an older one is read again. */
 const FRESH_MS = 5 * 60_000;
 const MAX_LINES = 12;
 
-export async function balancesBlocks(deps: Pick<CommandDeps, 'balances' | 'policy' | 'now'>): Promise<KnownBlock[]> {
+/**
+ * When money last moved as far as the app knows: a deposit or withdrawal alert received or
+ * changed, a withdrawal sent. A reading older than that is read again, so the Home never shows
+ * a balance from before a deposit that `/treasury balances` (which always reads) already shows.
+ */
+export function lastMovement(store: CommandDeps['store']): number {
+  let at = 0;
+  for (const a of store.all(ALERT_COLLECTIONS.alerts)) if (a.updatedAt > at) at = a.updatedAt;
+  for (const r of store.all(WITHDRAWALS))
+    if (r.state === 'completed' || r.state === 'executing')
+      at = Math.max(at, Date.parse(r.history.at(-1)?.at ?? '') || 0);
+  return at;
+}
+
+export async function balancesBlocks(
+  deps: Pick<CommandDeps, 'balances' | 'policy' | 'now' | 'store'>,
+): Promise<KnownBlock[]> {
   const last = deps.balances.book.latest();
-  const reading = last?.ok && deps.now() - last.at < FRESH_MS ? last : await withinWait(deps.balances.book.refresh());
+  const fresh = last?.ok && deps.now() - last.at < FRESH_MS && last.at >= lastMovement(deps.store);
+  const reading = fresh ? last : await withinWait(deps.balances.book.refresh());
   if (!reading?.ok) return [section('*Balances*\n_Unavailable right now: the wallet service could not be read._')];
   const lines = balanceLines(reading.rows, deps.policy.alerts.low_balance);
   const shown = lines.slice(0, MAX_LINES).map((l) => `• ${l}`);

@@ -1,11 +1,13 @@
 /**
- * The App Home tab's listeners: published when opened, and re-published after an approval
- * from it (the Home tab has no ephemeral messages, so the outcome is shown at its top).
+ * The App Home tab's listeners: published when opened, re-published after an approval from it
+ * (the Home tab has no ephemeral messages, so the outcome is shown at its top), and after any
+ * change of a withdrawal it shows, wherever the decision was made (./refresh.ts).
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { outside } from '../../format/outside.js';
 import type { CommandDeps } from '../deps.js';
 import { stepUpGate } from '../step-up-approve.js';
+import { homeRefresher, type HomeRefresher } from './refresh.js';
 import { registerStepUpHome } from './step-up.js';
 import { HOME_APPROVE, homeView, type HelpFor } from './view.js';
 
@@ -26,12 +28,13 @@ export function homePublisher(deps: CommandDeps, help: HelpFor) {
 
 type Publish = ReturnType<typeof homePublisher>;
 
-export function appHomeOpened(publish: Publish) {
+export function appHomeOpened(publish: Publish, refresher?: HomeRefresher) {
   return async ({
     event,
     client,
   }: Pick<SlackEventMiddlewareArgs<'app_home_opened'>, 'event'> & { client: Client }): Promise<void> => {
     if (event.tab !== 'home') return;
+    refresher?.opened(event.user);
     await publish(client, event.user);
   };
 }
@@ -70,7 +73,9 @@ export function homeApprove(deps: CommandDeps, publish: Publish) {
 
 export function registerHome(app: App, deps: CommandDeps, help: HelpFor): void {
   const publish = homePublisher(deps, help);
-  app.event('app_home_opened', appHomeOpened(publish));
+  const refresher = homeRefresher({ publish: (user, notice) => publish(app.client, user, notice), now: deps.now });
+  deps.onWithdrawalChange?.((event) => refresher.changed(event));
+  app.event('app_home_opened', appHomeOpened(publish, refresher));
   app.action<BlockAction<ButtonAction>>(HOME_APPROVE, homeApprove(deps, publish));
   registerStepUpHome(app, deps, publish);
 }

@@ -16,14 +16,19 @@ import { slackDate } from '../../format/time.js';
 import { hasRole } from '../../policy/people.js';
 import type { WithdrawalRequest, WithdrawalState } from '../../withdrawals/index.js';
 import { statusLabel } from '../alert-trust-messages.js';
-import { actions, context, divider, header, link, section, shorten } from '../blocks.js';
+import { actions, context, divider, header, link, packLines, section, shorten } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
 import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal/index.js';
+import { teamQueue } from '../../withdrawals/queue.js';
+import { cappedQueue } from '../queue-words.js';
 import { stepUpHomeBlocks } from './step-up.js';
 import { balancesBlocks } from './balances.js';
+import { approveButton, decisionFacts } from './decide.js';
 
 /** Slack allows 100 blocks in a Home view; decisions get at most this many (2 blocks each). */
 const MAX_DECISIONS = 15;
+/** The team's queue: two lines a row, packed into a few sections (3000 characters each). */
+const MAX_QUEUE_ROWS = 15;
 const LAST_DEPOSITS = 5;
 /** Approve from the Home tab: its own action id, because the card's handler answers through the card's response_url. */
 export const HOME_APPROVE = 'home_approve';
@@ -54,6 +59,14 @@ async function requestLine(deps: CommandDeps, r: WithdrawalRequest, who: 'reques
   return `${what}${from}\n${progress(r)} · ${await cardLink(deps, r)}`;
 }
 
+/** Every open request of the team, what it still needs by name (the domain's rules), held and frozen ones marked. */
+function teamQueueBlocks(deps: CommandDeps): KnownBlock[] {
+  const queue = teamQueue(deps.withdrawals.list(), deps.policy, deps.now(), !!currentFreeze(deps.store));
+  const lines = cappedQueue(queue, MAX_QUEUE_ROWS, 'in `/treasury pending`.');
+  if (!lines.length) return [section('*Waiting on the team* (0)\n_Nothing is waiting._')];
+  return [section(`*Waiting on the team* (${queue.length})`), ...packLines(lines)];
+}
+
 /** `help` is the commands' help text (generated from their table in commands/). */
 export async function homeView(deps: CommandDeps, userId: string, help: HelpFor, notice?: string): Promise<View> {
   const canApprove = await hasRole(deps.policy, 'approvers', userId, deps.groups);
@@ -81,14 +94,14 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
     blocks.push(section(`*Waiting for your decision* (${waiting.length})`));
     if (waiting.length === 0) blocks.push(context('Nothing right now.'));
     for (const r of waiting.slice(0, MAX_DECISIONS)) {
-      blocks.push(section(await requestLine(deps, r, 'requester')));
-      blocks.push(
-        actions(`home_decide_${r.id}`.slice(0, 255), [
-          { text: 'Approve', actionId: HOME_APPROVE, value: r.id, style: 'primary' },
-          // The card's Reject handler opens the reason modal, which works from the Home tab as well.
-          { text: 'Reject…', actionId: ACTIONS.reject, value: r.id, style: 'danger' },
-        ]),
-      );
+      // The same facts as the card: its risk flags and the note, and Approve asks to confirm.
+      blocks.push(section(`${await requestLine(deps, r, 'requester')}${decisionFacts(r)}`));
+      const row = actions(`home_decide_${r.id}`.slice(0, 255), [
+        { text: 'Approve', actionId: HOME_APPROVE, value: r.id, style: 'primary' },
+        // The card's Reject handler opens the reason modal, which works from the Home tab as well.
+        { text: 'Reject…', actionId: ACTIONS.reject, value: r.id, style: 'danger' },
+      ]);
+      blocks.push(approveButton(row, r));
     }
     if (waiting.length > MAX_DECISIONS)
       blocks.push(
@@ -103,7 +116,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
       ),
     );
   }
-  blocks.push(divider());
+  blocks.push(divider(), ...teamQueueBlocks(deps), divider());
   const mineLines = await Promise.all(mine.map(async (r) => `• ${await requestLine(deps, r, 'mine')}`));
   blocks.push(
     section(`*${open.length ? 'Your open requests' : 'Your latest requests'}*\n${mineLines.join('\n') || '_None._'}`),

@@ -185,7 +185,9 @@ export function renderCard(
     : r.confirmation
       ? `🚨 Reported by the wallet service (${reportedStatusWords(r.confirmation.status)}), do not pay again`
       : '⚠️ Not sent, but a notification names it: do not pay again yet';
-  const title = `${held && !onHold(r) ? '⏸️ Approved, held' : label} · ${amountText(r)} on ${r.network}`;
+  // Frozen and waiting for approvals: the freeze is what the reader must know first, not the count.
+  const frozenLabel = held ? '⏸️ Approved, held' : '⏸️ Frozen';
+  const title = `${frozen && (r.state === 'pending' || r.state === 'approved') && !onHold(r) ? frozenLabel : label} · ${amountText(r)} on ${r.network}`;
   const blocks: KnownBlock[] = [header(title)];
   // A repeat on hold, or one that may have paid twice: why, right under the status.
   if (onHold(r)) blocks.push(section(holdText(r, service)));

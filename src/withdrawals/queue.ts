@@ -1,0 +1,91 @@
+/**
+ * The team's queue: every open withdrawal request, and what each still waits for, as data.
+ * Pure: the policy, the requests, the time and whether sends are frozen in; ids out. The
+ * Slack side (/treasury pending, the App Home) only renders it, so "what it still needs" is
+ * the same rule the approval decider applies (rules.ts: reservedFor, approvalsComplete).
+ */
+import type { Policy } from '../policy/schema.js';
+import { reservedFor } from './rules.js';
+import type { WithdrawalRequest, WithdrawalState } from './types.js';
+
+/**
+ * What a request still waits for.
+ * - approvals: `more` approvals, from any of `from` (user or group ids; ['*']: any approver);
+ *   `mustInclude`: tier entries nobody has satisfied yet; `onlyFrom`: every slot left is
+ *   reserved for them, so `from` is exactly those entries.
+ * - admin: an admin decides (`why`: a repeat on hold, an unknown outcome to resolve); `who` are the admins.
+ * - unfreeze: every approval is in; sent once two admins unfreeze.
+ * - sending: nothing from anyone; it is being sent.
+ */
+export type StillNeeds =
+  | { kind: 'approvals'; more: number; from: string[]; mustInclude: string[]; onlyFrom: boolean }
+  | { kind: 'admin'; why: 'hold' | 'unknown'; who: string[] }
+  | { kind: 'unfreeze'; who: string[] }
+  | { kind: 'sending' };
+
+export interface QueueEntry {
+  request: WithdrawalRequest;
+  needs: StillNeeds;
+  /** A repeat on hold (hold/): not sent until an admin chooses. */
+  held: boolean;
+  /** Sends are frozen: nothing is sent until two admins unfreeze. */
+  frozen: boolean;
+  /** Since the request was made. */
+  ageMs: number;
+  /** Until it expires (0 when past it); only while approvals are awaited. */
+  leftMs?: number;
+}
+
+/** The states in the queue: waiting for people, or on their way (an unknown outcome waits for an admin). */
+export const QUEUE_STATES: readonly WithdrawalState[] = ['pending', 'approved', 'executing', 'unknown'];
+
+/**
+ * Who may still give an approval: the policy's approvers (users, groups, or '*'), never the
+ * requester nor someone who approved already; when the slots left are reserved for the tier's
+ * must_include entries, only those.
+ */
+export function stillNeeds(r: WithdrawalRequest, policy: Policy, frozen: boolean): StillNeeds {
+  const admins = [...policy.people.admins];
+  if (r.state === 'unknown') return { kind: 'admin', why: 'unknown', who: admins };
+  if (r.state !== 'pending') {
+    if (r.hold && r.state === 'approved') return { kind: 'admin', why: 'hold', who: admins };
+    return frozen && r.state === 'approved' ? { kind: 'unfreeze', who: admins } : { kind: 'sending' };
+  }
+  const satisfied = new Set(r.approvals.flatMap((a) => a.satisfies));
+  const mustInclude = r.tier.mustInclude.filter((m) => !satisfied.has(m));
+  const reserved = reservedFor(r);
+  const approved = new Set(r.approvals.map((a) => a.user));
+  const more = Math.max(0, r.tier.approvals - r.approvals.length, mustInclude.length);
+  if (reserved.length) return { kind: 'approvals', more, from: reserved, mustInclude, onlyFrom: true };
+  const approvers = policy.people.approvers;
+  const from = approvers.includes('*') ? ['*'] : approvers.filter((a) => a !== r.requester && !approved.has(a));
+  return { kind: 'approvals', more, from, mustInclude, onlyFrom: false };
+}
+
+/** The open requests, the one expiring first at the top (then the oldest), each with what it still needs. */
+export function teamQueue(
+  requests: readonly WithdrawalRequest[],
+  policy: Policy,
+  now: number,
+  frozen: boolean,
+): QueueEntry[] {
+  return requests
+    .filter((r) => QUEUE_STATES.includes(r.state))
+    .map((r): QueueEntry => {
+      const entry: QueueEntry = {
+        request: r,
+        needs: stillNeeds(r, policy, frozen),
+        held: !!r.hold && (r.state === 'pending' || r.state === 'approved'),
+        frozen: frozen && (r.state === 'pending' || r.state === 'approved'),
+        ageMs: Math.max(0, now - Date.parse(r.createdAt)),
+      };
+      if (r.state === 'pending') entry.leftMs = Math.max(0, Date.parse(r.expiresAt) - now);
+      return entry;
+    })
+    .sort(
+      (a, b) =>
+        (a.leftMs ?? Number.MAX_SAFE_INTEGER) - (b.leftMs ?? Number.MAX_SAFE_INTEGER) ||
+        b.ageMs - a.ageMs ||
+        a.request.id.localeCompare(b.request.id),
+    );
+}
