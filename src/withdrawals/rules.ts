@@ -94,7 +94,7 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
     return refuse('client_email', `"${clientEmail}" is not an e-mail address.`);
 
   const destination = String(input.destination ?? '').trim();
-  const family = addressFamily(currency, network);
+  const family = addressFamily(network);
   if (!isValidAddress(family, destination)) {
     return refuse(
       'destination',
@@ -130,7 +130,7 @@ export function selectTier(policy: Policy, currencyName: string, amount: string)
 }
 
 export function sameAddress(family: AddressFamily, a: string, b: string): boolean {
-  // Hex and bech32 are case-insensitive; base58 (TRON) is not.
+  // Hex is case-insensitive (checksum casing); base58 (TRON) is not.
   return family === 'tron' ? a === b : a.toLowerCase() === b.toLowerCase();
 }
 
