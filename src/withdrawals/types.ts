@@ -267,7 +267,8 @@ export type DecisionReason =
 
 export type RequestOutcome =
   | { ok: true; request: WithdrawalRequest }
-  | { ok: false; rule: RequestRule; message: string };
+  /** `problems`: every problem of the input when it had several (one per field); `rule` and `message` are the first. */
+  | { ok: false; rule: RequestRule; message: string; problems?: readonly { rule: RequestRule; message: string }[] };
 
 export type DecisionOutcome =
   | {
