@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
+import { clientOnRecord } from '../helpers/clients.js';
 import { until } from '../helpers/wait.js';
 
 /** Every DM ends pointing at the card: its permalink once known, else the approvals channel. */
@@ -34,6 +35,11 @@ async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp>
   t = await startTestApp(o);
   t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   t.app.sandbox!.setBalance(CLIENT, 'ETH', 'ETH', '100');
+  // A client the app has seen (as after `/address`): new clients have tests of their own (test/commands/clients.test.ts).
+  await clientOnRecord(t.app.deps, CLIENT, [
+    ['USDT', 'BSC'],
+    ['ETH', 'ETH'],
+  ]);
   return t;
 }
 
