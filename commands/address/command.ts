@@ -4,10 +4,10 @@
  * asking again is the way to look one up. Runs behind `requireRole('viewers')`, which acks.
  */
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { rememberAddress } from '../../src/clients/known.js';
 import { guarded } from '../../src/slack/guard.js';
-import { rememberGeneratedAddress } from '../../src/transactions/clients.js';
 import type { CommandDeps } from '../deps.js';
-import { parseAddressArgs, USAGE } from './parse.js';
+import { parseAddressArgs, USAGE, type AddressArgs } from './parse.js';
 import { behindAcks } from './follow-ups.js';
 import { sendQrCode } from './qr.js';
 import { renderAddress } from './render.js';
@@ -41,15 +41,7 @@ export function addressCommand(deps: CommandDeps) {
             usable ? 'A QR code of the address is on its way to your direct messages.' : '',
           ),
         });
-        // Kept so `/tx client=` and the exports know this address is the client's (src/transactions/clients.ts).
-        if (usable)
-          await rememberGeneratedAddress(deps.store, {
-            clientEmail: args.email,
-            address: address.address,
-            currency: args.currency.name,
-            network: args.network.name,
-            at: deps.now(),
-          });
+        if (usable) await remember(deps, args, address.address, command.user_id);
         if (usable && !(await sendQrCode(deps.logger, client, command.user_id, args, address.address))) {
           await respond({
             response_type: 'ephemeral',
@@ -60,4 +52,23 @@ export function addressCommand(deps: CommandDeps) {
       }),
     );
   };
+}
+
+/**
+ * The client is now one the app has seen: a withdrawal from it is not flagged as a new client
+ * (src/clients/known.ts). A store that refuses writes costs only that flag, never the answer.
+ */
+async function remember(deps: CommandDeps, args: AddressArgs, address: string, by: string): Promise<void> {
+  try {
+    await rememberAddress(deps.store, {
+      email: args.email,
+      currency: args.currency.name,
+      network: args.network.name,
+      address,
+      at: new Date(deps.now()).toISOString(),
+      by,
+    });
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not remember a generated client address');
+  }
 }

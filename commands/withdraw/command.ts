@@ -4,10 +4,12 @@
  */
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
-import { amountText, onHold, requestedWords, shortRef } from '../../src/slack/withdrawal/index.js';
+import { words } from '../../src/slack/text.js';
+import { noteThresholds } from '../../src/withdrawals/index.js';
+import { amountText, newClientWords, onHold, requestedWords, shortRef } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
-import { parseOneLine, USAGE } from './parse.js';
+import { parseOneLine, problemsText, USAGE } from './parse.js';
 import { ephemeral } from './replies.js';
 
 const MAX_ONE_LINE = 1_000;
@@ -18,7 +20,10 @@ export function withdrawCommand(deps: CommandDeps) {
   return async ({ command, respond, client }: WithdrawCommandArgs): Promise<void> => {
     await guarded(deps.logger, respond, 'Withdrawal request', async () => {
       if (!command.text.trim()) {
-        await client.views.open({ trigger_id: command.trigger_id, view: requestModal() });
+        await client.views.open({
+          trigger_id: command.trigger_id,
+          view: requestModal(undefined, undefined, noteThresholds(deps.policy)),
+        });
         return;
       }
       if (command.text.trim().toLowerCase() === 'help') return ephemeral(respond, USAGE);
@@ -29,17 +34,20 @@ export function withdrawCommand(deps: CommandDeps) {
           `:warning: That is ${command.text.length.toLocaleString('en')} characters; a one-line request takes at most ${MAX_ONE_LINE} (the note at most 500).\n${USAGE}`,
         );
       }
-      const parsed = parseOneLine(command.text);
-      if (!parsed.ok) return ephemeral(respond, `:warning: ${parsed.error}\n${USAGE}`);
       // Answered here, so the requester gets no DM saying the same.
-      const outcome = await deps.withdrawals.request({ ...parsed.input, requestedFrom: 'command' }, command.user_id);
+      const outcome = await deps.withdrawals.request(
+        { ...parseOneLine(command.text), requestedFrom: 'command' },
+        command.user_id,
+      );
       if (!outcome.ok) {
+        const all = outcome.problems ?? [outcome];
         // In one line the note is the words after the client e-mail: say where it goes.
-        const where =
-          outcome.rule === 'note'
-            ? '\nAdd the note after the client e-mail: `/withdraw <amount> <currency> <network> <destination> <client-email> what it is for`'
-            : '';
-        return ephemeral(respond, `:no_entry: Not requested: ${outcome.message}${where}`);
+        const where = all.some((p) => p.rule === 'note')
+          ? '\nAdd the note after the client e-mail: `/withdraw <amount> <currency> <network> <destination> <client-email> what it is for`'
+          : '';
+        // A value left out shifts the rest: the usage line shows the order.
+        const usage = words(command.text).length < 5 ? `\n${USAGE}` : '';
+        return ephemeral(respond, `:no_entry: Not requested: ${problemsText(outcome)}${where}${usage}`);
       }
       const r = outcome.request;
       const card = `approval card is in <#${deps.policy.channels.approvals}> (ref \`${shortRef(r)}\`).`;
@@ -47,7 +55,7 @@ export function withdrawCommand(deps: CommandDeps) {
         respond,
         onHold(r)
           ? `${requestedWords(r, `${amountText(r)} on ${r.network}`, (id) => deps.withdrawals.get(id))} The ${card}`
-          : `⏳ Requested · ${amountText(r)} on ${r.network} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}: the ${card}`,
+          : `⏳ Requested · ${amountText(r)} on ${r.network} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}: the ${card}${newClientWords(r)}`,
       );
     });
   };

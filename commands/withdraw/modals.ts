@@ -40,6 +40,29 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   repeat: 'amount',
 };
 
+type Problem = { rule: RequestRule; message: string };
+
+/**
+ * A refusal as the form's errors: every problem next to its field, all at once (two about one
+ * field, e.g. decimals and tier, read one after the other), each within Slack's limit.
+ */
+export function fieldErrors(refusal: Problem & { problems?: readonly Problem[] }): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const p of refusal.problems ?? [refusal]) {
+    const block = FIELDS[RULE_FIELD[p.rule]].block;
+    errors[block] = errors[block] ? `${errors[block]} ${p.message}` : p.message;
+  }
+  for (const block of Object.keys(errors)) errors[block] = errors[block]!.slice(0, 2000);
+  return errors;
+}
+
+/** The note field's hint: when a note is required, in amounts ("Required above 1,000.00 USDT"). */
+export function noteHint(noteAbove: readonly string[]): string {
+  return noteAbove.length
+    ? `What the payout is for (the approvers read it). Required above ${noteAbove.join(', or ')}.`.slice(0, 2000)
+    : 'What the payout is for (the approvers read it).';
+}
+
 function input(
   field: keyof typeof FIELDS,
   label: string,
@@ -90,8 +113,11 @@ function fitNote(note: string | undefined): string | undefined {
 /** What the request form carries in private_metadata: the request it repeats, when opened from its card. */
 export const requestMetaSchema = z.object({ repeatOf: z.string().min(1).max(200) });
 
-/** `repeatOf`: opened with "New request with the same details" on that request (the submission records it). */
-export function requestModal(prefill?: RequestPrefill, repeatOf?: string): View {
+/**
+ * `repeatOf`: opened with "New request with the same details" on that request (the submission records it).
+ * `noteAbove`: the policy's amounts above which a note is required (`noteThresholds`), for the note's hint.
+ */
+export function requestModal(prefill?: RequestPrefill, repeatOf?: string, noteAbove: readonly string[] = []): View {
   const initial = (value: string | undefined) => (value ? { initial_value: value } : {});
   const selected = (value: string | undefined) => (value ? { initial_option: option(value) } : {});
   return {
@@ -137,7 +163,7 @@ export function requestModal(prefill?: RequestPrefill, repeatOf?: string): View 
         'Note for the approvers',
         { type: 'plain_text_input', multiline: true, max_length: NOTE_FIELD_MAX, ...initial(fitNote(prefill?.note)) },
         true,
-        'What the payout is for. Required above the policy’s amount (withdrawals.note_required_above).',
+        noteHint(noteAbove),
       ),
     ],
   };

@@ -9,6 +9,7 @@ import { guarded } from '../../src/slack/guard.js';
 import { neverExecuted } from '../../src/slack/withdrawal/index.js';
 import { CONTRADICTED_REFUSAL_PREFIX } from '../../src/withdrawals/hold/words.js';
 import { repeatRefusal } from '../../src/withdrawals/hold/decide.js';
+import { noteThresholds } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { ephemeral } from './replies.js';
@@ -43,6 +44,7 @@ export function newRequest(deps: CommandDeps) {
             note: r.note,
           },
           r.id,
+          noteThresholds(deps.policy),
         ),
       });
     });

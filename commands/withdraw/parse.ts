@@ -1,24 +1,37 @@
-/** `/withdraw <amount> <currency> <network> <destination> <client-email> [note...]`: split into a request. */
+/**
+ * `/withdraw <amount> <currency> <network> <destination> <client-email> [note...]`: split into a
+ * request. Values left out are passed empty, so the withdrawal service names every missing or
+ * wrong one in one answer (never one problem per attempt).
+ */
 import { words } from '../../src/slack/text.js';
-import type { RequestInput } from '../../src/withdrawals/index.js';
+import type { Problem, RequestInput } from '../../src/withdrawals/index.js';
+import { type FIELDS, RULE_FIELD } from './modals.js';
 
 export const USAGE =
   'Usage: `/withdraw` opens a form, or `/withdraw <amount> <currency> <network> <destination> <client-email> [note...]`';
 
-export function parseOneLine(text: string): { ok: true; input: RequestInput } | { ok: false; error: string } {
-  const w = words(text);
-  if (w.length < 5)
-    return {
-      ok: false,
-      error: `expected at least 5 values (amount, currency, network, destination, client e-mail), got ${w.length}`,
-    };
-  const [amount, currency, network, destination, clientEmail, ...note] = w as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    ...string[],
-  ];
-  return { ok: true, input: { amount, currency, network, destination, clientEmail, note: note.join(' ') } };
+export function parseOneLine(text: string): RequestInput {
+  const [amount = '', currency = '', network = '', destination = '', clientEmail = '', ...note] = words(text);
+  return { amount, currency, network, destination, clientEmail, note: note.join(' ') };
+}
+
+const LABELS: Record<keyof typeof FIELDS, string> = {
+  amount: 'Amount',
+  currency: 'Currency',
+  network: 'Network',
+  destination: 'Destination',
+  client: 'Client e-mail',
+  note: 'Note',
+};
+
+// The domain's words quote what was typed ("Unknown currency "<!here>""): it may add no mention or link.
+// Only entities: the domain's own words may hold a code span (a reference), which outside() would undo.
+const entities = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A refusal in one reply: the one problem as a sentence, or every problem on its own line, named by its value. */
+export function problemsText(refusal: Problem & { problems?: readonly Problem[] }): string {
+  const all = refusal.problems ?? [refusal];
+  if (all.length === 1) return entities(all[0]!.message);
+  const lines = all.map((p) => `• ${LABELS[RULE_FIELD[p.rule]]}: ${entities(p.message)}`);
+  return `${all.length} things to fix:\n${lines.join('\n')}`;
 }

@@ -1,8 +1,8 @@
-/** The request form submitted: the service's refusal is shown next to the field it is about. */
+/** The request form submitted: every problem the service found is shown at once, each next to its field. */
 import type { SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { RequestInput } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
-import { FIELDS, readField, requestMetaSchema, RULE_FIELD } from './modals.js';
+import { FIELDS, fieldErrors, readField, requestMetaSchema } from './modals.js';
 import { failureText } from './replies.js';
 
 export type ViewSubmittedArgs = Pick<SlackViewMiddlewareArgs<ViewSubmitAction>, 'ack' | 'body' | 'view'>;
@@ -49,12 +49,7 @@ export function requestSubmitted(deps: CommandDeps) {
         },
       }));
     }
-    if (!outcome.ok) {
-      return void (await ack({
-        response_action: 'errors',
-        errors: { [FIELDS[RULE_FIELD[outcome.rule]].block]: outcome.message.slice(0, 2000) },
-      }));
-    }
+    if (!outcome.ok) return void (await ack({ response_action: 'errors', errors: fieldErrors(outcome) }));
     await ack();
   };
 }

@@ -18,6 +18,7 @@ import type { PolicySource } from '../policy/source.js';
 import { secrets } from '../secrets.js';
 import { slackGroups } from '../slack/access.js';
 import { boltLogger } from '../slack/bolt-logger.js';
+import { slackPeople } from '../slack/people.js';
 import { createSlackApp, webClientOptions, type SlackApp } from '../slack/app.js';
 import type { CleanupStack } from './cleanup.js';
 
@@ -94,7 +95,7 @@ export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: Grou
   });
   // Not a spread: it would copy the `policy` getter's value, and the policy in force can change.
   const commandDeps = Object.defineProperties(
-    { groups: o.groups },
+    { groups: o.groups, people: slackPeople(slack.app.client, o.deps.logger) },
     Object.getOwnPropertyDescriptors(o.deps),
   ) as CommandDeps;
   // Registered whether or not there is a local workspace to tell (not inside `local?.…`, which would skip it).

@@ -25,7 +25,23 @@ export function networkWithStandard(network: string): string {
   return std ? `${network} (${std})` : network;
 }
 
-/** The warning every exchange shows beside a deposit address. */
+/** The warning every exchange shows beside a deposit address (and, for BTC on BSC and the like, that it is a token). */
 export function depositWarning(currency: string, network: string): string {
-  return `Send only ${currency} on ${networkWithStandard(network)}; anything else may be lost.`;
+  const note = tokenNote(currency, network);
+  return `Send only ${currency} on ${networkWithStandard(network)}; anything else may be lost.${note ? ` ${note}` : ''}`;
+}
+
+/**
+ * Coins whose own chain is not one of the service's networks: on any network of the service
+ * they are tokens (BTC on BSC is a BEP-20 token), and a payer who sends the coin over its own
+ * chain loses it. Named so the warning can say so.
+ */
+const OWN_CHAINS: Readonly<Record<string, string>> = { BTC: 'Bitcoin', LTC: 'Litecoin' };
+
+/** "BTC on BSC is a BEP-20 token: …", or undefined when the currency is at home on the network's format. */
+export function tokenNote(currency: string, network: string): string | undefined {
+  const own = OWN_CHAINS[currency.trim().toUpperCase()];
+  if (!own) return undefined;
+  const std = networkStandard(network);
+  return `${currency} on ${network} is ${std ? `a ${std} token` : 'a token'} at a ${network} address: ${currency} sent over the ${own} network itself is lost.`;
 }

@@ -128,6 +128,7 @@ const SLACK_METHODS = [
   'files.delete',
   'usergroups.users.list',
   'users.info',
+  'users.list',
   'views.open',
   'views.update',
   'views.push',

@@ -7,15 +7,15 @@ import { addressFamily, deriveAddress, type AddressFamily } from '../wallet/addr
 import type { CurrencyMember, EnumMember } from '../wallet/enums.js';
 import { explorerFor, type Explorer } from '../wallet/explorers.js';
 
-/** EVM hashes are 0x + 64 hex; TRON, Bitcoin and Litecoin write the 64 hex digits bare. */
+/** EVM hashes are 0x + 64 hex; TRON writes the 64 hex digits bare. */
 export function txHash(family: AddressFamily, seed: string): string {
   const hex = createHash('sha256').update(`tx:${seed}`).digest('hex');
   return family === 'evm' ? `0x${hex}` : hex;
 }
 
 /** An address that belongs to nobody in the sandbox (a deposit's sender, a withdrawal's destination). */
-export function externalAddress(currency: CurrencyMember, network: EnumMember, seed: string): string {
-  return deriveAddress(addressFamily(currency, network), `external:${seed}`);
+export function externalAddress(network: EnumMember, seed: string): string {
+  return deriveAddress(addressFamily(network), `external:${seed}`);
 }
 
 // A sandbox stands in for a testnet deployment, so its links point at the test networks' explorers.

@@ -119,8 +119,8 @@ export function simulateDeposit(deps: SimulationDeps, input: DepositInput): Tran
   if (status !== 'CONFIRMED' && status !== 'FAILED')
     throw new SimulationError(400, 'status must be CONFIRMED or FAILED');
   const id = state.nextTxId();
-  const from = input.from?.trim() || externalAddress(currency, network, `deposit:${id}`);
-  const hash = txHash(addressFamily(currency, network), `${merchantEmail}:${id}:deposit`);
+  const from = input.from?.trim() || externalAddress(network, `deposit:${id}`);
+  const hash = txHash(addressFamily(network), `${merchantEmail}:${id}:deposit`);
   const ts = deps.now();
   const tx = state.addTransaction({
     id,
@@ -157,7 +157,7 @@ export function simulateRemittance(deps: SimulationDeps, input: RemittanceInput)
   if (!asset.c || !asset.n) throw new SimulationError(400, 'currency and network are required');
   const currency = asset.c;
   const network = asset.n;
-  const family = addressFamily(currency, network);
+  const family = addressFamily(network);
   const to = String(input.to ?? '').trim();
   if (!isValidAddress(family, to)) throw new SimulationError(400, `"to" must be ${describeFormat(family)}`);
   const amount = positiveAmount(input.amount, currency);
@@ -175,7 +175,7 @@ export function simulateRemittance(deps: SimulationDeps, input: RemittanceInput)
     charge: formatMoney(charge),
     currency: currency.name,
     network: network.name,
-    senderAddress: input.from?.trim() || externalAddress(currency, network, `remittance:${id}`),
+    senderAddress: input.from?.trim() || externalAddress(network, `remittance:${id}`),
     receiverAddress: to,
     transactionHash: txHash(family, `${merchant.email}:${id}:remittance`),
     merchantEmail: merchant.email,

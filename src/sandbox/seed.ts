@@ -84,10 +84,10 @@ export function seedSandbox(state: SandboxState, merchantEmail: string, nowMs: n
     const ts = nowMs - rng.int(60_000, SIX_WEEKS_MS);
     const id = state.nextTxId();
     const own = state.ensureAddress(merchantEmail, client, currency, network);
-    const other = externalAddress(currency, network, `seed:${i}`);
+    const other = externalAddress(network, `seed:${i}`);
     const to = deposit ? own : other;
     const from = deposit ? other : own;
-    const hash = txHash(addressFamily(currency, network), `seed:${merchantEmail}:${i}`);
+    const hash = txHash(addressFamily(network), `seed:${merchantEmail}:${i}`);
     state.addTransaction({
       id,
       merchantEmail,

@@ -69,7 +69,7 @@ export interface TransactionRecord {
 
 const lower = (s: string) => s.trim().toLowerCase();
 
-/** EVM addresses compare case-insensitively (checksum casing); base58 and bech32 are left alone. */
+/** EVM addresses compare case-insensitively (checksum casing); base58 (TRON) is left alone. */
 export function addressKey(address: string): string {
   const a = address.trim();
   return /^0x/i.test(a) ? a.toLowerCase() : a;
@@ -137,7 +137,7 @@ export class SandboxState {
     let address = client.addresses.get(key);
     if (!address) {
       const seed = `sandbox:${lower(merchantEmail)}:${lower(clientEmail)}:${currency.code}:${network.code}`;
-      address = deriveAddress(addressFamily(currency, network), seed);
+      address = deriveAddress(addressFamily(network), seed);
       client.addresses.set(key, address);
       this.addressIndex.set(addressKey(address), {
         merchantEmail: this.merchant(merchantEmail)?.email ?? merchantEmail,
@@ -241,7 +241,7 @@ export class SandboxState {
   completeRecord(partial: Partial<TransactionRecord>, index: number, nowMs: number): TransactionRecord {
     const currency = lookup(CURRENCIES, partial.currency ?? 'USDT') ?? CURRENCIES[3]!;
     const network = lookup(NETWORKS, partial.network ?? 'BSC') ?? NETWORKS[0]!;
-    const family = addressFamily(currency, network);
+    const family = addressFamily(network);
     const id = partial.id ?? this.nextTxId();
     const type = partial.transactionType ?? 'Deposit';
     const clientEmail =
@@ -250,8 +250,8 @@ export class SandboxState {
       partial.merchantEmail ?? this.merchant(this.defaultMerchantEmail)?.email ?? this.defaultMerchantEmail;
     const own = clientEmail
       ? this.ensureAddress(merchantEmail, clientEmail, currency, network)
-      : externalAddress(currency, network, `own:${id}`);
-    const other = externalAddress(currency, network, `other:${id}`);
+      : externalAddress(network, `own:${id}`);
+    const other = externalAddress(network, `other:${id}`);
     const toAddress = partial.toAddress ?? (type === 'Deposit' ? own : other);
     const fromAddress = partial.fromAddress ?? (type === 'Deposit' ? other : own);
     const hash = partial.transactionHash ?? txHash(family, `${merchantEmail}:${id}`);

@@ -157,7 +157,7 @@ function check(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: string,
   }
 
   const destination = str('destinationAddress')!;
-  const family = addressFamily(currency, network);
+  const family = addressFamily(network);
   if (!isValidAddress(family, destination)) {
     return v1Fail(
       'Invalid destination address',
@@ -203,7 +203,7 @@ function check(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: string,
 function commit(deps: WithdrawalDeps, p: Plan): Reply {
   const { merchantEmail, currency, network, amount, fee, balance, destination, reference, description } = p;
   const clientEmail = p.clientEmail;
-  const family = addressFamily(currency, network);
+  const family = addressFamily(network);
   const from = deps.state.ensureAddress(merchantEmail, clientEmail, currency, network);
   deps.state.setBalance(merchantEmail, clientEmail, currency, network, balance.minus(amount).minus(fee));
   const id = deps.state.nextTxId();

@@ -2,7 +2,7 @@
  * Whose transaction is it? The wallet service's transaction list names no client: the app
  * knows one only through what it saw itself, so every answer here is "known", never guessed.
  *
- * - addresses generated through the app (`/address`), kept in `client_addresses`;
+ * - addresses generated through the app (`/address`), kept by src/clients/known.ts;
  * - deposit notifications the wallet's own history confirmed (a forged one must not name the
  *   client of a real transaction): their hash, and the address that received the funds;
  * - the app's own withdrawal requests: their transaction hash, their merchant reference (the
@@ -13,37 +13,12 @@
  * addresses differing only in case are not both real.
  */
 import { ALERT_COLLECTIONS } from '../alerts/types.js';
-import { collection } from '../store/collection.js';
+import { CLIENT_ADDRESSES } from '../clients/known.js';
 import type { Store } from '../store/index.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 
-/** A deposit address the service generated for a client through the app. */
-export interface GeneratedAddress {
-  key: string;
-  clientEmail: string;
-  address: string;
-  currency: string;
-  network: string;
-  at: number;
-}
-
-/** The persisted name must never change: existing data directories are read by it. */
-export const GENERATED_ADDRESSES = collection<GeneratedAddress>('client_addresses');
-
 const norm = (s: string) => s.trim().toLowerCase();
-
-/** Keeps a generated address (idempotent: the service gives the same one again for the same client and asset). */
-export async function rememberGeneratedAddress(
-  store: Pick<Store, 'commit'>,
-  a: Omit<GeneratedAddress, 'key'>,
-): Promise<void> {
-  if (!a.address.trim()) return;
-  const key = `${norm(a.clientEmail)}\u0000${a.network}\u0000${norm(a.address)}`;
-  await store.commit((t) => {
-    if (!t.get(GENERATED_ADDRESSES, key)) t.put(GENERATED_ADDRESSES, key, { ...a, key });
-  });
-}
 
 export interface ClientBook {
   /** The client of a record, where the app knows it; undefined otherwise. */
@@ -61,7 +36,7 @@ export function clientBook(store: Pick<Store, 'find' | 'all'>, requests: readonl
   const byHash = new Map<string, string>();
   const byAddress = new Map<string, string>();
   const byReference = new Map<string, string>();
-  for (const g of store.all(GENERATED_ADDRESSES)) byAddress.set(norm(g.address), g.clientEmail);
+  for (const g of store.all(CLIENT_ADDRESSES)) byAddress.set(norm(g.address), g.email);
   for (const a of store.find(
     ALERT_COLLECTIONS.alerts,
     (x) => Boolean(x.clientEmail) && (x.source !== 'webhook' || x.verification.state === 'confirmed'),

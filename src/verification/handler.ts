@@ -65,7 +65,7 @@ function destinationMatches(r: WithdrawalRequest, address: string): boolean {
   const currency = lookup(CURRENCIES, r.currency);
   const network = lookup(NETWORKS, r.network);
   if (!currency || !network) return address === r.destination;
-  return sameAddress(addressFamily(currency, network), address, r.destination);
+  return sameAddress(addressFamily(network), address, r.destination);
 }
 
 /** The query of any request target; one that is not a URL has none (and so no usable reference). */

@@ -1,40 +1,29 @@
 /**
- * Address formats by network, shared by the sandbox (generation) and the withdrawal
- * policy (validation of destinations). BTC and LTC live on their own chains whatever
- * network the request names, so their addresses are bech32.
+ * Address formats by network, shared by the sandbox (generation) and the withdrawal policy
+ * (validation of destinations). The NETWORK decides, never the currency: the wallet service's
+ * networks (BSC, ETH, POLYGON, CELO, ARBITRUM, AVALANCHE, HECOCHAIN, TRON: public-facts.md)
+ * are all account chains where every asset, BTC included, is a token at the chain's own
+ * address format (BTC on BSC is a BEP-20 token at a 0x address). Bitcoin's own network is not
+ * one of them, so no bech32 address is ever a valid destination or deposit address here.
  */
 import { createHash } from 'node:crypto';
-import { bech32 } from 'bech32';
 import bs58check from 'bs58check';
-import type { CurrencyMember, EnumMember } from './enums.js';
+import type { EnumMember } from './enums.js';
 
-export type AddressFamily = 'evm' | 'tron' | 'btc' | 'ltc';
+export type AddressFamily = 'evm' | 'tron';
 
-export function addressFamily(currency: CurrencyMember, network: EnumMember): AddressFamily {
-  if (currency.name === 'BTC') return 'btc';
-  if (currency.name === 'LTC') return 'ltc';
-  if (network.name === 'TRON') return 'tron';
-  return 'evm';
+/** The address family of a network of the service's list: TRON's base58, else an EVM chain's 0x hex. */
+export function addressFamily(network: Pick<EnumMember, 'name'>): AddressFamily {
+  return network.name === 'TRON' ? 'tron' : 'evm';
 }
 
 const DESCRIPTIONS: Record<AddressFamily, string> = {
   evm: '0x followed by 40 hexadecimal characters',
-  tron: 'a TRON base58 address starting with T (34 characters)',
-  btc: 'a bech32 Bitcoin address (bc1... or tb1...)',
-  ltc: 'a bech32 Litecoin address (ltc1... or tltc1...)',
+  tron: 'a TRON address: T followed by 33 letters and digits',
 };
 
 export function describeFormat(family: AddressFamily): string {
   return DESCRIPTIONS[family];
-}
-
-function isBech32(address: string, prefixes: string[]): boolean {
-  try {
-    const decoded = bech32.decode(address.toLowerCase());
-    return prefixes.includes(decoded.prefix) && decoded.words.length > 0;
-  } catch {
-    return false;
-  }
 }
 
 export function isValidAddress(family: AddressFamily, address: string): boolean {
@@ -48,26 +37,13 @@ export function isValidAddress(family: AddressFamily, address: string): boolean 
       } catch {
         return false;
       }
-    case 'btc':
-      return isBech32(address, ['bc', 'tb']);
-    case 'ltc':
-      return isBech32(address, ['ltc', 'tltc']);
   }
 }
 
 /** A deterministic address for a seed: the same seed always gives the same address. */
-export function deriveAddress(family: AddressFamily, seed: string, testnet = true): string {
-  const digest = createHash('sha256').update(seed).digest();
-  const twenty = digest.subarray(0, 20);
-  switch (family) {
-    case 'evm':
-      return `0x${twenty.toString('hex')}`;
-    case 'tron':
-      return bs58check.encode(Buffer.concat([Buffer.from([0x41]), twenty]));
-    case 'btc':
-    case 'ltc': {
-      const hrp = family === 'btc' ? (testnet ? 'tb' : 'bc') : testnet ? 'tltc' : 'ltc';
-      return bech32.encode(hrp, [0, ...bech32.toWords(twenty)]);
-    }
-  }
+export function deriveAddress(family: AddressFamily, seed: string): string {
+  const twenty = createHash('sha256').update(seed).digest().subarray(0, 20);
+  return family === 'evm'
+    ? `0x${twenty.toString('hex')}`
+    : bs58check.encode(Buffer.concat([Buffer.from([0x41]), twenty]));
 }

@@ -1,10 +1,10 @@
 /**
- * Block-explorer links for transactions and addresses, derived from the network (and, for
- * BTC/LTC, the currency) on main or test networks. The service's own URLs, where it gives
- * them (transaction records), are preferred; these fill in where it does not.
+ * Block-explorer links for transactions and addresses, derived from the NETWORK alone on main
+ * or test networks: every asset on a network, BTC on BSC included, is a token of that chain
+ * and lives on its explorer. The service's own URLs, where it gives them (transaction
+ * records), are preferred; these fill in where it does not.
  */
-import { addressFamily, type AddressFamily } from './addresses.js';
-import { CURRENCIES, NETWORKS, lookup } from './enums.js';
+import { NETWORKS, lookup } from './enums.js';
 
 export type ExplorerNet = 'mainnet' | 'testnet';
 
@@ -40,17 +40,13 @@ const BY_NETWORK: Record<ExplorerNet, Readonly<Record<string, Explorer>>> = {
   },
 };
 
-const UTXO: Record<ExplorerNet, Record<'btc' | 'ltc', Explorer>> = {
-  mainnet: { btc: evm('https://mempool.space'), ltc: evm('https://litecoinspace.org') },
-  testnet: { btc: evm('https://mempool.space/testnet'), ltc: evm('https://litecoinspace.org/testnet') },
-};
-
-export function explorerFor(currency: unknown, network: unknown, net: ExplorerNet = 'mainnet'): Explorer | undefined {
-  const c = lookup(CURRENCIES, currency);
+/**
+ * The explorer of a network (a name, alias or code); undefined for one we do not know.
+ * `currency` is not consulted: callers pass it so every call reads alike, and so a future
+ * network that is one asset's own chain would not change them.
+ */
+export function explorerFor(_currency: unknown, network: unknown, net: ExplorerNet = 'mainnet'): Explorer | undefined {
   const n = lookup(NETWORKS, network);
-  const family: AddressFamily | undefined =
-    c && n ? addressFamily(c, n) : c?.name === 'BTC' ? 'btc' : c?.name === 'LTC' ? 'ltc' : undefined;
-  if (family === 'btc' || family === 'ltc') return UTXO[net][family];
   return n ? BY_NETWORK[net][n.name] : undefined;
 }
 

@@ -19,6 +19,7 @@ export {
   type FeeMode,
   type Settlement,
 } from './fees.js';
+export { noteThresholds, type Problem } from './input.js';
 export {
   checkInput,
   selectTier,

@@ -31,7 +31,7 @@ export function recheck(
   if (!currency || !network) return { kind: 'refused', reason: 'its currency or network is no longer known' };
   const allow = checkAllowlist(
     ctx.policy,
-    { family: addressFamily(currency, network), destination: req.destination, network },
+    { family: addressFamily(network), destination: req.destination, network },
     [],
     { now: ctx.now, approvals: ctx.allowlistApprovals },
   );

@@ -4,11 +4,10 @@
  * Pure functions over the policy and the requests already stored, so the service can run
  * the stateful ones (daily limit, "never paid before") inside its commit.
  */
-import { z } from 'zod';
-import { addressFamily, describeFormat, isValidAddress, type AddressFamily } from '../wallet/addresses.js';
-import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
-import type { Policy, Tier } from '../policy/schema.js';
-import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
+import type { AddressFamily } from '../wallet/addresses.js';
+import type { Policy } from '../policy/schema.js';
+import { Dec, formatAmount, sumAmounts } from './money.js';
+import { checkInput, type CheckedInput, type Refusal } from './input.js';
 import { utcMinute } from '../format/time.js';
 import { addressKey, type AddressApproval } from '../policy/governance/types.js';
 import {
@@ -47,22 +46,11 @@ export const about = (r: WithdrawalRequest) => ({
   merchantReference: r.merchantReference,
 });
 
-export type Refusal = { ok: false; rule: RequestRule; message: string };
-
-export interface CheckedInput {
-  ok: true;
-  amount: string;
-  currency: CurrencyMember;
-  network: EnumMember;
-  family: AddressFamily;
-  destination: string;
-  clientEmail: string;
-  note: string;
-  tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
-}
-
 /** A decision refused: the reason (a code for callers and tests) and the words a person sees. */
 export type Refused<Reason extends string> = { kind: 'refused'; reason: Reason; message: string };
+
+// The input's rules live in input.ts (every field checked at once); re-exported for the callers of this module.
+export { checkInput, selectTier, type CheckedInput, type Problem, type Refusal } from './input.js';
 
 const refuse = (rule: RequestRule, message: string): Refusal => ({ ok: false, rule, message });
 export const refused = <Reason extends string>(reason: Reason, message: string): Refused<Reason> => ({
@@ -70,67 +58,8 @@ export const refused = <Reason extends string>(reason: Reason, message: string):
   reason,
   message,
 });
-const emailSchema = z.email();
-
-/** The stateless rules: format, decimals, destination, tier. */
-export function checkInput(policy: Policy, input: RequestInput): CheckedInput | Refusal {
-  const currency = lookup(CURRENCIES, input.currency);
-  if (!currency)
-    return refuse('currency', `Unknown currency "${input.currency}". Accepted: ${acceptedNames(CURRENCIES)}.`);
-  const network = lookup(NETWORKS, input.network);
-  if (!network) return refuse('network', `Unknown network "${input.network}". Accepted: ${acceptedNames(NETWORKS)}.`);
-
-  const parsed = parseAmount(input.amount);
-  if (!parsed.ok) return refuse('amount', `Amount refused: ${parsed.message}.`);
-  if (parsed.decimals > currency.decimals) {
-    return refuse(
-      'decimals',
-      `Amount refused: ${currency.name} allows at most ${currency.decimals} decimal places, ${parsed.text} has ${parsed.decimals}.`,
-    );
-  }
-
-  const clientEmail = String(input.clientEmail ?? '').trim();
-  if (!emailSchema.safeParse(clientEmail).success)
-    return refuse('client_email', `"${clientEmail}" is not an e-mail address.`);
-
-  const destination = String(input.destination ?? '').trim();
-  const family = addressFamily(currency, network);
-  if (!isValidAddress(family, destination)) {
-    return refuse(
-      'destination',
-      `The destination is not a valid ${currency.name} address on ${network.name}: expected ${describeFormat(family)}.`,
-    );
-  }
-
-  const tier = selectTier(policy, currency.name, parsed.text);
-  if (!tier) {
-    return refuse(
-      'tier',
-      `No approval tier of the policy covers ${formatAmount(parsed.text, currency.name)}: the amount is above every tier's max.`,
-    );
-  }
-  const note = String(input.note ?? '').trim();
-  const noteAbove = policy.withdrawals.note_required_above[currency.name];
-  if (!note && noteAbove !== undefined && new Dec(parsed.text).gt(noteAbove)) {
-    return refuse(
-      'note',
-      `A note is required above ${formatAmount(noteAbove, currency.name)}: say what this payout is for (the approvers read it).`,
-    );
-  }
-  return { ok: true, amount: parsed.text, currency, network, family, destination, clientEmail, note, tier };
-}
-
-/** The currency's own tier list, else `default`; the first tier whose max >= amount (no max = no upper bound). */
-export function selectTier(policy: Policy, currencyName: string, amount: string): CheckedInput['tier'] | undefined {
-  const tiers: Tier[] = policy.withdrawals.tiers[currencyName] ?? policy.withdrawals.tiers.default ?? [];
-  const index = tiers.findIndex((t) => t.max === undefined || new Dec(t.max).gte(amount));
-  const t = tiers[index];
-  if (!t) return undefined;
-  return { index, max: t.max ?? null, approvals: t.approvals, mustInclude: [...t.must_include] };
-}
-
 export function sameAddress(family: AddressFamily, a: string, b: string): boolean {
-  // Hex and bech32 are case-insensitive; base58 (TRON) is not.
+  // Hex is case-insensitive (checksum casing); base58 (TRON) is not.
   return family === 'tron' ? a === b : a.toLowerCase() === b.toLowerCase();
 }
 
@@ -259,11 +188,7 @@ export function checkBalance(
 // ------------------------------------------------------------------ who may decide, and when
 
 /** Before anything is stored: who may request, and the stateless rules of the input. */
-export function admitRequest(
-  policy: Policy,
-  input: RequestInput,
-  isRequester: boolean,
-): CheckedInput | { ok: false; rule: RequestRule; message: string } {
+export function admitRequest(policy: Policy, input: RequestInput, isRequester: boolean): CheckedInput | Refusal {
   if (!isRequester) {
     return {
       ok: false,

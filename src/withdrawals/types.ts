@@ -150,6 +150,12 @@ export interface WithdrawalRequest {
   expiresAt: string;
   reminderSentAt?: string;
   allowlist: AllowlistInfo;
+  /**
+   * The app had no record of the client when it was requested (no address generated through it,
+   * no confirmed deposit, no completed withdrawal: src/clients/known.ts). The service has no call
+   * to check a client, and refuses at the send one it has no wallet for: flagged for the approvers.
+   */
+  newClient?: true;
   /** When the state became executing (the send was about to happen, or happened). */
   sendStartedAt?: string;
   result?: WithdrawalResultRecord;
@@ -267,7 +273,8 @@ export type DecisionReason =
 
 export type RequestOutcome =
   | { ok: true; request: WithdrawalRequest }
-  | { ok: false; rule: RequestRule; message: string };
+  /** `problems`: every problem of the input when it had several (one per field); `rule` and `message` are the first. */
+  | { ok: false; rule: RequestRule; message: string; problems?: readonly { rule: RequestRule; message: string }[] };
 
 export type DecisionOutcome =
   | {

@@ -66,7 +66,7 @@ function sameDestination(req: WithdrawalRequest, address: string): boolean {
   const network = lookup(NETWORKS, req.network);
   // A stored request always names a known currency and network; if not, only an exact match is the same.
   if (!currency || !network) return address === req.destination;
-  return sameAddress(addressFamily(currency, network), address, req.destination);
+  return sameAddress(addressFamily(network), address, req.destination);
 }
 
 /** What a failed send means: refused or not sent (failed), or possibly sent (unknown, to reconcile). */

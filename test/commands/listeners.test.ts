@@ -14,6 +14,7 @@ import { withdrawCommand } from '../../commands/withdraw/command.js';
 import { VIEWS } from '../../commands/withdraw/modals.js';
 import { resolveSubmitted } from '../../commands/withdraw/resolve-submitted.js';
 import { appHomeOpened, homeApprove, homePublisher } from '../../src/slack/home/index.js';
+import { matchPerson } from '../../src/slack/people.js';
 import { roleMiddleware } from '../../src/slack/roles.js';
 import { startTestApp, USERS, FINANCE_GROUP, type TestApp } from '../helpers/treasury-app.js';
 
@@ -22,7 +23,12 @@ let deps: CommandDeps;
 beforeAll(async () => {
   t = await startTestApp();
   // Slack's user groups, answered as the fake workspace would.
-  deps = { ...t.app.deps, groups: { membersOf: async (g) => (g === FINANCE_GROUP ? [USERS.groupMember] : []) } };
+  deps = {
+    ...t.app.deps,
+    groups: { membersOf: async (g) => (g === FINANCE_GROUP ? [USERS.groupMember] : []) },
+    // Only @-mentions here: names are looked up through Slack's directory in test/commands/people.test.ts.
+    people: { resolve: async (typed) => matchPerson(typed, []) },
+  };
 });
 afterAll(async () => {
   await t?.stop();

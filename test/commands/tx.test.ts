@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GENERATED_ADDRESSES } from '../../src/transactions/clients.js';
+import { CLIENT_ADDRESSES } from '../../src/clients/known.js';
 import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
@@ -171,7 +171,7 @@ describe('/tx', () => {
     const { responseUrl } = await t.command('/address', `${client} USDT BSC`, USERS.viewer);
     await t.replies(responseUrl);
     const known = await until('the address kept', () =>
-      t.app.deps.store.all(GENERATED_ADDRESSES).find((g) => g.clientEmail === client),
+      t.app.deps.store.all(CLIENT_ADDRESSES).find((g) => g.email === client),
     );
     t.app.sandbox!.resetTransactions([
       {

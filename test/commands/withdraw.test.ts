@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
+import { clientOnRecord } from '../helpers/clients.js';
 import { until } from '../helpers/wait.js';
 
 /** Every DM ends pointing at the card: its permalink once known, else the approvals channel. */
@@ -34,6 +35,11 @@ async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp>
   t = await startTestApp(o);
   t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   t.app.sandbox!.setBalance(CLIENT, 'ETH', 'ETH', '100');
+  // A client the app has seen (as after `/address`): new clients have tests of their own (test/commands/clients.test.ts).
+  await clientOnRecord(t.app.deps, CLIENT, [
+    ['USDT', 'BSC'],
+    ['ETH', 'ETH'],
+  ]);
   return t;
 }
 
@@ -281,10 +287,104 @@ describe('/withdraw: requesting', () => {
     expect(await requestOneLine(a, `1.0000001 USDT BSC ${LISTED} ${CLIENT}`)).toBe(
       ':no_entry: Not requested: Amount refused: USDT allows at most 6 decimal places, 1.0000001 has 7.',
     );
-    expect(await requestOneLine(a, `10 USDT BSC`)).toContain('expected at least 5 values');
+    // Values left out are each named (issue 25), with the usage line for the order.
+    expect(await requestOneLine(a, `10 USDT BSC`)).toBe(
+      ':no_entry: Not requested: 2 things to fix:\n' +
+        '• Destination: Enter the destination address.\n' +
+        '• Client e-mail: Enter the client’s e-mail (whose wallet the funds leave from).\n' +
+        'Usage: `/withdraw` opens a form, or `/withdraw <amount> <currency> <network> <destination> <client-email> [note...]`',
+    );
     const ok = await requestOneLine(a, `10 USDT BSC ${LISTED} ${CLIENT}`);
     expect(ok).toContain('Requested · 10.00 USDT on BSC');
     expect(cardText(await card(a))).toContain('allowlisted: Exchange hot wallet');
+  });
+});
+
+describe('/withdraw: every problem at once (issue 25)', () => {
+  const NOTE_POLICY = () =>
+    parsePolicy(
+      TEST_POLICY_YAML.replace(
+        '  daily_limit: { USDT: 50000 }',
+        '  daily_limit: { USDT: 50000 }\n  note_required_above: { USDT: 1000 }',
+      ),
+    );
+
+  it('an empty form names each missing field, and never an unknown currency ""', async () => {
+    const a = await app();
+    const empty = { value: { type: 'plain_text_input', value: null } };
+    const unselected = { value: { type: 'static_select', selected_option: null } };
+    const res = await a.submitView(USERS.alice, {
+      callbackId: 'wd_request_modal',
+      values: {
+        wd_amount: empty,
+        wd_currency: unselected,
+        wd_network: unselected,
+        wd_destination: empty,
+        wd_client: { value: { type: 'email_text_input', value: null } },
+        wd_note: empty,
+      },
+    });
+    expect(res.json).toEqual({
+      response_action: 'errors',
+      errors: {
+        wd_amount: 'Enter the amount, e.g. 250.50.',
+        wd_currency: 'Choose the currency.',
+        wd_network: 'Choose the network.',
+        wd_destination: 'Enter the destination address.',
+        wd_client: 'Enter the client’s e-mail (whose wallet the funds leave from).',
+      },
+    });
+    expect(a.app.deps.withdrawals.list()).toEqual([]);
+  });
+
+  it('a form with several wrong fields gets every error in one answer, "5,000 USDT" answered in words', async () => {
+    const a = await app({ policy: NOTE_POLICY() });
+    const res = await a.submitView(USERS.alice, {
+      callbackId: 'wd_request_modal',
+      values: withdrawFormValues({ amount: '5,000 USDT', destination: 'tb1qnotonbsc', client: 'nobody', note: null }),
+    });
+    expect(res.json).toEqual({
+      response_action: 'errors',
+      errors: {
+        wd_amount: 'Write the number only: the currency has its own field.',
+        wd_destination:
+          "Not an address on BSC (BEP-20): expected 0x followed by 40 hexadecimal characters (USDT on BSC uses BSC's addresses).",
+        wd_client: '"nobody" is not an e-mail address.',
+      },
+    });
+    // Decimals, tier and the note are judged together too, each next to its field.
+    const more = await a.submitView(USERS.alice, {
+      callbackId: 'wd_request_modal',
+      values: withdrawFormValues({ amount: '2000.1234567', destination: DEST, client: CLIENT, note: null }),
+    });
+    const errors = (more.json as { errors: Record<string, string> }).errors;
+    expect(Object.keys(errors).sort()).toEqual(['wd_amount', 'wd_note']);
+    expect(errors.wd_amount).toContain('USDT allows at most 6 decimal places');
+    expect(errors.wd_note).toContain('A note is required above 1,000.00 USDT');
+    expect(a.app.deps.withdrawals.list()).toEqual([]);
+  });
+
+  it('the note hint says the amount in words, never a config key', async () => {
+    const a = await app({ policy: NOTE_POLICY() });
+    await a.command('/withdraw', '', USERS.alice);
+    const view = await until('the modal', () => a.fake.views().find((v) => v.callback_id === 'wd_request_modal'));
+    const note = (view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find(
+      (b) => b.block_id === 'wd_note',
+    );
+    expect(note?.hint?.text).toBe('What the payout is for (the approvers read it). Required above 1,000.00 USDT.');
+    expect(JSON.stringify(view)).not.toMatch(/note_required_above|withdrawals\./);
+  });
+
+  it('a one-line /withdraw names every problem in one reply, typed text escaped', async () => {
+    const a = await app();
+    expect(await requestOneLine(a, '5000USDT <!here> MOON 0x12 nobody')).toBe(
+      ':no_entry: Not requested: 4 things to fix:\n' +
+        '• Amount: Write the number only: the currency has its own field.\n' +
+        '• Currency: Unknown currency "&lt;!here&gt;". Accepted: BTC, LTC, BNB, USDT, DAI, BUSD, XEND, ETH, MATIC (POLYGON), WNT, USDC, cUSD, cEUR, CELO, TRX, USDJ, TUSD.\n' +
+        '• Network: Unknown network "MOON". Accepted: BSC, ETH (ETHEREUM), POLYGON (MATIC), CELO, ARBITRUM, AVALANCHE, HECOCHAIN (HECO), TRON.\n' +
+        '• Client e-mail: "nobody" is not an e-mail address.',
+    );
+    expect(a.app.deps.withdrawals.list()).toEqual([]);
   });
 });
 

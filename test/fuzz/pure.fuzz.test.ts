@@ -149,8 +149,10 @@ describe('/tx filters and /withdraw one-line', () => {
               /filter|currency|network|status|type|hash|address|date|whole number|twice|needs a value|after/,
             );
         }
+        // Values left out come back empty, for the service to name every missing one at once.
         const one = parseOneLine(text);
-        if (!one.ok) expect(one.error).toMatch(/expected at least 5 values/);
+        for (const v of [one.amount, one.currency, one.network, one.destination, one.clientEmail])
+          expect(typeof v).toBe('string');
       }),
       pure(),
     );

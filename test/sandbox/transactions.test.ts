@@ -167,7 +167,7 @@ describe('record format', () => {
     );
     expect(by('TRON', 'USDT').toAddress).toMatch(/^T/);
     expect(by('POLYGON', 'USDC').transactionHashUrl).toMatch(/^https:\/\/amoy\.polygonscan\.com\/tx\//);
-    expect(by('BSC', 'BTC').toAddressUrl).toMatch(/^https:\/\/mempool\.space\/testnet\/address\/tb1/);
+    expect(by('BSC', 'BTC').toAddressUrl).toMatch(/^https:\/\/testnet\.bscscan\.com\/address\/0x[0-9a-f]{40}$/);
   });
 
   it("timestampUnit 's' converts records and filters to seconds", async () => {

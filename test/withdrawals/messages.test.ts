@@ -11,7 +11,8 @@ import { withdrawalNotifier, type WithdrawalNotifier } from '../../src/slack/wit
 import { startFakeSlack, type FakeSlack, type FakeMessage } from '../helpers/fake-slack.js';
 import { visibleText } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-import { DEST, groups, quietLogger, usdt, world, type World } from './helpers.js';
+import { clientOnRecord } from '../helpers/clients.js';
+import { CLIENT, DEST, groups, quietLogger, usdt, world, type World } from './helpers.js';
 
 const APPROVALS = 'C0APPROVALS';
 
@@ -36,6 +37,8 @@ async function setup(o: { permalinks?: boolean } = {}): Promise<Rig> {
   const client = new WebClient('xoxb-messages-test', { slackApiUrl: fake.url, retryConfig: { retries: 0 } });
   let notifier: WithdrawalNotifier | undefined;
   const w = await world({ service: { onChange: (e, tx) => notifier!.onChange(e, tx), now: Date.now } });
+  // A client the app has seen (its address generated through it): these messages carry no new-client flag.
+  await clientOnRecord(w, CLIENT);
   const outbox = createOutbox({
     store: w.store,
     client,

@@ -19,6 +19,7 @@ const READ_METHODS = new Set([
   'conversations.history',
   'conversations.replies',
   'users.info',
+  'users.list',
   'usergroups.users.list',
   'chat.getPermalink',
 ]);

@@ -1,5 +1,6 @@
 /**
  * Who is who: auth.test and api.test, users.info (a synthesised user under any overrides),
+ * users.list (the users the workspace knows, paged by cursor as Slack pages it),
  * usergroups.users.list, and apps.connections.open for Socket Mode.
  */
 import { SLACK_IDS } from '../slack-ids.js';
@@ -27,6 +28,19 @@ export function identityHandlers(s: SlackState): Record<string, Handler> {
       const override = s.users.get(id);
       if (!override && !/^[UW][A-Z0-9]+$/.test(id)) throw new ApiError('user_not_found');
       return { user: synthUser(id, override) };
+    },
+
+    'users.list': (args) => {
+      const ids = [...s.users.keys()].sort();
+      const limit = Math.min(Math.max(Number(args.limit) || 100, 1), 1000);
+      const start = typeof args.cursor === 'string' && args.cursor ? Number.parseInt(args.cursor, 10) : 0;
+      if (!Number.isInteger(start) || start < 0) throw new ApiError('invalid_cursor');
+      const page = ids.slice(start, start + limit);
+      const next = start + limit < ids.length ? String(start + limit) : '';
+      return {
+        members: page.map((id) => synthUser(id, s.users.get(id))),
+        response_metadata: { next_cursor: next },
+      };
     },
 
     'usergroups.users.list': (args) => {

@@ -96,8 +96,15 @@ export function requestedWords(
   get?: (id: string) => WithdrawalRequest | undefined,
 ): string {
   if (onHold(r) && r.hold)
-    return `⏸️ Requested, on hold · ${what}: ${holdWhy(r.hold, get)} Nothing is sent until an admin chooses *Send anyway* or *Reject*; approvals can still be given.`;
-  return `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}.`;
+    return `⏸️ Requested, on hold · ${what}: ${holdWhy(r.hold, get)} Nothing is sent until an admin chooses *Send anyway* or *Reject*; approvals can still be given.${newClientWords(r)}`;
+  return `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}.${newClientWords(r)}`;
+}
+
+/** The flag on a request whose client the app had never seen, for the requester's answer; '' otherwise. */
+export function newClientWords(r: Pick<WithdrawalRequest, 'newClient' | 'clientEmail'>): string {
+  return r.newClient
+    ? `\n⚠️ New client: no address or transaction on record for ${outside(r.clientEmail)}. The wallet service pays only from a client’s generated wallet: check the e-mail (\`/address\` shows the client’s address) before it is approved.`
+    : '';
 }
 
 export const cardKey = (id: string) => `withdrawal:${id}`;
@@ -151,11 +158,12 @@ export function stateLabel(
 export const shortRef = (r: Pick<WithdrawalRequest, 'merchantReference'>) => r.merchantReference.slice(0, 8);
 
 /** Risk flags the approver must see first; empty when there are none. */
-export function riskFlags(r: Pick<WithdrawalRequest, 'allowlist'>): string[] {
+export function riskFlags(r: Pick<WithdrawalRequest, 'allowlist' | 'newClient'>): string[] {
   const out: string[] = [];
   if (r.allowlist.status === 'unlisted')
     out.push(r.allowlist.usableFrom ? 'allowlisted address still cooling off' : 'not on the allowlist');
   if (r.allowlist.neverPaidBefore) out.push('never paid before');
+  if (r.newClient) out.push('new client: no address or transaction on record');
   return out;
 }
 

@@ -26,7 +26,7 @@ export function withdraw(c: WalletCalls, i: WithdrawInput): Promise<WithdrawalRe
         `amount has ${fraction.length} decimal places; ${currency.name} allows at most ${currency.decimals}`,
       );
     }
-    const family = addressFamily(currency, network);
+    const family = addressFamily(network);
     if (!isValidAddress(family, destinationAddress)) {
       throw inputError(
         'withdraw',

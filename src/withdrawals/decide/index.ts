@@ -54,6 +54,8 @@ export type WithdrawalCommand =
       balance?: string | null;
       /** "New request with the same details": the id it repeats, and that request as stored now (hold/). */
       repeatOf?: { id: string; original: WithdrawalRequest | undefined };
+      /** The app has no record of the client (read by the shell in the commit: src/clients/known.ts). */
+      newClient?: boolean;
     }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   /**

@@ -67,6 +67,7 @@ export function decideRequest(
     createdAt: at,
     expiresAt: iso(ctx.now + ctx.policy.withdrawals.expires_after),
     allowlist,
+    ...(c.newClient ? { newClient: true as const } : {}),
     ...(c.balance !== undefined ? { balanceAtRequest: { balance: c.balance, at } } : {}),
     ...(repeatOf ? { repeatOf: repeatOf.id } : {}),
     ...(linked ? { repeatLinked: 'same-details' as const } : {}),
@@ -94,6 +95,7 @@ export function decideRequest(
         allowlist,
         expiresAt,
         ...(req.balanceAtRequest ? { balance: req.balanceAtRequest.balance } : {}),
+        ...(req.newClient ? { newClient: 'no address or transaction on record for this client' } : {}),
         ...(req.repeatOf ? { repeatOf: req.repeatOf } : {}),
         ...(linked
           ? {

@@ -88,7 +88,7 @@ function sameDestination(a: Details, b: Details): boolean {
   const currency = lookup(CURRENCIES, a.currency);
   const network = lookup(NETWORKS, a.network);
   if (!currency || !network) return a.destination === b.destination;
-  return sameAddress(addressFamily(currency, network), a.destination, b.destination);
+  return sameAddress(addressFamily(network), a.destination, b.destination);
 }
 
 /** The same destination, amount, currency, network and client wallet: the same payout retyped by hand. */

@@ -9,6 +9,8 @@ import { hasRole } from '../../policy/people.js';
 import { admitRequest } from '../rules.js';
 import { WITHDRAWALS } from '../shell.js';
 import type { RequestInput, RequestOutcome } from '../types.js';
+import { clientOnRecord } from '../../clients/known.js';
+import type { Reads } from '../../store/index.js';
 import type { ServiceDeps } from './deps.js';
 
 export function requestOps({ store, shell, policy, now, groups, logger, balances }: ServiceDeps) {
@@ -34,6 +36,7 @@ export function requestOps({ store, shell, policy, now, groups, logger, balances
         id: randomUUID(),
         merchantReference: randomUUID(),
         existing: tx.all(WITHDRAWALS),
+        newClient: isNewClient(tx, checked.clientEmail),
         ...(balance !== undefined ? { balance } : {}),
       } as const;
       const applied = shell.apply(tx, command, undefined, context(now(), p));
@@ -70,4 +73,13 @@ export function requestOps({ store, shell, policy, now, groups, logger, balances
   }
 
   return { request };
+}
+
+/** A fact for the request: whether the app has no record of the client (src/clients/known.ts says what counts). */
+export function isNewClient(read: Reads, email: string): boolean {
+  const wanted = email.trim().toLowerCase();
+  const completedFrom = read
+    .all(WITHDRAWALS)
+    .some((r) => r.state === 'completed' && r.clientEmail.trim().toLowerCase() === wanted);
+  return clientOnRecord(read, email, completedFrom) === undefined;
 }

@@ -1,0 +1,146 @@
+/**
+ * The stateless rules of a request's input: every field checked, every problem named at once
+ * (one per field), so a form or a one-line command is corrected in one go. A field that is
+ * empty is named as missing, never reported as an unknown value; a check that needs another
+ * field (decimals need the currency, the address format the network) is made when that field
+ * is usable and skipped otherwise.
+ */
+import { z } from 'zod';
+import { networkWithStandard } from '../format/network.js';
+import { addressFamily, describeFormat, isValidAddress, type AddressFamily } from '../wallet/addresses.js';
+import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
+import type { Policy, Tier } from '../policy/schema.js';
+import { Dec, formatAmount, parseAmount } from './money.js';
+import type { RequestInput, RequestRule } from './types.js';
+
+/** One thing wrong with the input: the rule (which field it belongs to) and the words a person sees. */
+export interface Problem {
+  rule: RequestRule;
+  message: string;
+}
+
+/** A refused request: the first problem, and every problem when the input had several (one per field). */
+export type Refusal = { ok: false; rule: RequestRule; message: string; problems?: readonly Problem[] };
+
+export interface CheckedInput {
+  ok: true;
+  amount: string;
+  currency: CurrencyMember;
+  network: EnumMember;
+  family: AddressFamily;
+  destination: string;
+  clientEmail: string;
+  note: string;
+  tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
+}
+
+const emailSchema = z.email();
+// "5,000 USDT", "250usdt", "USDT 250", "$100": a number with a currency (or a symbol) beside it.
+const WITH_UNIT = /^(?:[A-Za-z$€£]+\s*)?([\d.,]+)(?:\s*[A-Za-z$€£]+)?$/;
+
+function amountProblem(typed: string): Problem | { text: string; decimals: number } {
+  if (!typed) return { rule: 'amount', message: 'Enter the amount, e.g. 250.50.' };
+  const parsed = parseAmount(typed);
+  if (parsed.ok) return parsed;
+  const unit = WITH_UNIT.exec(typed);
+  if (unit?.[1] && /[A-Za-z$€£]/.test(typed) && parseAmount(unit[1]).ok)
+    return { rule: 'amount', message: 'Write the number only: the currency has its own field.' };
+  return { rule: 'amount', message: `Amount refused: ${parsed.message}.` };
+}
+
+/** Every stateless rule: format, decimals, destination, client, tier, note; all problems at once. */
+export function checkInput(policy: Policy, input: RequestInput): CheckedInput | Refusal {
+  const problems: Problem[] = [];
+  const typed = (v: unknown) => String(v ?? '').trim();
+
+  const amountText = typed(input.amount);
+  const amount = amountProblem(amountText);
+  if ('rule' in amount) problems.push(amount);
+
+  const currencyText = typed(input.currency);
+  const currency = currencyText ? lookup(CURRENCIES, currencyText) : undefined;
+  if (!currencyText) problems.push({ rule: 'currency', message: 'Choose the currency.' });
+  else if (!currency)
+    problems.push({
+      rule: 'currency',
+      message: `Unknown currency "${currencyText}". Accepted: ${acceptedNames(CURRENCIES)}.`,
+    });
+
+  const networkText = typed(input.network);
+  const network = networkText ? lookup(NETWORKS, networkText) : undefined;
+  if (!networkText) problems.push({ rule: 'network', message: 'Choose the network.' });
+  else if (!network)
+    problems.push({
+      rule: 'network',
+      message: `Unknown network "${networkText}". Accepted: ${acceptedNames(NETWORKS)}.`,
+    });
+
+  const parsed = 'rule' in amount ? undefined : amount;
+  if (parsed && currency && parsed.decimals > currency.decimals)
+    problems.push({
+      rule: 'decimals',
+      message: `Amount refused: ${currency.name} allows at most ${currency.decimals} decimal places, ${parsed.text} has ${parsed.decimals}.`,
+    });
+
+  const destination = typed(input.destination);
+  // The network decides the format (BTC on BSC is a BEP-20 token at a 0x address): checked once the network is known.
+  const family = network ? addressFamily(network) : undefined;
+  if (!destination) problems.push({ rule: 'destination', message: 'Enter the destination address.' });
+  else if (network && family && !isValidAddress(family, destination))
+    problems.push({
+      rule: 'destination',
+      message: `Not an address on ${networkWithStandard(network.name)}: expected ${describeFormat(family)}${currency ? ` (${currency.name} on ${network.name} uses ${network.name}'s addresses)` : ''}.`,
+    });
+
+  const clientEmail = typed(input.clientEmail);
+  if (!clientEmail)
+    problems.push({ rule: 'client_email', message: 'Enter the client’s e-mail (whose wallet the funds leave from).' });
+  else if (!emailSchema.safeParse(clientEmail).success)
+    problems.push({ rule: 'client_email', message: `"${clientEmail}" is not an e-mail address.` });
+
+  const tier = parsed && currency ? selectTier(policy, currency.name, parsed.text) : undefined;
+  if (parsed && currency && !tier)
+    problems.push({
+      rule: 'tier',
+      message: `No approval tier of the policy covers ${formatAmount(parsed.text, currency.name)}: the amount is above every tier's max.`,
+    });
+
+  const note = typed(input.note);
+  const noteAbove = currency ? policy.withdrawals.note_required_above[currency.name] : undefined;
+  if (parsed && currency && !note && noteAbove !== undefined && new Dec(parsed.text).gt(noteAbove))
+    problems.push({
+      rule: 'note',
+      message: `A note is required above ${formatAmount(noteAbove, currency.name)}: say what this payout is for (the approvers read it).`,
+    });
+
+  const [first] = problems;
+  if (first) return { ok: false, rule: first.rule, message: first.message, problems };
+  // Every field passed, so each is present (the checks above refuse whatever is missing).
+  return {
+    ok: true,
+    amount: parsed!.text,
+    currency: currency!,
+    network: network!,
+    family: family!,
+    destination,
+    clientEmail,
+    note,
+    tier: tier!,
+  };
+}
+
+/** The currency's own tier list, else `default`; the first tier whose max >= amount (no max = no upper bound). */
+export function selectTier(policy: Policy, currencyName: string, amount: string): CheckedInput['tier'] | undefined {
+  const tiers: Tier[] = policy.withdrawals.tiers[currencyName] ?? policy.withdrawals.tiers.default ?? [];
+  const index = tiers.findIndex((t) => t.max === undefined || new Dec(t.max).gte(amount));
+  const t = tiers[index];
+  if (!t) return undefined;
+  return { index, max: t.max ?? null, approvals: t.approvals, mustInclude: [...t.must_include] };
+}
+
+/** The amounts above which a note is required, per currency ("1,000.00 USDT"), for the form's hint. */
+export function noteThresholds(policy: Policy): string[] {
+  return Object.entries(policy.withdrawals.note_required_above).map(([currency, above]) =>
+    formatAmount(above, currency),
+  );
+}
