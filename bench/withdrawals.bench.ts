@@ -421,9 +421,11 @@ const bench: Bench = {
   async run() {
     const world = await startWorld({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
     try {
-      // BENCH_WITHDRAWALS=acks: only the concurrent rounds (the click acks), for quick comparisons.
-      const sequential = process.env.BENCH_WITHDRAWALS === 'acks' ? [] : await clickToSend(world);
-      return [...sequential, ...(await concurrentApprovals(world))];
+      // BENCH_WITHDRAWALS=acks: only the concurrent rounds (the click acks); =idle: only the idle
+      // click to send; for quick comparisons.
+      const only = process.env.BENCH_WITHDRAWALS;
+      const sequential = only === 'acks' ? [] : await clickToSend(world);
+      return [...sequential, ...(only === 'idle' ? [] : await concurrentApprovals(world))];
     } finally {
       await world.close();
     }
