@@ -19,6 +19,14 @@ export interface BenchResult {
   ratio?: number;
   /** Which direction is good, so the ratio can be read at a glance. */
   better?: 'higher' | 'lower';
+  /**
+   * When the figure was measured in rounds (each with its own baseline): `value`, `baseline`
+   * and `ratio` are the medians over the rounds, `ratioWorst` the worst round's ratio (the
+   * highest if lower is better), and `rounds` each round's figures. One noisy round (a GC, a
+   * neighbour's burst on a shared machine) then moves the worst, not the headline.
+   */
+  ratioWorst?: number;
+  rounds?: Array<{ value: number; baseline: number; ratio: number }>;
 }
 
 export interface Bench {
@@ -76,6 +84,39 @@ export function result(r: Omit<BenchResult, 'ratio'>): BenchResult {
   return out;
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** How many rounds a figure with a baseline is measured in, unless BENCH_ROUNDS says. */
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5) || 5);
+
+/**
+ * A figure measured in rounds, each beside its own baseline (same run, same round): the
+ * medians of value, baseline and ratio, and the worst round's ratio.
+ */
+export function roundsResult(
+  r: Omit<BenchResult, 'value' | 'baseline' | 'ratio' | 'ratioWorst' | 'rounds'> & {
+    rounds: ReadonlyArray<{ value: number; baseline: number }>;
+  },
+): BenchResult {
+  const rounds = r.rounds.map((x) => ({ ...x, ratio: x.baseline === 0 ? NaN : x.value / x.baseline }));
+  const ratios = rounds.map((x) => x.ratio).filter((x) => !Number.isNaN(x));
+  const { rounds: _, ...rest } = r;
+  return {
+    ...rest,
+    value: median(rounds.map((x) => x.value)),
+    baseline: median(rounds.map((x) => x.baseline)),
+    ...(ratios.length ? { ratio: median(ratios) } : {}),
+    ...(ratios.length ? { ratioWorst: r.better === 'higher' ? Math.min(...ratios) : Math.max(...ratios) } : {}),
+    rounds,
+  };
+}
+
 export async function makeTempDir(prefix: string): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), `${prefix}-`));
 }
@@ -101,7 +142,11 @@ export function formatTable(rows: readonly BenchResult[]): string {
     fmt(r.value),
     r.unit,
     fmt(r.baseline),
-    r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x${r.better ? ` (${r.better} is better)` : ''}`,
+    r.ratio === undefined
+      ? ''
+      : r.ratioWorst === undefined
+        ? `${r.ratio.toFixed(2)}x${r.better ? ` (${r.better} is better)` : ''}`
+        : `${r.ratio.toFixed(2)}x median of ${r.rounds?.length} rounds, worst ${r.ratioWorst.toFixed(2)}x${r.better ? ` (${r.better} is better)` : ''}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const numeric = new Set([3, 5]);

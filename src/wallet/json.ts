@@ -92,41 +92,37 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
   const tag = `#n${randomBytes(12).toString('hex')}:`;
   const out: string[] = [];
   // Containers: true for an object (whose next string, after `{` or `,`, is a key), false for an array.
-  const stack: Array<{ object: boolean; keys?: Set<string> }> = [];
+  const stack: boolean[] = [];
+  // Keys written in the text; JSON.parse keeps one of two equal keys, so fewer keys in what it
+  // built than here means a duplicate (counted, not compared: no key is read twice).
+  let keysWritten = 0;
   let expectKey = false;
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      const start = i;
       for (i++; i < text.length; i++) {
         const d = text.charCodeAt(i);
         if (d === 0x5c) i++;
         else if (d === 0x22) break;
       }
       if (expectKey) {
-        const top = stack[stack.length - 1]!;
-        const key: unknown = JSON.parse(text.slice(start, i + 1));
-        if (typeof key === 'string') {
-          top.keys ??= new Set();
-          if (top.keys.has(key)) throw new SyntaxError(`Duplicate key '${key.slice(0, 40)}' encountered`);
-          top.keys.add(key);
-        }
+        keysWritten++;
         expectKey = false;
       }
     } else if (c === 0x7b) {
       if (++values > maxValues) throw new OutOfBoundsJson(`more than ${maxValues} values`);
-      stack.push({ object: true });
+      stack.push(true);
       expectKey = true;
     } else if (c === 0x5b) {
       if (++values > maxValues) throw new OutOfBoundsJson(`more than ${maxValues} values`);
-      stack.push({ object: false });
+      stack.push(false);
     } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
       expectKey = false;
     } else if (c === 0x2c) {
       if (++values > maxValues) throw new OutOfBoundsJson(`more than ${maxValues} values`);
-      expectKey = stack[stack.length - 1]?.object === true;
+      expectKey = stack[stack.length - 1] === true;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let end = i + 1;
       for (; end < text.length; end++) {
@@ -149,9 +145,43 @@ export function parseJson(text: string, options: ParseJsonOptions = {}): unknown
     }
   }
   out.push(text.slice(from));
-  return JSON.parse(out.join(''), (_k, v: unknown) =>
-    typeof v === 'string' && v.startsWith(tag) ? new LosslessNumber(v.slice(tag.length)) : v,
-  );
+  const parsed: unknown = JSON.parse(out.join(''));
+  if (revive(parsed, tag) !== keysWritten) throw new SyntaxError('Duplicate key encountered');
+  return typeof parsed === 'string' && parsed.startsWith(tag) ? new LosslessNumber(parsed.slice(tag.length)) : parsed;
+}
+
+/**
+ * Turns the tagged strings of a freshly parsed tree back into LosslessNumbers, in place, and
+ * counts the object keys it holds: JSON.parse keeps one of two equal keys, so fewer than the
+ * text wrote means a duplicate. A walk with a stack of its own rather than a JSON.parse reviver:
+ * the reviver cost several times the parse itself on every wallet answer, and any depth is fine.
+ */
+function revive(root: unknown, tag: string): number {
+  let keys = 0;
+  const todo: unknown[] = [root];
+  while (todo.length > 0) {
+    const node = todo.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const v: unknown = node[i];
+        if (typeof v === 'string') {
+          if (v.startsWith(tag)) node[i] = new LosslessNumber(v.slice(tag.length));
+        } else if (v !== null && typeof v === 'object') todo.push(v);
+      }
+      continue;
+    }
+    const obj = node as Record<string, unknown>;
+    for (const k of Object.keys(obj)) {
+      keys++;
+      const v = obj[k];
+      // An own key, even one named __proto__: the store sets the data property.
+      if (typeof v === 'string') {
+        if (v.startsWith(tag)) obj[k] = new LosslessNumber(v.slice(tag.length));
+      } else if (v !== null && typeof v === 'object') todo.push(v);
+    }
+  }
+  return keys;
 }
 
 /** Serialize, writing LosslessNumber values with their exact digits. */
@@ -184,12 +214,27 @@ export function toPlain(value: unknown): unknown {
 export function camelKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelKeys);
   if (!value || typeof value !== 'object' || isLosslessNumber(value)) return value;
+  const src = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  const entries = Object.entries(value as Record<string, unknown>);
-  for (const [k, v] of entries) {
-    const key = k.charAt(0).toLowerCase() + k.slice(1);
-    if (key !== k && Object.hasOwn(value, key)) continue;
-    Object.defineProperty(out, key, { value: camelKeys(v), enumerable: true, writable: true, configurable: true });
+  // Runs on every wallet answer: plain stores, and a new key string only for a key that changes.
+  for (const k of Object.keys(src)) {
+    const c = k.charCodeAt(0);
+    const key =
+      c >= 0x41 && c <= 0x5a
+        ? String.fromCharCode(c + 32) + k.slice(1)
+        : c < 0x80
+          ? k
+          : k.charAt(0).toLowerCase() + k.slice(1);
+    if (key !== k && Object.hasOwn(src, key)) continue;
+    // A key named __proto__ is data, not the object's prototype.
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {
+        value: camelKeys(src[k]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = camelKeys(src[k]);
   }
   return out;
 }

@@ -7,7 +7,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ackQueue } from '../../src/slack/acks-first.js';
+import { ackQueue, DUE_PER_TURN } from '../../src/slack/acks-first.js';
 import { startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
 
 /** A few turns of the event loop, so anything that was going to resume on its own has. */
@@ -74,8 +74,10 @@ describe('ackQueue', () => {
     expect(order).toEqual([0, 1, 2, 3]);
   });
 
-  it('waits for a quiet spell after the last arrival (a gap inside a burst is not its end), but never past the cap', async () => {
+  // While requests are arriving (two within the window), a gap in which every one is answered is not the end of the burst.
+  it('waits for a quiet spell after the last arrival while requests are arriving, but never past the cap', async () => {
     const quiet = ackQueue(60_000, 60_000);
+    quiet.arrived()();
     quiet.arrived()();
     const work = tracked(quiet.afterAcks());
     await turns();
@@ -84,8 +86,53 @@ describe('ackQueue', () => {
 
     const capped = ackQueue(10, 60_000);
     capped.arrived()();
+    capped.arrived()();
     await capped.afterAcks();
     expect(capped.unanswered).toBe(0);
+  });
+
+  it("an idle app: a lone request's follow-up starts on the next turn, without waiting for the quiet window", async () => {
+    // A window and a cap of a minute: only "no wait" can resolve this within the test's timeout.
+    const q = ackQueue(60_000, 60_000);
+    q.arrived()();
+    const work = tracked(q.afterAcks());
+    await turns(2);
+    expect(work.done()).toBe(true);
+    // Later, after a quiet spell of its own (here: a fresh queue), the next lone one does not wait either.
+    const later = ackQueue(60_000, 5);
+    later.arrived()();
+    await new Promise((r) => setTimeout(r, 20));
+    later.arrived()();
+    const next = tracked(later.afterAcks());
+    await turns(2);
+    expect(next.done()).toBe(true);
+  });
+
+  it('the quiet window ends on its own: work parked in a burst resumes once requests stop, oldest first', async () => {
+    const q = ackQueue(60_000, 30);
+    const order: number[] = [];
+    q.arrived()();
+    q.arrived()();
+    const works = [0, 1, 2].map((i) => q.afterAcks().then(() => void order.push(i)));
+    await turns();
+    expect(order).toEqual([]);
+    await Promise.all(works);
+    expect(order).toEqual([0, 1, 2]);
+  });
+
+  it('parked work past its cap resumes a few per turn, oldest first, even while a request waits for its ack', async () => {
+    const q = ackQueue(10);
+    q.arrived(); // never answered
+    const n = DUE_PER_TURN * 2 + 3;
+    const resumed: number[] = [];
+    const works = Array.from({ length: n }, (_, i) => q.afterAcks().then(() => void resumed.push(i)));
+    await works[0];
+    // The rest of the first turn's batch has resumed in the same turn (its microtasks); nothing more.
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(resumed).toEqual(Array.from({ length: DUE_PER_TURN }, (_, i) => i));
+    await Promise.all(works);
+    expect(resumed).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(q.unanswered).toBe(1);
   });
 
   it('resumes after the cap even if a request is never answered: a stream of requests cannot starve the work', async () => {
