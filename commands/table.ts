@@ -38,7 +38,7 @@ export const COMMANDS = [
     name: '/tx',
     description: 'Look up or export transactions',
     usageHint:
-      '[export [format=csv|xero|quickbooks|cryptio]] [currency=..] [network=..] [status=confirmed|failed] [type=deposit|withdrawal] [hash=..] [address=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
+      '[export [format=csv|xero|quickbooks|cryptio]] [currency=..] [network=..] [status=confirmed|failed] [type=deposit|withdrawal] [hash=..] [address=..] [client=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
     help: [
       '`/tx [filters]`: transactions, newest first. Examples: `/tx currency=USDT status=failed`, `/tx type=deposit from=2026-11-01 to=2026-11-15 size=50`, `/tx hash=0x…`',
       '`/tx export [filters]`: every matching transaction as a CSV file, sent to you in a direct message.',
@@ -49,7 +49,7 @@ export const COMMANDS = [
     name: '/treasury',
     description: "Help, status, balances, digest, a withdrawal's story, policy, audit, freeze",
     usageHint:
-      'help | status | balances | digest [days] | withdrawal <reference> | policy | audit [export] | freeze <reason> | unfreeze | verification-url | stepup reset @person | webhook register | webhook rotate',
+      'help | status | pending | balances | digest [days] | withdrawal <reference> | policy | audit [export] | freeze <reason> | unfreeze | verification-url | stepup reset @person | webhook register | webhook rotate',
     // Its verbs' lines come from TREASURY_VERBS.
     help: [],
   },
