@@ -40,7 +40,7 @@ export const COMMANDS = [
     usageHint:
       '[export [format=csv|xero|quickbooks|cryptio]] [currency=..] [network=..] [status=confirmed|failed] [type=deposit|withdrawal] [hash=..] [address=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
     help: [
-      '`/tx [filters]`: transactions, newest first. Examples: `/tx currency=USDT status=failed`, `/tx type=deposit from=2026-11-01 to=2026-11-15 size=50`, `/tx hash=0x…`, `/tx client=ada@client.com` (through the addresses the app knows as theirs). Pending withdrawals are in `/treasury pending`.',
+      '`/tx [filters]`: transactions, newest first. Examples: `/tx currency=USDT status=failed`, `/tx type=deposit from=2026-11-01 to=2026-11-15 size=50`, `/tx hash=0x…`',
       '`/tx export [filters]`: every matching transaction as a CSV file, sent to you in a direct message.',
       '`/tx export format=xero|quickbooks|cryptio [filters]`: the same, as the accounting tool imports it (Xero bank statement, QuickBooks Online bank upload, Cryptio custom import). Example: `/tx export format=xero currency=USDT from=2026-11-01 to=2026-11-30`',
     ],
