@@ -62,6 +62,11 @@ export async function exportToDm(
     const warn = gap ? ` This file is ${outside(gap, 400)}: run the export again to get the rest.` : '';
     const short = gap ? outsidePlain(gap.replace(/ \(.*$/, '')) : '';
     const done = gap ? ':warning: Export finished, *incomplete*' : ':white_check_mark: Export finished';
+    // client= found no address of that client: the empty file is explained, not left to puzzle over.
+    const unknownClient =
+      result.clientAddresses === 0
+        ? `\nNo address of ${outside(query.client ?? '', 120)} is known to the app yet: it knows a client's addresses from \`/address\`, their confirmed deposits and their withdrawals.`
+        : '';
     if (format === 'csv') {
       await client.files.uploadV2({
         channel_id: await dmChannel(client, userId),
@@ -72,7 +77,7 @@ export async function exportToDm(
       });
       return void (await respond({
         replace_original: true,
-        text: `${done}: ${result.records} records in \`${filename}\`, sent to you in a direct message.${mark}`,
+        text: `${done}: ${result.records} records in \`${filename}\`, sent to you in a direct message.${mark}${unknownClient}`,
       }));
     }
     const notes = accountingNotes(format, result);
@@ -85,7 +90,7 @@ export async function exportToDm(
     });
     await respond({
       replace_original: true,
-      text: `${done}: ${result.exported} records for ${FORMAT_NAMES[format]} in \`${filename}\`, sent to you in a direct message.${mark}${notes}`,
+      text: `${done}: ${result.exported} records for ${FORMAT_NAMES[format]} in \`${filename}\`, sent to you in a direct message.${mark}${notes}${unknownClient}`,
     });
   } catch (err) {
     if (err instanceof ExportTooLargeError)

@@ -2,7 +2,7 @@
  * Export every transaction matching a filter as CSV (RFC 4180, safe to open in a spreadsheet: csv.ts).
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
-import { incompleteNote, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
+import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
 import { readClientTransactions } from './client-read.js';
@@ -97,6 +97,8 @@ export interface ExportResult {
   currencies: string[];
   /** The service's own count of matching records. */
   totalRecords: number;
+  /** With client=: how many of the client's known addresses were read (0: the app knows none). */
+  clientAddresses?: number;
   /** Set when not every record could be read: "incomplete: 1,200 of 1,450 records (…)". */
   incomplete?: string;
 }
@@ -121,7 +123,7 @@ export async function exportTransactions(
     await onProgress(p);
   };
   const book = facts.book ?? clientBook({ find: () => [], all: () => [] }, facts.requests);
-  const read = client
+  const read: PagedRead & { addresses?: number } = client
     ? await readClientTransactions(wallet, book, { ...filters, client }, { maxRecords: EXPORT_MAX_RECORDS, onPage })
     : await readAllTransactions(wallet, filters, { onPage });
   const { records } = read;
@@ -134,7 +136,11 @@ export async function exportTransactions(
   const names = facts.names ? await facts.names(peopleIn(list)) : new Map<string, string>();
   const nameOf: NameOf = (id) => names.get(id) ?? id;
   const note = incompleteNote(read);
-  const about = { totalRecords: read.totalRecords, ...(note ? { incomplete: note } : {}) };
+  const about = {
+    totalRecords: read.totalRecords,
+    ...(note ? { incomplete: note } : {}),
+    ...(read.addresses !== undefined ? { clientAddresses: read.addresses } : {}),
+  };
   if (format === 'csv')
     return {
       csv: toCsv(list, nameOf),

@@ -127,6 +127,15 @@ describe('the card and the exports tell the same story', () => {
     expect(text).not.toMatch(/successful/i);
   });
 
+  it("client= exports the client's records, found through their wallet; the name carries the filter", async () => {
+    const { rows, file } = await exportFile(`format=xero client=${CLIENT}`);
+    expect(file.name).toMatch(/^transactions-xero-client-ada\.okafor@example\.com-\d{8}-\d{6}Z(-\d+)?\.csv$/);
+    expect(rows.slice(1).map((r) => r[1])).toEqual(['-5000', '-1', '250']);
+    const none = await exportFile('format=xero client=nobody@nowhere.test');
+    expect(none.rows).toHaveLength(1);
+    expect(none.last).toContain('No address of nobody@nowhere.test is known to the app yet');
+  });
+
   it('two exports of the same filters never share a file name', async () => {
     const a = await exportFile('currency=USDT');
     const b = await exportFile('currency=USDT');
