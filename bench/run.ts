@@ -13,6 +13,7 @@ import { formatTable, type Bench, type BenchResult } from './lib.js';
 
 const registry: Array<{ name: string; load: () => Promise<{ default: Bench }> }> = [
   { name: 'store', load: () => import('./store.bench.js') },
+  { name: 'store-pg', load: () => import('./store-pg.bench.js') },
   { name: 'webhooks', load: () => import('./webhooks.bench.js') },
   { name: 'slack-ack', load: () => import('./slack-ack.bench.js') },
   { name: 'withdrawals', load: () => import('./withdrawals.bench.js') },

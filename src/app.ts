@@ -17,7 +17,7 @@ import { buildReports } from './app/reports.js';
 import { buildStepUp } from './app/step-up.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
-import { buildStore } from './app/store.js';
+import { buildStore, databaseOptions } from './app/store.js';
 import { buildWallet } from './app/wallet.js';
 import { buildWithdrawals } from './app/withdrawals.js';
 import { configSecrets } from './config.js';
@@ -69,13 +69,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
   const address = { url: '', port: undefined as number | undefined };
 
   try {
-    const { store, onWritable } = await buildStore(
+    const { store, onWritable, lease, drainInbox } = await buildStore(
       {
         dir: config.dataDir,
         logger,
         onFatal: o.onFatal,
         options: o.store,
         onCommitDurable: (s) => metrics.storeCommitDuration.observe(s),
+        database: databaseOptions(config, VERSION),
       },
       cleanup,
     );
@@ -95,6 +96,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
           metrics.walletRequests.inc({ operation, outcome });
           metrics.walletRequestDuration.observe({ operation }, seconds);
         },
+        beforeWrite: lease,
       },
       cleanup,
     );
@@ -147,6 +149,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger,
       now,
       metrics,
+      lease,
     });
     const outbox = createOutbox({
       store,
@@ -346,6 +349,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     address.url = http.url;
     ownBase.resolve(loopback(http.url));
     logger.info({ port: http.port }, 'HTTP server listening');
+    drainInbox?.((secret) => `${loopback(http.url)}/webhooks/wallet/${encodeURIComponent(secret)}`);
     // Only now that the verify route answers: resume or reconcile what a previous process left
     // (a resumed send's verification call must find us listening), then the policy file check
     // (an approved change may send pending requests), and again whenever the disk takes writes

@@ -12,6 +12,8 @@ export interface Config {
   host: string;
   logLevel: string;
   dataDir: string;
+  /** PostgreSQL as the system of record, with leader election (src/store/pg/); undefined: the embedded store. */
+  databaseUrl?: string;
   policyFile: string | undefined;
   publicUrl: string | undefined;
   webhookSecret: string | undefined;
@@ -66,6 +68,7 @@ export const SECRET_VARIABLES = [
   'WEBHOOK_SECRET_PREVIOUS',
   'SECRETS_KEY',
   'SECRETS_KEY_PREVIOUS',
+  'DATABASE_URL',
 ] as const;
 
 const optionalString = z
@@ -94,6 +97,12 @@ const schema = z.object({
     `must be one of ${LOG_LEVELS.join(', ')}`,
   ),
   DATA_DIR: optionalString,
+  DATABASE_URL: optionalString
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// URL')
+    .describe(
+      'PostgreSQL as the system of record (postgres://user:password@host/db). Replicas on one database elect one ' +
+        'leader; the others stand by (readiness 503) and take over when it stops. Unset: the embedded store in DATA_DIR.',
+    ),
   POLICY_FILE: optionalString,
   PUBLIC_URL: url('the public base URL of this app'),
   WEBHOOK_SECRET: optionalString.refine(
@@ -222,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST ?? (mode === 'local' ? '127.0.0.1' : '0.0.0.0'),
     logLevel: e.LOG_LEVEL ?? 'info',
     dataDir: e.DATA_DIR ?? './data',
+    databaseUrl: e.DATABASE_URL,
     policyFile: e.POLICY_FILE,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     webhookSecret: e.WEBHOOK_SECRET,
@@ -255,6 +265,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/** The password inside DATABASE_URL (a driver's error may quote it alone). */
+function databasePassword(url: string | undefined): string | undefined {
+  try {
+    return url ? decodeURIComponent(new URL(url).password) || undefined : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The secret values of a configuration, for the scrubbing registry. */
 export function configSecrets(c: Config): string[] {
   return [
@@ -267,5 +286,7 @@ export function configSecrets(c: Config): string[] {
     c.webhookSecretPrevious,
     c.secretsKey,
     c.secretsKeyPrevious,
+    c.databaseUrl,
+    databasePassword(c.databaseUrl),
   ].filter((v): v is string => typeof v === 'string');
 }

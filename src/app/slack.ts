@@ -70,11 +70,16 @@ export function outboxSlackClient(o: {
   logger: Logger;
   now: () => number;
   metrics?: Metrics;
+  /** With PostgreSQL: throws when this replica's lead is not freshly confirmed; no call goes out then. */
+  lease?: () => void;
 }): { client: WebClient; groups: GroupResolver } {
+  const counted = o.metrics ? limitedFetch(countingFetch(o.metrics, globalThis.fetch)) : undefined;
   const client = new WebClient(o.slackConfig.botToken, {
     ...webClientOptions(o.slackConfig.apiUrl),
     // Every call the app makes on its own (posts, edits, uploads, look-ups) is counted, under Slack's limits.
-    ...(o.metrics ? { fetch: limitedFetch(countingFetch(o.metrics, globalThis.fetch)) } : {}),
+    ...(counted ? { fetch: counted } : {}),
+    // Checked at the moment each call goes out, after any wait in the outbox or the client's queue.
+    ...(o.lease ? { fetch: leaseFetch(o.lease, counted ?? globalThis.fetch) } : {}),
     retryConfig: { retries: 0 },
     logger: boltLogger(o.logger.child({ component: 'outbox-web' })),
   });
@@ -102,4 +107,16 @@ export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: Grou
   const names = registerCommands(slack.app, commandDeps);
   local?.setCommands(names);
   return slack;
+}
+
+/** A fetch that asks the lease first: a replica that no longer leads posts nothing. */
+function leaseFetch(lease: () => void, inner: typeof globalThis.fetch): typeof globalThis.fetch {
+  return (input, init) => {
+    try {
+      lease();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return inner(input, init);
+  };
 }

@@ -1,8 +1,13 @@
 /**
  * The store part. It tells listeners registered later (the withdrawals part) when the disk
  * takes writes again after refusing them, so nothing has to be built before the store.
+ * With DATABASE_URL it is PostgreSQL, and this is where a replica waits for the lead
+ * (src/replica/lead.ts): the app is built only once it leads.
  */
+import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { waitToLead } from '../replica/lead.js';
+import type { StandbyOptions } from '../replica/standby.js';
 import { openStore, type Store, type StoreOptions } from '../store/index.js';
 import type { CleanupStack } from './cleanup.js';
 
@@ -10,6 +15,10 @@ export interface StorePart {
   store: Store;
   /** Called every time the store can write again after refusing writes. */
   onWritable(listener: () => void): void;
+  /** With PostgreSQL: throws unless this replica's lead is freshly confirmed (before each wallet POST, each Slack post). */
+  lease?: () => void;
+  /** With PostgreSQL: drains webhooks a standby took into the inbox, through this app's own webhook route. */
+  drainInbox?: (webhookUrl: (secret: string) => string) => void;
 }
 
 export async function buildStore(
@@ -19,9 +28,27 @@ export async function buildStore(
     onFatal: ((err: Error) => void) | undefined;
     options: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'> | undefined;
     onCommitDurable?: StoreOptions['onCommitDurable'];
+    /** DATABASE_URL and what the standby routes need while another replica leads. */
+    database?: Omit<StandbyOptions, 'logger'>;
   },
   cleanup: CleanupStack,
 ): Promise<StorePart> {
+  if (o.database) {
+    const lead = await waitToLead({
+      ...o.database,
+      logger: o.logger,
+      onFailure: o.onFatal,
+      onCommitDurable: o.onCommitDurable,
+    });
+    cleanup.push(() => lead.store.close());
+    return {
+      store: lead.store,
+      // The database never refuses writes the way a full disk does: a failed write ends the lead.
+      onWritable: () => {},
+      lease: () => lead.leader.assertLease(),
+      drainInbox: (url) => cleanup.push(lead.drainInbox(url)),
+    };
+  }
   const listeners: Array<() => void> = [];
   const store = await openStore({
     dir: o.dir,
@@ -35,4 +62,23 @@ export async function buildStore(
   });
   cleanup.push(() => store.close());
   return { store, onWritable: (l) => listeners.push(l) };
+}
+
+/** What the PostgreSQL store and the standby routes need from the configuration; undefined: the embedded store. */
+export function databaseOptions(
+  config: Pick<
+    Config,
+    'databaseUrl' | 'port' | 'host' | 'webhookSecret' | 'webhookSecretPrevious' | 'webhookSignatureRequired'
+  >,
+  version: string,
+): Omit<StandbyOptions, 'logger'> | undefined {
+  if (!config.databaseUrl) return undefined;
+  return {
+    url: config.databaseUrl,
+    port: config.port,
+    host: config.host,
+    version,
+    configuredSecrets: [config.webhookSecret, config.webhookSecretPrevious].filter((s): s is string => !!s),
+    signatureRequired: config.webhookSignatureRequired,
+  };
 }

@@ -27,6 +27,8 @@ export async function buildWallet(
     logger: Logger;
     sandbox: Partial<SandboxOptions> | undefined;
     onCall?: WalletClientOptions['onCall'];
+    /** With PostgreSQL: the lease check before each POST (src/store/pg/leader.ts). */
+    beforeWrite?: WalletClientOptions['beforeWrite'];
   },
   cleanup: CleanupStack,
 ): Promise<WalletPart> {
@@ -60,6 +62,7 @@ export async function buildWallet(
     // Commands rarely wait for a login: the token is refreshed in the background before it expires.
     refreshAhead: true,
     onCall: o.onCall,
+    beforeWrite: o.beforeWrite,
   });
   cleanup.push(async () => client.close?.());
   return {

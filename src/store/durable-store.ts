@@ -12,11 +12,11 @@ import type { Low } from 'lowdb';
 import type { Logger } from '../log.js';
 import type { DirLock } from './lock.js';
 import type { DurableJsonFile } from './durable-json-file.js';
-import { encodeLine, type EncodedOp, type JournalOp } from './journal.js';
+import { encodeLine } from './journal.js';
 import { fsyncDir, writeAll, writeFileSynced } from './durable-fs.js';
 import { StoreClosedError, StoreFailedError, StoreUnavailableError } from './errors.js';
 import type { AnyCollection, Collection, Singletons } from './collection.js';
-import { applyOps, DELETED, Transaction, type Collections } from './memory.js';
+import { applyOps, runCommitFn, type CommitChanges, type Collections } from './memory.js';
 import { loadFromDisk, SNAPSHOT_VERSION, type Loaded, type SnapshotData } from './load.js';
 import type { Store, StoreHealth, StoreOptions, StoreStats, Tx } from './types.js';
 
@@ -92,7 +92,8 @@ export class DurableStore implements Store {
   private compaction: Compaction | undefined;
   /** After a failed snapshot, wait for this much journal before trying again. */
   private compactRetryAt = 0;
-  private inCommit = false;
+  /** Set while a commit function runs: a nested commit() is refused. */
+  private readonly guard = { inCommit: false };
   private closing = false;
   private closed: Promise<void> | undefined;
   private failed: StoreFailedError | undefined;
@@ -169,44 +170,15 @@ export class DurableStore implements Store {
     if (this.failed) return Promise.reject(this.failed);
     if (this.closing) return Promise.reject(new StoreClosedError(this.dir));
     if (this.unavailable) return Promise.reject(this.unavailable.error);
-    if (this.inCommit) {
-      return Promise.reject(
-        new Error('commit() called inside a commit function: put all writes in the outer transaction'),
-      );
-    }
-    const tx = new Transaction(this.collections);
-    let result: R;
-    this.inCommit = true;
+    let changes: CommitChanges<R>;
     try {
-      result = fn(tx);
+      changes = runCommitFn(this.collections, this.guard, fn);
     } catch (err) {
       return Promise.reject(err);
-    } finally {
-      tx.active = false;
-      this.inCommit = false;
     }
-    if (result !== null && typeof (result as { then?: unknown } | undefined)?.then === 'function') {
-      return Promise.reject(
-        new TypeError('commit functions must be synchronous: do async work before commit() and pass the results in'),
-      );
-    }
+    const { result, ops, encoded } = changes;
     this.commits++;
 
-    const ops: JournalOp[] = [];
-    const encoded: EncodedOp[] = [];
-    for (const [c, writes] of tx.writes) {
-      const base = this.collections.get(c);
-      for (const [id, w] of writes) {
-        if (w === DELETED) {
-          if (!base?.has(id)) continue;
-          ops.push({ op: 'del', c, id });
-          encoded.push({ op: 'del', c, id });
-        } else {
-          ops.push({ op: 'put', c, id, v: w.value });
-          encoded.push({ op: 'put', c, id, json: w.json });
-        }
-      }
-    }
     // A commit that changed nothing takes no seq; it resolves once everything before it is durable.
     if (ops.length > 0) {
       const seq = ++this.seq;

@@ -47,8 +47,8 @@ export {
 export { collection, singletons, type AnyCollection, type Collection, type Singletons } from './collection.js';
 export type { Reads, Store, StoreHealth, StoreOptions, StoreStats, Tx } from './types.js';
 
-const SNAPSHOT_FILE = 'state.json';
-const JOURNAL_FILE = 'journal.jsonl';
+export const SNAPSHOT_FILE = 'state.json';
+export const JOURNAL_FILE = 'journal.jsonl';
 
 export async function openStore(o: StoreOptions): Promise<Store> {
   await fs.mkdir(o.dir, { recursive: true });

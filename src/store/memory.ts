@@ -2,7 +2,7 @@
  * The in-memory state (collection name -> id -> frozen record), how journal ops change it,
  * and the transaction a commit function writes through.
  */
-import type { JournalOp } from './journal.js';
+import type { EncodedOp, JournalOp } from './journal.js';
 import type { Collection, Singletons } from './collection.js';
 import type { Tx } from './types.js';
 
@@ -111,4 +111,54 @@ export class Transaction implements Tx {
     }
     return m;
   }
+}
+
+/** What one commit function changed: the ops to apply (deletes of absent ids dropped), each put with its JSON. */
+export interface CommitChanges<R> {
+  result: R;
+  ops: JournalOp[];
+  encoded: EncodedOp[];
+}
+
+/**
+ * Runs a commit function against the state (shared by both backends): synchronous, all or
+ * nothing, no nesting (`inCommit` is the backend's flag, set while fn runs). Throws fn's error,
+ * or a TypeError for an async fn; returns the ops without applying them.
+ */
+export function runCommitFn<R>(
+  collections: Collections,
+  guard: { inCommit: boolean },
+  fn: (tx: Tx) => R,
+): CommitChanges<R> {
+  if (guard.inCommit) {
+    throw new Error('commit() called inside a commit function: put all writes in the outer transaction');
+  }
+  const tx = new Transaction(collections);
+  let result: R;
+  guard.inCommit = true;
+  try {
+    result = fn(tx);
+  } finally {
+    tx.active = false;
+    guard.inCommit = false;
+  }
+  if (result !== null && typeof (result as { then?: unknown } | undefined)?.then === 'function') {
+    throw new TypeError('commit functions must be synchronous: do async work before commit() and pass the results in');
+  }
+  const ops: JournalOp[] = [];
+  const encoded: EncodedOp[] = [];
+  for (const [c, writes] of tx.writes) {
+    const base = collections.get(c);
+    for (const [id, w] of writes) {
+      if (w === DELETED) {
+        if (!base?.has(id)) continue;
+        ops.push({ op: 'del', c, id });
+        encoded.push({ op: 'del', c, id });
+      } else {
+        ops.push({ op: 'put', c, id, v: w.value });
+        encoded.push({ op: 'put', c, id, json: w.json });
+      }
+    }
+  }
+  return { result, ops, encoded };
 }

@@ -71,6 +71,11 @@ export interface HttpOptions {
   retryMaxDelayMs: number;
   /** Source of jitter in [0, 1). */
   random?: () => number;
+  /**
+   * Called right before each POST or PUT goes out; what it throws stops the call unsent. With
+   * PostgreSQL, a replica whose lead is not freshly confirmed must not move money (leader.ts).
+   */
+  beforeWrite?: () => void;
 }
 
 export interface RetryOutcome {
@@ -109,6 +114,7 @@ export class WalletHttp {
 
   /** One attempt, bounded by the deadline (Unix ms). */
   async send(req: HttpRequest, deadline: number, op: string, attempt = 1): Promise<HttpResponse> {
+    if (req.method !== 'GET') this.o.beforeWrite?.();
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new TransportError('ETIMEDOUT', true);
     const controller = new AbortController();

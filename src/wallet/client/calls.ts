@@ -62,6 +62,7 @@ export function createWalletCalls(o: WalletClientOptions): WalletCalls {
     logger,
     retryBaseMs: o.retryBaseMs ?? RETRY_BASE_MS,
     retryMaxDelayMs: o.retryMaxDelayMs ?? RETRY_MAX_DELAY_MS,
+    beforeWrite: o.beforeWrite,
   });
   const session = new SessionManager({
     http,

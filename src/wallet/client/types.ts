@@ -32,6 +32,8 @@ export interface WalletClientOptions {
   logger: Logger;
   /** After each operation (metrics): its outcome (ok, a WalletError kind, internal_error) and duration. */
   onCall?: (op: WalletOperation, outcome: string, seconds: number) => void;
+  /** Before each POST or PUT: throws to stop it unsent (a replica that no longer leads; src/store/pg/leader.ts). */
+  beforeWrite?: () => void;
   /** Default: the process registry. Every token obtained is added to it. */
   secrets?: SecretRegistry;
   /** Page size of every multi-page read of the transaction list (pager.ts). Default 50 (WALLET_PAGE_SIZE). */

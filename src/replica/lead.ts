@@ -1,0 +1,74 @@
+/**
+ * Waiting for the lead with PostgreSQL: a replica that finds another leading serves the
+ * standby routes (standby.ts) until the lock is free, then closes them and opens the store as
+ * the leader (the rest of the app is built only then, as after a restart: recovery runs, the
+ * outbox resumes). The leader drains the inbox every INBOX_POLL_MS.
+ */
+import type { Logger } from '../log.js';
+import type { HttpServer } from '../http/server.js';
+import { openPgStore, type LeaderSession } from '../store/pg/index.js';
+import type { Store, StoreOptions } from '../store/index.js';
+import { drainInbox } from './inbox.js';
+import { startStandby, type StandbyOptions } from './standby.js';
+
+const INBOX_POLL_MS = 500;
+
+export interface Lead {
+  store: Store;
+  leader: LeaderSession;
+  /** Starts draining the standby's inbox into this app's webhook route; returns its stop. */
+  drainInbox(webhookUrl: (secret: string) => string): () => Promise<void>;
+}
+
+export async function waitToLead(
+  o: Omit<StandbyOptions, 'logger'> & {
+    logger: Logger;
+    onFailure?: StoreOptions['onFailure'];
+    onCommitDurable?: StoreOptions['onCommitDurable'];
+  },
+): Promise<Lead> {
+  let standby: Promise<HttpServer | undefined> | undefined;
+  const { store, leader } = await openPgStore({
+    url: o.url,
+    logger: o.logger.child({ component: 'store' }),
+    onFailure: o.onFailure,
+    onCommitDurable: o.onCommitDurable,
+    onWaiting: () => {
+      standby = startStandby(o).catch((err: unknown) => {
+        o.logger.error({ err }, 'could not serve the standby routes');
+        return undefined;
+      });
+    },
+  });
+  const served = await standby;
+  if (served) {
+    await served.close();
+    o.logger.info('taking over: this replica leads now');
+  }
+  return {
+    store,
+    leader,
+    drainInbox: (webhookUrl) => {
+      let stopped = false;
+      let round: Promise<unknown> = Promise.resolve();
+      const tick = () => {
+        if (stopped || leader.lost) return;
+        round = drainInbox({
+          query: (sql, params) => leader.run((c) => c.query(sql, params)),
+          webhookUrl,
+          logger: o.logger,
+        })
+          .catch((err: unknown) => o.logger.warn({ err }, 'inbox: draining failed; trying again'))
+          .finally(() => {
+            if (!stopped) timer = setTimeout(tick, INBOX_POLL_MS);
+          });
+      };
+      let timer: NodeJS.Timeout | undefined = setTimeout(tick, 0);
+      return async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await round;
+      };
+    },
+  };
+}

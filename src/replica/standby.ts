@@ -1,0 +1,127 @@
+/**
+ * What a standby replica serves while it waits for the lead: `/healthz` 200, `/readyz` 503
+ * `{"role":"standby"}` (the load balancer sends Slack only to the ready replica), and the wallet
+ * service's webhooks, taken into the inbox (inbox.ts) when their secret is one the app accepts.
+ * Everything else answers 503: Slack's requests belong to the leader. No Socket Mode, no jobs,
+ * no outbox, no policy watcher run here: none of them is even built until this replica leads.
+ */
+import type { IncomingMessage } from 'node:http';
+import pg from 'pg';
+import { secretMatches, verifySignature } from '../alerts/signature.js';
+import { jsonTooDeep } from '../http/json-depth.js';
+import { type HttpServer, sendJson, startHttpServer } from '../http/server.js';
+import type { Logger } from '../log.js';
+import { clientConfig } from '../store/pg/connection.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../alerts/receiver.js';
+import { putInbox } from './inbox.js';
+
+export interface StandbyOptions {
+  url: string;
+  port: number;
+  host: string;
+  logger: Logger;
+  version: string;
+  /** WEBHOOK_SECRET (and the previous one in its overlap), when configured; else the database's. */
+  configuredSecrets: string[];
+  signatureRequired?: boolean;
+}
+
+async function readLimited(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > max) return undefined;
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The generated secrets as the leader keeps them (src/webhooks/secrets.ts), read from the records. */
+async function storedSecrets(db: pg.Pool): Promise<string[]> {
+  const { rows } = await db.query<{ id: string; value: { value?: string; until?: string } }>(
+    "SELECT id, value FROM store_records WHERE collection = 'settings' AND id IN ('webhookSecret', 'webhookSecretPrevious')",
+  );
+  return rows
+    .filter((r) => r.id === 'webhookSecret' || Date.now() < Date.parse(r.value.until ?? ''))
+    .map((r) => r.value.value)
+    .filter((v): v is string => typeof v === 'string');
+}
+
+export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
+  const db = new pg.Pool({ ...clientConfig(o.url, { application: 'treasury-slack standby' }), max: 4 });
+  db.on('error', (err) => o.logger.warn({ err }, 'standby: database connection error'));
+  const log = o.logger.child({ component: 'standby' });
+  const http = await startHttpServer(
+    [
+      { method: 'GET', path: '/healthz', handler: (_q, res) => sendJson(res, 200, { ok: true, version: o.version }) },
+      { method: 'GET', path: '/readyz', handler: (_q, res) => sendJson(res, 503, { role: 'standby' }) },
+      {
+        method: 'POST',
+        path: '/webhooks/wallet/:secret',
+        handler: async (req, res, params) => {
+          const given = params.secret ?? '';
+          let accepted = o.configuredSecrets;
+          try {
+            if (accepted.length === 0) accepted = await storedSecrets(db);
+          } catch (err) {
+            log.warn({ err }, 'standby: could not read the webhook secret');
+            req.resume();
+            return sendJson(res, 503, { error: 'unavailable, retry' });
+          }
+          if (!secretMatches(given, accepted)) {
+            req.resume();
+            return sendJson(res, 404, { error: 'not found' });
+          }
+          const body = await readLimited(req, DEFAULT_MAX_BODY_BYTES);
+          if (!body) {
+            sendJson(res, 413, { error: `body larger than ${DEFAULT_MAX_BODY_BYTES} bytes` });
+            return void req.socket.destroy();
+          }
+          const h = (n: string) => {
+            const v = req.headers[n];
+            return Array.isArray(v) ? v.join(' ') : v;
+          };
+          if (o.signatureRequired) {
+            const check = verifySignature(
+              given,
+              { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') },
+              body,
+              Date.now(),
+            );
+            if (!check.ok) return sendJson(res, 401, { error: 'invalid signature' });
+          }
+          const raw = body.toString('utf8');
+          if (jsonTooDeep(raw)) return sendJson(res, 400, { error: 'body nests too deep' });
+          try {
+            JSON.parse(raw);
+          } catch {
+            return sendJson(res, 400, { error: 'body is not valid JSON' });
+          }
+          const headers: Record<string, string> = {};
+          for (const n of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+            const v = h(n);
+            if (v !== undefined) headers[n] = v;
+          }
+          try {
+            const fresh = await putInbox(db, { secret: given, body: raw, headers });
+            sendJson(res, 200, { ok: true, duplicate: !fresh });
+            log.info({ duplicate: !fresh }, 'standby: webhook taken into the inbox for the leader');
+          } catch (err) {
+            log.warn({ err }, 'standby: could not store a webhook; the service will retry');
+            sendJson(res, 503, { error: 'unavailable, retry' });
+          }
+        },
+      },
+    ],
+    { port: o.port, host: o.host, logger: log },
+  );
+  log.info({ port: http.port }, 'standing by: another replica leads');
+  return {
+    ...http,
+    close: async () => {
+      await http.close();
+      await db.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * How the app connects to PostgreSQL: its settings, and the URL as it may be shown (no password).
+ */
+import type pg from 'pg';
+
+/**
+ * A hung leader (frozen process, lost network) must lose its session, and so its advisory
+ * lock, within seconds: the server ends a session idle this long, or idle inside a
+ * transaction, and TCP keepalives find a dead peer. The leader's heartbeat runs well inside it.
+ */
+export const SESSION_TIMEOUT_MS = 3_000;
+
+export function clientConfig(url: string, o: { sessionTimeout?: boolean; application?: string } = {}): pg.ClientConfig {
+  const settings = o.sessionTimeout
+    ? `-c idle_session_timeout=${SESSION_TIMEOUT_MS} -c idle_in_transaction_session_timeout=${SESSION_TIMEOUT_MS}`
+    : `-c idle_in_transaction_session_timeout=${SESSION_TIMEOUT_MS}`;
+  return {
+    connectionString: url,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 1_000,
+    connectionTimeoutMillis: 5_000,
+    application_name: o.application ?? 'treasury-slack',
+    options: `${settings} -c tcp_keepalives_idle=2 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=2`,
+  };
+}
+
+/** The URL without its password or query (for logs, /treasury status and errors). */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname || new URLSearchParams(u.search).get('host') || 'localhost';
+    return `postgres://${host}${u.port ? `:${u.port}` : ''}${u.pathname}`;
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}

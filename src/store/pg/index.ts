@@ -1,0 +1,45 @@
+/**
+ * PostgreSQL as the system of record (DATABASE_URL). `openPgStore` waits to lead (leader.ts),
+ * migrates, loads every record and returns a Store with the embedded store's semantics
+ * (pg-store.ts); its `leader` answers the lease checks made before each wallet POST and Slack post.
+ */
+import os from 'node:os';
+import type { Store } from '../types.js';
+import { describeUrl } from './connection.js';
+import { acquireLeadership, type LeaderOptions, type LeaderSession } from './leader.js';
+import { loadRecords, PgStore, type PgStoreOptions } from './pg-store.js';
+
+export { LeadershipLostError, type LeaderSession } from './leader.js';
+export { describeUrl } from './connection.js';
+
+export interface PgStoreOpen extends PgStoreOptions {
+  url: string;
+  holder?: string;
+  onWaiting?: LeaderOptions['onWaiting'];
+  heartbeatMs?: number;
+  leaseMs?: number;
+  signal?: AbortSignal;
+}
+
+export async function openPgStore(o: PgStoreOpen): Promise<{ store: Store; leader: LeaderSession }> {
+  const where = describeUrl(o.url);
+  const leader = await acquireLeadership(
+    {
+      url: o.url,
+      holder: o.holder ?? `${os.hostname()}:${process.pid}`,
+      logger: o.logger,
+      heartbeatMs: o.heartbeatMs,
+      leaseMs: o.leaseMs,
+      onWaiting: o.onWaiting,
+    },
+    o.signal,
+  );
+  try {
+    const { collections, records, nextOrd } = await loadRecords(leader);
+    o.logger?.info({ where, records, epoch: leader.epoch }, 'store opened');
+    return { store: new PgStore(leader, collections, records, nextOrd, where, o), leader };
+  } catch (err) {
+    await leader.close();
+    throw err;
+  }
+}

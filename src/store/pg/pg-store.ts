@@ -1,0 +1,216 @@
+/**
+ * The Store on PostgreSQL: the same in-memory state and commit semantics as the embedded store
+ * (memory.ts), made durable by group commit: the commits that arrive while a write is in
+ * flight go together in the next one, one PostgreSQL transaction on the leader's connection
+ * (fenced by its epoch, leader.ts) holding a multi-row upsert and a multi-row delete.
+ *
+ * A failed write is final for this process: memory is ahead of the database and this replica
+ * may no longer lead (fenced, or its session gone with its lock), so every waiting commit is
+ * rejected, later ones are refused, and onFailure asks the process to stop; a restart (or the
+ * standby) loads the rows as they are. This is the crash the failover tests make.
+ */
+import { performance } from 'node:perf_hooks';
+import type { AnyCollection, Collection, Singletons } from '../collection.js';
+import { StoreClosedError, StoreFailedError, StoreUnavailableError } from '../errors.js';
+import { applyOps, deepFreeze, runCommitFn, type CommitChanges, type Collections } from '../memory.js';
+import type { Store, StoreHealth, StoreOptions, StoreStats, Tx } from '../types.js';
+import { DELETE_SQL, KEEP_ORD, type PendingOp, reduceBatch, UPSERT_SQL } from './batch.js';
+import type { LeaderSession } from './leader.js';
+
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+export type PgStoreOptions = Pick<StoreOptions, 'logger' | 'onFailure' | 'onCommitDurable'>;
+
+/** Reads every record, in insertion order, on the leader's connection. */
+export async function loadRecords(
+  session: LeaderSession,
+): Promise<{ collections: Collections; records: number; nextOrd: number }> {
+  return session.run(async (c) => {
+    const { rows } = await c.query<{ collection: string; id: string; value: unknown; ord: string }>(
+      'SELECT collection, id, value, ord FROM store_records ORDER BY ord',
+    );
+    const collections: Collections = new Map();
+    let nextOrd = 1;
+    for (const r of rows) {
+      let m = collections.get(r.collection);
+      if (!m) {
+        m = new Map();
+        collections.set(r.collection, m);
+      }
+      m.set(r.id, deepFreeze(r.value));
+      nextOrd = Math.max(nextOrd, Number(r.ord) + 1);
+    }
+    return { collections, records: rows.length, nextOrd };
+  });
+}
+
+export class PgStore implements Store {
+  private readonly guard = { inCommit: false };
+  private commits = 0;
+  private flushes = 0;
+  private seq = 0;
+  private durableSeq = 0;
+  private pending: PendingOp[] = [];
+  private pendingSeq = 0;
+  private waiters: Waiter[] = [];
+  private loop: Promise<void> | undefined;
+  private closing = false;
+  private failed: StoreFailedError | undefined;
+  private failedSince = 0;
+
+  constructor(
+    private readonly session: LeaderSession,
+    private readonly collections: Collections,
+    private records: number,
+    private nextOrd: number,
+    private readonly where: string,
+    private readonly o: PgStoreOptions,
+  ) {
+    session.onLost((err) => this.fail(err));
+  }
+
+  health(): StoreHealth {
+    if (!this.failed) return { writable: true };
+    return { writable: false, error: new StoreUnavailableError(this.where, this.failed), since: this.failedSince };
+  }
+
+  get<T>(c: Collection<T>, id: string): T | undefined;
+  get<M, K extends keyof M & string>(c: Singletons<M>, id: K): M[K] | undefined;
+  get(collection: string, id: string): unknown {
+    return this.collections.get(collection)?.get(id);
+  }
+
+  all<T>(c: Collection<T>): T[];
+  all<M>(c: Singletons<M>): Array<M[keyof M]>;
+  all(collection: string): unknown[] {
+    const m = this.collections.get(collection);
+    return m ? [...m.values()] : [];
+  }
+
+  find<T>(collection: Collection<T>, pred: (v: T) => boolean): T[] {
+    const out: T[] = [];
+    const m = this.collections.get(collection);
+    if (m) for (const v of m.values()) if (pred(v as T)) out.push(v as T);
+    return out;
+  }
+
+  counts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, m] of this.collections) if (m.size > 0) out[name] = m.size;
+    return out;
+  }
+
+  count(collection: AnyCollection): number {
+    return this.collections.get(collection)?.size ?? 0;
+  }
+
+  commit<R>(fn: (tx: Tx) => R): Promise<R> {
+    if (this.failed) return Promise.reject(this.failed);
+    if (this.closing) return Promise.reject(new StoreClosedError(this.where));
+    let changes: CommitChanges<R>;
+    try {
+      changes = runCommitFn(this.collections, this.guard, fn);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const { result, ops, encoded } = changes;
+    this.commits++;
+    if (ops.length > 0) {
+      // Places in insertion order are decided now, against memory: only the leader writes.
+      encoded.forEach((op, i) => {
+        const absent = !this.collections.get(op.c)?.has(op.id);
+        this.pending.push({ op, ord: op.op === 'put' && absent ? this.nextOrd++ : KEEP_ORD });
+        // applied one by one so the next op's "absent" sees this one
+        this.records += applyOps(this.collections, [ops[i]!]);
+      });
+      this.pendingSeq = ++this.seq;
+      this.kick();
+    }
+    if (this.seq <= this.durableSeq) return Promise.resolve(result);
+    const started = performance.now();
+    return new Promise<R>((resolve, reject) => {
+      this.waiters.push({
+        seq: this.seq,
+        resolve: () => {
+          this.o.onCommitDurable?.((performance.now() - started) / 1000);
+          resolve(result);
+        },
+        reject,
+      });
+    });
+  }
+
+  private kick(): void {
+    if (this.loop) return;
+    this.loop = this.flushLoop().finally(() => {
+      this.loop = undefined;
+      // A commit made after the loop's last look but before this callback waits for nobody else.
+      if (this.pending.length > 0 && !this.failed) this.kick();
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    while (this.pending.length > 0 && !this.failed) {
+      const ops = this.pending.splice(0);
+      const upTo = this.pendingSeq;
+      const batch = reduceBatch(ops);
+      try {
+        await this.session.transaction(async (c) => {
+          if (batch.deletes.ids.length > 0) await c.query(DELETE_SQL, [batch.deletes.collections, batch.deletes.ids]);
+          const u = batch.upserts;
+          if (u.ids.length > 0) await c.query(UPSERT_SQL, [u.collections, u.ids, u.ords, u.values]);
+        });
+      } catch (err) {
+        this.fail(err);
+        return;
+      }
+      this.flushes++;
+      this.durableSeq = upTo;
+      const done = this.waiters.filter((w) => w.seq <= upTo);
+      this.waiters = this.waiters.filter((w) => w.seq > upTo);
+      for (const w of done) w.resolve();
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.failed) return;
+    this.failed = new StoreFailedError(this.where, err);
+    this.failedSince = Date.now();
+    this.o.logger?.fatal(
+      { err, where: this.where },
+      'a database write failed or this replica lost its lead; refusing further commits',
+    );
+    this.pending = [];
+    for (const w of this.waiters.splice(0)) w.reject(this.failed);
+    this.o.onFailure?.(this.failed);
+  }
+
+  stats(): StoreStats {
+    return {
+      records: this.records,
+      journalBytes: 0,
+      snapshotBytes: 0,
+      commits: this.commits,
+      flushes: this.flushes,
+      compactions: 0,
+      seq: this.seq,
+      dir: this.where,
+    };
+  }
+
+  /** Nothing to compact: the database reclaims space itself (autovacuum). Waits for what is committed. */
+  async compact(): Promise<void> {
+    await this.commit(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    while (this.loop) await this.loop;
+    await this.session.close();
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The PostgreSQL schema, as numbered migrations applied in order at start by the leader, under
+ * its advisory lock (so two replicas starting at once never migrate together). Applied
+ * versions are recorded in `store_schema`; a database migrated by a newer app (a version this
+ * one does not know) is refused rather than written with an older idea of the tables.
+ *
+ * Records are `json`, not `jsonb`: json keeps the exact text the store wrote (key order, so a
+ * reload hands domain code the objects it wrote) and accepts every string JSON can hold,
+ * `\u0000` included, which jsonb rejects: a webhook body carrying one must not stop the leader.
+ */
+import type pg from 'pg';
+
+export const MIGRATIONS: ReadonlyArray<{ version: number; what: string; sql: string }> = [
+  {
+    version: 1,
+    what: 'records, the leader epoch, the webhook inbox',
+    sql: `
+      CREATE TABLE store_records (
+        collection text NOT NULL,
+        id text NOT NULL,
+        -- insertion order across the store: a put of an existing id keeps its ord
+        ord bigint NOT NULL,
+        value json NOT NULL,
+        PRIMARY KEY (collection, id)
+      );
+      CREATE INDEX store_records_ord ON store_records (ord);
+      CREATE TABLE replica_leader (
+        id int PRIMARY KEY CHECK (id = 1),
+        epoch bigint NOT NULL,
+        holder text,
+        since timestamptz,
+        heartbeat_at timestamptz
+      );
+      INSERT INTO replica_leader (id, epoch) VALUES (1, 0);
+      CREATE TABLE webhook_inbox (
+        key text PRIMARY KEY,
+        seq bigserial NOT NULL,
+        received_at timestamptz NOT NULL DEFAULT now(),
+        item json NOT NULL
+      );
+    `,
+  },
+];
+
+/** Applies the migrations this database lacks, each in its own transaction. Caller holds the leader lock. */
+export async function migrate(client: pg.ClientBase): Promise<number[]> {
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS store_schema (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  const { rows } = await client.query<{ version: number }>('SELECT version FROM store_schema ORDER BY version');
+  const have = new Set(rows.map((r) => r.version));
+  const known = Math.max(...MIGRATIONS.map((m) => m.version));
+  const newest = Math.max(0, ...have);
+  if (newest > known) {
+    throw new Error(
+      `the database's schema is version ${newest}, newer than this app knows (${known}): run the newer app, or restore a backup`,
+    );
+  }
+  const applied: number[] = [];
+  for (const m of MIGRATIONS) {
+    if (have.has(m.version)) continue;
+    await client.query('BEGIN');
+    try {
+      await client.query(m.sql);
+      await client.query('INSERT INTO store_schema (version) VALUES ($1)', [m.version]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    }
+    applied.push(m.version);
+  }
+  return applied;
+}
