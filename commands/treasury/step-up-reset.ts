@@ -23,7 +23,7 @@ export const stepUpResetVerb: VerbRun = {
       return void (await say(
         `:warning: Say whose codes to reset: \`/treasury stepup reset @person\`${args[2] ? ` (“${echo(args.slice(2).join(' '))}” is not one person)` : ''}.`,
       ));
-    const isAdmin = await hasRole(deps.policy, 'admins', userId, deps.groups);
+    const isAdmin = await hasRole(deps.policy.current(), 'admins', userId, deps.groups);
     const done = await deps.stepUp.reset(userId, target.data, isAdmin);
     if (!done.ok) return void (await say(`:no_entry: ${done.message}`));
     await say(

@@ -42,7 +42,7 @@ export function withdrawCommand(deps: CommandDeps) {
         return ephemeral(respond, `:no_entry: Not requested: ${outcome.message}${where}`);
       }
       const r = outcome.request;
-      const card = `approval card is in <#${deps.policy.channels.approvals}> (ref \`${shortRef(r)}\`).`;
+      const card = `approval card is in <#${deps.policy.current().channels.approvals}> (ref \`${shortRef(r)}\`).`;
       await ephemeral(
         respond,
         onHold(r)

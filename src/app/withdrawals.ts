@@ -1,7 +1,8 @@
 /**
  * The withdrawals part: the service and the notifier that turns its changes into Slack
- * messages. The service hands each change to the listeners subscribed here (inside the
- * change's commit), so the notifier is built after the service and given it directly.
+ * messages. The notifier needs the service (to read requests), so it is built after it and
+ * subscribes to its changes (each heard inside the change's commit), then the metrics and the
+ * balance watch subscribe in their turn: the same order as before, with nothing filled in late.
  */
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -11,10 +12,10 @@ import type { GroupResolver } from '../policy/people.js';
 import type { PolicySource } from '../policy/source.js';
 import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-notify.js';
-import type { Store, Tx } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
-import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
+import { createWithdrawalService, type WithdrawalService } from '../withdrawals/index.js';
 import type { BalancesPart } from './balances.js';
 import type { CleanupStack } from './cleanup.js';
 
@@ -53,40 +54,34 @@ export function buildWithdrawals(
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
-  const listeners: Array<(event: WithdrawalEvent, tx: Tx) => void> = [];
   const service = createWithdrawalService({
     store: o.store,
     wallet: o.wallet,
-    policy: () => o.policy.current(),
+    policy: o.policy,
     ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
     ...(o.policyInForceSince ? { policyInForceSince: o.policyInForceSince } : {}),
     groups: o.groups,
     logger: o.logger.child({ component: 'withdrawals' }),
     now: o.now,
     ...(o.balances ? { balances: o.balances.book } : {}),
-    onChange: (event, tx) => {
-      for (const l of listeners) l(event, tx);
-    },
   });
   cleanup.push(() => service.idle());
   const notifier = withdrawalNotifier({
     store: o.store,
     outbox: o.outbox,
     service,
-    get policy() {
-      return o.policy.current();
-    },
+    policy: o.policy,
     logger: o.logger,
     explorerNet: o.explorerNet,
     slack: o.slack,
     groups: o.groups,
   });
-  listeners.push(notifier.onChange);
-  if (o.metrics) listeners.push(withdrawalRecorder(o.metrics));
+  service.subscribe(notifier.onChange);
+  if (o.metrics) service.subscribe(withdrawalRecorder(o.metrics));
   // After money moved (or surely did not), the balance may have crossed a threshold: checked off the commit.
   if (o.balances) {
     const { watch } = o.balances;
-    listeners.push((event) => {
+    service.subscribe((event) => {
       if (event.type === 'completed' || event.type === 'failed' || event.type === 'resolved')
         setImmediate(() => void watch.check().catch(() => undefined));
     });

@@ -11,13 +11,13 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { GroupResolver } from '../policy/people.js';
-import type { Policy } from '../policy/schema.js';
 import { collection } from '../store/collection.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import { dayIn, type SlotTime } from '../jobs/slots.js';
 import { exportTransactions } from './export.js';
 import { accountingNotes, type ExportFormat, FORMAT_NAMES } from './formats.js';
+import type { PolicySource } from '../policy/source.js';
 
 export interface MonthlyDelivery {
   key: string;
@@ -39,7 +39,7 @@ const MAX_ATTEMPTS = 3;
 export interface MonthlyExportOptions {
   store: Store;
   wallet: WalletClient;
-  policy: Policy;
+  policy: PolicySource;
   groups?: GroupResolver;
   slack: Pick<WebClient, 'files' | 'conversations'>;
   logger: Logger;
@@ -84,7 +84,7 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
   /** The admins as user ids: groups expanded, "*" (everyone) ignored (nobody is DMed a file "to everyone"). */
   async function admins(): Promise<string[]> {
     const out = new Set<string>();
-    for (const entry of o.policy.people.admins) {
+    for (const entry of o.policy.current().people.admins) {
       if (entry === '*') continue;
       if (entry.startsWith('S')) {
         if (!o.groups) continue;
@@ -121,7 +121,7 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
   }
 
   async function runMonthly(at?: SlotTime): Promise<void> {
-    const format = o.policy.exports.monthly;
+    const format = o.policy.current().exports.monthly;
     if (format === 'off') return;
     const period = previousMonth(at?.slot ?? o.now(), at?.timezone);
     const users = await admins();

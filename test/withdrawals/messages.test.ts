@@ -12,6 +12,7 @@ import { startFakeSlack, type FakeSlack, type FakeMessage } from '../helpers/fak
 import { visibleText } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { DEST, groups, quietLogger, usdt, world, type World } from './helpers.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 const APPROVALS = 'C0APPROVALS';
 
@@ -48,7 +49,7 @@ async function setup(o: { permalinks?: boolean } = {}): Promise<Rig> {
     store: w.store,
     outbox,
     service: w.service,
-    policy: w.policy,
+    policy: fixedPolicy(w.policy),
     logger: quietLogger(),
     explorerNet: 'testnet',
     ...(o.permalinks === false ? {} : { slack: client, groups }),
