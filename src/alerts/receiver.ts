@@ -14,6 +14,7 @@ import { ingestEvent, type IngestResult } from './ingest.js';
 import { readWebhook, webhookAmountProblem, type WebhookEvent } from './parse.js';
 import { matchingSecret, verifySignature } from './signature.js';
 import type { PolicySource } from '../policy/source.js';
+import { BodyTooLarge, readBody } from '../http/body.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** Most JSON values a webhook body may hold (the service's have a few dozen). */
@@ -61,28 +62,6 @@ function reply(res: ServerResponse, status: number, body: unknown, close = false
   res.end(text);
 }
 
-class TooLarge extends Error {}
-
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        req.off('data', onData);
-        req.pause();
-        reject(new TooLarge());
-        return;
-      }
-      chunks.push(c);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
   reply(res, 413, { error: `body larger than ${max} bytes` }, true);
   // Stop reading: the connection is closed once the answer is out.
@@ -104,13 +83,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       reply(res, 404, { error: 'not found' });
       return;
     }
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) return tooLarge(req, res, max);
     let body: Buffer;
     try {
       body = await readBody(req, max);
     } catch (err) {
-      if (err instanceof TooLarge) return tooLarge(req, res, max);
+      if (err instanceof BodyTooLarge) return tooLarge(req, res, max);
       throw err;
     }
 
