@@ -165,19 +165,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
 
   return {
     handler,
-    reconcile: (o) =>
-      reconcileDeposits(
-        {
-          store: deps.store,
-          outbox: deps.outbox,
-          wallet: deps.wallet,
-          policy: deps.policy,
-          logger: deps.logger,
-          now,
-          watermark,
-        },
-        { ...deps.reconcile, ...o },
-      ),
+    reconcile: (o) => reconcileDeposits({ ...verifyDeps, watermark }, { ...deps.reconcile, ...o }),
     unknownSummary() {
       const s = unknownSummary(deps.store, now());
       return { ...s, text: describeUnknown(s) };
