@@ -6,13 +6,13 @@
  */
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOutbox, type Outbox } from '../../src/outbox/index.js';
-import { withdrawalNotifier, type WithdrawalNotifier } from '../../src/slack/withdrawal-notify.js';
-import { startFakeSlack, type FakeSlack, type FakeMessage } from '../helpers/fake-slack.js';
-import { visibleText } from '../helpers/treasury-app.js';
-import { until } from '../helpers/wait.js';
-import { DEST, groups, quietLogger, usdt, world, type World } from './helpers.js';
-import { fixedPolicy } from '../../src/policy/source.js';
+import { createOutbox, type Outbox } from '../../../src/outbox/index.js';
+import { withdrawalNotifier, type WithdrawalNotifier } from '../../../src/slack/withdrawal-notify.js';
+import { startFakeSlack, type FakeSlack, type FakeMessage } from '../../helpers/fake-slack.js';
+import { visibleText } from '../../helpers/treasury-app.js';
+import { until } from '../../helpers/wait.js';
+import { DEST, groups, quietLogger, usdt, world, type World } from '../../withdrawals/helpers.js';
+import { fixedPolicy } from '../../../src/policy/source.js';
 
 const APPROVALS = 'C0APPROVALS';
 
