@@ -12,7 +12,7 @@ import { currentRequest, inRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
 import { createAttempts } from './attempts.js';
 import { createBatching } from './batching.js';
-import { APP_RENDERER_NAMES, BURST_RENDERER, type RendererName } from './renderers.js';
+import { APP_RENDERER_NAMES, assertRegistered, BURST_RENDERER, type RendererName } from './renderers.js';
 import { shownIn, type OutboxContext, type SlackClient } from './context.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 import { createLaneIndex, pickNext, slotOf, type Lane } from './lanes.js';
@@ -346,13 +346,8 @@ export function createOutbox(o: OutboxOptions): Outbox {
     registerBatchRenderer(kind, r) {
       ctx.batchRenderers.set(kind, r);
     },
-    assertRenderers(names = APP_RENDERER_NAMES) {
-      const missing = names.filter((n) => !ctx.renderers.has(n) && !ctx.batchRenderers.has(n));
-      if (missing.length)
-        throw new Error(
-          `No renderer is registered for ${missing.join(', ')}: messages of ${missing.length > 1 ? 'these kinds' : 'this kind'} could not be sent (src/outbox/renderers.ts).`,
-        );
-    },
+    assertRenderers: (names = APP_RENDERER_NAMES) =>
+      assertRegistered(names, (n) => ctx.renderers.has(n) || ctx.batchRenderers.has(n)),
     start() {
       if (started) return;
       started = true;

@@ -42,3 +42,12 @@ export type AppRendererName = keyof typeof APP_RENDERERS;
 export type RendererName = AppRendererName | typeof BURST_RENDERER | typeof NO_RENDERER;
 
 export const APP_RENDERER_NAMES = Object.keys(APP_RENDERERS) as AppRendererName[];
+
+/** Throws, naming them, when any of `names` has no renderer (`registered` says which do). */
+export function assertRegistered(names: readonly RendererName[], registered: (name: RendererName) => boolean): void {
+  const missing = names.filter((n) => !registered(n));
+  if (missing.length)
+    throw new Error(
+      `No renderer is registered for ${missing.join(', ')}: messages of ${missing.length > 1 ? 'these kinds' : 'this kind'} could not be sent (src/outbox/renderers.ts).`,
+    );
+}
