@@ -1,7 +1,9 @@
 /**
- * Builds and starts the whole app from a Config, as a list of parts (src/app/*): store,
- * wallet (or the embedded sandbox), policy, Slack target (or the local workspace), outbox,
- * withdrawals, alerts, the Bolt app, the HTTP routes and the jobs. Each part pushes its stop
+ * Builds and starts the whole app from a Config, as a list of parts (src/app/*) in dependency
+ * order, each given the parts before it and nothing filled in later: store, webhook secrets,
+ * wallet (or the embedded sandbox), the policy in force, Slack target (or the local workspace),
+ * outbox, the policy governor, withdrawals, alerts, reports, the Bolt app, the HTTP routes and
+ * the jobs (docs/architecture.md draws the order). Each part pushes its stop
  * on one cleanup stack, stopped in reverse on stop or when starting fails half-way. main.ts
  * calls it with the environment; tests call it with test ports and directories.
  */
