@@ -20,6 +20,7 @@ import { openStore } from '../src/store/index.js';
 import { createWalletClient } from '../src/wallet/client.js';
 import { makeTempDir, nowMs, percentile, removeDir, result, type BenchResult } from './lib.js';
 import { startWorld } from './world-client.js';
+import { fixedPolicy } from '../src/policy/source.js';
 
 const SECONDS = Number(process.env.ALERTS_BENCH_SECONDS ?? 60);
 const RATE = 20;
@@ -56,14 +57,14 @@ async function runOnce(mode: 'sweep' | 'per-hash'): Promise<Run> {
     rejectRateLimitedCalls: true,
   });
   const outbox = createOutbox({ store, client, logger });
-  registerAlertRenderers(outbox, store, { policy: () => policy });
+  registerAlertRenderers(outbox, store, { policy: fixedPolicy(policy) });
   const m = world.info.merchant;
   const wallet = createWalletClient({ baseUrl: world.info.sandboxUrl, ...m, logger });
   const alerts = createAlerts({
     store,
     outbox,
     wallet,
-    policy,
+    policy: fixedPolicy(policy),
     logger,
     secret: SECRET,
     ...(mode === 'per-hash' ? { verifyDepositsByHash: true } : {}),

@@ -28,6 +28,7 @@ import { transactionRecord } from '../test/helpers/transaction-record.js';
 import { slackRateLimits, type SlackRateLimiter } from '../test/helpers/slack-rate-limits.js';
 import { verificationAtVolume } from './alerts-verify.js';
 import { makeTempDir, nowMs, percentile, removeDir, result, type Bench, type BenchResult } from './lib.js';
+import { fixedPolicy } from '../src/policy/source.js';
 
 const SECONDS = Number(process.env.ALERTS_BENCH_SECONDS ?? 60);
 const RATES = [1, 5, 20];
@@ -105,7 +106,7 @@ async function rig(startOutbox = true, listed?: Map<string, string>): Promise<Ri
     store,
     outbox,
     wallet: stubWallet(listed),
-    policy,
+    policy: fixedPolicy(policy),
     logger,
     secret: SECRET,
     verifyRetryDelaysMs: [],

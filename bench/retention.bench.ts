@@ -18,6 +18,7 @@ import { COLLECTIONS as OUTBOX, type OutboxEntry } from '../src/outbox/types.js'
 import { openStore, type Store } from '../src/store/index.js';
 import { collection } from '../src/store/collection.js';
 import { makeTempDir, percentile, removeDir, result, timed, type Bench, type BenchResult } from './lib.js';
+import { fixedPolicy } from '../src/policy/source.js';
 
 const DEPOSITS = 100_000;
 const WITHDRAWALS = 1_000;
@@ -159,7 +160,7 @@ const bench: Bench = {
         store,
         logger: createLogger({ level: 'silent' }),
         now: () => now,
-        policy: () => ({ retention: { days: RETENTION_DAYS } }),
+        policy: fixedPolicy({ retention: { days: RETENTION_DAYS } }),
       });
       const pruned = await timed(() => retention.prune());
       await store.close();

@@ -29,6 +29,7 @@ import {
   type Bench,
   type BenchResult,
 } from './lib.js';
+import { fixedPolicy } from '../src/policy/source.js';
 
 const SIZES = [1_000, 10_000, 100_000];
 const REQUESTS = 2_000;
@@ -98,7 +99,7 @@ async function ingestion(n: number): Promise<BenchResult[]> {
       store,
       outbox,
       wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) },
-      policy,
+      policy: fixedPolicy(policy),
       logger,
       secret: SECRET,
     });
@@ -180,7 +181,7 @@ async function webhookToSlack(): Promise<BenchResult[]> {
       store,
       outbox,
       wallet: { listTransactions: () => Promise.reject(new Error('no wallet service in this benchmark')) },
-      policy,
+      policy: fixedPolicy(policy),
       logger,
       secret: SECRET,
     });

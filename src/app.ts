@@ -1,7 +1,9 @@
 /**
- * Builds and starts the whole app from a Config, as a list of parts (src/app/*): store,
- * wallet (or the embedded sandbox), policy, Slack target (or the local workspace), outbox,
- * withdrawals, alerts, the Bolt app, the HTTP routes and the jobs. Each part pushes its stop
+ * Builds and starts the whole app from a Config, as a list of parts (src/app/*) in dependency
+ * order, each given the parts before it and nothing filled in later: store, webhook secrets,
+ * wallet (or the embedded sandbox), the policy in force, Slack target (or the local workspace),
+ * outbox, the policy governor, withdrawals, alerts, reports, the Bolt app, the HTTP routes and
+ * the jobs (docs/architecture.md draws the order). Each part pushes its stop
  * on one cleanup stack, stopped in reverse on stop or when starting fails half-way. main.ts
  * calls it with the environment; tests call it with test ports and directories.
  */
@@ -12,7 +14,7 @@ import { CleanupStack } from './app/cleanup.js';
 import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
 import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.js';
-import { buildPolicy } from './app/policy.js';
+import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp } from './app/step-up.js';
 import type { RunningApp, StartOptions } from './app/types.js';
@@ -34,9 +36,6 @@ import { startMetricsServer } from './metrics/server.js';
 import { alertDelayRecorder, attachSources } from './metrics/sources.js';
 import { createOutbox } from './outbox/index.js';
 import { resolvePolicyPath } from './policy/load.js';
-import type { GroupResolver } from './policy/people.js';
-import type { Policy } from './policy/schema.js';
-import type { PolicySource } from './policy/source.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
 import { secrets } from './secrets.js';
 import { freezeNotifier } from './slack/freeze-notice.js';
@@ -80,6 +79,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
+    // The webhook (and verification) URL's secret: the current one, and the one before a rotation for its overlap.
+    const hookSecrets = await openWebhookSecrets({
+      configured: config.webhookSecret,
+      previous: config.webhookSecretPrevious,
+      store,
+      logger,
+      now,
+    });
     // The embedded sandbox plays the service's side of the verification callback: it asks the
     // app's own verify route, known once the app listens (sends resumed at startup wait for it).
     // It asks with the current secret at each call, as if the admin pasted the URL after a rotation.
@@ -100,34 +107,17 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
-    // The policy in force is the last approved one (src/policy/governance): every part reads it
-    // through the governor as a PolicySource (`current()` at the moment of use), so an approved
-    // change applies at once. The governor's notices need the outbox, which needs Slack, which
-    // (the local workspace) needs the policy loaded: a real cycle, broken by `late` below.
-    const late: { outbox?: ReturnType<typeof createOutbox>; groups?: GroupResolver } = {};
-    const governor = await buildPolicy(
-      {
-        store,
-        outbox: { enqueue: (tx, req) => late.outbox!.enqueue(tx, req) },
-        groups: { membersOf: (g) => late.groups?.membersOf(g) ?? Promise.resolve([]) },
-        logger,
-        now,
-        fixed: o.policy,
-        path: o.policy
-          ? undefined
-          : resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl),
-      },
-      cleanup,
-    );
-    const policy: PolicySource = governor;
-    // The webhook (and verification) URL's secret: the current one, and the one before a rotation for its overlap.
-    const hookSecrets = await openWebhookSecrets({
-      configured: config.webhookSecret,
-      previous: config.webhookSecretPrevious,
-      store,
-      logger,
-      now,
-    });
+    // The policy in force is the last approved one (src/policy/governance): loaded first, as the
+    // one PolicySource every part reads (`current()` at the moment of use, so an approved change
+    // applies at once). Loading notifies no one, so it needs only the store; the governor, which
+    // proposes, decides and tells the admins, is built below once the outbox and Slack's groups exist.
+    const policyPlace = {
+      fixed: o.policy,
+      path: o.policy
+        ? undefined
+        : resolvePolicyPath(config.policyFile, config.slack.mode === 'local' || !config.wallet.baseUrl),
+    };
+    const policy = await loadPolicy({ store, logger, now, ...policyPlace });
 
     const target = await buildSlackTarget(
       {
@@ -160,9 +150,11 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       ...o.outbox,
     });
     cleanup.push(() => outbox.stop());
-    late.outbox = outbox;
-    late.groups = slackClient.groups;
-    registerPolicyChangeRenderers(outbox, governor);
+    const governor = buildGovernor(
+      { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path },
+      cleanup,
+    );
+    registerPolicyChangeRenderers(outbox, governor, policy);
     registerWebhookRotationRenderer(outbox);
 
     const stepUp = await buildStepUp({ config, store, outbox, policy, logger, now });
@@ -170,7 +162,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
       store,
       now,
-      notify: jobNoticeSender(outbox, () => policy.current()),
+      notify: jobNoticeSender(outbox, policy),
     });
     registerJobNoticeRenderer(outbox);
     cleanup.push(() => scheduler.stop());
@@ -204,23 +196,21 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     );
     const freeze = createFreezeService({
       store,
-      policy: () => policy.current(),
+      policy,
       groups: slackClient.groups,
       now,
       logger: logger.child({ component: 'freeze' }),
       withdrawals: withdrawals.service,
-      onChange: freezeNotifier({ outbox, store, policy: () => policy.current() }),
+      onChange: freezeNotifier({ outbox, store, policy }),
     });
-    registerVerificationAlerts({ outbox, store, policy: () => policy.current() });
+    registerVerificationAlerts({ outbox, store, policy });
     const alerts = buildAlerts(
       {
         config,
         store,
         outbox,
         wallet: wallet.client,
-        get policy(): Policy {
-          return policy.current();
-        },
+        policy,
         logger,
         secret: () => hookSecrets.accepted(),
         now,
@@ -257,7 +247,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger,
       publicUrl: webhookBase,
       outbox,
-      policy: () => policy.current(),
+      policy,
       now,
     });
     const deps: Deps = {
@@ -265,9 +255,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger,
       store,
       wallet: wallet.client,
-      get policy(): Policy {
-        return policy.current();
-      },
+      policy,
       policyGovernance: governor,
       scheduler,
       outbox,
@@ -304,16 +292,19 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         digest: digests,
         exports: monthlyExports,
       },
-      () => policy.current(),
+      policy,
       { refuse: false, logger },
     );
     attachSources(metrics, {
       store,
-      policy: () => policy.current(),
+      policy,
       freezeActive: () => freeze.current() !== undefined,
       scheduler,
       now,
     });
+    // Every part has registered its messages' renderers by now: one missing stops the start here,
+    // naming it, instead of failing the first message of its kind (src/outbox/renderers.ts).
+    outbox.assertRenderers();
     const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
     const routes = appRoutes({
       alerts,
@@ -324,7 +315,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       verification: verificationHandler({
         store,
         outbox,
-        policy: () => policy.current(),
+        policy,
         secret: () => hookSecrets.accepted(),
         secretKey: wallet.secretKey,
         logger: logger.child({ component: 'verification' }),

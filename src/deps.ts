@@ -11,7 +11,7 @@ import type { Scheduler } from './jobs/scheduler.js';
 import type { Logger } from './log.js';
 import type { Outbox } from './outbox/index.js';
 import type { PolicyGovernor } from './policy/governance/governor.js';
-import type { Policy } from './policy/schema.js';
+import type { PolicySource } from './policy/source.js';
 import type { StepUpService } from './stepup/index.js';
 import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
@@ -24,8 +24,8 @@ export interface Deps {
   logger: Logger;
   store: Store;
   wallet: WalletClient;
-  /** The policy in force (a getter over policyGovernance): read it at the moment of use, never keep a copy. */
-  readonly policy: Policy;
+  /** The policy in force: `current()` at the moment of use, never a copy kept. */
+  policy: PolicySource;
   /** The approved policy, the proposed change and its decisions. */
   policyGovernance: PolicyGovernor;
   scheduler: Scheduler;

@@ -17,7 +17,7 @@ export const balancesVerb: VerbRun = {
         text: userMessage(reading.error, 'Reading the balances'),
       }));
     }
-    const lines = balanceLines(reading.rows, deps.policy.alerts.low_balance);
+    const lines = balanceLines(reading.rows, deps.policy.current().alerts.low_balance);
     await respond({
       response_type: 'ephemeral',
       text: 'Balances',

@@ -33,7 +33,7 @@ export function treasuryCommand(deps: CommandDeps) {
           text: `:warning: Unknown subcommand “${echo(first)}”. Try one of: ${[...VERB_TABLE.values()].map((v) => `\`${v.usage}\``).join(', ')}`,
         }));
       }
-      const refused = await refusal(deps.policy, verb.role, command.user_id, deps.groups);
+      const refused = await refusal(deps.policy.current(), verb.role, command.user_id, deps.groups);
       if (refused) return void (await respond({ response_type: 'ephemeral', text: refused }));
       await verb.run({ deps, args, userId: command.user_id, respond, client, channelId: command.channel_id });
     });

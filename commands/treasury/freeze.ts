@@ -15,7 +15,7 @@ import { maskedVerificationUrl } from './verification.js';
 
 function outcomeText(deps: CommandDeps, o: FreezeOutcome): string {
   if (!o.ok) return `:no_entry: ${freezeRefusalText(o)}`;
-  const channel = `<#${deps.policy.channels.approvals}>`;
+  const channel = `<#${deps.policy.current().channels.approvals}>`;
   switch (o.event) {
     case 'frozen':
       return `:octagonal_sign: Sends are frozen: nothing is sent until two admins unfreeze. The notice is in ${channel}.${o.secondAdminMissing ? `\n${SECOND_ADMIN_HOW}` : ''}`;

@@ -16,7 +16,7 @@ const MAX_ROWS = 40;
 export const pendingVerb: VerbRun = {
   run: async ({ deps, respond }) => {
     const frozen = currentFreeze(deps.store);
-    const queue = teamQueue(deps.withdrawals.list(), deps.policy, deps.now(), !!frozen);
+    const queue = teamQueue(deps.withdrawals.list(), deps.policy.current(), deps.now(), !!frozen);
     const title = queue.length ? `Waiting on the team (${queue.length})` : 'Waiting on the team';
     const lines = cappedQueue(queue, MAX_ROWS, 'on their cards in the approvals channel.');
     await respond({
@@ -33,7 +33,7 @@ export const pendingVerb: VerbRun = {
           : []),
         // The rest of Slack's 50 blocks is the list's.
         ...packLines(lines.length ? lines : ['_Nothing is waiting: no withdrawal request is open._']).slice(0, 45),
-        context(`Decide on the cards in <#${deps.policy.channels.approvals}>, or from the app's Home tab.`),
+        context(`Decide on the cards in <#${deps.policy.current().channels.approvals}>, or from the app's Home tab.`),
       ],
     });
   },

@@ -7,6 +7,7 @@ import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '
 import { utcMinute } from '../../src/format/time.js';
 import type { Outbox } from '../../src/outbox/index.js';
 import type { PolicyGovernor } from '../../src/policy/governance/governor.js';
+import type { PolicySource } from '../../src/policy/source.js';
 import { POLICY_CHANGE_RENDERER, POLICY_PROBLEM_RENDERER } from '../../src/policy/governance/notices.js';
 import type { PolicyProposal } from '../../src/policy/governance/types.js';
 import { effectivePolicyChangeApprovals } from '../../src/policy/schema.js';
@@ -81,10 +82,10 @@ export function renderProposal(p: PolicyProposal, required: number) {
   return { text: `Treasury policy change · ${status}`, blocks };
 }
 
-export function registerPolicyChangeRenderers(outbox: Outbox, governor: PolicyGovernor): void {
+export function registerPolicyChangeRenderers(outbox: Outbox, governor: PolicyGovernor, policy: PolicySource): void {
   outbox.registerRenderer(POLICY_CHANGE_RENDERER, (ref) => {
     const p = governor.proposal(ref);
-    return p ? renderProposal(p, effectivePolicyChangeApprovals(governor.current())) : null;
+    return p ? renderProposal(p, effectivePolicyChangeApprovals(policy.current())) : null;
   });
   outbox.registerRenderer(POLICY_PROBLEM_RENDERER, (ref) => {
     const problem = governor.problem(ref);
@@ -120,7 +121,7 @@ export function registerPolicyChangeActions(app: App, deps: CommandDeps): void {
 }
 
 /** For `/treasury policy`: since when the policy is in force and who approved it, and the pending change, if any. */
-export function governanceBlocks(deps: Pick<CommandDeps, 'policyGovernance'>) {
+export function governanceBlocks(deps: Pick<CommandDeps, 'policyGovernance' | 'policy'>) {
   const gov = deps.policyGovernance;
   const inForce = gov.inForce();
   if (!inForce) return [];
@@ -133,7 +134,7 @@ export function governanceBlocks(deps: Pick<CommandDeps, 'policyGovernance'>) {
     const lines = p.lines.map((l) => `• ${l}`);
     out.push(
       section(
-        `*Pending change* (proposed ${utcMinute(p.proposedAt)}): ${proposalStatus(p, effectivePolicyChangeApprovals(gov.current()))}`,
+        `*Pending change* (proposed ${utcMinute(p.proposedAt)}): ${proposalStatus(p, effectivePolicyChangeApprovals(deps.policy.current()))}`,
       ),
       ...packLines(
         lines.length > 15

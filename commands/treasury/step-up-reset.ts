@@ -17,7 +17,7 @@ export const stepUpResetVerb: VerbRun = {
     if (!named) return void (await say(`:warning: Say whose codes to reset. ${usage}`));
     const target = await deps.people.resolve(named);
     if (!target.ok) return void (await say(`:warning: ${outside(target.message, 600)}\n${usage}`));
-    const isAdmin = await hasRole(deps.policy, 'admins', userId, deps.groups);
+    const isAdmin = await hasRole(deps.policy.current(), 'admins', userId, deps.groups);
     const done = await deps.stepUp.reset(userId, target.id, isAdmin);
     if (!done.ok) return void (await say(`:no_entry: ${done.message}`));
     await say(

@@ -106,12 +106,12 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
     run: async ({ deps, respond, userId }) =>
       void (await respond({
         response_type: 'ephemeral',
-        text: helpText(await hasRole(deps.policy, 'admins', userId, deps.groups)),
+        text: helpText(await hasRole(deps.policy.current(), 'admins', userId, deps.groups)),
       })),
   },
   status: {
     run: async ({ deps, respond, userId }) => {
-      if (!(await hasRole(deps.policy, 'admins', userId, deps.groups))) {
+      if (!(await hasRole(deps.policy.current(), 'admins', userId, deps.groups))) {
         const line = await statusLine(deps);
         return void (await respond({ response_type: 'ephemeral', text: line }));
       }
@@ -159,7 +159,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   },
   policy: {
     run: async ({ deps, respond }) => {
-      const p = deps.policy;
+      const p = deps.policy.current();
       const who = (xs: string[]) => (xs.length ? xs.map((x) => mention(x, 'everyone')).join(', ') : 'nobody');
       const tiers = Object.entries(p.withdrawals.tiers)
         .map(([cur, ts]) => {

@@ -14,7 +14,7 @@ export function txFacts(
   return {
     requests,
     book: clientBook(deps.store, requests),
-    payeeOf: allowlistPayee(deps.policy.withdrawals.allowlist.addresses),
+    payeeOf: allowlistPayee(deps.policy.current().withdrawals.allowlist.addresses),
     ...(client ? { names: slackNames(client) } : {}),
   };
 }

@@ -22,7 +22,7 @@ export function withdrawCommand(deps: CommandDeps) {
       if (!command.text.trim()) {
         await client.views.open({
           trigger_id: command.trigger_id,
-          view: requestModal(undefined, undefined, noteThresholds(deps.policy)),
+          view: requestModal(undefined, undefined, noteThresholds(deps.policy.current())),
         });
         return;
       }
@@ -50,7 +50,7 @@ export function withdrawCommand(deps: CommandDeps) {
         return ephemeral(respond, `:no_entry: Not requested: ${problemsText(outcome)}${where}${usage}`);
       }
       const r = outcome.request;
-      const card = `approval card is in <#${deps.policy.channels.approvals}> (ref \`${shortRef(r)}\`).`;
+      const card = `approval card is in <#${deps.policy.current().channels.approvals}> (ref \`${shortRef(r)}\`).`;
       await ephemeral(
         respond,
         onHold(r)

@@ -62,7 +62,7 @@ export function holdSubmitted(deps: CommandDeps) {
         errors: { reason: 'This form is out of date; click the button on the card again.' },
       }));
     }
-    const refused = await refusal(deps.policy, 'admins', body.user.id, deps.groups);
+    const refused = await refusal(deps.policy.current(), 'admins', body.user.id, deps.groups);
     if (refused) return void (await ack({ response_action: 'errors', errors: { reason: refused } }));
     await submitted(deps.logger, ack, 'hold decision', () =>
       deps.withdrawals.settleHold(meta.id, body.user.id, meta.action, readReason(view.state.values)),

@@ -44,7 +44,7 @@ export function newRequest(deps: CommandDeps) {
             note: r.note,
           },
           r.id,
-          noteThresholds(deps.policy),
+          noteThresholds(deps.policy.current()),
         ),
       });
     });

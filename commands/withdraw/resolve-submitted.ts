@@ -22,7 +22,7 @@ export function resolveSubmitted(deps: CommandDeps) {
       }));
     }
     const note = readReason(view.state.values);
-    const refused = await refusal(deps.policy, 'admins', body.user.id, deps.groups);
+    const refused = await refusal(deps.policy.current(), 'admins', body.user.id, deps.groups);
     if (refused) return void (await ack({ response_action: 'errors', errors: { reason: refused } }));
     await submitted(deps.logger, ack, 'resolution', () =>
       deps.withdrawals.resolveUnknown(meta.id, body.user.id, meta.outcome, note),

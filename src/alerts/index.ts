@@ -4,7 +4,6 @@
  * Slack lives on the Slack side (`src/slack/alert-messages.ts`, `registerAlertRenderers`).
  */
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { WebhookEvent } from './parse.js';
@@ -106,8 +105,14 @@ export interface Alerts {
 export function createAlerts(deps: AlertsDeps): Alerts {
   const log = deps.logger.child({ module: 'alerts' });
   const now = deps.now ?? Date.now;
-  const policy = typeof deps.policy === 'function' ? deps.policy : () => deps.policy as Policy;
-  const verifyDeps = { store: deps.store, outbox: deps.outbox, wallet: deps.wallet, policy, logger: deps.logger, now };
+  const verifyDeps = {
+    store: deps.store,
+    outbox: deps.outbox,
+    wallet: deps.wallet,
+    policy: deps.policy,
+    logger: deps.logger,
+    now,
+  };
   const verifier = createVerifier(verifyDeps, deps.verifyRetryDelaysMs);
   const sweeper = createSweeper(verifyDeps, deps.sweep);
   // Recorded as the alerts start, before any reconciliation: what happened earlier is history.
@@ -160,19 +165,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
 
   return {
     handler,
-    reconcile: (o) =>
-      reconcileDeposits(
-        {
-          store: deps.store,
-          outbox: deps.outbox,
-          wallet: deps.wallet,
-          policy: deps.policy,
-          logger: deps.logger,
-          now,
-          watermark,
-        },
-        { ...deps.reconcile, ...o },
-      ),
+    reconcile: (o) => reconcileDeposits({ ...verifyDeps, watermark }, { ...deps.reconcile, ...o }),
     unknownSummary() {
       const s = unknownSummary(deps.store, now());
       return { ...s, text: describeUnknown(s) };

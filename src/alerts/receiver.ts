@@ -6,7 +6,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
 import { noteRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
 import { OutOfBoundsJson, parseJson } from '../wallet/json.js';
@@ -14,6 +13,8 @@ import { jsonTooDeep, MAX_JSON_DEPTH } from '../http/json-depth.js';
 import { ingestEvent, type IngestResult } from './ingest.js';
 import { readWebhook, webhookAmountProblem, type WebhookEvent } from './parse.js';
 import { matchingSecret, verifySignature } from './signature.js';
+import type { PolicySource } from '../policy/source.js';
+import { BodyTooLarge, readBody } from '../http/body.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 /** Most JSON values a webhook body may hold (the service's have a few dozen). */
@@ -22,7 +23,7 @@ export const MAX_WEBHOOK_VALUES = 2_000;
 export interface WebhookHandlerDeps {
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
-  policy: Policy | (() => Policy);
+  policy: PolicySource;
   logger: Logger;
   /**
    * The accepted secret path segments (each also the HMAC key of its own URL): the current one
@@ -61,28 +62,6 @@ function reply(res: ServerResponse, status: number, body: unknown, close = false
   res.end(text);
 }
 
-class TooLarge extends Error {}
-
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        req.off('data', onData);
-        req.pause();
-        reject(new TooLarge());
-        return;
-      }
-      chunks.push(c);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
   reply(res, 413, { error: `body larger than ${max} bytes` }, true);
   // Stop reading: the connection is closed once the answer is out.
@@ -93,7 +72,6 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   const log = deps.logger.child({ module: 'webhook' });
   const now = deps.now ?? Date.now;
   const max = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const policy = typeof deps.policy === 'function' ? deps.policy : () => deps.policy as Policy;
   const secret = typeof deps.secret === 'function' ? deps.secret : () => deps.secret as string;
 
   return async (req, res, params) => {
@@ -105,13 +83,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       reply(res, 404, { error: 'not found' });
       return;
     }
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) return tooLarge(req, res, max);
     let body: Buffer;
     try {
       body = await readBody(req, max);
     } catch (err) {
-      if (err instanceof TooLarge) return tooLarge(req, res, max);
+      if (err instanceof BodyTooLarge) return tooLarge(req, res, max);
       throw err;
     }
 
@@ -156,7 +132,11 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     const event = readWebhook(parsed);
     const at = now();
     const result = await deps.store.commit((tx) => {
-      const r = ingestEvent(tx, { event, source: 'webhook', raw }, { outbox: deps.outbox, policy: policy(), now: at });
+      const r = ingestEvent(
+        tx,
+        { event, source: 'webhook', raw },
+        { outbox: deps.outbox, policy: deps.policy.current(), now: at },
+      );
       if (r.outcome !== 'duplicate' && event.kind === 'withdrawal' && event.merchantReference && deps.linkWithdrawal) {
         deps.linkWithdrawal(tx, { alertId: r.alertId, merchantReference: event.merchantReference, event });
       }

@@ -6,7 +6,6 @@
  */
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import { transactionPages, type PagedWallet } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
@@ -14,12 +13,13 @@ import { ingestEvent, type IngestResult } from './ingest.js';
 import { walletLink } from './links.js';
 import type { WebhookEvent } from './parse.js';
 import { HISTORY_MESSAGE_KEY, HISTORY_RENDERER, WATERMARK, WATERMARK_SLACK_MS, type Watermark } from './watermark.js';
+import type { PolicySource } from '../policy/source.js';
 
 export interface ReconcileDeps {
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   wallet: PagedWallet;
-  policy: Policy | (() => Policy);
+  policy: PolicySource;
   logger: Logger;
   now?: () => number;
   /** The watermark (recorded on the first run); what happened before it is history. */
@@ -62,7 +62,6 @@ export function eventFromRecord(r: TransactionRecord): WebhookEvent | undefined 
 
 export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions = {}): Promise<ReconcileReport> {
   const now = deps.now ?? Date.now;
-  const policy = typeof deps.policy === 'function' ? deps.policy : () => deps.policy as Policy;
   const lookbackMs = o.lookbackMs ?? 24 * 3_600_000;
   const pages = o.pages ?? 2;
   const pageSize = o.pageSize;
@@ -108,7 +107,7 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
         ingestEvent(
           tx,
           { event, source: 'reconciliation', verification },
-          { outbox: deps.outbox, policy: policy(), now: now() },
+          { outbox: deps.outbox, policy: deps.policy.current(), now: now() },
         ),
       );
     }
@@ -136,7 +135,7 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
  * failure leaves the watermark unreported and the next run tries again.
  */
 async function reportHistory(deps: ReconcileDeps, wm: Watermark, windowMs: number): Promise<void> {
-  const policy = typeof deps.policy === 'function' ? deps.policy() : deps.policy;
+  const policy = deps.policy.current();
   const page = await deps.wallet.listTransactions({
     type: 'deposit',
     from: new Date(wm.at - windowMs),

@@ -145,7 +145,7 @@ export function createSweeper(deps: VerifyDeps, o: SweepOptions = {}): Sweeper {
     for (const [id, w] of waiting) if (t0 - w.createdAt > MAX_AGE_MS) waiting.delete(id);
     if (waiting.size === 0) return;
     cursor = await readWindow(t0);
-    const policy = deps.policy();
+    const policy = deps.policy.current();
     const graceMs = policy.alerts.verify_grace;
     const ctx = { outbox: deps.outbox, policy, now: t0 };
     await deps.store.commit((tx) => {

@@ -7,19 +7,19 @@
 import type { PagedWallet } from '../wallet/pager.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { normalizeHash } from './parse.js';
 import { walletLink } from './links.js';
 import { applyHistory, type Listed } from './posting.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
+import type { PolicySource } from '../policy/source.js';
 
 export interface VerifyDeps {
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   wallet: PagedWallet;
-  policy: () => Policy;
+  policy: PolicySource;
   logger: Logger;
   now?: () => number;
 }
@@ -63,7 +63,7 @@ export async function verifyAlert(
     const attempts = cur.verification.attempts + 1;
     const counted: Alert = { ...cur, verification: { ...cur.verification, attempts } };
     if (rec) {
-      const ctx = { outbox: deps.outbox, policy: deps.policy(), now: now() };
+      const ctx = { outbox: deps.outbox, policy: deps.policy.current(), now: now() };
       return applyHistory(tx, counted, listedOf(rec), ctx);
     }
     tx.put(ALERT_COLLECTIONS.alerts, alertId, {

@@ -8,7 +8,7 @@ import { createAlerts, type Alerts } from '../alerts/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import { registerAlertRenderers } from '../slack/alert-messages.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
@@ -22,8 +22,7 @@ export function buildAlerts(
     store: Store;
     outbox: Outbox;
     wallet: WalletClient;
-    /** Read at use (a getter over the policy in force). */
-    readonly policy: Policy;
+    policy: PolicySource;
     logger: Logger;
     /** The accepted webhook secrets, read at each request (a rotation applies at once). */
     secret: () => readonly string[];
@@ -37,7 +36,7 @@ export function buildAlerts(
     store: o.store,
     outbox: o.outbox,
     wallet: o.wallet,
-    policy: () => o.policy,
+    policy: o.policy,
     logger: o.logger,
     secret: o.secret,
     signatureRequired: o.config.webhookSignatureRequired,
@@ -56,6 +55,6 @@ export function buildAlerts(
     },
   });
   cleanup.push(() => alerts.stop());
-  registerAlertRenderers(o.outbox, o.store, { explorer: o.explorerNet, policy: () => o.policy });
+  registerAlertRenderers(o.outbox, o.store, { explorer: o.explorerNet, policy: o.policy });
   return alerts;
 }

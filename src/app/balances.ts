@@ -29,7 +29,7 @@ export function buildBalances(o: {
     store: o.store,
     outbox: o.outbox,
     book,
-    policy: () => o.policy.current(),
+    policy: o.policy,
     logger,
     now: o.now,
   });

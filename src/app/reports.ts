@@ -9,7 +9,6 @@ import { Retention } from '../jobs/retention.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
-import type { Policy } from '../policy/schema.js';
 import type { PolicySource } from '../policy/source.js';
 import { registerDigestRenderer } from '../slack/digest-message.js';
 import type { Store } from '../store/index.js';
@@ -31,7 +30,7 @@ export function buildReports(o: {
   const { store, wallet, outbox, policy, logger, now } = o;
   const retention = new Retention({
     store,
-    policy: () => policy.current(),
+    policy,
     logger: logger.child({ component: 'retention' }),
     now,
   });
@@ -39,10 +38,7 @@ export function buildReports(o: {
     store,
     wallet,
     withdrawals: o.withdrawals,
-    // A getter, not a copy: the digest module (not this part's) takes the policy as a value.
-    get policy(): Policy {
-      return policy.current();
-    },
+    policy,
     outbox,
     logger,
     now,
@@ -53,9 +49,7 @@ export function buildReports(o: {
   const monthlyExports = createMonthlyExports({
     store,
     wallet,
-    get policy(): Policy {
-      return policy.current();
-    },
+    policy,
     groups: o.groups,
     slack: o.slack,
     logger,

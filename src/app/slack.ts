@@ -36,9 +36,7 @@ export async function buildSlackTarget(
 ): Promise<SlackTarget> {
   if (o.config.slack.mode !== 'local') return { slackConfig: o.config.slack, local: undefined };
   const local = await startLocalWorkspace({
-    get policy() {
-      return o.policy.current();
-    },
+    policy: o.policy,
     logger: o.logger,
     sandboxUrl: o.sandboxUrl,
     eventsUrl: o.eventsUrl,
@@ -98,11 +96,12 @@ export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: Grou
     apiUrl: slackConfig.apiUrl,
     logger: o.deps.logger,
   });
-  // Not a spread: it would copy the `policy` getter's value, and the policy in force can change.
-  const commandDeps = Object.defineProperties(
-    { groups: o.groups, people: slackPeople(slack.app.client, o.deps.logger) },
-    Object.getOwnPropertyDescriptors(o.deps),
-  ) as CommandDeps;
+  // A plain spread: every part in deps reads what changes (the policy in force) at the moment of use.
+  const commandDeps: CommandDeps = {
+    ...o.deps,
+    groups: o.groups,
+    people: slackPeople(slack.app.client, o.deps.logger),
+  };
   // Registered whether or not there is a local workspace to tell (not inside `local?.…`, which would skip it).
   const names = registerCommands(slack.app, commandDeps);
   local?.setCommands(names);

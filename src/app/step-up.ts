@@ -26,7 +26,7 @@ export async function buildStepUp(o: {
     ...(previousKey ? { previousKey } : {}),
     now: o.now,
     logger: o.logger.child({ component: 'stepup' }),
-    notify: stepUpNotices({ outbox: o.outbox, store: o.store, policy: () => o.policy.current() }),
+    notify: stepUpNotices({ outbox: o.outbox, store: o.store, policy: o.policy }),
     discardQr: (tx, fileId) => o.outbox.enqueue(tx, { op: 'delete_file', renderer: 'none', ref: fileId }),
   });
   // A rotation: what the previous key sealed is sealed again under the new one, once.

@@ -1,7 +1,8 @@
 /**
  * The withdrawals part: the service and the notifier that turns its changes into Slack
- * messages. The service hands each change to the listeners subscribed here (inside the
- * change's commit), so the notifier is built after the service and given it directly.
+ * messages. The notifier needs the service (to read requests), so it is built after it and
+ * subscribes to its changes (each heard inside the change's commit), then the metrics and the
+ * balance watch subscribe in their turn: the same order as before, with nothing filled in late.
  */
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -14,7 +15,7 @@ import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-no
 import { reminderDmSender } from '../slack/withdrawal-reminder.js';
 import { approverDmSync } from '../slack/withdrawal-approver-dms.js';
 import { createApproverReminders, type ApproverReminders } from '../withdrawals/reminders.js';
-import type { Store, Tx } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
 import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
@@ -60,61 +61,51 @@ export function buildWithdrawals(
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
-  const listeners: Array<(event: WithdrawalEvent, tx: Tx) => void> = [];
   const service = createWithdrawalService({
     store: o.store,
     wallet: o.wallet,
-    policy: () => o.policy.current(),
+    policy: o.policy,
     ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
     ...(o.policyInForceSince ? { policyInForceSince: o.policyInForceSince } : {}),
     groups: o.groups,
     logger: o.logger.child({ component: 'withdrawals' }),
     now: o.now,
     ...(o.balances ? { balances: o.balances.book } : {}),
-    onChange: (event, tx) => {
-      for (const l of listeners) l(event, tx);
-    },
   });
   cleanup.push(() => service.idle());
   const notifier = withdrawalNotifier({
     store: o.store,
     outbox: o.outbox,
     service,
-    get policy() {
-      return o.policy.current();
-    },
+    policy: o.policy,
     logger: o.logger,
     explorerNet: o.explorerNet,
     slack: o.slack,
     groups: o.groups,
   });
-  listeners.push(notifier.onChange);
+  service.subscribe(notifier.onChange);
   // The approvers' DMs already sent say where the request stands after every decision.
-  listeners.push(
-    approverDmSync(o.outbox, {
-      get: (id) => service.get(id),
-      policy: () => o.policy.current(),
-      card: notifier.cardPointer,
-    }),
+  service.subscribe(
+    approverDmSync(o.outbox, { get: (id) => service.get(id), policy: o.policy, card: notifier.cardPointer }),
   );
   const reminders = createApproverReminders({
     store: o.store,
-    policy: () => o.policy.current(),
+    policy: o.policy,
     groups: o.groups,
     now: o.now,
     logger: o.logger.child({ component: 'reminders' }),
     enqueue: reminderDmSender(o.outbox, {
       get: (id) => service.get(id),
-      policy: () => o.policy.current(),
+      policy: o.policy,
       now: o.now,
       card: notifier.cardPointer,
     }),
   });
-  if (o.metrics) listeners.push(withdrawalRecorder(o.metrics));
+  if (o.metrics) service.subscribe(withdrawalRecorder(o.metrics));
   // After money moved (or surely did not), the balance may have crossed a threshold: checked off the commit.
   if (o.balances) {
     const { watch } = o.balances;
-    listeners.push((event) => {
+    service.subscribe((event) => {
       if (event.type === 'completed' || event.type === 'failed' || event.type === 'resolved')
         setImmediate(() => void watch.check().catch(() => undefined));
     });
@@ -123,9 +114,7 @@ export function buildWithdrawals(
     service,
     cardPermalink: notifier.cardPermalink,
     reminders,
-    subscribe: (listener) => {
-      listeners.push((event) => listener(event));
-    },
+    subscribe: (listener) => void service.subscribe((event) => listener(event)),
     async recover(message) {
       const r = await service.recover();
       if (r.markedUnknown.length || r.resumed.length) o.logger.warn({ ...r, reconcile: undefined }, message);

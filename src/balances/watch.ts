@@ -6,7 +6,6 @@
  */
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
 import { collection, type Store } from '../store/index.js';
 import type { BalanceBook } from './book.js';
 import {
@@ -18,6 +17,7 @@ import {
   type LowBalanceChange,
   type LowBalanceState,
 } from './low-balance.js';
+import type { PolicySource } from '../policy/source.js';
 
 /** What was last announced per asset (`USDT:BSC`); the persisted name must never change. */
 export const LOW_BALANCE_STATE = collection<LowBalanceState>('balance_alerts');
@@ -36,7 +36,7 @@ export function createLowBalanceWatch(o: {
   outbox: Outbox;
   book: BalanceBook;
   /** Read at each check: the policy in force. */
-  policy: () => Policy;
+  policy: PolicySource;
   logger: Logger;
   now: () => number;
 }): LowBalanceWatch {
@@ -52,7 +52,7 @@ export function createLowBalanceWatch(o: {
 
   let running: Promise<LowBalanceChange[]> | undefined;
   async function check(): Promise<LowBalanceChange[]> {
-    const thresholds = o.policy().alerts.low_balance;
+    const thresholds = o.policy.current().alerts.low_balance;
     if (!Object.keys(thresholds).length) return [];
     const reading = await o.book.refresh();
     if (!reading.ok) return [];
@@ -81,7 +81,7 @@ export function createLowBalanceWatch(o: {
           renderer: LOW_BALANCE_RENDERER,
           ref: refOf(c),
           key: `balance:${c.key}:${since}`,
-          channel: o.policy().channels.alerts,
+          channel: o.policy.current().channels.alerts,
         });
       }
       if (changes.length) o.logger.info({ changes: changes.map((c) => `${c.kind} ${c.key}`) }, 'balance alerts');

@@ -13,7 +13,6 @@ import type { WebClient } from '@slack/web-api';
 import { ALERT_COLLECTIONS } from '../alerts/types.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import { incompleteNote, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
@@ -31,6 +30,7 @@ import {
   type Digest,
   type ScheduledDigest,
 } from './types.js';
+import type { PolicySource } from '../policy/source.js';
 
 export const DIGEST_RENDERER = 'digest.daily';
 const DAY = 86_400_000;
@@ -48,7 +48,7 @@ export interface DigestOptions {
   store: Store;
   wallet: PagedWallet;
   withdrawals: Pick<WithdrawalService, 'list'>;
-  policy: Policy;
+  policy: PolicySource;
   outbox: Pick<Outbox, 'enqueue' | 'registerRenderer' | 'message'>;
   logger: Logger;
   now: () => number;
@@ -140,7 +140,7 @@ export function createDigests(o: DigestOptions): DigestService {
       ...(balances ? { balances } : {}),
       previous: previousSnapshot(today),
       clients: clients(),
-      payeeOf: allowlistPayee(o.policy.withdrawals.allowlist.addresses),
+      payeeOf: allowlistPayee(o.policy.current().withdrawals.allowlist.addresses),
     });
     if (balances) {
       const snapshot: BalanceSnapshot = { day: today, at: now, lines: balances };
@@ -227,7 +227,7 @@ export function createDigests(o: DigestOptions): DigestService {
     const key = `daily:${day}`;
     if (!store.get(DIGEST_COLLECTIONS.scheduled, key)) {
       const digest = await build(1);
-      const channel = o.policy.channels.alerts;
+      const channel = o.policy.current().channels.alerts;
       await store.commit((t) => {
         // Another run may have written it meanwhile: the key is the day, so one digest a day.
         if (t.get(DIGEST_COLLECTIONS.scheduled, key)) return;

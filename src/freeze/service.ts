@@ -12,6 +12,7 @@ import type { Store, Tx } from '../store/index.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import { decideFreeze, type FreezeCommand, type FreezeRefusal, type FreezeRefusalFacts } from './decide.js';
 import { currentFreeze, FREEZES, type FreezeRecord } from './state.js';
+import type { PolicySource } from '../policy/source.js';
 
 export type FreezeEvent = { type: 'frozen' | 'unfreeze-requested' | 'unfrozen'; freeze: FreezeRecord };
 
@@ -28,7 +29,7 @@ export interface FreezeService {
 
 export function createFreezeService(o: {
   store: Store;
-  policy: () => Policy;
+  policy: PolicySource;
   groups?: GroupResolver;
   now: () => number;
   logger: Logger;
@@ -63,10 +64,10 @@ export function createFreezeService(o: {
       ok: true,
       event: r.event.type,
       freeze: r.event.freeze,
-      secondAdminMissing: !secondAdminPossible(o.policy()),
+      secondAdminMissing: !secondAdminPossible(o.policy.current()),
     };
   }
-  const isAdmin = (user: string) => hasRole(o.policy(), 'admins', user, o.groups);
+  const isAdmin = (user: string) => hasRole(o.policy.current(), 'admins', user, o.groups);
   return {
     freeze: async (user, reason) =>
       run({ type: 'freeze', user, isAdmin: await isAdmin(user), reason: String(reason ?? ''), id: randomUUID() }),

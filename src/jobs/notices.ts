@@ -8,6 +8,7 @@ import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import type { JobNotice } from './types.js';
+import type { PolicySource } from '../policy/source.js';
 
 export const JOB_NOTICE_RENDERER = 'job-notice';
 
@@ -18,10 +19,10 @@ export function encodeNotice(n: JobNotice, mention?: string[]): string {
 
 export function jobNoticeSender(
   outbox: Pick<Outbox, 'enqueue'>,
-  policy: () => Pick<Policy, 'people' | 'channels'>,
+  policy: PolicySource<Pick<Policy, 'people' | 'channels'>>,
 ): (tx: Tx, notice: JobNotice) => void {
   return (tx, notice) => {
-    const p = policy();
+    const p = policy.current();
     const ref = encodeNotice(notice);
     const people = p.people.admins.filter((a) => /^[UW][A-Z0-9]+$/.test(a));
     for (const user of people) outbox.enqueue(tx, { op: 'dm', renderer: JOB_NOTICE_RENDERER, ref, user });

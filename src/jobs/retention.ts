@@ -27,6 +27,7 @@ import type { Logger } from '../log.js';
 import { COLLECTIONS as OUTBOX } from '../outbox/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
+import type { PolicySource } from '../policy/source.js';
 
 /**
  * The longest span over which the wallet service may deliver (or retry) a webhook. The spec
@@ -56,7 +57,7 @@ export interface PruneResult {
 
 export interface RetentionDeps {
   store: Store;
-  policy: () => Pick<Policy, 'retention'>;
+  policy: PolicySource<Pick<Policy, 'retention'>>;
   logger: Logger;
   now: () => number;
 }
@@ -74,10 +75,10 @@ export class Retention {
 
   async prune(): Promise<PruneResult> {
     const { store, logger } = this.d;
-    const { days, clamped } = effectiveRetentionDays(this.d.policy());
+    const { days, clamped } = effectiveRetentionDays(this.d.policy.current());
     if (clamped) {
       logger.warn(
-        { wanted: this.d.policy().retention.days, days },
+        { wanted: this.d.policy.current().retention.days, days },
         `retention.days is below the webhook retry window; keeping ${days} days`,
       );
     }

@@ -22,6 +22,7 @@ import type { LowBalanceWatch } from '../balances/watch.js';
 import type { Retention } from './retention.js';
 import type { Scheduler } from './scheduler.js';
 import type { Job, JobContext, JobTiming } from './types.js';
+import type { PolicySource } from '../policy/source.js';
 
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
@@ -240,11 +241,11 @@ export function timingOf(row: Pick<JobRow, 'name' | 'alias' | 'schedule'>, sched
 export function scheduleJobs(
   scheduler: Pick<Scheduler, 'add'>,
   parts: Partial<JobParts>,
-  policy?: () => Pick<Policy, 'schedule'>,
+  policy?: PolicySource<Pick<Policy, 'schedule'>>,
   unknownNames: { refuse: true } | { refuse: false; logger: Pick<Logger, 'error'> } = { refuse: true },
 ): void {
   if (policy) {
-    const problems = scheduleProblems(policy().schedule);
+    const problems = scheduleProblems(policy.current().schedule);
     if (problems.length) {
       const message = `the policy's schedule section is invalid:\n- ${problems.join('\n- ')}`;
       if (unknownNames.refuse) throw new Error(message);
@@ -252,7 +253,7 @@ export function scheduleJobs(
     }
   }
   for (const row of JOBS) {
-    const bound = row.bind(parts, policy ? () => timingOf(row, policy().schedule) : undefined);
+    const bound = row.bind(parts, policy ? () => timingOf(row, policy.current().schedule) : undefined);
     if (bound) scheduler.add(bound);
   }
 }

@@ -14,6 +14,7 @@ import type { Reads, Store } from '../store/index.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
 import type { WithdrawalEvent } from '../withdrawals/types.js';
 import { label, type Metrics, type OUTBOX_LANES, type SLACK_OUTCOMES } from './registry.js';
+import type { PolicySource } from '../policy/source.js';
 
 type Lane = (typeof OUTBOX_LANES)[number];
 
@@ -32,7 +33,7 @@ export function attachSources(
   m: Metrics,
   o: {
     store: Pick<Store, 'find' | 'get' | 'health'>;
-    policy: () => Policy;
+    policy: PolicySource;
     freezeActive: () => boolean;
     scheduler: Pick<Scheduler, 'status'>;
     now: () => number;
@@ -41,7 +42,7 @@ export function attachSources(
   m.sources.outbox = () => {
     const pending: Partial<Record<Lane, number>> = {};
     let oldest = Number.POSITIVE_INFINITY;
-    const policy = o.policy();
+    const policy = o.policy.current();
     for (const e of o.store.find(COLLECTIONS.entries, (x) => x.state === 'pending')) {
       const role = laneRole(e.lane, policy);
       pending[role] = (pending[role] ?? 0) + 1;

@@ -16,9 +16,10 @@
  */
 import { COLLECTIONS, shownIn, type OutboxContext, uncertainSince } from './context.js';
 import { rankOf, retryHold, type Lane } from './lanes.js';
+import { BURST_RENDERER } from './renderers.js';
 import type { OutboxBatch, OutboxEntry, OutboxMessage, Rendered, Renderer } from './types.js';
 
-export const BURST_RENDERER = 'outbox.burst';
+export { BURST_RENDERER };
 
 export interface LaneOps {
   insert(entry: OutboxEntry): void;

@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { COLLECTIONS, type BatchRenderer, type OutboxEntry, type OutboxMessage, type Renderer } from './types.js';
+import type { RendererName } from './renderers.js';
 
 /** The subset of WebClient the worker uses; a real WebClient satisfies it. */
 export type SlackClient = Pick<WebClient, 'chat' | 'conversations' | 'files'>;
@@ -17,8 +18,8 @@ export interface OutboxContext {
   lookbackMs: number;
   unknownOutcomeDelayMs: number;
   burstThreshold: number;
-  renderers: Map<string, Renderer>;
-  batchRenderers: Map<string, BatchRenderer>;
+  renderers: Map<RendererName, Renderer>;
+  batchRenderers: Map<RendererName, BatchRenderer>;
   getEntry(id: string): OutboxEntry | undefined;
   getMessage(key: string): OutboxMessage | undefined;
   /** A keyed post or DM is now in Slack (its ts recorded): tells those who asked (Outbox.onPosted). */

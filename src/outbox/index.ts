@@ -11,7 +11,8 @@ import type { Logger } from '../log.js';
 import { currentRequest, inRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
 import { createAttempts } from './attempts.js';
-import { BURST_RENDERER, createBatching } from './batching.js';
+import { createBatching } from './batching.js';
+import { APP_RENDERER_NAMES, assertRegistered, BURST_RENDERER, type RendererName } from './renderers.js';
 import { shownIn, type OutboxContext, type SlackClient } from './context.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 import { createLaneIndex, pickNext, slotOf, type Lane } from './lanes.js';
@@ -28,7 +29,7 @@ import {
 export * from './types.js';
 export { classifySlackError } from './slack-errors.js';
 export { METADATA_EVENT_TYPE } from './attempts.js';
-export { BURST_RENDERER } from './batching.js';
+export { APP_RENDERER_NAMES, APP_RENDERERS, BURST_RENDERER, type RendererName } from './renderers.js';
 export type { SlackClient } from './context.js';
 
 export interface OutboxOptions {
@@ -74,9 +75,15 @@ export interface Outbox {
    * ahead as news). Returns whether a waiting post was found.
    */
   reprioritize(tx: Tx, key: string, priority: OutboxPriority, o?: { ownMessage?: boolean }): boolean;
-  registerRenderer(kind: string, fn: Renderer): void;
+  registerRenderer(kind: RendererName, fn: Renderer): void;
   /** A renderer for batch messages (see `OutboxRequest.batch`). */
-  registerBatchRenderer(kind: string, r: BatchRenderer): void;
+  registerBatchRenderer(kind: RendererName, r: BatchRenderer): void;
+  /**
+   * Throws, naming them, when any of `names` (default: every renderer the app registers,
+   * renderers.ts) has no renderer: called at start, before `start`, so a missing one stops the
+   * start instead of failing the first message that needs it.
+   */
+  assertRenderers(names?: readonly RendererName[]): void;
   start(): void;
   stop(): Promise<void>;
   /** Wake the worker (enqueue does it too; useful after a policy change or a requeue). */
@@ -339,6 +346,8 @@ export function createOutbox(o: OutboxOptions): Outbox {
     registerBatchRenderer(kind, r) {
       ctx.batchRenderers.set(kind, r);
     },
+    assertRenderers: (names = APP_RENDERER_NAMES) =>
+      assertRegistered(names, (n) => ctx.renderers.has(n) || ctx.batchRenderers.has(n)),
     start() {
       if (started) return;
       started = true;

@@ -3,6 +3,7 @@
  * picks up exactly where the previous process stopped.
  */
 import { collection } from '../store/collection.js';
+import type { RendererName } from './renderers.js';
 
 /** `delete_file`: a file the app uploaded and must not leave in Slack (an authenticator QR code); `ref` is its id. */
 export type OutboxOp = 'post' | 'update' | 'reply' | 'dm' | 'ephemeral' | 'delete_file';
@@ -18,8 +19,8 @@ export type OutboxPriority = 'live' | 'edit' | 'reconciliation' | 'claim' | 'det
 /** What a caller asks for. The content is not stored: it is rendered when the entry is sent. */
 export interface OutboxRequest {
   op: OutboxOp;
-  /** A renderer registered with `registerRenderer`, and what it should render. */
-  renderer: string;
+  /** A renderer registered with `registerRenderer` (renderers.ts lists them), and what it should render. */
+  renderer: RendererName;
   ref: string;
   /**
    * post / dm: the name later operations use for the message (its ts is stored under it).
@@ -40,7 +41,7 @@ export interface OutboxRequest {
    * they become ONE message drawn by the batch renderer (one line each); a lone one is
    * posted as its own message. Later edits of a batched key edit the batch message.
    */
-  batch?: { renderer: string; group: string };
+  batch?: { renderer: RendererName; group: string };
   /**
    * post only: sent only if the message of this key went out inside a batch message (a
    * failure that deserves its own message although its line already shows it); skipped if
@@ -108,7 +109,7 @@ export interface OutboxMessage {
 export interface OutboxBatch {
   key: string;
   lane: string;
-  renderer: string;
+  renderer: RendererName;
   group: string;
   members: Array<{ entryId: string; key?: string; ref: string }>;
   createdAt: number;

@@ -18,6 +18,7 @@ import { serializeError } from '../log.js';
 import { stringifyJson } from '../wallet/json.js';
 import { problem, statusTitle, v1Fail, v2Fail, controlError, type EnvelopeKind, type Reply } from './envelopes.js';
 import type { FaultQueue } from './faults.js';
+import { BodyTooLarge, readBody } from '../http/body.js';
 
 export interface SandboxRequest {
   method: string;
@@ -114,43 +115,6 @@ export function failureFor(kind: EnvelopeKind | undefined, status: number, messa
   return controlError(status, message);
 }
 
-class BodyTooLarge extends Error {}
-
-function readBody(req: IncomingMessage, max: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) {
-      reject(new BodyTooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > max) {
-        done = true;
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!done) {
-        done = true;
-        resolve(Buffer.concat(chunks).toString('utf8'));
-      }
-    });
-    req.on('error', (err) => {
-      if (!done) {
-        done = true;
-        reject(err);
-      }
-    });
-  });
-}
-
 export async function startHttpServer(deps: HttpDeps, host: string, port: number): Promise<HttpServer> {
   const routes = deps.routes.map((r) => ({ ...r, path: normalizePath(r.path) }));
   const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: (open: boolean) => void }>();
@@ -189,7 +153,7 @@ export async function startHttpServer(deps: HttpDeps, host: string, port: number
 
     let body: string;
     try {
-      body = await readBody(req, deps.maxBodyBytes);
+      body = (await readBody(req, deps.maxBodyBytes)).toString('utf8');
     } catch (err) {
       if (err instanceof BodyTooLarge) {
         // Stop reading a body we will not use; the client learns why before the socket closes.

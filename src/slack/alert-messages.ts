@@ -39,10 +39,10 @@ import { outside, outsideCode, outsidePlain } from '../format/outside.js';
 import { statusDetail, statusWord } from '../format/status.js';
 import { slackDate } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
 import { context, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
+import type { PolicySource } from '../policy/source.js';
 
 export interface RenderedMessage {
   text: string;
@@ -52,7 +52,7 @@ export interface RenderedMessage {
 export interface RenderOptions {
   explorer?: ExplorerNet;
   /** The policy in force (who the admins are, for the trust notices). */
-  policy?: () => Policy;
+  policy?: PolicySource;
 }
 
 const KIND_TITLE: Record<Alert['kind'], string> = {

@@ -24,6 +24,7 @@ import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
 import { context, mention, section } from './blocks.js';
+import type { PolicySource } from '../policy/source.js';
 
 interface Rendered {
   text: string;
@@ -144,13 +145,13 @@ export function renderFlood(f: Flood, now: number): Rendered {
 export function registerTrustRenderers(
   outbox: Pick<Outbox, 'registerRenderer'>,
   store: Pick<Store, 'get'>,
-  opts: { policy?: () => Policy },
+  opts: { policy?: PolicySource },
 ): void {
   outbox.registerRenderer(TRUST_NOTICE_RENDERER, (ref) => {
     const n = store.get(TRUST_COLLECTIONS.notices, ref);
     if (!n) return null;
     const latest = n.latestAlertId ? store.get(ALERT_COLLECTIONS.alerts, n.latestAlertId) : undefined;
-    return renderTrustNotice(n, latest, opts.policy?.());
+    return renderTrustNotice(n, latest, opts.policy?.current());
   });
   outbox.registerRenderer(FLOOD_RENDERER, (ref, ctx) => {
     const f = store.get(TRUST_COLLECTIONS.floods, ref);

@@ -14,6 +14,7 @@ import { WITHDRAWALS } from '../withdrawals/index.js';
 import { actions, context, header, section } from './blocks.js';
 import { outside } from '../format/outside.js';
 import { CARD_RENDERER, cardKey } from './withdrawal/index.js';
+import type { PolicySource } from '../policy/source.js';
 
 export const FREEZE_NOTICE_RENDERER = 'freeze_notice';
 /** The notice's button: asks to unfreeze, or confirms another admin's request. */
@@ -58,10 +59,10 @@ export function renderFreezeNotice(f: FreezeRecord, policy: Policy): Rendered {
 }
 
 /** For FreezeService.onChange: the notice posted or edited, and the open cards edited, in the freeze's commit. */
-export function freezeNotifier(o: { outbox: Outbox; store: Store; policy: () => Policy }) {
+export function freezeNotifier(o: { outbox: Outbox; store: Store; policy: PolicySource }) {
   o.outbox.registerRenderer(FREEZE_NOTICE_RENDERER, (ref) => {
     const f = o.store.get(FREEZES, ref);
-    return f ? renderFreezeNotice(f, o.policy()) : null;
+    return f ? renderFreezeNotice(f, o.policy.current()) : null;
   });
   return (event: FreezeEvent, tx: Tx): void => {
     const key = freezeNoticeKey(event.freeze.id);
@@ -71,7 +72,7 @@ export function freezeNotifier(o: { outbox: Outbox; store: Store; policy: () => 
         renderer: FREEZE_NOTICE_RENDERER,
         ref: event.freeze.id,
         key,
-        channel: o.policy().channels.approvals,
+        channel: o.policy.current().channels.approvals,
       });
     else o.outbox.enqueue(tx, { op: 'update', renderer: FREEZE_NOTICE_RENDERER, ref: event.freeze.id, key });
     if (event.type === 'unfreeze-requested') return;

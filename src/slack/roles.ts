@@ -31,7 +31,7 @@ export function roleMiddleware(deps: Pick<CommandDeps, 'policy' | 'groups' | 'lo
       await ack();
       let allowed = false;
       await guarded(deps.logger, respond, 'The access check', async () => {
-        const refused = await refusal(deps.policy, role, askerOf(body), deps.groups);
+        const refused = await refusal(deps.policy.current(), role, askerOf(body), deps.groups);
         if (refused)
           return void (await respond({ response_type: 'ephemeral', replace_original: false, text: refused }));
         allowed = true;

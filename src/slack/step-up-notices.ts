@@ -10,6 +10,7 @@ import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import { MAX_WRONG_CODES, NOTICES, type StepUpNotice } from '../stepup/index.js';
 import { mention } from './blocks.js';
+import type { PolicySource } from '../policy/source.js';
 
 export const STEPUP_NOTICE_RENDERER = 'stepup-notice';
 
@@ -66,10 +67,10 @@ export function stepUpNoticeRequest(n: StepUpNotice, policy: Policy): OutboxRequ
 }
 
 /** Registers the renderer and returns the service's `notify` (read the policy at the moment of use). */
-export function stepUpNotices(o: { outbox: Outbox; store: Store; policy: () => Policy }) {
+export function stepUpNotices(o: { outbox: Outbox; store: Store; policy: PolicySource }) {
   o.outbox.registerRenderer(STEPUP_NOTICE_RENDERER, (ref) => {
     const n = o.store.get(NOTICES, ref);
-    return n ? renderStepUpNotice(n, o.policy()) : null;
+    return n ? renderStepUpNotice(n, o.policy.current()) : null;
   });
-  return (tx: Tx, n: StepUpNotice): void => void o.outbox.enqueue(tx, stepUpNoticeRequest(n, o.policy()));
+  return (tx: Tx, n: StepUpNotice): void => void o.outbox.enqueue(tx, stepUpNoticeRequest(n, o.policy.current()));
 }

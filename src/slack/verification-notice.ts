@@ -14,6 +14,7 @@ import { VERIFICATION_ALERT_RENDERER, VERIFICATION_ALERTS, type VerificationAler
 import { VERDICT_WORDS } from '../verification/verdict.js';
 import { context, fields, mention, section, shorten } from './blocks.js';
 import { outside, outsideCode } from '../format/outside.js';
+import type { PolicySource } from '../policy/source.js';
 
 /** Shown characters of a reference: enough to find it, short enough for any message. */
 const REFERENCE_SHOWN = 64;
@@ -95,9 +96,9 @@ function renderNotice(a: VerificationAlert): Rendered {
   };
 }
 
-export function registerVerificationAlerts(o: { outbox: Outbox; store: Store; policy: () => Policy }): void {
+export function registerVerificationAlerts(o: { outbox: Outbox; store: Store; policy: PolicySource }): void {
   o.outbox.registerRenderer(VERIFICATION_ALERT_RENDERER, (ref) => {
     const a = o.store.get(VERIFICATION_ALERTS, ref);
-    return a ? renderVerificationAlert(a, o.policy()) : null;
+    return a ? renderVerificationAlert(a, o.policy.current()) : null;
   });
 }

@@ -5,7 +5,7 @@
  * that still asks for a decision already made. Never a new message: only edits of those sent.
  */
 import { COLLECTIONS, type Outbox, type Rendered } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import type { Tx } from '../store/index.js';
 import type { WithdrawalEvent, WithdrawalRequest } from '../withdrawals/index.js';
 import { stillNeeds } from '../withdrawals/queue.js';
@@ -14,7 +14,7 @@ import { link } from './blocks.js';
 import { needsWords, payeeText } from './queue-words.js';
 import { amountText, cardKey, rejecter, renderApproverDm, stateLabel, type CardPointer } from './withdrawal/index.js';
 
-export const APPROVER_DM_NOW_RENDERER = 'withdrawal.approver-dm-now';
+export const APPROVER_DM_NOW_RENDERER = 'withdrawal.approver-dm-now' as const;
 
 /** Events after which an approver's DM may say something no longer true. */
 const DECISIONS = new Set<WithdrawalEvent['type']>([
@@ -36,7 +36,7 @@ const dmPrefixes = (id: string) => [`${cardKey(id)}:dm:approver:`, `${cardKey(id
 
 export function renderApproverDmNow(
   ref: string,
-  o: { get: (id: string) => WithdrawalRequest | undefined; policy: () => Policy; card: (id: string) => CardPointer },
+  o: { get: (id: string) => WithdrawalRequest | undefined; policy: PolicySource; card: (id: string) => CardPointer },
 ): Rendered | null {
   const at = ref.lastIndexOf('|');
   const id = ref.slice(0, at);
@@ -48,7 +48,7 @@ export function renderApproverDmNow(
   const what = `*${outside(amountText(r))}* on ${outside(r.network, 30)} to ${payeeText(r)}, requested by <@${r.requester}>`;
   if (r.state === 'pending') {
     if (!r.approvals.some((a) => a.user === user)) return renderApproverDm(`${id}|${user}`, o.get, o.card);
-    return { text: `✅ You approved · ${what}. ${needsWords(stillNeeds(r, o.policy(), false))}.\n${card}` };
+    return { text: `✅ You approved · ${what}. ${needsWords(stillNeeds(r, o.policy.current(), false))}.\n${card}` };
   }
   const mine = r.approvals.some((a) => a.user === user) ? ' You approved it.' : '';
   const how: Partial<Record<WithdrawalRequest['state'], string>> = {
@@ -64,7 +64,7 @@ export function renderApproverDmNow(
 /** For the withdrawal service's change listeners: edits the DMs already sent, inside the change's commit. */
 export function approverDmSync(
   outbox: Outbox,
-  o: { get: (id: string) => WithdrawalRequest | undefined; policy: () => Policy; card: (id: string) => CardPointer },
+  o: { get: (id: string) => WithdrawalRequest | undefined; policy: PolicySource; card: (id: string) => CardPointer },
 ): (event: WithdrawalEvent, tx: Tx) => void {
   outbox.registerRenderer(APPROVER_DM_NOW_RENDERER, (ref) => renderApproverDmNow(ref, o));
   return (event, tx) => {

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { COLLECTIONS, type Outbox, type OutboxRequest } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import { collection, type Store, type Tx } from '../store/index.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
 import {
@@ -256,7 +257,7 @@ export function withdrawalNotifier(o: {
   store: Store;
   outbox: Outbox;
   service: WithdrawalService;
-  policy: Policy;
+  policy: PolicySource;
   logger: Logger;
   explorerNet: ExplorerNet;
   /** For card permalinks; without it, messages point at the approvals channel. */
@@ -268,7 +269,7 @@ export function withdrawalNotifier(o: {
   const cardPointer = (id: string): CardPointer => {
     const known = o.store.get(CARD_LINKS, id)?.permalink;
     if (!known) void cardPermalink(id);
-    return { ...(known ? { permalink: known } : {}), channel: o.policy.channels.approvals };
+    return { ...(known ? { permalink: known } : {}), channel: o.policy.current().channels.approvals };
   };
   const asking = new Map<string, Promise<string | undefined>>();
   function cardPermalink(id: string): Promise<string | undefined> {
@@ -321,7 +322,7 @@ export function withdrawalNotifier(o: {
     try {
       const r = get(id);
       if (r?.state !== 'pending' || !o.outbox.message(cardKey(id))?.ts) return;
-      const users = await approversToAsk(o.policy, r, o.groups, (group, err) =>
+      const users = await approversToAsk(o.policy.current(), r, o.groups, (group, err) =>
         o.logger.warn(
           { group, err: err instanceof Error ? err.message : String(err) },
           'could not list an approver group; its members are not asked by DM',
@@ -346,7 +347,7 @@ export function withdrawalNotifier(o: {
     cardPermalink,
     cardPointer,
     onChange(event, tx) {
-      for (const req of withdrawalMessages(event, o.policy, o.service)) {
+      for (const req of withdrawalMessages(event, o.policy.current(), o.service)) {
         // A card never queued (a family member's, say; heal() posts it, current): nothing to update
         // or reply under, and the outbox would throw, losing this commit (a hold with it).
         if ((req.op === 'update' || req.op === 'reply') && req.key && !tx.get(COLLECTIONS.messages, req.key)) continue;
@@ -366,7 +367,7 @@ export function withdrawalNotifier(o: {
             renderer: CARD_RENDERER,
             ref: r.id,
             key: cardKey(r.id),
-            channel: o.policy.channels.approvals,
+            channel: o.policy.current().channels.approvals,
           });
       });
     },

@@ -4,7 +4,7 @@
  * meanwhile sends nothing (a renderer's null) and the words never go stale.
  */
 import type { Outbox, OutboxRequest, Rendered } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import type { Tx } from '../store/index.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
 import { stillNeeds } from '../withdrawals/queue.js';
@@ -14,7 +14,7 @@ import { link } from './blocks.js';
 import { needsWords, payeeText, shortDuration } from './queue-words.js';
 import { amountText, cardKey, riskFlags, type CardPointer } from './withdrawal/index.js';
 
-export const REMINDER_DM_RENDERER = 'withdrawal.reminder-dm';
+export const REMINDER_DM_RENDERER = 'withdrawal.reminder-dm' as const;
 
 const encodeRef = (id: string, user: string) => `${id}|${user}`;
 function decodeRef(ref: string): { id: string; user: string } {
@@ -26,7 +26,7 @@ export function renderReminderDm(
   ref: string,
   o: {
     get: (id: string) => WithdrawalRequest | undefined;
-    policy: () => Policy;
+    policy: PolicySource;
     now: () => number;
     card: (id: string) => CardPointer;
   },
@@ -42,7 +42,7 @@ export function renderReminderDm(
   const card = p.permalink ? link(p.permalink, 'Open the card') : `The card is in <#${p.channel}>.`;
   const text =
     `⏰ Reminder · *${outside(amountText(r))}* on ${outside(r.network, 30)} to ${payeeText(r)}, requested by <@${r.requester}>, ` +
-    `expires ${slackDate(r.expiresAt)} (${shortDuration(left)} left). ${needsWords(stillNeeds(r, o.policy(), false))}.` +
+    `expires ${slackDate(r.expiresAt)} (${shortDuration(left)} left). ${needsWords(stillNeeds(r, o.policy.current(), false))}.` +
     `${flags.length ? ` ⚠️ ${flags.join(' · ')}.` : ''}\n${card}`;
   return { text };
 }
@@ -63,7 +63,7 @@ export function reminderDmSender(
   outbox: Outbox,
   o: {
     get: (id: string) => WithdrawalRequest | undefined;
-    policy: () => Policy;
+    policy: PolicySource;
     now: () => number;
     card: (id: string) => CardPointer;
   },

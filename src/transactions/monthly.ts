@@ -11,7 +11,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { GroupResolver } from '../policy/people.js';
-import type { Policy } from '../policy/schema.js';
 import { collection } from '../store/collection.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
@@ -22,6 +21,7 @@ import { clientBook } from './clients.js';
 import { exportTransactions } from './export.js';
 import { slackNames } from './names.js';
 import { accountingNotes, type ExportFormat, FORMAT_NAMES } from './formats.js';
+import type { PolicySource } from '../policy/source.js';
 
 export interface MonthlyDelivery {
   key: string;
@@ -43,7 +43,7 @@ const MAX_ATTEMPTS = 3;
 export interface MonthlyExportOptions {
   store: Store;
   wallet: WalletClient;
-  policy: Policy;
+  policy: PolicySource;
   groups?: GroupResolver;
   /** `users`: the names of requesters and approvers in the file. */
   slack: Pick<WebClient, 'files' | 'conversations' | 'users'>;
@@ -89,7 +89,7 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
   /** The admins as user ids: groups expanded, "*" (everyone) ignored (nobody is DMed a file "to everyone"). */
   async function admins(): Promise<string[]> {
     const out = new Set<string>();
-    for (const entry of o.policy.people.admins) {
+    for (const entry of o.policy.current().people.admins) {
       if (entry === '*') continue;
       if (entry.startsWith('S')) {
         if (!o.groups) continue;
@@ -126,7 +126,7 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
   }
 
   async function runMonthly(at?: SlotTime): Promise<void> {
-    const format = o.policy.exports.monthly;
+    const format = o.policy.current().exports.monthly;
     if (format === 'off') return;
     const period = previousMonth(at?.slot ?? o.now(), at?.timezone);
     const users = await admins();
@@ -167,7 +167,7 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
       const r = await exportTransactions(o.wallet, { from: p.from, to: p.to, page: 1, pageSize: 1 }, undefined, f, {
         requests,
         book: clientBook(store, requests),
-        payeeOf: allowlistPayee(o.policy.withdrawals.allowlist.addresses),
+        payeeOf: allowlistPayee(o.policy.current().withdrawals.allowlist.addresses),
         names: slackNames(o.slack),
       });
       // A month's file that misses records is not sent as if it were the month: the delivery is

@@ -19,7 +19,6 @@ import { frozenFact } from '../freeze/state.js';
 import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Policy } from '../policy/schema.js';
 import { noteRequest } from '../request-context.js';
 import type { Reads, Store } from '../store/index.js';
 import { addressFamily } from '../wallet/addresses.js';
@@ -38,6 +37,7 @@ import {
 import { secretMatches } from '../alerts/signature.js';
 import { verificationChecksum } from './checksum.js';
 import { verdict, VERDICT_WORDS } from './verdict.js';
+import type { PolicySource } from '../policy/source.js';
 
 const querySchema = z.object({
   reference: z
@@ -52,7 +52,7 @@ const querySchema = z.object({
 export interface VerificationDeps {
   store: Store;
   outbox: Outbox;
-  policy: () => Policy;
+  policy: PolicySource;
   /** The accepted webhook secrets (path segment): the current one, and the previous one during a rotation's overlap. */
   secret: () => string | readonly string[];
   /** The merchant's secret key (WALLET_API_KEY, or the sandbox's): the checksum's key. */
@@ -168,7 +168,7 @@ export function verificationHandler(d: VerificationDeps) {
             renderer: VERIFICATION_ALERT_RENDERER,
             ref: alertId,
             key: verificationAlertKey(alertId),
-            channel: d.policy().channels.approvals,
+            channel: d.policy.current().channels.approvals,
           });
         }
         return answer;

@@ -20,6 +20,7 @@ import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import type { WebhookRegistration } from './registration.js';
 import { secretDigest, type WebhookSecrets } from './secrets.js';
+import type { PolicySource } from '../policy/source.js';
 
 export const WEBHOOK_ROTATED_RENDERER = 'webhook-rotated';
 
@@ -81,7 +82,7 @@ function tellAdmins(
 export function webhookRotation(o: {
   secrets: WebhookSecrets;
   outbox: Pick<Outbox, 'enqueue'>;
-  policy: () => Pick<Policy, 'people' | 'channels'>;
+  policy: PolicySource<Pick<Policy, 'people' | 'channels'>>;
   /** Registers the URL of the current secret with the wallet service, already inside `queue`. */
   register: (by: string) => Promise<WebhookRegistration>;
   /** The queue every registration goes through: two registrations racing could leave the service
@@ -101,7 +102,7 @@ export function webhookRotation(o: {
           oldAcceptedUntil: new Date(r.until).toISOString(),
         },
       });
-      tellAdmins(tx, o.outbox, o.policy(), { by, at: r.at, until: r.until });
+      tellAdmins(tx, o.outbox, o.policy.current(), { by, at: r.at, until: r.until });
     });
     const registration = await o.register(by);
     return { kind: 'rotated', at, until, registration };

@@ -13,6 +13,7 @@ import type { WalletClient } from '../wallet/client.js';
 import { registerWebhook, type WebhookRegistration } from './registration.js';
 import { serial, webhookRotation, type WebhookRotationPart } from './rotation.js';
 import type { WebhookSecrets } from './secrets.js';
+import type { PolicySource } from '../policy/source.js';
 
 /** How many times a registration is sent when the secret keeps changing under it (then status says it is stale). */
 const MAX_ATTEMPTS = 3;
@@ -33,7 +34,7 @@ export function webhookParts(o: {
   /** PUBLIC_URL, or the app's loopback URL with the embedded sandbox; read at each registration. */
   publicUrl: () => string | undefined;
   outbox: Pick<Outbox, 'enqueue'>;
-  policy: () => Pick<Policy, 'people' | 'channels'>;
+  policy: PolicySource<Pick<Policy, 'people' | 'channels'>>;
   now: () => number;
 }): WebhookParts {
   const queue = serial();

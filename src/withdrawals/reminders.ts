@@ -10,6 +10,7 @@ import { appendAudit } from '../audit/log.js';
 import { serializeError, type Logger } from '../log.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import { collection, type Store, type Tx } from '../store/index.js';
 import { stillNeeds } from './queue.js';
 import { WITHDRAWALS } from './shell.js';
@@ -68,7 +69,7 @@ export interface ApproverReminders {
 
 export function createApproverReminders(o: {
   store: Store;
-  policy: () => Policy;
+  policy: PolicySource;
   groups?: GroupResolver;
   now: () => number;
   logger: Logger;
@@ -96,7 +97,7 @@ export function createApproverReminders(o: {
         .find(WITHDRAWALS, (r) => approverReminderDue(r, t))
         .filter((r) => !o.store.get(APPROVER_REMINDERS, reminderMarkId(r)));
       if (!due.length) return [];
-      const policy = o.policy();
+      const policy = o.policy.current();
       const groups = await membersOf(policy);
       const done: string[] = [];
       for (const seen of due) {

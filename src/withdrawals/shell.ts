@@ -2,12 +2,12 @@
  * The I/O half of the decider: reads a request inside a store commit, asks `decide`, and
  * writes what the decision says (the next state, its audit entry, and through `onChange` its
  * notifications) in that same commit, so they are durable together or not at all. `onChange`
- * is the one hook on a change: the app's notifier, metrics and balance watch subscribe there
- * (src/app/withdrawals.ts); there is no second, after-commit channel.
+ * is the one hook on a change: the service hands it to its subscribers (the app's notifier,
+ * metrics and balance watch: src/app/withdrawals.ts); there is no second, after-commit channel.
  */
 import { serializeError, type Logger } from '../log.js';
 import { collection, type Store, type Tx } from '../store/index.js';
-import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
 import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
 import type { AllowlistApprovals } from './rules.js';
@@ -24,7 +24,7 @@ export interface Applied<D extends Decision<string> = Decision<string>> {
 
 export interface ShellOptions {
   store: Store;
-  policy: () => Policy;
+  policy: PolicySource;
   /** When each allowlisted address was approved (governed policy), read at each decision. */
   allowlistApprovals?: () => AllowlistApprovals | undefined;
   now: () => number;
@@ -37,7 +37,7 @@ export type Shell = ReturnType<typeof createShell>;
 export function createShell(o: ShellOptions) {
   const { store, logger } = o;
   const stored = (id: string) => store.get(WITHDRAWALS, id);
-  const context = (t = o.now(), p = o.policy()): DecideContext => ({
+  const context = (t = o.now(), p = o.policy.current()): DecideContext => ({
     now: t,
     policy: p,
     allowlistApprovals: o.allowlistApprovals?.(),

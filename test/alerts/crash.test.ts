@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ALERT_COLLECTIONS } from '../../src/alerts/index.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { depositSample, send, startPipeline, type Pipeline } from './setup.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'receiver-child.ts');
 
@@ -67,7 +68,7 @@ async function restartedApp(pipeline: Pipeline, slack: FakeSlack) {
     store: pipeline.store,
     outbox,
     wallet: pipeline.wallet,
-    policy: parsePolicy(POLICY_YAML),
+    policy: fixedPolicy(parsePolicy(POLICY_YAML)),
     logger,
     secret: SECRET,
   });
@@ -135,7 +136,7 @@ describe('a crash after the acknowledgement', () => {
       store: p.store,
       outbox,
       wallet: p.wallet,
-      policy: parsePolicy(POLICY_YAML),
+      policy: fixedPolicy(parsePolicy(POLICY_YAML)),
       logger,
       secret: SECRET,
     });

@@ -10,6 +10,7 @@ import { ALERT_COLLECTIONS, type Alert } from '../../src/alerts/index.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { slackRateLimits } from '../helpers/slack-rate-limits.js';
 import { depositSample, POLICY_YAML, send, startPipeline, type Pipeline } from './setup.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 let p: Pipeline | undefined;
 afterEach(async () => {
@@ -29,7 +30,7 @@ describe('a flood of forged deposits', () => {
       // Production's pacing and sweep (a sweep a second; floods as in production).
       outbox: { paceMs: 1100, updatePaceMs: 1250, baseBackoffMs: 200 },
       alerts: {
-        policy: POLICY,
+        policy: fixedPolicy(POLICY),
         sweep: { intervalMs: 1000, listLagMs: 2000, floodThreshold: 6, hashLookupAfterMs: 10_000 },
       },
     });

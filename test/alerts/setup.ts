@@ -14,6 +14,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { createWalletClient, type WalletClient } from '../../src/wallet/client.js';
 import type { ExplorerNet } from '../../src/wallet/explorers.js';
 import { startFakeSlack, type ApiGate, type FakeSlack } from '../helpers/fake-slack.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 export const SECRET = 'whk_test_secret_0123456789abcdef';
 export const POLICY_YAML = `
@@ -81,9 +82,8 @@ export async function startPipeline(o: PipelineOptions = {}): Promise<Pipeline> 
     unknownOutcomeDelayMs: 50,
     ...o.outbox,
   });
-  const policy = o.alerts?.policy ?? parsePolicy(POLICY_YAML);
-  const policyNow = () => (typeof policy === 'function' ? policy() : policy);
-  registerAlertRenderers(outbox, store, { ...(o.explorer ? { explorer: o.explorer } : {}), policy: policyNow });
+  const policy = o.alerts?.policy ?? fixedPolicy(parsePolicy(POLICY_YAML));
+  registerAlertRenderers(outbox, store, { ...(o.explorer ? { explorer: o.explorer } : {}), policy });
   const sandbox = await createSandbox({
     seed: false,
     webhook: { retryBaseMs: 20, maxDelayMs: 100, confirmAfterMs: 50, maxAttempts: 3 },

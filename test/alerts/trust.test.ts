@@ -9,6 +9,7 @@ import { AUDIT_COLLECTION, type AuditEntry } from '../../src/audit/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
 import { depositSample, listDeposits, POLICY_YAML, send, startPipeline, type Pipeline } from './setup.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 let p: Pipeline | undefined;
 afterEach(async () => {
@@ -31,7 +32,7 @@ const audit = () => p!.store.all<AuditEntry>(AUDIT_COLLECTION);
 describe('a deposit is a claim until the wallet history confirms it', () => {
   it('a forged 999,999 USDT "CONFIRMED" deposit: reported, checking; never ✅, never @here; after the grace flagged, the admins told once', async () => {
     let clock = Date.now();
-    p = await startPipeline({ alerts: { policy: POLICY, now: () => clock } });
+    p = await startPipeline({ alerts: { policy: fixedPolicy(POLICY), now: () => clock } });
     const forged = hashOf(0xf1);
     expect((await send(p.webhookUrl, depositSample({ hash: forged, status: 3, amount: '999999' }))).status).toBe(200);
     await p.alerts.idle();
@@ -77,7 +78,7 @@ describe('a deposit is a claim until the wallet history confirms it', () => {
   });
 
   it('the history shows the hash with another amount: a contradiction, audited, the admins told once, no @here', async () => {
-    p = await startPipeline({ alerts: { policy: POLICY } });
+    p = await startPipeline({ alerts: { policy: fixedPolicy(POLICY) } });
     const hash = hashOf(0xc1);
     listDeposits(p, [{ hash, amount: '100' }]);
     await send(p.webhookUrl, depositSample({ hash, status: 3, amount: '999999' }));
@@ -105,7 +106,7 @@ describe('a deposit is a claim until the wallet history confirms it', () => {
   });
 
   it('another currency or network is a contradiction too; the same amount written differently is not', async () => {
-    p = await startPipeline({ alerts: { policy: POLICY } });
+    p = await startPipeline({ alerts: { policy: fixedPolicy(POLICY) } });
     const [a, b, c] = [1, 2, 3].map((i) => hashOf(0xd0 + i));
     listDeposits(p, [
       { hash: a!, amount: '150.25', currency: 'BTC' },
@@ -120,7 +121,7 @@ describe('a deposit is a claim until the wallet history confirms it', () => {
   });
 
   it('many deposits are checked a time window at a time: a few list calls, not one per hash', async () => {
-    p = await startPipeline({ alerts: { policy: POLICY, sweep: { intervalMs: 250, listLagMs: 2000 } } });
+    p = await startPipeline({ alerts: { policy: fixedPolicy(POLICY), sweep: { intervalMs: 250, listLagMs: 2000 } } });
     const n = 120;
     listDeposits(
       p,

@@ -29,9 +29,8 @@ import {
 } from '../../src/slack/withdrawal/index.js';
 import type { VerificationAlert } from '../../src/verification/alerts.js';
 import type { TransactionPage, TransactionRecord } from '../../src/wallet/schemas.js';
-import { decide } from '../../src/withdrawals/decide/index.js';
-import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
+import { newRequest } from '../helpers/withdrawal-request.js';
 import { renderPage } from '../../commands/tx/render.js';
 import { T0, testPolicy, usdt } from '../withdrawals/helpers.js';
 import { hostileString, pure } from './config.js';
@@ -184,24 +183,7 @@ function alertMessages(f: Fields): unknown[] {
   ];
 }
 
-const baseRequest: WithdrawalRequest = (() => {
-  const checked = admitRequest(policy, usdt('250'), true);
-  if (!checked.ok) throw new Error(checked.message);
-  const d = decide(
-    {
-      type: 'request',
-      requester: 'U0ALICE',
-      checked,
-      id: 'w1',
-      merchantReference: '1a2b3c4d-0000-4000-8000-000000000001',
-      existing: [],
-    },
-    undefined,
-    { now: T0, policy },
-  );
-  if (d.kind !== 'changed') throw new Error(JSON.stringify(d));
-  return d.next;
-})();
+const baseRequest: WithdrawalRequest = newRequest({ policy, input: usdt('250'), now: T0 });
 
 /** The request as it would be once outside text reached every field the card shows. */
 function request(f: Fields, state: WithdrawalRequest['state']): WithdrawalRequest {

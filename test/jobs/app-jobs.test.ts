@@ -11,6 +11,7 @@ import { createLogger } from '../../src/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -75,7 +76,7 @@ describe('jobs in the app', () => {
       `${TEST_POLICY_YAML}\nschedule:\n  digset: "0 8 * * *"\n  prune: "0 4 * * *"\n  store.prune: "0 5 * * *"\n`,
     );
     const scheduler = new Scheduler(createLogger({ level: 'silent' }));
-    expect(() => scheduleJobs(scheduler, {}, () => policy)).toThrow(
+    expect(() => scheduleJobs(scheduler, {}, fixedPolicy(policy))).toThrow(
       `schedule.digset: there is no job of that name; the jobs are ${scheduleNames()}`,
     );
     expect(scheduleProblems(policy.schedule)).toEqual([

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { TEST_POLICY_YAML, USERS } from '../helpers/treasury-app.js';
+import { changingPolicy } from '../helpers/policy-source.js';
 
 let policy: Policy = parsePolicy(TEST_POLICY_YAML);
 let workspace: LocalWorkspace;
@@ -22,9 +23,7 @@ let server: HttpServer;
 beforeAll(async () => {
   const logger = createLogger({ level: 'silent' });
   workspace = await startLocalWorkspace({
-    get policy() {
-      return policy;
-    },
+    policy: changingPolicy(() => policy),
     logger,
     eventsUrl: () => 'http://127.0.0.1:1/slack/events',
   });

@@ -9,6 +9,7 @@ import { createMetrics } from '../../src/metrics/registry.js';
 import { depositSample, send } from '../alerts/setup.js';
 import { CHANNELS, freePort, startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { testRenderer } from '../helpers/renderers.js';
 
 const SECRET = 'whk_metrics_test_0123456789abcdef';
 const CLIENT = 'payouts@client.example';
@@ -69,10 +70,15 @@ describe('/metrics', () => {
 
     // The alerts lane held by Slack's 429s: five posts wait.
     holdAlerts = true;
-    a.app.deps.outbox.registerRenderer('test.filler', (ref) => ({ text: `filler ${ref}` }));
+    a.app.deps.outbox.registerRenderer(testRenderer('test.filler'), (ref) => ({ text: `filler ${ref}` }));
     await a.app.deps.store.commit((tx) => {
       for (let i = 0; i < 5; i++)
-        a.app.deps.outbox.enqueue(tx, { op: 'post', renderer: 'test.filler', ref: `f${i}`, channel: CHANNELS.alerts });
+        a.app.deps.outbox.enqueue(tx, {
+          op: 'post',
+          renderer: testRenderer('test.filler'),
+          ref: `f${i}`,
+          channel: CHANNELS.alerts,
+        });
     });
     await until('a 429 on the alerts lane', () =>
       a.fake.calls('chat.postMessage').some((c) => (c.args as { channel?: string }).channel === CHANNELS.alerts),

@@ -20,6 +20,7 @@ import {
 import { collection, openStore, type Store } from '../../src/store/index.js';
 import { startFakeSlack, type FakeMessage, type FakeSlack } from '../helpers/fake-slack.js';
 import { slackRateLimits, type SlackRateLimiter } from '../helpers/slack-rate-limits.js';
+import { testRenderer } from '../helpers/renderers.js';
 
 const logger = createLogger({ level: 'silent' });
 const CH = 'C0BATCH001';
@@ -65,9 +66,9 @@ function makeOutbox(capacity: number, o: Partial<OutboxOptions> = {}): Outbox {
     ...o,
   });
   const text = (ref: string) => store.get(ITEMS, ref)?.text ?? '?';
-  ob.registerRenderer('item', (ref) => ({ text: text(ref) }));
-  ob.registerRenderer('line', (ref) => ({ text: ref }));
-  ob.registerBatchRenderer('items', {
+  ob.registerRenderer(testRenderer('item'), (ref) => ({ text: text(ref) }));
+  ob.registerRenderer(testRenderer('line'), (ref) => ({ text: ref }));
+  ob.registerBatchRenderer(testRenderer('items'), {
     render: (refs) => ({
       text: `${refs.length} items`,
       blocks: [{ type: 'section', text: { type: 'mrkdwn', text: refs.map(text).join('\n') } }],
@@ -83,11 +84,11 @@ async function item(ob: Outbox, id: string, text: string, priority?: OutboxPrior
     tx.put(ITEMS, id, { text });
     ob.enqueue(tx, {
       op: 'post',
-      renderer: 'item',
+      renderer: testRenderer('item'),
       ref: id,
       key: `item:${id}`,
       channel: CH,
-      batch: { renderer: 'items', group: 'g' },
+      batch: { renderer: testRenderer('items'), group: 'g' },
       ...(priority ? { priority } : {}),
     });
   });
@@ -96,7 +97,7 @@ async function item(ob: Outbox, id: string, text: string, priority?: OutboxPrior
 async function edit(ob: Outbox, id: string, text: string): Promise<void> {
   await store.commit((tx) => {
     tx.put(ITEMS, id, { text });
-    ob.enqueue(tx, { op: 'update', renderer: 'item', ref: id, key: `item:${id}`, priority: 'edit' });
+    ob.enqueue(tx, { op: 'update', renderer: testRenderer('item'), ref: id, key: `item:${id}`, priority: 'edit' });
   });
 }
 
@@ -179,7 +180,14 @@ describe('outbox batching', () => {
     const plain = (id: string) =>
       store.commit((tx) => {
         tx.put(ITEMS, id, { text: id });
-        ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel: CH, priority: 'live' });
+        ob.enqueue(tx, {
+          op: 'post',
+          renderer: testRenderer('item'),
+          ref: id,
+          key: `item:${id}`,
+          channel: CH,
+          priority: 'live',
+        });
       });
     fake.failNext('chat.postMessage', { status: 500 }); // this payload only: the next call succeeds
     await plain('head');
@@ -206,15 +214,34 @@ describe('outbox batching', () => {
     const plain = (id: string) =>
       store.commit((tx) => {
         tx.put(ITEMS, id, { text: id });
-        ob.enqueue(tx, { op: 'post', renderer: 'item', ref: id, key: `item:${id}`, channel: CH, priority: 'live' });
+        ob.enqueue(tx, {
+          op: 'post',
+          renderer: testRenderer('item'),
+          ref: id,
+          key: `item:${id}`,
+          channel: CH,
+          priority: 'live',
+        });
       });
     await plain('parent');
     ob.start();
     await ob.drain();
     await ob.stop();
     await store.commit((tx) => {
-      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail 1', key: 'item:parent', priority: 'detail' });
-      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail 2', key: 'item:parent', priority: 'detail' });
+      ob.enqueue(tx, {
+        op: 'reply',
+        renderer: testRenderer('line'),
+        ref: 'detail 1',
+        key: 'item:parent',
+        priority: 'detail',
+      });
+      ob.enqueue(tx, {
+        op: 'reply',
+        renderer: testRenderer('line'),
+        ref: 'detail 2',
+        key: 'item:parent',
+        priority: 'detail',
+      });
     });
     for (let i = 1; i <= 12; i++) await plain(`live ${i}`);
     ob.start();
@@ -241,20 +268,32 @@ describe('outbox batching', () => {
       tx.put(ITEMS, 'solo', { text: 'solo' });
       ob.enqueue(tx, {
         op: 'post',
-        renderer: 'item',
+        renderer: testRenderer('item'),
         ref: 'solo',
         key: 'item:solo',
         channel: CH,
-        batch: { renderer: 'items', group: 'g' },
+        batch: { renderer: testRenderer('items'), group: 'g' },
       });
     });
     await ob.drain();
     await store.commit((tx) => {
-      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail of a line', key: 'item:i2', priority: 'detail' });
-      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'detail of solo', key: 'item:solo', priority: 'detail' });
+      ob.enqueue(tx, {
+        op: 'reply',
+        renderer: testRenderer('line'),
+        ref: 'detail of a line',
+        key: 'item:i2',
+        priority: 'detail',
+      });
+      ob.enqueue(tx, {
+        op: 'reply',
+        renderer: testRenderer('line'),
+        ref: 'detail of solo',
+        key: 'item:solo',
+        priority: 'detail',
+      });
       ob.enqueue(tx, {
         op: 'post',
-        renderer: 'line',
+        renderer: testRenderer('line'),
         ref: 'i2 on its own',
         key: 'item:i2:own',
         channel: CH,
@@ -262,7 +301,7 @@ describe('outbox batching', () => {
       });
       ob.enqueue(tx, {
         op: 'post',
-        renderer: 'line',
+        renderer: testRenderer('line'),
         ref: 'solo on its own',
         key: 'item:solo:own',
         channel: CH,

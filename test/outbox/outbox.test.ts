@@ -14,6 +14,7 @@ import {
 } from '../../src/outbox/index.js';
 import { collection, openStore, type Store } from '../../src/store/index.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { testRenderer } from '../helpers/renderers.js';
 
 const logger = createLogger({ level: 'silent' });
 const CH = 'C0OUTBOX01';
@@ -50,11 +51,11 @@ function makeOutbox(o: Partial<OutboxOptions> = {}, timeoutMs?: number): Outbox 
     unknownOutcomeDelayMs: 50,
     ...o,
   });
-  ob.registerRenderer('item', (ref) => {
+  ob.registerRenderer(testRenderer('item'), (ref) => {
     const item = store.get(ITEMS, ref);
     return item ? { text: item.text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: item.text } }] } : null;
   });
-  ob.registerRenderer('line', (ref) => ({ text: ref }));
+  ob.registerRenderer(testRenderer('line'), (ref) => ({ text: ref }));
   outbox = ob;
   return ob;
 }
@@ -65,7 +66,7 @@ async function post(ob: Outbox, id: string, text: string, channel = CH, burst = 
     tx.put(ITEMS, id, { id, text });
     ob.enqueue(tx, {
       op: 'post',
-      renderer: 'item',
+      renderer: testRenderer('item'),
       ref: id,
       key: `item:${id}`,
       channel,
@@ -77,7 +78,7 @@ async function post(ob: Outbox, id: string, text: string, channel = CH, burst = 
 async function change(ob: Outbox, id: string, text: string): Promise<void> {
   await store.commit((tx) => {
     tx.put(ITEMS, id, { id, text });
-    ob.enqueue(tx, { op: 'update', renderer: 'item', ref: id, key: `item:${id}` });
+    ob.enqueue(tx, { op: 'update', renderer: testRenderer('item'), ref: id, key: `item:${id}` });
   });
 }
 
@@ -130,9 +131,21 @@ describe('outbox', () => {
     ob.start();
     await post(ob, 'a', 'parent');
     await store.commit((tx) => {
-      ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'first reply', key: 'item:a' });
-      ob.enqueue(tx, { op: 'dm', renderer: 'line', ref: 'hello in private', user: 'U0DMUSER1', key: 'dm:1' });
-      ob.enqueue(tx, { op: 'ephemeral', renderer: 'line', ref: 'only you', channel: CH, user: 'U0DMUSER1' });
+      ob.enqueue(tx, { op: 'reply', renderer: testRenderer('line'), ref: 'first reply', key: 'item:a' });
+      ob.enqueue(tx, {
+        op: 'dm',
+        renderer: testRenderer('line'),
+        ref: 'hello in private',
+        user: 'U0DMUSER1',
+        key: 'dm:1',
+      });
+      ob.enqueue(tx, {
+        op: 'ephemeral',
+        renderer: testRenderer('line'),
+        ref: 'only you',
+        channel: CH,
+        user: 'U0DMUSER1',
+      });
     });
     await ob.drain();
     const parent = topLevel()[0]!;
@@ -359,7 +372,9 @@ describe('outbox', () => {
     fake.failNext('chat.postMessage', { error: 'channel_not_found' });
     await post(ob, 'a', 'lost channel');
     await post(ob, 'b', 'next one');
-    await store.commit((tx) => ob.enqueue(tx, { op: 'update', renderer: 'item', ref: 'a', key: 'item:a' }));
+    await store.commit((tx) =>
+      ob.enqueue(tx, { op: 'update', renderer: testRenderer('item'), ref: 'a', key: 'item:a' }),
+    );
     ob.start();
     await ob.drain();
     expect(topLevel().map((m) => m.text)).toEqual(['next one']);
@@ -383,7 +398,9 @@ describe('outbox', () => {
     expect(topLevel(CH2).map((m) => m.text)).toEqual(['other channel']);
 
     await change(ob, 'd3', 'deposit 3 confirmed');
-    await store.commit((tx) => ob.enqueue(tx, { op: 'reply', renderer: 'line', ref: 'status line', key: 'item:d3' }));
+    await store.commit((tx) =>
+      ob.enqueue(tx, { op: 'reply', renderer: testRenderer('line'), ref: 'status line', key: 'item:d3' }),
+    );
     await ob.drain();
     const thread = fake.thread(CH, top[0]!.ts);
     expect(thread.map((m) => m.text)).toContain('deposit 3 confirmed');
@@ -421,7 +438,7 @@ describe('outbox', () => {
     ob.start();
     await expect(
       store.commit((tx) => {
-        ob.enqueue(tx, { op: 'post', renderer: 'line', ref: 'ghost', channel: CH, key: 'ghost' });
+        ob.enqueue(tx, { op: 'post', renderer: testRenderer('line'), ref: 'ghost', channel: CH, key: 'ghost' });
         throw new Error('domain check failed');
       }),
     ).rejects.toThrow('domain check failed');

@@ -100,9 +100,9 @@ describe('governed policy: changes of the file', () => {
     const a = await start();
     const m = await proposed(a, `${POLICY}\npolicy_changes: { approvals: 1 }\n`);
     expect(await decide(a, USERS.erin, 'approve', m)).toContain('needs another admin');
-    expect(a.app.deps.policy.policy_changes.approvals).toBeUndefined();
+    expect(a.app.deps.policy.current().policy_changes.approvals).toBeUndefined();
     expect(await decide(a, USERS.dave, 'approve', m)).toContain('in force');
-    expect(a.app.deps.policy.policy_changes.approvals).toBe(1);
+    expect(a.app.deps.policy.current().policy_changes.approvals).toBe(1);
   });
 
   it('accepts the first policy (audited), then proposes a change in plain words; applies it on the second admin', async () => {
@@ -116,7 +116,7 @@ describe('governed policy: changes of the file', () => {
       TIER2_TO_1(POLICY).replace('daily_limit: { USDT: 50000 }', 'daily_limit: { USDT: 80000 }'),
     );
     // The old policy is still enforced.
-    expect(a.app.deps.policy.withdrawals.tiers.default![1]!.approvals).toBe(2);
+    expect(a.app.deps.policy.current().withdrawals.tiers.default![1]!.approvals).toBe(2);
     const shown = textOf(m);
     expect(shown).toContain('Waiting for 2 admin approvals');
     expect(shown).toContain('tier 2 (up to 10,000): approvals 2 → 1');
@@ -130,7 +130,7 @@ describe('governed policy: changes of the file', () => {
     expect(await decide(a, USERS.erin, 'approve', m)).toContain('needs another admin');
     // The same admin again (a double click) counts once.
     expect(await decide(a, USERS.erin, 'approve', m)).toContain('already approved');
-    expect(a.app.deps.policy.withdrawals.tiers.default![1]!.approvals).toBe(2);
+    expect(a.app.deps.policy.current().withdrawals.tiers.default![1]!.approvals).toBe(2);
     await until('the message shows the first approval', () =>
       textOf(changeMessages(a)[0]!).includes(`approved so far by <@${USERS.erin}>`),
     );
@@ -140,8 +140,8 @@ describe('governed policy: changes of the file', () => {
     expect(visibleText(status!)).toContain(`approved so far by <@${USERS.erin}>`);
 
     expect(await decide(a, USERS.dave, 'approve', m)).toContain('the new policy is in force');
-    expect(a.app.deps.policy.withdrawals.tiers.default![1]!.approvals).toBe(1);
-    expect(a.app.deps.policy.withdrawals.daily_limit.USDT).toBe('80000');
+    expect(a.app.deps.policy.current().withdrawals.tiers.default![1]!.approvals).toBe(1);
+    expect(a.app.deps.policy.current().withdrawals.daily_limit.USDT).toBe('80000');
     expect(gov(a).inForce()).toMatchObject({ approvedBy: [USERS.erin, USERS.dave] });
     expect(actions(a)).toEqual(expect.arrayContaining(['policy_propose', 'policy_approve', 'policy_apply']));
     const done = await until('the message says applied, without buttons', () => {
@@ -165,14 +165,14 @@ describe('governed policy: changes of the file', () => {
     expect(textOf(second)).toContain('allowlist mode: warn → enforce');
 
     expect(await decide(a, USERS.dave, 'reject', second)).toContain('You rejected');
-    expect(a.app.deps.policy.withdrawals.allowlist.mode).toBe('warn');
+    expect(a.app.deps.policy.current().withdrawals.allowlist.mode).toBe('warn');
     expect(actions(a)).toEqual(expect.arrayContaining(['policy_supersede', 'policy_reject']));
     await until('the message says rejected', () => textOf(changeMessages(a)[1]!).includes('Rejected by'));
 
     writePolicy('withdrawals: [not, a, policy');
     const r = await gov(a).checkPolicyFile();
     expect(r.kind).toBe('invalid');
-    expect(a.app.deps.policy.withdrawals.allowlist.mode).toBe('warn');
+    expect(a.app.deps.policy.current().withdrawals.allowlist.mode).toBe('warn');
     for (const admin of [USERS.erin, USERS.dave]) {
       const dm = await until('the admin is told', () => a.fake.channel(a.fake.dmChannel(admin))[0]);
       expect(dm.text).toContain('cannot be used, so nothing changed');
@@ -222,13 +222,13 @@ describe('governed policy: changes of the file', () => {
     try {
       writeFileSync(file, TIER2_TO_1(POLICY));
       t = await startTestApp({ policyFile: file, now: () => clock.now, dataDir });
-      expect(t.app.deps.policy.withdrawals.tiers.default![1]!.approvals).toBe(1);
+      expect(t.app.deps.policy.current().withdrawals.tiers.default![1]!.approvals).toBe(1);
       await t.stop();
       // The file now says otherwise: the approved policy stays in force, the file is proposed.
       writeFileSync(file, POLICY);
       t = await startTestApp({ policyFile: file, now: () => clock.now, dataDir });
       const a = t;
-      expect(a.app.deps.policy.withdrawals.tiers.default![1]!.approvals).toBe(1);
+      expect(a.app.deps.policy.current().withdrawals.tiers.default![1]!.approvals).toBe(1);
       expect(gov(a).inForce()).toMatchObject({ approvedBy: ['system'] });
       expect(gov(a).pending()?.lines).toEqual(['tier 2 (up to 10,000): approvals 1 → 2']);
       await until('the change is posted at start', () => changeMessages(a)[0]);

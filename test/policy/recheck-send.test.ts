@@ -9,6 +9,7 @@ import { parsePolicy } from '../../src/policy/load.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { recentAudit } from '../../src/audit/index.js';
 import { testPolicy, usdt, world, type World } from '../withdrawals/helpers.js';
+import { changingPolicy } from '../helpers/policy-source.js';
 
 let w: World | undefined;
 afterEach(async () => {
@@ -36,7 +37,7 @@ describe('re-check before sending', () => {
     let raiseOnce = true;
     w = await world({
       service: {
-        policy: () => policy,
+        policy: changingPolicy(() => policy),
         hooks: {
           afterApprovalDurable: (r) => {
             if (r.state === 'approved' && raiseOnce) {
@@ -74,7 +75,7 @@ describe('re-check before sending', () => {
     let lowerOnce = true;
     w = await world({
       service: {
-        policy: () => policy,
+        policy: changingPolicy(() => policy),
         hooks: {
           afterApprovalDurable: (r) => {
             if (r.state === 'approved' && lowerOnce) {
@@ -108,7 +109,7 @@ describe('re-check before sending', () => {
     let policy = testPolicy({ allowlist: 'warn' });
     w = await world({
       service: {
-        policy: () => policy,
+        policy: changingPolicy(() => policy),
         hooks: {
           afterApprovalDurable: () => {
             policy = testPolicy({ allowlist: 'enforce' });

@@ -13,8 +13,8 @@ import { codeAt, matchedStep, newTotpSecret, otpauthUri, timeStep } from '../../
 import { LOCK_MS, type Enrolment } from '../../src/stepup/types.js';
 import { lockedWords, wrongCodeWords } from '../../src/stepup/words.js';
 import { decide, type WithdrawalCommand } from '../../src/withdrawals/decide/index.js';
-import { admitRequest } from '../../src/withdrawals/rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
+import { newRequest } from '../helpers/withdrawal-request.js';
 import { T0, testPolicy, usdt } from '../withdrawals/helpers.js';
 
 // A moment in the middle of a 30 s step, so ±30 s lands in the neighbouring steps.
@@ -148,22 +148,7 @@ describe('decide(): a large approval needs a verified code', () => {
   const ctx = { now: T0 + 60_000, policy };
 
   function pending(amount: string): WithdrawalRequest {
-    const checked = admitRequest(policy, usdt(amount), true);
-    if (!checked.ok) throw new Error(checked.message);
-    const d = decide(
-      {
-        type: 'request',
-        requester: 'U0ALICE',
-        checked,
-        id: 'w1',
-        merchantReference: 'ref-w1',
-        existing: [],
-      },
-      undefined,
-      { now: T0, policy },
-    );
-    if (d.kind !== 'changed') throw new Error(JSON.stringify(d));
-    return d.next;
+    return newRequest({ policy, input: usdt(amount), now: T0, merchantReference: 'ref-w1' });
   }
   const approve = (user: string, stepUp?: 'verified' | 'not-needed'): WithdrawalCommand => ({
     type: 'approve',

@@ -19,6 +19,8 @@ import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { startTestApp, TEST_POLICY_YAML, USERS, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { Writable } from 'node:stream';
+import { fixedPolicy } from '../../src/policy/source.js';
+import { testRenderer } from '../helpers/renderers.js';
 
 const DAY = 86_400_000;
 let t: TestApp | undefined;
@@ -64,7 +66,12 @@ describe('retention', () => {
     );
     expect(r.ok).toBe(true);
     const stuck = await store.commit((tx) =>
-      app.deps.outbox.enqueue(tx, { op: 'post', renderer: 'no-such-renderer', ref: 'x', channel: 'C0ALERTS' }),
+      app.deps.outbox.enqueue(tx, {
+        op: 'post',
+        renderer: testRenderer('no-such-renderer'),
+        ref: 'x',
+        channel: 'C0ALERTS',
+      }),
     );
     await until('every alert confirmed and its messages sent', () =>
       store.all(ALERT_COLLECTIONS.alerts).every((a) => /confirmed/i.test(a.status ?? '')) &&
@@ -160,7 +167,7 @@ describe('retention', () => {
         store,
         logger,
         now: () => at,
-        policy: () => ({ retention: { days: 1 } }),
+        policy: fixedPolicy({ retention: { days: 1 } }),
       }).prune();
       expect(res).toMatchObject({ days: WEBHOOK_RETRY_WINDOW_DAYS, alerts: 0 });
       expect(store.get(ALERT_COLLECTIONS.alerts, 'a1')).toBeDefined();

@@ -13,6 +13,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createWithdrawalService, type WithdrawalService } from '../../src/withdrawals/index.js';
 import { CLIENT, groups, quietLogger, tempDir, testPolicy, usdt, walletFor } from './helpers.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -36,7 +37,7 @@ const service = (c: Ctx, now?: () => number): WithdrawalService =>
   createWithdrawalService({
     store: c.store!,
     wallet: walletFor(c.sandbox.url),
-    policy: testPolicy(),
+    policy: fixedPolicy(testPolicy()),
     groups,
     logger: quietLogger(),
     ...(now ? { now } : {}),

@@ -15,6 +15,7 @@ import {
   type WithdrawalService,
 } from '../../src/withdrawals/index.js';
 import type { WithdrawalEvent } from '../../src/withdrawals/types.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 export const quietLogger = (): Logger =>
   createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent', secrets: new SecretRegistry() });
@@ -130,7 +131,7 @@ export async function world(
     return createWithdrawalService({
       store,
       wallet,
-      policy,
+      policy: fixedPolicy(policy),
       groups,
       logger: quietLogger(),
       now: () => clock.now,

@@ -17,6 +17,7 @@ import type { WithdrawalEvent, WithdrawalRequest } from '../../src/withdrawals/t
 import { DEST, quietLogger, T0, tempDir } from './helpers.js';
 import { decide } from '../../src/withdrawals/decide/index.js';
 import { ctx, policy, unknownRequest } from './notice-helpers.js';
+import { changingPolicy } from '../helpers/policy-source.js';
 
 const DAY = 86_400_000;
 
@@ -58,7 +59,7 @@ async function rig(throttle?: NoticeThrottleOptions): Promise<Rig> {
   const events: WithdrawalEvent[] = [];
   const shell = createShell({
     store,
-    policy: () => policy,
+    policy: changingPolicy(() => policy),
     now: () => clock.now,
     logger: quietLogger(),
     // The change hook fires inside the commit that makes the change (shell.ts).

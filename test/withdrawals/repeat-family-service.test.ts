@@ -8,6 +8,7 @@ import { parsePolicy } from '../../src/policy/load.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { testPolicy, usdt, world, type World } from './helpers.js';
+import { changingPolicy } from '../helpers/policy-source.js';
 
 let w: World | undefined;
 afterEach(async () => {
@@ -33,7 +34,7 @@ withdrawals:
 describe('a held request and the policy in force', () => {
   it('approved by a policy re-check while held: the claim refuses it, nothing is sent', async () => {
     let policy = testPolicy();
-    w = await world({ service: { policy: () => policy } });
+    w = await world({ service: { policy: changingPolicy(() => policy) } });
     const first = await w.service.request(usdt('5000'), 'U0ALICE');
     if (!first.ok) throw new Error(first.message);
     // The first request, found never executed (as reconciliation records it).

@@ -96,7 +96,7 @@ describe('a payout retyped by hand', () => {
   });
 
   for (const status of ['CONFIRMED', 'FAILED'])
-    it(`3: a recurring payout after the earlier one was reported ${status} is made on hold, and can be sent anyway`, async () => {
+    it(`a recurring payout after the earlier one was reported ${status} is made on hold, and can be sent anyway`, async () => {
       w = await world();
       const o = await neverExecuted(w, (await made(w, usdt('50', { note: 'January' }))).id);
       await reported(w, o, status);

@@ -8,6 +8,7 @@ import { createSender } from '../../src/withdrawals/sender.js';
 import { createShell } from '../../src/withdrawals/shell.js';
 import { WITHDRAWALS, type WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { quietLogger, usdt, world, type World } from './helpers.js';
+import { fixedPolicy } from '../../src/policy/source.js';
 
 let w: World | undefined;
 const latches: Array<() => void> = [];
@@ -49,7 +50,7 @@ describe('sender.start', () => {
     const gate = latch();
     const shell = createShell({
       store: x.store,
-      policy: () => x.policy,
+      policy: fixedPolicy(x.policy),
       now: () => x.clock.now,
       logger: quietLogger(),
     });

@@ -15,7 +15,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Route } from '../../http/server.js';
 import type { Logger } from '../../log.js';
-import type { Policy } from '../../policy/schema.js';
 import { channelDirectory, type Person } from '../directory.js';
 import { sendSigned, type Actor } from '../requests.js';
 import { startFakeSlack, type FakeSlack } from '../slack-api.js';
@@ -24,11 +23,12 @@ import { startLiveUpdates } from './live.js';
 import { workspaceRoutes } from './routes.js';
 import { commandList, peopleInForce, type ViewErrors } from './state.js';
 import type { Sight } from './view.js';
+import type { PolicySource } from '../../policy/source.js';
 
 export { foreignRequest } from '../../http/same-page.js';
 
 export interface LocalWorkspaceOptions {
-  policy: Policy;
+  policy: PolicySource;
   logger: Logger;
   /** The embedded sandbox, for the "simulate a deposit" button. */
   sandboxUrl?: string;
@@ -55,13 +55,12 @@ export async function startLocalWorkspace(o: LocalWorkspaceOptions): Promise<Loc
   const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
   const signingSecret = randomBytes(24).toString('hex');
   const api = await startFakeSlack({ tokens: [botToken], waitTimeoutMs: 10_000 });
-  // `o.policy` is a getter: read it at each use, never copy it.
-  const people = peopleInForce(() => o.policy, api);
+  const people = peopleInForce(o.policy, api);
   people();
   const log = o.logger.child({ component: 'local-workspace' });
   const commands = commandList();
   const viewErrors: ViewErrors = new Map();
-  const directory = () => channelDirectory(o.policy, api.channels());
+  const directory = () => channelDirectory(o.policy.current(), api.channels());
 
   const actor = (id: string): Actor => {
     const p = people().find((x) => x.id === id);

@@ -27,19 +27,16 @@ import {
   userId,
 } from './schemas.js';
 import { stateFor, type Sight } from './view.js';
+import { BodyTooLarge, readBody } from '../../http/body.js';
 
 const MAX_BODY = 256 * 1024;
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > MAX_BODY) throw new BadRequest('the request is too large');
-    chunks.push(c);
-  }
+  const body = await readBody(req, MAX_BODY).catch((err: unknown) => {
+    throw err instanceof BodyTooLarge ? new BadRequest('the request is too large') : err;
+  });
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    return JSON.parse(body.toString('utf8') || '{}');
   } catch {
     throw new BadRequest('the request is not JSON');
   }

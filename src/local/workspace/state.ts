@@ -6,16 +6,17 @@
 import type { Policy } from '../../policy/schema.js';
 import { peopleOf, type Person } from '../directory.js';
 import type { FakeSlack } from '../slack-api.js';
+import type { PolicySource } from '../../policy/source.js';
 
 /**
  * The people of the policy in force, read again whenever it changes (a governed change
  * applies while the app runs): someone added appears on the page, someone removed leaves it.
- * `policy` is a getter read at each call, never a copy.
+ * `policy` is read at each call, never a copy.
  */
-export function peopleInForce(policy: () => Policy, api: Pick<FakeSlack, 'setUser'>): () => Person[] {
+export function peopleInForce(policy: PolicySource, api: Pick<FakeSlack, 'setUser'>): () => Person[] {
   let known: { policy: Policy; people: Person[] } | undefined;
   return () => {
-    const current = policy();
+    const current = policy.current();
     if (known?.policy !== current) {
       known = { policy: current, people: peopleOf(current) };
       for (const p of known.people) api.setUser(p.id, { name: p.handle, real_name: p.name });

@@ -50,8 +50,6 @@ export interface PolicyFileSourceOptions {
 }
 
 export interface PolicyFileSource {
-  /** The first policy ever loaded: there is nothing to fall back on, so an unusable file throws (PolicyError). */
-  readFirst(): Promise<UsableReading>;
   read(): Promise<FileReading>;
   /** Look at the file shortly (debounced: a burst of events gives one check). */
   checkSoon(): void;
@@ -59,25 +57,37 @@ export interface PolicyFileSource {
   stop(): void;
 }
 
+async function readText(path: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+  try {
+    return { ok: true, text: await readFile(path, 'utf8') };
+  } catch (err) {
+    return {
+      ok: false,
+      error: `The policy file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
+    };
+  }
+}
+
+function checked(check: ((policy: Policy) => string[]) | undefined, p: Policy, source: string): Policy {
+  const problems = check?.(p) ?? [];
+  if (problems.length) throw new PolicyError(`${source} is invalid:\n${problems.map((m) => `  - ${m}`).join('\n')}`);
+  return p;
+}
+
+/** The first policy ever loaded: there is nothing to fall back on, so an unusable file throws (PolicyError). */
+export async function readFirstPolicy(
+  path: string,
+  check: ((policy: Policy) => string[]) | undefined,
+): Promise<UsableReading> {
+  const read = await readText(path);
+  if (!read.ok) throw new PolicyError(read.error);
+  // Errors name the file's path here: this stops the start, and the operator reads it in the terminal.
+  const policy = checked(check, parsePolicy(read.text, path), path);
+  return { ok: true, text: read.text, rawHash: textHash(read.text), policy, hash: policyHash(policy) };
+}
+
 export function createPolicyFileSource(o: PolicyFileSourceOptions): PolicyFileSource {
   const { path, logger: log } = o;
-
-  async function readText(): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
-    try {
-      return { ok: true, text: await readFile(path, 'utf8') };
-    } catch (err) {
-      return {
-        ok: false,
-        error: `The policy file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
-      };
-    }
-  }
-
-  function checked(p: Policy, source: string): Policy {
-    const problems = o.check?.(p) ?? [];
-    if (problems.length) throw new PolicyError(`${source} is invalid:\n${problems.map((m) => `  - ${m}`).join('\n')}`);
-    return p;
-  }
 
   let watcher: FSWatcher | undefined;
   let poll: NodeJS.Timeout | undefined;
@@ -91,20 +101,13 @@ export function createPolicyFileSource(o: PolicyFileSourceOptions): PolicyFileSo
   };
 
   return {
-    async readFirst() {
-      const read = await readText();
-      if (!read.ok) throw new PolicyError(read.error);
-      // Errors name the file's path here: this stops the start, and the operator reads it in the terminal.
-      const policy = checked(parsePolicy(read.text, path), path);
-      return { ok: true, text: read.text, rawHash: textHash(read.text), policy, hash: policyHash(policy) };
-    },
     async read() {
-      const read = await readText();
+      const read = await readText(path);
       // Unreadable is keyed by its error: the same failure is reported once, a different one again.
       const rawHash = read.ok ? textHash(read.text) : `unreadable:${read.error}`;
       try {
         if (!read.ok) throw new PolicyError(read.error);
-        const policy = checked(parsePolicy(read.text, 'The policy file'), 'The policy file');
+        const policy = checked(o.check, parsePolicy(read.text, 'The policy file'), 'The policy file');
         return { ok: true, rawHash, text: read.text, policy, hash: policyHash(policy) };
       } catch (err) {
         return { ok: false, rawHash, error: err instanceof Error ? err.message : String(err) };

@@ -1,18 +1,15 @@
 /**
  * Governed policy's shell: the app enforces the last *approved* policy, kept in the store, never
  * the file as it is now. The rules are decide.ts's (pure); the file is file-source.ts's (read,
- * validated, watched). This file reads the state, resolves the facts, writes each decision in
- * one store commit and acts on it once it is committed.
- *
- * `current()` is read at the moment of use by everything that needs the policy (deps.policy is
- * a getter over it), so an applied change takes effect at once without rebuilding anything.
+ * validated, watched); the policy in force, loaded before this and read by every part, is
+ * in-force.ts's. This file reads the state, resolves the facts, writes each decision in one
+ * store commit with its notices, and acts on it once it is committed (an approved change is put
+ * in force through `inForce.apply`, which tells its subscribers).
  */
 import { randomUUID } from 'node:crypto';
-import { appendAudit } from '../../audit/log.js';
 import type { Logger } from '../../log.js';
 import type { Outbox } from '../../outbox/index.js';
 import type { Store, Tx } from '../../store/index.js';
-import { PolicyError, parsePolicy } from '../load.js';
 import { hasRole, type GroupResolver } from '../people.js';
 import type { Policy } from '../schema.js';
 import {
@@ -23,8 +20,8 @@ import {
   type GovernanceFacts,
   type GovernanceState,
 } from './decide.js';
-import type { PolicySource } from '../source.js';
 import { createPolicyFileSource } from './file-source.js';
+import { writeDecision, type PolicyInForcePart } from './in-force.js';
 import {
   IN_FORCE_ID,
   POLICY_FILE_PROBLEMS,
@@ -43,14 +40,15 @@ export type { ChangeDecision, CheckResult } from './decide.js';
 
 export interface PolicyGovernorOptions {
   store: Store;
-  /** Only enqueue, inside the governor's commits (the app's outbox is built after the policy is loaded). */
+  /** The policy in force (loaded before Slack and the outbox exist); an approved change is applied to it. */
+  inForce: PolicyInForcePart;
+  /** Only enqueue, inside the governor's commits. */
   outbox: Pick<Outbox, 'enqueue'>;
   logger: Logger;
   now: () => number;
   groups?: GroupResolver;
-  /** The policy file. Without it, `fixed` is the policy for good (a policy given in code: nothing is governed). */
-  path?: string;
-  fixed?: Policy;
+  /** The policy file. Without it, the policy in force was given in code and nothing is governed. */
+  path?: string | undefined;
   /** How often the file is read even if no file-system event came (editors and network disks miss some). */
   pollMs?: number;
   /**
@@ -62,13 +60,8 @@ export interface PolicyGovernorOptions {
   describe: (from: Policy, to: Policy) => string[];
 }
 
-/** The governor is the app's PolicySource: `current()` is the policy in force, `onApplied` hears approved changes. */
-export interface PolicyGovernor extends PolicySource {
-  /**
-   * The policy in force: the approved one from the store, or (none yet) the file's, accepted
-   * and audited. Throws only when there is no usable policy at all. Then call checkPolicyFile().
-   */
-  load(): Promise<void>;
+/** Proposals, approvals and the file watch; the policy itself is read from the PolicySource (in-force.ts). */
+export interface PolicyGovernor {
   /** Reads the file now; debounced file-system events and the poll call this too. */
   checkPolicyFile(): Promise<CheckResult>;
   approve(proposalId: string, user: string): Promise<ChangeDecision>;
@@ -86,9 +79,8 @@ export interface PolicyGovernor extends PolicySource {
 }
 
 export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
-  const { store, outbox, logger } = o;
+  const { store, outbox, logger, inForce: policy } = o;
   const log = logger.child({ component: 'policy' });
-  let policy: Policy | undefined = o.fixed;
   const source =
     o.path === undefined
       ? undefined
@@ -107,31 +99,20 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
     return run;
   };
 
-  const applied: Array<(policy: Policy) => unknown> = [];
-  const current = (): Policy => {
-    if (!policy) throw new Error('the policy is not loaded yet');
-    return policy;
-  };
   const inForce = () => store.get(POLICY_IN_FORCE, IN_FORCE_ID);
   const pending = () => store.find(POLICY_PROPOSALS, (p) => p.state === 'pending').at(-1);
   const facts = (): GovernanceFacts => ({ now: o.now(), newId: randomUUID(), describe: o.describe });
   /** The state as seen by `reads`: the store, or a commit's tx (`pending` needs find, which only the store has). */
   const stateOf = (reads: Pick<Tx, 'get'>): GovernanceState => ({
-    policy,
+    policy: policy.current(),
     inForce: reads.get(POLICY_IN_FORCE, IN_FORCE_ID),
     pending: pending(),
     seenHash: reads.get(POLICY_FILE_SEEN, SEEN_ID)?.hash,
   });
 
-  /** Everything a decision writes, inside the caller's commit. */
+  /** Everything a decision writes, its notices included, inside the caller's commit. */
   function write(tx: Tx, d: GovernanceDecision<unknown>): void {
-    const w = d.writes;
-    if (w.seen === null) tx.delete(POLICY_FILE_SEEN, SEEN_ID);
-    else if (w.seen) tx.put(POLICY_FILE_SEEN, SEEN_ID, w.seen);
-    if (w.problem) tx.put(POLICY_FILE_PROBLEMS, w.problem.id, w.problem);
-    for (const p of w.proposals) tx.put(POLICY_PROPOSALS, p.id, p);
-    if (w.inForce) tx.put(POLICY_IN_FORCE, IN_FORCE_ID, w.inForce);
-    for (const a of d.audit) appendAudit(tx, a);
+    writeDecision(tx, d);
     for (const n of d.notices) outbox.enqueue(tx, n);
   }
   const writesAnything = (d: GovernanceDecision<unknown>) =>
@@ -141,15 +122,6 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
     d.writes.proposals.length > 0 ||
     d.audit.length > 0 ||
     d.notices.length > 0;
-
-  async function acceptFirst(): Promise<void> {
-    // No approved policy to fall back on: an unusable file stops the start (readFirst throws).
-    const reading = await source!.readFirst();
-    const d = decide(stateOf(store), { type: 'accept-first', file: o.path, reading }, facts());
-    await store.commit((tx) => write(tx, d));
-    policy = d.applied;
-    log.info({ hash: reading.hash }, 'first policy accepted');
-  }
 
   async function checkPolicyFile(): Promise<CheckResult> {
     if (!source) return { kind: 'unchanged' };
@@ -170,7 +142,7 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
 
   async function decideOn(proposalId: string, user: string, type: 'approve' | 'reject') {
     // Admins of the policy in force decide (group membership may ask Slack: resolved before the commit).
-    const isAdmin = await hasRole(current(), 'admins', user, o.groups);
+    const isAdmin = await hasRole(policy.current(), 'admins', user, o.groups);
     const f = facts();
     return store.commit((tx) => {
       const proposal = tx.get(POLICY_PROPOSALS, proposalId);
@@ -183,16 +155,9 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
   async function approve(proposalId: string, user: string): Promise<ChangeDecision> {
     const d = await decideOn(proposalId, user, 'approve');
     if (d.applied) {
-      policy = d.applied;
       log.info({ id: proposalId }, 'policy change applied');
       source?.checkSoon();
-      // Each subscriber in turn; one failing is logged and does not keep the others from their turn.
-      for (const fn of [...applied])
-        try {
-          await fn(policy);
-        } catch (err) {
-          log.error({ err }, 'after a policy change: re-evaluating what it affects failed');
-        }
+      await policy.apply(d.applied);
     }
     return d.result;
   }
@@ -202,24 +167,6 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
   }
 
   return {
-    current,
-    onApplied(fn) {
-      applied.push(fn);
-      return () => {
-        const i = applied.indexOf(fn);
-        if (i >= 0) applied.splice(i, 1);
-      };
-    },
-    async load() {
-      if (!o.path) return;
-      const stored = inForce();
-      if (!stored) return acceptFirst();
-      try {
-        policy = parsePolicy(stored.text, 'The approved policy in the store');
-      } catch (err) {
-        throw new PolicyError(`${(err as Error).message}\n(the approved policy kept in the store no longer reads)`);
-      }
-    },
     checkPolicyFile,
     approve,
     reject,

@@ -62,7 +62,7 @@ export async function balancesBlocks(
   const fresh = last?.ok && deps.now() - last.at < FRESH_MS && last.at >= lastMovement(deps.store);
   const reading = fresh ? last : await withinWait(deps.balances.book.refresh());
   if (!reading?.ok) return [section('*Balances*\n_Unavailable right now: the wallet service could not be read._')];
-  const lines = balanceLines(reading.rows, deps.policy.alerts.low_balance);
+  const lines = balanceLines(reading.rows, deps.policy.current().alerts.low_balance);
   const shown = lines.slice(0, MAX_LINES).map((l) => `• ${l}`);
   if (lines.length > MAX_LINES) shown.push(`…and ${lines.length - MAX_LINES} more: \`/treasury balances\``);
   return [

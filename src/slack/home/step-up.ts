@@ -35,7 +35,7 @@ const QR_BLOCK = 'stepup_qr';
 
 /** "above 10,000 USDT, above 5,000 for other currencies": the policy's step_up_above in words. */
 function thresholdWords(deps: CommandDeps): string | undefined {
-  const above = deps.policy.withdrawals.step_up_above;
+  const above = deps.policy.current().withdrawals.step_up_above;
   const parts = Object.keys(above)
     .filter((c) => c !== 'default')
     .map((c) => `above ${formatAmount(above[c]!, c)}`);
@@ -47,7 +47,7 @@ function thresholdWords(deps: CommandDeps): string | undefined {
 /** The Home tab's section about codes: for approvers, when the policy asks for codes at all. */
 export async function stepUpHomeBlocks(deps: CommandDeps, user: string): Promise<KnownBlock[]> {
   const words = thresholdWords(deps);
-  if (!words || !(await hasRole(deps.policy, 'approvers', user, deps.groups))) return [];
+  if (!words || !(await hasRole(deps.policy.current(), 'approvers', user, deps.groups))) return [];
   const status = deps.stepUp.status(user);
   if (status.state === 'active') {
     const locked =
@@ -150,7 +150,7 @@ export function stepUpEnrolClicked(deps: CommandDeps, publish: Publish) {
     await ack();
     const user = body.user.id;
     try {
-      if (!(await hasRole(deps.policy, 'approvers', user, deps.groups)))
+      if (!(await hasRole(deps.policy.current(), 'approvers', user, deps.groups)))
         return await publish(client, user, ':no_entry: Only approvers set up authenticator codes.');
       const begun = await deps.stepUp.begin(user);
       if (!begun.ok) return await publish(client, user, `:information_source: ${outside(begun.message)}`);

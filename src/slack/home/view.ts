@@ -46,7 +46,8 @@ function progress(r: WithdrawalRequest): string {
 
 async function cardLink(deps: CommandDeps, r: WithdrawalRequest): Promise<string> {
   const posted = deps.outbox.message(cardKey(r.id));
-  if (!posted?.channel || !posted.ts) return `the card in <#${deps.policy.channels.approvals}> is being posted`;
+  if (!posted?.channel || !posted.ts)
+    return `the card in <#${deps.policy.current().channels.approvals}> is being posted`;
   const url =
     (await deps.cardPermalink(r.id).catch(() => undefined)) ??
     `https://slack.com/app_redirect?channel=${encodeURIComponent(posted.channel)}`;
@@ -61,7 +62,7 @@ async function requestLine(deps: CommandDeps, r: WithdrawalRequest, who: 'reques
 
 /** Every open request of the team, what it still needs by name (the domain's rules), held and frozen ones marked. */
 function teamQueueBlocks(deps: CommandDeps): KnownBlock[] {
-  const queue = teamQueue(deps.withdrawals.list(), deps.policy, deps.now(), !!currentFreeze(deps.store));
+  const queue = teamQueue(deps.withdrawals.list(), deps.policy.current(), deps.now(), !!currentFreeze(deps.store));
   const lines = cappedQueue(queue, MAX_QUEUE_ROWS, 'in `/treasury pending`.');
   if (!lines.length) return [section('*Waiting on the team* (0)\n_Nothing is waiting._')];
   return [section(`*Waiting on the team* (${queue.length})`), ...packLines(lines)];
@@ -69,8 +70,8 @@ function teamQueueBlocks(deps: CommandDeps): KnownBlock[] {
 
 /** `help` is the commands' help text (generated from their table in commands/). */
 export async function homeView(deps: CommandDeps, userId: string, help: HelpFor, notice?: string): Promise<View> {
-  const canApprove = await hasRole(deps.policy, 'approvers', userId, deps.groups);
-  const isAdmin = await hasRole(deps.policy, 'admins', userId, deps.groups);
+  const canApprove = await hasRole(deps.policy.current(), 'approvers', userId, deps.groups);
+  const isAdmin = await hasRole(deps.policy.current(), 'admins', userId, deps.groups);
   const waiting = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
   // Open requests first; with none open, the latest few so the outcome of the last one is at hand.
   const own = deps.withdrawals.list({ requester: userId });
@@ -105,7 +106,9 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
     }
     if (waiting.length > MAX_DECISIONS)
       blocks.push(
-        context(`…and ${waiting.length - MAX_DECISIONS} more on their cards in <#${deps.policy.channels.approvals}>.`),
+        context(
+          `…and ${waiting.length - MAX_DECISIONS} more on their cards in <#${deps.policy.current().channels.approvals}>.`,
+        ),
       );
     blocks.push(...(await stepUpHomeBlocks(deps, userId)));
   } else {

@@ -21,7 +21,7 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
     // the decider checks everything again inside the commit.
     const early = stateRefusal(stored(id), userId, now());
     if (early) return refusalOutcome(early);
-    const isApprover = await hasRole(policy(), 'approvers', userId, groups);
+    const isApprover = await hasRole(policy.current(), 'approvers', userId, groups);
     // Group membership is resolved before the commit (it is async) and recorded with the approval.
     const satisfies: string[] = [];
     if (isApprover)
@@ -48,7 +48,7 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
   async function reject(id: string, userId: string, reason: string): Promise<DecisionOutcome> {
     const early = stateRefusal(stored(id), userId, now());
     if (early) return refusalOutcome(early);
-    const isApprover = await hasRole(policy(), 'approvers', userId, groups);
+    const isApprover = await hasRole(policy.current(), 'approvers', userId, groups);
     const applied = await commitOn(id, { type: 'reject', user: userId, isApprover, reason: String(reason ?? '') });
     if (applied.event) {
       logger.info({ id, user: userId }, 'withdrawal rejected');
@@ -62,7 +62,7 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
     outcome: 'sent' | 'not_sent',
     note: string,
   ): Promise<DecisionOutcome> {
-    const isAdmin = await hasRole(policy(), 'admins', adminId, groups);
+    const isAdmin = await hasRole(policy.current(), 'admins', adminId, groups);
     const applied = await commitOn(id, {
       type: 'resolve-unknown',
       admin: adminId,
@@ -79,7 +79,7 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
     action: 'release' | 'reject',
     reason: string,
   ): Promise<DecisionOutcome> {
-    const isAdmin = await hasRole(policy(), 'admins', adminId, groups);
+    const isAdmin = await hasRole(policy.current(), 'admins', adminId, groups);
     const applied = await commitOn(id, {
       type: 'settle-hold',
       admin: adminId,

@@ -6,6 +6,7 @@
 import type { Logger } from '../../log.js';
 import { hasRole, matches, type GroupResolver } from '../../policy/people.js';
 import type { Policy } from '../../policy/schema.js';
+import type { PolicySource } from '../../policy/source.js';
 import type { Store } from '../../store/index.js';
 import { recoveryAction, type RecoveryAction } from '../decide/index.js';
 import type { RecheckFacts } from '../recheck.js';
@@ -20,7 +21,7 @@ export interface ServiceDeps {
   shell: Shell;
   sender: Sender;
   reconciler: Reconciler;
-  policy: () => Policy;
+  policy: PolicySource;
   now: () => number;
   groups: GroupResolver | undefined;
   logger: Logger;

@@ -17,7 +17,6 @@
  * Built here in dependency order (shell, sender, reconciler, then the operations, each given its
  * dependencies): requests.ts, approvals.ts, recovery.ts, notices.ts, queries.ts.
  */
-import type { Policy } from '../../policy/schema.js';
 import { createReconciler } from '../reconcile.js';
 import { createSender } from '../sender.js';
 import { createShell } from '../shell.js';
@@ -28,7 +27,7 @@ import { noticeOps } from './notices.js';
 import { queryOps } from './queries.js';
 import { recoveryOps } from './recovery.js';
 import { requestOps } from './requests.js';
-import type { WithdrawalService, WithdrawalServiceOptions } from './types.js';
+import type { WithdrawalListener, WithdrawalService, WithdrawalServiceOptions } from './types.js';
 
 export { WITHDRAWALS } from '../shell.js';
 export type { ReconcileReport } from '../reconcile.js';
@@ -38,19 +37,23 @@ export type {
   WithdrawalEventResult,
   WithdrawalService,
   WithdrawalServiceOptions,
+  WithdrawalListener,
 } from './types.js';
 
 export function createWithdrawalService(o: WithdrawalServiceOptions): WithdrawalService {
   const { store, groups, logger } = o;
   const now = o.now ?? Date.now;
-  const policy = (): Policy => (typeof o.policy === 'function' ? o.policy() : o.policy);
+  const { policy } = o;
+  const listeners: WithdrawalListener[] = o.onChange ? [o.onChange] : [];
   const shell = createShell({
     store,
     policy,
     ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
     now,
     logger,
-    ...(o.onChange ? { onChange: o.onChange } : {}),
+    onChange: (event, tx) => {
+      for (const l of [...listeners]) l(event, tx);
+    },
   });
   const sender = createSender(shell, {
     wallet: o.wallet,
@@ -60,7 +63,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     // (which Slack being down would make fail closed) to judge it again before sending.
     recheckFacts: async (r) => {
       const since = o.policyInForceSince?.();
-      return since !== undefined && since <= Date.parse(r.createdAt) ? undefined : recheckFacts(policy(), groups, r);
+      return since !== undefined && since <= Date.parse(r.createdAt)
+        ? undefined
+        : recheckFacts(policy.current(), groups, r);
     },
     ...(o.balances ? { balances: o.balances } : {}),
   });
@@ -90,6 +95,13 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     ...queryOps(deps),
     reconcileUnknown: reconciler.run,
     idle: sender.idle,
+    subscribe(fn) {
+      listeners.push(fn);
+      return () => {
+        const i = listeners.indexOf(fn);
+        if (i >= 0) listeners.splice(i, 1);
+      };
+    },
   };
 }
 

@@ -22,7 +22,7 @@ export function queryOps({ store, shell, policy, now, groups, balances }: Servic
     // The state refusals first: a settled, expired or own request needs no role (maybe a Slack group) lookup.
     const refusal =
       stateRefusal(req, userId, now()) ??
-      roleRefusal(req!, userId, kind, await hasRole(policy(), 'approvers', userId, groups));
+      roleRefusal(req!, userId, kind, await hasRole(policy.current(), 'approvers', userId, groups));
     return refusal && refusalOutcome(refusal);
   }
 
@@ -30,7 +30,7 @@ export function queryOps({ store, shell, policy, now, groups, balances }: Servic
   async function awaitingDecisionBy(userId: string): Promise<WithdrawalRequest[]> {
     const t = now();
     const open = list({ state: 'pending' }).filter((r) => !stateRefusal(r, userId, t));
-    if (!open.length || !(await hasRole(policy(), 'approvers', userId, groups))) return [];
+    if (!open.length || !(await hasRole(policy.current(), 'approvers', userId, groups))) return [];
     const out: WithdrawalRequest[] = [];
     for (const r of open) {
       if (roleRefusal(r, userId, 'approve', true)) continue;
@@ -46,7 +46,7 @@ export function queryOps({ store, shell, policy, now, groups, balances }: Servic
    * requester (user or group ids), or ['*'] when anyone may approve.
    */
   function reminderTargets(r: WithdrawalRequest): string[] {
-    const approvers = policy().people.approvers;
+    const approvers = policy.current().people.approvers;
     if (approvers.includes('*')) return ['*'];
     const approved = new Set(r.approvals.map((a) => a.user));
     return approvers.filter((a) => a !== r.requester && !approved.has(a));
@@ -75,7 +75,7 @@ export function queryOps({ store, shell, policy, now, groups, balances }: Servic
     list,
     pendingCount: () => store.find(WITHDRAWALS, (r) => r.state === 'pending').length,
     dailyUsage: (currency: string): DailyUsage =>
-      dailyUsage(policy(), store.all(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
+      dailyUsage(policy.current(), store.all(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
     feeEstimate: (currency: string, network: string) => feeEstimate(store.all(WITHDRAWALS), currency, network),
     lastBalance: (currency: string, network: string) =>
       balances ? (balances.last(currency, network) ?? null) : undefined,

@@ -58,7 +58,7 @@ export function recoveryOps({ store, shell, sender, reconciler, policy, groups, 
   async function recheckPending(): Promise<WithdrawalRequest[]> {
     const changed: WithdrawalRequest[] = [];
     for (const r of store.find(WITHDRAWALS, (x) => x.state === 'pending')) {
-      const applied = await commitOn(r.id, { type: 'recheck', facts: await recheckFacts(policy(), groups, r) });
+      const applied = await commitOn(r.id, { type: 'recheck', facts: await recheckFacts(policy.current(), groups, r) });
       if (!applied.event) continue;
       changed.push(applied.event.request);
       if (applied.event.type === 'approved') void sender.start(applied.event.request);

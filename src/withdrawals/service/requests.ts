@@ -16,7 +16,7 @@ import type { ServiceDeps } from './deps.js';
 export function requestOps({ store, shell, policy, now, groups, logger, balances }: ServiceDeps) {
   const { context } = shell;
   async function request(input: RequestInput, requesterId: string): Promise<RequestOutcome> {
-    const p = policy();
+    const p = policy.current();
     const checked = admitRequest(p, input, await hasRole(p, 'requesters', requesterId, groups));
     if (!checked.ok) return checked;
     // A fact for the `balance` rule, read before the commit (it is a network call); null: unreadable.

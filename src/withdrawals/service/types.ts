@@ -1,7 +1,7 @@
 /** What the withdrawal service is given and what it offers (service/index.ts builds it). */
 import type { Logger } from '../../log.js';
 import type { GroupResolver } from '../../policy/people.js';
-import type { Policy } from '../../policy/schema.js';
+import type { PolicySource } from '../../policy/source.js';
 import type { Store, Tx } from '../../store/index.js';
 import type { WalletClient } from '../../wallet/client.js';
 import type { FeeEstimate } from '../fees.js';
@@ -22,8 +22,8 @@ export interface WithdrawalServiceOptions {
   store: Store;
   /** `withdrawalStatus` settles unknown outcomes exactly (the transaction list is the fallback). */
   wallet: Pick<WalletClient, 'withdraw' | 'listTransactions'> & Partial<Pick<WalletClient, 'withdrawalStatus'>>;
-  /** A function lets the app reload the policy without rebuilding the service. */
-  policy: Policy | (() => Policy);
+  /** The policy in force, read at each use (an approved change applies without rebuilding the service). */
+  policy: PolicySource;
   /** When each allowlisted address was approved (governed policy: the cooling-off); absent: all usable at once. */
   allowlistApprovals?: () => AllowlistApprovals | undefined;
   /**
@@ -39,8 +39,9 @@ export interface WithdrawalServiceOptions {
    * Called inside the commit of every change, with its transaction: whatever it writes (the
    * Slack notifications, through the outbox) is durable together with the change, or not at all.
    * Synchronous; it must not throw (a throw is logged and its writes may be partial).
+   * Parts built after the service (they need it) use `subscribe` instead.
    */
-  onChange?: (event: WithdrawalEvent, tx: Tx) => void;
+  onChange?: WithdrawalListener;
   hooks?: WithdrawalHooks;
   /**
    * The origin accounts' balances, for the `balance` rule: read at request time (unreadable: the
@@ -52,6 +53,9 @@ export interface WithdrawalServiceOptions {
   reconcileMaxPages?: number;
   reconcilePageSize?: number;
 }
+
+/** Hears every change inside its commit (see `onChange`). */
+export type WithdrawalListener = (event: WithdrawalEvent, tx: Tx) => void;
 
 export interface ListFilter {
   state?: WithdrawalState | readonly WithdrawalState[];
@@ -132,6 +136,12 @@ export interface WithdrawalService {
   recheckPending(): Promise<WithdrawalRequest[]>;
   /** Waits for sends started by this process to record their results (for shutdown and tests). */
   idle(): Promise<void>;
+  /**
+   * Adds a listener of every change, called inside the change's commit after `onChange` and the
+   * listeners before it (the first to throw ends the round: logged, its writes may be partial).
+   * For parts that need the service to be built (the Slack notifier). Returns the unsubscribe.
+   */
+  subscribe(fn: WithdrawalListener): () => void;
   /** The last balance read for this currency and network: text, null when unavailable, undefined without a balance source. */
   lastBalance(currency: string, network: string): string | null | undefined;
 }

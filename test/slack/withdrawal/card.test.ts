@@ -7,9 +7,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderCard, renderDm, renderThread, stateLabel, type CardFacts } from '../../../src/slack/withdrawal/index.js';
 import { decide, type WithdrawalCommand } from '../../../src/withdrawals/decide/index.js';
-import { admitRequest } from '../../../src/withdrawals/rules.js';
 import { expectedSettlement, feeEstimate, settlementOf } from '../../../src/withdrawals/fees.js';
 import type { RequestInput, WithdrawalRequest } from '../../../src/withdrawals/types.js';
+import { newRequest } from '../../helpers/withdrawal-request.js';
 import type { WithdrawAnswer } from '../../../src/withdrawals/wallet-answer.js';
 import { visibleText } from '../../helpers/treasury-app.js';
 import { DEST, T0, testPolicy, usdt } from '../../withdrawals/helpers.js';
@@ -22,22 +22,7 @@ const pointer = () => ({
 });
 
 function request(input: RequestInput = usdt('250')): WithdrawalRequest {
-  const checked = admitRequest(policy, input, true);
-  if (!checked.ok) throw new Error(checked.message);
-  const d = decide(
-    {
-      type: 'request',
-      requester: 'U0ALICE',
-      checked,
-      id: 'w1',
-      merchantReference: '1a2b3c4d-0000-4000-8000-000000000001',
-      existing: [],
-    },
-    undefined,
-    { now: T0, policy },
-  );
-  if (d.kind !== 'changed') throw new Error(JSON.stringify(d));
-  return d.next;
+  return newRequest({ policy, input, now: T0 });
 }
 
 function then(req: WithdrawalRequest, ...commands: WithdrawalCommand[]): WithdrawalRequest {

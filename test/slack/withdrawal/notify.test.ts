@@ -6,13 +6,14 @@
  */
 import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOutbox, type Outbox } from '../../src/outbox/index.js';
-import { withdrawalNotifier, type WithdrawalNotifier } from '../../src/slack/withdrawal-notify.js';
-import { startFakeSlack, type FakeSlack, type FakeMessage } from '../helpers/fake-slack.js';
-import { visibleText } from '../helpers/treasury-app.js';
-import { until } from '../helpers/wait.js';
-import { clientOnRecord } from '../helpers/clients.js';
-import { CLIENT, DEST, groups, quietLogger, usdt, world, type World } from './helpers.js';
+import { createOutbox, type Outbox } from '../../../src/outbox/index.js';
+import { withdrawalNotifier, type WithdrawalNotifier } from '../../../src/slack/withdrawal-notify.js';
+import { startFakeSlack, type FakeSlack, type FakeMessage } from '../../helpers/fake-slack.js';
+import { visibleText } from '../../helpers/treasury-app.js';
+import { until } from '../../helpers/wait.js';
+import { clientOnRecord } from '../../helpers/clients.js';
+import { CLIENT, DEST, groups, quietLogger, usdt, world, type World } from '../../withdrawals/helpers.js';
+import { fixedPolicy } from '../../../src/policy/source.js';
 
 const APPROVALS = 'C0APPROVALS';
 
@@ -51,7 +52,7 @@ async function setup(o: { permalinks?: boolean } = {}): Promise<Rig> {
     store: w.store,
     outbox,
     service: w.service,
-    policy: w.policy,
+    policy: fixedPolicy(w.policy),
     logger: quietLogger(),
     explorerNet: 'testnet',
     ...(o.permalinks === false ? {} : { slack: client, groups }),
