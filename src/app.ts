@@ -13,6 +13,7 @@ import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
 import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.js';
 import { buildPolicy } from './app/policy.js';
+import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp } from './app/step-up.js';
 import type { RunningApp, StartOptions } from './app/types.js';
@@ -173,6 +174,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     cleanup.push(() => scheduler.stop());
 
     const { explorerNet } = wallet;
+    const prices = buildPrices({ config, sandboxUrl: wallet.sandbox?.url, policy, now, logger });
     const balances = buildBalances({
       store,
       outbox,
@@ -196,6 +198,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         slack: slackClient.client,
         balances,
         metrics,
+        prices: () => prices.snapshot(),
       },
       cleanup,
     );
@@ -272,6 +275,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       stepUp,
       alerts,
       balances,
+      prices,
       digests,
       cardPermalink: withdrawals.cardPermalink,
       registerWebhook: hooks.register,
@@ -298,6 +302,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         store: retention,
         digest: digests,
         exports: monthlyExports,
+        prices,
       },
       () => policy.current(),
       { refuse: false, logger },

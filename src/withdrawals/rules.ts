@@ -11,6 +11,8 @@ import type { Policy, Tier } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
 import { utcMinute } from '../format/time.js';
 import { addressKey, type AddressApproval } from '../policy/governance/types.js';
+import { NO_PRICES, valueOf, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { isAbove, thresholdWords, tierFor, type TierChoice } from './value-rules.js';
 import {
   NOT_COUNTED_STATES,
   type AllowlistInfo,
@@ -58,7 +60,9 @@ export interface CheckedInput {
   destination: string;
   clientEmail: string;
   note: string;
-  tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
+  tier: TierChoice;
+  /** The value at request time (a fact from the price cache; absent or unknown is the strictest case). */
+  valuation?: Valuation;
 }
 
 /** A decision refused: the reason (a code for callers and tests) and the words a person sees. */
@@ -73,7 +77,7 @@ export const refused = <Reason extends string>(reason: Reason, message: string):
 const emailSchema = z.email();
 
 /** The stateless rules: format, decimals, destination, tier. */
-export function checkInput(policy: Policy, input: RequestInput): CheckedInput | Refusal {
+export function checkInput(policy: Policy, input: RequestInput, prices: PriceSnapshot = NO_PRICES): CheckedInput | Refusal {
   const currency = lookup(CURRENCIES, input.currency);
   if (!currency)
     return refuse('currency', `Unknown currency "${input.currency}". Accepted: ${acceptedNames(CURRENCIES)}.`);
@@ -102,7 +106,8 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
     );
   }
 
-  const tier = selectTier(policy, currency.name, parsed.text);
+  const valuation = valueOf(prices, currency.name, parsed.text);
+  const tier = selectTier(policy, currency.name, parsed.text, valuation);
   if (!tier) {
     return refuse(
       'tier',
@@ -110,23 +115,28 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
     );
   }
   const note = String(input.note ?? '').trim();
-  const noteAbove = policy.withdrawals.note_required_above[currency.name];
-  if (!note && noteAbove !== undefined && new Dec(parsed.text).gt(noteAbove)) {
+  const noteAbove = policy.withdrawals.note_required_above;
+  if (!note && isAbove(noteAbove, currency.name, parsed.text, valuation)) {
+    const unknown = valuation.kind === 'unknown' && !noteAbove[currency.name] ? ` (its value is unknown: ${valuation.reason})` : '';
     return refuse(
       'note',
-      `A note is required above ${formatAmount(noteAbove, currency.name)}: say what this payout is for (the approvers read it).`,
+      `A note is required above ${thresholdWords(noteAbove, currency.name, (a) => formatAmount(a, currency.name))}${unknown}: say what this payout is for (the approvers read it).`,
     );
   }
-  return { ok: true, amount: parsed.text, currency, network, family, destination, clientEmail, note, tier };
+  return { ok: true, amount: parsed.text, currency, network, family, destination, clientEmail, note, tier, valuation };
 }
 
-/** The currency's own tier list, else `default`; the first tier whose max >= amount (no max = no upper bound). */
-export function selectTier(policy: Policy, currencyName: string, amount: string): CheckedInput['tier'] | undefined {
-  const tiers: Tier[] = policy.withdrawals.tiers[currencyName] ?? policy.withdrawals.tiers.default ?? [];
-  const index = tiers.findIndex((t) => t.max === undefined || new Dec(t.max).gte(amount));
-  const t = tiers[index];
-  if (!t) return undefined;
-  return { index, max: t.max ?? null, approvals: t.approvals, mustInclude: [...t.must_include] };
+/**
+ * The currency's own tier list, else `value` (by USD value; the last tier when the value is
+ * unknown), else `default`; the first tier whose max >= amount (no max = no upper bound).
+ */
+export function selectTier(
+  policy: Policy,
+  currencyName: string,
+  amount: string,
+  valuation?: Valuation,
+): CheckedInput['tier'] | undefined {
+  return tierFor(policy, currencyName, amount, valuation);
 }
 
 export function sameAddress(family: AddressFamily, a: string, b: string): boolean {
@@ -263,6 +273,7 @@ export function admitRequest(
   policy: Policy,
   input: RequestInput,
   isRequester: boolean,
+  prices?: PriceSnapshot,
 ): CheckedInput | { ok: false; rule: RequestRule; message: string } {
   if (!isRequester) {
     return {
@@ -272,7 +283,7 @@ export function admitRequest(
         'You are not allowed to request withdrawals: only the people listed under people.requesters in the treasury policy can.',
     };
   }
-  return checkInput(policy, input);
+  return checkInput(policy, input, prices);
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { Logger } from '../../log.js';
 import { hasRole, matches, type GroupResolver } from '../../policy/people.js';
 import type { Policy } from '../../policy/schema.js';
+import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 import type { Store } from '../../store/index.js';
 import { recoveryAction, type RecoveryAction } from '../decide/index.js';
 import type { RecheckFacts } from '../recheck.js';
@@ -26,6 +27,7 @@ export interface ServiceDeps {
   logger: Logger;
   hooks: WithdrawalHooks;
   balances: BalanceSource | undefined;
+  prices: (() => PriceSnapshot) | undefined;
 }
 
 export const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => ({
@@ -48,8 +50,9 @@ export async function recheckFacts(
   p: Policy,
   groups: GroupResolver | undefined,
   r: WithdrawalRequest,
+  valuation?: Valuation,
 ): Promise<RecheckFacts> {
-  const must = selectTier(p, r.currency, r.amount)?.mustInclude ?? [];
+  const must = selectTier(p, r.currency, r.amount, valuation ?? r.sendValuation ?? r.valuation)?.mustInclude ?? [];
   const facts: Record<string, { isApprover: boolean; satisfies: string[] }> = {};
   for (const a of r.approvals) {
     const satisfies: string[] = [];

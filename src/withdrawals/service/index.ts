@@ -21,7 +21,9 @@ import type { Policy } from '../../policy/schema.js';
 import { createReconciler } from '../reconcile.js';
 import { createSender } from '../sender.js';
 import { createShell } from '../shell.js';
-import type { WithdrawalEvent } from '../types.js';
+import type { WithdrawalEvent, WithdrawalRequest } from '../types.js';
+import { valueOf, type Valuation } from '../../prices/index.js';
+import { selectTier } from '../rules.js';
 import { approvalOps } from './approvals.js';
 import { recheckFacts, type ServiceDeps } from './deps.js';
 import { noticeOps } from './notices.js';
@@ -44,6 +46,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   const { store, groups, logger } = o;
   const now = o.now ?? Date.now;
   const policy = (): Policy => (typeof o.policy === 'function' ? o.policy() : o.policy);
+  const prices = o.prices;
+  const valuationNow = (r: WithdrawalRequest): Valuation | undefined =>
+    prices ? valueOf(prices(), r.currency, r.amount) : undefined;
   const shell = createShell({
     store,
     policy,
@@ -58,10 +63,18 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     logger,
     // A request created under the policy in force was checked under it already: no group look-ups
     // (which Slack being down would make fail closed) to judge it again before sending.
+    // With prices, the tier is chosen again with the value at a fresh price: the approvers are looked
+    // up again only when the policy changed or the value moved the request into another tier.
     recheckFacts: async (r) => {
       const since = o.policyInForceSince?.();
-      return since !== undefined && since <= Date.parse(r.createdAt) ? undefined : recheckFacts(policy(), groups, r);
+      const valuation = valuationNow(r);
+      const samePolicy = since !== undefined && since <= Date.parse(r.createdAt);
+      const sameTier =
+        !valuation ||
+        JSON.stringify(selectTier(policy(), r.currency, r.amount, valuation)) === JSON.stringify(r.tier);
+      return samePolicy && sameTier ? undefined : recheckFacts(policy(), groups, r, valuation);
     },
+    valuation: valuationNow,
     ...(o.balances ? { balances: o.balances } : {}),
   });
   const reconciler = createReconciler(shell, {
@@ -81,6 +94,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     logger,
     hooks: o.hooks ?? {},
     balances: o.balances,
+    prices,
   };
   return {
     ...requestOps(deps),

@@ -1,3 +1,4 @@
+import type { PriceSnapshot } from '../../prices/types.js';
 /** What the withdrawal service is given and what it offers (service/index.ts builds it). */
 import type { Logger } from '../../log.js';
 import type { GroupResolver } from '../../policy/people.js';
@@ -48,6 +49,11 @@ export interface WithdrawalServiceOptions {
    * the wallet service itself refuses an overdraft). Absent: no balance rule.
    */
   balances?: BalanceSource;
+  /**
+   * The price cache (src/prices), read as a snapshot (never a network call): the value recorded
+   * at request time, and recomputed before the send. Absent: values unknown (strictest `value` rules).
+   */
+  prices?: () => PriceSnapshot;
   /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
   reconcileMaxPages?: number;
   reconcilePageSize?: number;
