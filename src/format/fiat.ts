@@ -23,7 +23,9 @@ export function formatFiat(usd: string | number, o: { approx?: boolean } = {}): 
 }
 
 /** A value as shown beside an amount: "≈ $1,234.50", or the words of an unknown value. */
-export function valueWords(v: { kind: 'known'; usd: string } | { kind: 'unknown'; reason: string } | undefined): string {
+export function valueWords(
+  v: { kind: 'known'; usd: string } | { kind: 'unknown'; reason: string } | undefined,
+): string {
   if (!v) return 'value unknown';
   return v.kind === 'known' ? formatFiat(v.usd, { approx: true }) : `value unknown: ${v.reason}`;
 }

@@ -46,13 +46,19 @@ export function createPrices(o: {
     const at = o.now();
     if (!answer.ok) {
       lastProblem = { at, reason: answer.reason };
-      o.logger.warn({ reason: answer.reason }, 'price refresh failed: the last good prices stay until they are too old');
+      o.logger.warn(
+        { reason: answer.reason },
+        'price refresh failed: the last good prices stay until they are too old',
+      );
       return;
     }
     const judged = judgeAnswer(answer.body, { ids, last: quotes, now: at, maxAgeMs: maxAgeMs(), source: o.source });
     if (judged.invalid) {
       lastProblem = { at, reason: judged.invalid };
-      o.logger.warn({ reason: judged.invalid }, 'price answer refused: the last good prices stay until they are too old');
+      o.logger.warn(
+        { reason: judged.invalid },
+        'price answer refused: the last good prices stay until they are too old',
+      );
       return;
     }
     quotes = { ...quotes, ...judged.accepted };

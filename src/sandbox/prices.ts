@@ -72,7 +72,10 @@ export async function simplePrice(p: SandboxPrices, req: SandboxRequest, now: ()
   p.answers += 1;
   if (p.feed === 'down') return { status: 503, body: { status: { error_code: 503, error_message: 'unavailable' } } };
   if (p.feed === 'slow') await new Promise((r) => setTimeout(r, p.delayMs));
-  const ids = (req.query.get('ids') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const ids = (req.query.get('ids') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const vs = (req.query.get('vs_currencies') ?? '').toLowerCase().split(',');
   if (!ids.length || !vs.includes('usd'))
     return { status: 400, body: { error: 'ids and vs_currencies=usd are required' } };

@@ -28,7 +28,13 @@ import { withdrawalPayload } from './webhook-payloads.js';
 import { registerWebhook, type WebhookDispatcher } from './webhooks.js';
 import { withdraw } from './withdrawals.js';
 import { STATUS_PREFIX, withdrawalStatus } from './withdrawal-status.js';
-import { PRICES_CONTROL_PATH, pricesControlRoute, SIMPLE_PRICE_PATH, simplePrice, type SandboxPrices } from './prices.js';
+import {
+  PRICES_CONTROL_PATH,
+  pricesControlRoute,
+  SIMPLE_PRICE_PATH,
+  simplePrice,
+  type SandboxPrices,
+} from './prices.js';
 
 /** What each endpoint answers, for variety.ts. */
 const ANSWERS: Readonly<Record<string, Answer>> = {
@@ -173,7 +179,12 @@ function controlRoutes(p: RouteParts): Route[] {
       envelope: 'control',
       handle: (r) => statusControlRoute({ overrides: p.statusOverrides, forgery: p.forgery }, r),
     },
-    { methods: ['POST'], path: PRICES_CONTROL_PATH, envelope: 'control', handle: (r) => pricesControlRoute(p.prices, r) },
+    {
+      methods: ['POST'],
+      path: PRICES_CONTROL_PATH,
+      envelope: 'control',
+      handle: (r) => pricesControlRoute(p.prices, r),
+    },
   ];
 }
 

@@ -77,7 +77,11 @@ export const refused = <Reason extends string>(reason: Reason, message: string):
 const emailSchema = z.email();
 
 /** The stateless rules: format, decimals, destination, tier. */
-export function checkInput(policy: Policy, input: RequestInput, prices: PriceSnapshot = NO_PRICES): CheckedInput | Refusal {
+export function checkInput(
+  policy: Policy,
+  input: RequestInput,
+  prices: PriceSnapshot = NO_PRICES,
+): CheckedInput | Refusal {
   const currency = lookup(CURRENCIES, input.currency);
   if (!currency)
     return refuse('currency', `Unknown currency "${input.currency}". Accepted: ${acceptedNames(CURRENCIES)}.`);
@@ -117,7 +121,8 @@ export function checkInput(policy: Policy, input: RequestInput, prices: PriceSna
   const note = String(input.note ?? '').trim();
   const noteAbove = policy.withdrawals.note_required_above;
   if (!note && isAbove(noteAbove, currency.name, parsed.text, valuation)) {
-    const unknown = valuation.kind === 'unknown' && !noteAbove[currency.name] ? ` (its value is unknown: ${valuation.reason})` : '';
+    const unknown =
+      valuation.kind === 'unknown' && !noteAbove[currency.name] ? ` (its value is unknown: ${valuation.reason})` : '';
     return refuse(
       'note',
       `A note is required above ${thresholdWords(noteAbove, currency.name, (a) => formatAmount(a, currency.name))}${unknown}: say what this payout is for (the approvers read it).`,

@@ -11,7 +11,13 @@ import { valueOf, type PriceSnapshot, type Valuation } from '../prices/index.js'
 import { Dec } from './money.js';
 import { NOT_COUNTED_STATES, type WithdrawalRequest } from './types.js';
 
-export type TierChoice = { index: number; max: string | null; approvals: number; mustInclude: string[]; basis?: 'value' };
+export type TierChoice = {
+  index: number;
+  max: string | null;
+  approvals: number;
+  mustInclude: string[];
+  basis?: 'value';
+};
 
 /** Which entry of a per-currency section applies: the currency's own, else `value`, else `default`. */
 export function entryFor<T>(
@@ -67,7 +73,11 @@ export function isAbove(
 }
 
 /** The threshold in words: "1,000 USDT" or "≈ $1,000.00". */
-export function thresholdWords(rec: Readonly<Record<string, string>>, currency: string, native: (a: string) => string): string {
+export function thresholdWords(
+  rec: Readonly<Record<string, string>>,
+  currency: string,
+  native: (a: string) => string,
+): string {
   const chosen = entryFor(rec, currency);
   if (!chosen) return '';
   return chosen.basis === 'value' ? formatFiat(chosen.entry) : native(chosen.entry);
@@ -85,7 +95,8 @@ export function dailyValueUsed(
     if (NOT_COUNTED_STATES.includes(r.state) || !(Date.parse(r.createdAt) > since)) continue;
     // The value recorded when it was requested; one made while no price was known is valued now.
     const v = r.valuation?.kind === 'known' ? r.valuation : valueOf(prices, r.currency, r.amount);
-    if (v.kind !== 'known') return { kind: 'unknown', reason: `the value of an earlier request is unknown (${v.reason})` };
+    if (v.kind !== 'known')
+      return { kind: 'unknown', reason: `the value of an earlier request is unknown (${v.reason})` };
     used = used.plus(v.usd);
   }
   return { kind: 'known', usd: used.toFixed(2) };

@@ -70,8 +70,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
       const valuation = valuationNow(r);
       const samePolicy = since !== undefined && since <= Date.parse(r.createdAt);
       const sameTier =
-        !valuation ||
-        JSON.stringify(selectTier(policy(), r.currency, r.amount, valuation)) === JSON.stringify(r.tier);
+        !valuation || JSON.stringify(selectTier(policy(), r.currency, r.amount, valuation)) === JSON.stringify(r.tier);
       return samePolicy && sameTier ? undefined : recheckFacts(policy(), groups, r, valuation);
     },
     valuation: valuationNow,
