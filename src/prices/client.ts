@@ -6,10 +6,10 @@
  */
 import axios from 'axios';
 
-export interface PriceFetch {
-  /** The answer's body (unchecked: judge.ts decides), or why there is none. */
-  (ids: readonly string[]): Promise<{ ok: true; body: unknown } | { ok: false; reason: string }>;
-}
+/** The answer's body (unchecked: judge.ts decides), or why there is none. */
+export type PriceFetch = (
+  ids: readonly string[],
+) => Promise<{ ok: true; body: unknown } | { ok: false; reason: string }>;
 
 export const DEFAULT_PRICE_API_URL = 'https://api.coingecko.com/api/v3';
 

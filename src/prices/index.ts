@@ -13,7 +13,7 @@ import type { PriceFetch } from './client.js';
 import type { PriceSnapshot, PriceSourceState, Prices, Quote } from './types.js';
 
 export type { PriceSnapshot, PriceSourceState, Prices, Quote, Valuation } from './types.js';
-export { valueOf, sumValues, NO_PRICES } from './value.js';
+export { valueAt, sumValues, NO_PRICES } from './value.js';
 export { DEFAULT_PRICE_IDS, priceIds } from './ids.js';
 
 /** One call for every asset at most this often, whatever asks (the job, a start, a test). */

@@ -8,7 +8,7 @@ import { utcMinute } from '../format/time.js';
 import type { PriceSnapshot, Valuation } from './types.js';
 
 /** The value of `amount` of `currency` in the snapshot: known only with a quote younger than max_age. */
-export function valueOf(snapshot: PriceSnapshot, currency: string, amount: string): Valuation {
+export function valueAt(snapshot: PriceSnapshot, currency: string, amount: string): Valuation {
   const q = snapshot.quotes[currency];
   if (!q) {
     return {

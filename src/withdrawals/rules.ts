@@ -11,7 +11,7 @@ import type { Policy, Tier } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
 import { utcMinute } from '../format/time.js';
 import { addressKey, type AddressApproval } from '../policy/governance/types.js';
-import { NO_PRICES, valueOf, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { NO_PRICES, valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { isAbove, thresholdWords, tierFor, type TierChoice } from './value-rules.js';
 import {
   NOT_COUNTED_STATES,
@@ -110,7 +110,7 @@ export function checkInput(
     );
   }
 
-  const valuation = valueOf(prices, currency.name, parsed.text);
+  const valuation = valueAt(prices, currency.name, parsed.text);
   const tier = selectTier(policy, currency.name, parsed.text, valuation);
   if (!tier) {
     return refuse(

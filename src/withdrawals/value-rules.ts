@@ -7,7 +7,7 @@
  */
 import type { Policy, Tier } from '../policy/schema.js';
 import { formatFiat } from '../format/fiat.js';
-import { valueOf, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { Dec } from './money.js';
 import { NOT_COUNTED_STATES, type WithdrawalRequest } from './types.js';
 
@@ -94,7 +94,7 @@ export function dailyValueUsed(
   for (const r of existing) {
     if (NOT_COUNTED_STATES.includes(r.state) || !(Date.parse(r.createdAt) > since)) continue;
     // The value recorded when it was requested; one made while no price was known is valued now.
-    const v = r.valuation?.kind === 'known' ? r.valuation : valueOf(prices, r.currency, r.amount);
+    const v = r.valuation?.kind === 'known' ? r.valuation : valueAt(prices, r.currency, r.amount);
     if (v.kind !== 'known')
       return { kind: 'unknown', reason: `the value of an earlier request is unknown (${v.reason})` };
     used = used.plus(v.usd);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { judgeAnswer, SPIKE_WINDOW_MS } from '../../src/prices/judge.js';
 import { keyHeader } from '../../src/prices/client.js';
 import { priceIds } from '../../src/prices/ids.js';
-import { valueOf, sumValues } from '../../src/prices/value.js';
+import { valueAt, sumValues } from '../../src/prices/value.js';
 import { formatFiat } from '../../src/format/fiat.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -60,16 +60,16 @@ describe('price answers', () => {
 describe('values', () => {
   const quote = (at = T0) => ({ BTC: { price: '64000.5', at: new Date(at).toISOString(), source: 'test' } });
   it('values an amount exactly, rounded up to the cent', () => {
-    const v = valueOf({ now: T0, maxAgeMs: 300_000, quotes: quote() }, 'BTC', '0.00000001');
+    const v = valueAt({ now: T0, maxAgeMs: 300_000, quotes: quote() }, 'BTC', '0.00000001');
     expect(v).toMatchObject({ kind: 'known', usd: '0.01', price: '64000.5', source: 'test' });
-    expect(valueOf({ now: T0, maxAgeMs: 300_000, quotes: quote() }, 'BTC', '12')).toMatchObject({ usd: '768006.00' });
+    expect(valueAt({ now: T0, maxAgeMs: 300_000, quotes: quote() }, 'BTC', '12')).toMatchObject({ usd: '768006.00' });
   });
 
   it('is unknown with no price, and unknown past max_age, saying since when (never zero)', () => {
-    expect(valueOf({ now: T0, maxAgeMs: 300_000, quotes: {} }, 'BTC', '1')).toMatchObject({ kind: 'unknown' });
-    const stale = valueOf({ now: T0 + 300_001, maxAgeMs: 300_000, quotes: quote() }, 'BTC', '1');
+    expect(valueAt({ now: T0, maxAgeMs: 300_000, quotes: {} }, 'BTC', '1')).toMatchObject({ kind: 'unknown' });
+    const stale = valueAt({ now: T0 + 300_001, maxAgeMs: 300_000, quotes: quote() }, 'BTC', '1');
     expect(stale).toEqual({ kind: 'unknown', reason: 'no price since 2030-01-01 00:00 UTC', since: quote().BTC.at });
-    expect(sumValues([valueOf({ now: T0, maxAgeMs: 1, quotes: quote() }, 'BTC', '1'), stale]).kind).toBe('unknown');
+    expect(sumValues([valueAt({ now: T0, maxAgeMs: 1, quotes: quote() }, 'BTC', '1'), stale]).kind).toBe('unknown');
   });
 
   it('writes fiat values one way', () => {

@@ -9,7 +9,7 @@ import { decide, type DecideContext, type WithdrawalCommand } from '../../src/wi
 import { admitRequest } from '../../src/withdrawals/rules.js';
 import { needsStepUp } from '../../src/stepup/threshold.js';
 import type { PriceSnapshot } from '../../src/prices/types.js';
-import { valueOf } from '../../src/prices/value.js';
+import { valueAt } from '../../src/prices/value.js';
 import type { RequestInput, WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { DEST, T0 } from './helpers.js';
 
@@ -88,8 +88,8 @@ describe('policy by value', () => {
       );
       expect(request(input('0.0001'), snap).refused).toMatch(/value cannot be known now/);
     }
-    expect(needsStepUp(policy, 'ETH', '0.0001', valueOf(prices(undefined), 'ETH', '0.0001'))).toBe(true);
-    expect(needsStepUp(policy, 'ETH', '0.0001', valueOf(prices('64000'), 'ETH', '0.0001'))).toBe(false);
+    expect(needsStepUp(policy, 'ETH', '0.0001', valueAt(prices(undefined), 'ETH', '0.0001'))).toBe(true);
+    expect(needsStepUp(policy, 'ETH', '0.0001', valueAt(prices('64000'), 'ETH', '0.0001'))).toBe(false);
   });
 
   it("lets a currency's own native entry win over the value entries", () => {
@@ -117,7 +117,7 @@ describe('policy by value', () => {
     const req = approved.kind === 'changed' ? approved.next : made;
     // ETH doubled: 0.01 ETH is now worth $1,280, in the 2-approval tier.
     const up = decide(
-      { type: 'claim-for-sending', valuation: valueOf(prices('128000'), 'ETH', '0.01') },
+      { type: 'claim-for-sending', valuation: valueAt(prices('128000'), 'ETH', '0.01') },
       req,
       ctx(T0 + 2),
     );
@@ -128,14 +128,14 @@ describe('policy by value', () => {
     );
     // No fresh price: the top tier.
     const unknown = decide(
-      { type: 'claim-for-sending', valuation: valueOf(prices(undefined), 'ETH', '0.01') },
+      { type: 'claim-for-sending', valuation: valueAt(prices(undefined), 'ETH', '0.01') },
       req,
       ctx(T0 + 2),
     );
     expect(unknown.kind === 'changed' && unknown.next.tier).toMatchObject({ approvals: 3 });
     // The same tier: sent, with the value at send recorded.
     const same = decide(
-      { type: 'claim-for-sending', valuation: valueOf(prices('65000'), 'ETH', '0.01') },
+      { type: 'claim-for-sending', valuation: valueAt(prices('65000'), 'ETH', '0.01') },
       req,
       ctx(T0 + 2),
     );

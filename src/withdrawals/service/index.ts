@@ -22,7 +22,7 @@ import { createReconciler } from '../reconcile.js';
 import { createSender } from '../sender.js';
 import { createShell } from '../shell.js';
 import type { WithdrawalEvent, WithdrawalRequest } from '../types.js';
-import { valueOf, type Valuation } from '../../prices/index.js';
+import { valueAt, type Valuation } from '../../prices/index.js';
 import { selectTier } from '../rules.js';
 import { approvalOps } from './approvals.js';
 import { recheckFacts, type ServiceDeps } from './deps.js';
@@ -48,7 +48,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   const policy = (): Policy => (typeof o.policy === 'function' ? o.policy() : o.policy);
   const prices = o.prices;
   const valuationNow = (r: WithdrawalRequest): Valuation | undefined =>
-    prices ? valueOf(prices(), r.currency, r.amount) : undefined;
+    prices ? valueAt(prices(), r.currency, r.amount) : undefined;
   const shell = createShell({
     store,
     policy,
