@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { addressFamily, describeFormat, isValidAddress, type AddressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
-import type { Policy, Tier } from '../policy/schema.js';
+import type { Policy } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount, sumAmounts } from './money.js';
 import { utcMinute } from '../format/time.js';
 import { addressKey, type AddressApproval } from '../policy/governance/types.js';
