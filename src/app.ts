@@ -176,6 +176,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     const { explorerNet } = wallet;
     const prices = buildPrices({ config, sandboxUrl: wallet.sandbox?.url, policy, now, logger });
     const balances = buildBalances({
+      prices: () => prices.snapshot(),
       store,
       outbox,
       wallet: wallet.client,
@@ -226,6 +227,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         now,
         withdrawals: withdrawals.service,
         explorerNet,
+        prices: () => prices.snapshot(),
       },
       cleanup,
     );

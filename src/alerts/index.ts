@@ -70,7 +70,7 @@ export interface WithdrawalEventInfo {
 export interface AlertsDeps
   extends Pick<
     WebhookHandlerDeps,
-    'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now'
+    'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now' | 'prices'
   > {
   outbox: Outbox;
   wallet: Pick<WalletClient, 'listTransactions'>;
@@ -127,6 +127,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     store: deps.store,
     outbox: deps.outbox,
     policy: deps.policy,
+    ...(deps.prices ? { prices: deps.prices } : {}),
     logger: deps.logger,
     secret: deps.secret,
     ...(deps.signatureRequired !== undefined ? { signatureRequired: deps.signatureRequired } : {}),
@@ -167,6 +168,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
           outbox: deps.outbox,
           wallet: deps.wallet,
           policy: deps.policy,
+          ...(deps.prices ? { prices: deps.prices } : {}),
           logger: deps.logger,
           now,
           watermark,

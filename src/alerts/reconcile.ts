@@ -7,6 +7,7 @@
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import type { Store } from '../store/index.js';
 import { transactionPages, type PagedWallet } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
@@ -20,6 +21,8 @@ export interface ReconcileDeps {
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   wallet: PagedWallet;
   policy: Policy | (() => Policy);
+  /** The price cache (src/prices), for `@here` by value. */
+  prices?: () => PriceSnapshot;
   logger: Logger;
   now?: () => number;
   /** The watermark (recorded on the first run); what happened before it is history. */
@@ -108,7 +111,7 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
         ingestEvent(
           tx,
           { event, source: 'reconciliation', verification },
-          { outbox: deps.outbox, policy: policy(), now: now() },
+          { outbox: deps.outbox, policy: policy(), now: now(), ...(deps.prices ? { prices: deps.prices() } : {}) },
         ),
       );
     }
