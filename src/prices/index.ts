@@ -43,7 +43,8 @@ export function createPrices(o: {
     calls += 1;
     const ids = priceIds(o.policy().valuation.ids);
     const answer = await o.fetch([...new Set(Object.values(ids))]);
-    const at = o.now();
+    // The time of the call (the answer is at most the timeout later): one time for the whole refresh.
+    const at = now;
     if (!answer.ok) {
       lastProblem = { at, reason: answer.reason };
       o.logger.warn(

@@ -120,7 +120,7 @@ describe('price feeds and approvals', () => {
               req = made.next;
               // Approved by as many as its tier at request asked for (the must_include first).
               for (const user of ['U0ERIN', 'U0CAROL', 'U0DAVE'].slice(0, req.tier.approvals)) {
-                const d = decide(
+                const d: ReturnType<typeof decide> = decide(
                   { type: 'approve', user, isApprover: true, satisfies: user === 'U0ERIN' ? ['U0ERIN'] : [] },
                   req,
                   { now: clock, policy },

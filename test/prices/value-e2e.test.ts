@@ -62,7 +62,17 @@ async function prices(a: TestApp, body: Record<string, unknown>) {
 /** Moves the clock and runs the price job (at most one call a minute: the clock decides). */
 async function refreshAt(a: TestApp, ms: number) {
   clock = ms;
-  await a.app.deps.scheduler.runNow('prices.refresh');
+  // The job's own minute may be running it right now (a job never overlaps itself, and that run may
+  // have read the clock before it moved): asked again until a refresh at this time has answered.
+  const done = () => {
+    const s = a.app.deps.prices.state();
+    return s.lastOkAt === ms || s.lastProblem?.at === ms;
+  };
+  for (let tries = 0; !done() && tries < 100; tries++) {
+    await a.app.deps.scheduler.runNow('prices.refresh');
+    if (!done()) await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(done()).toBe(true);
 }
 
 const cards = (a: TestApp) => a.fake.channel(CHANNELS.approvals).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
@@ -156,5 +166,18 @@ describe('values end to end', () => {
     await approve(a, USERS.dave);
     await until('sent', () => only(a).state === 'completed');
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);
+  });
+
+  it('/treasury balances shows each balance in value and a total; unknown without fresh prices', async () => {
+    const a = await app();
+    const { responseUrl } = await a.command('/treasury', 'balances', USERS.erin);
+    const text = visibleText((await a.replies(responseUrl))[0]!);
+    expect(text).toMatch(/\*ETH\* on ETH: [\d,.]+ ETH \(≈ \$[\d,]+\.\d\d\)/);
+    expect(text).toMatch(/\*Total ≈ \$[\d,]+\.\d\d\*/);
+    await prices(a, { feed: 'down' });
+    await refreshAt(a, T0 + 7 * 60_000);
+    const later = await a.command('/treasury', 'balances', USERS.erin);
+    const unknown = visibleText((await a.replies(later.responseUrl))[0]!);
+    expect(unknown).toMatch(/\*Total:\* value unknown \(no price since/);
   });
 });
