@@ -172,7 +172,7 @@ describe('values end to end', () => {
     const a = await app();
     const { responseUrl } = await a.command('/treasury', 'balances', USERS.erin);
     const text = visibleText((await a.replies(responseUrl))[0]!);
-    expect(text).toMatch(/\*ETH\* on ETH: [\d,.]+ ETH \(≈ \$[\d,]+\.\d\d\)/);
+    expect(text).toMatch(/\*ETH\* on ETH: [\d,.]+ ETH · ≈ \$[\d,]+\.\d\d/);
     expect(text).toMatch(/\*Total ≈ \$[\d,]+\.\d\d\*/);
     await prices(a, { feed: 'down' });
     await refreshAt(a, T0 + 7 * 60_000);

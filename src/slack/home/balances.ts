@@ -30,9 +30,9 @@ export function balanceLines(
       const low = threshold !== undefined && new Decimal(r.balance).lt(threshold);
       const value = prices ? valueAt(prices, r.currency, r.balance) : undefined;
       const worth = value
-        ? ` (${value.kind === 'known' ? formatFiat(value.usd, { approx: true }) : 'value unknown'})`
+        ? ` · ${value.kind === 'known' ? formatFiat(value.usd, { approx: true }) : 'value unknown'}`
         : '';
-      return `${low ? ':warning: ' : ''}*${outside(r.currency, 30)}* on ${outside(r.network, 30)}: ${outside(formatAmount(r.balance, r.currency))}${worth}${low ? ` (below ${outside(formatAmount(threshold, r.currency))})` : ''}`;
+      return `${low ? ':warning: ' : ''}*${outside(r.currency, 30)}* on ${outside(r.network, 30)}: ${outside(formatAmount(r.balance, r.currency))}${low ? ` (below ${outside(formatAmount(threshold, r.currency))})` : ''}${worth}`;
     });
 }
 
