@@ -20,6 +20,7 @@ const registry: Array<{ name: string; load: () => Promise<{ default: Bench }> }>
   { name: 'alerts', load: () => import('./alerts.bench.js') },
   { name: 'retention', load: () => import('./retention.bench.js') },
   { name: 'digest', load: () => import('./digest.bench.js') },
+  { name: 'valuation', load: () => import('./valuation.bench.js') },
 ];
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));

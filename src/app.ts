@@ -15,6 +15,7 @@ import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
 import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.js';
 import { buildGovernor, loadPolicy } from './app/policy.js';
+import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp } from './app/step-up.js';
 import type { RunningApp, StartOptions } from './app/types.js';
@@ -168,7 +169,9 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     cleanup.push(() => scheduler.stop());
 
     const { explorerNet } = wallet;
+    const prices = buildPrices({ config, sandboxUrl: wallet.sandbox?.url, policy, now, logger });
     const balances = buildBalances({
+      prices: () => prices.snapshot(),
       store,
       outbox,
       wallet: wallet.client,
@@ -191,6 +194,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         slack: slackClient.client,
         balances,
         metrics,
+        prices: () => prices.snapshot(),
       },
       cleanup,
     );
@@ -216,6 +220,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         now,
         withdrawals: withdrawals.service,
         explorerNet,
+        prices: () => prices.snapshot(),
       },
       cleanup,
     );
@@ -263,6 +268,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       stepUp,
       alerts,
       balances,
+      prices,
       digests,
       cardPermalink: withdrawals.cardPermalink,
       onWithdrawalChange: withdrawals.subscribe,
@@ -291,6 +297,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         store: retention,
         digest: digests,
         exports: monthlyExports,
+        prices,
       },
       policy,
       { refuse: false, logger },

@@ -46,6 +46,8 @@ export interface Config {
     pageSize: number;
   };
   sandboxPort: number;
+  /** The price API (src/prices): CoinGecko's or a compatible one; `url` undefined: the embedded sandbox's with the embedded wallet, else CoinGecko's. */
+  prices: { url: string | undefined; key: string | undefined; timeoutMs: number };
   /** Prometheus /metrics; 0: off. */
   metricsPort: number;
 }
@@ -69,6 +71,7 @@ export const SECRET_VARIABLES = [
   'SECRETS_KEY',
   'SECRETS_KEY_PREVIOUS',
   'DATABASE_URL',
+  'PRICE_API_KEY',
 ] as const;
 
 const optionalString = z
@@ -156,6 +159,15 @@ const schema = z.object({
   // 50 is the size the spec documents as accepted; a larger one only if the service is known to take it.
   WALLET_PAGE_SIZE: intInRange(1, 1_000, 50),
   SANDBOX_PORT: intInRange(0, 65535, 4000),
+  PRICE_API_URL: url('a CoinGecko-compatible price API base').describe(
+    'Base URL of the CoinGecko-compatible price API (GET <base>/simple/price). Default https://api.coingecko.com/api/v3; with the embedded sandbox wallet, the sandbox’s own price API.',
+  ),
+  PRICE_API_KEY: optionalString.describe(
+    'CoinGecko API key, sent as x-cg-pro-api-key when PRICE_API_URL is pro-api.coingecko.com, else as x-cg-demo-api-key. Optional; never logged.',
+  ),
+  PRICE_API_TIMEOUT_MS: intInRange(500, 60_000, 5_000).describe(
+    'A price answer later than this is refused as late (the last good price stays until valuation.max_age).',
+  ),
   METRICS_PORT: optionalString.refine(
     (v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535),
     'must be a whole number from 0 to 65535 (0 turns /metrics off)',
@@ -259,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pageSize: e.WALLET_PAGE_SIZE,
     },
     sandboxPort: e.SANDBOX_PORT,
+    prices: { url: e.PRICE_API_URL?.replace(/\/+$/, ''), key: e.PRICE_API_KEY, timeoutMs: e.PRICE_API_TIMEOUT_MS },
     // PORT=0 (a random port: tests, several instances on one host) would make every instance
     // fight for the one default metrics port: then metrics are on only when asked for.
     metricsPort: e.METRICS_PORT !== undefined ? Number(e.METRICS_PORT) : e.PORT === 0 ? 0 : 9464,
@@ -288,5 +301,6 @@ export function configSecrets(c: Config): string[] {
     c.secretsKeyPrevious,
     c.databaseUrl,
     databasePassword(c.databaseUrl),
+    c.prices.key,
   ].filter((v): v is string => typeof v === 'string');
 }

@@ -12,6 +12,7 @@ import type { Logger } from './log.js';
 import type { Outbox } from './outbox/index.js';
 import type { PolicyGovernor } from './policy/governance/governor.js';
 import type { PolicySource } from './policy/source.js';
+import type { Prices } from './prices/types.js';
 import type { StepUpService } from './stepup/index.js';
 import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
@@ -37,6 +38,8 @@ export interface Deps {
   alerts: Alerts;
   /** The origin accounts' balances (/treasury balances, the App Home) and the low-balance watch. */
   balances: BalancesPart;
+  /** The price cache (src/prices): values beside amounts, and its state in /treasury status. */
+  prices: Prices;
   /** The daily digest (/treasury digest, the `digest.daily` job). */
   digests: DigestService;
   /**

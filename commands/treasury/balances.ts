@@ -3,9 +3,9 @@
  * line per currency and network, with the low-balance threshold where the policy sets one.
  */
 import { utcMinute } from '../../src/format/time.js';
-import { context, header, packLines } from '../../src/slack/blocks.js';
+import { context, header, packLines, section } from '../../src/slack/blocks.js';
 import { userMessage } from '../../src/slack/user-errors.js';
-import { balanceLines } from '../../src/slack/home/balances.js';
+import { balancesTotal, balanceLines } from '../../src/slack/home/balances.js';
 import type { VerbRun } from './verbs.js';
 
 export const balancesVerb: VerbRun = {
@@ -17,13 +17,15 @@ export const balancesVerb: VerbRun = {
         text: userMessage(reading.error, 'Reading the balances'),
       }));
     }
-    const lines = balanceLines(reading.rows, deps.policy.current().alerts.low_balance);
+    const prices = deps.prices.snapshot();
+    const lines = balanceLines(reading.rows, deps.policy.current().alerts.low_balance, prices);
     await respond({
       response_type: 'ephemeral',
       text: 'Balances',
       blocks: [
         header('Balances'),
-        ...packLines(lines.length ? lines : ['_The wallet service lists no balances._']).slice(0, 45),
+        ...packLines(lines.length ? lines : ['_The wallet service lists no balances._']).slice(0, 44),
+        ...(lines.length ? [section(balancesTotal(reading.rows, prices))] : []),
         context(`Read from the wallet service at ${utcMinute(reading.at)}`),
       ],
     });

@@ -11,6 +11,8 @@ import { utcDay, utcMinute } from '../../src/format/time.js';
 import { hasRole } from '../../src/policy/people.js';
 import { isWalletError } from '../../src/wallet/errors.js';
 import { context, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
+import { priceStatusText } from '../../src/slack/price-words.js';
+import { formatFiat } from '../../src/format/fiat.js';
 import { outside, outsideCode } from '../../src/format/outside.js';
 import { dmChannel } from '../../src/slack/guard.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
@@ -151,6 +153,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
             ...extra,
             ['Version', deps.version],
           ]),
+          section(`*Prices*\n${priceStatusText(deps.prices.state(), deps.policy.current().valuation.max_age)}`),
           ...jobStatusBlocks(deps.scheduler.status()),
           context(`Slack mode: ${deps.config.slack.mode}`),
         ],
@@ -167,25 +170,30 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           let below: string | undefined;
           // The `default` tiers apply to every currency without its own: their amounts carry no unit.
           const unit = cur === 'default' ? undefined : cur;
+          // `value` tiers are in USD: the fiat format.
+          const amt = (a: string) => (cur === 'value' ? formatFiat(a) : formatAmount(a, unit));
           const steps = ts.map((t) => {
-            const range = t.max
-              ? `up to ${formatAmount(t.max, unit)}`
-              : below
-                ? `above ${formatAmount(below, unit)}`
-                : 'any amount';
+            const range = t.max ? `up to ${amt(t.max)}` : below ? `above ${amt(below)}` : 'any amount';
             below = t.max ?? below;
             return `${range}: ${t.approvals} approval${t.approvals > 1 ? 's' : ''}${t.must_include.length ? `, including ${who(t.must_include)}` : ''}`;
           });
-          return `*${unit ?? 'Any other currency'}*: ${steps.join('; ')}`;
+          const name = cur === 'value' ? 'By value (every currency without its own)' : (unit ?? 'Any other currency');
+          return `*${name}*: ${steps.join('; ')}`;
         })
         .join('\n');
       const limits =
         Object.entries(p.withdrawals.daily_limit)
-          .map(([c, v]) => formatAmount(v, c))
+          .map(([c, v]) => (c === 'value' ? `${formatFiat(v)} in value, every currency` : formatAmount(v, c)))
           .join(', ') || 'none';
       const perCurrency = (rec: Record<string, string>) =>
         Object.entries(rec)
-          .map(([c, v]) => (c === 'default' ? `${formatAmount(v)} (any other currency)` : formatAmount(v, c)))
+          .map(([c, v]) =>
+            c === 'default'
+              ? `${formatAmount(v)} (any other currency)`
+              : c === 'value'
+                ? `${formatFiat(v)} in value`
+                : formatAmount(v, c),
+          )
           .join(', ') || 'none';
       const allow = p.withdrawals.allowlist;
       const listed = allow.addresses.map(

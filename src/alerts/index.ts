@@ -69,7 +69,7 @@ export interface WithdrawalEventInfo {
 export interface AlertsDeps
   extends Pick<
     WebhookHandlerDeps,
-    'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now'
+    'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now' | 'prices'
   > {
   outbox: Outbox;
   wallet: Pick<WalletClient, 'listTransactions'>;
@@ -132,6 +132,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     store: deps.store,
     outbox: deps.outbox,
     policy: deps.policy,
+    ...(deps.prices ? { prices: deps.prices } : {}),
     logger: deps.logger,
     secret: deps.secret,
     ...(deps.signatureRequired !== undefined ? { signatureRequired: deps.signatureRequired } : {}),
@@ -165,7 +166,11 @@ export function createAlerts(deps: AlertsDeps): Alerts {
 
   return {
     handler,
-    reconcile: (o) => reconcileDeposits({ ...verifyDeps, watermark }, { ...deps.reconcile, ...o }),
+    reconcile: (o) =>
+      reconcileDeposits(
+        { ...verifyDeps, ...(deps.prices ? { prices: deps.prices } : {}), watermark },
+        { ...deps.reconcile, ...o },
+      ),
     unknownSummary() {
       const s = unknownSummary(deps.store, now());
       return { ...s, text: describeUnknown(s) };

@@ -4,6 +4,7 @@
  * concurrent deliveries of the same notification cannot both create an alert.
  */
 import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import { eventKey, lookupOnlyKeys, normalizeHash, transactionKeys, type WebhookEvent } from './parse.js';
@@ -55,6 +56,8 @@ export interface IngestContext {
   outbox: Pick<Outbox, 'enqueue' | 'reprioritize'>;
   policy: Policy;
   now: number;
+  /** The price cache now: `@here` by value (alerts.mention_above.value). */
+  prices?: PriceSnapshot;
 }
 
 export interface IngestInput {
@@ -171,7 +174,7 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   if (!existing) {
     const routeInput = { kind: event.kind, currency: event.currency, network: event.network, amount: event.amount };
     const channel = routeAlert(ctx.policy, routeInput);
-    const mention = shouldMention(ctx.policy, routeInput);
+    const mention = shouldMention(ctx.policy, routeInput, ctx.prices);
     const alert: Alert = stripUndefined({
       id: alertId,
       kind: event.kind,

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import { noteRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
 import { OutOfBoundsJson, parseJson } from '../wallet/json.js';
@@ -24,6 +25,8 @@ export interface WebhookHandlerDeps {
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   policy: PolicySource;
+  /** The price cache (src/prices), for `@here` by value. */
+  prices?: () => PriceSnapshot;
   logger: Logger;
   /**
    * The accepted secret path segments (each also the HMAC key of its own URL): the current one
@@ -135,7 +138,12 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       const r = ingestEvent(
         tx,
         { event, source: 'webhook', raw },
-        { outbox: deps.outbox, policy: deps.policy.current(), now: at },
+        {
+          outbox: deps.outbox,
+          policy: deps.policy.current(),
+          now: at,
+          ...(deps.prices ? { prices: deps.prices() } : {}),
+        },
       );
       if (r.outcome !== 'duplicate' && event.kind === 'withdrawal' && event.merchantReference && deps.linkWithdrawal) {
         deps.linkWithdrawal(tx, { alertId: r.alertId, merchantReference: event.merchantReference, event });

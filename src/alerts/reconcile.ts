@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import type { Store } from '../store/index.js';
 import { transactionPages, type PagedWallet } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
@@ -20,6 +21,8 @@ export interface ReconcileDeps {
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   wallet: PagedWallet;
   policy: PolicySource;
+  /** The price cache (src/prices), for `@here` by value. */
+  prices?: () => PriceSnapshot;
   logger: Logger;
   now?: () => number;
   /** The watermark (recorded on the first run); what happened before it is history. */
@@ -107,7 +110,12 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
         ingestEvent(
           tx,
           { event, source: 'reconciliation', verification },
-          { outbox: deps.outbox, policy: deps.policy.current(), now: now() },
+          {
+            outbox: deps.outbox,
+            policy: deps.policy.current(),
+            now: now(),
+            ...(deps.prices ? { prices: deps.prices() } : {}),
+          },
         ),
       );
     }

@@ -2,6 +2,8 @@
 import { Decimal } from 'decimal.js';
 import type { Policy } from '../policy/schema.js';
 import type { AlertKind } from './parse.js';
+import { NO_PRICES, valueAt, type PriceSnapshot } from '../prices/index.js';
+import { entryFor } from '../withdrawals/value-rules.js';
 
 export interface RouteInput {
   kind: AlertKind;
@@ -21,13 +23,19 @@ export function routeAlert(policy: Policy, a: RouteInput): string {
   return policy.channels.alerts;
 }
 
-/** Strictly above the currency's threshold; amounts compared as decimals. */
-export function shouldMention(policy: Policy, a: RouteInput): boolean {
+/**
+ * Strictly above the currency's threshold (native, amounts compared as decimals), else above the
+ * `value` threshold in USD at the cached price; an unknown value is the strictest case: mentioned.
+ */
+export function shouldMention(policy: Policy, a: RouteInput, prices: PriceSnapshot = NO_PRICES): boolean {
   if (!a.currency || !a.amount) return false;
-  const threshold = policy.alerts.mention_above[a.currency];
-  if (threshold === undefined) return false;
+  const chosen = entryFor(policy.alerts.mention_above, a.currency);
+  if (!chosen) return false;
   try {
-    return new Decimal(a.amount).gt(threshold);
+    if (chosen.basis === 'native') return new Decimal(a.amount).gt(chosen.entry);
+    new Decimal(a.amount);
+    const v = valueAt(prices, a.currency, a.amount);
+    return v.kind !== 'known' || new Decimal(v.usd).gt(chosen.entry);
   } catch {
     return false;
   }

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { PolicySource } from '../policy/source.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import { registerAlertRenderers } from '../slack/alert-messages.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
@@ -29,6 +30,8 @@ export function buildAlerts(
     now: () => number;
     withdrawals: Pick<WithdrawalService, 'applyWithdrawalEvent' | 'checkNotice'>;
     explorerNet: ExplorerNet;
+    /** The price cache: `@here` by value. */
+    prices?: () => PriceSnapshot;
   },
   cleanup: CleanupStack,
 ): Alerts {
@@ -37,6 +40,7 @@ export function buildAlerts(
     outbox: o.outbox,
     wallet: o.wallet,
     policy: o.policy,
+    ...(o.prices ? { prices: o.prices } : {}),
     logger: o.logger,
     secret: o.secret,
     signatureRequired: o.config.webhookSignatureRequired,

@@ -7,6 +7,7 @@ import { createLowBalanceWatch, type LowBalanceWatch } from '../balances/watch.j
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { PolicySource } from '../policy/source.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 
@@ -22,6 +23,8 @@ export function buildBalances(o: {
   policy: PolicySource;
   logger: Logger;
   now: () => number;
+  /** The price cache: low-balance thresholds by value. */
+  prices?: () => PriceSnapshot;
 }): BalancesPart {
   const logger = o.logger.child({ component: 'balances' });
   const book = createBalanceBook({ wallet: o.wallet, logger, now: o.now });
@@ -30,6 +33,7 @@ export function buildBalances(o: {
     outbox: o.outbox,
     book,
     policy: o.policy,
+    ...(o.prices ? { prices: o.prices } : {}),
     logger,
     now: o.now,
   });

@@ -20,6 +20,7 @@ import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
 import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
 import type { BalancesPart } from './balances.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import type { CleanupStack } from './cleanup.js';
 
 export interface WithdrawalsPart {
@@ -58,6 +59,8 @@ export function buildWithdrawals(
     /** The balances part: facts for the `balance` rule, and a low-balance check after each outcome. */
     balances?: BalancesPart;
     metrics?: Metrics;
+    /** The price cache's snapshot: values at request time and before the send. */
+    prices?: () => PriceSnapshot;
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
@@ -71,6 +74,7 @@ export function buildWithdrawals(
     logger: o.logger.child({ component: 'withdrawals' }),
     now: o.now,
     ...(o.balances ? { balances: o.balances.book } : {}),
+    ...(o.prices ? { prices: o.prices } : {}),
   });
   cleanup.push(() => service.idle());
   const notifier = withdrawalNotifier({

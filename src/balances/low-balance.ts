@@ -8,6 +8,8 @@
 import { Decimal } from 'decimal.js';
 import { formatAmount } from '../format/amount.js';
 import type { OriginBalance } from '../wallet/client/balances.js';
+import { valueAt, type PriceSnapshot } from '../prices/index.js';
+import { entryFor } from '../withdrawals/value-rules.js';
 
 export interface LowBalanceState {
   /** What was last announced for this asset (false also when it was first seen, above its threshold). */
@@ -93,4 +95,29 @@ export function lowBalanceText(
   return c.kind === 'low'
     ? `⚠️ Low balance: ${is} (below ${figure(c.threshold, c.currency)})`
     : `✅ Balance recovered: ${is} (threshold ${figure(c.threshold, c.currency)})`;
+}
+
+/**
+ * The thresholds in each listed currency's own units: its native entry, else the `value` entry
+ * (USD) divided by its fresh price. A currency whose price is unknown has no threshold this time
+ * (nothing is announced either way until a price is known again; what was announced stays).
+ */
+export function nativeThresholds(
+  rec: Readonly<Record<string, string>>,
+  rows: ReadonlyArray<Pick<OriginBalance, 'currency'>>,
+  prices: PriceSnapshot | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const { currency } of rows) {
+    const chosen = entryFor(rec, currency);
+    if (!chosen) continue;
+    if (chosen.basis === 'native') {
+      out[currency] = chosen.entry;
+      continue;
+    }
+    const unit = prices ? valueAt(prices, currency, '1') : undefined;
+    if (unit?.kind === 'known')
+      out[currency] = new Decimal(chosen.entry).div(unit.price).toSignificantDigits(8).toFixed();
+  }
+  return out;
 }

@@ -6,11 +6,13 @@
  */
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import { collection, type Store } from '../store/index.js';
 import type { BalanceBook } from './book.js';
 import {
   assetKey,
   lowBalanceChanges,
+  nativeThresholds,
   lowBalanceText,
   unrecorded,
   withMissingAsZero,
@@ -37,6 +39,8 @@ export function createLowBalanceWatch(o: {
   book: BalanceBook;
   /** Read at each check: the policy in force. */
   policy: PolicySource;
+  /** The price cache: `value` thresholds in each currency's units. */
+  prices?: () => PriceSnapshot;
   logger: Logger;
   now: () => number;
 }): LowBalanceWatch {
@@ -52,10 +56,19 @@ export function createLowBalanceWatch(o: {
 
   let running: Promise<LowBalanceChange[]> | undefined;
   async function check(): Promise<LowBalanceChange[]> {
-    const thresholds = o.policy.current().alerts.low_balance;
-    if (!Object.keys(thresholds).length) return [];
+    const configured = o.policy.current().alerts.low_balance;
+    if (!Object.keys(configured).length) return [];
     const reading = await o.book.refresh();
     if (!reading.ok) return [];
+    // `value` thresholds (USD) in each currency's own units at its fresh price (low-balance.ts).
+    const thresholds = nativeThresholds(
+      configured,
+      [
+        ...reading.rows,
+        ...o.store.all(LOW_BALANCE_STATE).flatMap((r) => (r.currency ? [{ currency: r.currency }] : [])),
+      ],
+      o.prices?.(),
+    );
     return o.store.commit((tx) => {
       // Decided inside the commit, on what is stored now: two checks at once cannot both announce.
       const stored = (key: string) => tx.get(LOW_BALANCE_STATE, key);

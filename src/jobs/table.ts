@@ -20,6 +20,7 @@ import type { WithdrawalService } from '../withdrawals/index.js';
 import type { ApproverReminders } from '../withdrawals/reminders.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
 import type { Retention } from './retention.js';
+import type { Prices } from '../prices/types.js';
 import type { Scheduler } from './scheduler.js';
 import type { Job, JobContext, JobTiming } from './types.js';
 import type { PolicySource } from '../policy/source.js';
@@ -33,6 +34,7 @@ export interface JobParts {
   store: Pick<Retention, 'prune'>;
   digest: Pick<DigestService, 'runDaily'>;
   exports: Pick<MonthlyExports, 'runMonthly'>;
+  prices: Pick<Prices, 'refresh'>;
 }
 
 type PartName = keyof JobParts;
@@ -151,6 +153,16 @@ export const JOBS: readonly JobRow[] = [
     run: async (watch) => {
       await watch.check();
     },
+  }),
+  job({
+    name: 'prices.refresh',
+    part: 'prices',
+    title: 'Price refresh',
+    // Once a minute at most (the cache refuses more often, src/prices/index.ts): one call for every asset.
+    schedule: '* * * * *',
+    description:
+      'Reads the USD price of every asset in one call to the price API; refused answers keep the last good price until valuation.max_age.',
+    run: (prices) => prices.refresh(),
   }),
   job({
     name: 'store.prune',

@@ -50,8 +50,9 @@ const cronSchema = z
     'must be a cron expression such as "0 8 * * *" (minute hour day month weekday)',
   );
 
+/** `default` (native, any currency) and `value` (USD, every currency without an entry of its own) are keys beside the currencies. */
 const currencyKey = z.string().transform((v, ctx) => {
-  if (v === 'default') return v;
+  if (v === 'default' || v === 'value') return v;
   const c = lookup(CURRENCIES, v);
   if (!c) {
     ctx.addIssue({ code: 'custom', message: `unknown currency "${v}"; accepted: ${acceptedNames(CURRENCIES)}` });
@@ -69,7 +70,7 @@ const networkName = z.string().transform((v, ctx) => {
   return n.name;
 });
 
-const currencyName = currencyKey.refine((v) => v !== 'default', 'a currency is needed here');
+const currencyName = currencyKey.refine((v) => v !== 'default' && v !== 'value', 'a currency is needed here');
 
 const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD');
 /** Slack user ids (U/W...), user-group ids (S...), or "*" for everyone. */
@@ -148,12 +149,28 @@ export const policySchema = z
             'must be at least 1m: the wallet service may not have recorded a withdrawal at once, and a NotFound trusted too early would invite paying it twice',
           )
           .default(10 * 60_000),
-        tiers: perCurrency(tierListSchema).refine((t) => 'default' in t, 'a "default" tier list is required'),
-        daily_limit: perCurrency(amountSchema).default({}),
+        tiers: perCurrency(tierListSchema)
+          .refine((t) => 'default' in t || 'value' in t, 'a "value" (or "default") tier list is required')
+          .describe(
+            'Approvals needed, as tiers in increasing order of max: per currency (native amounts), `value` (USD value, for every currency without a list of its own) or `default` (native amounts, any currency). A request with no fresh price needs the last tier of `value`.',
+          ),
+        daily_limit: perCurrency(amountSchema)
+          .default({})
+          .describe(
+            'Rolling 24 h limit: per currency (native), or `value` (USD, summed across every currency; a request whose value is unknown counts as over it).',
+          ),
         /** Requests above this amount (per currency) must say what they are for. */
-        note_required_above: perCurrency(amountSchema).default({}),
+        note_required_above: perCurrency(amountSchema)
+          .default({})
+          .describe(
+            'Requests above this must say what they are for: per currency (native) or `value` (USD; an unknown value needs a note).',
+          ),
         /** Approving a request above this amount (per currency) needs a current authenticator code. */
-        step_up_above: perCurrency(amountSchema).default({}),
+        step_up_above: perCurrency(amountSchema)
+          .default({})
+          .describe(
+            'Approving above this needs a code from an authenticator app: per currency (native) or `value` (USD; an unknown value needs one).',
+          ),
         allowlist: z
           .object({
             mode: z.enum(['enforce', 'warn', 'off']).default('warn'),
@@ -182,9 +199,15 @@ export const policySchema = z
     policy_changes: z.object({ approvals: z.number().int().min(1).max(20).optional() }).default({}),
     alerts: z
       .object({
-        mention_above: perCurrency(amountSchema).default({}),
+        mention_above: perCurrency(amountSchema)
+          .default({})
+          .describe('Confirmed deposits above this @mention the channel: per currency (native) or `value` (USD).'),
         /** One alert when a balance falls below this amount, one when it recovers. */
-        low_balance: perCurrency(amountSchema).default({}),
+        low_balance: perCurrency(amountSchema)
+          .default({})
+          .describe(
+            'One alert when a balance (per asset and network) falls below this, one when it recovers: per currency (native) or `value` (USD).',
+          ),
         /**
          * A deposit reported confirmed by a notification and still not in the wallet's history
          * this long after is flagged as possibly forged (and the admins told).
@@ -197,6 +220,18 @@ export const policySchema = z
           .default(10 * 60_000),
       })
       .default({ mention_above: {}, low_balance: {}, verify_grace: 10 * 60_000 }),
+    valuation: z
+      .object({
+        currency: z.literal('USD').default('USD').describe('The unit of every `value` entry (USD only).'),
+        max_age: durationSchema
+          .default(5 * 60_000)
+          .describe('A price older than this counts as unknown: the request is then treated as the strictest case.'),
+        ids: perCurrency(z.string().regex(/^[a-z0-9-]{1,80}$/, 'must be a CoinGecko coin id such as bitcoin'))
+          .default({})
+          .describe('CoinGecko coin ids by currency, overriding the built-in list (e.g. `XEND: xend-finance`).'),
+      })
+      .default({ currency: 'USD', max_age: 5 * 60_000, ids: {} })
+      .describe('How amounts are valued in USD for the `value` entries of the policy.'),
     /**
      * When the scheduled jobs run: `timezone` (IANA name) and, per job, a node-cron
      * expression keyed by the job's name (e.g. `digest: "0 8 * * *"`); jobs not named

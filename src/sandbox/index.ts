@@ -15,6 +15,7 @@ import { startHttpServer, type RecordedRequest } from './http.js';
 import { createVariety, varietySeed } from './variety.js';
 import { formatMoney, parseMoney } from './money.js';
 import { sandboxRoutes } from './routes.js';
+import { createSandboxPrices } from './prices.js';
 import { seedSandbox } from './seed.js';
 import { SandboxState, type KybName, type Role, type TransactionRecord } from './state.js';
 import { MAX_PAGE_SIZE, type TimestampUnit } from './transactions.js';
@@ -97,6 +98,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
   const statusOverrides = new Map<string, unknown>();
   const forgery: Forgery = { unavailable: new Set() };
   let keyField = false;
+  const prices = createSandboxPrices();
   const sim = { state, webhooks, now };
   const seed = varietySeed(opts.variety);
   const routes = sandboxRoutes(
@@ -115,6 +117,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       statusOverrides,
       forgery,
       keyField: () => keyField,
+      prices,
     },
     seed === undefined ? undefined : createVariety(seed),
   );

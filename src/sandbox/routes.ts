@@ -28,6 +28,13 @@ import { withdrawalPayload } from './webhook-payloads.js';
 import { registerWebhook, type WebhookDispatcher } from './webhooks.js';
 import { withdraw } from './withdrawals.js';
 import { STATUS_PREFIX, withdrawalStatus } from './withdrawal-status.js';
+import {
+  PRICES_CONTROL_PATH,
+  pricesControlRoute,
+  SIMPLE_PRICE_PATH,
+  simplePrice,
+  type SandboxPrices,
+} from './prices.js';
 
 /** What each endpoint answers, for variety.ts. */
 const ANSWERS: Readonly<Record<string, Answer>> = {
@@ -56,6 +63,7 @@ export interface RouteParts {
   statusOverrides: Map<string, unknown>;
   forgery: Forgery;
   keyField: () => boolean;
+  prices: SandboxPrices;
 }
 
 function authRoutes(p: RouteParts): Route[] {
@@ -141,6 +149,8 @@ function walletRoutes(p: RouteParts): Route[] {
           r,
         ),
     },
+    // CoinGecko's price API shape (prices.ts), for the app's price cache.
+    { methods: ['GET'], path: SIMPLE_PRICE_PATH, envelope: 'control', handle: (r) => simplePrice(p.prices, r, p.now) },
     {
       methods: ['PUT'],
       path: '/api/v1/merchant/remittancewebhook',
@@ -168,6 +178,12 @@ function controlRoutes(p: RouteParts): Route[] {
       path: STATUS_CONTROL_PATH,
       envelope: 'control',
       handle: (r) => statusControlRoute({ overrides: p.statusOverrides, forgery: p.forgery }, r),
+    },
+    {
+      methods: ['POST'],
+      path: PRICES_CONTROL_PATH,
+      envelope: 'control',
+      handle: (r) => pricesControlRoute(p.prices, r),
     },
   ];
 }

@@ -1,18 +1,18 @@
 /**
  * Whether approving a withdrawal needs a step-up code: the policy's `withdrawals.step_up_above`
- * for the currency (else its `default`), compared as decimals. Read from the policy passed in,
- * at the moment of use, so a changed policy applies to the next click.
+ * for the currency (native), else its `value` (USD; an unknown value needs a code), else its
+ * `default` (native). Read from the policy passed in, at the moment of use, so a changed
+ * policy applies to the next click.
  */
 import type { Policy } from '../policy/schema.js';
-import { Dec } from '../withdrawals/money.js';
+import type { Valuation } from '../prices/types.js';
+import { entryFor, isAbove } from '../withdrawals/value-rules.js';
 
-/** The amount above which approving needs a code, or undefined when the policy sets none for this currency. */
+/** The threshold that applies to this currency (native text, or USD with `basis: 'value'`), or undefined when none. */
 export function stepUpAbove(policy: Policy, currency: string): string | undefined {
-  const above = policy.withdrawals.step_up_above;
-  return above[currency] ?? above.default;
+  return entryFor(policy.withdrawals.step_up_above, currency)?.entry;
 }
 
-export function needsStepUp(policy: Policy, currency: string, amount: string): boolean {
-  const above = stepUpAbove(policy, currency);
-  return above !== undefined && new Dec(amount).gt(above);
+export function needsStepUp(policy: Policy, currency: string, amount: string, valuation?: Valuation): boolean {
+  return isAbove(policy.withdrawals.step_up_above, currency, amount, valuation);
 }

@@ -6,11 +6,14 @@
  * is usable and skipped otherwise.
  */
 import { z } from 'zod';
+import { formatFiat } from '../format/fiat.js';
 import { networkWithStandard } from '../format/network.js';
 import { addressFamily, describeFormat, isValidAddress, type AddressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
-import type { Policy, Tier } from '../policy/schema.js';
-import { Dec, formatAmount, parseAmount } from './money.js';
+import type { Policy } from '../policy/schema.js';
+import { NO_PRICES, valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { formatAmount, parseAmount } from './money.js';
+import { isAbove, thresholdWords, tierFor, type TierChoice } from './value-rules.js';
 import type { RequestInput, RequestRule } from './types.js';
 
 /** One thing wrong with the input: the rule (which field it belongs to) and the words a person sees. */
@@ -31,7 +34,9 @@ export interface CheckedInput {
   destination: string;
   clientEmail: string;
   note: string;
-  tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
+  tier: TierChoice;
+  /** The value at request time (a fact from the price cache; absent or unknown is the strictest case). */
+  valuation?: Valuation;
 }
 
 const emailSchema = z.email();
@@ -49,7 +54,11 @@ function amountProblem(typed: string): Problem | { text: string; decimals: numbe
 }
 
 /** Every stateless rule: format, decimals, destination, client, tier, note; all problems at once. */
-export function checkInput(policy: Policy, input: RequestInput): CheckedInput | Refusal {
+export function checkInput(
+  policy: Policy,
+  input: RequestInput,
+  prices: PriceSnapshot = NO_PRICES,
+): CheckedInput | Refusal {
   const problems: Problem[] = [];
   const typed = (v: unknown) => String(v ?? '').trim();
 
@@ -98,7 +107,8 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
   else if (!emailSchema.safeParse(clientEmail).success)
     problems.push({ rule: 'client_email', message: `"${clientEmail}" is not an e-mail address.` });
 
-  const tier = parsed && currency ? selectTier(policy, currency.name, parsed.text) : undefined;
+  const valuation = parsed && currency ? valueAt(prices, currency.name, parsed.text) : undefined;
+  const tier = parsed && currency ? selectTier(policy, currency.name, parsed.text, valuation) : undefined;
   if (parsed && currency && !tier)
     problems.push({
       rule: 'tier',
@@ -106,12 +116,15 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
     });
 
   const note = typed(input.note);
-  const noteAbove = currency ? policy.withdrawals.note_required_above[currency.name] : undefined;
-  if (parsed && currency && !note && noteAbove !== undefined && new Dec(parsed.text).gt(noteAbove))
+  const noteAbove = policy.withdrawals.note_required_above;
+  if (parsed && currency && !note && isAbove(noteAbove, currency.name, parsed.text, valuation)) {
+    const unknown =
+      valuation?.kind === 'unknown' && !noteAbove[currency.name] ? ` (its value is unknown: ${valuation.reason})` : '';
     problems.push({
       rule: 'note',
-      message: `A note is required above ${formatAmount(noteAbove, currency.name)}: say what this payout is for (the approvers read it).`,
+      message: `A note is required above ${thresholdWords(noteAbove, currency.name, (a) => formatAmount(a, currency.name))}${unknown}: say what this payout is for (the approvers read it).`,
     });
+  }
 
   const [first] = problems;
   if (first) return { ok: false, rule: first.rule, message: first.message, problems };
@@ -126,21 +139,30 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
     clientEmail,
     note,
     tier: tier!,
+    ...(valuation ? { valuation } : {}),
   };
 }
 
-/** The currency's own tier list, else `default`; the first tier whose max >= amount (no max = no upper bound). */
-export function selectTier(policy: Policy, currencyName: string, amount: string): CheckedInput['tier'] | undefined {
-  const tiers: Tier[] = policy.withdrawals.tiers[currencyName] ?? policy.withdrawals.tiers.default ?? [];
-  const index = tiers.findIndex((t) => t.max === undefined || new Dec(t.max).gte(amount));
-  const t = tiers[index];
-  if (!t) return undefined;
-  return { index, max: t.max ?? null, approvals: t.approvals, mustInclude: [...t.must_include] };
+/**
+ * The currency's own tier list, else `value` (by USD value; the last tier when the value is
+ * unknown), else `default`; the first tier whose max >= amount (no max = no upper bound).
+ */
+export function selectTier(
+  policy: Policy,
+  currencyName: string,
+  amount: string,
+  valuation?: Valuation,
+): CheckedInput['tier'] | undefined {
+  return tierFor(policy, currencyName, amount, valuation);
 }
 
-/** The amounts above which a note is required, per currency ("1,000.00 USDT"), for the form's hint. */
+/** The amounts above which a note is required ("1,000.00 USDT", "$1,000.00 in value"), for the form's hint. */
 export function noteThresholds(policy: Policy): string[] {
   return Object.entries(policy.withdrawals.note_required_above).map(([currency, above]) =>
-    formatAmount(above, currency),
+    currency === 'value'
+      ? `${formatFiat(above)} in value`
+      : currency === 'default'
+        ? `${formatAmount(above, '')} in any other currency`
+        : formatAmount(above, currency),
   );
 }

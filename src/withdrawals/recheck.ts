@@ -11,6 +11,7 @@ import { formatAmount } from './money.js';
 import { needsStepUp } from '../stepup/threshold.js';
 import { approvalsComplete, checkAllowlist, selectTier, type AllowlistApprovals } from './rules.js';
 import type { WithdrawalRequest } from './types.js';
+import type { Valuation } from '../prices/types.js';
 
 /** Per approver of the request: still an approver in the policy in force, and the new tier's must_include entries they match. */
 export type RecheckFacts = Readonly<Record<string, { isApprover: boolean; satisfies: readonly string[] }>>;
@@ -21,11 +22,17 @@ export type RecheckResult =
   | { kind: 'waits'; next: WithdrawalRequest; missing: string }
   | { kind: 'refused'; reason: string };
 
+/**
+ * `valuation`: the value recomputed with a fresh price (before a send), which picks the tier and
+ * the step-up rule of `value` entries; absent: the value recorded on the request.
+ */
 export function recheck(
   req: WithdrawalRequest,
   ctx: { now: number; policy: Policy; allowlistApprovals?: AllowlistApprovals | undefined },
   facts: RecheckFacts,
+  valuation?: Valuation,
 ): RecheckResult {
+  const value = valuation ?? req.sendValuation ?? req.valuation;
   const currency = lookup(CURRENCIES, req.currency);
   const network = lookup(NETWORKS, req.network);
   if (!currency || !network) return { kind: 'refused', reason: 'its currency or network is no longer known' };
@@ -36,7 +43,7 @@ export function recheck(
     { now: ctx.now, approvals: ctx.allowlistApprovals },
   );
   if ('ok' in allow) return { kind: 'refused', reason: allow.message };
-  const tier = selectTier(ctx.policy, req.currency, req.amount);
+  const tier = selectTier(ctx.policy, req.currency, req.amount, value);
   if (!tier)
     return {
       kind: 'refused',
@@ -46,7 +53,7 @@ export function recheck(
   // has left the allowlist (or is cooling off again), they no longer count and approvers decide anew.
   const lostAllowlist = req.allowlist.status === 'listed' && allow.status === 'unlisted';
   // A policy that now asks for an authenticator code at this amount: approvals given without one no longer count.
-  const codeNeeded = needsStepUp(ctx.policy, req.currency, req.amount);
+  const codeNeeded = needsStepUp(ctx.policy, req.currency, req.amount, value);
   const withoutCode = codeNeeded && req.approvals.some((a) => a.stepUp !== 'verified');
   // Approvals of people who are no longer approvers do not count; the others count against the new tier.
   const approvals = req.approvals
@@ -60,6 +67,7 @@ export function recheck(
     tier,
     approvals,
     allowlist: { ...allow, neverPaidBefore: req.allowlist.neverPaidBefore },
+    ...(valuation ? { sendValuation: valuation } : {}),
   };
   const changed =
     JSON.stringify([req.tier, req.approvals, req.allowlist.status]) !==
@@ -81,6 +89,8 @@ export function recheck(
       ? `${missing}, given again: the destination is no longer on the allowlist`
       : withoutCode
         ? `${missing}, given with an authenticator code (the policy in force asks for one at this amount)`
-        : missing,
+        : tier.basis === 'value' && tier.index > req.tier.index
+          ? `${missing}: ${value?.kind === 'known' ? 'its value rose into a higher tier' : `its value is unknown now (${value?.reason ?? 'no price'})`}`
+          : missing,
   };
 }

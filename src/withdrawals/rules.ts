@@ -10,6 +10,8 @@ import { Dec, formatAmount, sumAmounts } from './money.js';
 import { checkInput, type CheckedInput, type Refusal } from './input.js';
 import { utcMinute } from '../format/time.js';
 import { addressKey, type AddressApproval } from '../policy/governance/types.js';
+import { NO_PRICES, valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { isAbove, thresholdWords, tierFor, type TierChoice } from './value-rules.js';
 import {
   NOT_COUNTED_STATES,
   type AllowlistInfo,
@@ -188,7 +190,12 @@ export function checkBalance(
 // ------------------------------------------------------------------ who may decide, and when
 
 /** Before anything is stored: who may request, and the stateless rules of the input. */
-export function admitRequest(policy: Policy, input: RequestInput, isRequester: boolean): CheckedInput | Refusal {
+export function admitRequest(
+  policy: Policy,
+  input: RequestInput,
+  isRequester: boolean,
+  prices?: PriceSnapshot,
+): CheckedInput | Refusal {
   if (!isRequester) {
     return {
       ok: false,
@@ -197,7 +204,7 @@ export function admitRequest(policy: Policy, input: RequestInput, isRequester: b
         'You are not allowed to request withdrawals: only the people listed under people.requesters in the treasury policy can.',
     };
   }
-  return checkInput(policy, input);
+  return checkInput(policy, input, prices);
 }
 
 /**

@@ -10,6 +10,7 @@ import { frozenFact } from '../freeze/state.js';
 import { WITHDRAWALS, type Shell } from './shell.js';
 import type { SendOutcome } from './wallet-answer.js';
 import type { RecheckFacts } from './recheck.js';
+import type { Valuation } from '../prices/types.js';
 import type { BalanceSource, WithdrawalHooks, WithdrawalRequest } from './types.js';
 
 const withFrozen = (frozen: ReturnType<typeof frozenFact>) => (frozen ? { frozen } : {});
@@ -31,6 +32,8 @@ export function createSender(
     /** Facts to judge the request again under the policy in force before claiming it (it may have changed since the approval). */
     recheckFacts?: (req: WithdrawalRequest) => Promise<RecheckFacts | undefined>;
     balances?: BalanceSource;
+    /** The value at a fresh price (the cache), re-checked in the claim; undefined: the app has no prices. */
+    valuation?: (req: WithdrawalRequest) => Valuation | undefined;
   },
 ): Sender {
   const { wallet, hooks, logger } = o;
@@ -44,6 +47,7 @@ export function createSender(
       o.balances && approved.state === 'approved'
         ? await o.balances.read(approved.currency, approved.network)
         : undefined;
+    const valuation = o.valuation?.(approved);
     // The freeze is read inside the claim's commit: a freeze committed first always holds the send.
     const claim = await shell.store.commit((tx) =>
       shell.apply(
@@ -53,6 +57,7 @@ export function createSender(
           ...withFrozen(frozenFact(tx)),
           ...(recheck ? { recheck } : {}),
           ...(balance !== undefined ? { balance } : {}),
+          ...(valuation ? { valuation } : {}),
         },
         tx.get(WITHDRAWALS, approved.id),
       ),

@@ -3,6 +3,8 @@
  * (the store keeps deep-frozen JSON copies): amounts are exact decimal strings, times ISO 8601.
  */
 
+import type { Valuation } from '../prices/types.js';
+
 /**
  * pending -> approved (same commit as the last approval) -> executing (durable before the
  * wallet call) -> completed | failed | unknown
@@ -143,8 +145,13 @@ export interface WithdrawalRequest {
   idempotencyKey?: string;
   /** command: the requester was answered where they typed it (no confirmation DM); form (or absent): by DM. */
   requestedFrom?: 'command' | 'form';
-  tier: { index: number; max: string | null; approvals: number; mustInclude: string[] };
+  /** `basis: 'value'`: chosen by the USD value (`max` is then in USD), from the policy's `value` tiers. */
+  tier: { index: number; max: string | null; approvals: number; mustInclude: string[]; basis?: 'value' };
   approvals: Approval[];
+  /** The value when it was requested: the price, its source and time, or why it was unknown (src/prices). */
+  valuation?: Valuation;
+  /** The value recomputed with a fresh price just before the send was claimed (re-checked against the policy). */
+  sendValuation?: Valuation;
   rejection?: { user: string; at: string; reason: string };
   createdAt: string;
   expiresAt: string;

@@ -10,17 +10,19 @@ describe('policy file', () => {
   it('parses the commented example into exact amounts, canonical currencies and durations', () => {
     const p = parsePolicy(example);
     expect(p.withdrawals.expires_after).toBe(2 * 3_600_000);
-    expect(p.withdrawals.tiers.default![0]).toEqual({ max: '1000', approvals: 1, must_include: [] });
-    expect(p.withdrawals.daily_limit).toEqual({ USDT: '50000' });
-    expect(p.withdrawals.note_required_above).toEqual({ USDT: '1000' });
+    // Issue 24: the example limits value (USD) across every currency.
+    expect(p.withdrawals.tiers.value![0]).toEqual({ max: '1000', approvals: 1, must_include: [] });
+    expect(p.withdrawals.daily_limit).toEqual({ value: '250000' });
+    expect(p.withdrawals.note_required_above).toEqual({ value: '1000' });
+    expect(p.valuation).toEqual({ currency: 'USD', max_age: 5 * 60_000, ids: {} });
     expect(p.channels.routes[0]).toEqual({ kind: 'deposit', currency: 'USDT', channel: 'C0USDT' });
   });
 
   it('reads the gates, schedule, retention and export sections with their defaults', () => {
     const p = parsePolicy(example);
-    expect(p.withdrawals.step_up_above).toEqual({ USDT: '10000' });
+    expect(p.withdrawals.step_up_above).toEqual({ value: '10000' });
     expect(p.withdrawals.allowlist.cooloff).toBe(24 * 3_600_000);
-    expect(p.alerts.low_balance).toEqual({ USDT: '1000' });
+    expect(p.alerts.low_balance).toEqual({ value: '5000' });
     expect(p.schedule).toEqual({ timezone: 'UTC', digest: '0 8 * * *' });
     expect(p.retention.days).toBe(30);
     expect(p.exports.monthly).toBe('csv');
@@ -108,13 +110,13 @@ describe('policy amounts', () => {
     const p = parsePolicy(
       example
         .replace(
-          'daily_limit: { USDT: 50000 }',
+          'daily_limit: { value: 250000 }',
           'daily_limit: { USDT: 12345678901234567.5, ETH: 0.000000000000000001, BTC: "1.10" }',
         )
-        .replace('mention_above: { USDT: 10000 }', 'mention_above: { USDT: 9007199254740993 }'),
+        .replace('mention_above: { value: 10000 }', 'mention_above: { USDT: 9007199254740993 }'),
     );
     expect(p.withdrawals.daily_limit).toEqual({ USDT: '12345678901234567.5', ETH: '0.000000000000000001', BTC: '1.1' });
     expect(p.alerts.mention_above).toEqual({ USDT: '9007199254740993' });
-    expect(p.withdrawals.tiers.default![1]).toMatchObject({ max: '10000', approvals: 2 });
+    expect(p.withdrawals.tiers.value![1]).toMatchObject({ max: '50000', approvals: 2 });
   });
 });

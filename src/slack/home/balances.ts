@@ -4,6 +4,9 @@
  * low-balance threshold. A failed read says so in one line; it never keeps the Home from showing.
  */
 import type { KnownBlock } from '@slack/types';
+import { nativeThresholds } from '../../balances/low-balance.js';
+import { formatFiat } from '../../format/fiat.js';
+import { sumValues, valueAt, type PriceSnapshot } from '../../prices/index.js';
 import { Decimal } from 'decimal.js';
 import { formatAmount } from '../../format/amount.js';
 import type { OriginBalance } from '../../wallet/index.js';
@@ -15,14 +18,32 @@ import { ALERT_COLLECTIONS } from '../../alerts/index.js';
 import { WITHDRAWALS } from '../../withdrawals/index.js';
 
 /** "*USDT* on BSC: 12,500.00 USDT", flagged when below the policy's low-balance threshold. */
-export function balanceLines(rows: readonly OriginBalance[], thresholds: Readonly<Record<string, string>>): string[] {
+export function balanceLines(
+  rows: readonly OriginBalance[],
+  configured: Readonly<Record<string, string>>,
+  prices?: PriceSnapshot,
+): string[] {
+  // `value` thresholds in each currency's own units at its fresh price (as the low-balance watch reads them).
+  const thresholds = nativeThresholds(configured, rows, prices);
   return [...rows]
     .sort((a, b) => a.currency.localeCompare(b.currency) || a.network.localeCompare(b.network))
     .map((r) => {
       const threshold = thresholds[r.currency];
       const low = threshold !== undefined && new Decimal(r.balance).lt(threshold);
-      return `${low ? ':warning: ' : ''}*${outside(r.currency, 30)}* on ${outside(r.network, 30)}: ${outside(formatAmount(r.balance, r.currency))}${low ? ` (below ${outside(formatAmount(threshold, r.currency))})` : ''}`;
+      const value = prices ? valueAt(prices, r.currency, r.balance) : undefined;
+      const worth = value
+        ? ` · ${value.kind === 'known' ? formatFiat(value.usd, { approx: true }) : 'value unknown'}`
+        : '';
+      return `${low ? ':warning: ' : ''}*${outside(r.currency, 30)}* on ${outside(r.network, 30)}: ${outside(formatAmount(r.balance, r.currency))}${low ? ` (below ${outside(formatAmount(threshold, r.currency))})` : ''}${worth}`;
     });
+}
+
+/** "Total ≈ $1,234.50" over every balance, or why it cannot be known (one asset without a fresh price). */
+export function balancesTotal(rows: readonly OriginBalance[], prices: PriceSnapshot): string {
+  const total = sumValues(rows.map((r) => valueAt(prices, r.currency, r.balance)));
+  return total.kind === 'known'
+    ? `*Total ${formatFiat(total.usd, { approx: true })}*`
+    : `*Total:* value unknown (${outside(total.reason, 200)})`;
 }
 
 /** The Home is not held back longer than this by a slow wallet service (the read goes on, for the next opening). */
@@ -56,13 +77,13 @@ export function lastMovement(store: CommandDeps['store']): number {
 }
 
 export async function balancesBlocks(
-  deps: Pick<CommandDeps, 'balances' | 'policy' | 'now' | 'store'>,
+  deps: Pick<CommandDeps, 'balances' | 'policy' | 'now' | 'store'> & { prices?: CommandDeps['prices'] },
 ): Promise<KnownBlock[]> {
   const last = deps.balances.book.latest();
   const fresh = last?.ok && deps.now() - last.at < FRESH_MS && last.at >= lastMovement(deps.store);
   const reading = fresh ? last : await withinWait(deps.balances.book.refresh());
   if (!reading?.ok) return [section('*Balances*\n_Unavailable right now: the wallet service could not be read._')];
-  const lines = balanceLines(reading.rows, deps.policy.current().alerts.low_balance);
+  const lines = balanceLines(reading.rows, deps.policy.current().alerts.low_balance, deps.prices?.snapshot());
   const shown = lines.slice(0, MAX_LINES).map((l) => `• ${l}`);
   if (lines.length > MAX_LINES) shown.push(`…and ${lines.length - MAX_LINES} more: \`/treasury balances\``);
   return [

@@ -8,6 +8,9 @@ import { slackDate, utcMinute } from '../../format/time.js';
 import type { Rendered } from '../../outbox/index.js';
 import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../../wallet/explorers.js';
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../../withdrawals/index.js';
+import type { DailyValue } from '../../withdrawals/service/types.js';
+import type { Valuation } from '../../prices/types.js';
+import { formatFiat } from '../../format/fiat.js';
 import { formatAmount } from '../../withdrawals/index.js';
 import { statusDetail } from '../../format/status.js';
 import { outside, outsideCode } from '../../format/outside.js';
@@ -140,8 +143,34 @@ export function balanceText(r: WithdrawalRequest, facts: CardFacts): string | un
   const balance = facts.lastBalance?.(r.currency, r.network);
   if (balance === undefined) return undefined;
   if (balance === null) return `${r.currency} on ${r.network}: balance unavailable`;
-  const after = formatAmount(new Decimal(balance).minus(r.amount).toFixed(), r.currency).replace(/ \S+$/, '');
-  return `Balance: ${formatAmount(balance, r.currency)} on ${r.network} · after this withdrawal: ${after}`;
+  const afterAmount = new Decimal(balance).minus(r.amount).toFixed();
+  const after = formatAmount(afterAmount, r.currency).replace(/ \S+$/, '');
+  const afterValue = facts.valueNow?.(r.currency, afterAmount);
+  return `Balance: ${formatAmount(balance, r.currency)} on ${r.network} · after this withdrawal: ${after}${afterValue?.kind === 'known' ? ` (${formatFiat(afterValue.usd, { approx: true })})` : ''}`;
+}
+
+/** The value under the amount: "≈ $1,234.50" (at request; the value at the send price once re-checked), or why it is unknown. */
+function valueLine(r: WithdrawalRequest): string {
+  const v = r.sendValuation ?? r.valuation;
+  if (!v) return '';
+  if (v.kind === 'unknown') return `\nValue unknown: ${v.reason}`;
+  return `\n${formatFiat(v.usd, { approx: true })} _at ${formatFiat(v.price)} (${outside(v.source, 40)}, ${utcMinute(v.at)})_`;
+}
+
+/** "Daily value left: $12,000.00 of $250,000.00" (every currency, rolling 24 h), or why it cannot be known. */
+function dailyValueText(facts: CardFacts): string {
+  const d = facts.dailyValue?.();
+  if (!d) return '';
+  if (d.used.kind !== 'known') return `Daily value limit ${formatFiat(d.limit)}: used unknown (${d.used.reason})`;
+  const left = Decimal.max(0, new Decimal(d.limit).minus(d.used.usd)).toFixed(2);
+  return `Daily value used ${formatFiat(d.used.usd)}, left ${formatFiat(left)} of ${formatFiat(d.limit)}`;
+}
+
+/** The fee's value beside its estimate, when the price of its currency is known. */
+function feeValue(r: WithdrawalRequest, facts: CardFacts): string {
+  const fee = facts.feeEstimate?.(r.currency, r.network);
+  const v = fee ? facts.valueNow?.(fee.feeCurrency, fee.fee) : undefined;
+  return v?.kind === 'known' ? ` (${formatFiat(v.usd, { approx: true })})` : '';
 }
 
 /** Room left for the note in its section (3000 characters) after its label and a "shortened" remark. */
@@ -165,6 +194,10 @@ export interface CardFacts {
   get?(id: string): WithdrawalRequest | undefined;
   /** Every stored request: whether a new request of the same payout may be made (repeat-hold.ts decides). */
   list?(): readonly WithdrawalRequest[];
+  /** The value of an amount at the cached price (src/prices), undefined when the app has no prices. */
+  valueNow?(currency: string, amount: string): Valuation | undefined;
+  /** The daily value limit and its use, undefined when the policy sets none. */
+  dailyValue?(): DailyValue | undefined;
 }
 
 export function renderCard(
@@ -177,6 +210,10 @@ export function renderCard(
   const flags = riskFlags(r);
   if (r.balanceAtRequest?.balance === null && r.state === 'pending')
     flags.push('the balance could not be read when it was requested');
+  // No fresh price: treated as the strictest case (top tier), and said so where approvers look first.
+  const value = r.sendValuation ?? r.valuation;
+  if (value?.kind === 'unknown' && (r.state === 'pending' || r.state === 'approved'))
+    flags.push(`Value unknown: ${value.reason}`);
   // Approved but held by a freeze is not "Sending": say what it is.
   const held = frozen && r.state === 'approved';
   // Status first: a "never executed" the service contradicts may have been paid.
@@ -202,10 +239,15 @@ export function renderCard(
   const money: Array<[string, string]> =
     r.state === 'completed'
       ? [['Settled', settlementText(r)]]
-      : [['Fee (estimate)', feeBeforeText(r, service.feeEstimate?.(r.currency, r.network))]];
+      : [
+          [
+            'Fee (estimate)',
+            `${feeBeforeText(r, service.feeEstimate?.(r.currency, r.network))}${feeValue(r, service)}`,
+          ],
+        ];
   blocks.push(
     fields([
-      ['Amount', `*${amountText(r)}*`],
+      ['Amount', `*${amountText(r)}*${valueLine(r)}`],
       ...money,
       ['To', destinationText(r, net)],
       ['Network', r.network],
@@ -214,7 +256,7 @@ export function renderCard(
     ]),
     section(noteText(r)),
     section(
-      `*Approvals* (tier ${r.tier.max ? `up to ${formatAmount(r.tier.max, r.currency)}` : 'above every limit'}: ${r.tier.approvals} needed${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
+      `*Approvals* (tier ${r.tier.max ? `up to ${r.tier.basis === 'value' ? `${formatFiat(r.tier.max)} in value` : formatAmount(r.tier.max, r.currency)}` : 'above every limit'}: ${r.tier.approvals} needed${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
     ),
   );
   const balance = balanceText(r, service);
@@ -284,6 +326,7 @@ export function renderCard(
         usage.remaining !== null
           ? `${r.currency} daily limit left: ${formatAmount(usage.remaining, r.currency)} of ${formatAmount(usage.limit ?? '0', r.currency)}`
           : '',
+        r.state === 'pending' ? dailyValueText(service) : '',
         `Ref \`${shortRef(r)}\``,
       ]
         .filter(Boolean)

@@ -17,7 +17,7 @@ export function decideApprove(
   if (refusal) return refusal;
   const cur = req!;
   // A code never bypasses a rule above (own request, not an approver...); without one, no approval of a large request.
-  if (c.stepUp !== 'verified' && needsStepUp(ctx.policy, cur.currency, cur.amount))
+  if (c.stepUp !== 'verified' && needsStepUp(ctx.policy, cur.currency, cur.amount, cur.sendValuation ?? cur.valuation))
     return refused(
       'step_up_required',
       'Approving this withdrawal needs a code from your authenticator app: use the Approve button on its card.',

@@ -18,6 +18,7 @@
  */
 import type { AuditAction } from '../../audit/actions.js';
 import type { Policy } from '../../policy/schema.js';
+import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 import type { WithdrawalStatus } from '../../wallet/client/withdrawal-status.js';
 import type { AllowlistApprovals, CheckedInput, Refused } from '../rules.js';
 import type { RecheckFacts } from '../recheck.js';
@@ -56,6 +57,8 @@ export type WithdrawalCommand =
       repeatOf?: { id: string; original: WithdrawalRequest | undefined };
       /** The app has no record of the client (read by the shell in the commit: src/clients/known.ts). */
       newClient?: boolean;
+      /** The price cache as read just before (values of earlier requests for the daily value limit). */
+      prices?: PriceSnapshot;
     }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   /**
@@ -82,9 +85,11 @@ export type WithdrawalCommand =
       frozen?: { by: string; reason: string };
       recheck?: RecheckFacts;
       balance?: string;
+      /** The value recomputed with a fresh price (absent: the app has no prices): the request is re-checked with it. */
+      valuation?: Valuation;
     }
   /** A pending request judged again under the policy in force (after a policy change). */
-  | { type: 'recheck'; facts: RecheckFacts }
+  | { type: 'recheck'; facts: RecheckFacts; valuation?: Valuation }
   /** `requestId`: the claimed request, named in the audit even if it was settled meanwhile. */
   | { type: 'record-send-outcome'; requestId: string; outcome: SendOutcome }
   | { type: 'expire' }

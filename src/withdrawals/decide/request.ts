@@ -10,6 +10,8 @@ import { retypedRepeatOf } from '../hold/family.js';
 import type { RequestRule, WithdrawalRequest } from '../types.js';
 import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
 import { iso, unchanged } from './transition.js';
+import { dailyValueRefusal } from '../value-rules.js';
+import { NO_PRICES } from '../../prices/value.js';
 
 export function decideRequest(
   c: Extract<WithdrawalCommand, { type: 'request' }>,
@@ -42,6 +44,16 @@ export function decideRequest(
   // Decided inside the shell's commit: two requests racing cannot both fit under the limit.
   const over = checkDailyLimit(ctx.policy, c.existing, c.checked.currency.name, c.checked.amount, ctx.now);
   if (over) return refused(over.rule, over.message);
+  // The daily limit by value, across every currency; an unknown value counts as over it (invariant 16).
+  const valuation = c.checked.valuation ?? { kind: 'unknown', reason: 'no price was read', since: null };
+  const overValue = dailyValueRefusal(
+    ctx.policy,
+    c.existing,
+    { currency: c.checked.currency.name, valuation },
+    c.prices ?? NO_PRICES,
+    ctx.now,
+  );
+  if (overValue) return refused('daily_limit', overValue);
   const short = checkBalance(c.balance ?? undefined, {
     amount: c.checked.amount,
     currency: c.checked.currency.name,
@@ -64,6 +76,7 @@ export function decideRequest(
     ...(c.requestedFrom ? { requestedFrom: c.requestedFrom } : {}),
     tier: c.checked.tier,
     approvals: [],
+    valuation,
     createdAt: at,
     expiresAt: iso(ctx.now + ctx.policy.withdrawals.expires_after),
     allowlist,
@@ -94,6 +107,7 @@ export function decideRequest(
         tier,
         allowlist,
         expiresAt,
+        value: valuation,
         ...(req.balanceAtRequest ? { balance: req.balanceAtRequest.balance } : {}),
         ...(req.newClient ? { newClient: 'no address or transaction on record for this client' } : {}),
         ...(req.repeatOf ? { repeatOf: req.repeatOf } : {}),

@@ -5,6 +5,11 @@
  * to the one call.
  */
 import { recheck, type RecheckFacts } from '../recheck.js';
+import type { Valuation } from '../../prices/types.js';
+
+/** The approvers as they approved (nothing about them looked up again): for a re-check of the value alone. */
+const factsAsRecorded = (req: WithdrawalRequest): RecheckFacts =>
+  Object.fromEntries(req.approvals.map((a) => [a.user, { isApprover: true, satisfies: a.satisfies }]));
 import { about, checkBalance } from '../rules.js';
 import { claimRefusedOnHold } from '../hold/decide.js';
 import { SYSTEM, type WithdrawalRequest, type WithdrawalResultRecord } from '../types.js';
@@ -34,7 +39,12 @@ export function decideClaim(
       },
     };
   }
-  const again = command.recheck ? decideRecheck(req, command.recheck, ctx, at) : undefined;
+  // Judged again under the policy in force and with the value at a fresh price (a move into a higher
+  // tier waits for the approvals it now needs); the approvals as recorded when only the value is new.
+  const again =
+    command.recheck || command.valuation
+      ? decideRecheck(req, command.recheck ?? factsAsRecorded(req), ctx, at, command.valuation)
+      : undefined;
   if (again && again.kind !== 'passes') return again;
   const short = checkBalance(command.balance, req);
   if (short) {
@@ -67,6 +77,7 @@ export function decideClaim(
         currency: req.currency,
         network: req.network,
         destination: req.destination,
+        ...(command.valuation ? { value: command.valuation } : {}),
         ...(again?.changed ? { recheckedUnder: 'the policy in force', approvals: again.next.approvals.length } : {}),
       },
     },
@@ -81,7 +92,7 @@ export function decidePolicyRecheck(
 ): Decision {
   const at = iso(ctx.now);
   if (req?.state !== 'pending') return unchanged(req);
-  const again = decideRecheck(req, command.facts, ctx, at);
+  const again = decideRecheck(req, command.facts, ctx, at, command.valuation);
   if (again.kind !== 'passes') return again;
   if (!again.changed) return unchanged(req);
   // Complete under the policy in force (it asks for fewer approvals now): approved, then sent by the shell.
@@ -109,8 +120,9 @@ function decideRecheck(
   facts: RecheckFacts,
   ctx: DecideContext,
   at: string,
+  valuation?: Valuation,
 ): Decision | { kind: 'passes'; next: WithdrawalRequest; changed: boolean } {
-  const r = recheck(req, ctx, facts);
+  const r = recheck(req, ctx, facts, valuation);
   if (r.kind === 'passes') return r;
   if (r.kind === 'refused') {
     const reason = `No longer allowed by the treasury policy in force: ${r.reason}`;
@@ -151,6 +163,7 @@ function decideRecheck(
       details: {
         ...about(req),
         missing: r.missing,
+        ...(valuation ? { value: valuation } : {}),
         approvals: r.next.approvals.length,
         required: r.next.tier.approvals,
       },

@@ -7,6 +7,7 @@ import type { Logger } from '../../log.js';
 import { hasRole, matches, type GroupResolver } from '../../policy/people.js';
 import type { Policy } from '../../policy/schema.js';
 import type { PolicySource } from '../../policy/source.js';
+import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 import type { Store } from '../../store/index.js';
 import { recoveryAction, type RecoveryAction } from '../decide/index.js';
 import type { RecheckFacts } from '../recheck.js';
@@ -27,6 +28,7 @@ export interface ServiceDeps {
   logger: Logger;
   hooks: WithdrawalHooks;
   balances: BalanceSource | undefined;
+  prices: (() => PriceSnapshot) | undefined;
 }
 
 export const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => ({
@@ -49,8 +51,9 @@ export async function recheckFacts(
   p: Policy,
   groups: GroupResolver | undefined,
   r: WithdrawalRequest,
+  valuation?: Valuation,
 ): Promise<RecheckFacts> {
-  const must = selectTier(p, r.currency, r.amount)?.mustInclude ?? [];
+  const must = selectTier(p, r.currency, r.amount, valuation ?? r.sendValuation ?? r.valuation)?.mustInclude ?? [];
   const facts: Record<string, { isApprover: boolean; satisfies: string[] }> = {};
   for (const a of r.approvals) {
     const satisfies: string[] = [];

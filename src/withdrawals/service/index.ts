@@ -20,7 +20,9 @@
 import { createReconciler } from '../reconcile.js';
 import { createSender } from '../sender.js';
 import { createShell } from '../shell.js';
-import type { WithdrawalEvent } from '../types.js';
+import type { WithdrawalEvent, WithdrawalRequest } from '../types.js';
+import { valueAt, type Valuation } from '../../prices/index.js';
+import { selectTier } from '../rules.js';
 import { approvalOps } from './approvals.js';
 import { recheckFacts, type ServiceDeps } from './deps.js';
 import { noticeOps } from './notices.js';
@@ -45,6 +47,9 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
   const now = o.now ?? Date.now;
   const { policy } = o;
   const listeners: WithdrawalListener[] = o.onChange ? [o.onChange] : [];
+  const prices = o.prices;
+  const valuationNow = (r: WithdrawalRequest): Valuation | undefined =>
+    prices ? valueAt(prices(), r.currency, r.amount) : undefined;
   const shell = createShell({
     store,
     policy,
@@ -61,12 +66,18 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     logger,
     // A request created under the policy in force was checked under it already: no group look-ups
     // (which Slack being down would make fail closed) to judge it again before sending.
+    // With prices, the tier is chosen again with the value at a fresh price: the approvers are looked
+    // up again only when the policy changed or the value moved the request into another tier.
     recheckFacts: async (r) => {
       const since = o.policyInForceSince?.();
-      return since !== undefined && since <= Date.parse(r.createdAt)
-        ? undefined
-        : recheckFacts(policy.current(), groups, r);
+      const valuation = valuationNow(r);
+      const samePolicy = since !== undefined && since <= Date.parse(r.createdAt);
+      const sameTier =
+        !valuation ||
+        JSON.stringify(selectTier(policy.current(), r.currency, r.amount, valuation)) === JSON.stringify(r.tier);
+      return samePolicy && sameTier ? undefined : recheckFacts(policy.current(), groups, r, valuation);
     },
+    valuation: valuationNow,
     ...(o.balances ? { balances: o.balances } : {}),
   });
   const reconciler = createReconciler(shell, {
@@ -86,6 +97,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     logger,
     hooks: o.hooks ?? {},
     balances: o.balances,
+    prices,
   };
   return {
     ...requestOps(deps),

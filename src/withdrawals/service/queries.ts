@@ -9,9 +9,11 @@ import { dailyUsage, reservedFor, roleRefusal, stateRefusal, type DailyUsage } f
 import { WITHDRAWALS } from '../shell.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
 import { refusalOutcome, type ServiceDeps } from './deps.js';
-import type { ListFilter } from './types.js';
+import type { DailyValue, ListFilter } from './types.js';
+import { NO_PRICES, valueAt, type Valuation } from '../../prices/index.js';
+import { dailyValueUsed } from '../value-rules.js';
 
-export function queryOps({ store, shell, policy, now, groups, balances }: ServiceDeps) {
+export function queryOps({ store, shell, policy, now, groups, balances, prices }: ServiceDeps) {
   const { stored } = shell;
   async function checkDecision(
     id: string,
@@ -79,5 +81,13 @@ export function queryOps({ store, shell, policy, now, groups, balances }: Servic
     feeEstimate: (currency: string, network: string) => feeEstimate(store.all(WITHDRAWALS), currency, network),
     lastBalance: (currency: string, network: string) =>
       balances ? (balances.last(currency, network) ?? null) : undefined,
+    valueNow: (currency: string, amount: string): Valuation | undefined =>
+      prices ? valueAt(prices(), currency, amount) : undefined,
+    dailyValue: (): DailyValue | undefined => {
+      const limit = policy.current().withdrawals.daily_limit.value;
+      if (limit === undefined) return undefined;
+      const used = dailyValueUsed(store.all(WITHDRAWALS), prices?.() ?? NO_PRICES, now());
+      return { limit, used };
+    },
   };
 }

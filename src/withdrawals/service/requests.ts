@@ -13,11 +13,13 @@ import { clientOnRecord } from '../../clients/known.js';
 import type { Reads } from '../../store/index.js';
 import type { ServiceDeps } from './deps.js';
 
-export function requestOps({ store, shell, policy, now, groups, logger, balances }: ServiceDeps) {
+export function requestOps({ store, shell, policy, now, groups, logger, balances, prices }: ServiceDeps) {
   const { context } = shell;
   async function request(input: RequestInput, requesterId: string): Promise<RequestOutcome> {
     const p = policy.current();
-    const checked = admitRequest(p, input, await hasRole(p, 'requesters', requesterId, groups));
+    // The price cache as it is now (no network call): the value recorded on the request, its tier and limits.
+    const snapshot = prices?.();
+    const checked = admitRequest(p, input, await hasRole(p, 'requesters', requesterId, groups), snapshot);
     if (!checked.ok) return checked;
     // A fact for the `balance` rule, read before the commit (it is a network call); null: unreadable.
     // Capped (book.ts), so that the person is answered within Slack's 3 seconds.
@@ -38,6 +40,7 @@ export function requestOps({ store, shell, policy, now, groups, logger, balances
         existing: tx.all(WITHDRAWALS),
         newClient: isNewClient(tx, checked.clientEmail),
         ...(balance !== undefined ? { balance } : {}),
+        ...(snapshot ? { prices: snapshot } : {}),
       } as const;
       const applied = shell.apply(tx, command, undefined, context(now(), p));
       // The balance gate's refusal, and the repeat gate's (one payout, one request: hold/decide.ts), are

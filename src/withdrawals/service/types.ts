@@ -1,3 +1,4 @@
+import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 /** What the withdrawal service is given and what it offers (service/index.ts builds it). */
 import type { Logger } from '../../log.js';
 import type { GroupResolver } from '../../policy/people.js';
@@ -49,6 +50,11 @@ export interface WithdrawalServiceOptions {
    * the wallet service itself refuses an overdraft). Absent: no balance rule.
    */
   balances?: BalanceSource;
+  /**
+   * The price cache (src/prices), read as a snapshot (never a network call): the value recorded
+   * at request time, and recomputed before the send. Absent: values unknown (strictest `value` rules).
+   */
+  prices?: () => PriceSnapshot;
   /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
   reconcileMaxPages?: number;
   reconcilePageSize?: number;
@@ -144,4 +150,13 @@ export interface WithdrawalService {
   subscribe(fn: WithdrawalListener): () => void;
   /** The last balance read for this currency and network: text, null when unavailable, undefined without a balance source. */
   lastBalance(currency: string, network: string): string | null | undefined;
+  /** The value of an amount at the cached price now (unknown without a fresh one); undefined when the app has no prices. */
+  valueNow(currency: string, amount: string): Valuation | undefined;
+  /** The daily value limit (withdrawals.daily_limit.value) and what is used of it, or undefined when the policy sets none. */
+  dailyValue(): DailyValue | undefined;
+}
+
+export interface DailyValue {
+  limit: string;
+  used: { kind: 'known'; usd: string } | { kind: 'unknown'; reason: string };
 }

@@ -1,0 +1,107 @@
+/**
+ * The price cache: refreshed in the background by the `prices.refresh` job (one call for every
+ * asset, at most once a minute), read as a snapshot by whoever needs a value (never a network
+ * call on the path of a Slack ack). A refused answer is logged with its reason and leaves the
+ * last good prices in place; they count until the policy's valuation.max_age, then the value
+ * is unknown (value.ts).
+ */
+import type { Logger } from '../log.js';
+import type { Policy } from '../policy/schema.js';
+import type { PolicySource } from '../policy/source.js';
+import { priceIds } from './ids.js';
+import { judgeAnswer } from './judge.js';
+import type { PriceFetch } from './client.js';
+import type { PriceSnapshot, PriceSourceState, Prices, Quote } from './types.js';
+
+export type { PriceSnapshot, PriceSourceState, Prices, Quote, Valuation } from './types.js';
+export { valueAt, sumValues, NO_PRICES } from './value.js';
+export { DEFAULT_PRICE_IDS, priceIds } from './ids.js';
+
+/** One call for every asset at most this often, whatever asks (the job, a start, a test). */
+export const MIN_REFRESH_MS = 60_000;
+
+export function createPrices(o: {
+  fetch: PriceFetch;
+  /** Where prices come from, in words ("CoinGecko", "the embedded sandbox"). */
+  source: string;
+  policy: PolicySource<Pick<Policy, 'valuation'>>;
+  now: () => number;
+  logger: Logger;
+}): Prices {
+  let quotes: Record<string, Quote> = {};
+  let lastCallAt: number | undefined;
+  let lastOkAt: number | undefined;
+  let lastProblem: { at: number; reason: string } | undefined;
+  let calls = 0;
+  let running: Promise<void> | undefined;
+
+  const maxAgeMs = () => o.policy.current().valuation.max_age;
+
+  async function refreshOnce(): Promise<void> {
+    const now = o.now();
+    if (lastCallAt !== undefined && now - lastCallAt < MIN_REFRESH_MS) return;
+    lastCallAt = now;
+    calls += 1;
+    const ids = priceIds(o.policy.current().valuation.ids);
+    const answer = await o.fetch([...new Set(Object.values(ids))]);
+    // The time of the call (the answer is at most the timeout later): one time for the whole refresh.
+    const at = now;
+    if (!answer.ok) {
+      lastProblem = { at, reason: answer.reason };
+      o.logger.warn(
+        { reason: answer.reason },
+        'price refresh failed: the last good prices stay until they are too old',
+      );
+      return;
+    }
+    const judged = judgeAnswer(answer.body, { ids, last: quotes, now: at, maxAgeMs: maxAgeMs(), source: o.source });
+    if (judged.invalid) {
+      lastProblem = { at, reason: judged.invalid };
+      o.logger.warn(
+        { reason: judged.invalid },
+        'price answer refused: the last good prices stay until they are too old',
+      );
+      return;
+    }
+    quotes = { ...quotes, ...judged.accepted };
+    lastOkAt = at;
+    const refused = Object.entries(judged.refused);
+    lastProblem = refused.length ? { at, reason: refused.map(([c, why]) => `${c}: ${why}`).join('; ') } : undefined;
+    if (refused.length) o.logger.warn({ refused: judged.refused }, 'some prices refused: their last good price stays');
+  }
+
+  function snapshot(): PriceSnapshot {
+    return {
+      now: o.now(),
+      maxAgeMs: maxAgeMs(),
+      quotes,
+      ...(lastProblem ? { lastProblem: lastProblem.reason } : {}),
+    };
+  }
+
+  return {
+    snapshot,
+    async refresh() {
+      // One refresh at a time: a second caller waits for the one under way.
+      running ??= refreshOnce()
+        .catch((err: unknown) => {
+          lastProblem = { at: o.now(), reason: 'the refresh failed' };
+          o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'price refresh failed');
+        })
+        .finally(() => {
+          running = undefined;
+        });
+      return running;
+    },
+    state(): PriceSourceState {
+      const snap = snapshot();
+      const fresh: string[] = [];
+      const stale: string[] = [];
+      for (const currency of Object.keys(priceIds(o.policy.current().valuation.ids))) {
+        const q = quotes[currency];
+        (q && snap.now - Date.parse(q.at) <= snap.maxAgeMs ? fresh : stale).push(currency);
+      }
+      return { source: o.source, lastOkAt, lastProblem, calls, fresh, stale };
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The value of an amount in USD from a price snapshot: pure, exact (decimal), and unknown when
+ * there is no fresh price (invariant 16: never zero). Exported for every part that shows or
+ * limits by value (cards, alerts, balances; the digest and exports in a later pass).
+ */
+import { Dec } from '../withdrawals/money.js';
+import { utcMinute } from '../format/time.js';
+import type { PriceSnapshot, Valuation } from './types.js';
+
+/** The value of `amount` of `currency` in the snapshot: known only with a quote younger than max_age. */
+export function valueAt(snapshot: PriceSnapshot, currency: string, amount: string): Valuation {
+  const q = snapshot.quotes[currency];
+  if (!q) {
+    return {
+      kind: 'unknown',
+      reason: snapshot.lastProblem ? `no price yet (${snapshot.lastProblem})` : `no price for ${currency} yet`,
+      since: null,
+    };
+  }
+  const age = snapshot.now - Date.parse(q.at);
+  if (!(age <= snapshot.maxAgeMs)) {
+    return { kind: 'unknown', reason: `no price since ${utcMinute(Date.parse(q.at))}`, since: q.at };
+  }
+  let usd: string;
+  try {
+    usd = new Dec(amount).times(q.price).toFixed(2, Dec.ROUND_UP);
+  } catch {
+    return { kind: 'unknown', reason: `"${amount}" is not an amount`, since: q.at };
+  }
+  return { kind: 'known', usd, price: q.price, at: q.at, source: q.source };
+}
+
+/** Sum of values; unknown as soon as one part is (a total that leaves a part out would be wrong). */
+export function sumValues(values: readonly Valuation[]): Valuation {
+  let total = new Dec(0);
+  for (const v of values) {
+    if (v.kind === 'unknown') return v;
+    total = total.plus(v.usd);
+  }
+  const first = values[0];
+  return first?.kind === 'known'
+    ? { ...first, usd: total.toFixed(2) }
+    : { kind: 'known', usd: total.toFixed(2), price: '0', at: new Date(0).toISOString(), source: 'sum' };
+}
+
+/** A snapshot with no price at all: every value unknown (tests, and parts built without prices). */
+export const NO_PRICES: PriceSnapshot = Object.freeze({ now: 0, maxAgeMs: 0, quotes: Object.freeze({}) });

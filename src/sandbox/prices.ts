@@ -1,0 +1,128 @@
+/**
+ * The sandbox's price API: CoinGecko's `GET /simple/price?ids=<ids>&vs_currencies=usd` shape
+ * (`{ "<id>": { "usd": <number>, "last_updated_at": <unix seconds> } }`), with plausible prices
+ * that drift a little (at most 0.2% per answer, within 5% of the price set), so `npm start`
+ * shows values with no account. Not a market: a stand-in for the app's price cache to read.
+ *
+ * Test control `POST /sandbox/prices` (JSON, same guard as every /sandbox/* endpoint):
+ * `{ "prices"?: { "<currency or coin id>": <usd> }, "feed"?: "up" | "down" | "slow" | "spiky" | "invalid",
+ *    "delayMs"?: <ms for slow>, "drift"?: boolean }`; answers the state. `down`: 503; `slow`: answers
+ * after `delayMs` (default 15 s); `spiky`: every price tripled; `invalid`: not the documented shape.
+ * `drift: false` answers exactly the prices set (tests that cross a tier at a known price).
+ */
+import { z } from 'zod';
+import { CURRENCIES, lookup } from '../wallet/enums.js';
+import { DEFAULT_PRICE_IDS } from '../prices/ids.js';
+import { describeIssues, header, jsonObject, parseMediaType } from './body.js';
+import { controlError, type Reply } from './envelopes.js';
+import type { SandboxRequest } from './http.js';
+import { createRng } from './prng.js';
+import { stringifyJson } from '../wallet/json.js';
+
+export const PRICES_CONTROL_PATH = '/sandbox/prices';
+export const SIMPLE_PRICE_PATH = '/simple/price';
+
+/** Plausible USD prices by CoinGecko id (late 2026 is not known: these only need to look like money). */
+const START: Readonly<Record<string, number>> = {
+  bitcoin: 64_000,
+  litecoin: 85,
+  binancecoin: 580,
+  tether: 1,
+  dai: 1,
+  'binance-usd': 1,
+  'xend-finance': 0.05,
+  ethereum: 3_100,
+  'matic-network': 0.55,
+  wicrypt: 0.02,
+  'usd-coin': 1,
+  'celo-dollar': 1,
+  'celo-euro': 1.08,
+  celo: 0.7,
+  tron: 0.12,
+  'just-stablecoin': 1,
+  'true-usd': 1,
+};
+
+export type FeedMode = 'up' | 'down' | 'slow' | 'spiky' | 'invalid';
+
+export interface SandboxPrices {
+  set: Map<string, number>;
+  current: Map<string, number>;
+  feed: FeedMode;
+  delayMs: number;
+  drift: boolean;
+  answers: number;
+}
+
+export function createSandboxPrices(): SandboxPrices {
+  return {
+    set: new Map(Object.entries(START)),
+    current: new Map(Object.entries(START)),
+    feed: 'up',
+    delayMs: 15_000,
+    drift: true,
+    answers: 0,
+  };
+}
+
+const rng = createRng(0x5eed);
+
+/** One answer of /simple/price. */
+export async function simplePrice(p: SandboxPrices, req: SandboxRequest, now: () => number): Promise<Reply> {
+  p.answers += 1;
+  if (p.feed === 'down') return { status: 503, body: { status: { error_code: 503, error_message: 'unavailable' } } };
+  if (p.feed === 'slow') await new Promise((r) => setTimeout(r, p.delayMs));
+  const ids = (req.query.get('ids') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const vs = (req.query.get('vs_currencies') ?? '').toLowerCase().split(',');
+  if (!ids.length || !vs.includes('usd'))
+    return { status: 400, body: { error: 'ids and vs_currencies=usd are required' } };
+  if (p.feed === 'invalid') return { status: 200, body: Object.fromEntries(ids.map((id) => [id, { usd: 'lots' }])) };
+  const body: Record<string, { usd: number; last_updated_at: number }> = {};
+  const at = Math.floor(now() / 1000);
+  for (const id of ids.slice(0, 100)) {
+    const base = p.set.get(id);
+    if (base === undefined) continue;
+    let price = p.current.get(id) ?? base;
+    if (p.drift) {
+      price *= 1 + (rng.next() - 0.5) * 0.004;
+      price = Math.min(base * 1.05, Math.max(base * 0.95, price));
+    } else price = base;
+    p.current.set(id, price);
+    const shown = p.feed === 'spiky' ? price * 3 : price;
+    body[id] = { usd: Number(shown.toPrecision(8)), last_updated_at: at };
+  }
+  return { status: 200, body };
+}
+
+const controlBody = z.object({
+  prices: z.record(z.string(), z.number().positive().finite()).optional(),
+  feed: z.enum(['up', 'down', 'slow', 'spiky', 'invalid']).optional(),
+  delayMs: z.number().int().min(0).max(120_000).optional(),
+  drift: z.boolean().optional(),
+});
+
+export function pricesControlRoute(p: SandboxPrices, req: SandboxRequest): Reply {
+  if (parseMediaType(header(req, 'content-type') ?? '').type !== 'application/json')
+    return controlError(415, 'Test-only endpoints accept only JSON posts (content-type: application/json)');
+  const parsed = jsonObject(req);
+  if (!parsed.ok) return controlError(400, parsed.message);
+  const input = controlBody.safeParse(JSON.parse(stringifyJson(parsed.value)));
+  if (!input.success) return controlError(400, describeIssues(input.error));
+  for (const [key, usd] of Object.entries(input.data.prices ?? {})) {
+    const currency = lookup(CURRENCIES, key);
+    const id = currency ? DEFAULT_PRICE_IDS[currency.name] : key;
+    if (!id) return controlError(400, `no coin id for ${key}`);
+    p.set.set(id, usd);
+    p.current.set(id, usd);
+  }
+  if (input.data.feed) p.feed = input.data.feed;
+  if (input.data.delayMs !== undefined) p.delayMs = input.data.delayMs;
+  if (input.data.drift !== undefined) p.drift = input.data.drift;
+  return {
+    status: 200,
+    body: { feed: p.feed, delayMs: p.delayMs, drift: p.drift, answers: p.answers, prices: Object.fromEntries(p.set) },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The policy's `value` entries (USD, across every currency) beside its native ones: which
+ * applies to a currency, and the strictest reading when the value is unknown (invariant 16):
+ * the last tier, a note and a code required, the daily value limit counted as over. A
+ * currency's own native entry always wins; `default` (native) applies only where there is no
+ * `value` entry. Pure: the value is a fact (src/prices), computed by the shell.
+ */
+import type { Policy, Tier } from '../policy/schema.js';
+import { formatFiat } from '../format/fiat.js';
+import { valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { Dec } from './money.js';
+import { NOT_COUNTED_STATES, type WithdrawalRequest } from './types.js';
+
+export type TierChoice = {
+  index: number;
+  max: string | null;
+  approvals: number;
+  mustInclude: string[];
+  basis?: 'value';
+};
+
+/** Which entry of a per-currency section applies: the currency's own, else `value`, else `default`. */
+export function entryFor<T>(
+  rec: Readonly<Record<string, T>>,
+  currency: string,
+): { basis: 'native'; entry: T } | { basis: 'value'; entry: T } | undefined {
+  const own = rec[currency];
+  if (own !== undefined) return { basis: 'native', entry: own };
+  if (rec.value !== undefined) return { basis: 'value', entry: rec.value };
+  if (rec.default !== undefined) return { basis: 'native', entry: rec.default };
+  return undefined;
+}
+
+/** The tier for an amount: native tiers by amount; `value` tiers by USD value, the last one when the value is unknown. */
+export function tierFor(
+  policy: Policy,
+  currency: string,
+  amount: string,
+  valuation: Valuation | undefined,
+): TierChoice | undefined {
+  const chosen = entryFor<Tier[]>(policy.withdrawals.tiers, currency);
+  if (!chosen) return undefined;
+  const tiers = chosen.entry;
+  let index: number;
+  if (chosen.basis === 'value') {
+    index =
+      valuation?.kind === 'known'
+        ? tiers.findIndex((t) => t.max === undefined || new Dec(t.max).gte(valuation.usd))
+        : tiers.length - 1;
+  } else index = tiers.findIndex((t) => t.max === undefined || new Dec(t.max).gte(amount));
+  const t = tiers[index];
+  if (!t) return undefined;
+  return {
+    index,
+    max: t.max ?? null,
+    approvals: t.approvals,
+    mustInclude: [...t.must_include],
+    ...(chosen.basis === 'value' ? { basis: 'value' as const } : {}),
+  };
+}
+
+/** Whether an amount is above a per-currency threshold (native or value); an unknown value is above any value threshold. */
+export function isAbove(
+  rec: Readonly<Record<string, string>>,
+  currency: string,
+  amount: string,
+  valuation: Valuation | undefined,
+): boolean {
+  const chosen = entryFor(rec, currency);
+  if (!chosen) return false;
+  if (chosen.basis === 'native') return new Dec(amount).gt(chosen.entry);
+  return valuation?.kind !== 'known' || new Dec(valuation.usd).gt(chosen.entry);
+}
+
+/** The threshold in words: "1,000 USDT" or "≈ $1,000.00". */
+export function thresholdWords(
+  rec: Readonly<Record<string, string>>,
+  currency: string,
+  native: (a: string) => string,
+): string {
+  const chosen = entryFor(rec, currency);
+  if (!chosen) return '';
+  return chosen.basis === 'value' ? formatFiat(chosen.entry) : native(chosen.entry);
+}
+
+/** Value used in the rolling 24 h across every currency; unknown when one counted request's value cannot be known. */
+export function dailyValueUsed(
+  existing: readonly WithdrawalRequest[],
+  prices: PriceSnapshot,
+  nowMs: number,
+): { kind: 'known'; usd: string } | { kind: 'unknown'; reason: string } {
+  const since = nowMs - 24 * 3_600_000;
+  let used = new Dec(0);
+  for (const r of existing) {
+    if (NOT_COUNTED_STATES.includes(r.state) || !(Date.parse(r.createdAt) > since)) continue;
+    // The value recorded when it was requested; one made while no price was known is valued now.
+    const v = r.valuation?.kind === 'known' ? r.valuation : valueAt(prices, r.currency, r.amount);
+    if (v.kind !== 'known')
+      return { kind: 'unknown', reason: `the value of an earlier request is unknown (${v.reason})` };
+    used = used.plus(v.usd);
+  }
+  return { kind: 'known', usd: used.toFixed(2) };
+}
+
+/** The daily value limit (withdrawals.daily_limit.value) for a currency without a native limit of its own: the refusal's words, or undefined. */
+export function dailyValueRefusal(
+  policy: Policy,
+  existing: readonly WithdrawalRequest[],
+  c: { currency: string; valuation: Valuation },
+  prices: PriceSnapshot,
+  nowMs: number,
+): string | undefined {
+  const limit = policy.withdrawals.daily_limit.value;
+  if (limit === undefined || policy.withdrawals.daily_limit[c.currency] !== undefined) return undefined;
+  if (c.valuation.kind !== 'known')
+    return `The daily limit is ${formatFiat(limit)} in value (rolling 24 h, every currency), and this request's value cannot be known now (${c.valuation.reason}): it cannot be made until a price is known again.`;
+  const used = dailyValueUsed(existing, prices, nowMs);
+  if (used.kind !== 'known')
+    return `The daily limit is ${formatFiat(limit)} in value (rolling 24 h, every currency), and ${used.reason}: no request can be counted against it until a price is known again.`;
+  const after = new Dec(used.usd).plus(c.valuation.usd);
+  if (after.lte(limit)) return undefined;
+  const left = Dec.max(0, new Dec(limit).minus(used.usd));
+  return `The daily limit is ${formatFiat(limit)} in value (rolling 24 h, every currency, pending requests included): ${formatFiat(used.usd)} is already requested, so at most ${formatFiat(left.toFixed(2))} more can be requested now; this request is ${formatFiat(c.valuation.usd)}.`;
+}
