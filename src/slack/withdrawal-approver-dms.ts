@@ -71,7 +71,9 @@ export function approverDmSync(
     if (!DECISIONS.has(event.type)) return;
     const prefixes = dmPrefixes(event.request.id);
     for (const m of tx.all(COLLECTIONS.messages)) {
-      if (!m.ts || !prefixes.some((p) => m.key.startsWith(p))) continue;
+      // A DM still waiting to be posted is edited right after it (same lane, in order): a decision made
+      // before the ask went out must not leave it asking.
+      if (!prefixes.some((p) => m.key.startsWith(p))) continue;
       const user = m.key.slice(m.key.lastIndexOf(':') + 1);
       outbox.enqueue(tx, {
         op: 'update',

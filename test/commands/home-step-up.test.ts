@@ -11,6 +11,7 @@ import { HOME_APPROVE } from '../../src/slack/home/view.js';
 import { codeAt } from '../../src/stepup/index.js';
 import { eventCallback, sendToBolt } from '../helpers/slack-requests.js';
 import { startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { clientOnRecord } from '../helpers/clients.js';
 import { until } from '../helpers/wait.js';
 
 const CLIENT = 'stepup@client.example';
@@ -36,6 +37,7 @@ it('after approving with a code in the modal opened from the Home, the Home is p
   t = await startTestApp({ policy: POLICY, now: clock, env: { SECRETS_KEY: randomBytes(32).toString('base64') } });
   const a = t;
   a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
+  await clientOnRecord({ store: a.app.deps.store, wallet: a.app.deps.wallet }, CLIENT);
   await sendToBolt(
     a.app.url,
     a.signingSecret,

@@ -20,6 +20,7 @@ import {
   type TestApp,
   type TestAppOptions,
 } from '../helpers/treasury-app.js';
+import { clientOnRecord } from '../helpers/clients.js';
 import { until } from '../helpers/wait.js';
 
 const CLIENT = 'queue@client.example';
@@ -38,6 +39,8 @@ async function app(o: TestAppOptions = {}): Promise<TestApp> {
   const a = await startTestApp({ policy: TWO_ADMINS, ...o });
   running.push(a);
   a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
+  // A client in use (its address generated through the app): not flagged as new on the cards.
+  await clientOnRecord({ store: a.app.deps.store, wallet: a.app.deps.wallet }, CLIENT);
   return a;
 }
 

@@ -210,9 +210,10 @@ export function renderCard(
   const flags = riskFlags(r);
   if (r.balanceAtRequest?.balance === null && r.state === 'pending')
     flags.push('the balance could not be read when it was requested');
-  // No fresh price: treated as the strictest case (top tier), and said so where approvers look first.
+  // No fresh price for a request judged by value: the strictest case (top tier), said where approvers
+  // look first. A request under native tiers only is not judged by its value: its value line says it.
   const value = r.sendValuation ?? r.valuation;
-  if (value?.kind === 'unknown' && (r.state === 'pending' || r.state === 'approved'))
+  if (value?.kind === 'unknown' && r.tier.basis === 'value' && (r.state === 'pending' || r.state === 'approved'))
     flags.push(`Value unknown: ${value.reason}`);
   // Approved but held by a freeze is not "Sending": say what it is.
   const held = frozen && r.state === 'approved';
