@@ -7,7 +7,14 @@
  */
 import { z } from 'zod';
 import { networkWithStandard } from '../format/network.js';
-import { addressFamily, describeFormat, isValidAddress, type AddressFamily } from '../wallet/addresses.js';
+import {
+  addressFamily,
+  BROKEN_CHECKSUM,
+  brokenChecksum,
+  describeFormat,
+  isValidAddress,
+  type AddressFamily,
+} from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy, Tier } from '../policy/schema.js';
 import { Dec, formatAmount, parseAmount } from './money.js';
@@ -86,6 +93,8 @@ export function checkInput(policy: Policy, input: RequestInput): CheckedInput | 
   // The network decides the format (BTC on BSC is a BEP-20 token at a 0x address): checked once the network is known.
   const family = network ? addressFamily(network) : undefined;
   if (!destination) problems.push({ rule: 'destination', message: 'Enter the destination address.' });
+  else if (family && brokenChecksum(family, destination))
+    problems.push({ rule: 'destination', message: BROKEN_CHECKSUM });
   else if (network && family && !isValidAddress(family, destination))
     problems.push({
       rule: 'destination',
