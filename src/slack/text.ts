@@ -3,9 +3,9 @@
 /**
  * Undo Slack's escaping of links, e-mails and user/channel/group mentions, and its HTML entities.
  * A mention becomes what a person saw when typing it: `<@U0ADA|ada>` → `@ada`, `<#C01|incident>` →
- * `#incident`, `<!subteam^S1|@finance>` → `@finance`, `<!here>` → `@here` (the id only when Slack
- * sent no label). The result is plain text: wherever it is shown it is escaped (src/format/outside.ts),
- * so it can never become a mention or a link again.
+ * `#incident`, `<!subteam^S1|@finance>` → `@finance` (the id only when Slack sent no label). A
+ * `<!here>` stays as typed. The result is plain text: wherever it is shown it is escaped
+ * (src/format/outside.ts), so it can never become a mention or a link again.
  */
 export function unescapeSlack(text: string): string {
   return text
@@ -17,7 +17,6 @@ export function unescapeSlack(text: string): string {
     .replace(/<([@#][A-Z0-9]+)>/g, '$1')
     .replace(/<!subteam\^[A-Z0-9]+\|@?([^>]+)>/g, '@$1')
     .replace(/<!subteam\^([A-Z0-9]+)>/g, '@$1')
-    .replace(/<!(here|channel|everyone)(?:\|[^>]*)?>/g, '@$1')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');

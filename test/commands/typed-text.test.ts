@@ -23,7 +23,7 @@ describe('typed mentions in /treasury', () => {
       (c) => c.args.channel === CHANNELS.approvals && String(c.args.text).includes('Sends are frozen'),
     );
     const shown = visibleText(call.args as { text?: unknown; blocks?: unknown });
-    expect(shown).toContain('paid by @ada, see #incident @here');
+    expect(shown).toContain('paid by @ada, see #incident &lt;!here&gt;');
     expect(shown).not.toContain('U0ADA');
     expect(shown).not.toContain('C01');
     expect(shown).not.toContain('<!here>');
@@ -44,11 +44,27 @@ describe('words', () => {
       '@U0BOB',
       '#C02',
       '@finance',
-      '@channel',
+      '<!channel>',
     ]);
   });
   it('keeps a user mention whole where a person is taken, and never makes one of typed text', () => {
     expect(wordsKeepingMentions('stepup reset <@U0ADA|ada>')).toEqual(['stepup', 'reset', '<@U0ADA|ada>']);
     expect(wordsKeepingMentions('stepup reset &lt;@U0ADA&gt;')).toEqual(['stepup', 'reset', '@U0ADA']);
+  });
+});
+
+describe('typed values quoted back by /withdraw', () => {
+  it('go through the house escape: no formatting, mention or link from what was typed', async () => {
+    const { responseUrl } = await t.command(
+      '/withdraw',
+      '10 *USDT* BSC 0x2222222222222222222222222222222222222222 _client_@x <!here>',
+      USERS.alice,
+    );
+    const [reply] = await t.replies(responseUrl);
+    const text = String(reply!.text);
+    expect(text).toContain('Unknown currency "\uff0aUSDT\uff0a"');
+    expect(text).toContain('"\uff3fclient\uff3f@x" is not an e-mail address');
+    expect(text).not.toContain('<!here>');
+    expect(text).not.toContain('*USDT*');
   });
 });
