@@ -67,4 +67,16 @@ describe('typed values quoted back by /withdraw', () => {
     expect(text).not.toContain('<!here>');
     expect(text).not.toContain('*USDT*');
   });
+
+  it('says in words when a mixed-case destination has a broken checksum', async () => {
+    const { responseUrl } = await t.command(
+      '/withdraw',
+      '10 USDT BSC 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD client@example.com',
+      USERS.alice,
+    );
+    const [reply] = await t.replies(responseUrl);
+    expect(String(reply!.text)).toBe(
+      ":no_entry: Not requested: This address's capital letters do not match its checksum: copy it again from its source.",
+    );
+  });
 });
