@@ -5,6 +5,9 @@
  */
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { rememberAddress } from '../../src/clients/known.js';
+import { outsideCode } from '../../src/format/outside.js';
+import { networkWithStandard } from '../../src/format/network.js';
+import { addressFamily, describeFormat, isValidAddress } from '../../src/wallet/addresses.js';
 import { guarded } from '../../src/slack/guard.js';
 import type { CommandDeps } from '../deps.js';
 import { parseAddressArgs, USAGE, type AddressArgs } from './parse.js';
@@ -31,6 +34,16 @@ export function addressCommand(deps: CommandDeps) {
           currency: args.currency,
           network: args.network,
         });
+        // A "generated" address whose format does not fit the network (bc1… for BSC) is a service fault:
+        // never shown as ready, QR'd or remembered, since funds sent to it would be lost.
+        const family = addressFamily(args.network);
+        if (address.status === 'generated' && address.address !== '' && !isValidAddress(family, address.address)) {
+          deps.logger.warn(
+            { currency: args.currency.name, network: args.network.name, length: address.address.length },
+            'the wallet service returned a deposit address in a format that does not fit its network',
+          );
+          return void (await respond({ response_type: 'ephemeral', text: unexpectedFormat(args, address.address) }));
+        }
         // The address first; the QR code follows (it takes several Slack calls that must not hold the answer back).
         const usable = address.status === 'generated' && address.address !== '';
         await respond({
@@ -52,6 +65,14 @@ export function addressCommand(deps: CommandDeps) {
       }),
     );
   };
+}
+
+function unexpectedFormat(args: AddressArgs, returned: string): string {
+  const net = networkWithStandard(args.network.name);
+  return [
+    `:x: *Not usable: do not share this address.* The wallet service returned an address in an unexpected format for ${net}: an address there is ${describeFormat(addressFamily(args.network))}.`,
+    `Nothing was recorded and no QR code was made. Contact the wallet service; what it returned, for them: ${outsideCode(returned, 120)}`,
+  ].join('\n');
 }
 
 /**

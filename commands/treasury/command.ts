@@ -35,7 +35,15 @@ export function treasuryCommand(deps: CommandDeps) {
       }
       const refused = await refusal(deps.policy.current(), verb.role, command.user_id, deps.groups);
       if (refused) return void (await respond({ response_type: 'ephemeral', text: refused }));
-      await verb.run({ deps, args, userId: command.user_id, respond, client, channelId: command.channel_id });
+      await verb.run({
+        deps,
+        args,
+        text: command.text,
+        userId: command.user_id,
+        respond,
+        client,
+        channelId: command.channel_id,
+      });
     });
   };
 }

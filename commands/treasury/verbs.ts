@@ -36,6 +36,8 @@ import { NOT_CURRENT, webhookRotateVerb, webhookStatusField } from './webhook-ro
 interface VerbContext {
   deps: CommandDeps;
   args: string[];
+  /** The command's text as Slack sent it, for a verb that takes a person (`wordsKeepingMentions`). */
+  text: string;
   userId: string;
   respond: RespondFn;
   client: App['client'];

@@ -3,6 +3,7 @@
  * request. Values left out are passed empty, so the withdrawal service names every missing or
  * wrong one in one answer (never one problem per attempt).
  */
+import { outside, outsideCode } from '../../src/format/outside.js';
 import { words } from '../../src/slack/text.js';
 import type { Problem, RequestInput } from '../../src/withdrawals/index.js';
 import { type FIELDS, RULE_FIELD } from './modals.js';
@@ -24,14 +25,24 @@ const LABELS: Record<keyof typeof FIELDS, string> = {
   note: 'Note',
 };
 
-// The domain's words quote what was typed ("Unknown currency "<!here>""): it may add no mention or link.
-// Only entities: the domain's own words may hold a code span (a reference), which outside() would undo.
-const entities = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/**
+ * The domain's words quote what was typed ("Unknown currency "*<!here>*""): through the house
+ * escape, so it adds no mention, link or formatting. The domain's own code spans (a reference,
+ * "ref `a1b2`") stay code spans; a span typed into a value is shown as code too, which formats
+ * nothing and links nothing.
+ */
+const MAX_MESSAGE = 1000;
+const CODE_SPAN = /(`[^`\n]*`)/;
+const escaped = (message: string) =>
+  message
+    .split(CODE_SPAN)
+    .map((part, i) => (i % 2 === 1 ? outsideCode(part.slice(1, -1), MAX_MESSAGE) : outside(part, MAX_MESSAGE)))
+    .join('');
 
 /** A refusal in one reply: the one problem as a sentence, or every problem on its own line, named by its value. */
 export function problemsText(refusal: Problem & { problems?: readonly Problem[] }): string {
   const all = refusal.problems ?? [refusal];
-  if (all.length === 1) return entities(all[0]!.message);
-  const lines = all.map((p) => `• ${LABELS[RULE_FIELD[p.rule]]}: ${entities(p.message)}`);
+  if (all.length === 1) return escaped(all[0]!.message);
+  const lines = all.map((p) => `• ${LABELS[RULE_FIELD[p.rule]]}: ${escaped(p.message)}`);
   return `${all.length} things to fix:\n${lines.join('\n')}`;
 }

@@ -32,16 +32,42 @@ export function depositWarning(currency: string, network: string): string {
 }
 
 /**
- * Coins whose own chain is not one of the service's networks: on any network of the service
- * they are tokens (BTC on BSC is a BEP-20 token), and a payer who sends the coin over its own
- * chain loses it. Named so the warning can say so.
+ * Each network's own coin (what pays its fees). Any other currency on it is a token: USDT on
+ * BSC, and also ETH or TRX on BSC. Read against enums.ts's NETWORKS and CURRENCIES; AVAX and
+ * HT are not currencies of the service, so everything on AVALANCHE and HECOCHAIN is a token.
  */
-const OWN_CHAINS: Readonly<Record<string, string>> = { BTC: 'Bitcoin', LTC: 'Litecoin' };
+const NATIVE: Readonly<Record<string, string>> = {
+  BSC: 'BNB',
+  ETH: 'ETH',
+  POLYGON: 'MATIC',
+  CELO: 'CELO',
+  ARBITRUM: 'ETH',
+  AVALANCHE: 'AVAX',
+  HECOCHAIN: 'HT',
+  TRON: 'TRX',
+};
 
-/** "BTC on BSC is a BEP-20 token: …", or undefined when the currency is at home on the network's format. */
+/**
+ * Coins with a chain of their own: a payer who sends one over its own chain to a token address
+ * on another network loses it, so the note says which chain not to use.
+ */
+const OWN_CHAINS: Readonly<Record<string, string>> = {
+  BTC: 'Bitcoin',
+  LTC: 'Litecoin',
+  ETH: 'Ethereum',
+  BNB: 'BNB Smart Chain',
+  MATIC: 'Polygon',
+  CELO: 'Celo',
+  TRX: 'TRON',
+};
+
+/** "BTC on BSC is a BEP-20 token: …", or undefined when the currency is the network's own coin (or the network is unknown). */
 export function tokenNote(currency: string, network: string): string | undefined {
-  const own = OWN_CHAINS[currency.trim().toUpperCase()];
-  if (!own) return undefined;
+  const cur = currency.trim().toUpperCase();
+  const native = NATIVE[network.trim().toUpperCase()];
+  if (!native || cur === native) return undefined;
   const std = networkStandard(network);
-  return `${currency} on ${network} is ${std ? `a ${std} token` : 'a token'} at a ${network} address: ${currency} sent over the ${own} network itself is lost.`;
+  const own = OWN_CHAINS[cur];
+  const token = `${currency} on ${network} is ${std ? `a ${std} token` : 'a token'} at a ${network} address`;
+  return own ? `${token}: ${currency} sent over the ${own} network itself is lost.` : `${token}.`;
 }

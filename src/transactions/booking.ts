@@ -90,7 +90,7 @@ export function peopleIn(list: readonly Booking[]): string[] {
 
 /**
  * The allowlist's label of a destination, as `payeeOf`. TRON's base58 addresses are compared
- * as written; the others (hex, bech32) in any case, as the withdrawal rules compare them.
+ * as written; EVM hex addresses in any case, as the withdrawal rules compare them.
  */
 export function allowlistPayee(
   entries: readonly { address: string; network: string; label: string }[],

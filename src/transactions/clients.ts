@@ -9,8 +9,8 @@
  *   list's `reference` of a withdrawal), and, once a list record of theirs has been read, the
  *   wallet the money left from (the client's).
  *
- * Addresses are compared in lower case: hex and bech32 are case-insensitive, and two TRON
- * addresses differing only in case are not both real.
+ * Addresses are compared in lower case: EVM hex is case-insensitive (its capitals are only a
+ * checksum), and two TRON addresses differing only in case are not both real.
  */
 import { ALERT_COLLECTIONS } from '../alerts/types.js';
 import { CLIENT_ADDRESSES } from '../clients/known.js';

@@ -7,6 +7,7 @@
  * one of them, so no bech32 address is ever a valid destination or deposit address here.
  */
 import { createHash } from 'node:crypto';
+import { keccak_256 } from '@noble/hashes/sha3';
 import bs58check from 'bs58check';
 import type { EnumMember } from './enums.js';
 
@@ -26,10 +27,35 @@ export function describeFormat(family: AddressFamily): string {
   return DESCRIPTIONS[family];
 }
 
+/**
+ * An EVM address with its EIP-55 checksum: each letter upper-case where the matching nibble of
+ * keccak-256 of the lower-case hex (without 0x) is 8 or more.
+ */
+export function toChecksumAddress(address: string): string {
+  const hex = address.slice(2).toLowerCase();
+  const hash = Buffer.from(keccak_256(new TextEncoder().encode(hex))).toString('hex');
+  return `0x${[...hex].map((c, i) => (Number.parseInt(hash[i]!, 16) >= 8 ? c.toUpperCase() : c)).join('')}`;
+}
+
+/**
+ * A mixed-case EVM address whose capitals do not match its EIP-55 checksum: a mistyped or
+ * altered address (all lower- or all upper-case carries no checksum and is accepted as it is).
+ */
+export function brokenChecksum(family: AddressFamily, address: string): boolean {
+  if (family !== 'evm' || !/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
+  const hex = address.slice(2);
+  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return false;
+  return toChecksumAddress(address) !== address;
+}
+
+/** Said wherever a typed address's checksum is broken. */
+export const BROKEN_CHECKSUM =
+  "This address's capital letters do not match its checksum: copy it again from its source.";
+
 export function isValidAddress(family: AddressFamily, address: string): boolean {
   switch (family) {
     case 'evm':
-      return /^0x[0-9a-fA-F]{40}$/.test(address);
+      return /^0x[0-9a-fA-F]{40}$/.test(address) && !brokenChecksum(family, address);
     case 'tron':
       try {
         const payload = bs58check.decode(address);

@@ -8,7 +8,14 @@
 import { z } from 'zod';
 import { formatFiat } from '../format/fiat.js';
 import { networkWithStandard } from '../format/network.js';
-import { addressFamily, describeFormat, isValidAddress, type AddressFamily } from '../wallet/addresses.js';
+import {
+  addressFamily,
+  BROKEN_CHECKSUM,
+  brokenChecksum,
+  describeFormat,
+  isValidAddress,
+  type AddressFamily,
+} from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy } from '../policy/schema.js';
 import { NO_PRICES, valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
@@ -95,6 +102,8 @@ export function checkInput(
   // The network decides the format (BTC on BSC is a BEP-20 token at a 0x address): checked once the network is known.
   const family = network ? addressFamily(network) : undefined;
   if (!destination) problems.push({ rule: 'destination', message: 'Enter the destination address.' });
+  else if (family && brokenChecksum(family, destination))
+    problems.push({ rule: 'destination', message: BROKEN_CHECKSUM });
   else if (network && family && !isValidAddress(family, destination))
     problems.push({
       rule: 'destination',

@@ -1,4 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressesOf } from '../../src/clients/known.js';
+import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
 import { isValidAddress } from '../../src/wallet/addresses.js';
 import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
@@ -115,5 +119,74 @@ describe('/address', () => {
     expect(down.text).toMatch(/could not be reached|did not answer/);
     expect(down.text).toContain('Nothing was changed');
     expect(down.text).not.toMatch(/at \w+ \(|Error:|stack/);
+  });
+});
+
+describe('/address when the service returns an address that does not fit the network', () => {
+  const ODD = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+  // A wallet service that logs in and answers every generation "generated" with a Bitcoin address.
+  const stub = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.startsWith('/api/v2/auth/login'))
+      return void res.end(
+        JSON.stringify({
+          data: {
+            token: 'stub-token-0123456789',
+            refreshToken: 'stub-refresh-0123456789',
+            expiresAtTimestamp: Date.now() + 3_600_000,
+            email: SANDBOX_MERCHANT.email,
+          },
+          isSuccessful: true,
+          httpStatusCode: 200,
+        }),
+      );
+    if (req.url?.startsWith('/api/v1/walletaddress/generate'))
+      return void res.end(
+        JSON.stringify({
+          status: 1,
+          message: 'Wallet address generated successfully',
+          data: {
+            address: ODD,
+            merchantClientId: '00000000-0000-4000-8000-000000000001',
+            addressGenerationStatus: 1,
+            addressGenerationMessage: 'Address generated',
+            addressGenerationTransactionHash: null,
+          },
+        }),
+      );
+    res.statusCode = 404;
+    res.end(JSON.stringify({ status: 0, message: 'Not found', data: 'not here' }));
+  });
+  let odd: TestApp;
+  beforeAll(async () => {
+    await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+    odd = await startTestApp({
+      env: {
+        WALLET_API_BASE_URL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}`,
+        WALLET_API_KEY: SANDBOX_MERCHANT.apiKey,
+        WALLET_PUBLIC_KEY: SANDBOX_MERCHANT.publicKey,
+        WALLET_MERCHANT_EMAIL: SANDBOX_MERCHANT.email,
+        WALLET_MERCHANT_PASSWORD: SANDBOX_MERCHANT.password,
+      },
+    });
+  });
+  afterAll(async () => {
+    await odd?.stop();
+    await new Promise((r) => stub.close(r));
+  });
+
+  it('is not shown as ready, not QR-coded, not recorded: status first, logged as a warning', async () => {
+    const { responseUrl } = await odd.command('/address', 'alice@client.example usdt bsc', USERS.viewer);
+    const [reply] = await odd.replies(responseUrl);
+    const text = visibleText(reply!);
+    expect(text).toMatch(/^:x: \*Not usable: do not share this address\.\*/);
+    expect(text).toContain('unexpected format for BSC (BEP-20)');
+    expect(text).not.toContain('Generated');
+    expect(text).not.toContain('QR code of the address');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(odd.fake.files()).toHaveLength(0);
+    expect(addressesOf(odd.app.deps.store, 'alice@client.example')).toEqual([]);
+    expect(odd.logs()).toContain('returned a deposit address in a format that does not fit its network');
+    expect(odd.logs()).not.toContain(SANDBOX_MERCHANT.password);
   });
 });

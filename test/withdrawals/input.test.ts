@@ -38,6 +38,15 @@ describe('checkInput: every field at once', () => {
     expect(rules(checkInput(policy, { ...base, network: 'MOON', destination: 'anything' }))).toEqual(['network']);
   });
 
+  it('says in words when a mixed-case address has a broken checksum', () => {
+    expect(checkInput(policy, { ...base, destination: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' })).toMatchObject({
+      ok: false,
+      rule: 'destination',
+      message: "This address's capital letters do not match its checksum: copy it again from its source.",
+    });
+    expect(checkInput(policy, { ...base, destination: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }).ok).toBe(true);
+  });
+
   it('gives the note thresholds in amounts', () => {
     const withNote = { ...policy, withdrawals: { ...policy.withdrawals, note_required_above: { USDT: '1000' } } };
     expect(noteThresholds(withNote)).toEqual(['1,000.00 USDT']);

@@ -303,7 +303,7 @@ describe('the same payout by its details, and the words of a hold (pure)', () =>
   const O = neverExecuted(next(ask('O')));
 
   it('the destination in another letter case is the same payout (EVM); TRON base58 is case-sensitive', () => {
-    const mixed = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
+    const mixed = '0xabCDeF0123456789AbcdEf0123456789aBCDEF01';
     const Om = neverExecuted(next(ask('Om', { destination: mixed })));
     expect(next(ask('T', { existing: [Om], destination: mixed.toLowerCase() }))).toMatchObject({
       repeatOf: 'Om',

@@ -15,7 +15,8 @@ afterEach(async () => {
   w = undefined;
 });
 
-const MIXED = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
+// Mixed case with a valid EIP-55 checksum (a mixed-case address with a broken one is refused).
+const MIXED = '0xabCDeF0123456789AbcdEf0123456789aBCDEF01';
 
 /** Stored as the status settlement leaves it: failed, never executed (nothing reached the service). */
 async function neverExecuted(w: World, id: string): Promise<WithdrawalRequest> {

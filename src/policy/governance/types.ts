@@ -61,7 +61,7 @@ export const SEEN_ID = 'file';
 
 /**
  * One allowlist entry's identity: the same address on the same network. As the allowlist rule
- * compares (rules.ts sameAddress): TRON's base58 is case-sensitive, hex and bech32 are not.
+ * compares (rules.ts sameAddress): TRON's base58 is case-sensitive, EVM hex is not.
  */
 export function addressKey(network: string, address: string): string {
   return `${network}:${network === 'TRON' ? address : address.toLowerCase()}`;
