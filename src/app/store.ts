@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { waitToLead } from '../replica/lead.js';
 import type { StandbyOptions } from '../replica/standby.js';
+import { SANDBOX_MERCHANT } from '../sandbox/index.js';
 import { openStore, type Store, type StoreOptions } from '../store/index.js';
 import type { CleanupStack } from './cleanup.js';
 
@@ -68,7 +69,7 @@ export async function buildStore(
 export function databaseOptions(
   config: Pick<
     Config,
-    'databaseUrl' | 'port' | 'host' | 'webhookSecret' | 'webhookSecretPrevious' | 'webhookSignatureRequired'
+    'databaseUrl' | 'port' | 'host' | 'webhookSecret' | 'webhookSecretPrevious' | 'webhookSignatureRequired' | 'wallet'
   >,
   version: string,
 ): Omit<StandbyOptions, 'logger'> | undefined {
@@ -80,5 +81,7 @@ export function databaseOptions(
     version,
     configuredSecrets: [config.webhookSecret, config.webhookSecretPrevious].filter((s): s is string => !!s),
     signatureRequired: config.webhookSignatureRequired,
+    // The key buildWallet will use: the configured one, or the embedded sandbox's.
+    secretKey: (config.wallet.baseUrl ? config.wallet.apiKey : undefined) ?? SANDBOX_MERCHANT.apiKey,
   };
 }

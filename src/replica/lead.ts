@@ -9,6 +9,7 @@ import type { HttpServer } from '../http/server.js';
 import { openPgStore, type LeaderSession } from '../store/pg/index.js';
 import type { Store, StoreOptions } from '../store/index.js';
 import { drainInbox } from './inbox.js';
+import { drainVerifications } from './standby-verify.js';
 import { startStandby, type StandbyOptions } from './standby.js';
 
 const INBOX_POLL_MS = 500;
@@ -53,11 +54,10 @@ export async function waitToLead(
       let round: Promise<unknown> = Promise.resolve();
       const tick = () => {
         if (stopped || leader.lost) return;
-        round = drainInbox({
-          query: (sql, params) => leader.run((c) => c.query(sql, params)),
-          webhookUrl,
-          logger: o.logger,
-        })
+        const query: Parameters<typeof drainInbox>[0]['query'] = (sql, params) =>
+          leader.run((c) => c.query(sql, params));
+        round = drainInbox({ query, webhookUrl, logger: o.logger })
+          .then(() => drainVerifications({ query, store }))
           .catch((err: unknown) => o.logger.warn({ err }, 'inbox: draining failed; trying again'))
           .finally(() => {
             if (!stopped) timer = setTimeout(tick, INBOX_POLL_MS);
