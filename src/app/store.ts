@@ -31,6 +31,8 @@ export async function buildStore(
     onCommitDurable?: StoreOptions['onCommitDurable'];
     /** DATABASE_URL and what the standby routes need while another replica leads. */
     database?: Omit<StandbyOptions, 'logger'>;
+    /** Stops waiting for the lead (a standby asked to stop). */
+    signal?: AbortSignal;
   },
   cleanup: CleanupStack,
 ): Promise<StorePart> {
@@ -40,6 +42,7 @@ export async function buildStore(
       logger: o.logger,
       onFailure: o.onFatal,
       onCommitDurable: o.onCommitDurable,
+      signal: o.signal,
     });
     cleanup.push(() => lead.store.close());
     return {

@@ -26,21 +26,33 @@ export async function waitToLead(
     logger: Logger;
     onFailure?: StoreOptions['onFailure'];
     onCommitDurable?: StoreOptions['onCommitDurable'];
+    /** Stops waiting (the connection waiting for the lock is closed): the promise rejects. */
+    signal?: AbortSignal;
   },
 ): Promise<Lead> {
   let standby: Promise<HttpServer | undefined> | undefined;
-  const { store, leader } = await openPgStore({
-    url: o.url,
-    logger: o.logger.child({ component: 'store' }),
-    onFailure: o.onFailure,
-    onCommitDurable: o.onCommitDurable,
-    onWaiting: () => {
-      standby = startStandby(o).catch((err: unknown) => {
-        o.logger.error({ err }, 'could not serve the standby routes');
-        return undefined;
-      });
-    },
-  });
+  let opened: Awaited<ReturnType<typeof openPgStore>>;
+  try {
+    if (o.signal?.aborted) throw new Error('stopped before leading');
+    opened = await openPgStore({
+      url: o.url,
+      logger: o.logger.child({ component: 'store' }),
+      onFailure: o.onFailure,
+      onCommitDurable: o.onCommitDurable,
+      signal: o.signal,
+      onWaiting: () => {
+        standby = startStandby(o).catch((err: unknown) => {
+          o.logger.error({ err }, 'could not serve the standby routes');
+          return undefined;
+        });
+      },
+    });
+  } catch (err) {
+    // A standby that stops (or cannot wait) closes its routes, so the process can exit.
+    await (await standby)?.close();
+    throw err;
+  }
+  const { store, leader } = opened;
   const served = await standby;
   if (served) {
     await served.close();
