@@ -214,6 +214,28 @@ async function appFailovers(url: string): Promise<{ ready: number[]; alert: numb
   return { ready, alert };
 }
 
+/**
+ * STORE_PG_ACK=1: the slack-ack bench (its ratios to a bare Bolt app) with the embedded store,
+ * then with DATABASE_URL on this cluster, in this run; rows relabelled with the store. Minutes
+ * long (ACK_CONCURRENCY and BENCH_ROUNDS shorten it).
+ */
+async function ackBesideEmbedded(base: string): Promise<BenchResult[]> {
+  const ack = (await import('./slack-ack.bench.js')).default;
+  const admin = new pg.Client({ connectionString: clusterUrl(base, 'postgres') });
+  await admin.connect();
+  await admin.query('CREATE DATABASE bench_ack');
+  await admin.end();
+  const label = (rows: BenchResult[], store: string) =>
+    rows.map((r) => ({ ...r, bench: 'store-pg', case: `slack-ack ${r.case}, ${store}` }));
+  const embedded = label(await ack.run(), 'embedded');
+  process.env.BENCH_DATABASE_URL = clusterUrl(base, 'bench_ack');
+  try {
+    return [...embedded, ...label(await ack.run(), 'PostgreSQL')];
+  } finally {
+    delete process.env.BENCH_DATABASE_URL;
+  }
+}
+
 const bench: Bench = {
   name: 'store-pg',
   description: 'PostgreSQL store commits beside BEGIN/INSERT/COMMIT, and lock takeover after SIGKILL',
@@ -254,6 +276,7 @@ const bench: Bench = {
       await admin2.query('CREATE DATABASE bench_app');
       await admin2.end();
       const app = await appFailovers(clusterUrl(base, 'bench_app'));
+      const acks = process.env.STORE_PG_ACK ? await ackBesideEmbedded(base) : [];
 
       const row = (metric: string, value: number, baseline?: number) =>
         result({ bench: 'store-pg', case: '1k records', metric, value, unit: 'ms', baseline, better: 'lower' });
@@ -301,6 +324,7 @@ const bench: Bench = {
             better: 'lower',
           }),
         ]),
+        ...acks,
       ];
     } finally {
       try {
