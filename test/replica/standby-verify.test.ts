@@ -13,8 +13,9 @@ import { verifyAudit } from '../../src/audit/log.js';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
 import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
-import { CHANNELS, freePort, startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
+import { CHANNELS, FINANCE_GROUP, freePort, startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { startGate, type Gate } from '../verification/gate.js';
 
@@ -44,28 +45,37 @@ describe.skipIf(!pgAvailable)(
   () => {
     let url = '';
     let gate: Gate | undefined;
-    const apps: TestApp[] = [];
+    let fake: FakeSlack;
+    let leader: TestApp | undefined;
+    /** The standby: its start (as the leader) finishes only once the leader stops. */
+    let standby: Promise<TestApp> | undefined;
     beforeAll(async () => {
       url = await createTestDatabase('standby_verify');
+      fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
     }, 120_000);
     afterAll(async () => {
       for (const g of gate?.held ?? []) g.release();
-      for (const a of apps.reverse()) await a.stop().catch(() => {});
+      await leader?.stop().catch(() => {});
+      await (await standby?.catch(() => undefined))?.stop().catch(() => {});
       await gate?.close();
-    });
+      await fake?.close();
+    }, 60_000);
 
     it('answers true only for a withdrawal claimed for sending, from the database, and the leader audits it', async () => {
       gate = await startGate();
       const g = gate;
       const env = { DATABASE_URL: url, WEBHOOK_SECRET: SECRET };
-      const a = await startTestApp({ env, sandbox: { verificationUrl: () => g.url, verificationTimeoutMs: 60_000 } });
-      apps.push(a);
+      const a = await startTestApp({
+        env,
+        fake,
+        sandbox: { verificationUrl: () => g.url, verificationTimeoutMs: 60_000 },
+      });
+      leader = a;
       g.target = `${a.app.url}/webhooks/wallet/${SECRET}/verify`;
       a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
 
       const port = await freePort();
-      const bStarting = startTestApp({ env: { ...env, PORT: String(port) }, fake: a.fake });
-      void bStarting.then((b) => apps.push(b)).catch(() => {});
+      standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
       const base = `http://127.0.0.1:${port}`;
       expect((await answer(`${base}/readyz`)).status).toBe(503);
       const verify = async (reference: string, extra = '', secret = SECRET) => {
