@@ -4,7 +4,11 @@
  * `BEGIN; INSERT …; COMMIT` round trip on the same server in the same run, at 1 in flight
  * and at 32 in flight (32 connections for the floor; one leader connection, group commit, for
  * the store). Then the lock-level failover: a leader process SIGKILLed, and the time until a
- * waiting standby in this process holds the lead with the state loaded (10 kills).
+ * waiting standby in this process holds the lead with the state loaded (10 kills). Then the
+ * app-level failover, what a load balancer and a treasury team see: real src/main.ts replicas
+ * (HTTP mode, the recording fake Slack), the leader SIGKILLed 10 times, and the time from the
+ * kill to `/readyz` 200 on the standby and to the first alert it posts (a deposit webhook sent
+ * to it right after the kill).
  * Skipped (no rows) when PostgreSQL is not installed.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -16,6 +20,9 @@ import pg from 'pg';
 import { collection } from '../src/store/index.js';
 import { openPgStore } from '../src/store/pg/index.js';
 import { clusterPaths, clusterUrl, postgresBinDir, runAsOwner, startCluster } from '../test/helpers/pg-cluster.js';
+import { depositSample, send } from '../test/alerts/setup.js';
+import { startFakeSlack, type FakeSlack } from '../test/helpers/fake-slack.js';
+import { freePort, TEST_POLICY_YAML } from '../test/helpers/treasury-app.js';
 import { nowMs, percentile, result, runConcurrent, type Bench, type BenchResult } from './lib.js';
 
 const SEQUENTIAL_OPS = 300;
@@ -90,6 +97,145 @@ async function failovers(url: string): Promise<number[]> {
   return times;
 }
 
+interface AppReplica {
+  child: import('node:child_process').ChildProcess;
+  url: string;
+  exited: Promise<void>;
+}
+
+async function appReplica(url: string, fake: FakeSlack, dir: string): Promise<AppReplica> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, '../src/main.ts')], {
+    cwd: path.join(here, '..'),
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SANDBOX_PORT: '0',
+      METRICS_PORT: '0',
+      DATA_DIR: dir,
+      DATABASE_URL: url,
+      POLICY_FILE: path.join(dir, 'policy.yml'),
+      SLACK_BOT_TOKEN: 'xoxb-bench-failover-0123456789',
+      SLACK_SIGNING_SECRET: 'bench-failover-signing-secret-01',
+      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      SLACK_API_URL: fake.url,
+      WEBHOOK_SECRET: APP_SECRET,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return { child, url: `http://127.0.0.1:${port}`, exited };
+}
+
+const APP_SECRET = 'wh_bench_failover_0123456789abcd';
+
+async function statusOf(url: string): Promise<number | undefined> {
+  try {
+    const res = await fetch(url, { headers: { connection: 'close' } });
+    await res.arrayBuffer();
+    return res.status;
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 10) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Kill → /readyz 200 on the standby, and kill → the first alert it posts, over KILLS SIGKILLs. */
+async function appFailovers(url: string): Promise<{ ready: number[]; alert: number[] }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-failover-'));
+  fs.writeFileSync(path.join(dir, 'policy.yml'), TEST_POLICY_YAML);
+  const fake = await startFakeSlack();
+  const all: AppReplica[] = [];
+  const ready: number[] = [];
+  const alert: number[] = [];
+  try {
+    let leader = await appReplica(url, fake, dir);
+    all.push(leader);
+    await waitFor('the first leader', async () => (await statusOf(`${leader.url}/readyz`)) === 200, 60_000, 50);
+    for (let k = 0; k < KILLS; k++) {
+      const standby = await appReplica(url, fake, dir);
+      all.push(standby);
+      await waitFor('a standby', async () => (await statusOf(`${standby.url}/readyz`)) === 503, 60_000, 50);
+      const amount = `${700 + k}.${String(k).padStart(2, '0')}`;
+      const alerted = () =>
+        fake.calls('chat.postMessage').some((c) => !c.args.thread_ts && JSON.stringify(c.args).includes(amount));
+      const body = depositSample({ hash: `0x${(k + 16).toString(16).repeat(32).slice(0, 64)}`, amount });
+      leader.child.kill('SIGKILL');
+      await leader.exited;
+      const t = nowMs();
+      // the webhook reaches the standby (its inbox, or its own route once it leads)
+      let readyAt: number | undefined;
+      let alertAt: number | undefined;
+      const readiness = waitFor(
+        'the standby ready',
+        async () => {
+          if ((await statusOf(`${standby.url}/readyz`)) !== 200) return false;
+          readyAt = nowMs();
+          return true;
+        },
+        30_000,
+      );
+      await waitFor(
+        'the webhook taken',
+        async () =>
+          (await send(`${standby.url}/webhooks/wallet/${APP_SECRET}`, body).catch(() => ({ status: 0 }))).status ===
+          200,
+        30_000,
+      );
+      await waitFor(
+        'the alert',
+        () => {
+          if (alerted()) alertAt ??= nowMs();
+          return alerted();
+        },
+        30_000,
+        5,
+      );
+      await readiness;
+      ready.push(readyAt! - t);
+      alert.push(alertAt! - t);
+      leader = standby;
+    }
+  } finally {
+    for (const r of all) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+    await Promise.all(all.map((r) => r.exited));
+    await fake.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { ready, alert };
+}
+
+/**
+ * STORE_PG_ACK=1: the slack-ack bench (its ratios to a bare Bolt app) with the embedded store,
+ * then with DATABASE_URL on this cluster, in this run; rows relabelled with the store. Minutes
+ * long (ACK_CONCURRENCY and BENCH_ROUNDS shorten it).
+ */
+async function ackBesideEmbedded(base: string): Promise<BenchResult[]> {
+  const ack = (await import('./slack-ack.bench.js')).default;
+  const admin = new pg.Client({ connectionString: clusterUrl(base, 'postgres') });
+  await admin.connect();
+  await admin.query('CREATE DATABASE bench_ack');
+  await admin.end();
+  const label = (rows: BenchResult[], store: string) =>
+    rows.map((r) => ({ ...r, bench: 'store-pg', case: `slack-ack ${r.case}, ${store}` }));
+  const embedded = label(await ack.run(), 'embedded');
+  process.env.BENCH_DATABASE_URL = clusterUrl(base, 'bench_ack');
+  try {
+    return [...embedded, ...label(await ack.run(), 'PostgreSQL')];
+  } finally {
+    delete process.env.BENCH_DATABASE_URL;
+  }
+}
+
 const bench: Bench = {
   name: 'store-pg',
   description: 'PostgreSQL store commits beside BEGIN/INSERT/COMMIT, and lock takeover after SIGKILL',
@@ -124,6 +270,13 @@ const bench: Bench = {
       );
       await store.close();
       const fo = await failovers(url);
+      // a fresh database for the app: the store rows above are not an app's records
+      const admin2 = new pg.Client({ connectionString: clusterUrl(base, 'postgres') });
+      await admin2.connect();
+      await admin2.query('CREATE DATABASE bench_app');
+      await admin2.end();
+      const app = await appFailovers(clusterUrl(base, 'bench_app'));
+      const acks = process.env.STORE_PG_ACK ? await ackBesideEmbedded(base) : [];
 
       const row = (metric: string, value: number, baseline?: number) =>
         result({ bench: 'store-pg', case: '1k records', metric, value, unit: 'ms', baseline, better: 'lower' });
@@ -148,6 +301,30 @@ const bench: Bench = {
           unit: 'ms',
           better: 'lower',
         }),
+        ...(
+          [
+            ['app: killed to /readyz 200 on the standby', app.ready],
+            ['app: killed to the first alert it posted', app.alert],
+          ] as const
+        ).flatMap(([metric, xs]) => [
+          result({
+            bench: 'store-pg',
+            case: `${KILLS} SIGKILLs of main.ts`,
+            metric: `${metric}, p50`,
+            value: percentile([...xs], 50),
+            unit: 'ms',
+            better: 'lower',
+          }),
+          result({
+            bench: 'store-pg',
+            case: `${KILLS} SIGKILLs of main.ts`,
+            metric: `${metric}, max`,
+            value: Math.max(...xs),
+            unit: 'ms',
+            better: 'lower',
+          }),
+        ]),
+        ...acks,
       ];
     } finally {
       try {

@@ -48,6 +48,8 @@ export async function startWorldApp(world: World, o: WorldAppOptions = {}): Prom
     WALLET_PUBLIC_KEY: m.publicKey,
     WALLET_MERCHANT_EMAIL: m.email,
     WALLET_MERCHANT_PASSWORD: m.password,
+    // store-pg's STORE_PG_ACK case runs the ack benches on PostgreSQL beside the embedded store.
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
   });
   // Logs go to memory, as in the tests: the same logging work, no terminal in the way.
   const destination = new Writable({ write: (_chunk, _enc, cb) => cb() });

@@ -77,6 +77,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         options: o.store,
         onCommitDurable: (s) => metrics.storeCommitDuration.observe(s),
         database: databaseOptions(config, VERSION),
+        signal: o.signal,
       },
       cleanup,
     );

@@ -29,6 +29,9 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) =>
     logger.error({ err: reason }, 'unhandled rejection (a bug: please report it)'),
   );
+  // A standby waits for the lead inside startApp for as long as another replica leads: a stop
+  // then aborts that wait rather than waiting for the start to finish.
+  const startAbort = new AbortController();
   let startDone!: (app: RunningApp | undefined) => void;
   const started = new Promise<RunningApp | undefined>((resolve) => {
     startDone = resolve;
@@ -52,7 +55,9 @@ async function main(): Promise<void> {
       logger.flush();
       process.exit(1);
     }, STOP_LIMIT_MS).unref();
-    // A signal during start: the stop waits for the start to finish (or fail), then undoes it.
+    // A signal during start: the stop waits for the start to finish (or fail), then undoes it;
+    // a replica still waiting for the lead stops waiting.
+    startAbort.abort();
     try {
       await (await started)?.stop();
     } catch (err) {
@@ -75,9 +80,12 @@ async function main(): Promise<void> {
         logger.flush();
         process.exit(70);
       },
+      signal: startAbort.signal,
     });
   } catch (err) {
     startDone(undefined);
+    // Stopped while waiting to lead: the stop above finishes (exit 0).
+    if (stopping) return;
     if (err instanceof PolicyError || err instanceof StoreLockedError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(2);

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { waitToLead } from '../replica/lead.js';
 import type { StandbyOptions } from '../replica/standby.js';
+import { SANDBOX_MERCHANT } from '../sandbox/index.js';
 import { openStore, type Store, type StoreOptions } from '../store/index.js';
 import type { CleanupStack } from './cleanup.js';
 
@@ -30,6 +31,8 @@ export async function buildStore(
     onCommitDurable?: StoreOptions['onCommitDurable'];
     /** DATABASE_URL and what the standby routes need while another replica leads. */
     database?: Omit<StandbyOptions, 'logger'>;
+    /** Stops waiting for the lead (a standby asked to stop). */
+    signal?: AbortSignal;
   },
   cleanup: CleanupStack,
 ): Promise<StorePart> {
@@ -39,6 +42,7 @@ export async function buildStore(
       logger: o.logger,
       onFailure: o.onFatal,
       onCommitDurable: o.onCommitDurable,
+      signal: o.signal,
     });
     cleanup.push(() => lead.store.close());
     return {
@@ -68,7 +72,7 @@ export async function buildStore(
 export function databaseOptions(
   config: Pick<
     Config,
-    'databaseUrl' | 'port' | 'host' | 'webhookSecret' | 'webhookSecretPrevious' | 'webhookSignatureRequired'
+    'databaseUrl' | 'port' | 'host' | 'webhookSecret' | 'webhookSecretPrevious' | 'webhookSignatureRequired' | 'wallet'
   >,
   version: string,
 ): Omit<StandbyOptions, 'logger'> | undefined {
@@ -80,5 +84,7 @@ export function databaseOptions(
     version,
     configuredSecrets: [config.webhookSecret, config.webhookSecretPrevious].filter((s): s is string => !!s),
     signatureRequired: config.webhookSignatureRequired,
+    // The key buildWallet will use: the configured one, or the embedded sandbox's.
+    secretKey: (config.wallet.baseUrl ? config.wallet.apiKey : undefined) ?? SANDBOX_MERCHANT.apiKey,
   };
 }

@@ -33,6 +33,8 @@ export interface StartOptions {
    * disk). A full disk is not fatal: the store refuses writes until it has room again.
    */
   onFatal?: (err: Error) => void;
+  /** Aborts a start still waiting to lead (with DATABASE_URL: a standby asked to stop). */
+  signal?: AbortSignal;
   /** Store tuning and its write seam (tests of a failing disk where no real one can be made). */
   store?: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'>;
   /** Options of the embedded sandbox (tests shorten its webhook delays). */

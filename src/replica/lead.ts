@@ -9,6 +9,7 @@ import type { HttpServer } from '../http/server.js';
 import { openPgStore, type LeaderSession } from '../store/pg/index.js';
 import type { Store, StoreOptions } from '../store/index.js';
 import { drainInbox } from './inbox.js';
+import { drainVerifications } from './standby-verify.js';
 import { startStandby, type StandbyOptions } from './standby.js';
 
 const INBOX_POLL_MS = 500;
@@ -25,21 +26,33 @@ export async function waitToLead(
     logger: Logger;
     onFailure?: StoreOptions['onFailure'];
     onCommitDurable?: StoreOptions['onCommitDurable'];
+    /** Stops waiting (the connection waiting for the lock is closed): the promise rejects. */
+    signal?: AbortSignal;
   },
 ): Promise<Lead> {
   let standby: Promise<HttpServer | undefined> | undefined;
-  const { store, leader } = await openPgStore({
-    url: o.url,
-    logger: o.logger.child({ component: 'store' }),
-    onFailure: o.onFailure,
-    onCommitDurable: o.onCommitDurable,
-    onWaiting: () => {
-      standby = startStandby(o).catch((err: unknown) => {
-        o.logger.error({ err }, 'could not serve the standby routes');
-        return undefined;
-      });
-    },
-  });
+  let opened: Awaited<ReturnType<typeof openPgStore>>;
+  try {
+    if (o.signal?.aborted) throw new Error('stopped before leading');
+    opened = await openPgStore({
+      url: o.url,
+      logger: o.logger.child({ component: 'store' }),
+      onFailure: o.onFailure,
+      onCommitDurable: o.onCommitDurable,
+      signal: o.signal,
+      onWaiting: () => {
+        standby = startStandby(o).catch((err: unknown) => {
+          o.logger.error({ err }, 'could not serve the standby routes');
+          return undefined;
+        });
+      },
+    });
+  } catch (err) {
+    // A standby that stops (or cannot wait) closes its routes, so the process can exit.
+    await (await standby)?.close();
+    throw err;
+  }
+  const { store, leader } = opened;
   const served = await standby;
   if (served) {
     await served.close();
@@ -53,11 +66,10 @@ export async function waitToLead(
       let round: Promise<unknown> = Promise.resolve();
       const tick = () => {
         if (stopped || leader.lost) return;
-        round = drainInbox({
-          query: (sql, params) => leader.run((c) => c.query(sql, params)),
-          webhookUrl,
-          logger: o.logger,
-        })
+        const query: Parameters<typeof drainInbox>[0]['query'] = (sql, params) =>
+          leader.run((c) => c.query(sql, params));
+        round = drainInbox({ query, webhookUrl, logger: o.logger })
+          .then(() => drainVerifications({ query, store }))
           .catch((err: unknown) => o.logger.warn({ err }, 'inbox: draining failed; trying again'))
           .finally(() => {
             if (!stopped) timer = setTimeout(tick, INBOX_POLL_MS);

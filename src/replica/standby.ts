@@ -1,7 +1,8 @@
 /**
  * What a standby replica serves while it waits for the lead: `/healthz` 200, `/readyz` 503
  * `{"role":"standby"}` (the load balancer sends Slack only to the ready replica), and the wallet
- * service's webhooks, taken into the inbox (inbox.ts) when their secret is one the app accepts.
+ * service's webhooks, taken into the inbox (inbox.ts) when their secret is one the app accepts,
+ * and its verification callback, answered from the database (standby-verify.ts).
  * Everything else answers 503: Slack's requests belong to the leader. No Socket Mode, no jobs,
  * no outbox, no policy watcher run here: none of them is even built until this replica leads.
  */
@@ -14,6 +15,7 @@ import type { Logger } from '../log.js';
 import { clientConfig } from '../store/pg/connection.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../alerts/receiver.js';
 import { putInbox } from './inbox.js';
+import { standbyVerification } from './standby-verify.js';
 
 export interface StandbyOptions {
   url: string;
@@ -24,6 +26,8 @@ export interface StandbyOptions {
   /** WEBHOOK_SECRET (and the previous one in its overlap), when configured; else the database's. */
   configuredSecrets: string[];
   signatureRequired?: boolean;
+  /** The merchant's secret key (WALLET_API_KEY, or the embedded sandbox's): the verification checksum's key. */
+  secretKey: string;
 }
 
 async function readLimited(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
@@ -56,6 +60,16 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
     [
       { method: 'GET', path: '/healthz', handler: (_q, res) => sendJson(res, 200, { ok: true, version: o.version }) },
       { method: 'GET', path: '/readyz', handler: (_q, res) => sendJson(res, 503, { role: 'standby' }) },
+      {
+        method: 'GET',
+        path: '/webhooks/wallet/:secret/verify',
+        handler: standbyVerification({
+          db,
+          secrets: async () => (o.configuredSecrets.length > 0 ? o.configuredSecrets : storedSecrets(db)),
+          secretKey: o.secretKey,
+          logger: log,
+        }),
+      },
       {
         method: 'POST',
         path: '/webhooks/wallet/:secret',

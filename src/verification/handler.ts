@@ -13,18 +13,13 @@
  * is not the service).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
 import { appendAudit } from '../audit/log.js';
-import { frozenFact } from '../freeze/state.js';
 import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import { noteRequest } from '../request-context.js';
-import type { Reads, Store } from '../store/index.js';
-import { addressFamily } from '../wallet/addresses.js';
-import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { sameAddress } from '../withdrawals/rules.js';
-import { WITHDRAWALS, type WithdrawalRequest } from '../withdrawals/index.js';
+import type { Store } from '../store/index.js';
+import { WITHDRAWALS } from '../withdrawals/index.js';
 import {
   refusalKind,
   shortReference,
@@ -36,18 +31,8 @@ import {
 } from './alerts.js';
 import { secretMatches } from '../alerts/signature.js';
 import { verificationChecksum } from './checksum.js';
-import { verdict, VERDICT_WORDS } from './verdict.js';
+import { judgeVerification, parseVerificationQuery, verificationAudit } from './decide.js';
 import type { PolicySource } from '../policy/source.js';
-
-const querySchema = z.object({
-  reference: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces'),
-  destination: z.string().trim().min(1).max(200).optional(),
-});
 
 export interface VerificationDeps {
   store: Store;
@@ -61,86 +46,27 @@ export interface VerificationDeps {
   now: () => number;
 }
 
-function destinationMatches(r: WithdrawalRequest, address: string): boolean {
-  const currency = lookup(CURRENCIES, r.currency);
-  const network = lookup(NETWORKS, r.network);
-  if (!currency || !network) return address === r.destination;
-  return sameAddress(addressFamily(network), address, r.destination);
-}
-
-/** The query of any request target; one that is not a URL has none (and so no usable reference). */
-function queryOf(target: string | undefined): URLSearchParams {
-  try {
-    return new URL(target ?? '/', 'http://localhost').searchParams;
-  } catch {
-    return new URLSearchParams();
-  }
-}
-
 export function verificationHandler(d: VerificationDeps) {
   return async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> => {
     const secretOk = secretMatches(params.secret ?? '', d.secret());
-    const query = queryOf(req.url);
-    // The reference exactly as asked: one that fails the shape is still someone asking, and alarms.
-    const rawReference = query.get('reference') ?? '';
-    const parsed = querySchema.safeParse({
-      reference: query.get('reference') ?? undefined,
-      destination: query.get('destinationAddress') ?? query.get('destination') ?? undefined,
-    });
-    const reference = parsed.success ? parsed.data.reference : '';
+    const q = parseVerificationQuery(req.url);
+    const { rawReference, reference } = q;
     // Looked up and hashed whatever happens next, so the answer time does not tell the reason.
-    const request = d.store.find(WITHDRAWALS, (r) => parsed.success && r.merchantReference === reference)[0];
+    const request = d.store.find(WITHDRAWALS, (r) => q.valid && r.merchantReference === reference)[0];
     verificationChecksum(d.secretKey, reference, request?.destination ?? '');
     if (!secretOk) {
       d.logger.warn({ route: '/webhooks/wallet/:secret/verify' }, 'verification call with a wrong secret refused');
       return sendJson(res, 404, { error: 'not found' });
     }
     const at = new Date(d.now()).toISOString();
-    /** The verdict on what `r` holds now (the commit's reads, or the store's when it cannot write). */
-    const judge = (r: Reads) => {
-      const cur = parsed.success ? r.all(WITHDRAWALS).find((x) => x.merchantReference === reference) : undefined;
-      const frozen = frozenFact(r);
-      const v = verdict({
-        referenceValid: parsed.success,
-        request: cur,
-        frozen: !!frozen,
-        destinationMatches:
-          cur && parsed.success && parsed.data.destination !== undefined
-            ? destinationMatches(cur, parsed.data.destination)
-            : undefined,
-      });
-      const answer =
-        v.isVerified && cur
-          ? { isVerified: true, checksum: verificationChecksum(d.secretKey, cur.merchantReference, cur.destination) }
-          : { isVerified: false, checksum: '' };
-      return { cur, frozen, v, answer };
-    };
     let answer: { isVerified: boolean; checksum: string };
     try {
       answer = await d.store.commit((tx) => {
         // Decided on what is stored now, in the same commit as its audit entry: a freeze or a
         // settlement committed before this call is always seen.
-        const { cur, frozen, v, answer } = judge(tx);
-        appendAudit(tx, {
-          at,
-          actor: 'system',
-          action: 'verification',
-          subject: cur?.id ?? (reference || 'unknown'),
-          details: {
-            merchantReference: reference || null,
-            // A reference refused for its shape, as asked (shortened): kept apart, it is any text.
-            ...(!parsed.success && rawReference ? { askedReference: shortReference(rawReference) } : {}),
-            verdict: v.isVerified ? 'verified' : 'refused',
-            reason: v.reason,
-            why: VERDICT_WORDS[v.reason],
-            state: cur?.state ?? null,
-            ...(cur
-              ? { amount: cur.amount, currency: cur.currency, network: cur.network, destination: cur.destination }
-              : {}),
-            ...(frozen ? { frozenBy: frozen.by } : {}),
-            ...(parsed.success && parsed.data.destination ? { askedDestination: parsed.data.destination } : {}),
-          },
-        });
+        const judged = judgeVerification(tx, q, d.secretKey);
+        const { cur, v, answer } = judged;
+        appendAudit(tx, { at, actor: 'system', action: 'verification', ...verificationAudit(q, judged) });
         // A withdrawal we are not sending was asked about, whatever its reference looks like: the
         // admins hear of it once per reference (an alarm unless the quorum approved it: alerts.ts).
         const kind = refusalKind(v.reason, cur?.state);
@@ -177,7 +103,7 @@ export function verificationHandler(d: VerificationDeps) {
       // The store refuses writes (a full disk): the verdict is still the store's (a claim is
       // durable before its send), so a withdrawal the quorum approved is not refused for a
       // disk blip; what could not be audited is logged, loudly, with the same facts.
-      const { cur, v, answer: given } = judge(d.store);
+      const { cur, v, answer: given } = judgeVerification(d.store, q, d.secretKey);
       d.logger.error(
         { err, merchantReference: reference || null, verdict: v.reason, request: cur?.id ?? null },
         'verification call answered but could not be written to the audit log',

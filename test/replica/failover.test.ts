@@ -2,8 +2,8 @@
  * Failover through real processes (src/main.ts, HTTP mode, one PostgreSQL database): A leads,
  * B stands by. A webhook acknowledged by A, then A SIGKILLed: B is ready within 5 s, the alert
  * is posted once, the audit chain verifies, and webhooks posted to B after the takeover are
- * alerted once. The SIGSTOP variant: A frozen, B takes over, A resumed makes no Slack call and exits.
- * (The withdrawal money steps are not driven here yet: see the report of issue 22.)
+ * alerted once; a second standby stops on the first SIGTERM. The SIGSTOP variant: A frozen, B takes over, A resumed makes no Slack call and exits.
+ * The withdrawal money steps are driven in failover-money.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,8 +110,18 @@ describe.skipIf(!pgAvailable)(`failover through real processes${pgSkipReason ? `
     const a = await replica(db, fake);
     await waitStatus(a, '/readyz', 200, 40_000);
     const b = await replica(db, fake);
+    const other = await replica(db, fake);
     await waitStatus(b, '/healthz', 200, 40_000);
     expect(await status(`${b.url}/readyz`)).toBe(503);
+
+    // a standby stops on the first SIGTERM (it does not wait for the lead to stop it)
+    await waitStatus(other, '/healthz', 200, 40_000);
+    const termAt = Date.now();
+    const code = new Promise<number | null>((res) => other.child.once('exit', (c) => res(c)));
+    other.child.kill('SIGTERM');
+    expect(await code).toBe(0);
+    expect(Date.now() - termAt).toBeLessThan(3_000);
+    expect(other.out()).toMatch(/stopped/);
 
     // acknowledged by A, then A dies at once (its alert may or may not be out)
     const one = await send(

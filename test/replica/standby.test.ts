@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositSample, send, SECRET } from '../alerts/setup.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
-import { freePort, startTestApp, type TestApp } from '../helpers/treasury-app.js';
+import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
 /** The first answer of a server that may not listen yet. */
@@ -26,21 +27,25 @@ async function answer(url: string, timeoutMs = 15_000): Promise<Response> {
 describe.skipIf(!pgAvailable)(`two replicas on PostgreSQL${pgSkipReason ? ` (${pgSkipReason})` : ''}`, () => {
   let url = '';
   const apps: TestApp[] = [];
+  // One fake Slack for both replicas, outliving them: B must not lose its Slack when A stops.
+  let fake: FakeSlack;
   beforeAll(async () => {
     url = await createTestDatabase('replica');
+    fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
   }, 120_000);
   afterAll(async () => {
     for (const a of apps.reverse()) await a.stop().catch(() => {});
+    await fake?.close();
   });
 
   it('a standby answers health, refuses readiness, takes webhooks for the leader, and takes over', async () => {
     const env = { DATABASE_URL: url, WEBHOOK_SECRET: SECRET };
-    const a = await startTestApp({ env });
+    const a = await startTestApp({ env, fake });
     apps.push(a);
     expect((await fetch(`${a.app.url}/readyz`)).status).toBe(200);
 
     const port = await freePort();
-    const bStarting = startTestApp({ env: { ...env, PORT: String(port) }, fake: a.fake });
+    const bStarting = startTestApp({ env: { ...env, PORT: String(port) }, fake });
     const base = `http://127.0.0.1:${port}`;
     const r = await answer(`${base}/readyz`);
     expect(r.status).toBe(503);

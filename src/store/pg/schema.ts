@@ -40,6 +40,17 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; what: string; sql: str
       );
     `,
   },
+  {
+    version: 2,
+    what: 'the verification calls a standby answered, for the leader to audit',
+    sql: `
+      CREATE TABLE verification_inbox (
+        key text PRIMARY KEY,
+        seq bigserial NOT NULL,
+        item json NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Applies the migrations this database lacks, each in its own transaction. Caller holds the leader lock. */

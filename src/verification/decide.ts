@@ -1,0 +1,113 @@
+/**
+ * The verification callback's decision on records, apart from where they are read: the
+ * leader's handler (handler.ts) judges its in-memory store, a standby replica
+ * (src/replica/standby-verify.ts) judges the same records read from PostgreSQL. One code, so a
+ * failover can never change the answer. Pure: reads in, answer and audit details out.
+ */
+import { z } from 'zod';
+import { type FrozenFact, frozenFact } from '../freeze/state.js';
+import type { Reads } from '../store/index.js';
+import { addressFamily } from '../wallet/addresses.js';
+import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
+import { sameAddress } from '../withdrawals/rules.js';
+import { WITHDRAWALS, type WithdrawalRequest } from '../withdrawals/index.js';
+import { shortReference } from './alerts.js';
+import { verificationChecksum } from './checksum.js';
+import { type Verdict, verdict, VERDICT_WORDS } from './verdict.js';
+
+const querySchema = z.object({
+  reference: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces'),
+  destination: z.string().trim().min(1).max(200).optional(),
+});
+
+/** What the service asked: the reference exactly as sent, and whether it has a usable shape. */
+export interface VerificationQuery {
+  /** The reference exactly as asked: one that fails the shape is still someone asking, and alarms. */
+  rawReference: string;
+  valid: boolean;
+  /** The validated reference ('' when not valid). */
+  reference: string;
+  destination: string | undefined;
+}
+
+/** The query of any request target; one that is not a URL has none (and so no usable reference). */
+export function parseVerificationQuery(target: string | undefined): VerificationQuery {
+  let query: URLSearchParams;
+  try {
+    query = new URL(target ?? '/', 'http://localhost').searchParams;
+  } catch {
+    query = new URLSearchParams();
+  }
+  const parsed = querySchema.safeParse({
+    reference: query.get('reference') ?? undefined,
+    destination: query.get('destinationAddress') ?? query.get('destination') ?? undefined,
+  });
+  return {
+    rawReference: query.get('reference') ?? '',
+    valid: parsed.success,
+    reference: parsed.success ? parsed.data.reference : '',
+    destination: parsed.success ? parsed.data.destination : undefined,
+  };
+}
+
+function destinationMatches(r: WithdrawalRequest, address: string): boolean {
+  const currency = lookup(CURRENCIES, r.currency);
+  const network = lookup(NETWORKS, r.network);
+  if (!currency || !network) return address === r.destination;
+  return sameAddress(addressFamily(network), address, r.destination);
+}
+
+export interface Judged {
+  cur: WithdrawalRequest | undefined;
+  frozen: FrozenFact | undefined;
+  v: Verdict;
+  answer: { isVerified: boolean; checksum: string };
+}
+
+/** The verdict on what `r` holds now, and the answer to send. */
+export function judgeVerification(r: Reads, q: VerificationQuery, secretKey: string): Judged {
+  const cur = q.valid ? r.all(WITHDRAWALS).find((x) => x.merchantReference === q.reference) : undefined;
+  const frozen = frozenFact(r);
+  const v = verdict({
+    referenceValid: q.valid,
+    request: cur,
+    frozen: !!frozen,
+    destinationMatches:
+      cur && q.valid && q.destination !== undefined ? destinationMatches(cur, q.destination) : undefined,
+  });
+  const answer =
+    v.isVerified && cur
+      ? { isVerified: true, checksum: verificationChecksum(secretKey, cur.merchantReference, cur.destination) }
+      : { isVerified: false, checksum: '' };
+  return { cur, frozen, v, answer };
+}
+
+/** The audit entry of one answered call (without its time), the same wherever it was answered. */
+export function verificationAudit(
+  q: VerificationQuery,
+  j: Judged,
+): { subject: string; details: Record<string, unknown> } {
+  const { cur, frozen, v } = j;
+  return {
+    subject: cur?.id ?? (q.reference || 'unknown'),
+    details: {
+      merchantReference: q.reference || null,
+      // A reference refused for its shape, as asked (shortened): kept apart, it is any text.
+      ...(!q.valid && q.rawReference ? { askedReference: shortReference(q.rawReference) } : {}),
+      verdict: v.isVerified ? 'verified' : 'refused',
+      reason: v.reason,
+      why: VERDICT_WORDS[v.reason],
+      state: cur?.state ?? null,
+      ...(cur
+        ? { amount: cur.amount, currency: cur.currency, network: cur.network, destination: cur.destination }
+        : {}),
+      ...(frozen ? { frozenBy: frozen.by } : {}),
+      ...(q.valid && q.destination ? { askedDestination: q.destination } : {}),
+    },
+  };
+}
