@@ -12,7 +12,7 @@ const DAY_MS = 86_400_000;
 const DURATION = /^(\d+)\s*(s|m|h|d)$/i;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-export const durationSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
+export const durationSchema = z.union([z.string(), z.number()]).meta({ unit: 'duration' }).transform((v, ctx) => {
   const m = DURATION.exec(String(v).trim());
   if (!m) {
     ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration; write e.g. 90s, 30m, 2h or 1d` });
@@ -22,7 +22,7 @@ export const durationSchema = z.union([z.string(), z.number()]).transform((v, ct
 });
 
 /** Amounts arrive as text (load.ts keeps YAML decimals as written) or as safe integers. */
-export const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
+export const amountSchema = z.union([z.string(), z.number()]).meta({ unit: 'amount' }).transform((v, ctx) => {
   const text = String(v).trim();
   try {
     const d = new Decimal(text);
@@ -71,14 +71,18 @@ const networkName = z.string().transform((v, ctx) => {
 
 const currencyName = currencyKey.refine((v) => v !== 'default', 'a currency is needed here');
 
-const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD');
+const channelId = z
+  .string()
+  .regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD')
+  .meta({ unit: 'channel' });
 /** Slack user ids (U/W...), user-group ids (S...), or "*" for everyone. */
 const principal = z
   .string()
-  .regex(/^(\*|[UWS][A-Z0-9]{2,})$/, 'must be a Slack user id (U...), a user group id (S...) or "*"');
+  .regex(/^(\*|[UWS][A-Z0-9]{2,})$/, 'must be a Slack user id (U...), a user group id (S...) or "*"')
+  .meta({ unit: 'principal' });
 
 const perCurrency = <T extends z.ZodTypeAny>(value: T) =>
-  z.record(z.string(), value).transform((rec, ctx) => {
+  z.record(z.string().meta({ title: 'currency' }), value).transform((rec, ctx) => {
     // No prototype: a currency looked up from a webhook or a user ("constructor") finds nothing.
     const out: Record<string, z.output<T>> = Object.create(null);
     for (const [k, v] of Object.entries(rec)) {
