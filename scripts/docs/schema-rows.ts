@@ -29,6 +29,8 @@ interface Node {
   minimum?: number;
   maximum?: number;
   unit?: string;
+  /** The name of a catch-all's keys (`<job>`). */
+  keyName?: string;
 }
 
 const UNITS: Record<string, string> = {
@@ -36,6 +38,7 @@ const UNITS: Record<string, string> = {
   amount: 'amount (decimal)',
   principal: 'Slack user id, user-group id or `"*"`',
   channel: 'Slack channel id',
+  cron: 'cron expression (`0 8 * * *`)',
 };
 
 export function typeOf(n: Node): string {
@@ -92,18 +95,21 @@ export function schemaRows(schema: z.ZodType, defaults: unknown, prefix: string[
   const walk = (n: Node, path: string[]) => {
     const unit = n.unit;
     if (path.length > 0) {
-      const row: Row = { path: path.join('.').replace(/\.\[\]/g, '[]'), type: typeOf(n), description: n.description ?? '' };
+      const row: Row = {
+        path: path.join('.').replace(/\.\[\]/g, '[]'),
+        type: typeOf(n),
+        description: n.description ?? '',
+      };
       // An object's default is the sum of its keys' defaults, shown on their own rows.
       const d = n.properties ? undefined : showDefault(at(defaults, path.slice(prefix.length)), unit);
       if (d !== undefined) row.default = d;
       rows.push(row);
     }
     if (n.properties) for (const [k, child] of Object.entries(n.properties)) walk(child, [...path, k]);
-    if (n.propertyNames && typeof n.additionalProperties === 'object') {
+    // A map (a record, or an object's catch-all): one row for any of its keys.
+    if (typeof n.additionalProperties === 'object') {
       const child = n.additionalProperties;
-      const key = `<${n.propertyNames.title ?? 'name'}>`;
-      // A map's values are worth their own rows only when they have keys of their own.
-      if (child.properties || child.items?.properties) walk(child, [...path, key]);
+      walk(child, [...path, `<${n.propertyNames?.title ?? child.keyName ?? 'name'}>`]);
     }
     if (n.type === 'array' && n.items?.properties) {
       for (const [k, child] of Object.entries(n.items.properties)) walk(child, [...path, `[]`, k]);

@@ -48,7 +48,8 @@ const cronSchema = z
   .refine(
     (expr) => cron.validate(expr),
     'must be a cron expression such as "0 8 * * *" (minute hour day month weekday)',
-  );
+  )
+  .meta({ unit: 'cron', keyName: 'job' });
 
 const currencyKey = z.string().transform((v, ctx) => {
   if (v === 'default') return v;
