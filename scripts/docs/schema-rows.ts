@@ -109,7 +109,8 @@ export function schemaRows(schema: z.ZodType, defaults: unknown, prefix: string[
     // A map (a record, or an object's catch-all): one row for any of its keys.
     if (typeof n.additionalProperties === 'object') {
       const child = n.additionalProperties;
-      walk(child, [...path, `<${n.propertyNames?.title ?? child.keyName ?? 'name'}>`]);
+      const key = n.propertyNames?.title ?? child.keyName ?? 'name';
+      walk({ description: `For one ${key}.`, ...child }, [...path, `<${key}>`]);
     }
     if (n.type === 'array' && n.items?.properties) {
       for (const [k, child] of Object.entries(n.items.properties)) walk(child, [...path, `[]`, k]);
