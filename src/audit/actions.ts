@@ -1,74 +1,84 @@
 /**
  * Every action the app writes to the audit log, by the part that writes it. `appendAudit` takes
  * only these, and the Slack side has words for each (src/slack/audit-words.ts, a record keyed by
- * this union): a new action does not compile until it is given words.
+ * this union): a new action does not compile until it is given words. The group titles are the
+ * headings of docs/reference/audit-actions.md.
  */
-export const AUDIT_ACTIONS = [
-  // Withdrawals (src/withdrawals): the request's life.
-  'request',
-  'refuse',
-  'approve',
-  'reject',
-  'send',
-  'result',
-  'expire',
-  'remind',
-  'unknown',
-  'reconcile',
-  'resolve',
-  // What the wallet service, or a notification, says of a request (src/withdrawals/notice.ts).
-  'webhook',
-  'webhook_checked',
-  'service_status',
-  'service_contradiction',
-  'notice_contradiction',
-  'service_mismatch',
-  // Deposit alerts checked against the wallet's history (src/alerts/posting.ts).
-  'alert.contradicted',
-  'alert.not_in_history',
-  // The policy in force judged again before the send (src/withdrawals/recheck.ts).
-  'policy_recheck_waits',
-  'policy_recheck_refused',
-  'policy_recheck_approved',
-  // Holds: a freeze, a repeat of a payout (src/withdrawals/hold).
-  'send_held',
-  'hold',
-  'send_held_repeat',
-  'hold_release',
-  'double_payment_risk',
-  // Governed policy (src/policy/governance).
-  'policy_accept_first',
-  'policy_propose',
-  'policy_approve',
-  'policy_approve_refused',
-  'policy_reject_refused',
-  'policy_reject',
-  'policy_apply',
-  'policy_supersede',
-  'policy_invalid',
-  // The gates (src/verification, src/freeze).
-  'verification',
-  'freeze',
-  'freeze_refused',
-  'unfreeze_request',
-  'unfreeze_refused',
-  'unfreeze',
-  // Step-up (src/stepup).
-  'stepup_enrol_start',
-  'stepup_enrolled',
-  'stepup_enrol_abandoned',
-  'stepup_verified',
-  'stepup_wrong_code',
-  'stepup_refused_locked',
-  'stepup_locked',
-  'stepup_unreadable',
-  'stepup_reset',
-  'stepup_rekeyed',
-  // The webhook secret (src/webhooks/rotation.ts).
-  'webhook_rotate',
-] as const;
+export const AUDIT_ACTION_GROUPS = {
+  "Withdrawals (src/withdrawals): the request's life": [
+    'request',
+    'refuse',
+    'approve',
+    'reject',
+    'send',
+    'result',
+    'expire',
+    'remind',
+    'unknown',
+    'reconcile',
+    'resolve',
+  ],
+  'What the wallet service, or a notification, says of a request (src/withdrawals/notice.ts)': [
+    'webhook',
+    'webhook_checked',
+    'service_status',
+    'service_contradiction',
+    'notice_contradiction',
+    'service_mismatch',
+  ],
+  "Deposit alerts checked against the wallet's history (src/alerts/posting.ts)": [
+    'alert.contradicted',
+    'alert.not_in_history',
+  ],
+  'The policy in force judged again before the send (src/withdrawals/recheck.ts)': [
+    'policy_recheck_waits',
+    'policy_recheck_refused',
+    'policy_recheck_approved',
+  ],
+  'Holds: a freeze, a repeat of a payout (src/withdrawals/hold)': [
+    'send_held',
+    'hold',
+    'send_held_repeat',
+    'hold_release',
+    'double_payment_risk',
+  ],
+  'Governed policy (src/policy/governance)': [
+    'policy_accept_first',
+    'policy_propose',
+    'policy_approve',
+    'policy_approve_refused',
+    'policy_reject_refused',
+    'policy_reject',
+    'policy_apply',
+    'policy_supersede',
+    'policy_invalid',
+  ],
+  'The gates (src/verification, src/freeze)': [
+    'verification',
+    'freeze',
+    'freeze_refused',
+    'unfreeze_request',
+    'unfreeze_refused',
+    'unfreeze',
+  ],
+  'Step-up (src/stepup)': [
+    'stepup_enrol_start',
+    'stepup_enrolled',
+    'stepup_enrol_abandoned',
+    'stepup_verified',
+    'stepup_wrong_code',
+    'stepup_refused_locked',
+    'stepup_locked',
+    'stepup_unreadable',
+    'stepup_reset',
+    'stepup_rekeyed',
+  ],
+  'The webhook secret (src/webhooks/rotation.ts)': ['webhook_rotate'],
+} as const;
 
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export const AUDIT_ACTIONS = Object.values(AUDIT_ACTION_GROUPS).flat();
+
+export type AuditAction = (typeof AUDIT_ACTION_GROUPS)[keyof typeof AUDIT_ACTION_GROUPS][number];
 
 /** Actions earlier versions wrote and no longer do: still in stored logs, so still given words. */
 export const LEGACY_AUDIT_ACTIONS = ['webhook_contradiction'] as const;

@@ -12,27 +12,33 @@ const DAY_MS = 86_400_000;
 const DURATION = /^(\d+)\s*(s|m|h|d)$/i;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-export const durationSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  const m = DURATION.exec(String(v).trim());
-  if (!m) {
-    ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration; write e.g. 90s, 30m, 2h or 1d` });
-    return z.NEVER;
-  }
-  return Number(m[1]) * UNIT_MS[m[2]!.toLowerCase()]!;
-});
+export const durationSchema = z
+  .union([z.string(), z.number()])
+  .meta({ unit: 'duration' })
+  .transform((v, ctx) => {
+    const m = DURATION.exec(String(v).trim());
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration; write e.g. 90s, 30m, 2h or 1d` });
+      return z.NEVER;
+    }
+    return Number(m[1]) * UNIT_MS[m[2]!.toLowerCase()]!;
+  });
 
 /** Amounts arrive as text (load.ts keeps YAML decimals as written) or as safe integers. */
-export const amountSchema = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  const text = String(v).trim();
-  try {
-    const d = new Decimal(text);
-    if (d.isFinite() && d.gt(0)) return d.toFixed();
-  } catch {
-    /* reported below */
-  }
-  ctx.addIssue({ code: 'custom', message: `"${v}" is not a positive amount` });
-  return z.NEVER;
-});
+export const amountSchema = z
+  .union([z.string(), z.number()])
+  .meta({ unit: 'amount' })
+  .transform((v, ctx) => {
+    const text = String(v).trim();
+    try {
+      const d = new Decimal(text);
+      if (d.isFinite() && d.gt(0)) return d.toFixed();
+    } catch {
+      /* reported below */
+    }
+    ctx.addIssue({ code: 'custom', message: `"${v}" is not a positive amount` });
+    return z.NEVER;
+  });
 
 const timezoneSchema = z.string().refine((tz) => {
   try {
@@ -48,7 +54,12 @@ const cronSchema = z
   .refine(
     (expr) => cron.validate(expr),
     'must be a cron expression such as "0 8 * * *" (minute hour day month weekday)',
-  );
+  )
+  .meta({
+    unit: 'cron',
+    keyName: 'job',
+    description: 'When this job runs (its name or alias, as /treasury status lists them), instead of the job table.',
+  });
 
 /** `default` (native, any currency) and `value` (USD, every currency without an entry of its own) are keys beside the currencies. */
 const currencyKey = z.string().transform((v, ctx) => {
@@ -72,14 +83,18 @@ const networkName = z.string().transform((v, ctx) => {
 
 const currencyName = currencyKey.refine((v) => v !== 'default' && v !== 'value', 'a currency is needed here');
 
-const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD');
+const channelId = z
+  .string()
+  .regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD')
+  .meta({ unit: 'channel' });
 /** Slack user ids (U/W...), user-group ids (S...), or "*" for everyone. */
 const principal = z
   .string()
-  .regex(/^(\*|[UWS][A-Z0-9]{2,})$/, 'must be a Slack user id (U...), a user group id (S...) or "*"');
+  .regex(/^(\*|[UWS][A-Z0-9]{2,})$/, 'must be a Slack user id (U...), a user group id (S...) or "*"')
+  .meta({ unit: 'principal' });
 
 const perCurrency = <T extends z.ZodTypeAny>(value: T) =>
-  z.record(z.string(), value).transform((rec, ctx) => {
+  z.record(z.string().meta({ title: 'currency' }), value).transform((rec, ctx) => {
     // No prototype: a currency looked up from a webhook or a user ("constructor") finds nothing.
     const out: Record<string, z.output<T>> = Object.create(null);
     for (const [k, v] of Object.entries(rec)) {
@@ -115,29 +130,54 @@ const tierListSchema = z
   });
 
 const routeSchema = z.object({
-  kind: z.enum(['deposit', 'withdrawal', 'remittance', 'transfer', 'any']).default('any'),
-  currency: currencyName.optional(),
-  network: networkName.optional(),
-  channel: channelId,
+  kind: z
+    .enum(['deposit', 'withdrawal', 'remittance', 'transfer', 'any'])
+    .default('any')
+    .describe('The kind of transaction this route takes.'),
+  currency: currencyName.optional().describe('Only this currency (any, when unset).'),
+  network: networkName.optional().describe('Only this network (any, when unset).'),
+  channel: channelId.describe('The channel its alerts go to.'),
 });
 
 export const policySchema = z
   .object({
-    channels: z.object({
-      approvals: channelId,
-      alerts: channelId,
-      routes: z.array(routeSchema).default([]),
-    }),
-    people: z.object({
-      viewers: z.array(principal).default(['*']),
-      requesters: z.array(principal).default([]),
-      approvers: z.array(principal).default([]),
-      admins: z.array(principal).default([]),
-    }),
+    channels: z
+      .object({
+        approvals: channelId.describe('Where approval cards, policy changes and freeze notices are posted.'),
+        alerts: channelId.describe('Where deposit, withdrawal and remittance alerts go when no route matches.'),
+        routes: z
+          .array(routeSchema)
+          .default([])
+          .describe('Alert channels by kind, currency and network; the first route that matches wins.'),
+      })
+      .describe('Where the app posts.'),
+    people: z
+      .object({
+        viewers: z
+          .array(principal)
+          .default(['*'])
+          .describe('Who may use /address, /tx, /treasury pending, balances, digest and a withdrawal’s story.'),
+        requesters: z.array(principal).default([]).describe('Who may request withdrawals (/withdraw).'),
+        approvers: z
+          .array(principal)
+          .default([])
+          .describe('Who may approve or reject withdrawals; never their own request.'),
+        admins: z
+          .array(principal)
+          .default([])
+          .describe(
+            'Who may freeze, approve policy changes, read the audit log, reset step-up codes; name two so that an unfreeze can be confirmed.',
+          ),
+      })
+      .describe('Who may do what: Slack user ids (U…), user-group ids (S…) or "*" for everyone.'),
     withdrawals: z
       .object({
-        expires_after: durationSchema.default(2 * 3_600_000),
-        remind_before: durationSchema.default(30 * 60_000),
+        expires_after: durationSchema
+          .default(2 * 3_600_000)
+          .describe('A request not fully approved this long after it was made expires, unsent.'),
+        remind_before: durationSchema
+          .default(30 * 60_000)
+          .describe('Approvers still needed are reminded this long before a request expires.'),
         /**
          * A withdrawal of unknown outcome that the wallet service says it has no record of is
          * trusted as never executed only this long after it was sent (the service may not have
@@ -148,7 +188,10 @@ export const policySchema = z
             (ms) => ms >= 60_000,
             'must be at least 1m: the wallet service may not have recorded a withdrawal at once, and a NotFound trusted too early would invite paying it twice',
           )
-          .default(10 * 60_000),
+          .default(10 * 60_000)
+          .describe(
+            'A withdrawal of unknown outcome that the wallet service has no record of counts as not sent only this long after it was sent (at least 1m).',
+          ),
         tiers: perCurrency(tierListSchema)
           .refine((t) => 'default' in t || 'value' in t, 'a "value" (or "default") tier list is required')
           .describe(
@@ -173,15 +216,29 @@ export const policySchema = z
           ),
         allowlist: z
           .object({
-            mode: z.enum(['enforce', 'warn', 'off']).default('warn'),
+            mode: z
+              .enum(['enforce', 'warn', 'off'])
+              .default('warn')
+              .describe('enforce: refuse other destinations; warn: flag them on the card; off: no list.'),
             /** A newly approved address becomes usable this long after its approval. */
-            cooloff: durationSchema.default(DAY_MS),
+            cooloff: durationSchema
+              .default(DAY_MS)
+              .describe('A newly approved address becomes usable this long after the policy change is approved.'),
             addresses: z
-              .array(z.object({ address: z.string().min(1), network: networkName, label: z.string().min(1).max(80) }))
-              .default([]),
+              .array(
+                z.object({
+                  address: z.string().min(1).describe('The destination address, written in full.'),
+                  network: networkName.describe('Its network.'),
+                  label: z.string().min(1).max(80).describe('The name shown beside it on cards and in the digest.'),
+                }),
+              )
+              .default([])
+              .describe('The destinations the treasury pays.'),
           })
-          .default({ mode: 'warn', cooloff: DAY_MS, addresses: [] }),
+          .default({ mode: 'warn', cooloff: DAY_MS, addresses: [] })
+          .describe('Where withdrawals may go.'),
       })
+      .describe('What a withdrawal needs before it is sent.')
       .default({
         expires_after: 2 * 3_600_000,
         remind_before: 30 * 60_000,
@@ -196,7 +253,18 @@ export const policySchema = z
      * Admins who must approve a change of this file before it takes effect. Unset: 2, or 1
      * when the policy names a single admin (see effectivePolicyChangeApprovals).
      */
-    policy_changes: z.object({ approvals: z.number().int().min(1).max(20).optional() }).default({}),
+    policy_changes: z
+      .object({
+        approvals: z
+          .number()
+          .int()
+          .min(1)
+          .max(20)
+          .optional()
+          .describe('Admins who must approve a change of this file: 2 when unset, or 1 when one admin is named.'),
+      })
+      .default({})
+      .describe('How a change of this file is approved before it applies.'),
     alerts: z
       .object({
         mention_above: perCurrency(amountSchema)
@@ -217,9 +285,13 @@ export const policySchema = z
             (ms) => ms >= 30_000,
             "must be at least 30s: the wallet's history may list a deposit a little after its notification",
           )
-          .default(10 * 60_000),
+          .default(10 * 60_000)
+          .describe(
+            "A deposit reported confirmed by a notification and not in the wallet's history this long after is flagged as possibly forged (at least 30s).",
+          ),
       })
-      .default({ mention_above: {}, low_balance: {}, verify_grace: 10 * 60_000 }),
+      .default({ mention_above: {}, low_balance: {}, verify_grace: 10 * 60_000 })
+      .describe('Deposit and balance alerts.'),
     valuation: z
       .object({
         currency: z.literal('USD').default('USD').describe('The unit of every `value` entry (USD only).'),
@@ -238,15 +310,35 @@ export const policySchema = z
      * keep the schedule of the job table (src/jobs/table.ts), which also checks the names.
      */
     schedule: z
-      .object({ timezone: timezoneSchema.default('UTC') })
+      .object({ timezone: timezoneSchema.default('UTC').describe('The time zone of every schedule (IANA name).') })
       .catchall(cronSchema)
-      .default({ timezone: 'UTC' }),
+      .default({ timezone: 'UTC' })
+      .describe('When the scheduled jobs run; jobs not named keep their own schedule.'),
     /** Events, alert records and outbox entries older than this are pruned (never the audit log or requests). */
-    retention: z.object({ days: z.number().int().min(1).max(3650).default(30) }).default({ days: 30 }),
+    retention: z
+      .object({
+        days: z
+          .number()
+          .int()
+          .min(1)
+          .max(3650)
+          .default(30)
+          .describe(
+            'Events, alert records and delivered Slack posts older than this are pruned; never the audit log or requests.',
+          ),
+      })
+      .default({ days: 30 })
+      .describe('How long records are kept.'),
     /** The export sent to the admins on the first day of each month (`off`: none). */
     exports: z
-      .object({ monthly: z.enum(['csv', 'xero', 'quickbooks', 'cryptio', 'off']).default('csv') })
-      .default({ monthly: 'csv' }),
+      .object({
+        monthly: z
+          .enum(['csv', 'xero', 'quickbooks', 'cryptio', 'off'])
+          .default('csv')
+          .describe("The format of last month's export sent to each admin on the 1st; off: none."),
+      })
+      .default({ monthly: 'csv' })
+      .describe('Exports sent by the app.'),
   })
   .superRefine((p, ctx) => {
     // A change nobody can approve would freeze the policy for good.

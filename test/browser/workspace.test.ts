@@ -2,7 +2,8 @@
  * The local workspace in a real browser (Debian's chromium through playwright-core): the
  * whole story a person would try, clicked and typed as they would, against the app started
  * as `npm start` starts it in local mode (embedded sandbox, the workspace as Slack).
- * A screenshot of every step goes to test-artifacts/browser/.
+ * A screenshot of every step goes to test-artifacts/browser/; with DOCS_SCREENSHOTS=1
+ * (`npm run docs:screenshots`) the tutorial's also go to docs/img/tour/, so they show the app as it is.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,9 +31,12 @@ let step = 0;
 /** Uncaught errors of the page's scripts (a module that fails to load or throws). */
 const pageErrors: string[] = [];
 
+const TOUR = join(process.cwd(), 'docs', 'img', 'tour');
+
 async function shot(name: string): Promise<void> {
   step += 1;
   await page.screenshot({ path: join(ARTIFACTS, `${String(step).padStart(2, '0')}-${name}.png`) });
+  if (process.env.DOCS_SCREENSHOTS === '1') await page.screenshot({ path: join(TOUR, `${name}.png`) });
 }
 
 const as = async (name: string) => {
