@@ -4,6 +4,7 @@
  * up to the cent. `exact: true` drops the "≈" (a policy threshold is exact).
  */
 import { Decimal } from 'decimal.js';
+import { formatAmount } from './amount.js';
 
 const D = Decimal.clone({ precision: 60, toExpNeg: -100, toExpPos: 100 });
 
@@ -28,4 +29,14 @@ export function valueWords(
 ): string {
   if (!v) return 'value unknown';
   return v.kind === 'known' ? formatFiat(v.usd, { approx: true }) : `value unknown: ${v.reason}`;
+}
+
+/**
+ * A per-currency policy threshold in words, whatever its key: "1,000.00 USDT", "$1,000.00 in value"
+ * (`value`: USD across every currency), "1,000 in any other currency" (`default`).
+ */
+export function thresholdAmount(key: string, amount: string): string {
+  if (key === 'value') return `${formatFiat(amount)} in value`;
+  if (key === 'default') return `${formatAmount(amount)} in any other currency`;
+  return formatAmount(amount, key);
 }

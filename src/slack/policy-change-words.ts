@@ -5,6 +5,7 @@
  * have no phrase of their own (a field added to the schema later) are still described,
  * generically, by path: a change is never silent.
  */
+import { formatFiat } from '../format/fiat.js';
 import { formatAmount } from '../format/amount.js';
 import { mention } from './blocks.js';
 import { outside, outsideCode } from '../format/outside.js';
@@ -13,6 +14,7 @@ import { addressKey } from '../policy/governance/types.js';
 
 const who = (id: string) => mention(id, 'everyone');
 const amount = (v: string | undefined) => (v === undefined ? 'none' : outside(formatAmount(v), 60));
+const fiat = (v: string | undefined) => (v === undefined ? 'none' : outside(formatFiat(v), 60));
 const arrow = (a: string, b: string) => `${a} → ${b}`;
 
 /** "90 s", "30 min", "2 h", "1 d 6 h": durations as the policy file writes them, in words. */
@@ -47,7 +49,8 @@ function perCurrencyDiff(name: string, a: Record<string, string>, b: Record<stri
   return keys
     .filter((k) => a[k] !== b[k])
     .map(
-      (k) => `${name} ${k === 'default' ? 'other currencies' : outside(k, 30)}: ${arrow(amount(a[k]), amount(b[k]))}`,
+      (k) =>
+        `${name} ${k === 'default' ? 'other currencies' : k === 'value' ? 'by value' : outside(k, 30)}: ${arrow(k === 'value' ? fiat(a[k]) : amount(a[k]), k === 'value' ? fiat(b[k]) : amount(b[k]))}`,
     );
 }
 

@@ -6,7 +6,7 @@
  * is usable and skipped otherwise.
  */
 import { z } from 'zod';
-import { formatFiat } from '../format/fiat.js';
+import { thresholdAmount } from '../format/fiat.js';
 import { networkWithStandard } from '../format/network.js';
 import {
   addressFamily,
@@ -167,11 +167,5 @@ export function selectTier(
 
 /** The amounts above which a note is required ("1,000.00 USDT", "$1,000.00 in value"), for the form's hint. */
 export function noteThresholds(policy: Policy): string[] {
-  return Object.entries(policy.withdrawals.note_required_above).map(([currency, above]) =>
-    currency === 'value'
-      ? `${formatFiat(above)} in value`
-      : currency === 'default'
-        ? `${formatAmount(above, '')} in any other currency`
-        : formatAmount(above, currency),
-  );
+  return Object.entries(policy.withdrawals.note_required_above).map(([key, above]) => thresholdAmount(key, above));
 }

@@ -242,7 +242,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the local workspace in a browser', () =>
       .getByRole('dialog', { name: 'Approve this withdrawal?' })
       .getByRole('button', { name: 'Approve' })
       .click();
-    await expect.poll(() => pane().innerText()).not.toContain('60.00 USDT on BSC');
+    // The decision leaves the queue, and the Home says what became of it.
+    await expect.poll(() => pane().innerText()).toContain('Your approval of 60.00 USDT on BSC');
+    expect(await pane().innerText()).toContain('Waiting for your decision (0)');
     await as('Bob');
     await page.locator('#home-link').click();
     await expect.poll(() => pane().innerText()).toContain('Your latest requests');

@@ -16,7 +16,7 @@ import type {
 } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
 import QRCode from 'qrcode';
-import { formatAmount } from '../../format/amount.js';
+import { thresholdAmount } from '../../format/fiat.js';
 import { hasRole } from '../../policy/people.js';
 import { actions, context, section } from '../blocks.js';
 import { outside } from '../../format/outside.js';
@@ -33,14 +33,10 @@ const ENROL_BLOCK = 'stepup_enrol_code';
 const ENROL_ACTION = 'code';
 const QR_BLOCK = 'stepup_qr';
 
-/** "above 10,000 USDT, above 5,000 for other currencies": the policy's step_up_above in words. */
+/** "above 10,000.00 USDT, above $10,000.00 in value": the policy's step_up_above in words. */
 function thresholdWords(deps: CommandDeps): string | undefined {
   const above = deps.policy.current().withdrawals.step_up_above;
-  const parts = Object.keys(above)
-    .filter((c) => c !== 'default')
-    .map((c) => `above ${formatAmount(above[c]!, c)}`);
-  if (above.default !== undefined)
-    parts.push(`above ${above.default} in ${parts.length ? 'other currencies' : 'any currency'}`);
+  const parts = Object.entries(above).map(([key, amount]) => `above ${thresholdAmount(key, amount)}`);
   return parts.length ? parts.join(', ') : undefined;
 }
 
