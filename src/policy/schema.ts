@@ -109,9 +109,14 @@ const perCurrency = <T extends z.ZodTypeAny>(value: T) =>
   });
 
 const tierSchema = z.object({
-  max: amountSchema.optional(),
-  approvals: z.number().int().min(1).max(20),
-  must_include: z.array(principal).default([]),
+  max: amountSchema
+    .optional()
+    .describe('The largest amount (or USD value, in `value` tiers) of this tier; only the last tier may have none.'),
+  approvals: z.number().int().min(1).max(20).describe('Distinct approvals needed, never the requester’s own.'),
+  must_include: z
+    .array(principal)
+    .default([])
+    .describe('People or groups who must be among the approvers (each must also be in `people.approvers`).'),
 });
 
 const tierListSchema = z
