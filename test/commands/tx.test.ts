@@ -7,6 +7,8 @@ import { until } from '../helpers/wait.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
+  // The price job's first run (at start): the lines show values at the cached price.
+  await until('the first price refresh', () => t.app.deps.prices.state().lastOkAt !== undefined);
 });
 afterAll(async () => {
   await t?.stop();
@@ -47,8 +49,10 @@ describe('/tx', () => {
   it('renders one page with a header, records and Next, and Next/Previous replace the message in place', async () => {
     const first = await tx('size=10');
     expect(first.text).toContain('Page 1 of 4 · 40 records · filters: `none`');
-    expect(first.text).toContain('*Deposit* · *100.50 USDT* · BSC · :white_check_mark: confirmed');
-    expect(first.text).toContain('*0.123456789012345678 ETH*');
+    // Issue 24: each line's value at the cached (today's) price, and the page says it is today's.
+    expect(first.text).toMatch(/\*Deposit\* · \*100\.50 USDT\* ≈ \$\d{2,3}\.\d\d · BSC · :white_check_mark: confirmed/);
+    expect(first.text).toMatch(/\*0\.123456789012345678 ETH\* ≈ \$\d{3}\.\d\d/);
+    expect(first.text).toContain("values (≈ $) at today's price, not the day's");
     expect(first.text).toMatch(/<https:\/\/[^|]+\|0x\w{4}…\w{4}> → <https:\/\/[^|]+\|/);
     expect(first.text).toContain('2026-11-20 00:00 UTC');
     const nav = buttons(first.reply);
