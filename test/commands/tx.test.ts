@@ -243,7 +243,8 @@ describe('/tx', () => {
     })();
     expect(file.channel).toBe(t.fake.dmChannel(USERS.viewer));
     const rows = parseCsv(file.content.toString('utf8')) as string[][];
-    // The issue adds the booking columns (fee, value date, client, note, people, both references).
+    // The issue adds the booking columns (fee, value date, client, note, people, both references);
+    // issue 24 the value in USD and its price's time.
     expect(rows[0]).toEqual([
       'createdAt',
       'timestamp',
@@ -254,6 +255,8 @@ describe('/tx', () => {
       'fee',
       'feeCurrency',
       'debited',
+      'value_usd',
+      'value_usd_at',
       'currency',
       'network',
       'client',
@@ -273,6 +276,10 @@ describe('/tx', () => {
     expect(rows[1]![col('amount')]).toBe('0.123456789012345678');
     expect(rows[1]![col('status')]).toBe('confirmed');
     expect(rows[1]![col('valueDate')]).toBe('2026-11-20');
+    // A deposit is valued at the cached price of the export (the cache has current prices only): its time says so.
+    expect(rows[3]![col('value_usd')]).toMatch(/^\d\.\d\d$/);
+    const priceAt = t.app.deps.prices.snapshot().quotes.USDT!.at;
+    expect(rows[3]![col('value_usd_at')]).toBe(priceAt);
     // RFC 4180 quoting for the comma and quotes; the line break is a space (a cell is one line: outsideCell).
     // A deposit's reference is the service's own.
     expect(rows[2]![col('serviceReference')]).toBe('line one, "two" three');
