@@ -7,6 +7,7 @@
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { Dec } from '../withdrawals/money.js';
+import { valueAt, type PriceSnapshot } from '../prices/index.js';
 import {
   type BalanceLine,
   type BalanceSnapshot,
@@ -17,6 +18,7 @@ import {
   type DigestBalance,
   type DigestLine,
   type DigestMovement,
+  type DigestValueTotal,
   LARGEST_COUNT,
 } from './types.js';
 
@@ -44,6 +46,70 @@ export interface DigestInput {
   clients?: ReadonlyMap<string, string>;
   /** The allowlist's label of a destination (the payee), where it has one. */
   payeeOf?: (network: string, address: string) => string | undefined;
+  /** The price cache when the digest is built: values in USD (absent: no values). */
+  prices?: PriceSnapshot;
+}
+
+/** USD text of an amount at the snapshot's price, or undefined without a fresh one. */
+function usd(prices: PriceSnapshot | undefined, currency: string, amount: string): string | undefined {
+  if (!prices) return undefined;
+  const v = valueAt(prices, currency, amount);
+  return v.kind === 'known' ? v.usd : undefined;
+}
+
+/** A total over parts valued in USD; a currency without a price is named apart, never summed as 0. */
+function total(parts: ReadonlyArray<{ currency: string; amount: string }>, prices: PriceSnapshot): DigestValueTotal {
+  let sum = new Dec(0);
+  const unpriced = new Set<string>();
+  for (const p of parts) {
+    if (new Dec(p.amount).isZero()) continue;
+    const v = usd(prices, p.currency, p.amount);
+    if (v === undefined) unpriced.add(p.currency);
+    else sum = sum.plus(v);
+  }
+  return { usd: sum.toFixed(2), unpriced: [...unpriced].sort() };
+}
+
+/** The lines, balances and movements with their values, and the totals across currencies. */
+function withValues(d: Digest, prices: PriceSnapshot | undefined): Digest {
+  if (!prices) return d;
+  const lines = d.lines.map((l) => {
+    const dep = usd(prices, l.currency, l.deposits.total);
+    const wd = usd(prices, l.currency, l.withdrawals.total);
+    return dep !== undefined && wd !== undefined ? { ...l, value: { deposits: dep, withdrawals: wd } } : l;
+  });
+  const largest = d.largest.map((m) => {
+    const v = usd(prices, m.currency, m.amount);
+    return v === undefined ? m : { ...m, value: v };
+  });
+  const balances = d.balances && {
+    ...d.balances,
+    lines: d.balances.lines.map((b) => {
+      const v = usd(prices, b.currency, b.balance);
+      return v === undefined ? b : { ...b, value: v };
+    }),
+    value: total(
+      d.balances.lines.map((b) => ({ currency: b.currency, amount: b.balance })),
+      prices,
+    ),
+  };
+  return {
+    ...d,
+    lines,
+    largest,
+    ...(balances ? { balances } : {}),
+    value: {
+      deposits: total(
+        d.lines.map((l) => ({ currency: l.currency, amount: l.deposits.total })),
+        prices,
+      ),
+      withdrawals: total(
+        d.lines.map((l) => ({ currency: l.currency, amount: l.withdrawals.total })),
+        prices,
+      ),
+      at: prices.now,
+    },
+  };
 }
 
 export function currencyOf(r: TransactionRecord): string {
@@ -203,19 +269,22 @@ export function buildDigest(input: DigestInput): Digest {
     const t = r.timestamp?.getTime();
     return t === undefined || (t >= from && t <= to);
   });
-  return {
-    period: { from, to, days: input.days },
-    lines: sumLines(inPeriod),
-    records: inPeriod.length,
-    truncated: input.truncated,
-    ...(input.incomplete ? { incomplete: input.incomplete } : {}),
-    ...(input.balances ? { balances: balances(input.balances, input.previous) } : {}),
-    approvals: {
-      pending: input.withdrawals.filter((w) => w.state === 'pending').length,
-      expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
-      unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
+  return withValues(
+    {
+      period: { from, to, days: input.days },
+      lines: sumLines(inPeriod),
+      records: inPeriod.length,
+      truncated: input.truncated,
+      ...(input.incomplete ? { incomplete: input.incomplete } : {}),
+      ...(input.balances ? { balances: balances(input.balances, input.previous) } : {}),
+      approvals: {
+        pending: input.withdrawals.filter((w) => w.state === 'pending').length,
+        expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
+        unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
+      },
+      largest: largest(inPeriod, input),
+      chart: chart(input.records, to),
     },
-    largest: largest(inPeriod, input),
-    chart: chart(input.records, to),
-  };
+    input.prices,
+  );
 }

@@ -15,6 +15,10 @@ import { parsePolicy } from '../../src/policy/load.js';
 import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { pngInfo } from './png.js';
 
+/** The text without the values beside amounts (issue 24; the sandbox's prices drift): the amounts as before. */
+const withoutValues = (text: string) =>
+  text.replace(/ \(≈ \$[\d,]+\.\d\d\)|: ≈ \$[\d,]+\.\d\d(?: \(without [^)]*\))? in all/g, '');
+
 const DAY = 86_400_000;
 
 function seed(t: TestApp, now: number): void {
@@ -122,7 +126,11 @@ describe('/treasury digest [days]', () => {
     const { res: ack, responseUrl } = await t.command('/treasury', 'digest 14', USERS.viewer);
     expect(ack.status).toBe(200);
     const [reply] = await t.replies(responseUrl);
-    const text = visibleText(reply!);
+    const shown = visibleText(reply!);
+    // Issue 24: each amount's value (≈ $…, at the sandbox's drifting price) is beside it; these lines pin the amounts.
+    expect(shown).toMatch(/7,800\.35 USDT \(≈ \$[\d,]+\.\d\d\) in/);
+    expect(shown).toMatch(/\*All currencies\*: ≈ \$[\d,]+\.\d\d in · ≈ \$[\d,]+\.\d\d out, at the prices of /);
+    const text = withoutValues(shown);
     expect(reply!.response_type).toBe('ephemeral');
     expect(text).toContain('Treasury digest: last 14 days');
     expect(text).toContain(
@@ -169,7 +177,7 @@ describe('/treasury digest [days]', () => {
     seed(t, Date.now());
     const uploads = t.fake.calls('files.completeUploadExternal').length;
     const { responseUrl } = await t.command('/treasury', 'digest', USERS.viewer);
-    const text = visibleText((await t.replies(responseUrl))[0]!);
+    const text = withoutValues(visibleText((await t.replies(responseUrl))[0]!));
     expect(text).toContain('Treasury digest: last 24 hours');
     expect(text).toContain(
       '*USDT*: 2 deposits confirmed, 2,500.15 USDT in · 1 withdrawal confirmed, 1,000.50 USDT out',
@@ -225,7 +233,7 @@ describe('the scheduled digest (digest.daily)', () => {
     await t.app.deps.scheduler.runNow('digest.daily');
     expect(digests()).toHaveLength(1);
     expect(charts()).toHaveLength(1);
-    expect(visibleText(digests()[0]!)).toContain('*USDT*: 2 deposits confirmed, 2,500.15 USDT in');
+    expect(withoutValues(visibleText(digests()[0]!))).toContain('*USDT*: 2 deposits confirmed, 2,500.15 USDT in');
 
     // A restart on the same data directory: the day's digest is not posted again.
     await t.stop();
