@@ -228,7 +228,7 @@ function largest(
   });
 }
 
-function chart(records: readonly TransactionRecord[], now: number): Digest['chart'] {
+function chart(records: readonly TransactionRecord[], now: number, prices?: PriceSnapshot): Digest['chart'] {
   const days: string[] = [];
   for (let i = CHART_DAYS - 1; i >= 0; i--) days.push(utcDayOf(now - i * DAY));
   const index = new Map(days.map((d, i) => [d, i]));
@@ -248,17 +248,47 @@ function chart(records: readonly TransactionRecord[], now: number): Digest['char
     s.n++;
     sums.set(cur, s);
   }
+  const value = prices && sums.size ? valuePanel(sums, prices) : undefined;
   // The busiest currencies (by number of movements) get a panel; the text has every one.
   const panels: ChartPanel[] = [...sums.entries()]
     .sort(([a, x], [b, y]) => y.n - x.n || a.localeCompare(b))
-    .slice(0, CHART_MAX_PANELS)
+    .slice(0, CHART_MAX_PANELS - (value ? 1 : 0))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([currency, s]) => ({
       currency,
       deposits: s.dep.map((d) => d.toFixed()),
       withdrawals: s.wd.map((d) => d.toFixed()),
     }));
-  return { days, panels };
+  return { days, panels: value ? [value, ...panels] : panels };
+}
+
+/**
+ * Every currency's daily sums in USD, as the chart's first panel (issue 24): at the digest's
+ * price (the cache holds current prices only: the label says so); a currency without a price is
+ * named in the label and left out, never drawn as 0.
+ */
+function valuePanel(sums: ReadonlyMap<string, { dep: Dec[]; wd: Dec[] }>, prices: PriceSnapshot): ChartPanel {
+  const days = [...sums.values()][0]!.dep.length;
+  const dep = Array.from({ length: days }, () => new Dec(0));
+  const wd = Array.from({ length: days }, () => new Dec(0));
+  const unpriced: string[] = [];
+  for (const [currency, s] of sums) {
+    if (usd(prices, currency, '1') === undefined) {
+      unpriced.push(currency);
+      continue;
+    }
+    for (let i = 0; i < days; i++) {
+      dep[i] = dep[i]!.plus(usd(prices, currency, s.dep[i]!.toFixed()) ?? 0);
+      wd[i] = wd[i]!.plus(usd(prices, currency, s.wd[i]!.toFixed()) ?? 0);
+    }
+  }
+  const without = unpriced.length ? `, without ${unpriced.sort().join(', ')}` : '';
+  return {
+    currency: `All currencies in USD at today's price${without}`,
+    value: true,
+    deposits: dep.map((d) => d.toFixed(2)),
+    withdrawals: wd.map((d) => d.toFixed(2)),
+  };
 }
 
 export function buildDigest(input: DigestInput): Digest {
@@ -283,7 +313,7 @@ export function buildDigest(input: DigestInput): Digest {
         unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
       },
       largest: largest(inPeriod, input),
-      chart: chart(input.records, to),
+      chart: chart(input.records, to, input.prices),
     },
     input.prices,
   );

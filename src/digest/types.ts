@@ -55,7 +55,10 @@ export interface DigestMovement {
 
 /** Deposits against withdrawals per UTC day, exact decimal text, for the chart. */
 export interface ChartPanel {
+  /** The panel's label: a currency, or the USD panel's words (with `value`). */
   currency: string;
+  /** The panel of every currency in USD (issue 24), the chart's first. */
+  value?: true;
   deposits: string[];
   withdrawals: string[];
 }

@@ -166,9 +166,12 @@ describe('/treasury digest [days]', () => {
     expect(t.fake.files().filter((f) => f.channel === CHANNELS.command)).toEqual([]);
     const [file] = t.fake.files().filter((f) => f.channel === t.fake.dmChannel(USERS.viewer));
     expect(file!.name).toMatch(/^treasury-digest-chart-\d{4}-\d\d-\d\d-last-14-days-\.png$/);
-    expect(file!.alt_text).toMatch(/one bar chart per currency \(ETH, USDT\), deposits in green against withdrawals/);
+    // Issue 24: the first panel is every currency in USD, then one per currency.
+    expect(file!.alt_text).toMatch(
+      /a bar chart of all currencies in USD at today's price, then one bar chart per currency \(ETH, USDT\), deposits in green against withdrawals/,
+    );
     const png = pngInfo(file!.content);
-    expect(png).toEqual({ valid: true, width: 1200, height: 56 + 2 * 300 });
+    expect(png).toEqual({ valid: true, width: 1200, height: 56 + 3 * 300 });
     expect(file!.content.length).toBeGreaterThan(5 * 1024);
     expect(file!.content.length).toBeLessThan(2 * 1024 * 1024);
   });

@@ -65,6 +65,17 @@ describe('the digest in value', () => {
     expect(text.indexOf('*All currencies*')).toBeLessThan(text.indexOf('*ETH*'));
   });
 
+  it('the chart starts with a panel of every currency in USD, naming the one without a price', () => {
+    const { chart } = buildDigest({ ...input, prices });
+    const [value, ...rest] = chart.panels;
+    expect(value!.currency).toBe("All currencies in USD at today's price, without XEND");
+    expect(value!.deposits.at(-1)).toBe('1600.00');
+    expect(value!.withdrawals.at(-1)).toBe('300.00');
+    expect(value!.deposits.slice(0, -1).every((d) => d === '0.00')).toBe(true);
+    expect(rest.map((p) => p.currency)).toEqual(['ETH', 'USDT', 'XEND']);
+    expect(buildDigest(input).chart.panels.map((p) => p.currency)).toEqual(['ETH', 'USDT', 'XEND']);
+  });
+
   it('without prices, no value is shown and nothing counts as $0', () => {
     const d = buildDigest(input);
     expect(d.value).toBeUndefined();
