@@ -9,6 +9,7 @@
  */
 import { parsePolicy } from '../src/policy/load.js';
 import { CHANNELS, startTestApp, USERS, type TestApp } from '../test/helpers/treasury-app.js';
+import { until } from '../test/helpers/wait.js';
 import { nowMs, percentile, result, type Bench, type BenchResult } from './lib.js';
 
 const N = 60;
@@ -64,6 +65,9 @@ const bench: Bench = {
     const off = await startTestApp({ policy: policy('default', 'daily_limit: { USDT: 100000000 }') });
     const started = Date.now();
     try {
+      // The price job's first run (at start) must have answered: a request made before it is
+      // unknown in value (the top tier), which is not the case measured.
+      await until('the first price refresh', () => on.app.deps.prices.state().lastOkAt !== undefined, 15_000);
       for (const a of [on, off]) a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000000');
       const acks = {
         on: { withdraw: [] as number[], approve: [] as number[] },
@@ -128,7 +132,8 @@ const bench: Bench = {
           bench: 'valuation',
           case: `price refreshes over ${minutes.toFixed(1)} min (one call for all 17 assets)`,
           metric: 'calls per minute',
-          value: calls / Math.max(minutes, 1 / 60),
+          // A run shorter than a minute makes one call (at start): one a minute, not more.
+          value: calls / Math.max(minutes, 1),
           baseline: 1,
           unit: 'calls/min',
           better: 'lower',

@@ -243,6 +243,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       slack: slackClient.client,
       logger,
       now,
+      prices: () => prices.snapshot(),
     });
 
     // Registrations and rotations one at a time, each reading the secret in its turn.

@@ -16,5 +16,6 @@ export function txFacts(
     book: clientBook(deps.store, requests),
     payeeOf: allowlistPayee(deps.policy.current().withdrawals.allowlist.addresses),
     ...(client ? { names: slackNames(client) } : {}),
+    prices: deps.prices.snapshot(),
   };
 }

@@ -30,11 +30,11 @@ async function clientPage(deps: CommandDeps, q: TxQuery & { client: string }) {
 export async function showPage(deps: CommandDeps, raw: RawFilters, q: TxQuery) {
   if (q.client) {
     const { page, addresses, complete } = await clientPage(deps, { ...q, client: q.client });
-    return renderPage(raw, q, page, { asked: q.page, client: { addresses, complete } });
+    return renderPage(raw, q, page, { asked: q.page, client: { addresses, complete }, prices: deps.prices.snapshot() });
   }
   const { page: p, pageSize, client: _client, ...filters } = q;
   let page = await deps.wallet.listTransactions({ ...filters, page: p, pageSize });
   if (page.records.length === 0 && page.totalPages >= 1 && p > page.totalPages)
     page = await deps.wallet.listTransactions({ ...filters, page: page.totalPages, pageSize });
-  return renderPage(raw, q, page, { asked: p });
+  return renderPage(raw, q, page, { asked: p, prices: deps.prices.snapshot() });
 }

@@ -1,6 +1,8 @@
 /** A page of transactions as Slack blocks, with Previous/Next buttons that carry the filters as typed. */
 import { z } from 'zod';
 import { formatAmount } from '../../src/format/amount.js';
+import { formatFiat } from '../../src/format/fiat.js';
+import { valueAt, type PriceSnapshot } from '../../src/prices/index.js';
 import { outside, outsideCode } from '../../src/format/outside.js';
 import { statusDetail, statusEmoji } from '../../src/format/status.js';
 import { utcMinute } from '../../src/format/time.js';
@@ -33,14 +35,25 @@ function when(r: TransactionRecord): string {
   );
 }
 
-function recordLine(r: TransactionRecord): string {
+/**
+ * " ≈ $1,500.00" at the cached price (today's, not the day's: the cache holds current prices only,
+ * and the page's context says so); nothing when the value is unknown (a hundred "value unknown"
+ * would bury the lines; the amount stays the fact).
+ */
+function valueText(r: TransactionRecord, cur: string | undefined, prices: PriceSnapshot | undefined): string {
+  if (!prices || !cur || !r.amount) return '';
+  const v = valueAt(prices, cur, r.amount);
+  return v.kind === 'known' ? ` ${formatFiat(v.usd, { approx: true })}` : '';
+}
+
+function recordLine(r: TransactionRecord, prices?: PriceSnapshot): string {
   const typeName = r.type === 'unknown' ? 'Transaction' : r.type[0]!.toUpperCase() + r.type.slice(1);
   const cur = r.currency?.name ?? r.currencyName;
   const net = r.network?.name ?? r.networkName;
   const from = r.fromAddress ? link(r.fromAddressUrl, shorten(r.fromAddress)) : '?';
   const to = r.toAddress ? link(r.toAddressUrl, shorten(r.toAddress)) : '?';
   const hash = r.hash ? ` · tx ${link(r.hashUrl, shorten(r.hash, 8, 6))}` : '';
-  return `${TYPE_ICON[r.type]} *${typeName}* · *${outside(formatAmount(r.amount, cur), 80)}* · ${outside(net ?? 'network unknown', 30)} · ${statusText(r)}\n      ${from} → ${to}${hash} · ${when(r)}`;
+  return `${TYPE_ICON[r.type]} *${typeName}* · *${outside(formatAmount(r.amount, cur), 80)}*${valueText(r, cur, prices)} · ${outside(net ?? 'network unknown', 30)} · ${statusText(r)}\n      ${from} → ${to}${hash} · ${when(r)}`;
 }
 
 /** What a Previous/Next button carries: the filters as typed, and the page to show. */
@@ -58,6 +71,8 @@ export interface PageContext {
   asked: number;
   /** With client=: how many of the client's addresses were read, and whether every read finished. */
   client?: { addresses: number; complete: boolean };
+  /** The price cache now: each line's value at today's price. */
+  prices?: PriceSnapshot;
 }
 
 /** "There are only 7 pages; showing page 7.": said first when the page asked is past the end. */
@@ -91,16 +106,20 @@ export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage, o
   // Status first: the page shown is not the one asked for.
   if (clamp) blocks.unshift(section(clamp));
   const partial = o.client && !o.client.complete ? ' · :warning: some addresses could not be read in full' : '';
+  const valued =
+    o.prices && page.records.some((r) => valueText(r, r.currency?.name ?? r.currencyName, o.prices))
+      ? " · values (≈ $) at today's price, not the day's"
+      : '';
   blocks.push(
     context(
-      `Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: ${outsideCode(filters, 300)}${partial}`,
+      `Page ${page.currentPage} of ${page.totalPages} · ${page.totalRecords} record${page.totalRecords === 1 ? '' : 's'} · filters: ${outsideCode(filters, 300)}${partial}${valued}`,
     ),
   );
   if (page.records.length === 0) {
     blocks.push(section('This page holds no records: the list changed while you were reading it. Run `/tx` again.'));
   } else {
     // Sentence, header, context and buttons take four blocks; the rest is packed so even 100 records fit.
-    blocks.push(...packLines(page.records.map(recordLine)).slice(0, LIMITS.blocks - 4));
+    blocks.push(...packLines(page.records.map((r) => recordLine(r, o.prices))).slice(0, LIMITS.blocks - 4));
   }
   const nav = [];
   const current = Math.min(page.currentPage, Math.max(page.totalPages, 1));

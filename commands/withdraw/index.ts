@@ -14,6 +14,7 @@ import { STEP_UP_VIEW } from '../../src/slack/step-up-approve.js';
 import { stepUpSubmitted } from './step-up-submitted.js';
 import { newRequest } from './new-request.js';
 import { holdButton, holdSubmitted } from './hold.js';
+import { PREVIEW_ACTION, valuePreview } from './value-preview.js';
 
 export function register(app: App, deps: CommandDeps): void {
   const requireRole = roleMiddleware(deps);
@@ -30,4 +31,6 @@ export function register(app: App, deps: CommandDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTIONS.holdRelease, requireRole('admins'), holdButton(deps, 'release'));
   app.action<BlockAction<ButtonAction>>(ACTIONS.holdReject, requireRole('admins'), holdButton(deps, 'reject'));
   app.view<ViewSubmitAction>(VIEWS.hold, holdSubmitted(deps));
+  // The form's value line, as the amount or currency changes (no role check: it shows a value, decides nothing).
+  app.action<BlockAction>(PREVIEW_ACTION, valuePreview(deps));
 }

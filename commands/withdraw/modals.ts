@@ -23,6 +23,19 @@ export const FIELDS = {
   note: { block: 'wd_note', action: 'value' },
 } as const;
 
+/**
+ * The form's value line ("≈ $900.00, tier: 1 approval"), under the currency: a context block,
+ * rewritten by value-preview.ts as the amount or currency changes. Not `wd_`-prefixed: it is no
+ * input, and the submission reads only the `wd_` inputs.
+ */
+export const VALUE_BLOCK = 'form_value';
+export const VALUE_HINT = 'Enter the amount and choose the currency to see its value and the approvals it needs.';
+
+/** The value line as a block (plain text: its words are ours, and nothing in it is a link or a mention). */
+export function valueLine(text: string): KnownBlock {
+  return { type: 'context', block_id: VALUE_BLOCK, elements: [{ type: 'plain_text', text: text.slice(0, 2000) }] };
+}
+
 /** Where a refusal is shown in the request form: next to the field it is about. */
 export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   not_requester: 'amount',
@@ -69,10 +82,13 @@ function input(
   element: Record<string, unknown>,
   optional = false,
   hint?: string,
+  dispatch = false,
 ): KnownBlock {
   return {
     type: 'input',
     block_id: FIELDS[field].block,
+    // The amount and currency send a block action as they change, for the value line (value-preview.ts).
+    ...(dispatch ? { dispatch_action: true } : {}),
     optional,
     label: { type: 'plain_text', text: label },
     element: { action_id: FIELDS[field].action, ...element },
@@ -117,7 +133,12 @@ export const requestMetaSchema = z.object({ repeatOf: z.string().min(1).max(200)
  * `repeatOf`: opened with "New request with the same details" on that request (the submission records it).
  * `noteAbove`: the policy's amounts above which a note is required (`noteThresholds`), for the note's hint.
  */
-export function requestModal(prefill?: RequestPrefill, repeatOf?: string, noteAbove: readonly string[] = []): View {
+export function requestModal(
+  prefill?: RequestPrefill,
+  repeatOf?: string,
+  noteAbove: readonly string[] = [],
+  valueText: string = VALUE_HINT,
+): View {
   const initial = (value: string | undefined) => (value ? { initial_value: value } : {});
   const selected = (value: string | undefined) => (value ? { initial_option: option(value) } : {});
   return {
@@ -129,16 +150,28 @@ export function requestModal(prefill?: RequestPrefill, repeatOf?: string, noteAb
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
       section('Nothing is sent until the policy’s approvers approve it on the card in the approvals channel.'),
-      input('amount', 'Amount', {
-        type: 'plain_text_input',
-        placeholder: { type: 'plain_text', text: 'e.g. 250.50' },
-        ...initial(prefill?.amount),
-      }),
-      input('currency', 'Currency', {
-        type: 'static_select',
-        options: options(CURRENCIES.map((c) => c.name)),
-        ...selected(prefill?.currency),
-      }),
+      input(
+        'amount',
+        'Amount',
+        {
+          type: 'plain_text_input',
+          placeholder: { type: 'plain_text', text: 'e.g. 250.50' },
+          dispatch_action_config: { trigger_actions_on: ['on_character_entered', 'on_enter_pressed'] },
+          ...initial(prefill?.amount),
+        },
+        false,
+        undefined,
+        true,
+      ),
+      input(
+        'currency',
+        'Currency',
+        { type: 'static_select', options: options(CURRENCIES.map((c) => c.name)), ...selected(prefill?.currency) },
+        false,
+        undefined,
+        true,
+      ),
+      valueLine(valueText),
       input('network', 'Network', {
         type: 'static_select',
         options: options(NETWORKS.map((n) => n.name)),

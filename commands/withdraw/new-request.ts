@@ -13,6 +13,7 @@ import { noteThresholds } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { ephemeral } from './replies.js';
+import { previewText } from './value-preview.js';
 
 type NewRequestArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'body' | 'action' | 'respond'> & {
   client: App['client'];
@@ -45,6 +46,8 @@ export function newRequest(deps: CommandDeps) {
           },
           r.id,
           noteThresholds(deps.policy.current()),
+          // Filled in: its value line from the start (value-preview.ts keeps it up to date as it is edited).
+          previewText(deps.policy.current(), deps.prices.snapshot(), r.amount, r.currency),
         ),
       });
     });

@@ -1,5 +1,6 @@
 /** The alert records kept in the store. */
 import { collection } from '../store/collection.js';
+import type { Valuation } from '../prices/types.js';
 import type { WebhookEvent } from './parse.js';
 
 /** The persisted names must never change: existing data directories are read by them. */
@@ -93,6 +94,11 @@ export interface Alert extends EventFields {
   extra?: Record<string, unknown>;
   channel: string;
   mention: boolean;
+  /**
+   * Its value when it was ingested (the price cache then, the one `mention` was decided with);
+   * absent without an amount and currency, or for alerts stored before values existed.
+   */
+  value?: Valuation;
   /** How we first learnt of it. */
   source: AlertSource;
   verification: Verification;

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { PolicySource } from '../policy/source.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import { registerDigestRenderer } from '../slack/digest-message.js';
 import type { Store } from '../store/index.js';
 import { createMonthlyExports } from '../transactions/monthly.js';
@@ -26,6 +27,8 @@ export function buildReports(o: {
   slack: WebClient;
   logger: Logger;
   now: () => number;
+  /** The price cache's snapshot: the digest's values in USD. */
+  prices?: () => PriceSnapshot;
 }) {
   const { store, wallet, outbox, policy, logger, now } = o;
   const retention = new Retention({
@@ -44,6 +47,7 @@ export function buildReports(o: {
     now,
     slack: o.slack,
     balances: () => wallet.originBalances(),
+    ...(o.prices ? { prices: o.prices } : {}),
   });
   registerDigestRenderer(outbox, store);
   const monthlyExports = createMonthlyExports({

@@ -7,6 +7,7 @@
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { Dec } from '../withdrawals/money.js';
+import { valueAt, type PriceSnapshot } from '../prices/index.js';
 import {
   type BalanceLine,
   type BalanceSnapshot,
@@ -17,6 +18,7 @@ import {
   type DigestBalance,
   type DigestLine,
   type DigestMovement,
+  type DigestValueTotal,
   LARGEST_COUNT,
 } from './types.js';
 
@@ -44,6 +46,70 @@ export interface DigestInput {
   clients?: ReadonlyMap<string, string>;
   /** The allowlist's label of a destination (the payee), where it has one. */
   payeeOf?: (network: string, address: string) => string | undefined;
+  /** The price cache when the digest is built: values in USD (absent: no values). */
+  prices?: PriceSnapshot;
+}
+
+/** USD text of an amount at the snapshot's price, or undefined without a fresh one. */
+function usd(prices: PriceSnapshot | undefined, currency: string, amount: string): string | undefined {
+  if (!prices) return undefined;
+  const v = valueAt(prices, currency, amount);
+  return v.kind === 'known' ? v.usd : undefined;
+}
+
+/** A total over parts valued in USD; a currency without a price is named apart, never summed as 0. */
+function total(parts: ReadonlyArray<{ currency: string; amount: string }>, prices: PriceSnapshot): DigestValueTotal {
+  let sum = new Dec(0);
+  const unpriced = new Set<string>();
+  for (const p of parts) {
+    if (new Dec(p.amount).isZero()) continue;
+    const v = usd(prices, p.currency, p.amount);
+    if (v === undefined) unpriced.add(p.currency);
+    else sum = sum.plus(v);
+  }
+  return { usd: sum.toFixed(2), unpriced: [...unpriced].sort() };
+}
+
+/** The lines, balances and movements with their values, and the totals across currencies. */
+function withValues(d: Digest, prices: PriceSnapshot | undefined): Digest {
+  if (!prices) return d;
+  const lines = d.lines.map((l) => {
+    const dep = usd(prices, l.currency, l.deposits.total);
+    const wd = usd(prices, l.currency, l.withdrawals.total);
+    return dep !== undefined && wd !== undefined ? { ...l, value: { deposits: dep, withdrawals: wd } } : l;
+  });
+  const largest = d.largest.map((m) => {
+    const v = usd(prices, m.currency, m.amount);
+    return v === undefined ? m : { ...m, value: v };
+  });
+  const balances = d.balances && {
+    ...d.balances,
+    lines: d.balances.lines.map((b) => {
+      const v = usd(prices, b.currency, b.balance);
+      return v === undefined ? b : { ...b, value: v };
+    }),
+    value: total(
+      d.balances.lines.map((b) => ({ currency: b.currency, amount: b.balance })),
+      prices,
+    ),
+  };
+  return {
+    ...d,
+    lines,
+    largest,
+    ...(balances ? { balances } : {}),
+    value: {
+      deposits: total(
+        d.lines.map((l) => ({ currency: l.currency, amount: l.deposits.total })),
+        prices,
+      ),
+      withdrawals: total(
+        d.lines.map((l) => ({ currency: l.currency, amount: l.withdrawals.total })),
+        prices,
+      ),
+      at: prices.now,
+    },
+  };
 }
 
 export function currencyOf(r: TransactionRecord): string {
@@ -162,7 +228,7 @@ function largest(
   });
 }
 
-function chart(records: readonly TransactionRecord[], now: number): Digest['chart'] {
+function chart(records: readonly TransactionRecord[], now: number, prices?: PriceSnapshot): Digest['chart'] {
   const days: string[] = [];
   for (let i = CHART_DAYS - 1; i >= 0; i--) days.push(utcDayOf(now - i * DAY));
   const index = new Map(days.map((d, i) => [d, i]));
@@ -182,17 +248,47 @@ function chart(records: readonly TransactionRecord[], now: number): Digest['char
     s.n++;
     sums.set(cur, s);
   }
+  const value = prices && sums.size ? valuePanel(sums, prices) : undefined;
   // The busiest currencies (by number of movements) get a panel; the text has every one.
   const panels: ChartPanel[] = [...sums.entries()]
     .sort(([a, x], [b, y]) => y.n - x.n || a.localeCompare(b))
-    .slice(0, CHART_MAX_PANELS)
+    .slice(0, CHART_MAX_PANELS - (value ? 1 : 0))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([currency, s]) => ({
       currency,
       deposits: s.dep.map((d) => d.toFixed()),
       withdrawals: s.wd.map((d) => d.toFixed()),
     }));
-  return { days, panels };
+  return { days, panels: value ? [value, ...panels] : panels };
+}
+
+/**
+ * Every currency's daily sums in USD, as the chart's first panel (issue 24): at the digest's
+ * price (the cache holds current prices only: the label says so); a currency without a price is
+ * named in the label and left out, never drawn as 0.
+ */
+function valuePanel(sums: ReadonlyMap<string, { dep: Dec[]; wd: Dec[] }>, prices: PriceSnapshot): ChartPanel {
+  const days = [...sums.values()][0]!.dep.length;
+  const dep = Array.from({ length: days }, () => new Dec(0));
+  const wd = Array.from({ length: days }, () => new Dec(0));
+  const unpriced: string[] = [];
+  for (const [currency, s] of sums) {
+    if (usd(prices, currency, '1') === undefined) {
+      unpriced.push(currency);
+      continue;
+    }
+    for (let i = 0; i < days; i++) {
+      dep[i] = dep[i]!.plus(usd(prices, currency, s.dep[i]!.toFixed()) ?? 0);
+      wd[i] = wd[i]!.plus(usd(prices, currency, s.wd[i]!.toFixed()) ?? 0);
+    }
+  }
+  const without = unpriced.length ? `, without ${unpriced.sort().join(', ')}` : '';
+  return {
+    currency: `All currencies in USD at today's price${without}`,
+    value: true,
+    deposits: dep.map((d) => d.toFixed(2)),
+    withdrawals: wd.map((d) => d.toFixed(2)),
+  };
 }
 
 export function buildDigest(input: DigestInput): Digest {
@@ -203,19 +299,22 @@ export function buildDigest(input: DigestInput): Digest {
     const t = r.timestamp?.getTime();
     return t === undefined || (t >= from && t <= to);
   });
-  return {
-    period: { from, to, days: input.days },
-    lines: sumLines(inPeriod),
-    records: inPeriod.length,
-    truncated: input.truncated,
-    ...(input.incomplete ? { incomplete: input.incomplete } : {}),
-    ...(input.balances ? { balances: balances(input.balances, input.previous) } : {}),
-    approvals: {
-      pending: input.withdrawals.filter((w) => w.state === 'pending').length,
-      expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
-      unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
+  return withValues(
+    {
+      period: { from, to, days: input.days },
+      lines: sumLines(inPeriod),
+      records: inPeriod.length,
+      truncated: input.truncated,
+      ...(input.incomplete ? { incomplete: input.incomplete } : {}),
+      ...(input.balances ? { balances: balances(input.balances, input.previous) } : {}),
+      approvals: {
+        pending: input.withdrawals.filter((w) => w.state === 'pending').length,
+        expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
+        unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
+      },
+      largest: largest(inPeriod, input),
+      chart: chart(input.records, to, input.prices),
     },
-    largest: largest(inPeriod, input),
-    chart: chart(input.records, to),
-  };
+    input.prices,
+  );
 }

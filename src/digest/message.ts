@@ -24,8 +24,10 @@ export function chartTitle(d: Digest): string {
 }
 
 export function chartAltText(d: Digest): string {
-  const cur = d.chart.panels.map((p) => outsidePlain(p.currency, 30));
-  const what = cur.length ? `one bar chart per currency (${cur.join(', ')})` : 'an empty chart: no movements';
+  const cur = d.chart.panels.filter((p) => !p.value).map((p) => outsidePlain(p.currency, 30));
+  const value = d.chart.panels.find((p) => p.value);
+  const per = cur.length ? `one bar chart per currency (${cur.join(', ')})` : 'an empty chart: no movements';
+  const what = value ? `a bar chart of ${outsidePlain(value.currency, 120).replace(/^All/, 'all')}, then ${per}` : per;
   // Slack caps alt text at 1,000 characters.
   return `${chartTitle(d)}: ${what}, deposits in green against withdrawals in red for each of the ${d.chart.days.length} days.`.slice(
     0,

@@ -31,6 +31,7 @@ import {
   type ScheduledDigest,
 } from './types.js';
 import type { PolicySource } from '../policy/source.js';
+import type { PriceSnapshot } from '../prices/types.js';
 
 export const DIGEST_RENDERER = 'digest.daily';
 const DAY = 86_400_000;
@@ -56,6 +57,8 @@ export interface DigestOptions {
   balances?: () => Promise<BalanceLine[]>;
   /** For the chart upload of the scheduled digest (the outbox's client). */
   slack: DigestSlack;
+  /** The price cache (src/prices): values in USD beside the totals; absent: none shown. */
+  prices?: () => PriceSnapshot;
 }
 
 export interface DigestService {
@@ -141,6 +144,7 @@ export function createDigests(o: DigestOptions): DigestService {
       previous: previousSnapshot(today),
       clients: clients(),
       payeeOf: allowlistPayee(o.policy.current().withdrawals.allowlist.addresses),
+      ...(o.prices ? { prices: o.prices() } : {}),
     });
     if (balances) {
       const snapshot: BalanceSnapshot = { day: today, at: now, lines: balances };

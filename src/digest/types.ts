@@ -24,11 +24,15 @@ export interface DigestLine {
    * digests stored before it was counted.
    */
   unrecognised?: number;
+  /** The totals in USD at the price of the digest's time (issue 24); absent without a fresh price. */
+  value?: { deposits: string; withdrawals: string };
 }
 
 export interface DigestBalance extends BalanceLine {
   /** Exact decimal difference since the previous snapshot (signed), null when there is none to compare with. */
   change: string | null;
+  /** USD at the price of the digest's time; absent without a fresh price. */
+  value?: string;
 }
 
 export interface DigestMovement {
@@ -45,11 +49,16 @@ export interface DigestMovement {
   to?: { address: string; payee?: string; client?: string };
   /** Epoch ms, when the service gave a time. */
   at?: number;
+  /** USD at the price of the digest's time; absent without a fresh price. */
+  value?: string;
 }
 
 /** Deposits against withdrawals per UTC day, exact decimal text, for the chart. */
 export interface ChartPanel {
+  /** The panel's label: a currency, or the USD panel's words (with `value`). */
   currency: string;
+  /** The panel of every currency in USD (issue 24), the chart's first. */
+  value?: true;
   deposits: string[];
   withdrawals: string[];
 }
@@ -65,10 +74,22 @@ export interface Digest {
   /** The reader's own words for what is missing (src/wallet/pager.ts incompleteNote). */
   incomplete?: string;
   /** undefined: balances unavailable (no source, or it failed). */
-  balances?: { lines: DigestBalance[]; since?: number };
+  balances?: { lines: DigestBalance[]; since?: number; value?: DigestValueTotal };
   approvals: { pending: number; expired: number; unknown: number };
   largest: DigestMovement[];
   chart: { days: string[]; panels: ChartPanel[] };
+  /**
+   * Money in and out across every currency in USD (issue 24), at the cached price when the
+   * digest was built (the cache holds current prices only: a past movement is valued at that
+   * price, and the message says so). Absent in digests built without prices or stored before.
+   */
+  value?: { deposits: DigestValueTotal; withdrawals: DigestValueTotal; at: number };
+}
+
+/** A total in USD over the currencies with a fresh price; those without one are named, never counted as 0. */
+export interface DigestValueTotal {
+  usd: string;
+  unpriced: string[];
 }
 
 /** A day's balances, written when the digest runs (one per UTC day, the latest run of the day wins). */

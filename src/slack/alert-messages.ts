@@ -4,7 +4,6 @@
  * This is the Slack side of the alerts domain: `src/alerts` decides what to post and when,
  * and never knows about Block Kit.
  */
-import { Decimal } from 'decimal.js';
 import {
   ALERT_BATCH_RENDERER,
   ALERT_COLLECTIONS,
@@ -21,12 +20,9 @@ import {
   type AlertHistoryEntry,
   type UnknownWindow,
 } from '../alerts/index.js';
-import { seenPending } from '../alerts/posting.js';
 import { isFailure } from '../alerts/status.js';
 import {
   graceWords,
-  lineEmoji,
-  lineStatus,
   registerTrustRenderers,
   renderMention,
   statusLabel,
@@ -34,26 +30,18 @@ import {
 } from './alert-trust-messages.js';
 
 export { statusLabel } from './alert-trust-messages.js';
+export { batchCapacity, batchLine, renderAlertBatch } from './alert-batch-message.js';
+import { renderAlertBatch, batchCapacity } from './alert-batch-message.js';
+import { amountText, valueBeside, type RenderedMessage, type RenderOptions } from './alert-parts.js';
+export type { RenderedMessage, RenderOptions } from './alert-parts.js';
 import { formatAmount } from '../format/amount.js';
 import { outside, outsideCode, outsidePlain } from '../format/outside.js';
-import { statusDetail, statusWord } from '../format/status.js';
+import { statusDetail } from '../format/status.js';
 import { slackDate } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
-import { explorerTxUrl, type ExplorerNet } from '../wallet/explorers.js';
-import { context, fields, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
-import type { PolicySource } from '../policy/source.js';
-
-export interface RenderedMessage {
-  text: string;
-  blocks: unknown[];
-}
-
-export interface RenderOptions {
-  explorer?: ExplorerNet;
-  /** The policy in force (who the admins are, for the trust notices). */
-  policy?: PolicySource;
-}
+import { explorerTxUrl } from '../wallet/explorers.js';
+import { context, fields, header, link, section, shorten, truncate } from './blocks.js';
 
 const KIND_TITLE: Record<Alert['kind'], string> = {
   deposit: 'Deposit',
@@ -115,10 +103,6 @@ function failureWarning(a: Alert, title: string): string {
   return `:warning: *${subject} ${what}.* ${FAILURE_CONSEQUENCE[a.kind]}`;
 }
 
-function amountText(a: Alert): string {
-  return a.amount ? formatAmount(a.amount, a.currency) : 'amount not given';
-}
-
 export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage {
   const title = KIND_TITLE[a.kind];
   const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
@@ -136,14 +120,14 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
   const blocks: unknown[] = [header(`${failed || warning ? '⚠️ ' : ''}${headlineOf(outsidePlain)}`)];
   if (warning) blocks.push(section(warning));
   if (a.mention && a.verification.state === 'confirmed')
-    blocks.push(section(`Large ${title.toLowerCase()}: *${outside(amountText(a), 120)}*`));
+    blocks.push(section(`Large ${title.toLowerCase()}: *${outside(amountText(a), 120)}*${valueBeside(a)}`));
   if (failed) blocks.push(section(failureWarning(a, title)));
 
   const pairs: Array<[string, string]> = [
     ['Status', statusLabel(a)],
     [a.source === 'reconciliation' ? 'Found' : 'Notified', slackDate(a.createdAt)],
   ];
-  if (a.kind !== 'unknown' || a.amount) pairs.push(['Amount', outside(amountText(a))]);
+  if (a.kind !== 'unknown' || a.amount) pairs.push(['Amount', `${outside(amountText(a))}${valueBeside(a)}`]);
   if (a.network) pairs.push(['Network', outside(a.network)]);
   if (a.clientEmail) pairs.push(['Client', outside(a.clientEmail)]);
   if (a.kind === 'deposit') {
@@ -172,148 +156,6 @@ function unknownFields(a: Alert): string {
     .slice(0, 12)
     .map(([k, v]) => `• *${outside(k, 100)}*: ${outside(typeof v === 'string' ? v : JSON.stringify(v), 200)}`)
     .join('\n');
-}
-
-// ------------------------------------------------------------------ batch messages
-
-const KIND_PLURAL: Record<Alert['kind'], string> = {
-  deposit: 'deposits',
-  withdrawal: 'withdrawals',
-  remittance: 'remittances',
-  transfer: 'transfers',
-  unknown: 'notifications',
-};
-
-/**
- * Room a line keeps for growing later: a status word, a verified explorer link; much more
- * when the hash or client is still missing (a later notification may fill them in).
- */
-const lineGrowth = (a: Alert) => (a.hash && a.clientEmail && a.amount ? 40 : 220);
-const LINE_MAX = 600;
-/** Sections of lines per message: 50 blocks, less the header and the closing context. */
-const MAX_LINE_SECTIONS = LIMITS.blocks - 2;
-/**
- * Slack documents 40,000 characters for a message's text, but refuses blocks adding up to
- * about 13,200 characters with an undocumented `msg_blocks_too_long` (slackapi/bolt-js#2509),
- * which the outbox could only park. The lines of one message stay under 12,000.
- */
-const MAX_MESSAGE_CHARS = 12_000;
-const SECTION_CHARS = LIMITS.sectionText - 100;
-
-/** One compact line: status, amount and currency, network, client, status word, explorer link. */
-export function batchLine(a: Alert, opts: RenderOptions = {}): string {
-  const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
-  const parts = [
-    `${lineEmoji(a)} *${outside(amountText(a), 80)}*`,
-    a.network ? outside(a.network, 30) : undefined,
-    a.clientEmail ? outside(a.clientEmail, 80) : undefined,
-    lineStatus(a),
-    a.hash ? link(hashUrl, shorten(a.hash, 8, 6)) : undefined,
-    a.source === 'reconciliation' ? "_found in the wallet's history, no notification received_" : undefined,
-  ];
-  return truncate(parts.filter((p) => p !== undefined).join(' · '), LINE_MAX);
-}
-
-/** Lines into sections (a line never split), at most `maxSections`, within the message budget; returns how many lines fit. */
-function pack(lengths: number[], growth: (i: number) => number): number {
-  let sections = 0;
-  let current = -1;
-  let total = 0;
-  for (const [i, raw] of lengths.entries()) {
-    const len = Math.min(raw + growth(i), LINE_MAX);
-    if (total + len + 1 > MAX_MESSAGE_CHARS) return i;
-    if (current < 0 || current + 1 + len > SECTION_CHARS) {
-      if (sections === MAX_LINE_SECTIONS) return i;
-      sections++;
-      current = len;
-    } else current += 1 + len;
-    total += len + 1;
-  }
-  return lengths.length;
-}
-
-/** How many of these alerts (in order) one batch message can carry, leaving each line room to grow. */
-export function batchCapacity(alerts: Alert[], opts: RenderOptions = {}): number {
-  // A claim gathered into a flood summary is not drawn: it takes no room.
-  return pack(
-    alerts.map((a) => (a.gathered ? 0 : batchLine(a, opts).length)),
-    (i) => (alerts[i]!.gathered ? 0 : lineGrowth(alerts[i]!)),
-  );
-}
-
-/** Totals per currency, exact decimals; lines without an amount or currency are only counted. */
-function totals(alerts: Alert[]): string[] {
-  const sums = new Map<string, Decimal>();
-  for (const a of alerts) {
-    if (!a.amount || !a.currency) continue;
-    try {
-      sums.set(a.currency, (sums.get(a.currency) ?? new Decimal(0)).plus(a.amount));
-    } catch {
-      /* an amount we cannot read is shown on its line, not summed */
-    }
-  }
-  return [...sums].map(([cur, sum]) => formatAmount(sum, outsidePlain(cur, 30)));
-}
-
-/**
- * Several alerts as one message: a header with the count and the total per currency, then
- * one line per transaction. Drawn from the current state at every send, so an edit of any
- * line redraws them all. Never exceeds Slack's limits: lines that no longer fit (they grew
- * more than the room kept for them) are summed up in a last line.
- */
-export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): RenderedMessage {
-  const kinds = new Set(alerts.map((a) => a.kind));
-  const noun = kinds.size === 1 ? KIND_PLURAL[alerts[0]!.kind] : 'transactions';
-  // Sums only what the wallet's history backs: a reported deposit is not counted as received.
-  const claims = alerts.filter((a) => isClaim(a)).length;
-  const sum = totals(alerts.filter((a) => !isClaim(a)));
-  const headline = `${alerts.length} ${noun}${sum.length ? `: ${sum.join(', ')}` : ''}${claims ? ` (${claims} reported, not counted until confirmed)` : ''}`;
-  const lines = alerts.map((a) => batchLine(a, opts));
-  const n = pack(
-    lines.map((l) => l.length),
-    () => 0,
-  );
-  const shown = n < lines.length ? lines.slice(0, Math.max(0, n - 1)) : lines;
-  if (shown.length < lines.length) shown.push(`…and ${lines.length - shown.length} more: see \`/tx\``);
-  const blocks: unknown[] = [header(headline)];
-  let current = '';
-  for (const line of shown) {
-    if (current && current.length + 1 + line.length > SECTION_CHARS) {
-      blocks.push(section(current));
-      current = line;
-    } else current = current ? `${current}\n${line}` : line;
-  }
-  if (current) blocks.push(section(current));
-  // Confirmed means the wallet's history shows it: a deposit told only by a notification is "reported".
-  const failures = alerts.filter((a) => isFailure(a.status)).length;
-  const doubtful = alerts.filter(
-    (a) =>
-      !isFailure(a.status) &&
-      isClaim(a) &&
-      (a.verification.state === 'contradicted' || a.verification.flaggedAt !== undefined),
-  ).length;
-  const reported = alerts.filter((a) => !isFailure(a.status) && isClaim(a)).length - doubtful;
-  const pending = alerts.filter(
-    (a) => !isClaim(a) && (statusWord(a.status) === 'pending' || statusWord(a.status) === 'status unknown'),
-  ).length;
-  const ownFailures = alerts.filter((a) => isFailure(a.status) && (a.kind !== 'deposit' || seenPending(a))).length;
-  const notes = [
-    `${alerts.length - pending - failures - reported - doubtful} confirmed`,
-    reported ? `${reported} reported, checking against the wallet's history` : '',
-    doubtful ? `${doubtful} not backed by the wallet's history: may be forged` : '',
-    pending ? `${pending} pending` : '',
-    failures
-      ? `${failures} failed${ownFailures ? ` (${ownFailures === failures ? 'each' : `${ownFailures} of them`} also with a message of its own)` : ', no funds moved'}`
-      : '',
-  ].filter(Boolean);
-  // When, once for the message (a time on each line would halve the lines a message holds).
-  const times = alerts.map((a) => a.createdAt);
-  const first = Math.min(...times);
-  const last = Math.max(...times);
-  const when =
-    last - first < 60_000 ? `Notified ${slackDate(first)}` : `Notified ${slackDate(first)} to ${slackDate(last)}`;
-  blocks.push(context(`${when} · ${notes.join(' · ')}. Each line is edited as its status changes.`));
-  return { text: truncate(outside(headline, 3000), 3000), blocks };
 }
 
 // ------------------------------------------------------------------ unknown shapes, history

@@ -4,7 +4,8 @@
  * times in UTC, no internal ids. The digest itself (src/digest/) is data; this is its message,
  * registered as the outbox renderer of the scheduled digest and used by `/treasury digest`.
  */
-import { DIGEST_COLLECTIONS, type Digest, type DigestMovement } from '../digest/types.js';
+import { DIGEST_COLLECTIONS, type Digest, type DigestMovement, type DigestValueTotal } from '../digest/types.js';
+import { formatFiat } from '../format/fiat.js';
 import { periodWords } from '../digest/message.js';
 import { DIGEST_RENDERER } from '../digest/service.js';
 import { formatAmount } from '../format/amount.js';
@@ -18,6 +19,13 @@ import { context, header, packLines, section } from './blocks.js';
 // Currency names come from the service (one the app does not know is shown as sent): escaped
 // like any outside text, so a name holding < > & cannot form a link or a mention.
 const money = (amount: string, currency: string) => outside(formatAmount(amount, currency));
+/** " (≈ $1,500.00)" beside an amount, "" without a value. */
+const worth = (usd: string | undefined) => (usd === undefined ? '' : ` (${formatFiat(usd, { approx: true })})`);
+/** "≈ $1,600.00", naming the currencies without a price (left out of the total, never counted as 0). */
+function totalWords(t: DigestValueTotal): string {
+  const left = t.unpriced.length ? ` (without ${t.unpriced.map((c) => outside(c, 30)).join(', ')}: no price)` : '';
+  return `${formatFiat(t.usd, { approx: true })}${left}`;
+}
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 function signed(change: string, currency: string): string {
@@ -41,15 +49,15 @@ export function renderDigest(d: Digest): Rendered {
   const period = periodWords(d.period.days);
   const lines = d.lines.map(
     (l) =>
-      `*${outside(l.currency)}*: ${count(l.deposits.count, 'deposit')} confirmed, ${money(l.deposits.total, l.currency)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${money(l.withdrawals.total, l.currency)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}${l.unrecognised ? ` · :warning: ${l.unrecognised} with a status the app does not recognise: check them in the wallet` : ''}`,
+      `*${outside(l.currency)}*: ${count(l.deposits.count, 'deposit')} confirmed, ${money(l.deposits.total, l.currency)}${worth(l.value?.deposits)} in · ${count(l.withdrawals.count, 'withdrawal')} confirmed, ${money(l.withdrawals.total, l.currency)}${worth(l.value?.withdrawals)} out${l.failed ? ` · :x: ${l.failed} failed` : ''}${l.unrecognised ? ` · :warning: ${l.unrecognised} with a status the app does not recognise: check them in the wallet` : ''}`,
   );
   const balances = d.balances
     ? d.balances.lines.length
       ? [
-          `*Balances* (change since ${d.balances.since === undefined ? 'the previous digest: none yet' : utcMinute(d.balances.since)})`,
+          `*Balances*${d.balances.value ? `: ${totalWords(d.balances.value)} in all` : ''} (change since ${d.balances.since === undefined ? 'the previous digest: none yet' : utcMinute(d.balances.since)})`,
           ...d.balances.lines.map(
             (b) =>
-              `${money(b.balance, b.currency)} on ${outside(b.network)} · ${b.change === null ? '—' : signed(b.change, b.currency)}`,
+              `${money(b.balance, b.currency)}${worth(b.value)} on ${outside(b.network)} · ${b.change === null ? '—' : signed(b.change, b.currency)}`,
           ),
         ]
       : ['*Balances*: no origin account holds a balance.']
@@ -59,16 +67,23 @@ export function renderDigest(d: Digest): Rendered {
         '*Largest movements*',
         ...d.largest.map(
           (m) =>
-            `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${money(m.amount, m.currency)} on ${outside(m.network)} · ${m.type === 'deposit' ? `from ${outside(m.party)}` : outflowWords(m)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,
+            `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${money(m.amount, m.currency)}${worth(m.value)} on ${outside(m.network)} · ${m.type === 'deposit' ? `from ${outside(m.party)}` : outflowWords(m)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,
         ),
       ]
     : [];
   const a = d.approvals;
+  // Status first: the period's money in and out across every currency, in value.
+  const value =
+    d.value && d.lines.length
+      ? [
+          `*All currencies*: ${totalWords(d.value.deposits)} in · ${totalWords(d.value.withdrawals)} out, at the prices of ${utcMinute(d.value.at)}`,
+        ]
+      : [];
   return {
     text: `Treasury digest (${period})`,
     blocks: [
       header(`Treasury digest: ${period}`),
-      ...packLines(lines.length ? lines : [`_No transactions in the ${period}._`]),
+      ...packLines(lines.length ? [...value, ...lines] : [`_No transactions in the ${period}._`]),
       ...packLines(balances),
       section(
         `*Waiting for approval*: ${a.pending} · *Expired unapproved in the period*: ${a.expired}${a.unknown ? ` · :warning: *${count(a.unknown, 'withdrawal')} with an unknown outcome* (see their cards)` : ''}`,

@@ -2,6 +2,7 @@
  * Export every transaction matching a filter as CSV (RFC 4180, safe to open in a spreadsheet: csv.ts).
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
+import { valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
@@ -15,10 +16,28 @@ import { ACCOUNTING_FORMATS, accountingRows, type ExportFormat, type NameOf } fr
 export const EXPORT_MAX_RECORDS = 200_000;
 
 /**
- * The plain CSV's columns, in order: a name and how a booking fills it. A column is one entry
- * here (a USD value would be one more). Amount columns keep a numeric lead (csv.ts).
+ * A record's value in USD for the plain CSV, and the time of the price it used:
+ * - a withdrawal the app made: the value recorded on its request (at sending, else at the
+ *   request), the price of that moment;
+ * - anything else (deposits, withdrawals made elsewhere): the cached price at export time. The
+ *   cache holds current prices only (src/prices); a March deposit is valued at today's price,
+ *   and `value_usd_at` says so (the price's time, not the transaction's);
+ * - no fresh price: both empty, never 0.
  */
-export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: (b: Booking, nameOf: NameOf) => string]> = [
+export function recordValue(b: Booking, prices: PriceSnapshot | undefined): Valuation | undefined {
+  const recorded = b.request?.sendValuation ?? b.request?.valuation;
+  if (recorded?.kind === 'known') return recorded;
+  const currency = b.r.currency?.name ?? b.r.currencyName;
+  return prices && currency && b.r.amount ? valueAt(prices, currency, b.r.amount) : undefined;
+}
+
+type Cell = (b: Booking, nameOf: NameOf, value: Valuation | undefined) => string;
+
+/**
+ * The plain CSV's columns, in order: a name and how a booking fills it. A column is one entry
+ * here. Amount columns keep a numeric lead (csv.ts).
+ */
+export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: Cell]> = [
   ['createdAt', ({ r }) => r.createdAt ?? ''],
   ['timestamp', ({ r }) => (r.timestamp ? r.timestamp.toISOString() : '')],
   ['valueDate', (b) => b.valueDate],
@@ -29,6 +48,9 @@ export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: (b: Booking,
   ['fee', (b) => b.fee],
   ['feeCurrency', (b) => b.feeCurrency],
   ['debited', (b) => b.debited],
+  // USD, exact to the cent; the price's time beside it (recordValue above).
+  ['value_usd', (_b, _n, v) => (v?.kind === 'known' ? v.usd : '')],
+  ['value_usd_at', (_b, _n, v) => (v?.kind === 'known' ? v.at : '')],
   ['currency', ({ r }) => r.currency?.name ?? r.currencyName],
   ['network', ({ r }) => r.network?.name ?? r.networkName],
   ['client', (b) => b.client],
@@ -45,14 +67,15 @@ export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: (b: Booking,
 ];
 
 export const CSV_COLUMNS = CSV_TABLE.map(([name]) => name);
-const CSV_AMOUNTS = ['amount', 'fee', 'debited'];
+const CSV_AMOUNTS = ['amount', 'fee', 'debited', 'value_usd'];
 
-export function toCsvRow(b: Booking, nameOf: NameOf = (id) => id): string[] {
-  return CSV_TABLE.map(([, cell]) => cell(b, nameOf));
+export function toCsvRow(b: Booking, nameOf: NameOf = (id) => id, prices?: PriceSnapshot): string[] {
+  const value = recordValue(b, prices);
+  return CSV_TABLE.map(([, cell]) => cell(b, nameOf, value));
 }
 
-export function toCsv(list: readonly Booking[], nameOf?: NameOf): string {
-  return csvFile([[...CSV_COLUMNS], ...list.map((b) => toCsvRow(b, nameOf))], CSV_AMOUNTS);
+export function toCsv(list: readonly Booking[], nameOf?: NameOf, prices?: PriceSnapshot): string {
+  return csvFile([[...CSV_COLUMNS], ...list.map((b) => toCsvRow(b, nameOf, prices))], CSV_AMOUNTS);
 }
 
 /** What the app knows beside the wallet's list (booking.ts); none: the list alone. */
@@ -63,6 +86,8 @@ export interface ExportFacts {
   payeeOf?: (network: string, address: string) => string | undefined;
   /** The people named in the file, resolved once (Slack ids to names); absent: their ids. */
   names?: (ids: string[]) => Promise<ReadonlyMap<string, string>>;
+  /** The price cache at export time: the plain CSV's value_usd (recordValue). */
+  prices?: PriceSnapshot;
 }
 
 export interface ExportProgress {
@@ -143,7 +168,7 @@ export async function exportTransactions(
   };
   if (format === 'csv')
     return {
-      csv: toCsv(list, nameOf),
+      csv: toCsv(list, nameOf, facts.prices),
       records: records.length,
       exported: records.length,
       lines: records.length,

@@ -189,7 +189,9 @@ export const ACCOUNTING_FORMATS: Record<AccountingFormat, FormatSpec> = {
       const asset = currencyOf(r);
       const deposit = r.type === 'deposit';
       // The fee in its own columns, in whatever asset it was paid (gas included). Unit rates and
-      // values stay empty: Cryptio values the movements itself ("use only one of them").
+      // values stay empty: Cryptio values the movements itself at their date ("use only one of
+      // them"), while the app's price cache holds today's prices only: a rate filled in from it
+      // would book a past movement at the wrong price (the plain CSV's value_usd says its time).
       return [
         [
           utcSeconds(at),

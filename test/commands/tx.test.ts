@@ -7,6 +7,8 @@ import { until } from '../helpers/wait.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
+  // The price job's first run (at start): the lines show values at the cached price.
+  await until('the first price refresh', () => t.app.deps.prices.state().lastOkAt !== undefined);
 });
 afterAll(async () => {
   await t?.stop();
@@ -47,8 +49,10 @@ describe('/tx', () => {
   it('renders one page with a header, records and Next, and Next/Previous replace the message in place', async () => {
     const first = await tx('size=10');
     expect(first.text).toContain('Page 1 of 4 · 40 records · filters: `none`');
-    expect(first.text).toContain('*Deposit* · *100.50 USDT* · BSC · :white_check_mark: confirmed');
-    expect(first.text).toContain('*0.123456789012345678 ETH*');
+    // Issue 24: each line's value at the cached (today's) price, and the page says it is today's.
+    expect(first.text).toMatch(/\*Deposit\* · \*100\.50 USDT\* ≈ \$\d{2,3}\.\d\d · BSC · :white_check_mark: confirmed/);
+    expect(first.text).toMatch(/\*0\.123456789012345678 ETH\* ≈ \$\d{3}\.\d\d/);
+    expect(first.text).toContain("values (≈ $) at today's price, not the day's");
     expect(first.text).toMatch(/<https:\/\/[^|]+\|0x\w{4}…\w{4}> → <https:\/\/[^|]+\|/);
     expect(first.text).toContain('2026-11-20 00:00 UTC');
     const nav = buttons(first.reply);
@@ -239,7 +243,8 @@ describe('/tx', () => {
     })();
     expect(file.channel).toBe(t.fake.dmChannel(USERS.viewer));
     const rows = parseCsv(file.content.toString('utf8')) as string[][];
-    // The issue adds the booking columns (fee, value date, client, note, people, both references).
+    // The issue adds the booking columns (fee, value date, client, note, people, both references);
+    // issue 24 the value in USD and its price's time.
     expect(rows[0]).toEqual([
       'createdAt',
       'timestamp',
@@ -250,6 +255,8 @@ describe('/tx', () => {
       'fee',
       'feeCurrency',
       'debited',
+      'value_usd',
+      'value_usd_at',
       'currency',
       'network',
       'client',
@@ -269,6 +276,10 @@ describe('/tx', () => {
     expect(rows[1]![col('amount')]).toBe('0.123456789012345678');
     expect(rows[1]![col('status')]).toBe('confirmed');
     expect(rows[1]![col('valueDate')]).toBe('2026-11-20');
+    // A deposit is valued at the cached price of the export (the cache has current prices only): its time says so.
+    expect(rows[3]![col('value_usd')]).toMatch(/^\d\.\d\d$/);
+    const priceAt = t.app.deps.prices.snapshot().quotes.USDT!.at;
+    expect(rows[3]![col('value_usd_at')]).toBe(priceAt);
     // RFC 4180 quoting for the comma and quotes; the line break is a space (a cell is one line: outsideCell).
     // A deposit's reference is the service's own.
     expect(rows[2]![col('serviceReference')]).toBe('line one, "two" three');

@@ -15,6 +15,10 @@ import { parsePolicy } from '../../src/policy/load.js';
 import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { pngInfo } from './png.js';
 
+/** The text without the values beside amounts (issue 24; the sandbox's prices drift): the amounts as before. */
+const withoutValues = (text: string) =>
+  text.replace(/ \(≈ \$[\d,]+\.\d\d\)|: ≈ \$[\d,]+\.\d\d(?: \(without [^)]*\))? in all/g, '');
+
 const DAY = 86_400_000;
 
 function seed(t: TestApp, now: number): void {
@@ -122,7 +126,11 @@ describe('/treasury digest [days]', () => {
     const { res: ack, responseUrl } = await t.command('/treasury', 'digest 14', USERS.viewer);
     expect(ack.status).toBe(200);
     const [reply] = await t.replies(responseUrl);
-    const text = visibleText(reply!);
+    const shown = visibleText(reply!);
+    // Issue 24: each amount's value (≈ $…, at the sandbox's drifting price) is beside it; these lines pin the amounts.
+    expect(shown).toMatch(/7,800\.35 USDT \(≈ \$[\d,]+\.\d\d\) in/);
+    expect(shown).toMatch(/\*All currencies\*: ≈ \$[\d,]+\.\d\d in · ≈ \$[\d,]+\.\d\d out, at the prices of /);
+    const text = withoutValues(shown);
     expect(reply!.response_type).toBe('ephemeral');
     expect(text).toContain('Treasury digest: last 14 days');
     expect(text).toContain(
@@ -158,9 +166,12 @@ describe('/treasury digest [days]', () => {
     expect(t.fake.files().filter((f) => f.channel === CHANNELS.command)).toEqual([]);
     const [file] = t.fake.files().filter((f) => f.channel === t.fake.dmChannel(USERS.viewer));
     expect(file!.name).toMatch(/^treasury-digest-chart-\d{4}-\d\d-\d\d-last-14-days-\.png$/);
-    expect(file!.alt_text).toMatch(/one bar chart per currency \(ETH, USDT\), deposits in green against withdrawals/);
+    // Issue 24: the first panel is every currency in USD, then one per currency.
+    expect(file!.alt_text).toMatch(
+      /a bar chart of all currencies in USD at today's price, then one bar chart per currency \(ETH, USDT\), deposits in green against withdrawals/,
+    );
     const png = pngInfo(file!.content);
-    expect(png).toEqual({ valid: true, width: 1200, height: 56 + 2 * 300 });
+    expect(png).toEqual({ valid: true, width: 1200, height: 56 + 3 * 300 });
     expect(file!.content.length).toBeGreaterThan(5 * 1024);
     expect(file!.content.length).toBeLessThan(2 * 1024 * 1024);
   });
@@ -169,7 +180,7 @@ describe('/treasury digest [days]', () => {
     seed(t, Date.now());
     const uploads = t.fake.calls('files.completeUploadExternal').length;
     const { responseUrl } = await t.command('/treasury', 'digest', USERS.viewer);
-    const text = visibleText((await t.replies(responseUrl))[0]!);
+    const text = withoutValues(visibleText((await t.replies(responseUrl))[0]!));
     expect(text).toContain('Treasury digest: last 24 hours');
     expect(text).toContain(
       '*USDT*: 2 deposits confirmed, 2,500.15 USDT in · 1 withdrawal confirmed, 1,000.50 USDT out',
@@ -225,7 +236,7 @@ describe('the scheduled digest (digest.daily)', () => {
     await t.app.deps.scheduler.runNow('digest.daily');
     expect(digests()).toHaveLength(1);
     expect(charts()).toHaveLength(1);
-    expect(visibleText(digests()[0]!)).toContain('*USDT*: 2 deposits confirmed, 2,500.15 USDT in');
+    expect(withoutValues(visibleText(digests()[0]!))).toContain('*USDT*: 2 deposits confirmed, 2,500.15 USDT in');
 
     // A restart on the same data directory: the day's digest is not posted again.
     await t.stop();

@@ -152,6 +152,11 @@ describe('settling unknown withdrawals by status', () => {
     const view = await until('the prefilled form', () =>
       a.fake.views().find((v) => v.callback_id === 'wd_request_modal'),
     );
+    // Issue 24: the filled-in form opens with its value line (value and tier), not the empty form's hint.
+    const line = (view.blocks as Array<{ block_id?: string; elements?: Array<{ text: string }> }>).find(
+      (b) => b.block_id === 'form_value',
+    );
+    expect(line?.elements?.[0]?.text).toMatch(/^(≈ \$\d\d\.\d\d|Value unknown \(.+\)), tier: \d approvals?/);
     // Submit the form as Slack would with the values it was opened with.
     const values = formValuesAsOpened(view.blocks);
     expect(values).toMatchObject({
