@@ -3,6 +3,10 @@
  * asset. The key, when set, goes in the header CoinGecko documents for the plan the URL names
  * (`x-cg-pro-api-key` on pro-api.coingecko.com, `x-cg-demo-api-key` elsewhere); it is never
  * logged: errors are reduced to a status or a code before they leave this file.
+ *
+ * axios' `timeout` only bounds the time between bytes: a server trickling one byte every few
+ * hundred ms would be read for ever. The whole call has a deadline too (an abort signal), so a
+ * slow answer is refused as late and the next refresh can run.
  */
 import axios from 'axios';
 
@@ -30,13 +34,14 @@ export function createPriceFetch(o: { baseUrl: string; apiKey?: string | undefin
   return async (ids) => {
     try {
       const res = await http.get('/simple/price', {
+        signal: AbortSignal.timeout(o.timeoutMs),
         params: { ids: ids.join(','), vs_currencies: 'usd', include_last_updated_at: 'true', precision: 'full' },
       });
       if (res.status !== 200) return { ok: false, reason: `the price source answered HTTP ${res.status}` };
       return { ok: true, body: res.data as unknown };
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === 'ECONNABORTED' || code === 'ETIMEDOUT')
+      if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED' || axios.isCancel(err))
         return { ok: false, reason: `late: no answer within ${o.timeoutMs} ms` };
       return { ok: false, reason: `the price source could not be reached (${code ?? 'error'})` };
     }

@@ -3,13 +3,16 @@
  * asset, at most once a minute), read as a snapshot by whoever needs a value (never a network
  * call on the path of a Slack ack). A refused answer is logged with its reason and leaves the
  * last good prices in place; they count until the policy's valuation.max_age, then the value
- * is unknown (value.ts).
+ * is unknown (value.ts). A price that moved more than 50% on one answer makes the value unknown
+ * until a second answer confirms it (judge.ts); the last accepted price stays the reference the
+ * move is measured from, however old. Each refresh has a deadline: a fetch that never answers
+ * cannot hold the refresh (and every later one) for ever.
  */
 import type { Logger } from '../log.js';
 import type { Policy } from '../policy/schema.js';
 import type { PolicySource } from '../policy/source.js';
 import { priceIds } from './ids.js';
-import { judgeAnswer } from './judge.js';
+import { judgeAnswer, type Sighting } from './judge.js';
 import type { PriceFetch } from './client.js';
 import type { PriceSnapshot, PriceSourceState, Prices, Quote } from './types.js';
 
@@ -19,6 +22,8 @@ export { DEFAULT_PRICE_IDS, priceIds } from './ids.js';
 
 /** One call for every asset at most this often, whatever asks (the job, a start, a test). */
 export const MIN_REFRESH_MS = 60_000;
+/** A fetch not answered by then is refused as late (above the client's own deadline, at most 60 s). */
+export const REFRESH_DEADLINE_MS = 65_000;
 
 export function createPrices(o: {
   fetch: PriceFetch;
@@ -27,8 +32,14 @@ export function createPrices(o: {
   policy: PolicySource<Pick<Policy, 'valuation'>>;
   now: () => number;
   logger: Logger;
+  /** The refresh's own deadline (tests); REFRESH_DEADLINE_MS by default. */
+  deadlineMs?: number;
 }): Prices {
+  /** The last accepted quote per currency, however old: what values use, and what a move is measured from. */
   let quotes: Record<string, Quote> = {};
+  /** Large moves seen once (not believed yet) and why their value is unknown meanwhile. */
+  let pending: Record<string, Sighting> = {};
+  let held: Record<string, string> = {};
   let lastCallAt: number | undefined;
   let lastOkAt: number | undefined;
   let lastProblem: { at: number; reason: string } | undefined;
@@ -43,8 +54,12 @@ export function createPrices(o: {
     lastCallAt = now;
     calls += 1;
     const ids = priceIds(o.policy.current().valuation.ids);
-    const answer = await o.fetch([...new Set(Object.values(ids))]);
-    // The time of the call (the answer is at most the timeout later): one time for the whole refresh.
+    const answer = await withDeadline(
+      o.fetch([...new Set(Object.values(ids))]),
+      o.deadlineMs ?? REFRESH_DEADLINE_MS,
+      o.logger,
+    );
+    // The time of the call (the answer is at most the deadline later): one time for the whole refresh.
     const at = now;
     if (!answer.ok) {
       lastProblem = { at, reason: answer.reason };
@@ -54,7 +69,14 @@ export function createPrices(o: {
       );
       return;
     }
-    const judged = judgeAnswer(answer.body, { ids, last: quotes, now: at, maxAgeMs: maxAgeMs(), source: o.source });
+    const judged = judgeAnswer(answer.body, {
+      ids,
+      last: quotes,
+      pending,
+      now: at,
+      maxAgeMs: maxAgeMs(),
+      source: o.source,
+    });
     if (judged.invalid) {
       lastProblem = { at, reason: judged.invalid };
       o.logger.warn(
@@ -64,18 +86,26 @@ export function createPrices(o: {
       return;
     }
     quotes = { ...quotes, ...judged.accepted };
+    pending = { ...without(pending, judged.accepted), ...judged.held };
+    held = without(held, judged.accepted);
+    for (const c of Object.keys(judged.held)) held[c] = judged.refused[c] ?? 'a large move not confirmed yet';
     lastOkAt = at;
     const refused = Object.entries(judged.refused);
     lastProblem = refused.length ? { at, reason: refused.map(([c, why]) => `${c}: ${why}`).join('; ') } : undefined;
-    if (refused.length) o.logger.warn({ refused: judged.refused }, 'some prices refused: their last good price stays');
+    if (refused.length)
+      o.logger.warn(
+        { refused: judged.refused },
+        'some prices refused: their last good price stays, except after a large move (value unknown until confirmed)',
+      );
   }
 
   function snapshot(): PriceSnapshot {
     return {
       now: o.now(),
       maxAgeMs: maxAgeMs(),
-      quotes,
+      quotes: without(quotes, held),
       ...(lastProblem ? { lastProblem: lastProblem.reason } : {}),
+      ...(Object.keys(held).length ? { held: { ...held } } : {}),
     };
   }
 
@@ -98,10 +128,39 @@ export function createPrices(o: {
       const fresh: string[] = [];
       const stale: string[] = [];
       for (const currency of Object.keys(priceIds(o.policy.current().valuation.ids))) {
-        const q = quotes[currency];
+        const q = snap.quotes[currency];
         (q && snap.now - Date.parse(q.at) <= snap.maxAgeMs ? fresh : stale).push(currency);
       }
       return { source: o.source, lastOkAt, lastProblem, calls, fresh, stale };
     },
   };
+}
+
+function without<T>(from: Readonly<Record<string, T>>, keys: Readonly<Record<string, unknown>>): Record<string, T> {
+  return Object.fromEntries(Object.entries(from).filter(([k]) => !Object.hasOwn(keys, k)));
+}
+
+/** The fetch's answer, or "late" once the deadline passes (a later answer is then ignored). */
+async function withDeadline(
+  fetching: ReturnType<PriceFetch>,
+  ms: number,
+  logger: Logger,
+): Promise<Awaited<ReturnType<PriceFetch>>> {
+  let timer: NodeJS.Timeout | undefined;
+  let passed = false;
+  const late = new Promise<Awaited<ReturnType<PriceFetch>>>((resolve) => {
+    timer = setTimeout(() => {
+      passed = true;
+      resolve({ ok: false, reason: `late: no answer within ${ms} ms` });
+    }, ms);
+  });
+  fetching.then(
+    () => passed && logger.warn({ deadlineMs: ms }, 'price answer refused: it came after the deadline'),
+    () => undefined,
+  );
+  try {
+    return await Promise.race([fetching, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

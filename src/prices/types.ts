@@ -31,6 +31,8 @@ export interface PriceSnapshot {
   quotes: Readonly<Record<string, Quote>>;
   /** Why there is no fresh price, for the unknown value's words (the feed's last failure, if any). */
   lastProblem?: string;
+  /** Currencies whose last answer moved too far to believe on its own: unknown until confirmed, and why. */
+  held?: Readonly<Record<string, string>>;
 }
 
 /** The state of the price source, for `/treasury status` and the App Home. */

@@ -10,6 +10,9 @@ import type { PriceSnapshot, Valuation } from './types.js';
 /** The value of `amount` of `currency` in the snapshot: known only with a quote younger than max_age. */
 export function valueAt(snapshot: PriceSnapshot, currency: string, amount: string): Valuation {
   const q = snapshot.quotes[currency];
+  const held = snapshot.held?.[currency];
+  // A large move not yet confirmed: neither the new price nor the old one is believed (strictest case).
+  if (held) return { kind: 'unknown', reason: `price held back: ${held}`, since: q?.at ?? null };
   if (!q) {
     return {
       kind: 'unknown',

@@ -30,7 +30,7 @@ export function createSender(
     hooks: WithdrawalHooks;
     logger: Logger;
     /** Facts to judge the request again under the policy in force before claiming it (it may have changed since the approval). */
-    recheckFacts?: (req: WithdrawalRequest) => Promise<RecheckFacts | undefined>;
+    recheckFacts?: (req: WithdrawalRequest, valuation: Valuation | undefined) => Promise<RecheckFacts | undefined>;
     balances?: BalanceSource;
     /** The value at a fresh price (the cache), re-checked in the claim; undefined: the app has no prices. */
     valuation?: (req: WithdrawalRequest) => Valuation | undefined;
@@ -41,13 +41,14 @@ export function createSender(
 
   async function send(approved: WithdrawalRequest): Promise<WithdrawalRequest> {
     // Whoever wins this compare-and-set sends, and a restart that finds `executing` knows it may have been sent.
-    const recheck = o.recheckFacts ? await o.recheckFacts(approved) : undefined;
+    // The value read once: the re-check and the claim (its recorded sendValuation) judge the same price.
+    const valuation = o.valuation?.(approved);
+    const recheck = o.recheckFacts ? await o.recheckFacts(approved, valuation) : undefined;
     // The balance checked again just before sending (a fact for the claim; unreadable: sent anyway).
     const balance =
       o.balances && approved.state === 'approved'
         ? await o.balances.read(approved.currency, approved.network)
         : undefined;
-    const valuation = o.valuation?.(approved);
     // The freeze is read inside the claim's commit: a freeze committed first always holds the send.
     const claim = await shell.store.commit((tx) =>
       shell.apply(

@@ -35,12 +35,15 @@ const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const STEP = 61_000;
 const MAX_AGE = 5 * 60_000;
 
-type Feed = 'ok' | 'down' | 'spike' | 'stale' | 'garbled' | 'negative' | 'zero';
+// 'repeat': the same answer as the step before (a move that lasts, which confirms it).
+type Feed = 'ok' | 'down' | 'spike' | 'stale' | 'garbled' | 'negative' | 'zero' | 'repeat';
 const step = fc.record({
   price: fc.double({ min: 50, max: 20_000, noNaN: true }),
-  feed: fc.constantFrom<Feed>('ok', 'ok', 'ok', 'down', 'spike', 'stale', 'garbled', 'negative', 'zero'),
+  feed: fc.constantFrom<Feed>('ok', 'ok', 'ok', 'down', 'spike', 'stale', 'garbled', 'negative', 'zero', 'repeat'),
   spike: fc.double({ min: 1.6, max: 50, noNaN: true }),
 });
+
+const fresh = (f: Feed) => f === 'ok' || f === 'spike' || f === 'repeat';
 
 const approvalsNeeded = (usd: string | undefined) =>
   usd === undefined
@@ -51,6 +54,8 @@ describe('price feeds and approvals', () => {
   it('a claimed send always has at least the approvals of the strictest tier its value could need', async () => {
     let claimed = 0;
     let reopened = 0;
+    let heldBack = 0;
+    let confirmed = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(step, { minLength: 2, maxLength: 12 }),
@@ -62,6 +67,8 @@ describe('price feeds and approvals', () => {
           let clock = T0;
           // Which true prices the feed really delivered (and when): nothing else may ever be believed.
           const delivered: Array<{ at: number; price: number; index: number }> = [];
+          // What each step's fetch answered (usd), for 'repeat'.
+          const answered: number[] = [];
           const prices = createPrices({
             source: 'scripted',
             policy: fixedPolicy(policy),
@@ -70,28 +77,50 @@ describe('price feeds and approvals', () => {
             fetch: async () => {
               const s = steps[i]!;
               const usd =
-                s.feed === 'negative'
-                  ? -s.price
-                  : s.feed === 'zero'
-                    ? 0
-                    : s.feed === 'spike'
-                      ? s.price * s.spike
-                      : s.price;
+                s.feed === 'repeat'
+                  ? (answered[i - 1] ?? s.price)
+                  : s.feed === 'negative'
+                    ? -s.price
+                    : s.feed === 'zero'
+                      ? 0
+                      : s.feed === 'spike'
+                        ? s.price * s.spike
+                        : s.price;
+              answered[i] = usd;
               if (s.feed === 'down') return { ok: false, reason: 'the price source answered HTTP 503' };
               if (s.feed === 'garbled') return { ok: true, body: { ethereum: { usd: String(usd) } } };
-              // A spike is a price the feed really answered; after more than a minute without one it is
-              // believed as the rule says (refused only within a minute of the last price).
-              if (s.feed === 'ok' || s.feed === 'spike') delivered.push({ at: clock, price: usd, index: i });
+              // A spike is a price the feed really answered: believed only once a second answer confirms it.
+              if (fresh(s.feed) && usd > 0) delivered.push({ at: clock, price: usd, index: i });
               const updated = s.feed === 'stale' ? clock - 10 * 60_000 : clock;
               return { ok: true, body: { ethereum: { usd, last_updated_at: Math.floor(updated / 1000) } } };
             },
           });
           const requestAt = pick % (steps.length - 1);
           let req: WithdrawalRequest | undefined;
+          let believed: { price: number; at: string } | undefined;
           for (i = 0; i < steps.length; i++) {
             clock = T0 + i * STEP;
             await prices.refresh();
             const snap = prices.snapshot();
+            const now = valueAt(snap, 'ETH', '1');
+            const usd = answered[i];
+            // (4) After a fresh, positive, well-formed answer the value is that answer's price or unknown:
+            // never an older price kept over a move it refused, never a price it has not confirmed.
+            if (fresh(steps[i]!.feed) && usd !== undefined && usd > 0) {
+              if (now.kind === 'known') expect(Number(now.price)).toBeCloseTo(usd, 6);
+              else if (believed) heldBack += 1;
+            }
+            // (5) A newly believed price more than 50% away from the one believed before it was
+            // confirmed: the feed gave the same level (within 5%) at least a minute earlier.
+            if (now.kind === 'known' && now.at !== believed?.at) {
+              const p = Number(now.price);
+              if (believed && Math.abs(p / believed.price - 1) > 0.5) {
+                confirmed += 1;
+                const earlier = delivered.some((d) => clock - d.at >= 60_000 && Math.abs(d.price / p - 1) <= 0.05);
+                expect(earlier, 'a large move is believed only once confirmed').toBe(true);
+              }
+              believed = { price: p, at: now.at };
+            }
             if (i === requestAt) {
               const checked = admitRequest(
                 policy,
@@ -130,7 +159,7 @@ describe('price feeds and approvals', () => {
               }
             }
           }
-          if (!req || req.state !== 'approved') return;
+          if (req?.state !== 'approved') return;
           // The claim, at the last step, re-checked with the value at the cache's price now.
           const snap = prices.snapshot();
           const valuation = valueAt(snap, 'ETH', amount);
@@ -150,11 +179,9 @@ describe('price feeds and approvals', () => {
           // (2) Never fewer approvals than the tier of the value it is sent at; unknown: the top tier.
           const needed = approvalsNeeded(valuation.kind === 'known' ? valuation.usd : undefined);
           expect(sent.approvals.length).toBeGreaterThanOrEqual(needed);
-          // (3) With every answer since the request true and no move the spike rule holds back,
-          // the value it is sent at is the real one now: never fewer approvals than the real value needs.
-          const honest = steps
-            .slice(requestAt)
-            .every((s, k, a) => s.feed === 'ok' && (k === 0 || Math.abs(s.price / a[k - 1]!.price - 1) <= 0.5));
+          // (3) With every answer since the request true (however far the price moved: a move not yet
+          // confirmed makes the value unknown, the top tier), never fewer approvals than the real value needs.
+          const honest = steps.slice(requestAt).every((s) => s.feed === 'ok');
           if (honest) {
             const real = (Number(amount) * steps[steps.length - 1]!.price).toFixed(2);
             expect(sent.approvals.length).toBeGreaterThanOrEqual(approvalsNeeded(real));
@@ -163,8 +190,11 @@ describe('price feeds and approvals', () => {
       ),
       pure(300),
     );
-    // Not vacuous: sends were claimed, and some were held back for more approvals.
+    // Not vacuous: sends were claimed, some were held back for more approvals, large moves were held
+    // back (value unknown) and some were believed once confirmed.
     expect(claimed).toBeGreaterThan(20);
     expect(reopened).toBeGreaterThan(5);
+    expect(heldBack).toBeGreaterThan(20);
+    expect(confirmed).toBeGreaterThan(5);
   });
 });

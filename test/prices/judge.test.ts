@@ -3,7 +3,12 @@
  * (src/prices/value.ts), pure: shape, negative, zero, absurd, spike, late, stale, unknown.
  */
 import { describe, expect, it } from 'vitest';
-import { judgeAnswer, SPIKE_WINDOW_MS } from '../../src/prices/judge.js';
+import { judgeAnswer, judgeMove } from '../../src/prices/judge.js';
+import { createPrices } from '../../src/prices/index.js';
+import type { PriceFetch } from '../../src/prices/client.js';
+import { fixedPolicy } from '../../src/policy/source.js';
+import { parsePolicy } from '../../src/policy/load.js';
+import { quietLogger } from '../withdrawals/helpers.js';
 import { keyHeader } from '../../src/prices/client.js';
 import { priceIds } from '../../src/prices/ids.js';
 import { valueAt, sumValues } from '../../src/prices/value.js';
@@ -36,12 +41,54 @@ describe('price answers', () => {
     expect(judge({ bitcoin: { usd: 5 } }).refused.ETH).toMatch(/does not list ETH/);
   });
 
-  it('refuses a move of more than 50% within a minute of the last price, and believes it once it lasts', () => {
+  it('refuses a move of more than 50% from the last accepted price on one answer, however old that price is', () => {
     const last = { BTC: { price: '100', at: new Date(T0).toISOString(), source: 'test' } };
     expect(judge({ bitcoin: { usd: 151 } }, last, T0 + 60_000).refused.BTC).toMatch(/absurd: 51% away/);
     expect(judge({ bitcoin: { usd: 49 } }, last, T0 + 60_000).refused.BTC).toMatch(/absurd/);
     expect(judge({ bitcoin: { usd: 149 } }, last, T0 + 60_000).accepted.BTC?.price).toBe('149');
-    expect(judge({ bitcoin: { usd: 300 } }, last, T0 + SPIKE_WINDOW_MS + 1).accepted.BTC?.price).toBe('300');
+    // A gap longer than the old 90 s window (and than max_age) no longer lets a spike through.
+    expect(judge({ bitcoin: { usd: 300 } }, last, T0 + 91_000).refused.BTC).toMatch(/absurd: 200% away/);
+    expect(judge({ bitcoin: { usd: 300 } }, last, T0 + 3_600_000).held.BTC).toEqual({
+      price: '300',
+      at: T0 + 3_600_000,
+    });
+  });
+
+  it('a sudden drop to $0.50 after a two-minute gap is refused, not believed over $50,000', () => {
+    const last = { BTC: { price: '50000', at: new Date(T0).toISOString(), source: 'test' } };
+    const j = judge({ bitcoin: { usd: 0.5 }, ethereum: { usd: 3000 } }, last, T0 + 120_000);
+    expect(j.accepted.BTC).toBeUndefined();
+    expect(j.refused.BTC).toMatch(/absurd: 99% away from the last accepted price 50000/);
+    expect(j.accepted.ETH?.price).toBe('3000'); // a first price ever has no reference: believed
+  });
+
+  it('believes a large move once a second answer a minute later confirms the level, not before', () => {
+    const ref = { price: '100', at: new Date(T0).toISOString(), source: 'test' };
+    const at = (now: number, price: string, pending?: { price: string; at: number }) =>
+      judgeMove(price, { reference: ref, pending, now, maxAgeMs: 300_000 });
+    const first = at(T0 + 60_000, '300');
+    expect(first).toMatchObject({ ok: false, pending: { price: '300', at: T0 + 60_000 } });
+    const sighting = first.ok ? undefined : first.pending;
+    expect(at(T0 + 120_000, '306', sighting)).toEqual({ ok: true }); // same level (2%), a minute later
+    expect(at(T0 + 119_000, '306', sighting)).toMatchObject({ ok: false, pending: sighting }); // too soon: kept
+    expect(at(T0 + 120_000, '330', sighting)).toMatchObject({ ok: false, pending: { price: '330' } }); // another level
+    expect(at(T0 + 60_000 + 300_001, '300', sighting)).toMatchObject({ ok: false }); // too late to confirm
+    expect(at(T0 + 120_000, '140', sighting)).toEqual({ ok: true }); // back within 50%: believed at once
+    expect(judgeMove('0.5', { reference: undefined, pending: undefined, now: T0, maxAgeMs: 1 })).toEqual({ ok: true });
+  });
+
+  it('times a price by the source when it is older than the fetch, and guards that field per currency', () => {
+    const old = judge({ bitcoin: { usd: 5, last_updated_at: (T0 - 299_000) / 1000 }, ethereum: { usd: 3 } });
+    expect(old.accepted.BTC?.at).toBe(new Date(T0 - 299_000).toISOString()); // 4:59 old: stale in a second
+    expect(old.accepted.ETH?.at).toBe(new Date(T0).toISOString()); // no time given: the fetch's
+    const ahead = judge({ bitcoin: { usd: 5, last_updated_at: (T0 + 30_000) / 1000 } });
+    expect(ahead.accepted.BTC?.at).toBe(new Date(T0).toISOString()); // never later than the fetch
+    for (const bad of [1e300, -1e20, 1.5e9 + 0.5, (T0 + 120_000) / 1000, 1_000_000, '1893456000', null]) {
+      const j = judge({ bitcoin: { usd: 5, last_updated_at: bad }, ethereum: { usd: 3 } });
+      expect(j.invalid).toBeUndefined();
+      expect(j.refused.BTC).toMatch(/update time is not plausible/);
+      expect(j.accepted.ETH?.price).toBe('3');
+    }
   });
 
   it('sends the key in the header of the plan the URL names', () => {
@@ -54,6 +101,72 @@ describe('price answers', () => {
     expect(Object.keys(all)).toHaveLength(17);
     expect(all.cUSD).toBe('celo-dollar');
     expect(priceIds({ XEND: 'xend-finance-v2' }).XEND).toBe('xend-finance-v2');
+  });
+});
+
+describe('the price cache', () => {
+  const policy = fixedPolicy(
+    parsePolicy(`
+channels: { approvals: C0APPROVALS, alerts: C0ALERTS }
+people: { requesters: [U0ALICE], approvers: [U0ERIN], admins: [U0ERIN] }
+withdrawals: { tiers: { default: [{ approvals: 1 }] } }
+valuation: { max_age: 5m }
+`),
+  );
+  const cache = (fetch: PriceFetch, clock: { now: number }, deadlineMs?: number) =>
+    createPrices({
+      fetch,
+      source: 'test',
+      policy,
+      now: () => clock.now,
+      logger: quietLogger(),
+      ...(deadlineMs ? { deadlineMs } : {}),
+    });
+
+  it('the value is unknown, never the bogus price nor the old one, until a large move is confirmed', async () => {
+    const clock = { now: T0 };
+    let usd = 50_000;
+    const p = cache(async () => ({ ok: true, body: { bitcoin: { usd } } }), clock);
+    await p.refresh();
+    expect(valueAt(p.snapshot(), 'BTC', '1')).toMatchObject({ kind: 'known', usd: '50000.00' });
+    usd = 0.5;
+    clock.now = T0 + 120_000;
+    await p.refresh();
+    const v = valueAt(p.snapshot(), 'BTC', '1');
+    expect(v).toMatchObject({ kind: 'unknown', reason: expect.stringMatching(/^price held back: absurd: 99% away/) });
+    expect(p.state().stale).toContain('BTC');
+    // Back to the old level: believed at once; then a real move, confirmed a minute later.
+    usd = 50_100;
+    clock.now = T0 + 180_000;
+    await p.refresh();
+    expect(valueAt(p.snapshot(), 'BTC', '1')).toMatchObject({ kind: 'known', usd: '50100.00' });
+    usd = 20_000;
+    clock.now = T0 + 240_000;
+    await p.refresh();
+    expect(valueAt(p.snapshot(), 'BTC', '1').kind).toBe('unknown');
+    usd = 20_200;
+    clock.now = T0 + 300_000;
+    await p.refresh();
+    expect(valueAt(p.snapshot(), 'BTC', '1')).toMatchObject({ kind: 'known', usd: '20200.00' });
+  });
+
+  it('a fetch that never answers is refused as late at the deadline, and the next refresh runs', async () => {
+    const clock = { now: T0 };
+    let calls = 0;
+    const p = cache(
+      async () => {
+        calls += 1;
+        return calls === 1 ? new Promise(() => undefined) : { ok: true, body: { bitcoin: { usd: 5 } } };
+      },
+      clock,
+      200,
+    );
+    await p.refresh();
+    expect(p.state().lastProblem?.reason).toMatch(/late: no answer within 200 ms/);
+    clock.now = T0 + 61_000;
+    await p.refresh();
+    expect(calls).toBe(2);
+    expect(p.state().lastOkAt).toBe(T0 + 61_000);
   });
 });
 

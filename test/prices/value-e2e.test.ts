@@ -130,20 +130,27 @@ describe('values end to end', () => {
     expect(status).toMatch(/Last problem .*: the price source answered HTTP 503/);
   });
 
-  it('refuses a spike (and a garbled answer), logs why, and keeps the last good price', async () => {
+  it('refuses a spike (and a garbled answer), logs why, and values nothing until the move is confirmed or gone', async () => {
     const a = await app();
     await prices(a, { prices: { ETH: 3000 }, drift: false });
     await refreshAt(a, T0 + 61_000);
     await prices(a, { feed: 'spiky' });
     await refreshAt(a, T0 + 122_000);
-    expect(a.logs()).toContain('"ETH":"absurd: 200% away from 3000 a moment ago (kept the last price)"');
-    expect(a.logs()).toContain('some prices refused: their last good price stays');
+    expect(a.logs()).toContain(
+      '"ETH":"absurd: 200% away from the last accepted price 3000 in one answer (value unknown until a second answer confirms it)"',
+    );
+    expect(a.logs()).toContain('some prices refused');
     await prices(a, { feed: 'invalid' });
     await refreshAt(a, T0 + 183_000);
     expect(a.logs()).toMatch(/"reason":"not the documented shape \([a-z-]+\.usd: [^"]+\)","msg":"price answer refused/);
+    // Neither the spike nor the price before it is believed: the value is unknown, the top tier.
     await request(a, '0.3');
-    expect(only(a).valuation).toMatchObject({ kind: 'known', usd: '900.00', price: '3000' });
-    expect(only(a).tier.approvals).toBe(1);
+    expect(only(a).valuation).toMatchObject({ kind: 'unknown', reason: expect.stringMatching(/^price held back/) });
+    expect(only(a).tier.approvals).toBe(3);
+    // Back at the old level: believed again at once.
+    await prices(a, { feed: 'up' });
+    await refreshAt(a, T0 + 244_000);
+    expect(a.app.deps.prices.state().fresh).toContain('ETH');
   });
 
   it('a move across a tier between the approval and the send waits for the approvals it now needs, then sends once', async () => {

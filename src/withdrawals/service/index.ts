@@ -68,9 +68,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     // (which Slack being down would make fail closed) to judge it again before sending.
     // With prices, the tier is chosen again with the value at a fresh price: the approvers are looked
     // up again only when the policy changed or the value moved the request into another tier.
-    recheckFacts: async (r) => {
+    recheckFacts: async (r, valuation) => {
       const since = o.policyInForceSince?.();
-      const valuation = valuationNow(r);
       const samePolicy = since !== undefined && since <= Date.parse(r.createdAt);
       const sameTier =
         !valuation ||
