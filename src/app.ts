@@ -314,7 +314,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     // Every part has registered its messages' renderers by now: one missing stops the start here,
     // naming it, instead of failing the first message of its kind (src/outbox/renderers.ts).
     outbox.assertRenderers();
-    const slack = buildSlackApp({ target, deps, groups: slackClient.groups });
+    const slack = buildSlackApp({ target, deps, groups: slackClient.groups, lease });
     const routes = appRoutes({
       alerts,
       readiness: readinessProbe(deps, slack),

@@ -3,6 +3,7 @@
  * promises: check, parse, and commit the event (with its outbox entries) durably. Slack
  * and the wallet service are never called here; verification and posting happen after.
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
@@ -18,6 +19,22 @@ import type { PolicySource } from '../policy/source.js';
 import { BodyTooLarge, readBody } from '../http/body.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * The header a leader's own inbox drain (src/replica/inbox.ts) sends, over loopback, with a
+ * token made per process and never written anywhere. A standby checked the path secret and the
+ * signature when it accepted the notification; the leader must not check them again (minutes
+ * may have passed, beyond the signature's 5-minute tolerance, or the secret was rotated out),
+ * or a notification already acknowledged to the service would be lost.
+ */
+export const INBOX_DRAIN_HEADER = 'x-inbox-drain';
+export const INBOX_DRAIN_TOKEN = randomBytes(32).toString('hex');
+const drainDigest = createHash('sha256').update(INBOX_DRAIN_TOKEN).digest();
+function fromOwnDrain(req: IncomingMessage): boolean {
+  const v = req.headers[INBOX_DRAIN_HEADER];
+  if (typeof v !== 'string') return false;
+  return timingSafeEqual(createHash('sha256').update(v).digest(), drainDigest);
+}
 /** Most JSON values a webhook body may hold (the service's have a few dozen). */
 export const MAX_WEBHOOK_VALUES = 2_000;
 
@@ -78,9 +95,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
   const secret = typeof deps.secret === 'function' ? deps.secret : () => deps.secret as string;
 
   return async (req, res, params) => {
+    const drained = fromOwnDrain(req);
     const accepted = secret();
     const expected = accepted === undefined ? undefined : matchingSecret(params.secret ?? '', accepted);
-    if (!expected) {
+    if (!expected && !drained) {
       // Same answer as an unknown route: the URL is the credential and reveals nothing.
       req.resume();
       reply(res, 404, { error: 'not found' });
@@ -94,13 +112,13 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       throw err;
     }
 
-    if (deps.signatureRequired) {
+    if (deps.signatureRequired && !drained) {
       const h = (name: string) => {
         const v = req.headers[name];
         return Array.isArray(v) ? v.join(' ') : v;
       };
       const check = verifySignature(
-        expected,
+        expected ?? '',
         { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') },
         body,
         now(),

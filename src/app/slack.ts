@@ -71,13 +71,12 @@ export function outboxSlackClient(o: {
   /** With PostgreSQL: throws when this replica's lead is not freshly confirmed; no call goes out then. */
   lease?: () => void;
 }): { client: WebClient; groups: GroupResolver } {
-  const counted = o.metrics ? limitedFetch(countingFetch(o.metrics, globalThis.fetch)) : undefined;
+  // Every call the app makes on its own (posts, edits, uploads, look-ups) is counted, under Slack's limits.
+  const limited = limitedFetch(o.metrics ? countingFetch(o.metrics, globalThis.fetch) : globalThis.fetch);
   const client = new WebClient(o.slackConfig.botToken, {
     ...webClientOptions(o.slackConfig.apiUrl),
-    // Every call the app makes on its own (posts, edits, uploads, look-ups) is counted, under Slack's limits.
-    ...(counted ? { fetch: counted } : {}),
-    // Checked at the moment each call goes out, after any wait in the outbox or the client's queue.
-    ...(o.lease ? { fetch: leaseFetch(o.lease, counted ?? globalThis.fetch) } : {}),
+    // The lease is checked at the moment each call goes out, after any wait in the outbox or the client's queue.
+    fetch: o.lease ? leaseFetch(o.lease, limited) : limited,
     retryConfig: { retries: 0 },
     logger: boltLogger(o.logger.child({ component: 'outbox-web' })),
   });
@@ -85,7 +84,13 @@ export function outboxSlackClient(o: {
 }
 
 /** The Bolt app with every command registered; none without Slack credentials. Started later, with the HTTP server up. */
-export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: GroupResolver }): SlackApp | undefined {
+export function buildSlackApp(o: {
+  target: SlackTarget;
+  deps: Deps;
+  groups: GroupResolver;
+  /** With PostgreSQL: Bolt's own client (respond(), views, uploads) posts nothing once this replica stops leading. */
+  lease?: () => void;
+}): SlackApp | undefined {
   const { slackConfig, local } = o.target;
   if (slackConfig.mode === 'local') return undefined;
   const slack = createSlackApp({
@@ -95,6 +100,7 @@ export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: Grou
     appToken: slackConfig.appToken,
     apiUrl: slackConfig.apiUrl,
     logger: o.deps.logger,
+    ...(o.lease ? { wrapFetch: (inner: typeof globalThis.fetch) => leaseFetch(o.lease!, inner) } : {}),
   });
   // A plain spread: every part in deps reads what changes (the policy in force) at the moment of use.
   const commandDeps: CommandDeps = {
@@ -109,7 +115,7 @@ export function buildSlackApp(o: { target: SlackTarget; deps: Deps; groups: Grou
 }
 
 /** A fetch that asks the lease first: a replica that no longer leads posts nothing. */
-function leaseFetch(lease: () => void, inner: typeof globalThis.fetch): typeof globalThis.fetch {
+export function leaseFetch(lease: () => void, inner: typeof globalThis.fetch): typeof globalThis.fetch {
   return (input, init) => {
     try {
       lease();

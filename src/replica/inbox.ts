@@ -1,11 +1,14 @@
 /**
  * The webhook inbox: what a standby accepts while another replica leads. A notification is
  * written to `webhook_inbox` (durable before the 2xx, deduplicated by its body) and the leader
- * drains it through its own webhook route, so it is checked, stored and alerted exactly as if
- * the service had sent it there; the row goes only once the route has answered for it.
+ * drains it through its own webhook route, so it is parsed, stored and alerted exactly as if
+ * the service had sent it there; the row goes only once the route has ingested it. The route
+ * does not check the path secret or the signature's time again for a drained item (the standby
+ * checked both when it acknowledged it; a rotation or a slow drain must not lose it).
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { INBOX_DRAIN_HEADER, INBOX_DRAIN_TOKEN } from '../alerts/receiver.js';
 import type { Logger } from '../log.js';
 
 export interface InboxItem {
@@ -31,8 +34,10 @@ export async function putInbox(db: pg.Pool, item: InboxItem): Promise<boolean> {
 
 /**
  * Posts each waiting item to the leader's own webhook route, oldest first, and deletes it once
- * answered (any answer but a 5xx or no answer: a refusal would be refused again). `query` runs
- * on the leader's fenced connection.
+ * ingested (a 200). A 5xx or no answer keeps it for the next round. Any other answer (the body
+ * was refused) keeps the row too, set aside with the reason and logged at error once: it was
+ * acknowledged to the service, so it is never dropped silently. `query` runs on the leader's
+ * fenced connection.
  */
 export async function drainInbox(o: {
   query: <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
@@ -40,20 +45,21 @@ export async function drainInbox(o: {
   logger: Logger;
 }): Promise<number> {
   const { rows } = await o.query<{ key: string; item: InboxItem }>(
-    'SELECT key, item FROM webhook_inbox ORDER BY seq LIMIT 100',
+    'SELECT key, item FROM webhook_inbox WHERE refused_at IS NULL ORDER BY seq LIMIT 100',
   );
   let done = 0;
   for (const { key, item } of rows) {
     let status: number;
+    let answer: string;
     try {
       const res = await fetch(o.webhookUrl(item.secret), {
         method: 'POST',
-        headers: { ...item.headers, 'content-type': 'application/json' },
+        headers: { ...item.headers, 'content-type': 'application/json', [INBOX_DRAIN_HEADER]: INBOX_DRAIN_TOKEN },
         body: item.body,
         signal: AbortSignal.timeout(10_000),
       });
       status = res.status;
-      await res.arrayBuffer();
+      answer = (await res.text()).slice(0, 500);
     } catch (err) {
       o.logger.warn({ err }, 'inbox: the webhook route did not answer; kept for the next round');
       break;
@@ -62,8 +68,17 @@ export async function drainInbox(o: {
       o.logger.warn({ status }, 'inbox: the webhook route could not take a notification now; kept for the next round');
       break;
     }
-    if (status !== 200)
-      o.logger.warn({ status }, 'inbox: a notification taken by the standby was refused by the route');
+    if (status !== 200) {
+      o.logger.error(
+        { status, inboxKey: key, answer },
+        'inbox: a notification the standby acknowledged was refused by the leader; kept in webhook_inbox, not alerted',
+      );
+      await o.query('UPDATE webhook_inbox SET refused_at = now(), refusal = $2 WHERE key = $1', [
+        key,
+        `${status} ${answer}`,
+      ]);
+      continue;
+    }
     await o.query('DELETE FROM webhook_inbox WHERE key = $1', [key]);
     done++;
   }

@@ -13,7 +13,9 @@ import { jsonTooDeep } from '../http/json-depth.js';
 import { type HttpServer, sendJson, startHttpServer } from '../http/server.js';
 import type { Logger } from '../log.js';
 import { clientConfig } from '../store/pg/connection.js';
-import { DEFAULT_MAX_BODY_BYTES } from '../alerts/receiver.js';
+import { webhookAmountProblem } from '../alerts/parse.js';
+import { DEFAULT_MAX_BODY_BYTES, MAX_WEBHOOK_VALUES } from '../alerts/receiver.js';
+import { OutOfBoundsJson, parseJson } from '../wallet/json.js';
 import { putInbox } from './inbox.js';
 import { standbyVerification } from './standby-verify.js';
 
@@ -107,11 +109,17 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
           }
           const raw = body.toString('utf8');
           if (jsonTooDeep(raw)) return sendJson(res, 400, { error: 'body nests too deep' });
+          // The leader's own bounds (src/alerts/receiver.ts): never acknowledge a body it would refuse.
+          let parsed: unknown;
           try {
-            JSON.parse(raw);
-          } catch {
-            return sendJson(res, 400, { error: 'body is not valid JSON' });
+            parsed = parseJson(raw, { maxValues: MAX_WEBHOOK_VALUES });
+          } catch (err) {
+            return sendJson(res, 400, {
+              error: err instanceof OutOfBoundsJson ? err.message : 'body is not valid JSON',
+            });
           }
+          const outOfBounds = webhookAmountProblem(parsed);
+          if (outOfBounds) return sendJson(res, 400, { error: outOfBounds });
           const headers: Record<string, string> = {};
           for (const n of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
             const v = h(n);

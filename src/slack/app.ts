@@ -25,6 +25,11 @@ export interface SlackAppOptions {
   logger: Logger;
   /** Web API call timeout; default 10 s. */
   timeoutMs?: number;
+  /**
+   * Wraps the fetch of Bolt's client, which respond() (response_url posts) also uses: with
+   * PostgreSQL, the lease check, so a replica that lost its lead answers nothing.
+   */
+  wrapFetch?: (inner: typeof globalThis.fetch) => typeof globalThis.fetch;
 }
 
 export interface SlackApp {
@@ -59,7 +64,9 @@ export function createSlackApp(o: SlackAppOptions): SlackApp {
   const logger = boltLogger(o.logger);
   // Listeners resume after their ack once the burst they came in is acknowledged (acks-first.ts).
   const acks = ackQueue();
-  const clientOptions = webClientOptions(o.apiUrl, o.timeoutMs);
+  const base = webClientOptions(o.apiUrl, o.timeoutMs);
+  // Slack's size limits stay inside: the lease is asked first, then the body is checked and sent.
+  const clientOptions = o.wrapFetch ? { ...base, fetch: o.wrapFetch(limitedFetch()) } : base;
   if (o.mode === 'socket') {
     if (!o.appToken) throw new Error('Socket Mode needs an app token');
     let up = false;

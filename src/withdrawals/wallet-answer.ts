@@ -92,6 +92,16 @@ export function classifySendError(err: unknown): {
       message: `The wallet service refused the withdrawal: ${err.serviceMessage}`,
     };
   }
+  // The lease refused the call before it left (src/store/pg/leader.ts): this replica stopped
+  // leading and nothing reached the service. Not "may have moved": nothing did.
+  if (err instanceof Error && (err as { nothingSent?: unknown }).nothingSent === true) {
+    return {
+      state: 'failed',
+      errorKind: 'not_sent',
+      kind: 'unavailable',
+      message: 'Nothing was sent: this app instance stopped leading before the call went out. Submit it again.',
+    };
+  }
   if (err instanceof WalletError && !err.mayHaveChanged) {
     return { state: 'failed', errorKind: 'not_sent', kind: err.kind, message: `Nothing was sent: ${err.message}` };
   }

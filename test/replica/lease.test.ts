@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { LeadershipLostError } from '../../src/store/pg/index.js';
 import { WalletHttp } from '../../src/wallet/http.js';
+import { classifySendError } from '../../src/withdrawals/wallet-answer.js';
 
 const servers: Array<ReturnType<typeof createServer>> = [];
 afterEach(() => {
@@ -41,5 +42,15 @@ describe('the lease before each wallet write', () => {
     ).rejects.toBeInstanceOf(LeadershipLostError);
     await http.send({ method: 'GET', path: '/transactions', headers: {} }, deadline(), 'list');
     expect(seen).toEqual(['POST /withdraw', 'GET /transactions']);
+
+    // the refusal is recorded as what it is: nothing sent, never "the money may have moved"
+    const refused = await http
+      .send({ method: 'POST', path: '/withdraw', body: '{}', headers: {} }, deadline(), 'withdraw')
+      .catch((err: unknown) => err);
+    const c = classifySendError(refused);
+    expect(c.state).toBe('failed');
+    expect(c.errorKind).toBe('not_sent');
+    expect(c.message).not.toMatch(/may have moved/);
+    expect(seen).toHaveLength(2);
   });
 });

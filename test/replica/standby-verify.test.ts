@@ -7,6 +7,7 @@
  * A's audit log (through verification_inbox), once.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recentAudit } from '../../src/audit/index.js';
 import { verifyAudit } from '../../src/audit/log.js';
@@ -84,6 +85,17 @@ describe.skipIf(!pgAvailable)(
         );
         return { status: res.status, body: (await res.json()) as { isVerified?: boolean; checksum?: string } };
       };
+
+      // another withdrawal whose stored text holds `\u0000` (a webhook's status, kept verbatim):
+      // a json operator over it fails the whole query, so no call could be answered
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      await db.query(
+        `INSERT INTO store_records (collection, id, ord, value)
+           VALUES ('withdrawals', 'nul-row', 999999999, $1::json)`,
+        ['{"id":"nul-row","merchantReference":"other-ref","notice":"bad\\u0000status"}'],
+      );
+      await db.end();
 
       const ours = () => a.app.deps.withdrawals.list();
       await a.command('/withdraw', `500 USDT BSC ${DEST} ${CLIENT} invoice 7`, USERS.alice);

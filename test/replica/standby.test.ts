@@ -60,6 +60,10 @@ describe.skipIf(!pgAvailable)(`two replicas on PostgreSQL${pgSkipReason ? ` (${p
     const again = await send(`${base}/webhooks/wallet/${SECRET}`, body);
     expect(again).toEqual({ status: 200, body: { ok: true, duplicate: true } });
     expect((await send(`${base}/webhooks/wallet/not-the-secret-0123456789abcdef`, body)).status).toBe(404);
+    // the leader's bounds apply at the standby too: it never acknowledges a body the leader would refuse
+    const huge = depositSample({ hash: `0x${'ef'.repeat(32)}`, amount: '"1e60000"' });
+    expect((await send(`${base}/webhooks/wallet/${SECRET}`, huge)).status).toBe(400);
+    expect((await send(`${a.app.url}/webhooks/wallet/${SECRET}`, huge)).status).toBe(400);
     const alerted = () => a.fake.calls('chat.postMessage').filter((c) => JSON.stringify(c.args).includes('150.25'));
     await until('the leader to alert the deposit taken by the standby', () => alerted().length > 0, 15_000);
     // the leader's own copy of the same notification is a duplicate

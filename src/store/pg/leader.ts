@@ -20,6 +20,8 @@ export const LEADER_LOCK_KEY = 7_249_001;
 
 export class LeadershipLostError extends Error {
   override name = 'LeadershipLostError';
+  /** Thrown before a call leaves (the lease check): whatever it guarded was not sent. */
+  readonly nothingSent = true;
 }
 
 export interface LeaderOptions {

@@ -51,6 +51,14 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; what: string; sql: str
       );
     `,
   },
+  {
+    version: 3,
+    what: 'a drained webhook the leader refused is kept, set aside',
+    sql: `
+      ALTER TABLE webhook_inbox ADD COLUMN refused_at timestamptz;
+      ALTER TABLE webhook_inbox ADD COLUMN refusal text;
+    `,
+  },
 ];
 
 /** Applies the migrations this database lacks, each in its own transaction. Caller holds the leader lock. */
