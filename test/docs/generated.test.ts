@@ -48,8 +48,9 @@ describe('policy.example.yml', () => {
     const patterns = known.map(pattern);
     const unknown: string[] = [];
     const walk = (v: unknown, path: string) => {
-      if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
-      else if (v !== null && typeof v === 'object') {
+      if (Array.isArray(v)) {
+        for (const [i, x] of v.entries()) walk(x, `${path}[${i}]`);
+      } else if (v !== null && typeof v === 'object') {
         for (const [k, x] of Object.entries(v)) {
           const p = path ? `${path}.${k}` : k;
           if (!patterns.some((re) => re.test(p))) unknown.push(p);

@@ -65,7 +65,13 @@ describe.skipIf(!pgAvailable)(`the webhook inbox drained late${pgSkipReason ? ` 
 
     const alerted = () => fake.calls('chat.postMessage').filter((c) => JSON.stringify(c.args).includes('150.25'));
     await until('the leader to alert the deposit the standby took', () => alerted().length > 0, 15_000).catch((e) => {
-      console.log(a.logs().split('\n').filter((l) => /inbox|webhook/.test(l)).join('\n'));
+      console.log(
+        a
+          .logs()
+          .split('\n')
+          .filter((l) => /inbox|webhook/.test(l))
+          .join('\n'),
+      );
       throw e;
     });
     const db = new pg.Client({ connectionString: url });
