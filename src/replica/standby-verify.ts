@@ -17,7 +17,6 @@ import { FREEZES } from '../freeze/state.js';
 import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import { collection, type Reads, type Store } from '../store/index.js';
-import { verificationChecksum } from '../verification/checksum.js';
 import { judgeVerification, parseVerificationQuery, verificationAudit } from '../verification/decide.js';
 import { WITHDRAWALS } from '../withdrawals/index.js';
 

@@ -15,8 +15,7 @@ import type { DurableJsonFile } from './durable-json-file.js';
 import { encodeLine } from './journal.js';
 import { fsyncDir, writeAll, writeFileSynced } from './durable-fs.js';
 import { StoreClosedError, StoreFailedError, StoreUnavailableError } from './errors.js';
-import type { AnyCollection, Collection, Singletons } from './collection.js';
-import { applyOps, runCommitFn, type CommitChanges, type Collections } from './memory.js';
+import { applyOps, CollectionReads, runCommitFn, type CommitChanges, type Collections } from './memory.js';
 import { loadFromDisk, SNAPSHOT_VERSION, type Loaded, type SnapshotData } from './load.js';
 import type { Store, StoreHealth, StoreOptions, StoreStats, Tx } from './types.js';
 
@@ -59,7 +58,7 @@ interface StoreParts {
   opts: StoreOptions;
 }
 
-export class DurableStore implements Store {
+export class DurableStore extends CollectionReads implements Store {
   private readonly dir: string;
   private readonly lock: DirLock;
   private readonly low: Low<SnapshotData>;
@@ -68,7 +67,6 @@ export class DurableStore implements Store {
   private readonly logger: Logger | undefined;
   private readonly compactAfterBytes: number | undefined;
   private fh: FileHandle;
-  private readonly collections: Collections;
   private records: number;
   private seq: number;
   private durableSeq: number;
@@ -109,13 +107,13 @@ export class DurableStore implements Store {
   private readonly onCommitDurable: StoreOptions['onCommitDurable'];
 
   constructor(p: StoreParts) {
+    super(p.collections);
     this.dir = p.dir;
     this.lock = p.lock;
     this.low = p.low;
     this.snapshotFile = p.snapshotFile;
     this.journalPath = p.journalPath;
     this.fh = p.fh;
-    this.collections = p.collections;
     this.records = p.records;
     this.seq = p.seq;
     this.durableSeq = p.seq;
@@ -133,37 +131,6 @@ export class DurableStore implements Store {
 
   health(): StoreHealth {
     return this.unavailable ? { writable: false, ...this.unavailable } : { writable: true };
-  }
-
-  // Typed overloads are the API (see Reads); the string signature is the one implementation.
-  get<T>(c: Collection<T>, id: string): T | undefined;
-  get<M, K extends keyof M & string>(c: Singletons<M>, id: K): M[K] | undefined;
-  get(collection: string, id: string): unknown {
-    return this.collections.get(collection)?.get(id);
-  }
-
-  all<T>(c: Collection<T>): T[];
-  all<M>(c: Singletons<M>): Array<M[keyof M]>;
-  all(collection: string): unknown[] {
-    const m = this.collections.get(collection);
-    return m ? [...m.values()] : [];
-  }
-
-  find<T>(collection: Collection<T>, pred: (v: T) => boolean): T[] {
-    const out: T[] = [];
-    const m = this.collections.get(collection);
-    if (m) for (const v of m.values()) if (pred(v as T)) out.push(v as T);
-    return out;
-  }
-
-  counts(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const [name, m] of this.collections) if (m.size > 0) out[name] = m.size;
-    return out;
-  }
-
-  count(collection: AnyCollection): number {
-    return this.collections.get(collection)?.size ?? 0;
   }
 
   commit<R>(fn: (tx: Tx) => R): Promise<R> {

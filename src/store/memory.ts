@@ -3,7 +3,7 @@
  * and the transaction a commit function writes through.
  */
 import type { EncodedOp, JournalOp } from './journal.js';
-import type { Collection, Singletons } from './collection.js';
+import type { AnyCollection, Collection, Singletons } from './collection.js';
 import type { Tx } from './types.js';
 
 export type Collections = Map<string, Map<string, unknown>>;
@@ -161,4 +161,44 @@ export function runCommitFn<R>(
     }
   }
   return { result, ops, encoded };
+}
+
+/**
+ * The reads of a store over its in-memory collections, the same for every backend (the
+ * embedded store and PostgreSQL keep the state in memory alike; only how a commit becomes
+ * durable differs).
+ */
+export abstract class CollectionReads {
+  constructor(protected readonly collections: Collections) {}
+
+  // Typed overloads are the API (see Reads); the string signature is the one implementation.
+  get<T>(c: Collection<T>, id: string): T | undefined;
+  get<M, K extends keyof M & string>(c: Singletons<M>, id: K): M[K] | undefined;
+  get(collection: string, id: string): unknown {
+    return this.collections.get(collection)?.get(id);
+  }
+
+  all<T>(c: Collection<T>): T[];
+  all<M>(c: Singletons<M>): Array<M[keyof M]>;
+  all(collection: string): unknown[] {
+    const m = this.collections.get(collection);
+    return m ? [...m.values()] : [];
+  }
+
+  find<T>(collection: Collection<T>, pred: (v: T) => boolean): T[] {
+    const out: T[] = [];
+    const m = this.collections.get(collection);
+    if (m) for (const v of m.values()) if (pred(v as T)) out.push(v as T);
+    return out;
+  }
+
+  counts(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, m] of this.collections) if (m.size > 0) out[name] = m.size;
+    return out;
+  }
+
+  count(collection: AnyCollection): number {
+    return this.collections.get(collection)?.size ?? 0;
+  }
 }

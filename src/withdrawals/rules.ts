@@ -10,8 +10,7 @@ import { Dec, formatAmount, sumAmounts } from './money.js';
 import { checkInput, type CheckedInput, type Refusal } from './input.js';
 import { utcMinute } from '../format/time.js';
 import { addressKey, type AddressApproval } from '../policy/governance/types.js';
-import { NO_PRICES, valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
-import { isAbove, thresholdWords, tierFor, type TierChoice } from './value-rules.js';
+import type { PriceSnapshot } from '../prices/index.js';
 import {
   NOT_COUNTED_STATES,
   type AllowlistInfo,

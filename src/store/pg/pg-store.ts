@@ -10,9 +10,8 @@
  * standby) loads the rows as they are. This is the crash the failover tests make.
  */
 import { performance } from 'node:perf_hooks';
-import type { AnyCollection, Collection, Singletons } from '../collection.js';
 import { StoreClosedError, StoreFailedError, StoreUnavailableError } from '../errors.js';
-import { applyOps, deepFreeze, runCommitFn, type CommitChanges, type Collections } from '../memory.js';
+import { applyOps, CollectionReads, deepFreeze, runCommitFn, type CommitChanges, type Collections } from '../memory.js';
 import type { Store, StoreHealth, StoreOptions, StoreStats, Tx } from '../types.js';
 import { DELETE_SQL, KEEP_ORD, type PendingOp, reduceBatch, UPSERT_SQL } from './batch.js';
 import type { LeaderSession } from './leader.js';
@@ -48,7 +47,7 @@ export async function loadRecords(
   });
 }
 
-export class PgStore implements Store {
+export class PgStore extends CollectionReads implements Store {
   private readonly guard = { inCommit: false };
   private commits = 0;
   private flushes = 0;
@@ -64,48 +63,19 @@ export class PgStore implements Store {
 
   constructor(
     private readonly session: LeaderSession,
-    private readonly collections: Collections,
+    collections: Collections,
     private records: number,
     private nextOrd: number,
     private readonly where: string,
     private readonly o: PgStoreOptions,
   ) {
+    super(collections);
     session.onLost((err) => this.fail(err));
   }
 
   health(): StoreHealth {
     if (!this.failed) return { writable: true };
     return { writable: false, error: new StoreUnavailableError(this.where, this.failed), since: this.failedSince };
-  }
-
-  get<T>(c: Collection<T>, id: string): T | undefined;
-  get<M, K extends keyof M & string>(c: Singletons<M>, id: K): M[K] | undefined;
-  get(collection: string, id: string): unknown {
-    return this.collections.get(collection)?.get(id);
-  }
-
-  all<T>(c: Collection<T>): T[];
-  all<M>(c: Singletons<M>): Array<M[keyof M]>;
-  all(collection: string): unknown[] {
-    const m = this.collections.get(collection);
-    return m ? [...m.values()] : [];
-  }
-
-  find<T>(collection: Collection<T>, pred: (v: T) => boolean): T[] {
-    const out: T[] = [];
-    const m = this.collections.get(collection);
-    if (m) for (const v of m.values()) if (pred(v as T)) out.push(v as T);
-    return out;
-  }
-
-  counts(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const [name, m] of this.collections) if (m.size > 0) out[name] = m.size;
-    return out;
-  }
-
-  count(collection: AnyCollection): number {
-    return this.collections.get(collection)?.size ?? 0;
   }
 
   commit<R>(fn: (tx: Tx) => R): Promise<R> {
