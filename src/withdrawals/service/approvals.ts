@@ -27,6 +27,12 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
     if (isApprover)
       for (const entry of stored(id)?.tier.mustInclude ?? [])
         if (await matches([entry], userId, groups)) satisfies.push(entry);
+    // The approval that may complete the quorum starts the balance read its send checks before
+    // the claim: it then runs beside this commit instead of after it (sender.ts). Only an
+    // approver's click may start one, so nobody else can make the app call the service.
+    const cur = stored(id);
+    const balance =
+      isApprover && cur && cur.approvals.length + 1 >= cur.tier.approvals ? sender.readBalance(cur) : undefined;
     const applied = await commitOn(id, {
       type: 'approve',
       user: userId,
@@ -42,7 +48,9 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
       'withdrawal approved',
     );
     if (hooks.afterApprovalDurable) await hooks.afterApprovalDurable(outcome.request);
-    return quorum ? { ...outcome, execution: sender.start(outcome.request) } : outcome;
+    return quorum
+      ? { ...outcome, execution: sender.start(outcome.request, balance ? { balance } : undefined) }
+      : outcome;
   }
 
   async function reject(id: string, userId: string, reason: string): Promise<DecisionOutcome> {
