@@ -31,6 +31,7 @@ import { Scheduler } from './jobs/scheduler.js';
 import { scheduleJobs } from './jobs/table.js';
 import { jobNoticeSender } from './jobs/notices.js';
 import { registerJobNoticeRenderer } from './slack/job-messages.js';
+import { registerBurstSummaryRenderer } from './slack/burst-summary.js';
 import { createLogger } from './log.js';
 import { createMetrics } from './metrics/registry.js';
 import { startMetricsServer } from './metrics/server.js';
@@ -152,6 +153,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       ...o.outbox,
     });
     cleanup.push(() => outbox.stop());
+    registerBurstSummaryRenderer(outbox);
     const governor = buildGovernor(
       { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path },
       cleanup,

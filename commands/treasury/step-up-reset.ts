@@ -25,7 +25,13 @@ export const stepUpResetVerb: VerbRun = {
       ? `\nFound by the name you typed: ${outside(target.byName.name, 80)} (@${outside(target.byName.handle, 80)}).`
       : '';
     const done = await deps.stepUp.reset(userId, target.id, isAdmin);
-    if (!done.ok) return void (await say(`:no_entry: ${done.message}${who}`));
+    if (!done.ok) {
+      const why =
+        done.reason === 'not_enrolled'
+          ? `<@${done.target}> has no authenticator codes set up: there is nothing to reset.`
+          : done.message;
+      return void (await say(`:no_entry: ${why}${who}`));
+    }
     await say(
       `:white_check_mark: Authenticator codes of <@${target.id}> are reset: their old codes no longer work. They have been told by DM and must set up codes again from the app’s Home tab before approving large withdrawals.${who}`,
     );

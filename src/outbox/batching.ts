@@ -12,12 +12,12 @@
  * - Bursts (`burst` on a post, the older scheme): past a threshold, a summary message with
  *   the posts as thread replies under it.
  * - Rendering: an entry's renderer, the batch renderer for a batch message or for an edit of
- *   one of its lines, or the burst summary.
+ *   one of its lines, or the burst renderer for a burst summary.
  */
 import { COLLECTIONS, shownIn, type OutboxContext, uncertainSince } from './context.js';
 import { rankOf, retryHold, type Lane } from './lanes.js';
 import { BURST_RENDERER } from './renderers.js';
-import type { OutboxBatch, OutboxEntry, OutboxMessage, Rendered, Renderer } from './types.js';
+import type { BurstRenderer, OutboxBatch, OutboxEntry, OutboxMessage, Rendered, Renderer } from './types.js';
 
 export { BURST_RENDERER };
 
@@ -198,16 +198,13 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
     return true;
   }
 
-  const renderBurst: Renderer = (ref, rctx) => {
-    const b = store.get(COLLECTIONS.bursts, ref);
-    if (!b) return null;
-    const parts = Object.entries(b.labels).map(([label, n]) => `${n} ${label}${n === 1 ? '' : 's'}`);
-    const minutes = Math.max(1, Math.ceil((rctx.now - b.firstAt) / 60_000));
-    const span = minutes === 1 ? 'the last minute' : `the last ${minutes} minutes`;
-    // Text only, no blocks: the outbox does not write Block Kit (that is src/slack/'s), and Slack
-    // shows a message's text as mrkdwn, so the summary (its @here included) reads the same.
-    return { text: `${b.mention ? '<!here> ' : ''}${parts.join(', ')} in ${span}. Details in the thread.` };
-  };
+  /** The summary's words are the app's (ctx.burstRenderer); the outbox gives what it counted. */
+  const renderBurst =
+    (burstRenderer: BurstRenderer): Renderer =>
+    (ref, rctx) => {
+      const b = store.get(COLLECTIONS.bursts, ref);
+      return b ? burstRenderer(b, rctx) : null;
+    };
 
   // ------------------------------------------------------------------ rendering and edits
 
@@ -217,7 +214,10 @@ export function createBatching(ctx: OutboxContext, lanes: LaneOps) {
       const m = entry.op === 'update' && entry.key ? getMessage(entry.key) : undefined;
       if (m?.batchKey) return { ok: true, content: renderBatch(m.batchKey) };
       if (ctx.batchRenderers.has(entry.renderer)) return { ok: true, content: renderBatch(entry.ref) };
-      const fn = entry.renderer === BURST_RENDERER ? renderBurst : ctx.renderers.get(entry.renderer);
+      const fn =
+        entry.renderer === BURST_RENDERER
+          ? ctx.burstRenderer && renderBurst(ctx.burstRenderer)
+          : ctx.renderers.get(entry.renderer);
       if (!fn) return { ok: false, error: `no renderer registered for "${entry.renderer}"` };
       return {
         ok: true,

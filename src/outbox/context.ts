@@ -2,8 +2,15 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
-import { COLLECTIONS, type BatchRenderer, type OutboxEntry, type OutboxMessage, type Renderer } from './types.js';
-import type { RendererName } from './renderers.js';
+import {
+  COLLECTIONS,
+  type BatchRenderer,
+  type BurstRenderer,
+  type OutboxEntry,
+  type OutboxMessage,
+  type Renderer,
+} from './types.js';
+import { BURST_RENDERER, type RendererName } from './renderers.js';
 
 /** The subset of WebClient the worker uses; a real WebClient satisfies it. */
 export type SlackClient = Pick<WebClient, 'chat' | 'conversations' | 'files'>;
@@ -20,6 +27,8 @@ export interface OutboxContext {
   burstThreshold: number;
   renderers: Map<RendererName, Renderer>;
   batchRenderers: Map<RendererName, BatchRenderer>;
+  /** The words of a burst summary (Outbox.registerBurstRenderer). */
+  burstRenderer?: BurstRenderer;
   getEntry(id: string): OutboxEntry | undefined;
   getMessage(key: string): OutboxMessage | undefined;
   /** A keyed post or DM is now in Slack (its ts recorded): tells those who asked (Outbox.onPosted). */
@@ -42,6 +51,12 @@ export type Outcome =
 export function uncertainSince(e: Pick<OutboxEntry, 'firstUncertainAt' | 'sentAt'>): number | undefined {
   return e.firstUncertainAt ?? e.sentAt;
 }
+
+/** Whether a renderer of this name is registered (Outbox.assertRenderers). */
+export const registered =
+  (ctx: Pick<OutboxContext, 'renderers' | 'batchRenderers' | 'burstRenderer'>) =>
+  (name: RendererName): boolean =>
+    name === BURST_RENDERER ? !!ctx.burstRenderer : ctx.renderers.has(name) || ctx.batchRenderers.has(name);
 
 /** The message a key is shown in: its own, or the batch message holding it as a line. */
 export function shownIn(ctx: Pick<OutboxContext, 'getMessage'>, key: string): OutboxMessage | undefined {

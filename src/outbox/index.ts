@@ -13,12 +13,13 @@ import type { Store, Tx } from '../store/index.js';
 import { createAttempts } from './attempts.js';
 import { createBatching } from './batching.js';
 import { APP_RENDERER_NAMES, assertRegistered, BURST_RENDERER, type RendererName } from './renderers.js';
-import { shownIn, type OutboxContext, type SlackClient } from './context.js';
+import { registered, shownIn, type OutboxContext, type SlackClient } from './context.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 import { createLaneIndex, pickNext, slotOf, type Lane } from './lanes.js';
 import {
   COLLECTIONS,
   type BatchRenderer,
+  type BurstRenderer,
   type OutboxEntry,
   type OutboxMessage,
   type OutboxPriority,
@@ -78,10 +79,12 @@ export interface Outbox {
   registerRenderer(kind: RendererName, fn: Renderer): void;
   /** A renderer for batch messages (see `OutboxRequest.batch`). */
   registerBatchRenderer(kind: RendererName, r: BatchRenderer): void;
+  /** The words of burst summaries (see `OutboxRequest.burst`). */
+  registerBurstRenderer(r: BurstRenderer): void;
   /**
    * Throws, naming them, when any of `names` (default: every renderer the app registers,
-   * renderers.ts) has no renderer: called at start, before `start`, so a missing one stops the
-   * start instead of failing the first message that needs it.
+   * renderers.ts, and the burst renderer) has no renderer: called at start, before `start`, so a
+   * missing one stops the start instead of failing the first message that needs it.
    */
   assertRenderers(names?: readonly RendererName[]): void;
   start(): void;
@@ -343,11 +346,11 @@ export function createOutbox(o: OutboxOptions): Outbox {
       if (kind === BURST_RENDERER) throw new Error(`renderer kind ${kind} is reserved`);
       ctx.renderers.set(kind, fn);
     },
-    registerBatchRenderer(kind, r) {
-      ctx.batchRenderers.set(kind, r);
+    registerBatchRenderer: (kind, r) => void ctx.batchRenderers.set(kind, r),
+    registerBurstRenderer(r) {
+      ctx.burstRenderer = r;
     },
-    assertRenderers: (names = APP_RENDERER_NAMES) =>
-      assertRegistered(names, (n) => ctx.renderers.has(n) || ctx.batchRenderers.has(n)),
+    assertRenderers: (names = [...APP_RENDERER_NAMES, BURST_RENDERER]) => assertRegistered(names, registered(ctx)),
     start() {
       if (started) return;
       started = true;
@@ -391,8 +394,6 @@ export function createOutbox(o: OutboxOptions): Outbox {
     },
     message: ctx.getMessage,
     shownIn: (key) => shownIn(ctx, key),
-    onPosted(fn) {
-      postedListeners.push(fn);
-    },
+    onPosted: (fn) => void postedListeners.push(fn),
   };
 }

@@ -7,7 +7,10 @@
  * (`Outbox.assertRenderers`). Adding a message kind: add its name here, then register it.
  */
 
-/** The outbox draws this one itself (a burst summary); it cannot be registered. */
+/**
+ * A burst summary: the outbox keeps its counts and draws it with the burst renderer the app
+ * registers (`registerBurstRenderer`, src/slack/burst-summary.ts); no plain renderer takes this name.
+ */
 export const BURST_RENDERER = 'outbox.burst';
 /** A file deletion (`op: 'delete_file'`) draws nothing. */
 export const NO_RENDERER = 'none';

@@ -139,6 +139,16 @@ export interface BatchRenderer {
   fits(refs: string[]): number;
 }
 
+/**
+ * Words a burst summary from what it counts (the app's, src/slack/burst-summary.ts: the outbox
+ * holds the data, never the words): how many posts of each label, whether to call the channel,
+ * since when.
+ */
+export type BurstRenderer = (
+  burst: Pick<OutboxBurst, 'labels' | 'mention' | 'firstAt' | 'count'>,
+  ctx: RenderContext,
+) => Rendered | null;
+
 /** A burst summary: the posts folded under it (by entry id) and what its headline counts. */
 export interface OutboxBurst {
   key: string;

@@ -46,6 +46,15 @@ export type StepUpRefusal =
 
 export type StepUpOutcome = { ok: true } | { ok: false; reason: StepUpRefusal; message: string };
 
+/**
+ * An admin's reset: refused with words, or because `target` has none to reset (the command says
+ * so, naming them as Slack does: the domain writes no mention).
+ */
+export type StepUpResetOutcome =
+  | { ok: true }
+  | { ok: false; reason: 'not_admin' | 'own_reset'; message: string }
+  | { ok: false; reason: 'not_enrolled'; target: string };
+
 export interface StepUpStatus {
   state: 'none' | 'pending' | 'active';
   lockedUntil?: number;
@@ -71,7 +80,7 @@ export interface StepUpService {
   /** A code for approving `requestId`: verified once per time step, counted towards the lockout otherwise. */
   verify(user: string, code: string, requestId: string): Promise<StepUpOutcome>;
   /** An admin resets `target`'s enrolment (never their own: another admin must). */
-  reset(by: string, target: string, isAdmin: boolean): Promise<StepUpOutcome>;
+  reset(by: string, target: string, isAdmin: boolean): Promise<StepUpResetOutcome>;
   /** Active or pending enrolments whose secret neither key can open (a changed SECRETS_KEY). */
   unreadable(): string[];
   /** Re-seals under the current key every secret only the previous key opens; returns how many. */
@@ -274,14 +283,9 @@ export function createStepUpService(o: StepUpServiceOptions): StepUpService {
           message:
             'You cannot reset your own authenticator codes: another admin must, so that a stolen Slack account cannot replace them.',
         };
-      return store.commit((tx): StepUpOutcome => {
+      return store.commit((tx): StepUpResetOutcome => {
         const cur = tx.get(ENROLMENTS, target);
-        if (!cur)
-          return {
-            ok: false,
-            reason: 'not_enrolled',
-            message: `<@${target}> has no authenticator codes set up: there is nothing to reset.`,
-          };
+        if (!cur) return { ok: false, reason: 'not_enrolled', target };
         tx.delete(ENROLMENTS, target);
         audit(tx, now, by, 'stepup_reset', target, { was: cur.status });
         discard(tx, cur.qrFileId);

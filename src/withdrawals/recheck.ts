@@ -10,7 +10,7 @@ import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { formatAmount } from './money.js';
 import { needsStepUp } from '../stepup/threshold.js';
 import { approvalsComplete, checkAllowlist, selectTier, type AllowlistApprovals } from './rules.js';
-import type { WithdrawalRequest } from './types.js';
+import type { MissingApprovals, WithdrawalRequest } from './types.js';
 import type { Valuation } from '../prices/types.js';
 
 /** Per approver of the request: still an approver in the policy in force, and the new tier's must_include entries they match. */
@@ -19,7 +19,7 @@ export type RecheckFacts = Readonly<Record<string, { isApprover: boolean; satisf
 export type RecheckResult =
   /** `next`: the request with the tier and approvals as the policy in force counts them. */
   | { kind: 'passes'; next: WithdrawalRequest; changed: boolean }
-  | { kind: 'waits'; next: WithdrawalRequest; missing: string }
+  | { kind: 'waits'; next: WithdrawalRequest; missing: MissingApprovals }
   | { kind: 'refused'; reason: string };
 
 /**
@@ -74,23 +74,44 @@ export function recheck(
     JSON.stringify([tier, approvals, next.allowlist.status]);
   if (approvalsComplete(next)) return { kind: 'passes', next, changed };
   const left = Math.max(0, tier.approvals - approvals.length);
-  const must = tier.mustInclude.filter((e) => !approvals.some((a) => a.satisfies.includes(e)));
+  const mustInclude = tier.mustInclude.filter((e) => !approvals.some((a) => a.satisfies.includes(e)));
+  const because: Pick<MissingApprovals, 'because' | 'valueReason'> = lostAllowlist
+    ? { because: 'allowlist' }
+    : withoutCode
+      ? { because: 'code' }
+      : tier.basis === 'value' && tier.index > req.tier.index
+        ? value?.kind === 'known'
+          ? { because: 'value-rose' }
+          : { because: 'value-unknown', valueReason: value?.reason ?? 'no price' }
+        : {};
+  return { kind: 'waits', next, missing: { left, mustInclude, ...because } };
+}
+
+/**
+ * What a request waiting again still needs, in words: the one wording of the history note, the
+ * audit entry and the thread line. `who` names a must_include entry (a Slack id): plainly in the
+ * domain, as a mention on the Slack side.
+ */
+export function missingWords(m: MissingApprovals, who: (id: string) => string): string {
   const parts = [
-    left ? `${left} more approval${left === 1 ? '' : 's'}` : '',
-    must.length
-      ? `the approval of ${must.map((m) => (m.startsWith('S') ? `<!subteam^${m}>` : `<@${m}>`)).join(', ')}`
-      : '',
+    m.left ? `${m.left} more approval${m.left === 1 ? '' : 's'}` : '',
+    m.mustInclude.length ? `the approval of ${m.mustInclude.map(who).join(', ')}` : '',
   ].filter(Boolean);
   const missing = parts.join(', including ') || 'more approvals';
-  return {
-    kind: 'waits',
-    next,
-    missing: lostAllowlist
-      ? `${missing}, given again: the destination is no longer on the allowlist`
-      : withoutCode
-        ? `${missing}, given with an authenticator code (the policy in force asks for one at this amount)`
-        : tier.basis === 'value' && tier.index > req.tier.index
-          ? `${missing}: ${value?.kind === 'known' ? 'its value rose into a higher tier' : `its value is unknown now (${value?.reason ?? 'no price'})`}`
-          : missing,
-  };
+  switch (m.because) {
+    case 'allowlist':
+      return `${missing}, given again: the destination is no longer on the allowlist`;
+    case 'code':
+      return `${missing}, given with an authenticator code (the policy in force asks for one at this amount)`;
+    case 'value-rose':
+      return `${missing}: its value rose into a higher tier`;
+    case 'value-unknown':
+      return `${missing}: its value is unknown now (${m.valueReason ?? 'no price'})`;
+    default:
+      return missing;
+  }
 }
+
+/** The history note of a request waiting again (see missingWords for `who`). */
+export const waitingAgainNote = (m: MissingApprovals, who: (id: string) => string): string =>
+  `the policy in force now needs ${missingWords(m, who)}`;

@@ -120,11 +120,31 @@ export interface Notice {
   disagreed?: { at: string; status: string; service: string };
 }
 
+/**
+ * What a request sent back to waiting by the policy in force still needs (recheck.ts), kept as
+ * data so each reader words it its own way (missingWords: plain ids, or Slack mentions).
+ */
+export interface MissingApprovals {
+  /** Approvals still to give beyond those that count. */
+  left: number;
+  /** The tier's must_include entries (user or user group ids) no counted approval satisfies. */
+  mustInclude: readonly string[];
+  /**
+   * Why approvals given before count no more: the destination left the allowlist, the policy now
+   * asks for an authenticator code, the value rose into a higher tier or is unknown now.
+   */
+  because?: 'allowlist' | 'code' | 'value-rose' | 'value-unknown';
+  /** value-unknown: why there is no value. */
+  valueReason?: string;
+}
+
 export interface HistoryItem {
   at: string;
   state: WithdrawalState;
   by: string;
   note?: string;
+  /** Back to waiting under the policy in force: what it needs (absent on records made before it was kept). */
+  missing?: MissingApprovals;
 }
 
 export interface WithdrawalRequest {

@@ -14,6 +14,7 @@ import {
 } from '../../src/outbox/index.js';
 import { collection, openStore, type Store } from '../../src/store/index.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { registerBurstSummaryRenderer } from '../../src/slack/burst-summary.js';
 import { testRenderer } from '../helpers/renderers.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -56,6 +57,7 @@ function makeOutbox(o: Partial<OutboxOptions> = {}, timeoutMs?: number): Outbox 
     return item ? { text: item.text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: item.text } }] } : null;
   });
   ob.registerRenderer(testRenderer('line'), (ref) => ({ text: ref }));
+  registerBurstSummaryRenderer(ob);
   outbox = ob;
   return ob;
 }
@@ -393,7 +395,7 @@ describe('outbox', () => {
     await ob.drain();
     const top = topLevel();
     expect(top).toHaveLength(1);
-    expect(top[0]!.text).toMatch(/^6 deposits in the last minute/);
+    expect(top[0]!.text).toBe('6 deposits in the last minute. Details in the thread.');
     expect(fake.thread(CH, top[0]!.ts).map((m) => m.text)).toEqual([1, 2, 3, 4, 5, 6].map((i) => `deposit ${i}`));
     expect(topLevel(CH2).map((m) => m.text)).toEqual(['other channel']);
 

@@ -27,6 +27,7 @@ describe('the renderer registry checked at start', () => {
   it('a message kind without a renderer stops the start, named', async () => {
     const ob = await outbox();
     const draw = () => ({ text: 'x' });
+    ob.registerBurstRenderer(draw);
     for (const name of APP_RENDERER_NAMES)
       if (name === 'alert.batch')
         ob.registerBatchRenderer(name, { render: () => ({ text: 'x' }), fits: (refs) => refs.length });
@@ -37,6 +38,17 @@ describe('the renderer registry checked at start', () => {
     ob.registerRenderer('digest.daily', draw);
     expect(() => ob.assertRenderers()).toThrow(/registered for job-notice: messages of this kind/);
     ob.registerRenderer('job-notice', draw);
+    expect(() => ob.assertRenderers()).not.toThrow();
+  });
+
+  it('burst summaries without their words stop the start too', async () => {
+    const ob = await outbox();
+    const draw = () => ({ text: 'x' });
+    for (const name of APP_RENDERER_NAMES)
+      if (name === 'alert.batch') ob.registerBatchRenderer(name, { render: draw, fits: (refs) => refs.length });
+      else ob.registerRenderer(name, draw);
+    expect(() => ob.assertRenderers()).toThrow(/No renderer is registered for outbox\.burst: messages of this kind/);
+    ob.registerBurstRenderer(draw);
     expect(() => ob.assertRenderers()).not.toThrow();
   });
 

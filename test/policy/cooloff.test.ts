@@ -7,9 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import { addressKey } from '../../src/policy/governance/types.js';
 import { decide } from '../../src/withdrawals/decide/index.js';
-import { recheck } from '../../src/withdrawals/recheck.js';
+import { missingWords, recheck } from '../../src/withdrawals/recheck.js';
 import { checkAllowlist, usableFrom, type AllowlistApprovals } from '../../src/withdrawals/rules.js';
-import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
+import type { MissingApprovals, WithdrawalRequest } from '../../src/withdrawals/types.js';
+import { renderThread } from '../../src/slack/withdrawal/thread.js';
+import { encodeThreadLine } from '../../src/slack/withdrawal/thread-ref.js';
 import { NETWORKS, lookup } from '../../src/wallet/enums.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -136,7 +138,23 @@ describe('re-check under the policy in force (pure)', () => {
       `channels: { approvals: C0A1, alerts: C0A2 }\npeople: { approvers: [U0CAROL, U0ERIN] }\nwithdrawals: { tiers: { default: [ { approvals: 2, must_include: [U0ERIN] } ] }, allowlist: { addresses: [ { address: "${OLD}", network: BSC, label: "Exchange hot wallet" } ] } }`,
     );
     const r = recheck(approved(), { now: T0, policy: raised }, still);
-    expect(r).toMatchObject({ kind: 'waits', missing: '1 more approval, including the approval of <@U0ERIN>' });
+    // What is missing is data (the domain writes no Slack mention); the words are made from it.
+    expect(r).toMatchObject({ kind: 'waits', missing: { left: 1, mustInclude: ['U0ERIN'] } });
+    const back = decide({ type: 'recheck', facts: still }, approved({ state: 'pending' }), {
+      now: T0,
+      policy: raised,
+    });
+    expect(back).toMatchObject({ kind: 'changed' });
+    const next = (back as { next: WithdrawalRequest }).next;
+    // The history note and the audit entry name people plainly; the thread line names them as mentions.
+    expect(next.history.at(-1)?.note).toBe(
+      'the policy in force now needs 1 more approval, including the approval of U0ERIN',
+    );
+    expect(
+      renderThread(encodeThreadLine({ kind: 'policy', id: next.id, mentions: [] }), () => next, 'mainnet'),
+    ).toEqual({
+      text: '🔁 Back to waiting: the policy in force now needs 1 more approval, including the approval of <@U0ERIN>.',
+    });
   });
 
   it('an approver removed from the policy no longer counts', () => {
@@ -145,7 +163,8 @@ describe('re-check under the policy in force (pure)', () => {
       { now: T0, policy: policy('warn') },
       { U0CAROL: { isApprover: false, satisfies: [] } },
     );
-    expect(r).toMatchObject({ kind: 'waits', missing: '1 more approval' });
+    expect(r).toMatchObject({ kind: 'waits', missing: { left: 1, mustInclude: [] } });
+    expect(missingWords((r as { missing: MissingApprovals }).missing, String)).toBe('1 more approval');
   });
 
   it('a destination removed from a warn-mode allowlist: approvals given on the "allowlisted" tick count no more', () => {
@@ -155,7 +174,9 @@ describe('re-check under the policy in force (pure)', () => {
       still,
     );
     expect(removed).toMatchObject({ kind: 'waits', next: { approvals: [], allowlist: { status: 'unlisted' } } });
-    expect((removed as { missing: string }).missing).toContain('the destination is no longer on the allowlist');
+    expect(missingWords((removed as { missing: MissingApprovals }).missing, String)).toContain(
+      'the destination is no longer on the allowlist',
+    );
     // A pending request with no approvals yet: its card must stop saying "allowlisted" (reopened, flag shown).
     const pending = decide(
       { type: 'recheck', facts: {} },

@@ -3,8 +3,8 @@
  * - no source file over 400 lines (the page's JavaScript too), except the store whose head
  *   comment says why;
  * - no runtime import cycle (type-only imports do not count: they vanish at compile time);
- * - domain folders never import the Slack face (`src/slack/`, `commands/`), and mrkdwn is
- *   written only there.
+ * - domain folders never import the Slack face (`src/slack/`, `commands/`), and mrkdwn (Block
+ *   Kit text objects, escapes, mentions, links) is written only there.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,6 +71,18 @@ describe('code shape', () => {
       const text = fs.readFileSync(path.join(root, f), 'utf8');
       return /type:\s*'mrkdwn'/.test(text) || /\boutside\(/.test(text.replace(/^\s*\*.*$/gm, ''));
     }).filter((f) => f !== 'src/format/outside.ts');
+    expect(bad).toEqual([]);
+  });
+
+  it('Slack mentions and links are written only in src/slack/ and commands/: no <@…>, <!subteam^…>, <!here>, <!channel>, <!everyone> or <#…> elsewhere', () => {
+    // Comment lines may name the syntax (to say why it is not built here); code lines may not.
+    const SLACK_SYNTAX = /<@|<!subteam\^|<!here|<!channel|<!everyone|<#/;
+    const bad = DOMAIN.flatMap((f) =>
+      fs
+        .readFileSync(path.join(root, f), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (!/^\s*(\*|\/\/|\/\*)/.test(line) && SLACK_SYNTAX.test(line) ? [`${f}:${i + 1}`] : [])),
+    );
     expect(bad).toEqual([]);
   });
 });

@@ -397,6 +397,11 @@ describe('step-up codes: who may, and resets', () => {
     const done = await a.command('/treasury', `stepup reset <@${USERS.carol}|carol>`, USERS.erin);
     expect(String((await a.replies(done.responseUrl))[0]!.text)).toMatch(/codes of <@U0CAROL01> are reset/);
     expect(a.app.deps.stepUp.status(USERS.carol).state).toBe('none');
+    // Reset again: nothing to reset, the person named as Slack shows them.
+    const none = await a.command('/treasury', `stepup reset <@${USERS.carol}|carol>`, USERS.erin);
+    expect((await a.replies(none.responseUrl))[0]!.text).toBe(
+      ':no_entry: <@U0CAROL01> has no authenticator codes set up: there is nothing to reset.',
+    );
     await until('the DM', () =>
       a.fake.channel(a.fake.dmChannel(USERS.carol)).some((m) => /reset your authenticator codes/.test(m.text ?? '')),
     );

@@ -6,9 +6,13 @@ import type { WithdrawalRequest } from '../../withdrawals/index.js';
 import { outside } from '../../format/outside.js';
 import { reportedStatusWords } from '../../withdrawals/hold/words.js';
 import { stateWords } from '../../withdrawals/rules.js';
-import { link } from '../blocks.js';
+import { waitingAgainNote } from '../../withdrawals/recheck.js';
+import { link, mention } from '../blocks.js';
 import { callText, decodeThreadLine } from './thread-ref.js';
 import { amountText, holdWhy, shortRef, stateLabel, transferWord } from './words.js';
+
+/** A must_include entry named as this line has always named it: a user group, or `<@id>`. */
+const mustIncludeMention = (id: string) => mention(id, `<@${id}>`);
 
 /**
  * Thread lines under the card (thread-ref.ts says what a line carries). Plain sentences (no
@@ -33,7 +37,10 @@ export function renderThread(
     case 'policy': {
       // Governed policy: the policy in force asks for more than this request had; the approvers are asked again.
       if (r.state !== 'pending') return null;
-      const why = r.history.at(-1)?.note ?? 'the policy in force asks for more approvals';
+      const last = r.history.at(-1);
+      const why = last?.missing
+        ? waitingAgainNote(last.missing, mustIncludeMention)
+        : (last?.note ?? 'the policy in force asks for more approvals');
       return { text: `🔁 Back to waiting: ${why}. ${callText(line.mentions)}`.trim() };
     }
     case 'held':

@@ -4,7 +4,7 @@
  * force first), a pending request judged again after a policy change, and the wallet's answer
  * to the one call.
  */
-import { recheck, type RecheckFacts } from '../recheck.js';
+import { missingWords, recheck, waitingAgainNote, type RecheckFacts } from '../recheck.js';
 import type { Valuation } from '../../prices/types.js';
 
 /** The approvers as they approved (nothing about them looked up again): for a re-check of the value alone. */
@@ -151,10 +151,11 @@ function decideRecheck(
       ? iso(Math.max(Date.parse(req.expiresAt), ctx.now + ctx.policy.withdrawals.expires_after))
       : req.expiresAt;
   const { reminderSentAt: _reminded, ...rest } = r.next;
-  const note = `the policy in force now needs ${r.missing}`;
+  // Plain words here (people named by id); the thread line words the same data with mentions.
+  const note = waitingAgainNote(r.missing, plainId);
   return {
     kind: 'changed',
-    next: transition(rest, 'pending', SYSTEM, at, note, { expiresAt }),
+    next: transition(rest, 'pending', SYSTEM, at, note, { expiresAt }, { missing: r.missing }),
     audit: {
       at,
       actor: SYSTEM,
@@ -162,7 +163,8 @@ function decideRecheck(
       subject: req.id,
       details: {
         ...about(req),
-        missing: r.missing,
+        missing: missingWords(r.missing, plainId),
+        needs: r.missing,
         ...(valuation ? { value: valuation } : {}),
         approvals: r.next.approvals.length,
         required: r.next.tier.approvals,
@@ -171,6 +173,8 @@ function decideRecheck(
     event: 'reopened',
   };
 }
+
+const plainId = (id: string) => id;
 
 export function decideSendOutcome(
   requestId: string,

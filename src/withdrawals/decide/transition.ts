@@ -3,13 +3,13 @@
  * `decide` entry so that a module the entry routes to can use them without importing the entry
  * back (that import was a runtime cycle).
  */
-import type { WithdrawalRequest, WithdrawalState } from '../types.js';
+import type { HistoryItem, WithdrawalRequest, WithdrawalState } from '../types.js';
 import type { Decision } from './index.js';
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 export const unchanged = (request: WithdrawalRequest | undefined): Decision<never> => ({ kind: 'unchanged', request });
 
-/** The request moved to `state`, with a history line. */
+/** The request moved to `state`, with a history line (`item`: more the line keeps, as data). */
 export function transition(
   req: WithdrawalRequest,
   state: WithdrawalState,
@@ -17,6 +17,12 @@ export function transition(
   at: string,
   note?: string,
   patch: Partial<WithdrawalRequest> = {},
+  item: Pick<HistoryItem, 'missing'> = {},
 ): WithdrawalRequest {
-  return { ...req, ...patch, state, history: [...req.history, { at, state, by, ...(note ? { note } : {}) }] };
+  return {
+    ...req,
+    ...patch,
+    state,
+    history: [...req.history, { at, state, by, ...(note ? { note } : {}), ...item }],
+  };
 }
