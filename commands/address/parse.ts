@@ -1,6 +1,6 @@
 /** `/address <client-email> <currency> <network>`: the three words, each checked, every problem named. */
-import { z } from 'zod';
 import { words } from '../../src/slack/text.js';
+import { emailAddress } from '../../src/wallet/schemas.js';
 import { closest } from './suggest.js';
 import {
   CURRENCIES,
@@ -27,7 +27,7 @@ export function parseAddressArgs(text: string): { ok: true; args: AddressArgs } 
   }
   const [email, cur, net] = w as [string, string, string];
   const errors: string[] = [];
-  if (!z.email().safeParse(email).success) errors.push(`“${email}” is not an e-mail address`);
+  if (!emailAddress.safeParse(email).success) errors.push(`“${email}” is not an e-mail address`);
   const currency = lookup(CURRENCIES, cur);
   if (!currency)
     errors.push(

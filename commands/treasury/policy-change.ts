@@ -3,7 +3,8 @@
  * difference, Approve / Reject for the admins), the notice of an invalid file, and the two
  * buttons. Who may decide and what a decision does are the governor's (src/policy/governance).
  */
-import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { Listeners } from '../../src/slack/listeners.js';
 import { utcMinute } from '../../src/format/time.js';
 import type { Outbox } from '../../src/outbox/index.js';
 import type { PolicyGovernor } from '../../src/policy/governance/governor.js';
@@ -115,7 +116,7 @@ function decision(deps: CommandDeps, kind: 'approve' | 'reject') {
   };
 }
 
-export function registerPolicyChangeActions(app: App, deps: CommandDeps): void {
+export function registerPolicyChangeActions(app: Listeners, deps: CommandDeps): void {
   app.action<BlockAction<ButtonAction>>(POLICY_ACTIONS.approve, decision(deps, 'approve'));
   app.action<BlockAction<ButtonAction>>(POLICY_ACTIONS.reject, decision(deps, 'reject'));
 }

@@ -1,4 +1,5 @@
-import type { App, BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { BlockAction, ButtonAction, ViewSubmitAction } from '@slack/bolt';
+import type { Listeners } from '../../src/slack/listeners.js';
 import { roleMiddleware } from '../../src/slack/roles.js';
 import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
@@ -16,7 +17,7 @@ import { newRequest } from './new-request.js';
 import { holdButton, holdSubmitted } from './hold.js';
 import { PREVIEW_ACTION, valuePreview } from './value-preview.js';
 
-export function register(app: App, deps: CommandDeps): void {
+export function register(app: Listeners, deps: CommandDeps): void {
   const requireRole = roleMiddleware(deps);
   app.command('/withdraw', requireRole('requesters'), withdrawCommand(deps));
   app.view<ViewSubmitAction>(VIEWS.request, requestSubmitted(deps));

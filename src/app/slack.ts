@@ -4,6 +4,7 @@
  * mode against it), the outbox's own Web API client, and the Bolt app with the commands.
  */
 import { WebClient } from '@slack/web-api';
+import { listenerTable } from '../slack/listeners.js';
 import { registerCommands } from '../../commands/index.js';
 import type { CommandDeps } from '../../commands/deps.js';
 import type { Config } from '../config.js';
@@ -109,7 +110,7 @@ export function buildSlackApp(o: {
     people: slackPeople(slack.app.client, o.deps.logger),
   };
   // Registered whether or not there is a local workspace to tell (not inside `local?.…`, which would skip it).
-  const names = registerCommands(slack.app, commandDeps);
+  const names = registerCommands(listenerTable(slack.app), commandDeps);
   local?.setCommands(names);
   return slack;
 }

@@ -201,12 +201,20 @@ export function clampApiArgs(method: string, args: unknown): unknown {
 
 type Fetch = typeof globalThis.fetch;
 
+/** The Web API method a URL calls (its path's last part): read with string operations, as every Slack request pays for it. */
 function methodOf(url: string): string {
-  try {
-    return new URL(url).pathname.split('/').pop() ?? '';
-  } catch {
-    return '';
-  }
+  const end = url.search(/[?#]/);
+  const path = end === -1 ? url : url.slice(0, end);
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** The content-type of a request's headers, however given (a Headers, pairs or a record), without building a Headers. */
+function contentTypeOf(headers: NonNullable<Parameters<Fetch>[1]>['headers']): string {
+  if (!headers) return '';
+  if (headers instanceof Headers) return headers.get('content-type') ?? '';
+  const pairs = Array.isArray(headers) ? headers : Object.entries(headers);
+  for (const [k, v] of pairs) if (k.toLowerCase() === 'content-type') return String(v);
+  return '';
 }
 
 /** A Web API body (form-encoded, nested values as JSON text) with its message or view clamped. */
@@ -242,8 +250,7 @@ export function limitedFetch(base: Fetch = globalThis.fetch): Fetch {
     const method = methodOf(url);
     if (MESSAGE_METHODS.has(method) || VIEW_METHODS.has(method))
       return base(input, { ...init, body: clampForm(method, body) });
-    const headers = new Headers(init?.headers);
-    if (headers.get('content-type')?.includes('application/json')) {
+    if (contentTypeOf(init?.headers).includes('application/json')) {
       try {
         return base(input, { ...init, body: JSON.stringify(clampMessage(JSON.parse(body))) });
       } catch {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { TransactionFilter } from '../wallet/client.js';
+import { emailAddress } from '../wallet/schemas.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 
 /** One /tx page: at most the size the spec documents as accepted (a larger one may be refused or clamped). */
@@ -66,6 +67,17 @@ export type ParseResult =
 export const PENDING_ELSEWHERE =
   "Pending items are not in the wallet's transaction list, which holds only confirmed and failed transactions. Withdrawals waiting for approval or for the network are listed by /treasury pending.";
 
+/** The schema of a whole number within bounds, built once per bounds (a command checks two per request). */
+const wholeNumbers = new Map<string, z.ZodCoercedNumber>();
+function wholeNumber(min: number, max: number): z.ZodCoercedNumber {
+  const key = `${min}:${max}`;
+  const known = wholeNumbers.get(key);
+  if (known) return known;
+  const made = z.coerce.number().int().min(min).max(max);
+  wholeNumbers.set(key, made);
+  return made;
+}
+
 export function parseFilters(words: string[]): ParseResult {
   const errors: string[] = [];
   const raw: RawFilters = {};
@@ -104,7 +116,7 @@ export function fromRaw(raw: RawFilters): ParseResult {
   const query: TxQuery = { page: 1, pageSize: DEFAULT_PAGE_SIZE };
   let pending = false;
   if (raw.client !== undefined) {
-    const e = z.email().safeParse(raw.client.trim());
+    const e = emailAddress.safeParse(raw.client.trim());
     if (e.success) query.client = e.data.toLowerCase();
     else errors.push(`client must be the client's e-mail address, not “${raw.client}”`);
   }
@@ -152,7 +164,7 @@ export function fromRaw(raw: RawFilters): ParseResult {
   const int = (key: 'page' | 'size', min: number, max: number) => {
     const v = raw[key];
     if (v === undefined) return undefined;
-    const n = z.coerce.number().int().min(min).max(max).safeParse(v);
+    const n = wholeNumber(min, max).safeParse(v);
     if (n.success && /^\d+$/.test(v)) return n.data;
     errors.push(`${key} must be a whole number from ${min} to ${max}, not “${v}”`);
     return undefined;

@@ -86,6 +86,12 @@ const loginDataSchema = z.looseObject({
 /** Login and refresh answer the same way; `roles` may sit inside `data` or beside it. */
 export const loginResponseSchema = v2Envelope(loginDataSchema).extend({ roles: z.array(z.string()).nullish() });
 
+/**
+ * An e-mail address, as every edge checks one (a client's, in commands and forms). Built once:
+ * constructing a zod schema costs far more than running it, and commands check one per request.
+ */
+export const emailAddress = z.email();
+
 export const passwordResetOtpRequestSchema = z.object({ email: z.email() });
 export const passwordResetRequestSchema = z.object({
   email: z.email(),

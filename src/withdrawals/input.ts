@@ -5,7 +5,6 @@
  * field (decimals need the currency, the address format the network) is made when that field
  * is usable and skipped otherwise.
  */
-import { z } from 'zod';
 import { thresholdAmount } from '../format/fiat.js';
 import { networkWithStandard } from '../format/network.js';
 import {
@@ -16,6 +15,7 @@ import {
   isValidAddress,
   type AddressFamily,
 } from '../wallet/addresses.js';
+import { emailAddress } from '../wallet/schemas.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy } from '../policy/schema.js';
 import { NO_PRICES, valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
@@ -46,7 +46,6 @@ export interface CheckedInput {
   valuation?: Valuation;
 }
 
-const emailSchema = z.email();
 // "5,000 USDT", "250usdt", "USDT 250", "$100": a number with a currency (or a symbol) beside it.
 const WITH_UNIT = /^(?:[A-Za-z$€£]+\s*)?([\d.,]+)(?:\s*[A-Za-z$€£]+)?$/;
 
@@ -113,7 +112,7 @@ export function checkInput(
   const clientEmail = typed(input.clientEmail);
   if (!clientEmail)
     problems.push({ rule: 'client_email', message: 'Enter the client’s e-mail (whose wallet the funds leave from).' });
-  else if (!emailSchema.safeParse(clientEmail).success)
+  else if (!emailAddress.safeParse(clientEmail).success)
     problems.push({ rule: 'client_email', message: `"${clientEmail}" is not an e-mail address.` });
 
   const valuation = parsed && currency ? valueAt(prices, currency.name, parsed.text) : undefined;

@@ -79,6 +79,19 @@ describe('Slack limits on the wire', () => {
     expect(limitViolations([], [post])).toEqual([]);
   });
 
+  it('a response_url post is clamped whichever way its headers are given (a Headers, pairs)', async () => {
+    for (const headers of [
+      new Headers({ 'content-type': 'application/json; charset=utf-8' }),
+      [['CONTENT-TYPE', 'application/json']] as [string, string][],
+    ]) {
+      const url = fake.responseUrl({ channel: 'C0LIMITS', user: 'U0LIMITS' });
+      await limitedFetch()(url, { method: 'POST', headers, body: JSON.stringify({ text: 'z'.repeat(100_000) }) });
+      const post = fake.responses.find((r) => r.url === url)!;
+      expect(String(post.body.text).length).toBeLessThan(100_000);
+      expect(limitViolations([], [post])).toEqual([]);
+    }
+  });
+
   it('other calls pass unchanged', async () => {
     await client.conversations.open({ users: 'U0SOMEONE' });
     expect(fake.calls('conversations.open').at(-1)!.args.users).toBe('U0SOMEONE');

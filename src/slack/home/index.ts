@@ -4,6 +4,7 @@
  * change of a withdrawal it shows, wherever the decision was made (./refresh.ts).
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type { Listeners } from '../listeners.js';
 import { outside } from '../../format/outside.js';
 import type { CommandDeps } from '../deps.js';
 import { stepUpGate } from '../step-up-approve.js';
@@ -71,7 +72,7 @@ export function homeApprove(deps: CommandDeps, publish: Publish) {
   };
 }
 
-export function registerHome(app: App, deps: CommandDeps, help: HelpFor): void {
+export function registerHome(app: Listeners, deps: CommandDeps, help: HelpFor): void {
   const publish = homePublisher(deps, help);
   const refresher = homeRefresher({ publish: (user, notice) => publish(app.client, user, notice), now: deps.now });
   deps.onWithdrawalChange?.((event) => refresher.changed(event));

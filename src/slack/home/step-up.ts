@@ -14,6 +14,7 @@ import type {
   ViewClosedAction,
   ViewSubmitAction,
 } from '@slack/bolt';
+import type { Listeners } from '../listeners.js';
 import type { KnownBlock, View } from '@slack/types';
 import QRCode from 'qrcode';
 import { thresholdAmount } from '../../format/fiat.js';
@@ -197,7 +198,7 @@ export function stepUpEnrolClosed(deps: CommandDeps) {
   };
 }
 
-export function registerStepUpHome(app: App, deps: CommandDeps, publish: Publish): void {
+export function registerStepUpHome(app: Listeners, deps: CommandDeps, publish: Publish): void {
   app.action<BlockAction<ButtonAction>>(STEPUP_ENROL, stepUpEnrolClicked(deps, publish));
   app.view<ViewSubmitAction>({ callback_id: ENROL_VIEW, type: 'view_submission' }, stepUpEnrolSubmitted(deps, publish));
   app.view<ViewClosedAction>({ callback_id: ENROL_VIEW, type: 'view_closed' }, stepUpEnrolClosed(deps));
