@@ -37,6 +37,7 @@ import { createMetrics } from './metrics/registry.js';
 import { startMetricsServer } from './metrics/server.js';
 import { alertDelayRecorder, attachSources } from './metrics/sources.js';
 import { createOutbox } from './outbox/index.js';
+import { giveWay } from './util/give-way.js';
 import { resolvePolicyPath } from './policy/load.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
 import { secrets } from './secrets.js';
@@ -144,9 +145,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       metrics,
       lease,
     });
+    // A withdrawal's wallet call goes before the Slack posts its approval causes (src/util/give-way.ts).
+    const sendsFirst = giveWay();
     const outbox = createOutbox({
       store,
       client: slackClient.client,
+      giveWay: sendsFirst.clear,
       logger: logger.child({ component: 'outbox' }),
       now,
       onSent: alertDelayRecorder(metrics, store, now),
@@ -198,6 +202,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         balances,
         metrics,
         prices: () => prices.snapshot(),
+        sendsFirst,
       },
       cleanup,
     );

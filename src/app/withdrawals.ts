@@ -4,6 +4,7 @@
  * subscribes to its changes (each heard inside the change's commit), then the metrics and the
  * balance watch subscribe in their turn: the same order as before, with nothing filled in late.
  */
+import type { GiveWay } from '../util/give-way.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
 import { withdrawalRecorder } from '../metrics/sources.js';
@@ -61,6 +62,8 @@ export function buildWithdrawals(
     metrics?: Metrics;
     /** The price cache's snapshot: values at request time and before the send. */
     prices?: () => PriceSnapshot;
+    /** Sends go before the outbox's posts (src/util/give-way.ts). */
+    sendsFirst?: GiveWay;
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
@@ -75,6 +78,7 @@ export function buildWithdrawals(
     now: o.now,
     ...(o.balances ? { balances: o.balances.book } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
+    ...(o.sendsFirst ? { goFirst: o.sendsFirst.hold } : {}),
   });
   cleanup.push(() => service.idle());
   const notifier = withdrawalNotifier({

@@ -7,13 +7,13 @@
  * - `batching.ts`: batch messages, burst summaries, rendering, and edits that collapse;
  * - `attempts.ts`: the Slack calls, retries, and the history look-up that prevents doubles.
  */
-import type { Logger } from '../log.js';
 import { currentRequest, inRequest } from '../request-context.js';
-import type { Store, Tx } from '../store/index.js';
+import type { Tx } from '../store/index.js';
 import { createAttempts } from './attempts.js';
+import type { OutboxOptions } from './options.js';
 import { createBatching } from './batching.js';
 import { APP_RENDERER_NAMES, assertRegistered, BURST_RENDERER, type RendererName } from './renderers.js';
-import { registered, shownIn, type OutboxContext, type SlackClient } from './context.js';
+import { registered, shownIn, type OutboxContext } from './context.js';
 import { stripUndefined } from '../util/strip-undefined.js';
 import { createLaneIndex, pickNext, slotOf, type Lane } from './lanes.js';
 import {
@@ -32,40 +32,7 @@ export { classifySlackError } from './slack-errors.js';
 export { METADATA_EVENT_TYPE } from './attempts.js';
 export { APP_RENDERER_NAMES, APP_RENDERERS, BURST_RENDERER, type RendererName } from './renderers.js';
 export type { SlackClient } from './context.js';
-
-export interface OutboxOptions {
-  store: Store;
-  client: SlackClient;
-  logger: Logger;
-  now?: () => number;
-  /** After an entry is in Slack (metrics: an alert's delay). Must not throw. */
-  onSent?: (entry: OutboxEntry) => void;
-  /** Minimum gap between two messages in one lane (Slack allows about one per second per channel). */
-  paceMs?: number;
-  /**
-   * Minimum gap between two chat.update calls, workspace-wide (Slack's per-minute budget for
-   * that method). Default 1250 ms (48 a minute); when only paceMs is given, paceMs.
-   */
-  updatePaceMs?: number;
-  /**
-   * Every this many post slots of a channel, while an older post of a lower priority (a thread
-   * detail, a finding, the backlog) has waited through the ones before, the slot goes to the
-   * oldest waiting post: a steady stream of news never starves the rest. Default 5.
-   */
-  reserveEvery?: number;
-  /** More than this many `burst` posts waiting for one channel become a summary + thread. */
-  burstThreshold?: number;
-  /** First retry delay; doubles per attempt up to maxBackoffMs. */
-  baseBackoffMs?: number;
-  maxBackoffMs?: number;
-  /** How far before an uncertain attempt the history lookup starts. */
-  lookbackMs?: number;
-  /**
-   * After an attempt with an unknown outcome, wait at least this long before looking it up:
-   * Slack may still be processing a request whose response we gave up on.
-   */
-  unknownOutcomeDelayMs?: number;
-}
+export type { OutboxOptions } from './options.js';
 
 export interface Outbox {
   /** Call inside the store.commit that records the cause; returns the entry id. */
@@ -298,6 +265,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
       if (await batching.foldBurst(lane, entry)) continue;
       entry = (await batching.formBatch(lane, entry, { headFirst: choice.reserved })) ?? entry;
       const e = entry;
+      if (o.giveWay) await o.giveWay();
       const outcome = await (e.requestId
         ? inRequest('outbox', () => attempts.attempt(e, lane), e.requestId)
         : attempts.attempt(e, lane));

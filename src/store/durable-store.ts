@@ -247,10 +247,6 @@ export class DurableStore extends CollectionReads implements Store {
           return;
         }
         this.maybeStartCompaction();
-        // One turn of the loop before the next batch: what the callers just told "durable" commit
-        // next (an approval's send claims its request at once) then joins that batch instead of
-        // waiting behind it for a whole fsync (measured: bench/withdrawals.bench.ts, idle click to send).
-        if (this.pending.length > 0) await new Promise<void>((r) => setImmediate(r));
       }
     } catch (err) {
       this.fail(err);

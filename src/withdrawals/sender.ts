@@ -15,20 +15,25 @@ import type { BalanceSource, WithdrawalHooks, WithdrawalRequest } from './types.
 
 const withFrozen = (frozen: ReturnType<typeof frozenFact>) => (frozen ? { frozen } : {});
 
+/**
+ * What the approval that may complete a quorum starts for the send ahead of its own commit
+ * (`Sender.prepare`): the balance read the claim checks, which then runs beside that commit
+ * instead of after it, and the outbox's giving way until the wallet call is on its way.
+ */
+export interface HeadStart {
+  balance?: Promise<string | undefined>;
+  /** Ends the outbox's giving way (src/util/give-way.ts); called once the call is under way, or when nothing is sent. */
+  release(): void;
+}
+
 export interface Sender {
+  /** Sends it once; resolves (never rejects) with the request once the outcome is recorded. */
+  start(req: WithdrawalRequest, head?: HeadStart): Promise<WithdrawalRequest>;
   /**
-   * Sends it once; resolves (never rejects) with the request once the outcome is recorded.
-   * `balance`: the balance read `readBalance` started for it, from the moment its last approval
-   * was clicked (none: the send reads it itself).
+   * The head start of a send that may follow (an idle click reaches the wallet service one
+   * round trip sooner). Passed to `start`, or released when the approval did not complete it.
    */
-  start(req: WithdrawalRequest, early?: { balance?: Promise<string | undefined> }): Promise<WithdrawalRequest>;
-  /**
-   * Starts the balance read the send checks before its claim, ahead of it: started with the
-   * approval that may complete the quorum, the read overlaps that approval's commit instead of
-   * following it (an idle click reaches the wallet service one round trip sooner). Undefined
-   * when there is no balance source.
-   */
-  readBalance(req: WithdrawalRequest): Promise<string | undefined> | undefined;
+  prepare(req: WithdrawalRequest): HeadStart;
   /** In flight in this process, so recover() never mistakes it for a crash's leftover. */
   inFlight(id: string): boolean;
   idle(): Promise<void>;
@@ -45,6 +50,8 @@ export function createSender(
     balances?: BalanceSource;
     /** The value at a fresh price (the cache), re-checked in the claim; undefined: the app has no prices. */
     valuation?: (req: WithdrawalRequest) => Valuation | undefined;
+    /** Holds the outbox's posts back from a send's start until its wallet call is on its way. */
+    goFirst?: () => () => void;
   },
 ): Sender {
   const { wallet, hooks, logger } = o;
@@ -58,13 +65,23 @@ export function createSender(
     return p;
   }
 
-  async function send(approved: WithdrawalRequest, early?: Promise<string | undefined>): Promise<WithdrawalRequest> {
+  function prepare(req: WithdrawalRequest): HeadStart {
+    const release = o.goFirst?.() ?? (() => undefined);
+    if (!o.balances) return { release };
+    // Started a turn later: a commit just made (the approval) writes first, then the read's
+    // request is built while the disk works.
+    const balance = Promise.resolve().then(() => readBalance(req));
+    balance.catch(() => undefined);
+    return { balance, release };
+  }
+
+  async function send(approved: WithdrawalRequest, head: HeadStart): Promise<WithdrawalRequest> {
     // Whoever wins this compare-and-set sends, and a restart that finds `executing` knows it may have been sent.
     // The value read once: the re-check and the claim (its recorded sendValuation) judge the same price.
     const valuation = o.valuation?.(approved);
     const recheck = o.recheckFacts ? await o.recheckFacts(approved, valuation) : undefined;
     // The balance checked again just before sending (a fact for the claim; unreadable: sent anyway).
-    const balance = approved.state === 'approved' ? await (early ?? readBalance(approved)) : undefined;
+    const balance = approved.state === 'approved' ? await (head.balance ?? readBalance(approved)) : undefined;
     // The freeze is read inside the claim's commit: a freeze committed first always holds the send.
     const claim = await shell.store.commit((tx) =>
       shell.apply(
@@ -109,6 +126,8 @@ export function createSender(
     } catch (error) {
       outcome = { ok: false, error };
     }
+    // Answered: the posts held back for the call may go (the hold's cap bounds a slow answer).
+    head.release();
     if (hooks.afterWalletAnswered) await hooks.afterWalletAnswered(req, outcome.ok ? 'success' : 'error');
 
     const { event } = await shell.commitOn(req.id, { type: 'record-send-outcome', requestId: req.id, outcome });
@@ -125,12 +144,16 @@ export function createSender(
   }
 
   return {
-    start(req, early) {
+    start(req, given) {
       // One send per request in this process: a second start joins the first (a second entry
       // would be removed by the loser's finally while the winner still calls the wallet).
+      const head = given ?? prepare(req);
       const already = running.get(req.id);
-      if (already) return already;
-      const p = send(req, early?.balance)
+      if (already) {
+        head.release();
+        return already;
+      }
+      const p = send(req, head)
         .catch((err: unknown) => {
           // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).
           logger.error(
@@ -139,11 +162,15 @@ export function createSender(
           );
           return shell.stored(req.id) ?? req;
         })
-        .finally(() => running.delete(req.id));
+        .finally(() => {
+          // Whatever happened (nothing sent, or the call already under way): the posts go on.
+          head.release();
+          running.delete(req.id);
+        });
       running.set(req.id, p);
       return p;
     },
-    readBalance,
+    prepare,
     inFlight: (id) => running.has(id),
     idle: async () => {
       while (running.size) await Promise.all([...running.values()]);

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBalanceBook } from '../../src/balances/book.js';
-import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
+import { giveWay } from '../../src/util/give-way.js';
 import type { BalanceSource, WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { CLIENT, quietLogger, usdt, world, type World } from './helpers.js';
 
@@ -15,21 +15,15 @@ afterEach(async () => {
   w = undefined;
 });
 
-/** The wallet service's balances, each read noting the state the store held for `watch` when it began. */
-function watchedBalances(t: World): {
-  source: BalanceSource;
-  reads: Array<string | undefined>;
-  watch: { id?: string };
-} {
+/** The wallet service's balances; each read is noted in `log` when it begins. */
+function watchedBalances(t: World): { source: BalanceSource; log: string[] } {
   const book = createBalanceBook({ wallet: t.wallet, logger: quietLogger(), now: () => t.clock.now });
-  const reads: Array<string | undefined> = [];
-  const watch: { id?: string } = {};
+  const log: string[] = [];
   return {
-    reads,
-    watch,
+    log,
     source: {
       read: (currency, network) => {
-        reads.push(watch.id ? t.store.get<WithdrawalRequest>(WITHDRAWALS, watch.id)?.state : undefined);
+        log.push('balance read');
         return book.read(currency, network);
       },
       last: (currency, network) => book.last(currency, network),
@@ -44,23 +38,26 @@ const requested = async (input: ReturnType<typeof usdt>): Promise<WithdrawalRequ
 };
 
 describe('the balance checked before the send', () => {
-  it('is read once, started by the last approval before that approval is committed', async () => {
+  it('is read once, started by the last approval before that approval is durable', async () => {
     w = await world();
     const b = watchedBalances(w);
-    w.rebuild({ balances: b.source });
+    w.rebuild({
+      balances: b.source,
+      hooks: { afterApprovalDurable: async () => void b.log.push('approval durable') },
+    });
     const r = await requested(usdt('1500')); // two approvals
-    b.watch.id = r.id;
-    b.reads.length = 0; // the request's own read
+    b.log.length = 0; // the request's own read
 
     const first = await w.service.approve(r.id, 'U0CAROL');
     expect(first.ok && first.execution).toBe(undefined);
-    expect(b.reads).toEqual([]); // one more approval to come: nothing to send yet
+    expect(b.log).toEqual(['approval durable']); // one more approval to come: nothing to send yet
 
+    b.log.length = 0;
     const last = await w.service.approve(r.id, 'U0DAVE');
     if (!last.ok || !last.execution) throw new Error('expected the last approval to start the send');
     expect((await last.execution).state).toBe('completed');
-    // Began while the store still said pending: the read ran beside the approval's commit.
-    expect(b.reads).toEqual(['pending']);
+    // Began while the approval was being written: the read ran beside its commit, not after it.
+    expect(b.log).toEqual(['balance read', 'approval durable']);
     expect(w.posts()).toBe(1);
   });
 
@@ -82,12 +79,33 @@ describe('the balance checked before the send', () => {
     const b = watchedBalances(w);
     w.rebuild({ balances: b.source });
     const r = await requested(usdt('500'));
-    b.reads.length = 0;
+    b.log.length = 0;
     const refused = await w.service.approve(r.id, 'U0MALLORY');
     expect(refused.ok).toBe(false);
     const own = await w.service.approve(r.id, 'U0ALICE'); // an approver, but the requester
     expect(own.ok).toBe(false);
-    expect(b.reads).toEqual([]);
+    expect(b.log).toEqual([]);
     expect(w.service.get(r.id)?.state).toBe('pending');
+  });
+
+  it('holds the outbox back only until the wallet call is on its way, or until nothing is to be sent', async () => {
+    w = await world();
+    const sendsFirst = giveWay(60_000); // no cap in the way: every hold must be ended by the send
+    w.rebuild({ goFirst: sendsFirst.hold });
+    const cleared = () =>
+      Promise.race([sendsFirst.clear().then(() => true), new Promise((r) => setTimeout(r, 50, false))]);
+
+    const two = await requested(usdt('1500'));
+    expect((await w.service.approve(two.id, 'U0CAROL')).ok).toBe(true); // one of two: nothing to send
+    expect(await cleared()).toBe(true);
+    const last = await w.service.approve(two.id, 'U0DAVE');
+    if (!last.ok || !last.execution) throw new Error('expected the last approval to start the send');
+    expect((await last.execution).state).toBe('completed');
+    expect(await cleared()).toBe(true);
+
+    // Refused by the service's rules after the head start began (the requester approving their own): released.
+    const own = await requested(usdt('10'));
+    expect((await w.service.approve(own.id, 'U0ALICE')).ok).toBe(false);
+    expect(await cleared()).toBe(true);
   });
 });

@@ -27,30 +27,34 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
     if (isApprover)
       for (const entry of stored(id)?.tier.mustInclude ?? [])
         if (await matches([entry], userId, groups)) satisfies.push(entry);
-    // The approval that may complete the quorum starts the balance read its send checks before
-    // the claim: it then runs beside this commit instead of after it (sender.ts). Only an
-    // approver's click may start one, so nobody else can make the app call the service.
+    // The approval that may complete the quorum gives its send a head start (sender.ts): the
+    // balance read runs beside this commit. Only an approver's click may start one, so nobody
+    // else can make the app call the service.
     const cur = stored(id);
-    const balance =
-      isApprover && cur && cur.approvals.length + 1 >= cur.tier.approvals ? sender.readBalance(cur) : undefined;
-    const applied = await commitOn(id, {
+    const mayComplete = isApprover && cur !== undefined && cur.approvals.length + 1 >= cur.tier.approvals;
+    const applying = commitOn(id, {
       type: 'approve',
       user: userId,
       isApprover,
       satisfies,
       stepUp: facts.stepUp ?? 'not-needed',
     });
+    // Prepared once the commit is under way, so the read's start does not hold back its write.
+    const head = mayComplete && cur ? sender.prepare(cur) : undefined;
+    const applied = await applying.catch((err: unknown) => {
+      head?.release();
+      throw err;
+    });
     const outcome = outcomeOf(applied);
+    const quorum = outcome.ok && applied.event?.type === 'approved';
+    if (!quorum) head?.release(); // nothing to send after all
     if (!outcome.ok || !applied.event) return outcome;
-    const quorum = applied.event.type === 'approved';
     logger.info(
       { id, user: userId, approvals: outcome.request.approvals.length, executing: quorum },
       'withdrawal approved',
     );
     if (hooks.afterApprovalDurable) await hooks.afterApprovalDurable(outcome.request);
-    return quorum
-      ? { ...outcome, execution: sender.start(outcome.request, balance ? { balance } : undefined) }
-      : outcome;
+    return quorum ? { ...outcome, execution: sender.start(outcome.request, head) } : outcome;
   }
 
   async function reject(id: string, userId: string, reason: string): Promise<DecisionOutcome> {

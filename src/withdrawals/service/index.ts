@@ -78,6 +78,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     },
     valuation: valuationNow,
     ...(o.balances ? { balances: o.balances } : {}),
+    ...(o.goFirst ? { goFirst: o.goFirst } : {}),
   });
   const reconciler = createReconciler(shell, {
     wallet: o.wallet,

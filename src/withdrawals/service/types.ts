@@ -50,6 +50,8 @@ export interface WithdrawalServiceOptions {
    * the wallet service itself refuses an overdraft). Absent: no balance rule.
    */
   balances?: BalanceSource;
+  /** Holds other work back (the outbox's posts) from a send's start until its wallet call is on its way (src/util/give-way.ts). */
+  goFirst?: () => () => void;
   /**
    * The price cache (src/prices), read as a snapshot (never a network call): the value recorded
    * at request time, and recomputed before the send. Absent: values unknown (strictest `value` rules).
