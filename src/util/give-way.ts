@@ -1,11 +1,11 @@
 /**
  * One kind of work going before another: from the approval that completes a withdrawal's
- * quorum until the wallet service has answered its call, the outbox's Slack posts wait. Both
+ * quorum until its call to the wallet service is on its way, the outbox's Slack posts wait. Both
  * compete for one event loop (a Slack call is a good deal of CPU), and on an idle app the
  * card's edits and thread lines, made durable together with the send's claim, otherwise went
  * out first and delayed the wallet call by milliseconds (measured: bench/withdrawals.bench.ts,
  * idle click to send). Whatever holds, a waiter goes on after `maxMs` at the latest: a slow
- * wallet service, or sends that keep coming, never hold the posts back for longer than that.
+ * claim, or sends that keep coming, never hold the posts back for longer than that.
  */
 export interface GiveWay {
   /** Work that goes first begins; call the returned function when it is done (later calls do nothing). */

@@ -113,7 +113,7 @@ export function createSender(
     if (hooks.afterExecutingDurable) await hooks.afterExecutingDurable(req);
     let outcome: SendOutcome;
     try {
-      const answer = await wallet.withdraw({
+      const call = wallet.withdraw({
         amount: req.amount,
         currency: req.currency,
         network: req.network,
@@ -122,12 +122,13 @@ export function createSender(
         merchantReference: req.merchantReference,
         ...(req.note ? { description: req.note } : {}),
       });
-      outcome = { ok: true, answer };
+      // Its request is on its way (after this turn): the posts held back for it may go. Not held
+      // until the answer: sends that keep coming would then keep the posts waiting their cap.
+      setImmediate(head.release);
+      outcome = { ok: true, answer: await call };
     } catch (error) {
       outcome = { ok: false, error };
     }
-    // Answered: the posts held back for the call may go (the hold's cap bounds a slow answer).
-    head.release();
     if (hooks.afterWalletAnswered) await hooks.afterWalletAnswered(req, outcome.ok ? 'success' : 'error');
 
     const { event } = await shell.commitOn(req.id, { type: 'record-send-outcome', requestId: req.id, outcome });
