@@ -313,6 +313,8 @@ async function concurrentRound(
       if (ended) throw ended;
       if (left > 0) throw new Error(`${left} of ${requests.length} withdrawals not completed after ${WAIT_MS} ms`);
     })();
+    // Awaited after the clicks; a failure before then must not become an unhandled rejection.
+    watching.catch(() => undefined);
     await Promise.all(
       bodies.map(async (body, i) => {
         clickedAt[i] = nowMs();

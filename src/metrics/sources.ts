@@ -166,7 +166,7 @@ export function countingFetch(m: Metrics, base: Fetch): Fetch {
     }
     if (res.status === 429) count('rate_limited');
     else if (!res.ok) count('error');
-    else if (NULL_BODY.has(res.status)) count('ok');
+    else if (NULL_BODY.has(res.status) || !res.headers.get('content-type')?.includes('json')) count('ok');
     else {
       // Read once, and the caller gets the same text in a fresh Response: a clone tees the body's
       // stream, which cost more than the rest of the call (bench/slack-ack.bench.ts's profile).
@@ -178,7 +178,11 @@ export function countingFetch(m: Metrics, base: Fetch): Fetch {
         throw err;
       }
       count(slackOk(text) === false ? 'error' : 'ok');
-      return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+      // The text is decoded: the length and encoding of the bytes on the wire no longer describe it.
+      const headers = new Headers(res.headers);
+      headers.delete('content-encoding');
+      headers.delete('content-length');
+      return new Response(text, { status: res.status, statusText: res.statusText, headers });
     }
     return res;
   };

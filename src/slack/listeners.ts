@@ -8,8 +8,10 @@
  * callback id, whatever the number of listeners.
  *
  * Each entry's functions run as Bolt runs a listener's middleware: in order, each going on
- * with `next()`. A request no entry matches is left unacknowledged, as before, and guardEvents
- * (./app.ts) acknowledges it at once.
+ * with `next()` (once). One entry answers a request: an exact id first, then the patterns in
+ * the order registered (Bolt ran every listener that matched; nothing here relies on that). A
+ * request no entry matches is left unacknowledged, as before, and guardEvents (./app.ts)
+ * acknowledges it at once.
  */
 import type {
   AllMiddlewareArgs,
@@ -35,6 +37,12 @@ export interface ActionIds {
 
 const idMatches = (want: string | RegExp | undefined, id: string) =>
   want === undefined || (typeof want === 'string' ? want === id : want.test(id));
+
+/** A pattern with the g or y flag keeps state between tests: every other click would miss. */
+function statelessPattern(p: string | RegExp | undefined): void {
+  if (p instanceof RegExp && (p.global || p.sticky))
+    throw new Error(`the action pattern ${p} must not have the g or y flag`);
+}
 
 export interface Listeners {
   /** Bolt's client, for listeners that post outside a request (the App Home's refresh). */
@@ -62,7 +70,14 @@ type Chain = readonly Middleware<any>[];
 async function run(chain: Chain, args: AllMiddlewareArgs): Promise<void> {
   const at = async (i: number): Promise<void> => {
     const fn = chain[i];
-    if (fn) await fn({ ...args, next: () => at(i + 1) });
+    let called = false;
+    const next = () => {
+      // As Bolt: going on twice would run the rest of the chain (the listener) twice.
+      if (called) throw new Error('next() called multiple times');
+      called = true;
+      return at(i + 1);
+    };
+    if (fn) await fn({ ...args, next });
   };
   await at(0);
 }
@@ -102,7 +117,12 @@ export function listenerTable(app: App): Listeners {
     command: (name, ...fns) => once(commands, name, `the command ${name}`, fns),
     action: (on, ...fns) => {
       if (typeof on === 'string') once(actions, on, `the action ${on}`, fns);
-      else actionPatterns.push({ ids: on instanceof RegExp ? { action_id: on } : on, chain: fns });
+      else {
+        const ids = on instanceof RegExp ? { action_id: on } : on;
+        statelessPattern(ids.action_id);
+        statelessPattern(ids.block_id);
+        actionPatterns.push({ ids, chain: fns });
+      }
     },
     view: (on, ...fns) => {
       const { callback_id, type } = typeof on === 'string' ? { callback_id: on, type: 'view_submission' as const } : on;

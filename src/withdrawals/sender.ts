@@ -80,7 +80,8 @@ export function createSender(
     // The value read once: the re-check and the claim (its recorded sendValuation) judge the same price.
     const valuation = o.valuation?.(approved);
     const recheck = o.recheckFacts ? await o.recheckFacts(approved, valuation) : undefined;
-    // The balance checked again just before sending (a fact for the claim; unreadable: sent anyway).
+    // The balance checked again for the send (a fact for the claim; unreadable: sent anyway), read
+    // from its last approval on: beside that approval's commit when it gave the send a head start.
     const balance = approved.state === 'approved' ? await (head.balance ?? readBalance(approved)) : undefined;
     // The freeze is read inside the claim's commit: a freeze committed first always holds the send.
     const claim = await shell.store.commit((tx) =>
@@ -148,12 +149,12 @@ export function createSender(
     start(req, given) {
       // One send per request in this process: a second start joins the first (a second entry
       // would be removed by the loser's finally while the winner still calls the wallet).
-      const head = given ?? prepare(req);
       const already = running.get(req.id);
       if (already) {
-        head.release();
+        given?.release();
         return already;
       }
+      const head = given ?? prepare(req);
       const p = send(req, head)
         .catch((err: unknown) => {
           // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).

@@ -38,6 +38,18 @@ describe('Slack API calls counted by outcome', () => {
     expect(await res.json()).toEqual({ ok: false, error: 'channel_not_found' });
   });
 
+  it('the rebuilt answer does not claim the wire encoding or length of the text it now holds', async () => {
+    const { res } = await counted(
+      () =>
+        new Response(JSON.stringify({ ok: true }), {
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': '999' },
+        }),
+    );
+    expect(res.headers.get('content-encoding')).toBeNull();
+    expect(res.headers.get('content-length')).toBeNull();
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
   it('a 429 is rate_limited and a 500 an error, passed on as they came', async () => {
     const limited = await counted(() => json({ ok: false }, 429));
     expect(limited.text).toContain('outcome="rate_limited"} 1');

@@ -90,6 +90,35 @@ describe('the listener table', () => {
     expect(seen).toEqual(['refused']);
   });
 
+  it('a middleware going on twice is an error, as in Bolt: the listener never runs twice', async () => {
+    const app = boltApp();
+    const errors: unknown[] = [];
+    app.error(async (err) => void errors.push(err));
+    const table = listenerTable(app);
+    let runs = 0;
+    table.action(
+      'approve',
+      async ({ ack, next }) => {
+        await ack();
+        await next();
+        await next();
+      },
+      async () => {
+        runs++;
+      },
+    );
+    await deliver(app, action('approve')).catch((err: unknown) => errors.push(err));
+    expect(runs).toBe(1);
+    expect(String(errors[0])).toMatch(/next\(\) called multiple times/);
+  });
+
+  it('refuses an action pattern that keeps state between matches (the g or y flag)', () => {
+    const table = listenerTable(boltApp());
+    const noop = async () => undefined;
+    expect(() => table.action(/^(prev|next)$/g, noop)).toThrow(/must not have the g or y flag/);
+    expect(() => table.action({ action_id: 'value', block_id: /amount/y }, noop)).toThrow(/g or y flag/);
+  });
+
   it('refuses a second listener for the same command, action or view', () => {
     const table = listenerTable(boltApp());
     const noop = async () => undefined;

@@ -88,24 +88,46 @@ describe('the balance checked before the send', () => {
     expect(w.service.get(r.id)?.state).toBe('pending');
   });
 
-  it('holds the outbox back only until the wallet call is on its way, or until nothing is to be sent', async () => {
+  it('holds the outbox back only while the last approval is turned into a send, and lets go on every other path', async () => {
     w = await world();
-    const sendsFirst = giveWay(60_000); // no cap in the way: every hold must be ended by the send
-    w.rebuild({ goFirst: sendsFirst.hold });
+    const sendsFirst = giveWay(60_000); // no cap in the way: every hold must be ended by the app
+    const failHook = { on: false };
+    w.rebuild({
+      goFirst: sendsFirst.hold,
+      hooks: {
+        afterApprovalDurable: () => {
+          if (failHook.on) throw new Error('crash point');
+        },
+      },
+    });
     const cleared = () =>
       Promise.race([sendsFirst.clear().then(() => true), new Promise((r) => setTimeout(r, 50, false))]);
 
+    // The last approval: held from its commit until the call is on its way, then let go.
     const two = await requested(usdt('1500'));
-    expect((await w.service.approve(two.id, 'U0CAROL')).ok).toBe(true); // one of two: nothing to send
-    expect(await cleared()).toBe(true);
+    expect((await w.service.approve(two.id, 'U0CAROL')).ok).toBe(true);
     const last = await w.service.approve(two.id, 'U0DAVE');
     if (!last.ok || !last.execution) throw new Error('expected the last approval to start the send');
     expect((await last.execution).state).toBe('completed');
     expect(await cleared()).toBe(true);
 
-    // Refused by the service's rules after the head start began (the requester approving their own): released.
-    const own = await requested(usdt('10'));
-    expect((await w.service.approve(own.id, 'U0ALICE')).ok).toBe(false);
+    // Refused inside the commit after all (the same approver twice: no head start is even taken).
+    const again = await requested(usdt('1500'));
+    expect((await w.service.approve(again.id, 'U0CAROL')).ok).toBe(true);
+    expect((await w.service.approve(again.id, 'U0CAROL')).ok).toBe(false);
+    expect(await cleared()).toBe(true);
+
+    // The tier's must_include is missing (ETH above 5 needs someone of S0TREASURY): refused in the commit, let go.
+    const eth = await requested({ ...usdt('10'), currency: 'ETH', network: 'ETH' });
+    expect((await w.service.approve(eth.id, 'U0CAROL')).ok).toBe(true);
+    const missing = await w.service.approve(eth.id, 'U0DAVE');
+    expect(missing.ok && missing.execution).toBeFalsy();
+    expect(await cleared()).toBe(true);
+
+    // Something fails between the approval and the send: let go too.
+    const crash = await requested(usdt('10'));
+    failHook.on = true;
+    await expect(w.service.approve(crash.id, 'U0CAROL')).rejects.toThrow('crash point');
     expect(await cleared()).toBe(true);
   });
 });

@@ -31,7 +31,11 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
     // balance read runs beside this commit. Only an approver's click may start one, so nobody
     // else can make the app call the service.
     const cur = stored(id);
-    const mayComplete = isApprover && cur !== undefined && cur.approvals.length + 1 >= cur.tier.approvals;
+    const mayComplete =
+      isApprover &&
+      cur !== undefined &&
+      !cur.approvals.some((a) => a.user === userId) &&
+      cur.approvals.length + 1 >= cur.tier.approvals;
     const applying = commitOn(id, {
       type: 'approve',
       user: userId,
@@ -53,7 +57,12 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
       { id, user: userId, approvals: outcome.request.approvals.length, executing: quorum },
       'withdrawal approved',
     );
-    if (hooks.afterApprovalDurable) await hooks.afterApprovalDurable(outcome.request);
+    try {
+      if (hooks.afterApprovalDurable) await hooks.afterApprovalDurable(outcome.request);
+    } catch (err) {
+      head?.release();
+      throw err;
+    }
     return quorum ? { ...outcome, execution: sender.start(outcome.request, head) } : outcome;
   }
 
