@@ -37,7 +37,7 @@ import { createMetrics } from './metrics/registry.js';
 import { startMetricsServer } from './metrics/server.js';
 import { alertDelayRecorder, attachSources } from './metrics/sources.js';
 import { createOutbox } from './outbox/index.js';
-import { giveWay } from './util/give-way.js';
+import { workOrder } from './app/work-order.js';
 import { resolvePolicyPath } from './policy/load.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
 import { secrets } from './secrets.js';
@@ -145,12 +145,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       metrics,
       lease,
     });
-    // A withdrawal's wallet call goes before the Slack posts its approval causes (src/util/give-way.ts).
-    const sendsFirst = giveWay();
+    // Acks, then a withdrawal's wallet call, go before the Slack posts (src/app/work-order.ts).
+    const order = workOrder();
     const outbox = createOutbox({
       store,
       client: slackClient.client,
-      giveWay: sendsFirst.clear,
+      giveWay: order.outboxWaits,
       logger: logger.child({ component: 'outbox' }),
       now,
       onSent: alertDelayRecorder(metrics, store, now),
@@ -202,7 +202,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         balances,
         metrics,
         prices: () => prices.snapshot(),
-        sendsFirst,
+        sendsFirst: order.sendsFirst,
       },
       cleanup,
     );
@@ -321,7 +321,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     // Every part has registered its messages' renderers by now: one missing stops the start here,
     // naming it, instead of failing the first message of its kind (src/outbox/renderers.ts).
     outbox.assertRenderers();
-    const slack = buildSlackApp({ target, deps, groups: slackClient.groups, lease });
+    const slack = buildSlackApp({ target, deps, groups: slackClient.groups, lease, acks: order.acks });
     const routes = appRoutes({
       alerts,
       readiness: readinessProbe(deps, slack),

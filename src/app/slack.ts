@@ -3,6 +3,7 @@
  * workspace, which stands in for Slack with made-up credentials while the app runs in HTTP
  * mode against it), the outbox's own Web API client, and the Bolt app with the commands.
  */
+import type { AckQueue } from '../slack/acks-first.js';
 import { WebClient } from '@slack/web-api';
 import { listenerTable } from '../slack/listeners.js';
 import { registerCommands } from '../../commands/index.js';
@@ -91,6 +92,8 @@ export function buildSlackApp(o: {
   groups: GroupResolver;
   /** With PostgreSQL: Bolt's own client (respond(), views, uploads) posts nothing once this replica stops leading. */
   lease?: () => void;
+  /** The app's ack queue (src/app/work-order.ts), shared with the outbox. */
+  acks?: AckQueue;
 }): SlackApp | undefined {
   const { slackConfig, local } = o.target;
   if (slackConfig.mode === 'local') return undefined;
@@ -101,6 +104,7 @@ export function buildSlackApp(o: {
     appToken: slackConfig.appToken,
     apiUrl: slackConfig.apiUrl,
     logger: o.deps.logger,
+    ...(o.acks ? { acks: o.acks } : {}),
     ...(o.lease ? { wrapFetch: (inner: typeof globalThis.fetch) => leaseFetch(o.lease!, inner) } : {}),
   });
   // A plain spread: every part in deps reads what changes (the policy in force) at the moment of use.

@@ -30,6 +30,8 @@ export interface SlackAppOptions {
    * PostgreSQL, the lease check, so a replica that lost its lead answers nothing.
    */
   wrapFetch?: (inner: typeof globalThis.fetch) => typeof globalThis.fetch;
+  /** The ack queue the app shares with the outbox (src/app/work-order.ts); default: one of its own. */
+  acks?: AckQueue;
 }
 
 export interface SlackApp {
@@ -63,7 +65,7 @@ export function webClientOptions(apiUrl: string | undefined, timeoutMs = 10_000)
 export function createSlackApp(o: SlackAppOptions): SlackApp {
   const logger = boltLogger(o.logger);
   // Listeners resume after their ack once the burst they came in is acknowledged (acks-first.ts).
-  const acks = ackQueue();
+  const acks = o.acks ?? ackQueue();
   const base = webClientOptions(o.apiUrl, o.timeoutMs);
   // Slack's size limits stay inside: the lease is asked first, then the body is checked and sent.
   const clientOptions = o.wrapFetch ? { ...base, fetch: o.wrapFetch(limitedFetch()) } : base;

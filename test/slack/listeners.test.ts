@@ -54,6 +54,8 @@ describe('the listener table', () => {
     table.action({ action_id: 'value', block_id: /^amount$/ }, note('preview'));
     table.view('form', note('form submitted'));
     table.view({ callback_id: 'form', type: 'view_closed' }, note('form closed'));
+    // Bolt acknowledges events itself: their listeners get no ack.
+    table.event('app_home_opened', async () => void seen.push('home'));
 
     expect(await deliver(app, { command: '/one', text: '', user_id: 'U0TEST', team_id: 'T0TEST' })).toBe(true);
     expect(await deliver(app, action('approve'))).toBe(true);
@@ -61,7 +63,22 @@ describe('the listener table', () => {
     expect(await deliver(app, action('value', 'amount'))).toBe(true);
     expect(await deliver(app, view('view_submission', 'form'))).toBe(true);
     expect(await deliver(app, view('view_closed', 'form'))).toBe(true);
-    expect(seen).toEqual(['one:first', 'one:second', 'approve', 'nav', 'preview', 'form submitted', 'form closed']);
+    const home = {
+      type: 'event_callback',
+      team_id: 'T0TEST',
+      event: { type: 'app_home_opened', user: 'U0TEST', tab: 'home' },
+    };
+    await deliver(app, home);
+    expect(seen).toEqual([
+      'one:first',
+      'one:second',
+      'approve',
+      'nav',
+      'preview',
+      'form submitted',
+      'form closed',
+      'home',
+    ]);
 
     // Nothing registered for these: nobody acknowledges them here (guardEvents does, in the app).
     seen.length = 0;
@@ -69,6 +86,12 @@ describe('the listener table', () => {
     expect(await deliver(app, action('value', 'currency'))).toBe(false);
     expect(await deliver(app, action('unknown'))).toBe(false);
     expect(await deliver(app, view('view_submission', 'other'))).toBe(false);
+    const other = {
+      type: 'event_callback',
+      team_id: 'T0TEST',
+      event: { type: 'member_joined_channel', user: 'U0TEST' },
+    };
+    await deliver(app, other);
     expect(seen).toEqual([]);
   });
 
