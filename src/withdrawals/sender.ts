@@ -145,33 +145,44 @@ export function createSender(
     return after;
   }
 
+  // Requests whose send was asked for again while one ran (see start).
+  const askedAgain = new Set<string>();
+
+  function start(req: WithdrawalRequest, given?: HeadStart): Promise<WithdrawalRequest> {
+    // One send per request in this process: a second start joins the first (a second entry
+    // would be removed by the loser's finally while the winner still calls the wallet).
+    const already = running.get(req.id);
+    if (already) {
+      given?.release();
+      askedAgain.add(req.id);
+      return already;
+    }
+    const head = given ?? prepare(req);
+    const p = send(req, head)
+      .catch((err: unknown) => {
+        // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).
+        logger.error(
+          { err: serializeError(err), id: req.id },
+          'could not record the outcome of a withdrawal; it will be reconciled after restart',
+        );
+        return shell.stored(req.id) ?? req;
+      })
+      .finally(() => {
+        // Whatever happened (nothing sent, or the call already under way): the posts go on.
+        head.release();
+        running.delete(req.id);
+        // The send that joined this one may be the approval that completed the request again
+        // after this one found it waiting (the policy in force asked for more): it still waits for
+        // its send. The claim's compare-and-set keeps it to one.
+        const now = askedAgain.delete(req.id) ? shell.stored(req.id) : undefined;
+        if (now?.state === 'approved') void start(now);
+      });
+    running.set(req.id, p);
+    return p;
+  }
+
   return {
-    start(req, given) {
-      // One send per request in this process: a second start joins the first (a second entry
-      // would be removed by the loser's finally while the winner still calls the wallet).
-      const already = running.get(req.id);
-      if (already) {
-        given?.release();
-        return already;
-      }
-      const head = given ?? prepare(req);
-      const p = send(req, head)
-        .catch((err: unknown) => {
-          // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).
-          logger.error(
-            { err: serializeError(err), id: req.id },
-            'could not record the outcome of a withdrawal; it will be reconciled after restart',
-          );
-          return shell.stored(req.id) ?? req;
-        })
-        .finally(() => {
-          // Whatever happened (nothing sent, or the call already under way): the posts go on.
-          head.release();
-          running.delete(req.id);
-        });
-      running.set(req.id, p);
-      return p;
-    },
+    start,
     prepare,
     inFlight: (id) => running.has(id),
     idle: async () => {

@@ -9,6 +9,8 @@ import { createShell } from '../../src/withdrawals/shell.js';
 import { WITHDRAWALS, type WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { quietLogger, usdt, world, type World } from './helpers.js';
 import { fixedPolicy } from '../../src/policy/source.js';
+import { FREEZES } from '../../src/freeze/state.js';
+import { until } from '../helpers/wait.js';
 
 let w: World | undefined;
 const latches: Array<() => void> = [];
@@ -108,6 +110,60 @@ describe('sendApproved', () => {
     gate.open();
     expect(await picked).toEqual({ sent: [], expired: [] });
     expect(x.service.get(r.request.id)?.state).toBe('completed');
+    expect(x.posts()).toBe(1);
+  });
+
+  it('a start that joined a send ending without sending is not lost: the request still approved is sent once', async () => {
+    w = await world();
+    const x = w;
+    const r = await x.service.request(usdt('100'), 'U0ALICE');
+    if (!r.ok) throw new Error(r.message);
+    const shell = createShell({
+      store: x.store,
+      policy: fixedPolicy(x.policy),
+      now: () => x.clock.now,
+      logger: quietLogger(),
+    });
+    // Each send reads the balance before its claim: the test decides when each read answers.
+    const reads: Array<ReturnType<typeof latch>> = [];
+    const sender = createSender(shell, {
+      wallet: x.wallet,
+      hooks: {},
+      logger: quietLogger(),
+      balances: {
+        read: async () => {
+          const gate = latch();
+          reads.push(gate);
+          await gate.wait();
+          return undefined;
+        },
+        last: () => undefined,
+      },
+    });
+    const approved: WithdrawalRequest = { ...r.request, state: 'approved' };
+    const freeze = { id: 'f1', by: 'U0ERIN', reason: 'test', at: new Date(x.clock.now).toISOString() };
+    await x.store.commit((tx) => {
+      tx.put(WITHDRAWALS, approved.id, approved);
+      tx.put(FREEZES, freeze.id, freeze);
+    });
+    const first = sender.start(approved);
+    await until('the first send reads the balance', () => reads.length === 1);
+    // Asked for again while the first runs (as the approval completing it again would): joins it.
+    expect(sender.start(approved)).toBe(first);
+    reads[0]!.open(); // the first claims under the freeze: nothing is sent, the request stays approved
+    expect((await first).state).toBe('approved');
+    expect(x.posts()).toBe(0);
+    // The start that joined it is not dropped: a second send reads the balance, and the freeze is lifted meanwhile.
+    await until('a second send reads the balance', () => reads.length === 2);
+    await x.store.commit((tx) =>
+      tx.put(FREEZES, freeze.id, {
+        ...freeze,
+        unfrozen: { requestedBy: 'U0ERIN', confirmedBy: 'U0DAVE', at: freeze.at },
+      }),
+    );
+    reads[1]!.open();
+    await sender.idle();
+    expect(x.store.get<WithdrawalRequest>(WITHDRAWALS, approved.id)?.state).toBe('completed');
     expect(x.posts()).toBe(1);
   });
 });
