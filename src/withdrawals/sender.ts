@@ -157,7 +157,8 @@ export function createSender(
       askedAgain.add(req.id);
       return already;
     }
-    const head = given ?? prepare(req);
+    // Only an approved request is claimed for a send (recovery also restarts executing ones).
+    const head = given ?? (req.state === 'approved' ? prepare(req) : { release: () => undefined });
     const p = send(req, head)
       .catch((err: unknown) => {
         // Only the store can fail here; a restart resumes it (approved) or reconciles it (executing).
