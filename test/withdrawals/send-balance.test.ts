@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createBalanceBook } from '../../src/balances/book.js';
 import { giveWay } from '../../src/util/give-way.js';
 import type { BalanceSource, WithdrawalRequest } from '../../src/withdrawals/index.js';
+import type { WithdrawalHooks } from '../../src/withdrawals/types.js';
 import { CLIENT, quietLogger, usdt, world, type World } from './helpers.js';
 
 let w: World | undefined;
@@ -31,6 +32,14 @@ function watchedBalances(t: World): { source: BalanceSource; log: string[] } {
   };
 }
 
+/** A world whose service reads balances through `watchedBalances`; `hooks` may note into the same log. */
+async function watchedWorld(hooks?: (log: string[]) => WithdrawalHooks): Promise<string[]> {
+  w = await world();
+  const b = watchedBalances(w);
+  w.rebuild({ balances: b.source, ...(hooks ? { hooks: hooks(b.log) } : {}) });
+  return b.log;
+}
+
 const requested = async (input: ReturnType<typeof usdt>): Promise<WithdrawalRequest> => {
   const r = await w!.service.request(input, 'U0ALICE');
   if (!r.ok) throw new Error(`${r.rule}: ${r.message}`);
@@ -39,53 +48,46 @@ const requested = async (input: ReturnType<typeof usdt>): Promise<WithdrawalRequ
 
 describe('the balance checked before the send', () => {
   it('is read once, started by the last approval before that approval is durable', async () => {
-    w = await world();
-    const b = watchedBalances(w);
-    w.rebuild({
-      balances: b.source,
-      hooks: { afterApprovalDurable: async () => void b.log.push('approval durable') },
-    });
+    const log = await watchedWorld((noted) => ({
+      afterApprovalDurable: async () => void noted.push('approval durable'),
+    }));
     const r = await requested(usdt('1500')); // two approvals
-    b.log.length = 0; // the request's own read
+    log.length = 0; // the request's own read
 
-    const first = await w.service.approve(r.id, 'U0CAROL');
+    const first = await w!.service.approve(r.id, 'U0CAROL');
     expect(first.ok && first.execution).toBe(undefined);
-    expect(b.log).toEqual(['approval durable']); // one more approval to come: nothing to send yet
+    expect(log).toEqual(['approval durable']); // one more approval to come: nothing to send yet
 
-    b.log.length = 0;
-    const last = await w.service.approve(r.id, 'U0DAVE');
+    log.length = 0;
+    const last = await w!.service.approve(r.id, 'U0DAVE');
     if (!last.ok || !last.execution) throw new Error('expected the last approval to start the send');
     expect((await last.execution).state).toBe('completed');
     // Began while the approval was being written: the read ran beside its commit, not after it.
-    expect(b.log).toEqual(['balance read', 'approval durable']);
-    expect(w.posts()).toBe(1);
+    expect(log).toEqual(['balance read', 'approval durable']);
+    expect(w!.posts()).toBe(1);
   });
 
   it('a balance that fell below the amount since the request: failed, nothing sent', async () => {
-    w = await world();
-    const b = watchedBalances(w);
-    w.rebuild({ balances: b.source });
+    await watchedWorld();
     const r = await requested(usdt('500'));
-    w.sandbox.setBalance(CLIENT, 'USDT', 'BSC', '100');
-    const a = await w.service.approve(r.id, 'U0CAROL');
+    w!.sandbox.setBalance(CLIENT, 'USDT', 'BSC', '100');
+    const a = await w!.service.approve(r.id, 'U0CAROL');
     if (!a.ok || !a.execution) throw new Error('expected the approval to start the send');
     const done = await a.execution;
     expect(done.state).toBe('failed');
-    expect(w.posts()).toBe(0);
+    expect(w!.posts()).toBe(0);
   });
 
   it('someone who may not approve starts no read: nobody else can make the app call the service', async () => {
-    w = await world();
-    const b = watchedBalances(w);
-    w.rebuild({ balances: b.source });
+    const log = await watchedWorld();
     const r = await requested(usdt('500'));
-    b.log.length = 0;
-    const refused = await w.service.approve(r.id, 'U0MALLORY');
+    log.length = 0;
+    const refused = await w!.service.approve(r.id, 'U0MALLORY');
     expect(refused.ok).toBe(false);
-    const own = await w.service.approve(r.id, 'U0ALICE'); // an approver, but the requester
+    const own = await w!.service.approve(r.id, 'U0ALICE'); // an approver, but the requester
     expect(own.ok).toBe(false);
-    expect(b.log).toEqual([]);
-    expect(w.service.get(r.id)?.state).toBe('pending');
+    expect(log).toEqual([]);
+    expect(w!.service.get(r.id)?.state).toBe('pending');
   });
 
   it('holds the outbox back only while the last approval is turned into a send, and lets go on every other path', async () => {
