@@ -45,14 +45,31 @@ export interface MetricSources {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+let processRegistry: Registry | undefined;
+
+/**
+ * The process's own metrics (CPU, memory, event-loop delay, GC), collected once per process:
+ * they describe the process, not an app. prom-client's collectors start observers (a GC
+ * observer, an event-loop delay monitor) that are never stopped and hold the registry they
+ * were given; given each app's registry, they kept every stopped app (its store, its outbox) in
+ * memory for the life of the process, one more after each test or bench round.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export function createMetrics() {
-  const registry = new Registry();
-  const registers = [registry];
+  const own = new Registry();
+  const registers = [own];
   const sources: MetricSources = {};
-  collectDefaultMetrics({ register: registry });
 
   const metrics = {
-    registry,
+    /** What /metrics serves: the process's metrics and this app's (which nothing global holds). */
+    registry: own,
     sources,
     webhooksReceived: new Counter({
       name: 'treasury_webhooks_received_total',
@@ -176,7 +193,8 @@ export function createMetrics() {
       }
     },
   });
-  registry.registerMetric(lastSuccess);
+  own.registerMetric(lastSuccess);
+  metrics.registry = Registry.merge([processMetrics(), own]);
   return metrics;
 }
 
