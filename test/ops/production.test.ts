@@ -15,6 +15,16 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');
 
+/** The node arguments of `npm start`, flags included: these tests run what production runs. */
+const mainArgs = ((): string[] => {
+  const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const m = /^exec node (.+)$/.exec(scripts.start);
+  if (!m) throw new Error(`npm start is not "exec node …": ${scripts.start}`);
+  return m[1]!.split(/\s+/);
+})();
+
 interface Started {
   child: ChildProcess;
   out: () => string;
@@ -145,7 +155,7 @@ describe('the compiled build', () => {
   });
 
   it('runs from dist/: /healthz answers, the page is served, SIGINT stops it with exit code 0', async () => {
-    const s = await start(process.execPath, ['--enable-source-maps', 'dist/src/main.js']);
+    const s = await start(process.execPath, mainArgs);
     const { url } = await ready(s);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
@@ -181,7 +191,7 @@ describe('signals through npm start', () => {
   }, 90_000);
 
   it('a second signal exits at once', async () => {
-    const s = await start(process.execPath, ['--enable-source-maps', 'dist/src/main.js']);
+    const s = await start(process.execPath, mainArgs);
     const { pid } = await ready(s);
     process.kill(pid, 'SIGTERM');
     process.kill(pid, 'SIGTERM');
@@ -192,15 +202,14 @@ describe('signals through npm start', () => {
   }, 90_000);
 
   it('after SIGKILL, an immediate restart on the same data directory is healthy within 10 s', async () => {
-    const main = ['--enable-source-maps', 'dist/src/main.js'];
-    const first = await start(process.execPath, main);
+    const first = await start(process.execPath, mainArgs);
     await ready(first);
     first.child.kill('SIGKILL');
     await first.exited;
     // The lock of the killed process is still there: the restart must see it is dead.
     expect(existsSync(path.join(first.dataDir, 'LOCK'))).toBe(true);
     const t0 = Date.now();
-    const again = await start(process.execPath, main, first.dataDir);
+    const again = await start(process.execPath, mainArgs, first.dataDir);
     const { url } = await ready(again);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(Date.now() - t0).toBeLessThan(10_000);
