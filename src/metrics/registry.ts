@@ -49,10 +49,10 @@ let processRegistry: Registry | undefined;
 
 /**
  * The process's own metrics (CPU, memory, event-loop delay, GC), collected once per process:
- * they describe the process, not an app. prom-client's collectors start observers (a GC
- * observer, an event-loop delay monitor) that are never stopped and hold the registry they
- * were given; given each app's registry, they kept every stopped app (its store, its outbox) in
- * memory for the life of the process, one more after each test or bench round.
+ * they describe the process, not an app. prom-client's GC metric starts a performance observer
+ * that is never stopped and holds the registry it was given; given each app's registry, it kept
+ * every stopped app (its store, its outbox) in memory for the life of the process, one more
+ * after each test or bench round.
  */
 function processMetrics(): Registry {
   if (!processRegistry) {
@@ -194,6 +194,7 @@ export function createMetrics() {
     },
   });
   own.registerMetric(lastSuccess);
+  // merge() copies the metrics registered so far: every metric of the app is registered above.
   metrics.registry = Registry.merge([processMetrics(), own]);
   return metrics;
 }

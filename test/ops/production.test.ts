@@ -22,7 +22,7 @@ const mainArgs = ((): string[] => {
   };
   const m = /^exec node (.+)$/.exec(scripts.start);
   if (!m) throw new Error(`npm start is not "exec node …": ${scripts.start}`);
-  return m[1]!.split(/\s+/);
+  return m[1]!.trim().split(/\s+/);
 })();
 
 interface Started {
