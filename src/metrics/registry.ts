@@ -68,7 +68,7 @@ export function createMetrics() {
   const sources: MetricSources = {};
 
   const metrics = {
-    /** What /metrics serves: the process's metrics and this app's (which nothing global holds). */
+    /** What /metrics serves (the merge at the end): the process's metrics and this app's, which nothing global holds. */
     registry: own,
     sources,
     webhooksReceived: new Counter({

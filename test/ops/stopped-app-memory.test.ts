@@ -3,7 +3,7 @@
  * each app's registry, started a GC observer that is never stopped and held that registry, its
  * gauges and, through their sources, the app's store and outbox: every app started in a
  * process (a test, a bench round) stayed in memory for the life of the process, and the heap
- * grew by each one's state (measured: about 2.5 MB per bench round of 100 withdrawals).
+ * grew by each one's state (measured: about 2.4 MB per bench round of 100 withdrawals).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
