@@ -3,25 +3,31 @@
  * playing the wallet service over HTTP (it calls the app's verify route before executing),
  * the fake Slack out, and the audit log.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recentAudit } from '../../src/audit/index.js';
 import { FREEZES } from '../../src/freeze/state.js';
-import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/store/index.js';
-import { ACTIONS } from '../../src/slack/withdrawal/index.js';
-import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
-import { CHANNELS, freePort, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { CHANNELS, freePort, type startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { startGate, type Gate } from './gate.js';
-
-const CLIENT = 'payouts@client.example';
-const DEST = '0x2222222222222222222222222222222222222222';
-const SECRET = 'verify-test-secret-5f1c9a7e2b4d';
+import {
+  alertsPosted,
+  approve,
+  CLIENT,
+  DEST,
+  expectedChecksum,
+  noticesPosted,
+  postStraightToSandbox,
+  request,
+  SECRET,
+  startVerifyApp,
+  state,
+  verificationAudit,
+  verify,
+} from './world.js';
 
 let t: TestApp | undefined;
 let gate: Gate | undefined;
@@ -35,53 +41,9 @@ afterEach(async () => {
 });
 
 async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
-  t = await startTestApp({ ...o, env: { WEBHOOK_SECRET: SECRET, ...o.env } });
-  t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
+  t = await startVerifyApp(o);
   return t;
 }
-
-/** Independently of the app's code: HEX(SHA512(HEX(SHA512(key)) + reference + ":" + destination)). */
-function expectedChecksum(reference: string, destination = DEST): string {
-  const hex = (s: string) => createHash('sha512').update(s, 'utf8').digest('hex').toUpperCase();
-  return hex(`${hex(SANDBOX_MERCHANT.apiKey)}${reference}:${destination}`);
-}
-
-async function verify(a: TestApp, reference: string, extra = '', secret = SECRET) {
-  const res = await fetch(
-    `${a.app.url}/webhooks/wallet/${encodeURIComponent(secret)}/verify?reference=${encodeURIComponent(reference)}${extra}`,
-  );
-  return { status: res.status, body: (await res.json()) as { isVerified?: boolean; checksum?: string } };
-}
-
-async function request(a: TestApp, amount = '500'): Promise<WithdrawalRequest> {
-  const before = a.app.deps.withdrawals.list().length;
-  await a.command('/withdraw', `${amount} USDT BSC ${DEST} ${CLIENT} invoice 7`, USERS.alice);
-  return until('the request', () =>
-    a.app.deps.withdrawals.list().length > before ? a.app.deps.withdrawals.list()[0] : undefined,
-  );
-}
-
-async function approve(a: TestApp, r: WithdrawalRequest, user: string = USERS.carol) {
-  const card = await until('the card', () =>
-    a.fake.channel(CHANNELS.approvals).find((m) => m.text?.includes(r.merchantReference.slice(0, 8))),
-  );
-  await a.click(
-    user,
-    { actionId: ACTIONS.approve, value: r.id },
-    { channel: CHANNELS.approvals, message: { ts: card.ts } },
-  );
-}
-
-const state = (a: TestApp, id: string) => a.app.deps.withdrawals.get(id)?.state;
-const verificationAudit = (a: TestApp) =>
-  recentAudit(a.app.deps.store, 1000).filter((e) => e.action === 'verification');
-const alertsPosted = (a: TestApp) =>
-  a.fake.channel(CHANNELS.approvals).filter((m) => (m.text ?? '').includes('someone holds the API key'));
-/** The plain notice about one of our approved withdrawals (no alarm). */
-const noticesPosted = (a: TestApp) =>
-  a.fake
-    .channel(CHANNELS.approvals)
-    .filter((m) => (m.text ?? '').includes('The wallet service asked to confirm withdrawal'));
 
 /** Whether something accepts TCP connections on the port now. */
 function accepts(port: number): Promise<boolean> {
@@ -93,18 +55,6 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-async function postStraightToSandbox(a: TestApp, reference: string) {
-  const res = await fetch(`${a.app.sandbox!.url}/api/merchantClientWithdrawal?api-version=1`, {
-    method: 'POST',
-    headers: {
-      authorization: `ApiKey ${SANDBOX_MERCHANT.apiKey}`,
-      'content-type': 'application/json-patch+json; ver=1.0',
-    },
-    body: `{"amount":250,"currency":"USDT","destinationAddress":"${DEST}","merchantClientEmailAddress":"${CLIENT}","networkChain":"BSC","merchantReference":"${reference}","publicKey":"${SANDBOX_MERCHANT.publicKey}"}`,
-  });
-  return { status: res.status, body: (await res.json()) as { status: number; message: string } };
 }
 
 describe('the verification callback', () => {

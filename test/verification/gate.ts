@@ -1,13 +1,15 @@
 /**
  * A verification URL for the sandbox that holds each call until the test releases it, then
- * forwards it to the app's real verify route: the withdrawal stays `executing` in the app for
- * as long as the test needs, with no timing involved.
+ * forwards it, with its whole query, to the app's real verify route: the withdrawal stays
+ * `executing` in the app for as long as the test needs, with no timing involved.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface HeldCall {
   reference: string;
+  /** The call's whole query as the service sent it (forwarded as it is). */
+  query: URLSearchParams;
   release(): void;
 }
 
@@ -22,15 +24,16 @@ export interface Gate {
 export async function startGate(): Promise<Gate> {
   const gate: Gate = { url: '', target: '', held: [], close: async () => {} };
   const server: Server = createServer((req, res) => {
-    const reference = new URL(req.url ?? '/', 'http://x').searchParams.get('reference') ?? '';
+    const query = new URL(req.url ?? '/', 'http://x').searchParams;
+    const reference = query.get('reference') ?? '';
     let release!: () => void;
     const released = new Promise<void>((r) => {
       release = r;
     });
-    gate.held.push({ reference, release });
+    gate.held.push({ reference, query, release });
     void released.then(async () => {
       try {
-        const answer = await fetch(`${gate.target}?reference=${encodeURIComponent(reference)}`);
+        const answer = await fetch(`${gate.target}?${query}`);
         res.writeHead(answer.status, { 'content-type': 'application/json' });
         res.end(await answer.text());
       } catch {
