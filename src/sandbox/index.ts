@@ -114,6 +114,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       maxPageSize,
       verificationUrl: () => verificationUrl,
       verificationTimeoutMs: opts.verificationTimeoutMs,
+      verificationFields: opts.verificationFields === true,
       statusOverrides,
       forgery,
       keyField: () => keyField,

@@ -60,6 +60,7 @@ export interface RouteParts {
   maxPageSize: number;
   verificationUrl: () => VerificationUrl | undefined;
   verificationTimeoutMs: number | undefined;
+  verificationFields: boolean;
   statusOverrides: Map<string, unknown>;
   forgery: Forgery;
   keyField: () => boolean;
@@ -115,6 +116,7 @@ function walletRoutes(p: RouteParts): Route[] {
               return typeof url === 'function' ? url() : url;
             },
             ...(p.verificationTimeoutMs !== undefined ? { verificationTimeoutMs: p.verificationTimeoutMs } : {}),
+            verificationFields: p.verificationFields,
             onVerified: (v) => p.stats.verifications.push(v),
             onCommitted: (tx) => {
               p.stats.withdrawalsCommitted += 1;

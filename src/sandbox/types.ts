@@ -69,6 +69,12 @@ export interface SandboxOptions {
   verificationUrl?: VerificationUrl;
   /** How long the merchant has to answer a verification call, default 5000 ms. */
   verificationTimeoutMs?: number;
+  /**
+   * The verification call also carries the withdrawal's `amount`, `currency`, `networkChain` and
+   * `destinationAddress`, as the withdrawal was posted, as a deployment may send them. Default
+   * off: the documented call, `reference` only.
+   */
+  verificationFields?: boolean;
   now?: () => number;
 }
 

@@ -1,8 +1,10 @@
 /**
  * The wallet service's side of the withdrawal verification callback (shared/spec/public-facts.md):
- * before executing a withdrawal, `GET <verificationUrl>?reference=<merchantReference>`; the
- * withdrawal is executed only if the merchant answers `isVerified` true (a boolean or the
- * string "true", as the public docs show both) with the right checksum. Anything else (false,
+ * before executing a withdrawal, `GET <verificationUrl>?reference=<merchantReference>` (in the
+ * `verificationFields` mode, with the withdrawal's amount, currency, networkChain and
+ * destinationAddress too, as a deployment may send them); the withdrawal is executed only if
+ * the merchant answers `isVerified` true (a boolean or the string "true", as the public docs
+ * show both) with the right checksum. Anything else (false,
  * a wrong checksum, a non-200, a body that is not JSON, no answer within the timeout, an
  * unreachable URL) is a refusal: the service would not execute what it could not verify.
  */
@@ -27,6 +29,8 @@ export async function verifyWithMerchant(o: {
   reference: string;
   destination: string;
   timeoutMs: number;
+  /** Query parameters sent besides the reference (the sandbox's `verificationFields` mode). */
+  fields?: Readonly<Record<string, string>>;
 }): Promise<VerificationResult | undefined> {
   if (o.url === undefined) return undefined;
   const signal = AbortSignal.timeout(o.timeoutMs);
@@ -38,6 +42,7 @@ export async function verifyWithMerchant(o: {
     if (base === undefined) return undefined;
     const target = new URL(base);
     target.searchParams.set('reference', o.reference);
+    for (const [name, value] of Object.entries(o.fields ?? {})) target.searchParams.set(name, value);
     const res = await fetch(target, { signal, headers: { accept: 'application/json' }, redirect: 'error' });
     const text = await res.text();
     if (res.status !== 200) return { ok: false, why: `the merchant answered HTTP ${res.status}` };

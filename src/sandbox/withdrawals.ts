@@ -34,6 +34,8 @@ export interface WithdrawalDeps extends AuthDeps {
   verificationUrl?: VerificationUrl;
   /** How long the merchant has to answer the verification call, default 5000 ms. */
   verificationTimeoutMs?: number;
+  /** The verification call also carries the withdrawal's fields as posted (types.ts `verificationFields`). */
+  verificationFields?: boolean;
   /** Told of each verification call's outcome (the sandbox's stats). */
   onVerified?(v: { reference: string; verified: boolean; why?: string }): void;
 }
@@ -101,6 +103,7 @@ async function execute(
     reference: first.reference,
     destination: first.destination,
     timeoutMs: deps.verificationTimeoutMs ?? 5000,
+    ...(deps.verificationFields ? { fields: first.posted } : {}),
   });
   if (verified)
     deps.onVerified?.({
@@ -128,6 +131,8 @@ interface Plan {
   destination: string;
   reference: string;
   description: string | null;
+  /** The withdrawal's fields as posted (enums as codes or names, the amount's digits as written). */
+  posted: Record<string, string>;
 }
 
 function check(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: string, publicKey: string): Reply | Plan {
@@ -197,6 +202,12 @@ function check(deps: WithdrawalDeps, req: SandboxRequest, merchantEmail: string,
     destination,
     reference,
     description,
+    posted: {
+      amount: body.amount.toString(),
+      currency: String(plain(body.currency)),
+      networkChain: String(plain(body.networkChain)),
+      destinationAddress: destination,
+    },
   };
 }
 

@@ -54,7 +54,8 @@ function renderAlarm(a: VerificationAlert, policy: Policy): Rendered {
   const amount = amountOf(a);
   const ref = referenceCode(a.reference);
   const ours = a.state !== undefined;
-  const text = `${headline} Reference ${ref}${ours && a.destination ? `, destination of our request ${outside(shorten(a.destination))}` : ''}, amount ${outside(amount)}.`;
+  const asked = a.asked ? outside(a.asked) : undefined;
+  const text = `${headline} Reference ${ref}${ours && a.destination ? `, destination of our request ${outside(shorten(a.destination))}` : ''}, amount ${outside(amount)}${asked ? `; the call asked for ${asked}` : ''}.`;
   return {
     text,
     blocks: [
@@ -62,8 +63,12 @@ function renderAlarm(a: VerificationAlert, policy: Policy): Rendered {
       fields([
         ['Reference', ref],
         [ours ? 'Destination of our request' : 'Destination', a.destination ? outsideCode(a.destination) : 'not known'],
-        ['Amount', a.network && a.amount ? `${outside(amount)} on ${outside(a.network)}` : outside(amount)],
+        [
+          ours ? 'Amount of our request' : 'Amount',
+          a.network && a.amount ? `${outside(amount)} on ${outside(a.network)}` : outside(amount),
+        ],
         ['Why we refused', `${VERDICT_WORDS[a.reason]}${a.state ? ` (this request is ${outside(a.state)})` : ''}`],
+        ...(asked ? [['The call asked for', asked] as [string, string]] : []),
       ]),
       section(
         'We answered “not verified”, so the service should not execute it. Rotate the merchant API key in the wallet service’s dashboard and check who had it; `/treasury freeze <reason>` stops every send meanwhile.',

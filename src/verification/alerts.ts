@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { collection } from '../store/index.js';
 import type { WithdrawalState } from '../withdrawals/index.js';
-import type { VerdictReason } from './verdict.js';
+import { isMismatch, type VerdictReason } from './verdict.js';
 
 export interface VerificationAlert {
   /** The reference as asked (shortened: see shortReference); any text, escape it to show it. */
@@ -25,6 +25,8 @@ export interface VerificationAlert {
   currency?: string;
   network?: string;
   requester?: string;
+  /** The call's values that differ from the approved ones, as asked ("amount 5000; network ETH"): any text, escape it to show it. */
+  asked?: string;
 }
 
 export type VerificationAlertKind = 'alarm' | 'notice';
@@ -39,11 +41,12 @@ const APPROVED_BY_QUORUM: ReadonlySet<WithdrawalState> = new Set([
 ]);
 
 /**
- * Alarm or plain notice for a refused call. A destination that is not the approved one is an
- * alarm even for our approved request: the service was asked to send it somewhere we did not approve.
+ * Alarm or plain notice for a refused call. A destination, amount, currency or network that is
+ * not the approved one is an alarm even for our approved request: the service was asked to send
+ * something we did not approve.
  */
 export function refusalKind(reason: VerdictReason, state: WithdrawalState | undefined): VerificationAlertKind {
-  if (reason === 'destination_mismatch') return 'alarm';
+  if (isMismatch(reason)) return 'alarm';
   return state && APPROVED_BY_QUORUM.has(state) ? 'notice' : 'alarm';
 }
 

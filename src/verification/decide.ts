@@ -7,12 +7,10 @@
 import { z } from 'zod';
 import { type FrozenFact, frozenFact } from '../freeze/state.js';
 import type { Reads } from '../store/index.js';
-import { addressFamily } from '../wallet/addresses.js';
-import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { sameAddress } from '../withdrawals/rules.js';
 import { WITHDRAWALS, type WithdrawalRequest } from '../withdrawals/index.js';
 import { shortReference } from './alerts.js';
 import { verificationChecksum } from './checksum.js';
+import { type CallFields, type FieldMismatch, fieldMismatches, parseCallFields } from './fields.js';
 import { type Verdict, verdict, VERDICT_WORDS } from './verdict.js';
 
 const querySchema = z.object({
@@ -22,7 +20,6 @@ const querySchema = z.object({
     .min(1)
     .max(200)
     .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces'),
-  destination: z.string().trim().min(1).max(200).optional(),
 });
 
 /** What the service asked: the reference exactly as sent, and whether it has a usable shape. */
@@ -32,7 +29,8 @@ export interface VerificationQuery {
   valid: boolean;
   /** The validated reference ('' when not valid). */
   reference: string;
-  destination: string | undefined;
+  /** The withdrawal's other fields, when the call carries them (fields.ts). */
+  fields: CallFields;
 }
 
 /** The query of any request target; one that is not a URL has none (and so no usable reference). */
@@ -43,28 +41,20 @@ export function parseVerificationQuery(target: string | undefined): Verification
   } catch {
     query = new URLSearchParams();
   }
-  const parsed = querySchema.safeParse({
-    reference: query.get('reference') ?? undefined,
-    destination: query.get('destinationAddress') ?? query.get('destination') ?? undefined,
-  });
+  const parsed = querySchema.safeParse({ reference: query.get('reference') ?? undefined });
   return {
     rawReference: query.get('reference') ?? '',
     valid: parsed.success,
     reference: parsed.success ? parsed.data.reference : '',
-    destination: parsed.success ? parsed.data.destination : undefined,
+    fields: parseCallFields(query),
   };
-}
-
-function destinationMatches(r: WithdrawalRequest, address: string): boolean {
-  const currency = lookup(CURRENCIES, r.currency);
-  const network = lookup(NETWORKS, r.network);
-  if (!currency || !network) return address === r.destination;
-  return sameAddress(addressFamily(network), address, r.destination);
 }
 
 export interface Judged {
   cur: WithdrawalRequest | undefined;
   frozen: FrozenFact | undefined;
+  /** The carried values that are not the request's (none without a request). */
+  mismatches: FieldMismatch[];
   v: Verdict;
   answer: { isVerified: boolean; checksum: string };
 }
@@ -73,18 +63,29 @@ export interface Judged {
 export function judgeVerification(r: Reads, q: VerificationQuery, secretKey: string): Judged {
   const cur = q.valid ? r.all(WITHDRAWALS).find((x) => x.merchantReference === q.reference) : undefined;
   const frozen = frozenFact(r);
+  const mismatches = cur ? fieldMismatches(cur, q.fields) : [];
   const v = verdict({
     referenceValid: q.valid,
     request: cur,
     frozen: !!frozen,
-    destinationMatches:
-      cur && q.valid && q.destination !== undefined ? destinationMatches(cur, q.destination) : undefined,
+    mismatches: mismatches.map((m) => m.field),
   });
   const answer =
     v.isVerified && cur
       ? { isVerified: true, checksum: verificationChecksum(secretKey, cur.merchantReference, cur.destination) }
       : { isVerified: false, checksum: '' };
-  return { cur, frozen, v, answer };
+  return { cur, frozen, mismatches, v, answer };
+}
+
+/** The refused values for the admins, as asked, each shortened: "amount 5000; network ETH". */
+export function askedSummary(mismatches: readonly FieldMismatch[]): string {
+  return mismatches.map((m) => `${m.field} ${shortReference(m.asked, 64)}`).join('; ');
+}
+
+/** What the call carried besides the reference, each value as asked (shortened), for the audit entry. */
+function askedFields(fields: CallFields): Record<string, string[]> | undefined {
+  const entries = Object.entries(fields).map(([field, values]) => [field, values.map((c) => shortReference(c.asked))]);
+  return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
 /** The audit entry of one answered call (without its time), the same wherever it was answered. */
@@ -92,7 +93,8 @@ export function verificationAudit(
   q: VerificationQuery,
   j: Judged,
 ): { subject: string; details: Record<string, unknown> } {
-  const { cur, frozen, v } = j;
+  const { cur, frozen, v, mismatches } = j;
+  const asked = askedFields(q.fields);
   return {
     subject: cur?.id ?? (q.reference || 'unknown'),
     details: {
@@ -107,7 +109,8 @@ export function verificationAudit(
         ? { amount: cur.amount, currency: cur.currency, network: cur.network, destination: cur.destination }
         : {}),
       ...(frozen ? { frozenBy: frozen.by } : {}),
-      ...(q.valid && q.destination ? { askedDestination: q.destination } : {}),
+      ...(asked ? { asked } : {}),
+      ...(mismatches.length ? { mismatches: [...new Set(mismatches.map((m) => m.field))] } : {}),
     },
   };
 }

@@ -2,8 +2,8 @@
  * GET /webhooks/wallet/:secret/verify?reference=<merchantReference>: the wallet service's
  * withdrawal verification callback (shared/spec/public-facts.md). Answers
  * `{ isVerified: true, checksum }` only for a withdrawal this app claimed for sending after a
- * full quorum, while sends are not frozen (verdict.ts); anything else `{ isVerified: false,
- * checksum: "" }`.
+ * full quorum, as approved in every field the call carries (fields.ts), while sends are not
+ * frozen (verdict.ts); anything else `{ isVerified: false, checksum: "" }`.
  *
  * The same work whatever the reason: the secret is compared in constant time (against each
  * accepted one: during a rotation's overlap the previous one still answers), the lookup and
@@ -31,7 +31,7 @@ import {
 } from './alerts.js';
 import { secretMatches } from '../alerts/signature.js';
 import { verificationChecksum } from './checksum.js';
-import { judgeVerification, parseVerificationQuery, verificationAudit } from './decide.js';
+import { askedSummary, judgeVerification, parseVerificationQuery, verificationAudit } from './decide.js';
 import type { PolicySource } from '../policy/source.js';
 
 export interface VerificationDeps {
@@ -65,7 +65,7 @@ export function verificationHandler(d: VerificationDeps) {
         // Decided on what is stored now, in the same commit as its audit entry: a freeze or a
         // settlement committed before this call is always seen.
         const judged = judgeVerification(tx, q, d.secretKey);
-        const { cur, v, answer } = judged;
+        const { cur, v, answer, mismatches } = judged;
         appendAudit(tx, { at, actor: 'system', action: 'verification', ...verificationAudit(q, judged) });
         // A withdrawal we are not sending was asked about, whatever its reference looks like: the
         // admins hear of it once per reference (an alarm unless the quorum approved it: alerts.ts).
@@ -87,6 +87,7 @@ export function verificationHandler(d: VerificationDeps) {
                   requester: cur.requester,
                 }
               : {}),
+            ...(mismatches.length ? { asked: askedSummary(mismatches) } : {}),
           };
           tx.put(VERIFICATION_ALERTS, alertId, alert);
           d.outbox.enqueue(tx, {

@@ -1,9 +1,14 @@
 /**
  * Whether to confirm a withdrawal the wallet service is about to execute (ARCHITECTURE.md
  * invariant 11): only one this app claimed for sending after a full quorum (`executing`),
- * for that destination, while sends are not frozen. Pure: the handler resolves the facts.
+ * as approved in every field the call carries, while sends are not frozen. Pure: the handler
+ * resolves the facts.
  */
 import type { WithdrawalState } from '../withdrawals/index.js';
+import type { CallField } from './fields.js';
+
+/** A field the call carried is not the approved one (fields.ts). */
+export type MismatchReason = `${CallField}_mismatch`;
 
 export type VerdictReason =
   | 'verified'
@@ -11,7 +16,7 @@ export type VerdictReason =
   | 'unknown_reference'
   | 'not_executing'
   | 'frozen'
-  | 'destination_mismatch';
+  | MismatchReason;
 
 export interface VerdictFacts {
   /** The reference asked about passed validation (present, of sane length). */
@@ -20,11 +25,11 @@ export interface VerdictFacts {
   request: { state: WithdrawalState } | undefined;
   frozen: boolean;
   /**
-   * When the caller named a destination: whether it is the approved one. The spec's callback
-   * carries only the reference (the checksum binds the destination); a service that also
-   * sends the address gets it checked here.
+   * The fields the call carried that are not the approved ones (fields.ts), first one first.
+   * The spec's callback carries only the reference (the checksum binds the destination): then
+   * none. A service that also sends the destination, amount, currency or network gets each checked.
    */
-  destinationMatches: boolean | undefined;
+  mismatches: readonly CallField[];
 }
 
 export interface Verdict {
@@ -35,9 +40,13 @@ export interface Verdict {
 export function verdict(f: VerdictFacts): Verdict {
   if (!f.referenceValid) return { isVerified: false, reason: 'invalid_reference' };
   if (!f.request) return { isVerified: false, reason: 'unknown_reference' };
+  // Before the state and the freeze: a call naming other values than the quorum approved is
+  // about a withdrawal nobody approved whatever ours is doing, and its reason raises the alarm
+  // (alerts.ts), where "frozen" or "already sent" would only be a notice.
+  const [mismatch] = f.mismatches;
+  if (mismatch) return { isVerified: false, reason: `${mismatch}_mismatch` };
   if (f.frozen) return { isVerified: false, reason: 'frozen' };
   if (f.request.state !== 'executing') return { isVerified: false, reason: 'not_executing' };
-  if (f.destinationMatches === false) return { isVerified: false, reason: 'destination_mismatch' };
   return { isVerified: true, reason: 'verified' };
 }
 
@@ -49,4 +58,16 @@ export const VERDICT_WORDS: Record<VerdictReason, string> = {
   not_executing: 'this app is not sending that withdrawal now',
   frozen: 'sends are frozen',
   destination_mismatch: 'the destination is not the approved one',
+  amount_mismatch: 'the amount is not the approved one',
+  currency_mismatch: 'the currency is not the approved one',
+  network_mismatch: 'the network is not the approved one',
 };
+
+const MISMATCHES: ReadonlySet<VerdictReason> = new Set<MismatchReason>([
+  'destination_mismatch',
+  'amount_mismatch',
+  'currency_mismatch',
+  'network_mismatch',
+]);
+
+export const isMismatch = (reason: VerdictReason): reason is MismatchReason => MISMATCHES.has(reason);

@@ -290,6 +290,7 @@ function verificationMessages(f: Fields): unknown[] {
     amount: f.amount,
     currency: f.currency,
     network: f.network,
+    asked: f.reference,
   };
   return [renderVerificationAlert(a, policy), renderVerificationAlert({ ...a, kind: 'notice' }, policy)];
 }

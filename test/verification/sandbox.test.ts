@@ -25,11 +25,14 @@ afterEach(async () => {
   merchant = undefined;
 });
 
-/** A merchant server answering each verification call with `answer(reference)`. */
+/** A merchant server answering each verification call with `answer(reference)`; `queries` holds each call's query. */
+const queries: Array<Record<string, string>> = [];
 async function merchantAnswering(answer: (reference: string) => { status?: number; body: string }): Promise<string> {
+  queries.length = 0;
   merchant = createServer((req, res) => {
-    const reference = new URL(req.url ?? '/', 'http://x').searchParams.get('reference') ?? '';
-    const a = answer(reference);
+    const query = new URL(req.url ?? '/', 'http://x').searchParams;
+    queries.push(Object.fromEntries(query));
+    const a = answer(query.get('reference') ?? '');
     res.writeHead(a.status ?? 200, { 'content-type': 'application/json' });
     res.end(a.body);
   });
@@ -49,9 +52,14 @@ async function withdraw(sb: Sandbox, reference: string) {
   return { status: res.status, body: (await res.json()) as { status: number; message: string; data: unknown } };
 }
 
-async function start(verificationUrl: string | undefined): Promise<Sandbox> {
+async function start(verificationUrl: string | undefined, verificationFields = false): Promise<Sandbox> {
   // These tests read the sandbox's refusal body as sent (its canonical v1 form): variety off.
-  sandbox = await createSandbox({ seed: false, variety: 'off', ...(verificationUrl ? { verificationUrl } : {}) });
+  sandbox = await createSandbox({
+    seed: false,
+    variety: 'off',
+    verificationFields,
+    ...(verificationUrl ? { verificationUrl } : {}),
+  });
   sandbox.setBalance(CLIENT, 'USDT', 'BSC', '1000');
   return sandbox;
 }
@@ -110,6 +118,19 @@ describe('sandbox: verification before executing', () => {
     const port = await freePort();
     const sb = await start(`http://127.0.0.1:${port}/webhooks/wallet/s3cret/verify`);
     await expectRefused(sb, 'ref-unreachable', 'could not be reached');
+  });
+
+  it('asks with the reference alone, or in the verificationFields mode with the withdrawal as posted', async () => {
+    const url = await merchantAnswering((ref) => ({
+      body: JSON.stringify({ isVerified: true, checksum: checksumFor(ref) }),
+    }));
+    expect((await withdraw(await start(url), 'ref-documented')).status).toBe(200);
+    await sandbox!.close();
+    expect((await withdraw(await start(url, true), 'ref-fields')).status).toBe(200);
+    expect(queries).toEqual([
+      { reference: 'ref-documented' },
+      { reference: 'ref-fields', amount: '100', currency: 'USDT', networkChain: 'BSC', destinationAddress: DEST },
+    ]);
   });
 
   it('without a verification URL, executes as before', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { referenceCode } from '../../src/slack/verification-notice.js';
 import { refusalKind, shortReference } from '../../src/verification/alerts.js';
 import { constantTimeEqual, verificationChecksum } from '../../src/verification/checksum.js';
+import { CALL_FIELDS } from '../../src/verification/fields.js';
 import { verdict, type VerdictFacts } from '../../src/verification/verdict.js';
 import type { WithdrawalState } from '../../src/withdrawals/index.js';
 
@@ -49,20 +50,24 @@ describe('verdict', () => {
     referenceValid: true,
     request: { state: o.state ?? 'executing' },
     frozen: false,
-    destinationMatches: undefined,
+    mismatches: [],
     ...o,
   });
 
-  it('verifies only an executing request, not frozen, for its destination', () => {
+  it('verifies only an executing request, not frozen, with no field other than approved', () => {
     expect(verdict(facts({}))).toEqual({ isVerified: true, reason: 'verified' });
-    expect(verdict(facts({ destinationMatches: true }))).toEqual({ isVerified: true, reason: 'verified' });
   });
 
   it('refuses every other case, with its reason', () => {
     expect(verdict(facts({ referenceValid: false, request: undefined })).reason).toBe('invalid_reference');
     expect(verdict(facts({ request: undefined })).reason).toBe('unknown_reference');
     expect(verdict(facts({ frozen: true })).reason).toBe('frozen');
-    expect(verdict(facts({ destinationMatches: false })).reason).toBe('destination_mismatch');
+    for (const field of CALL_FIELDS) expect(verdict(facts({ mismatches: [field] })).reason).toBe(`${field}_mismatch`);
+    // The first field that differs names the reason; a mismatch outranks the state and the freeze (it alarms).
+    expect(verdict(facts({ mismatches: ['amount', 'network'] })).reason).toBe('amount_mismatch');
+    expect(verdict(facts({ mismatches: ['currency'], frozen: true, state: 'completed' })).reason).toBe(
+      'currency_mismatch',
+    );
     for (const state of ['pending', 'approved', 'rejected', 'expired', 'completed', 'failed', 'unknown'] as const)
       expect(verdict(facts({ state })), state).toEqual({ isVerified: false, reason: 'not_executing' });
   });
@@ -83,15 +88,15 @@ describe('verdict', () => {
         fc.boolean(),
         fc.option(states, { nil: undefined }),
         fc.boolean(),
-        fc.option(fc.boolean(), { nil: undefined }),
-        (referenceValid, state, frozen, destinationMatches) => {
+        fc.subarray([...CALL_FIELDS]),
+        (referenceValid, state, frozen, mismatches) => {
           const v = verdict({
             referenceValid,
             request: state ? { state } : undefined,
             frozen,
-            destinationMatches,
+            mismatches,
           });
-          const should = referenceValid && state === 'executing' && !frozen && destinationMatches !== false;
+          const should = referenceValid && state === 'executing' && !frozen && mismatches.length === 0;
           expect(v.isVerified).toBe(should);
         },
       ),
@@ -106,7 +111,9 @@ describe('refusalKind: alarm or plain notice', () => {
     for (const state of ['pending', 'rejected', 'expired'] as const)
       expect(refusalKind('not_executing', state), state).toBe('alarm');
     expect(refusalKind('frozen', 'pending')).toBe('alarm');
-    expect(refusalKind('destination_mismatch', 'executing')).toBe('alarm');
+    for (const field of CALL_FIELDS)
+      for (const state of ['executing', 'completed', undefined] as const)
+        expect(refusalKind(`${field}_mismatch`, state), `${field} ${state}`).toBe('alarm');
     for (const state of ['approved', 'completed', 'failed', 'unknown'] as const)
       expect(refusalKind('not_executing', state), state).toBe('notice');
     expect(refusalKind('frozen', 'executing')).toBe('notice');

@@ -232,7 +232,7 @@ describe('while held', () => {
     expect(recoveryAction(approved, T0 + 60_000)).toBe('none');
     expect(recoveryAction(approved, T0 + 100 * 3_600_000)).toBe('none');
     // The service's verification callback refuses it: only a claimed (executing) request is confirmed.
-    expect(verdict({ referenceValid: true, request: approved, frozen: false, destinationMatches: undefined })).toEqual({
+    expect(verdict({ referenceValid: true, request: approved, frozen: false, mismatches: [] })).toEqual({
       isVerified: false,
       reason: 'not_executing',
     });
