@@ -82,9 +82,15 @@ export function askedSummary(mismatches: readonly FieldMismatch[]): string {
   return mismatches.map((m) => `${m.field} ${shortReference(m.asked, 64)}`).join('; ');
 }
 
+/** Values kept per field in the audit entry: a call repeating a parameter cannot grow the log without end. */
+const ASKED_KEPT = 10;
+
 /** What the call carried besides the reference, each value as asked (shortened), for the audit entry. */
 function askedFields(fields: CallFields): Record<string, string[]> | undefined {
-  const entries = Object.entries(fields).map(([field, values]) => [field, values.map((c) => shortReference(c.asked))]);
+  const entries = Object.entries(fields).map(([field, values]) => [
+    field,
+    values.slice(0, ASKED_KEPT).map((c) => shortReference(c.asked)),
+  ]);
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 

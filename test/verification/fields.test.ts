@@ -141,6 +141,9 @@ describe('the verification callback compares the fields the call carries', () =>
     ];
     for (const [extra] of cases) expect(await verify(a, r.merchantReference, extra), extra).toEqual(REFUSED);
     expect(verificationAudit(a).map((e) => e.details.reason)).toEqual(cases.map(([, reason]) => reason));
+    // A parameter repeated many times: refused, and the audit entry keeps ten of its values.
+    expect(await verify(a, r.merchantReference, '&amount=5000'.repeat(50))).toEqual(REFUSED);
+    expect(lastAudit(a)?.details.asked).toEqual({ amount: Array(10).fill('5000') });
     // Still up, still sending ours.
     expect(await verify(a, r.merchantReference)).toEqual(verified(r));
     held.release();
