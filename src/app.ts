@@ -176,7 +176,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     cleanup.push(() => scheduler.stop());
 
     const { explorerNet } = wallet;
-    const prices = buildPrices({ config, sandboxUrl: wallet.sandbox?.url, policy, now, logger });
+    const prices = buildPrices({ config, sandboxUrl: wallet.sandbox?.url, policy, now, logger, store });
     const balances = buildBalances({
       prices: () => prices.snapshot(),
       store,

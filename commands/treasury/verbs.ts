@@ -155,7 +155,9 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
             ...extra,
             ['Version', deps.version],
           ]),
-          section(`*Prices*\n${priceStatusText(deps.prices.state(), deps.policy.current().valuation.max_age)}`),
+          section(
+            `*Prices*\n${priceStatusText(deps.prices.state(), deps.policy.current().valuation.max_age, deps.now())}`,
+          ),
           ...jobStatusBlocks(deps.scheduler.status()),
           context(`Slack mode: ${deps.config.slack.mode}`),
         ],

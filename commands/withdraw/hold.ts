@@ -12,7 +12,7 @@ import type { CommandDeps } from '../deps.js';
 import { holdMetaSchema, readReason, reasonModal, VIEWS } from './modals.js';
 import { ephemeral, submitted } from './replies.js';
 import type { ViewSubmittedArgs } from './request-submitted.js';
-import { outsideCode } from '../../src/format/outside.js';
+import { outside, outsideCode } from '../../src/format/outside.js';
 
 type HoldArgs = Pick<SlackActionMiddlewareArgs<BlockAction<ButtonAction>>, 'body' | 'action' | 'respond'> & {
   client: App['client'];
@@ -29,9 +29,11 @@ export function holdButton(deps: CommandDeps, action: 'release' | 'reject') {
       const what = `${amountText(r)} on ${r.network} to ${outsideCode(r.destination)}`;
       // Why it is held, in the words of its card (repeat-hold.ts): never "reported sent" (a Failed report holds too).
       const why =
-        r.hold.kind === 'retyped' && r.hold.earlierState
-          ? 'An earlier request with the same details is under way: unless this is a separate payout, paying this one too may pay twice.'
-          : 'The wallet service reported the earlier request of the same payout after it had no record of it, so it has that request: check there that the client was not paid, or paying this one too may pay twice.';
+        r.hold.kind === 'limit'
+          ? `Sending it now would cross a limit of the treasury policy: ${outside(r.hold.status, 300)}.`
+          : r.hold.kind === 'retyped' && r.hold.earlierState
+            ? 'An earlier request with the same details is under way: unless this is a separate payout, paying this one too may pay twice.'
+            : 'The wallet service reported the earlier request of the same payout after it had no record of it, so it has that request: check there that the client was not paid, or paying this one too may pay twice.';
       const intro =
         action === 'release'
           ? `Send ${what} anyway? ${why}${r.state === 'approved' ? ' It is sent as soon as you confirm.' : ' It is sent once its approvals are complete.'}`

@@ -14,7 +14,7 @@
 import type { App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
-import { valueWords } from '../../src/format/fiat.js';
+import { currentAndJudged } from '../../src/format/judged.js';
 import { classifySlackError } from '../../src/outbox/slack-errors.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { valueAt, type PriceSnapshot } from '../../src/prices/index.js';
@@ -40,7 +40,8 @@ export function previewText(policy: Policy, prices: PriceSnapshot, amountTyped: 
   if (!currency) return 'Choose the currency to see the value and the approvals it needs.';
   const valuation = valueAt(prices, currency.name, amount.text);
   const tier = selectTier(policy, currency.name, amount.text, valuation);
-  const value = valuation.kind === 'known' ? valueWords(valuation) : `Value unknown (${valuation.reason})`;
+  const value =
+    valuation.kind === 'known' ? currentAndJudged(valuation, currency.name) : `Value unknown (${valuation.reason})`;
   if (!tier) return `${value}: above every approval tier of the policy, so it cannot be requested.`;
   const approvals = `${tier.approvals} approval${tier.approvals === 1 ? '' : 's'}`;
   const strictest =

@@ -8,6 +8,7 @@ import { createPrices, type Prices } from '../prices/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { PolicySource } from '../policy/source.js';
+import type { Store } from '../store/types.js';
 
 export function buildPrices(o: {
   config: Config;
@@ -15,6 +16,8 @@ export function buildPrices(o: {
   policy: PolicySource;
   now: () => number;
   logger: Logger;
+  /** Where accepted prices are kept, so a restart or a failover judges at the same window. */
+  store: Store;
 }): Prices {
   const url = o.config.prices.url ?? o.sandboxUrl ?? DEFAULT_PRICE_API_URL;
   const source =
@@ -29,5 +32,6 @@ export function buildPrices(o: {
     policy: o.policy,
     now: o.now,
     logger: o.logger.child({ component: 'prices' }),
+    store: o.store,
   });
 }

@@ -27,7 +27,7 @@ import type { PolicySource } from '../policy/source.js';
 
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
-  withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown'>;
+  withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown' | 'retryHeld'>;
   approvers: Pick<ApproverReminders, 'run'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
   balances: Pick<LowBalanceWatch, 'check'>;

@@ -9,6 +9,8 @@ import { z } from 'zod';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup } from '../wallet/enums.js';
 
 const DAY_MS = 86_400_000;
+/** Stablecoins valued at no less than their peg for limits, unless the policy lists its own. */
+const DEFAULT_PEGS: Record<string, string> = { USDT: '1', USDC: '1', DAI: '1', BUSD: '1' };
 const DURATION = /^(\d+)\s*(s|m|h|d)$/i;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -306,8 +308,20 @@ export const policySchema = z
         ids: perCurrency(z.string().regex(/^[a-z0-9-]{1,80}$/, 'must be a CoinGecko coin id such as bitcoin'))
           .default({})
           .describe('CoinGecko coin ids by currency, overriding the built-in list (e.g. `XEND: xend-finance`).'),
+        lookback: durationSchema
+          .refine((ms) => ms >= 3_600_000 && ms <= 90 * DAY_MS, 'must be between 1h and 90d')
+          .default(7 * DAY_MS)
+          .describe(
+            'Limits judge at the highest price accepted in this window (kept in the store): a rise counts at once, a fall only once it has left the window.',
+          ),
+        pegs: perCurrency(amountSchema)
+          .default(DEFAULT_PEGS)
+          .describe('Stablecoins and their peg in USD: never valued below it for limits (replaces the default list).'),
+        floor: perCurrency(amountSchema)
+          .default({})
+          .describe('An admin floor per asset in USD: never valued below it for limits.'),
       })
-      .default({ currency: 'USD', max_age: 5 * 60_000, ids: {} })
+      .default({ currency: 'USD', max_age: 5 * 60_000, ids: {}, lookback: 7 * DAY_MS, pegs: DEFAULT_PEGS, floor: {} })
       .describe('How amounts are valued in USD for the `value` entries of the policy.'),
     /**
      * When the scheduled jobs run: `timezone` (IANA name) and, per job, a node-cron

@@ -8,20 +8,28 @@
  * move is measured from, however old. Each refresh has a deadline: a fetch that never answers
  * cannot hold the refresh (and every later one) for ever.
  */
+import { Dec } from '../withdrawals/money.js';
 import type { Logger } from '../log.js';
+import type { Store } from '../store/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { PolicySource } from '../policy/source.js';
 import { priceIds } from './ids.js';
 import { judgeAnswer, type Sighting } from './judge.js';
 import type { PriceFetch } from './client.js';
-import type { PriceSnapshot, PriceSourceState, Prices, Quote } from './types.js';
+import { highIn, PRICE_HISTORY, recordQuote, type PriceHistory } from './history.js';
+import type { AssetPrice, JudgedPrice, PriceSnapshot, PriceSourceState, Prices, Quote } from './types.js';
 
-export type { PriceSnapshot, PriceSourceState, Prices, Quote, Valuation } from './types.js';
-export { valueAt, sumValues, NO_PRICES } from './value.js';
+export type { PriceSnapshot, PriceSourceState, Prices, Quote, Valuation, JudgedPrice } from './types.js';
+export { valueAt, sumValues, NO_PRICES, marketUsd } from './value.js';
 export { DEFAULT_PRICE_IDS, priceIds } from './ids.js';
 
 /** One call for every asset at most this often, whatever asks (the job, a start, a test). */
 export const MIN_REFRESH_MS = 60_000;
+/**
+ * A minute's cron tick may fire a little early (timers are not exact): a call this much short of
+ * the minute still counts as the next minute's, or every other minute would be skipped.
+ */
+export const REFRESH_SLACK_MS = 5_000;
 /** A fetch not answered by then is refused as late (above the client's own deadline, at most 60 s). */
 export const REFRESH_DEADLINE_MS = 65_000;
 
@@ -34,9 +42,18 @@ export function createPrices(o: {
   logger: Logger;
   /** The refresh's own deadline (tests); REFRESH_DEADLINE_MS by default. */
   deadlineMs?: number;
+  /** Where accepted prices are kept (the lookback window's highs and the last quote), so a restart keeps them. */
+  store?: Pick<Store, 'all' | 'commit'>;
 }): Prices {
-  /** The last accepted quote per currency, however old: what values use, and what a move is measured from. */
-  let quotes: Record<string, Quote> = {};
+  /** Per currency, the stored hourly highs and last quote (mirrors PRICE_HISTORY). */
+  const history: Record<string, PriceHistory> = Object.create(null);
+  for (const h of o.store?.all(PRICE_HISTORY) ?? []) history[h.currency] = h;
+  /**
+   * The last accepted quote per currency, however old: what values use, and what a move is measured
+   * from. Seeded from the store, so the first answer after a restart is judged against the last
+   * price before it (and counts as unknown if it moved too far) instead of being believed alone.
+   */
+  let quotes: Record<string, Quote> = Object.fromEntries(Object.values(history).map((h) => [h.currency, h.last]));
   /** Large moves seen once (not believed yet) and why their value is unknown meanwhile. */
   let pending: Record<string, Sighting> = {};
   let held: Record<string, string> = {};
@@ -50,7 +67,7 @@ export function createPrices(o: {
 
   async function refreshOnce(): Promise<void> {
     const now = o.now();
-    if (lastCallAt !== undefined && now - lastCallAt < MIN_REFRESH_MS) return;
+    if (lastCallAt !== undefined && now - lastCallAt < MIN_REFRESH_MS - REFRESH_SLACK_MS) return;
     lastCallAt = now;
     calls += 1;
     const ids = priceIds(o.policy.current().valuation.ids);
@@ -86,6 +103,7 @@ export function createPrices(o: {
       return;
     }
     quotes = { ...quotes, ...judged.accepted };
+    await keep(judged.accepted);
     pending = { ...without(pending, judged.accepted), ...judged.held };
     held = without(held, judged.accepted);
     for (const c of Object.keys(judged.held)) held[c] = judged.refused[c] ?? 'a large move not confirmed yet';
@@ -99,13 +117,59 @@ export function createPrices(o: {
       );
   }
 
+  /** The accepted prices recorded (memory first, then the store; a store that refuses the write is logged, not fatal). */
+  async function keep(accepted: Readonly<Record<string, Quote>>): Promise<void> {
+    const lookback = o.policy.current().valuation.lookback;
+    const next = Object.entries(accepted).map(([c, q]) => recordQuote(history[c], c, q, lookback));
+    for (const h of next) history[h.currency] = h;
+    policyCache = undefined;
+    if (!o.store || next.length === 0) return;
+    try {
+      await o.store.commit((tx) => {
+        for (const h of next) tx.put(PRICE_HISTORY, h.currency, h);
+      });
+    } catch (err) {
+      o.logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'accepted prices not stored: a restart would judge at the prices stored before',
+      );
+    }
+  }
+
+  /** Per currency, the policy price where it is above the current quote; cached per minute and policy. */
+  let policyCache: { key: string; value: Record<string, { price: string; judged: JudgedPrice }> } | undefined;
+  function policyPrices(now: number): Record<string, { price: string; judged: JudgedPrice }> {
+    const v = o.policy.current().valuation;
+    const key = `${Math.floor(now / 60_000)}|${v.lookback}|${JSON.stringify(v.pegs)}|${JSON.stringify(v.floor)}`;
+    if (policyCache?.key === key) return policyCache.value;
+    const out: Record<string, { price: string; judged: JudgedPrice }> = Object.create(null);
+    for (const [currency, q] of Object.entries(quotes)) {
+      const candidates: Array<{ price: string; judged: JudgedPrice }> = [];
+      const high = highIn(history[currency], now, v.lookback);
+      if (high)
+        candidates.push({ price: high.price, judged: { basis: 'high', lookbackMs: v.lookback, seenAt: high.at } });
+      const peg = v.pegs[currency];
+      if (peg !== undefined) candidates.push({ price: peg, judged: { basis: 'peg' } });
+      const floor = v.floor[currency];
+      if (floor !== undefined) candidates.push({ price: floor, judged: { basis: 'floor' } });
+      let best: { price: string; judged: JudgedPrice } | undefined;
+      for (const c of candidates) if (new Dec(c.price).gt(best?.price ?? q.price)) best = c;
+      if (best) out[currency] = best;
+    }
+    policyCache = { key, value: out };
+    return out;
+  }
+
   function snapshot(): PriceSnapshot {
+    const now = o.now();
+    const policy = policyPrices(now);
     return {
-      now: o.now(),
+      now,
       maxAgeMs: maxAgeMs(),
       quotes: without(quotes, held),
       ...(lastProblem ? { lastProblem: lastProblem.reason } : {}),
       ...(Object.keys(held).length ? { held: { ...held } } : {}),
+      ...(Object.keys(policy).length ? { policy } : {}),
     };
   }
 
@@ -131,7 +195,12 @@ export function createPrices(o: {
         const q = snap.quotes[currency];
         (q && snap.now - Date.parse(q.at) <= snap.maxAgeMs ? fresh : stale).push(currency);
       }
-      return { source: o.source, lastOkAt, lastProblem, calls, fresh, stale };
+      const assets: AssetPrice[] = Object.keys(priceIds(o.policy.current().valuation.ids)).map((currency) => {
+        const q = quotes[currency];
+        const p = snap.policy?.[currency];
+        return { currency, ...(q ? { current: { price: q.price, at: q.at } } : {}), ...(p ? { policy: p } : {}) };
+      });
+      return { source: o.source, lastOkAt, lastProblem, calls, fresh, stale, assets };
     },
   };
 }

@@ -13,7 +13,19 @@ export interface Quote {
 
 /** The value of an amount: known (USD text, exact, and the quote it came from) or unknown and why. */
 export type Valuation =
-  | { kind: 'known'; usd: string; price: string; at: string; source: string }
+  | {
+      kind: 'known';
+      /** The policy value (what every limit judges): the amount at `price`, the policy price. */
+      usd: string;
+      /** The policy price: the current one, or higher (`judged` says why). */
+      price: string;
+      at: string;
+      source: string;
+      /** The current (market) value and price, when policy judged at a higher price than the current one. */
+      market?: { usd: string; price: string };
+      /** Why policy judged above the current price: the window's high, the peg, or the admin's floor. */
+      judged?: JudgedPrice;
+    }
   | {
       kind: 'unknown';
       /** In words: "no price since 00:12 UTC", "the price source does not list XEND". */
@@ -21,6 +33,9 @@ export type Valuation =
       /** The last good price's time, if any ever came. */
       since: string | null;
     };
+
+/** Why the policy price is above the current one: the highest accepted price of the lookback window, the peg, or a floor. */
+export type JudgedPrice = { basis: 'high'; lookbackMs: number; seenAt: string } | { basis: 'peg' } | { basis: 'floor' };
 
 /** What the app knows of prices at one moment: a pure fact for the decider (no clock, no network inside). */
 export interface PriceSnapshot {
@@ -33,6 +48,12 @@ export interface PriceSnapshot {
   lastProblem?: string;
   /** Currencies whose last answer moved too far to believe on its own: unknown until confirmed, and why. */
   held?: Readonly<Record<string, string>>;
+  /**
+   * Per currency, the price policy judges at when it is above the current quote (the lookback
+   * window's high, the peg, the admin's floor): a fall counts for limits only once it has left
+   * the window, a stablecoin never below its peg. Absent: the current quote is the policy price.
+   */
+  policy?: Readonly<Record<string, { price: string; judged: JudgedPrice }>>;
 }
 
 /** The state of the price source, for `/treasury status` and the App Home. */
@@ -47,6 +68,16 @@ export interface PriceSourceState {
   /** Currencies with a fresh price now, and those without. */
   fresh: string[];
   stale: string[];
+  /** Per priced currency: the current price and the policy price, with their times (for /treasury status). */
+  assets: AssetPrice[];
+}
+
+export interface AssetPrice {
+  currency: string;
+  /** The last accepted price and when it was fetched (absent: none yet). */
+  current?: { price: string; at: string };
+  /** What policy judges at now, when above the current price (the window's high, the peg, a floor). */
+  policy?: { price: string; judged: JudgedPrice };
 }
 
 /** The price part as the app uses it: a snapshot of the cache (never a network call) and its state. */

@@ -7,7 +7,11 @@ import { Dec } from '../withdrawals/money.js';
 import { utcMinute } from '../format/time.js';
 import type { PriceSnapshot, Valuation } from './types.js';
 
-/** The value of `amount` of `currency` in the snapshot: known only with a quote younger than max_age. */
+/**
+ * The value of `amount` of `currency` in the snapshot: known only with a quote younger than max_age,
+ * and then at the policy price (the higher of the quote and snapshot.policy's), with the market
+ * value beside it when they differ.
+ */
 export function valueAt(snapshot: PriceSnapshot, currency: string, amount: string): Valuation {
   const q = snapshot.quotes[currency];
   const held = snapshot.held?.[currency];
@@ -24,14 +28,32 @@ export function valueAt(snapshot: PriceSnapshot, currency: string, amount: strin
   if (!(age <= snapshot.maxAgeMs)) {
     return { kind: 'unknown', reason: `no price since ${utcMinute(Date.parse(q.at))}`, since: q.at };
   }
-  let usd: string;
+  let amountDec: Dec;
   try {
-    usd = new Dec(amount).times(q.price).toFixed(2, Dec.ROUND_UP);
+    amountDec = new Dec(amount);
+    if (!amountDec.isFinite()) throw new Error('not finite');
   } catch {
     return { kind: 'unknown', reason: `"${amount}" is not an amount`, since: q.at };
   }
-  return { kind: 'known', usd, price: q.price, at: q.at, source: q.source };
+  // Policy judges at the higher of the current price and the window's high, the peg or the floor
+  // (snapshot.policy): no single outside price lowers a limit (invariant 16).
+  const judged = snapshot.policy?.[currency];
+  const usd = (price: string) => amountDec.times(price).toFixed(2, Dec.ROUND_UP);
+  if (judged && new Dec(judged.price).gt(q.price))
+    return {
+      kind: 'known',
+      usd: usd(judged.price),
+      price: judged.price,
+      at: q.at,
+      source: q.source,
+      market: { usd: usd(q.price), price: q.price },
+      judged: judged.judged,
+    };
+  return { kind: 'known', usd: usd(q.price), price: q.price, at: q.at, source: q.source };
 }
+
+/** The value a person reads as "current": the market value where policy judged higher, else the value itself. */
+export const marketUsd = (v: Extract<Valuation, { kind: 'known' }>): string => v.market?.usd ?? v.usd;
 
 /** Sum of values; unknown as soon as one part is (a total that leaves a part out would be wrong). */
 export function sumValues(values: readonly Valuation[]): Valuation {

@@ -4,9 +4,38 @@
  */
 import { utcMinute } from '../format/time.js';
 import { outside } from '../format/outside.js';
-import type { PriceSourceState } from '../prices/types.js';
+import { formatFiat } from '../format/fiat.js';
+import { basisWords } from '../format/judged.js';
+import type { AssetPrice, PriceSourceState } from '../prices/types.js';
 
-export function priceStatusText(s: PriceSourceState, maxAgeMs: number): string {
+/** "3 min ago", "2 h ago", "just now". */
+function age(now: number, at: string): string {
+  const ms = Math.max(0, now - Date.parse(at));
+  if (ms < 60_000) return 'just now';
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min ago`;
+  if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)} h ago`;
+  return `${Math.floor(ms / 86_400_000)} d ago`;
+}
+
+/** One asset: "USDT $0.9984 (2 min ago) · limits judge at $1.00, the peg of USDT". */
+function assetLine(a: AssetPrice, now: number): string {
+  const current = a.current ? `${formatFiat(a.current.price)} (${age(now, a.current.at)})` : 'no price';
+  const policy = a.policy
+    ? ` · limits judge at ${formatFiat(a.policy.price)}, ${basisWords(a.policy.judged, a.currency)}${a.policy.judged.basis === 'high' ? ` (seen ${age(now, a.policy.judged.seenAt)})` : ''}`
+    : '';
+  return `${a.currency} ${current}${policy}`;
+}
+
+/** Each asset's current price and policy price with their ages; assets never priced in one line. */
+export function assetPriceLines(assets: readonly AssetPrice[], now: number): string {
+  const priced = assets.filter((a) => a.current || a.policy);
+  const none = assets.filter((a) => !a.current && !a.policy).map((a) => a.currency);
+  return [...priced.map((a) => assetLine(a, now)), ...(none.length ? [`No price yet: ${none.join(', ')}`] : [])].join(
+    '\n',
+  );
+}
+
+export function priceStatusText(s: PriceSourceState, maxAgeMs: number, now?: number): string {
   const minutes = Math.round(maxAgeMs / 60_000);
   const head = !s.stale.length
     ? `:large_green_circle: ${outside(s.source, 80)}: every price fresh (last ${utcMinute(s.lastOkAt)})`
@@ -16,5 +45,6 @@ export function priceStatusText(s: PriceSourceState, maxAgeMs: number): string {
   const problem = s.lastProblem
     ? `\nLast problem ${utcMinute(s.lastProblem.at)}: ${outside(s.lastProblem.reason, 600)}`
     : '';
-  return `${head}${problem}\nA price counts for ${minutes} min · ${s.calls} refresh${s.calls === 1 ? '' : 'es'} since start`;
+  const assets = now !== undefined && s.assets.length ? `\n${assetPriceLines(s.assets, now)}` : '';
+  return `${head}${problem}\nA price counts for ${minutes} min · ${s.calls} refresh${s.calls === 1 ? '' : 'es'} since start${assets}`;
 }

@@ -24,7 +24,6 @@ export {
   checkInput,
   selectTier,
   checkAllowlist,
-  checkDailyLimit,
   dailyUsage,
   countedRequests,
   admitRequest,

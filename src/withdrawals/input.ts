@@ -20,7 +20,7 @@ import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type 
 import type { Policy } from '../policy/schema.js';
 import { NO_PRICES, valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { formatAmount, parseAmount } from './money.js';
-import { isAbove, thresholdWords, tierFor, type TierChoice } from './value-rules.js';
+import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
 import type { RequestInput, RequestRule } from './types.js';
 
 /** One thing wrong with the input: the rule (which field it belongs to) and the words a person sees. */
@@ -124,15 +124,12 @@ export function checkInput(
     });
 
   const note = typed(input.note);
-  const noteAbove = policy.withdrawals.note_required_above;
-  if (parsed && currency && !note && isAbove(noteAbove, currency.name, parsed.text, valuation)) {
-    const unknown =
-      valuation?.kind === 'unknown' && !noteAbove[currency.name] ? ` (its value is unknown: ${valuation.reason})` : '';
-    problems.push({
-      rule: 'note',
-      message: `A note is required above ${thresholdWords(noteAbove, currency.name, (a) => formatAmount(a, currency.name))}${unknown}: say what this payout is for (the approvers read it).`,
-    });
-  }
+  // The rule table's note rule, as a field problem of the form.
+  const noNote =
+    parsed && currency
+      ? noteMissing(policy, { note, currency: currency.name, amount: parsed.text }, valuation)
+      : undefined;
+  if (noNote) problems.push({ rule: 'note', message: noNote });
 
   const [first] = problems;
   if (first) return { ok: false, rule: first.rule, message: first.message, problems };

@@ -7,10 +7,12 @@ import type { WithdrawalService } from './service/index.js';
 
 /** Expiry first, so a request that has just expired is not also reminded. */
 export async function runExpiryAndReminders(
-  service: Pick<WithdrawalService, 'expireDue' | 'remindersDue'>,
+  service: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'retryHeld'>,
 ): Promise<void> {
   await service.expireDue();
   await service.remindersDue();
+  // Sends held by a limit are judged again: sent once the window has made room (the claim decides).
+  await service.retryHeld();
 }
 
 export async function runReconciliation(service: Pick<WithdrawalService, 'reconcileUnknown'>): Promise<void> {

@@ -1,90 +1,106 @@
 /**
- * A request judged again under the policy in force, which may have changed since it was
- * requested or approved (governed policy): before it is claimed for sending, and for every
- * pending request when a change applies. Pure: whatever needs I/O (who is still an approver,
- * whom the new tier's must_include entries match) is resolved by the shell and passed in.
+ * A request judged again by the rule table (rule-table.ts) with the facts of this moment: at each
+ * approval, before it is claimed for sending, in the verification callback, and for every pending
+ * request when a policy change applies. Pure: whatever needs I/O (who is still an approver, whom
+ * the new tier's must_include entries match, the prices, the other requests) is passed in.
  */
 import type { Policy } from '../policy/schema.js';
-import { addressFamily } from '../wallet/addresses.js';
-import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { formatAmount } from './money.js';
-import { needsStepUp } from '../stepup/threshold.js';
-import { approvalsComplete, checkAllowlist, selectTier, type AllowlistApprovals } from './rules.js';
+import { valueAt } from '../prices/value.js';
+import type { PriceSnapshot, Valuation } from '../prices/types.js';
+import { approvalsComplete, type AllowlistApprovals } from './rules.js';
+import { judge, type RuleName, type Step } from './rule-table.js';
 import type { MissingApprovals, WithdrawalRequest } from './types.js';
-import type { Valuation } from '../prices/types.js';
 
 /** Per approver of the request: still an approver in the policy in force, and the new tier's must_include entries they match. */
 export type RecheckFacts = Readonly<Record<string, { isApprover: boolean; satisfies: readonly string[] }>>;
 
+/** The approvers as they approved (nothing about them looked up again): for a re-check of the value alone. */
+export const factsAsRecorded = (req: WithdrawalRequest): RecheckFacts =>
+  Object.fromEntries(req.approvals.map((a) => [a.user, { isApprover: true, satisfies: a.satisfies }]));
+
+/** A limit the request would cross now (or the freeze): not sent while it stands. */
+export interface Hold {
+  rule: RuleName;
+  message: string;
+  until: 'release' | 'unfreeze';
+}
+
 export type RecheckResult =
   /** `next`: the request with the tier and approvals as the policy in force counts them. */
-  | { kind: 'passes'; next: WithdrawalRequest; changed: boolean }
-  | { kind: 'waits'; next: WithdrawalRequest; missing: MissingApprovals }
-  | { kind: 'refused'; reason: string };
+  | { kind: 'passes'; next: WithdrawalRequest; changed: boolean; holds: Hold[] }
+  | { kind: 'waits'; next: WithdrawalRequest; missing: MissingApprovals; holds: Hold[] }
+  | { kind: 'refused'; reason: string; rule: RuleName };
+
+/** The context of one judgement: the decider's, with the facts read in its commit. */
+export interface RecheckContext {
+  now: number;
+  policy: Policy;
+  allowlistApprovals?: AllowlistApprovals | undefined;
+  prices?: PriceSnapshot | undefined;
+  /** Read lazily: only the limits' windows need them. */
+  requests?: (() => readonly WithdrawalRequest[]) | undefined;
+  frozen?: { by: string; reason: string } | undefined;
+}
+
+/** The request's value for the rules now: at the policy price of the cache; as recorded when the app has no prices. */
+export function valuationNow(req: WithdrawalRequest, prices: PriceSnapshot | undefined): Valuation | undefined {
+  return prices ? valueAt(prices, req.currency, req.amount) : (req.sendValuation ?? req.valuation);
+}
 
 /**
- * `valuation`: the value recomputed with a fresh price (before a send), which picks the tier and
- * the step-up rule of `value` entries; absent: the value recorded on the request.
+ * `valuation`: the value at a fresh price (given by the caller, or read from `ctx.prices`), which
+ * picks the tier and the value rules; absent both: the value recorded on the request.
  */
 export function recheck(
   req: WithdrawalRequest,
-  ctx: { now: number; policy: Policy; allowlistApprovals?: AllowlistApprovals | undefined },
+  ctx: RecheckContext,
   facts: RecheckFacts,
   valuation?: Valuation,
+  step: Step = 'send',
 ): RecheckResult {
-  const value = valuation ?? req.sendValuation ?? req.valuation;
-  const currency = lookup(CURRENCIES, req.currency);
-  const network = lookup(NETWORKS, req.network);
-  if (!currency || !network) return { kind: 'refused', reason: 'its currency or network is no longer known' };
-  const allow = checkAllowlist(
-    ctx.policy,
-    { family: addressFamily(network), destination: req.destination, network },
-    [],
-    { now: ctx.now, approvals: ctx.allowlistApprovals },
-  );
-  if ('ok' in allow) return { kind: 'refused', reason: allow.message };
-  const tier = selectTier(ctx.policy, req.currency, req.amount, value);
-  if (!tier)
-    return {
-      kind: 'refused',
-      reason: `no approval tier of the policy in force covers ${formatAmount(req.amount, req.currency)}`,
-    };
-  // Approvals given while the card said "allowlisted" were given on that assurance: if the address
-  // has left the allowlist (or is cooling off again), they no longer count and approvers decide anew.
-  const lostAllowlist = req.allowlist.status === 'listed' && allow.status === 'unlisted';
-  // A policy that now asks for an authenticator code at this amount: approvals given without one no longer count.
-  const codeNeeded = needsStepUp(ctx.policy, req.currency, req.amount, value);
-  const withoutCode = codeNeeded && req.approvals.some((a) => a.stepUp !== 'verified');
+  const value = valuation ??
+    valuationNow(req, ctx.prices) ?? { kind: 'unknown' as const, reason: 'no price was read', since: null };
+  const j = judge(req, {
+    step,
+    now: ctx.now,
+    policy: ctx.policy,
+    valuation: value,
+    prices: ctx.prices,
+    requests: ctx.requests ?? (() => []),
+    allowlistApprovals: ctx.allowlistApprovals,
+    frozen: ctx.frozen,
+  });
+  if (j.refusal || !j.tier)
+    return { kind: 'refused', reason: j.refusal?.message ?? 'no tier', rule: j.refusal?.rule ?? 'tier' };
+  const tier = j.tier;
   // Approvals of people who are no longer approvers do not count; the others count against the new tier.
-  const approvals = req.approvals
-    .filter((a) => !lostAllowlist && facts[a.user]?.isApprover !== false && (!codeNeeded || a.stepUp === 'verified'))
+  const approvals = j.approvals
+    .filter((a) => facts[a.user]?.isApprover !== false)
     .map((a) => ({
       ...a,
       satisfies: [...(facts[a.user]?.satisfies ?? a.satisfies)].filter((e) => tier.mustInclude.includes(e)),
     }));
+  const fresh = valuation ?? (ctx.prices ? value : undefined);
   const next: WithdrawalRequest = {
     ...req,
     tier,
     approvals,
-    allowlist: { ...allow, neverPaidBefore: req.allowlist.neverPaidBefore },
-    ...(valuation ? { sendValuation: valuation } : {}),
+    allowlist: j.allowlist ?? req.allowlist,
+    ...(fresh && step !== 'approve' ? { sendValuation: fresh } : {}),
   };
   const changed =
     JSON.stringify([req.tier, req.approvals, req.allowlist.status]) !==
     JSON.stringify([tier, approvals, next.allowlist.status]);
-  if (approvalsComplete(next)) return { kind: 'passes', next, changed };
+  if (approvalsComplete(next)) return { kind: 'passes', next, changed, holds: j.holds };
   const left = Math.max(0, tier.approvals - approvals.length);
   const mustInclude = tier.mustInclude.filter((e) => !approvals.some((a) => a.satisfies.includes(e)));
-  const because: Pick<MissingApprovals, 'because' | 'valueReason'> = lostAllowlist
-    ? { because: 'allowlist' }
-    : withoutCode
-      ? { because: 'code' }
-      : tier.basis === 'value' && tier.index > req.tier.index
-        ? value?.kind === 'known'
-          ? { because: 'value-rose' }
-          : { because: 'value-unknown', valueReason: value?.reason ?? 'no price' }
+  const because: Pick<MissingApprovals, 'because' | 'valueReason'> =
+    j.because === 'value-unknown'
+      ? { because: 'value-unknown', valueReason: value.kind === 'unknown' ? value.reason : 'no price' }
+      : j.because
+        ? { because: j.because }
         : {};
-  return { kind: 'waits', next, missing: { left, mustInclude, ...because } };
+  return { kind: 'waits', next, missing: { left, mustInclude, ...because }, holds: j.holds };
 }
 
 /**

@@ -153,24 +153,6 @@ export function dailyUsage(
   };
 }
 
-export function checkDailyLimit(
-  policy: Policy,
-  existing: readonly WithdrawalRequest[],
-  currency: string,
-  amount: string,
-  nowMs: number,
-): Refusal | undefined {
-  const usage = dailyUsage(policy, existing, currency, nowMs);
-  if (usage.limit === null) return undefined;
-  const after = new Dec(usage.used).plus(amount);
-  if (after.lte(usage.limit)) return undefined;
-  return refuse(
-    'daily_limit',
-    `The daily limit for ${currency} is ${formatAmount(usage.limit, currency)} (rolling 24 h, pending requests included): ` +
-      `${formatAmount(usage.used, currency)} is already requested, so at most ${formatAmount(usage.remaining ?? '0', currency)} more can be requested now.`,
-  );
-}
-
 /**
  * The `balance` rule: a request (or a send) larger than the origin account's balance is refused,
  * in the words a person reads. An unknown balance (undefined) passes: see the callers for why.

@@ -11,6 +11,7 @@ import type { PolicySource } from '../policy/source.js';
 import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
 import type { AllowlistApprovals } from './rules.js';
+import type { PriceSnapshot } from '../prices/types.js';
 import type { DecisionOutcome, WithdrawalEvent, WithdrawalRequest } from './types.js';
 
 /** Every withdrawal request by id; the persisted name must never change. */
@@ -27,6 +28,8 @@ export interface ShellOptions {
   policy: PolicySource;
   /** When each allowlisted address was approved (governed policy), read at each decision. */
   allowlistApprovals?: () => AllowlistApprovals | undefined;
+  /** The price cache, read at each decision (the rule table's values at the policy price). */
+  prices?: (() => PriceSnapshot) | undefined;
   now: () => number;
   logger: Logger;
   onChange?: (event: WithdrawalEvent, tx: Tx) => void;
@@ -41,6 +44,7 @@ export function createShell(o: ShellOptions) {
     now: t,
     policy: p,
     allowlistApprovals: o.allowlistApprovals?.(),
+    prices: o.prices?.(),
   });
 
   /** Writes the request and hands the change to onChange inside the same transaction. */
@@ -64,7 +68,8 @@ export function createShell(o: ShellOptions) {
     cur: WithdrawalRequest | undefined,
     ctx: DecideContext = context(),
   ): Applied<ReturnType<typeof decide<C>>> {
-    const decision = decide(command, cur, ctx);
+    // Every other request as stored in this commit: the limits' windows are judged on what is durable with it.
+    const decision = decide(command, cur, { ...ctx, requests: ctx.requests ?? (() => tx.all(WITHDRAWALS)) });
     switch (decision.kind) {
       case 'refused':
       case 'unchanged':

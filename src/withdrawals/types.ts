@@ -228,8 +228,11 @@ export interface RepeatHold {
    * reported (`status`) or is under way (`earlierState`), held from its creation (hold/).
    * notified: a notification (unverified, maybe forged) claims `original` (`status`, outside
    * text); held as a precaution until the wallet service answers or an admin releases it.
+   * limit: at the send, a limit of the policy in force would be crossed now (`status`: the words,
+   * "today's withdrawals would reach $263,000.00 of $250,000.00"; `original`: the request itself);
+   * never sent until an admin releases it or the window makes room (rule-table.ts).
    */
-  kind: 'original_reported_sent' | 'retyped' | 'notified';
+  kind: 'original_reported_sent' | 'retyped' | 'notified' | 'limit';
   original: string;
   status: string;
   at: string;

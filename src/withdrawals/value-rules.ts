@@ -8,7 +8,7 @@
 import type { Policy, Tier } from '../policy/schema.js';
 import { formatFiat } from '../format/fiat.js';
 import { valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
-import { Dec } from './money.js';
+import { Dec, formatAmount } from './money.js';
 import { NOT_COUNTED_STATES, type WithdrawalRequest } from './types.js';
 
 export type TierChoice = {
@@ -93,8 +93,8 @@ export function dailyValueUsed(
   let used = new Dec(0);
   for (const r of existing) {
     if (NOT_COUNTED_STATES.includes(r.state) || !(Date.parse(r.createdAt) > since)) continue;
-    // The value recorded when it was requested; one made while no price was known is valued now.
-    const v = r.valuation?.kind === 'known' ? r.valuation : valueAt(prices, r.currency, r.amount);
+    // At its policy value now, as the rule table counts it (rule-table.ts): not as recorded in a low-price window.
+    const v = valueAt(prices, r.currency, r.amount);
     if (v.kind !== 'known')
       return { kind: 'unknown', reason: `the value of an earlier request is unknown (${v.reason})` };
     used = used.plus(v.usd);
@@ -102,23 +102,15 @@ export function dailyValueUsed(
   return { kind: 'known', usd: used.toFixed(2) };
 }
 
-/** The daily value limit (withdrawals.daily_limit.value) for a currency without a native limit of its own: the refusal's words, or undefined. */
-export function dailyValueRefusal(
+/** The note rule (also the form's field check, input.ts): the words when a note is required and missing. */
+export function noteMissing(
   policy: Policy,
-  existing: readonly WithdrawalRequest[],
-  c: { currency: string; valuation: Valuation },
-  prices: PriceSnapshot,
-  nowMs: number,
+  r: Pick<WithdrawalRequest, 'note' | 'currency' | 'amount'>,
+  valuation: Valuation | undefined,
 ): string | undefined {
-  const limit = policy.withdrawals.daily_limit.value;
-  if (limit === undefined || policy.withdrawals.daily_limit[c.currency] !== undefined) return undefined;
-  if (c.valuation.kind !== 'known')
-    return `The daily limit is ${formatFiat(limit)} in value (rolling 24 h, every currency), and this request's value cannot be known now (${c.valuation.reason}): it cannot be made until a price is known again.`;
-  const used = dailyValueUsed(existing, prices, nowMs);
-  if (used.kind !== 'known')
-    return `The daily limit is ${formatFiat(limit)} in value (rolling 24 h, every currency), and ${used.reason}: no request can be counted against it until a price is known again.`;
-  const after = new Dec(used.usd).plus(c.valuation.usd);
-  if (after.lte(limit)) return undefined;
-  const left = Dec.max(0, new Dec(limit).minus(used.usd));
-  return `The daily limit is ${formatFiat(limit)} in value (rolling 24 h, every currency, pending requests included): ${formatFiat(used.usd)} is already requested, so at most ${formatFiat(left.toFixed(2))} more can be requested now; this request is ${formatFiat(c.valuation.usd)}.`;
+  const above = policy.withdrawals.note_required_above;
+  if (r.note.trim() || !isAbove(above, r.currency, r.amount, valuation)) return undefined;
+  const unknown =
+    valuation?.kind === 'unknown' && !above[r.currency] ? ` (its value is unknown: ${valuation.reason})` : '';
+  return `A note is required above ${thresholdWords(above, r.currency, (a) => formatAmount(a, r.currency))}${unknown}: say what this payout is for (the approvers read it).`;
 }

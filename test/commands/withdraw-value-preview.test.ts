@@ -10,6 +10,7 @@ import type { FakeView } from '../helpers/fake-slack.js';
 import { blockAction, sendToBolt } from '../helpers/slack-requests.js';
 import { startTestApp, USERS, CHANNELS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { refreshAt as sharedRefreshAt, setPrices } from '../helpers/price-control.js';
 
 const POLICY = `
 channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
@@ -35,29 +36,11 @@ afterEach(async () => {
 const T0 = Date.now();
 let clock = T0;
 
-/** The sandbox's price control, over HTTP as a test tool would drive it. */
-async function prices(a: TestApp, body: Record<string, unknown>) {
-  const res = await fetch(`${a.app.sandbox!.url}/sandbox/prices`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(res.status).toBe(200);
-}
-
-/** Moves the clock and runs the price job until a refresh at this time has answered (at most one call a minute). */
-async function refreshAt(a: TestApp, ms: number) {
-  clock = ms;
-  const done = () => {
-    const s = a.app.deps.prices.state();
-    return s.lastOkAt === ms || s.lastProblem?.at === ms;
-  };
-  for (let tries = 0; !done() && tries < 100; tries++) {
-    await a.app.deps.scheduler.runNow('prices.refresh');
-    if (!done()) await new Promise((r) => setTimeout(r, 20));
-  }
-  expect(done()).toBe(true);
-}
+const prices = (a: TestApp, body: Record<string, unknown>) => setPrices(a, body);
+const refreshAt = (a: TestApp, ms: number) =>
+  sharedRefreshAt(a, (t) => {
+    clock = t;
+  }, ms);
 
 async function openForm(o: { feedDown?: boolean } = {}): Promise<{ a: TestApp; view: FakeView }> {
   clock = T0;

@@ -226,9 +226,10 @@ describe('re-check under the policy in force (pure)', () => {
       event: 'rejected',
       next: { state: 'rejected', rejection: { user: 'system' } },
     });
-    // Without facts (no governed policy), the claim is what it always was.
+    // Without facts about the approvers, the claim still runs the rule table (invariant 17): a request
+    // whose tier asks for more than it has goes back to waiting, as recorded approvals count.
     expect(decide({ type: 'claim-for-sending' }, twoNeeded, { now: T0, policy: policy('warn') })).toMatchObject({
-      event: 'executing',
+      event: 'reopened',
     });
   });
 });

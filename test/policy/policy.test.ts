@@ -14,7 +14,14 @@ describe('policy file', () => {
     expect(p.withdrawals.tiers.value![0]).toEqual({ max: '1000', approvals: 1, must_include: [] });
     expect(p.withdrawals.daily_limit).toEqual({ value: '250000' });
     expect(p.withdrawals.note_required_above).toEqual({ value: '1000' });
-    expect(p.valuation).toEqual({ currency: 'USD', max_age: 5 * 60_000, ids: {} });
+    expect(p.valuation).toEqual({
+      currency: 'USD',
+      max_age: 5 * 60_000,
+      ids: {},
+      lookback: 7 * 86_400_000,
+      pegs: { USDT: '1', USDC: '1', DAI: '1', BUSD: '1' },
+      floor: {},
+    });
     expect(p.channels.routes[0]).toEqual({ kind: 'deposit', currency: 'USDT', channel: 'C0USDT' });
   });
 

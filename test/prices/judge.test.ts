@@ -147,7 +147,13 @@ valuation: { max_age: 5m }
     usd = 20_200;
     clock.now = T0 + 300_000;
     await p.refresh();
-    expect(valueAt(p.snapshot(), 'BTC', '1')).toMatchObject({ kind: 'known', usd: '20200.00' });
+    // Believed as the current price, but limits judge at the window's high until the fall has left it.
+    expect(valueAt(p.snapshot(), 'BTC', '1')).toMatchObject({
+      kind: 'known',
+      usd: '50100.00',
+      market: { usd: '20200.00', price: '20200' },
+      judged: { basis: 'high' },
+    });
   });
 
   it('a fetch that never answers is refused as late at the deadline, and the next refresh runs', async () => {

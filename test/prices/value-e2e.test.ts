@@ -9,6 +9,7 @@ import { parsePolicy } from '../../src/policy/load.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
 import { until } from '../helpers/wait.js';
+import { refreshAt as sharedRefreshAt, setPrices } from '../helpers/price-control.js';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 
@@ -48,32 +49,11 @@ async function app(): Promise<TestApp> {
   return t;
 }
 
-/** The sandbox's price control, over HTTP as a test tool would drive it. */
-async function prices(a: TestApp, body: Record<string, unknown>) {
-  const res = await fetch(`${a.app.sandbox!.url}/sandbox/prices`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(res.status).toBe(200);
-  return res.json();
-}
-
-/** Moves the clock and runs the price job (at most one call a minute: the clock decides). */
-async function refreshAt(a: TestApp, ms: number) {
-  clock = ms;
-  // The job's own minute may be running it right now (a job never overlaps itself, and that run may
-  // have read the clock before it moved): asked again until a refresh at this time has answered.
-  const done = () => {
-    const s = a.app.deps.prices.state();
-    return s.lastOkAt === ms || s.lastProblem?.at === ms;
-  };
-  for (let tries = 0; !done() && tries < 100; tries++) {
-    await a.app.deps.scheduler.runNow('prices.refresh');
-    if (!done()) await new Promise((r) => setTimeout(r, 20));
-  }
-  expect(done()).toBe(true);
-}
+const prices = (a: TestApp, body: Record<string, unknown>) => setPrices(a, body);
+const refreshAt = (a: TestApp, ms: number) =>
+  sharedRefreshAt(a, (t) => {
+    clock = t;
+  }, ms);
 
 const cards = (a: TestApp) => a.fake.channel(CHANNELS.approvals).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
 const cardText = (m: FakeMessage) => visibleText(m as { text?: unknown; blocks?: unknown });
@@ -101,14 +81,18 @@ describe('values end to end', () => {
     await refreshAt(a, T0 + 61_000);
     await request(a, '0.3');
     const r = only(a);
-    expect(r.valuation).toMatchObject({ kind: 'known', usd: '900.00', price: '3000', source: 'the embedded sandbox' });
+    // The current value; policy may judge at the window's higher price (the sandbox's start price), shown beside it.
+    expect(r.valuation).toMatchObject({ kind: 'known', source: 'the embedded sandbox' });
+    const v = r.valuation as Extract<typeof r.valuation, { kind: 'known' }>;
+    expect(v.market?.usd ?? v.usd).toBe('900.00');
     expect(r.tier).toMatchObject({ approvals: 1, basis: 'value' });
     const c = await until('the card', () => cards(a)[0]);
     expect(cardText(c)).toContain('≈ $900.00');
     expect(cardText(c)).toContain('tier up to $1,000.00 in value: 1 needed');
     // The audit line carries the price, its source and time.
     const audit = a.app.deps.store.all(AUDIT_COLLECTION);
-    expect(audit.find((e) => e.action === 'request')?.details.value).toMatchObject({ price: '3000' });
+    const recorded = audit.find((e) => e.action === 'request')?.details.value as { price: string; market?: { price: string } };
+    expect(recorded.market?.price ?? recorded.price).toBe('3000');
   });
 
   it('a stale price (feed down past max_age) makes the value unknown: the top tier, flagged on the card, the state in /treasury status', async () => {
@@ -160,16 +144,13 @@ describe('values end to end', () => {
     await request(a, '0.3'); // $900: one approval
     await prices(a, { prices: { ETH: 4000 } });
     await refreshAt(a, T0 + 122_000); // $1,200 now: the two-approval tier
+    // The rule table judges the approval at the value now: it counts toward the two-approval tier.
     await approve(a, USERS.carol);
-    const reopened = await until(
-      'back to waiting',
-      () => only(a).state === 'pending' && only(a).tier.approvals === 2 && only(a),
-    );
-    expect(reopened.approvals).toHaveLength(1);
-    expect(reopened.sendValuation).toMatchObject({ usd: '1200.00', price: '4000' });
+    const waiting = await until('one of two', () => only(a).approvals.length === 1 && only(a));
+    expect(waiting).toMatchObject({ state: 'pending', tier: { approvals: 2 } });
     expect(a.app.sandbox!.stats.withdrawals).toBe(0);
-    const waits = a.app.deps.store.all(AUDIT_COLLECTION).find((e) => e.action === 'policy_recheck_waits');
-    expect(waits?.details.missing).toBe('1 more approval: its value rose into a higher tier');
+    const approval = a.app.deps.store.all(AUDIT_COLLECTION).find((e) => e.action === 'approve');
+    expect(approval?.details).toMatchObject({ approvals: 1, required: 2 });
     await approve(a, USERS.dave);
     await until('sent', () => only(a).state === 'completed');
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);

@@ -21,6 +21,17 @@ afterEach(async () => {
   w = undefined;
 });
 
+/** The request with as many approvals as its tier asks (the claim judges them by the rule table). */
+const asApproved = (r: WithdrawalRequest): WithdrawalRequest => ({
+  ...r,
+  state: 'approved',
+  approvals: ['U0CAROL', 'U0DAVE', 'U0ERIN'].slice(0, r.tier.approvals).map((user) => ({
+    user,
+    at: r.createdAt,
+    satisfies: [...r.tier.mustInclude],
+  })),
+});
+
 /** A point the test opens: whoever awaits `wait()` is held until `open()`. */
 function latch() {
   let open!: () => void;
@@ -61,7 +72,7 @@ describe('sender.start', () => {
       hooks: { afterExecutingDurable: () => gate.wait() },
       logger: quietLogger(),
     });
-    const approved: WithdrawalRequest = { ...r.request, state: 'approved' };
+    const approved = asApproved(r.request);
     await x.store.commit((tx) => tx.put(WITHDRAWALS, approved.id, approved));
     const first = sender.start(approved);
     const second = sender.start(approved);
@@ -140,7 +151,7 @@ describe('sendApproved', () => {
         last: () => undefined,
       },
     });
-    const approved: WithdrawalRequest = { ...r.request, state: 'approved' };
+    const approved = asApproved(r.request);
     const freeze = { id: 'f1', by: 'U0ERIN', reason: 'test', at: new Date(x.clock.now).toISOString() };
     await x.store.commit((tx) => {
       tx.put(WITHDRAWALS, approved.id, approved);

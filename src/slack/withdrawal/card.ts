@@ -11,6 +11,8 @@ import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../../withdrawa
 import type { DailyValue } from '../../withdrawals/service/types.js';
 import type { Valuation } from '../../prices/types.js';
 import { formatFiat } from '../../format/fiat.js';
+import { judgedWords } from '../../format/judged.js';
+import { marketUsd } from '../../prices/value.js';
 import { formatAmount } from '../../withdrawals/index.js';
 import { statusDetail } from '../../format/status.js';
 import { outside, outsideCode } from '../../format/outside.js';
@@ -38,6 +40,9 @@ import {
 /** Why a request is on hold, what that means, and what an admin may do: the card's words. */
 function holdText(r: WithdrawalRequest, facts: CardFacts): string {
   const h = r.hold!;
+  // A limit crossed at the send: status first ("Held: today's withdrawals would reach …"), then what may lift it.
+  if (h.kind === 'limit')
+    return `:double_vertical_bar: *Held:* ${holdWhy(h, facts.get)} Nothing is sent until the window makes room or an admin chooses *Send anyway* (or *Reject*).`;
   const wait =
     r.state === 'approved'
       ? 'Every approval is in, but nothing is sent'
@@ -154,7 +159,9 @@ function valueLine(r: WithdrawalRequest): string {
   const v = r.sendValuation ?? r.valuation;
   if (!v) return '';
   if (v.kind === 'unknown') return `\nValue unknown: ${v.reason}`;
-  return `\n${formatFiat(v.usd, { approx: true })} _at ${formatFiat(v.price)} (${outside(v.source, 40)}, ${utcMinute(v.at)})_`;
+  const judged = judgedWords(v, r.currency);
+  // The current value first; when policy judged at a higher price, one more line says at what and why.
+  return `\n${formatFiat(marketUsd(v), { approx: true })} _at ${formatFiat(v.market?.price ?? v.price)} (${outside(v.source, 40)}, ${utcMinute(v.at)})_${judged ? `\n_Policy: ${formatFiat(v.usd, { approx: true })}, ${judged}_` : ''}`;
 }
 
 /** "Daily value left: $12,000.00 of $250,000.00" (every currency, rolling 24 h), or why it cannot be known. */

@@ -44,6 +44,10 @@ export function renderThread(
       return { text: `🔁 Back to waiting: ${why}. ${callText(line.mentions)}`.trim() };
     }
     case 'held':
+      if (r.hold?.kind === 'limit')
+        return {
+          text: `⏸️ Held: ${holdWhy(r.hold, get)} Nothing is sent until the window makes room or an admin sends it anyway. ${callText(line.mentions)}`.trim(),
+        };
       return {
         text: `⏸️ On hold: ${r.hold ? holdWhy(r.hold, get) : ''} Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it.${r.hold?.kind === 'retyped' ? ' If this is a separate payout (a recurring one, say), an admin can send it anyway.' : ''} ${callText(line.mentions)}`.trim(),
       };

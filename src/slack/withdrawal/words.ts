@@ -70,6 +70,7 @@ export function holdWhy(
   get: ((id: string) => WithdrawalRequest | undefined) | undefined,
 ): string {
   const anyReport = 'any report means the wallet service has that request, so it may be paid.';
+  if (h.kind === 'limit') return `${outside(h.status, 300)}.`;
   // A notification alone: its claim is outside text (escaped), and it is never called the service's.
   if (h.kind === 'notified')
     return `a notification (not confirmed by the wallet service; it may be forged) says ${earlierText(h.original, get)} is “${outside(h.status || '(no status)', 60)}”: until the wallet service answers, this one is held as a precaution.`;

@@ -7,6 +7,8 @@ import { about, approvalsComplete, decisionRefusal, refused, reservedFor } from 
 import type { WithdrawalRequest } from '../types.js';
 import type { AuditRecord, DecideContext, Decision, WithdrawalCommand } from './index.js';
 import { iso, transition } from './transition.js';
+import { factsAsRecorded, recheck, valuationNow } from '../recheck.js';
+import { decideRecheck } from './send.js';
 
 export function decideApprove(
   c: Extract<WithdrawalCommand, { type: 'approve' }>,
@@ -15,9 +17,15 @@ export function decideApprove(
 ): Decision {
   const refusal = decisionRefusal(req, c.user, 'approve', { isApprover: c.isApprover, now: ctx.now });
   if (refusal) return refusal;
-  const cur = req!;
+  // Judged by the rule table at this approval, with the facts of this moment (the value at the policy
+  // price now, the policy in force): the approval counts toward the tier the request needs now.
+  const valuation = valuationNow(req!, ctx.prices);
+  const judged = recheck(req!, ctx, factsAsRecorded(req!), valuation, 'approve');
+  if (judged.kind === 'refused')
+    return decideRecheck(req!, factsAsRecorded(req!), ctx, iso(ctx.now), valuation, 'approve') as Decision;
+  const cur = judged.next;
   // A code never bypasses a rule above (own request, not an approver...); without one, no approval of a large request.
-  if (c.stepUp !== 'verified' && needsStepUp(ctx.policy, cur.currency, cur.amount, cur.sendValuation ?? cur.valuation))
+  if (c.stepUp !== 'verified' && needsStepUp(ctx.policy, cur.currency, cur.amount, valuation))
     return refused(
       'step_up_required',
       'Approving this withdrawal needs a code from your authenticator app: use the Approve button on its card.',

@@ -121,6 +121,13 @@ export interface DecideContext {
   policy: Policy;
   /** When each allowlisted address was approved (governed policy: the cooling-off); absent: usable at once. */
   allowlistApprovals?: AllowlistApprovals | undefined;
+  /**
+   * The facts the rule table reads at this moment (rule-table.ts), filled in by the shell inside
+   * the commit: the price cache (the value at the policy price now; absent: the app has no
+   * prices) and every stored request (the limits' windows).
+   */
+  prices?: PriceSnapshot | undefined;
+  requests?: (() => readonly WithdrawalRequest[]) | undefined;
 }
 
 export interface AuditRecord {

@@ -19,6 +19,8 @@ export type RecoveryAction = 'send' | 'expire-unsent' | 'mark-unknown' | 'none';
 export function recoveryAction(req: WithdrawalRequest, now: number): RecoveryAction {
   if (req.state === 'executing') return 'mark-unknown';
   if (req.state !== 'approved') return 'none';
+  // Held by a limit at the send: tried again (the claim re-judges it) until its window makes room or it expires.
+  if (req.hold?.kind === 'limit') return now >= Date.parse(req.expiresAt) ? 'expire-unsent' : 'send';
   // On hold (hold/): it waits for an admin, however long; the claim would refuse it anyway.
   if (req.hold) return 'none';
   return now >= Date.parse(req.expiresAt) ? 'expire-unsent' : 'send';

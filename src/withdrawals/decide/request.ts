@@ -3,15 +3,26 @@
  * (hold/), then the allowlist, the daily limit and the balance, decided inside the
  * shell's commit so two racing requests cannot both fit under the limit.
  */
-import { checkAllowlist, checkBalance, checkDailyLimit, refused } from '../rules.js';
+import { checkBalance, refused } from '../rules.js';
+import { judge, type RuleName } from '../rule-table.js';
 import { repeatRefusal, retypedHold } from '../hold/decide.js';
 import { retypedHoldWords } from '../hold/words.js';
 import { retypedRepeatOf } from '../hold/family.js';
 import type { RequestRule, WithdrawalRequest } from '../types.js';
 import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
 import { iso, unchanged } from './transition.js';
-import { dailyValueRefusal } from '../value-rules.js';
 import { NO_PRICES } from '../../prices/value.js';
+
+/** The request's refusal code for each rule of the table (what callers and tests read). */
+const REQUEST_RULE: Record<RuleName, RequestRule> = {
+  freeze: 'daily_limit',
+  allowlist: 'allowlist',
+  tier: 'tier',
+  step_up: 'tier',
+  note: 'note',
+  daily_limit: 'daily_limit',
+  daily_value_limit: 'daily_limit',
+};
 
 export function decideRequest(
   c: Extract<WithdrawalCommand, { type: 'request' }>,
@@ -36,32 +47,9 @@ export function decideRequest(
   const notRepeatable = c.repeatOf ? repeatRefusal(c.repeatOf.original, c.existing) : undefined;
   if (notRepeatable) return notRepeatable;
   const hold = linked ? retypedHold(details, c.existing, iso(ctx.now)) : undefined;
-  const allowlist = checkAllowlist(ctx.policy, c.checked, c.existing, {
-    now: ctx.now,
-    approvals: ctx.allowlistApprovals,
-  });
-  if ('ok' in allowlist) return refused(allowlist.rule, allowlist.message);
-  // Decided inside the shell's commit: two requests racing cannot both fit under the limit.
-  const over = checkDailyLimit(ctx.policy, c.existing, c.checked.currency.name, c.checked.amount, ctx.now);
-  if (over) return refused(over.rule, over.message);
-  // The daily limit by value, across every currency; an unknown value counts as over it (invariant 16).
   const valuation = c.checked.valuation ?? { kind: 'unknown', reason: 'no price was read', since: null };
-  const overValue = dailyValueRefusal(
-    ctx.policy,
-    c.existing,
-    { currency: c.checked.currency.name, valuation },
-    c.prices ?? NO_PRICES,
-    ctx.now,
-  );
-  if (overValue) return refused('daily_limit', overValue);
-  const short = checkBalance(c.balance ?? undefined, {
-    amount: c.checked.amount,
-    currency: c.checked.currency.name,
-    network: c.checked.network.name,
-  });
-  if (short) return refused(short.rule, short.message);
   const at = iso(ctx.now);
-  const req: WithdrawalRequest = {
+  const candidate: WithdrawalRequest = {
     id: c.id,
     merchantReference: c.merchantReference,
     requester: c.requester,
@@ -72,13 +60,40 @@ export function decideRequest(
     clientEmail: c.checked.clientEmail,
     note: c.checked.note,
     state: 'pending',
-    ...(c.idempotencyKey ? { idempotencyKey: c.idempotencyKey } : {}),
-    ...(c.requestedFrom ? { requestedFrom: c.requestedFrom } : {}),
     tier: c.checked.tier,
     approvals: [],
-    valuation,
     createdAt: at,
     expiresAt: iso(ctx.now + ctx.policy.withdrawals.expires_after),
+    allowlist: { status: 'off', neverPaidBefore: true },
+    history: [],
+  };
+  // The rule table at the request, inside the shell's commit: two requests racing cannot both fit
+  // under a limit; an unknown value counts as over a value limit (invariant 16).
+  const judged = judge(candidate, {
+    step: 'request',
+    now: ctx.now,
+    policy: ctx.policy,
+    valuation,
+    prices: c.prices ?? ctx.prices ?? NO_PRICES,
+    requests: () => c.existing,
+    allowlistApprovals: ctx.allowlistApprovals,
+  });
+  if (judged.refusal) return refused(REQUEST_RULE[judged.refusal.rule], judged.refusal.message);
+  const over = judged.holds[0];
+  if (over) return refused(REQUEST_RULE[over.rule], over.message);
+  const allowlist = judged.allowlist ?? { status: 'off', neverPaidBefore: true };
+  const short = checkBalance(c.balance ?? undefined, {
+    amount: c.checked.amount,
+    currency: c.checked.currency.name,
+    network: c.checked.network.name,
+  });
+  if (short) return refused(short.rule, short.message);
+  const req: WithdrawalRequest = {
+    ...candidate,
+    ...(c.idempotencyKey ? { idempotencyKey: c.idempotencyKey } : {}),
+    ...(c.requestedFrom ? { requestedFrom: c.requestedFrom } : {}),
+    tier: judged.tier ?? c.checked.tier,
+    valuation,
     allowlist,
     ...(c.newClient ? { newClient: true as const } : {}),
     ...(c.balance !== undefined ? { balanceAtRequest: { balance: c.balance, at } } : {}),

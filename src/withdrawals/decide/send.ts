@@ -4,12 +4,10 @@
  * force first), a pending request judged again after a policy change, and the wallet's answer
  * to the one call.
  */
-import { missingWords, recheck, waitingAgainNote, type RecheckFacts } from '../recheck.js';
+import { factsAsRecorded, missingWords, recheck, waitingAgainNote, type Hold, type RecheckFacts } from '../recheck.js';
+import type { Step } from '../rule-table.js';
 import type { Valuation } from '../../prices/types.js';
 
-/** The approvers as they approved (nothing about them looked up again): for a re-check of the value alone. */
-const factsAsRecorded = (req: WithdrawalRequest): RecheckFacts =>
-  Object.fromEntries(req.approvals.map((a) => [a.user, { isApprover: true, satisfies: a.satisfies }]));
 import { about, checkBalance } from '../rules.js';
 import { claimRefusedOnHold } from '../hold/decide.js';
 import { SYSTEM, type WithdrawalRequest, type WithdrawalResultRecord } from '../types.js';
@@ -24,8 +22,19 @@ export function decideClaim(
 ): Decision {
   const at = iso(ctx.now);
   if (req?.state !== 'approved') return unchanged(req);
-  const onHold = claimRefusedOnHold(req, at);
+  // A limit hold is the table's to judge again below (the window may have room now); other holds wait for an admin.
+  const onHold = req.hold?.kind === 'limit' ? undefined : claimRefusedOnHold(req, at);
   if (onHold) return onHold;
+  // Judged by the rule table with the facts of this moment: the policy in force, the value at the policy
+  // price now, the limits' windows, the freeze (a move into a higher tier waits for the approvals it now needs).
+  const again = decideRecheck(
+    req,
+    command.recheck ?? factsAsRecorded(req),
+    { ...ctx, frozen: command.frozen },
+    at,
+    command.valuation,
+    'send',
+  );
   if (command.frozen) {
     // Held, not refused: it stays approved and is sent once two admins unfreeze.
     return {
@@ -39,20 +48,32 @@ export function decideClaim(
       },
     };
   }
-  // Judged again under the policy in force and with the value at a fresh price (a move into a higher
-  // tier waits for the approvals it now needs); the approvals as recorded when only the value is new.
-  const again =
-    command.recheck || command.valuation
-      ? decideRecheck(req, command.recheck ?? factsAsRecorded(req), ctx, at, command.valuation)
-      : undefined;
-  if (again && again.kind !== 'passes') return again;
+  if (again.kind !== 'passes') return again;
+  const limits = again.holds.filter((h) => h.until === 'release');
+  if (limits.length) {
+    // A limit would be crossed now: held, never sent, until the window makes room or an admin releases it.
+    if (req.hold?.kind === 'limit') return unchanged(req);
+    const status = limits.map((h) => h.message).join('; ');
+    return {
+      kind: 'changed',
+      next: { ...again.next, hold: { kind: 'limit', original: req.id, status, at } },
+      audit: {
+        at,
+        actor: SYSTEM,
+        action: 'hold',
+        subject: req.id,
+        details: { ...about(req), reason: `held: ${status}`, rules: limits.map((h) => h.rule) },
+      },
+      event: 'held',
+    };
+  }
   const short = checkBalance(command.balance, req);
   if (short) {
     const message = `Not sent: ${short.message.charAt(0).toLowerCase()}${short.message.slice(1)}`;
     return {
       kind: 'changed',
       // As the policy in force counts it (a re-check may have changed its tier and approvals).
-      next: transition(again?.next ?? req, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
+      next: transition(again.next, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
       audit: {
         at,
         actor: SYSTEM,
@@ -63,9 +84,21 @@ export function decideClaim(
       event: 'failed',
     };
   }
+  // A limit hold the window has made room for is lifted by this claim (its history says so).
+  const { hold: _lifted, ...unheld } = again.next;
+  const next = req.hold?.kind === 'limit' ? unheld : again.next;
   return {
     kind: 'changed',
-    next: transition(again?.next ?? req, 'executing', SYSTEM, at, undefined, { sendStartedAt: at }),
+    next: transition(
+      next,
+      'executing',
+      SYSTEM,
+      at,
+      req.hold?.kind === 'limit' ? 'the limit has room again' : undefined,
+      {
+        sendStartedAt: at,
+      },
+    ),
     audit: {
       at,
       actor: SYSTEM,
@@ -78,7 +111,7 @@ export function decideClaim(
         network: req.network,
         destination: req.destination,
         ...(command.valuation ? { value: command.valuation } : {}),
-        ...(again?.changed ? { recheckedUnder: 'the policy in force', approvals: again.next.approvals.length } : {}),
+        ...(again.changed ? { recheckedUnder: 'the policy in force', approvals: again.next.approvals.length } : {}),
       },
     },
     event: 'executing',
@@ -92,7 +125,7 @@ export function decidePolicyRecheck(
 ): Decision {
   const at = iso(ctx.now);
   if (req?.state !== 'pending') return unchanged(req);
-  const again = decideRecheck(req, command.facts, ctx, at, command.valuation);
+  const again = decideRecheck(req, command.facts, ctx, at, command.valuation, 'approve');
   if (again.kind !== 'passes') return again;
   if (!again.changed) return unchanged(req);
   // Complete under the policy in force (it asks for fewer approvals now): approved, then sent by the shell.
@@ -115,14 +148,15 @@ export function decidePolicyRecheck(
  * reason on the card), back to waiting for what is missing (`reopened`), or `passes` for the
  * caller to carry on with the request as the policy in force counts it.
  */
-function decideRecheck(
+export function decideRecheck(
   req: WithdrawalRequest,
   facts: RecheckFacts,
-  ctx: DecideContext,
+  ctx: DecideContext & { frozen?: { by: string; reason: string } | undefined },
   at: string,
-  valuation?: Valuation,
-): Decision | { kind: 'passes'; next: WithdrawalRequest; changed: boolean } {
-  const r = recheck(req, ctx, facts, valuation);
+  valuation: Valuation | undefined,
+  step: Step,
+): Decision | { kind: 'passes'; next: WithdrawalRequest; changed: boolean; holds: Hold[] } {
+  const r = recheck(req, ctx, facts, valuation, step);
   if (r.kind === 'passes') return r;
   if (r.kind === 'refused') {
     const reason = `No longer allowed by the treasury policy in force: ${r.reason}`;

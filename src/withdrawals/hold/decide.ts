@@ -304,11 +304,13 @@ export function claimRefusedOnHold(req: WithdrawalRequest, at: string): Decision
         ...about(req),
         original: req.hold.original,
         reason:
-          req.hold.kind === 'retyped'
-            ? `on hold: ${retypedHoldWords(req.hold)}`
-            : req.hold.kind === 'notified'
-              ? `on hold: ${NOTIFIED_HOLD_WORDS}`
-              : `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)}): any report means the service has that request, so it may be paid`,
+          req.hold.kind === 'limit'
+            ? `held: ${req.hold.status}`
+            : req.hold.kind === 'retyped'
+              ? `on hold: ${retypedHoldWords(req.hold)}`
+              : req.hold.kind === 'notified'
+                ? `on hold: ${NOTIFIED_HOLD_WORDS}`
+                : `on hold: the wallet service now reports the earlier request of the same payout (${reportedStatusWords(req.hold.status)}): any report means the service has that request, so it may be paid`,
       },
     },
   };

@@ -54,6 +54,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     store,
     policy,
     ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
+    ...(o.prices ? { prices: o.prices } : {}),
     now,
     logger,
     onChange: (event, tx) => {

@@ -79,5 +79,16 @@ export function recoveryOps({ store, shell, sender, reconciler, policy, groups, 
     return { sent, expired: expiredUnsent.map((e) => e.request.id) };
   }
 
-  return { expireDue, remindersDue, recover, recheckPending, sendApproved };
+  /** Approved requests held by a limit: tried again (the claim re-judges them), or expired unsent past their expiry. */
+  async function retryHeld(): Promise<string[]> {
+    const ctx = context();
+    const held = (r: WithdrawalRequest) => r.hold?.kind === 'limit';
+    await commitOnAll({ type: 'expire-unsent' }, (r) => held(r) && due(sender, ctx.now, 'expire-unsent')(r), ctx);
+    return store.find(WITHDRAWALS, (r) => held(r) && due(sender, ctx.now, 'send')(r)).map((r) => {
+      void sender.start(r);
+      return r.id;
+    });
+  }
+
+  return { expireDue, remindersDue, recover, recheckPending, sendApproved, retryHeld };
 }

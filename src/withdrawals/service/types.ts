@@ -119,6 +119,8 @@ export interface WithdrawalService {
    * claim), or, past its expiry (a long freeze), expires unsent as at a restart.
    */
   sendApproved(): Promise<{ sent: string[]; expired: string[] }>;
+  /** Sends held by a limit tried again (sent once the window makes room); their ids. */
+  retryHeld(): Promise<string[]>;
   /**
    * The claim alone, inside a caller's commit (the webhook receiver's): recorded as the request's
    * `notice` (and a precaution hold on the rest of a never-executed payout), never settling

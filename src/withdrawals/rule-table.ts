@@ -1,0 +1,272 @@
+/**
+ * The one table of withdrawal rules (invariant 17). The request, each approval, the send claim and
+ * the verification callback all run `judge` over this table, with facts read at that moment (the
+ * policy in force, the value at the policy price now, every other request in the window, the
+ * freeze), so no step keeps a second list of rules that could fall out of step with it.
+ *
+ * A rule answers with one verdict:
+ * - `pass`;
+ * - `refuse`: never allowed under the policy in force (the request is refused; later, rejected);
+ * - `hold`: a limit would be crossed now (the request is refused; a send is held, never sent, until
+ *   an admin releases it or the window makes room; `until: 'unfreeze'` for the freeze);
+ * - `count`: which approvals count and which tier they must reach (tier, step-up, allowlist), the
+ *   caller then asks for what is missing.
+ * Adding a rule is adding one entry here (docs/contributing.md); the compiler names a missing one.
+ * Pure: the facts are passed in.
+ */
+import type { Policy } from '../policy/schema.js';
+import { valueAt } from '../prices/value.js';
+import type { PriceSnapshot, Valuation } from '../prices/types.js';
+import { needsStepUp } from '../stepup/threshold.js';
+import { formatFiat } from '../format/fiat.js';
+import { addressFamily } from '../wallet/addresses.js';
+import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
+import { Dec, formatAmount } from './money.js';
+import { checkAllowlist, DAY_MS, type AllowlistApprovals } from './rules.js';
+import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
+import {
+  NOT_COUNTED_STATES,
+  type AllowlistInfo,
+  type Approval,
+  type MissingApprovals,
+  type WithdrawalRequest,
+} from './types.js';
+
+/** Where a withdrawal is judged: every rule runs at every step it names. */
+export type Step = 'request' | 'approve' | 'send' | 'verify';
+
+export interface RuleFacts {
+  step: Step;
+  now: number;
+  policy: Policy;
+  /** The request's value now, at the policy price (unknown: the strictest case). */
+  valuation: Valuation;
+  /** The price cache now: earlier requests count at their policy value now, not as recorded. */
+  prices: PriceSnapshot | undefined;
+  /** Every stored request (this one is skipped by id), read only by the rules that need them. */
+  requests: () => readonly WithdrawalRequest[];
+  allowlistApprovals?: AllowlistApprovals | undefined;
+  /** The freeze in force, read in the same commit. */
+  frozen?: { by: string; reason: string } | undefined;
+}
+
+export type Verdict =
+  | { kind: 'pass' }
+  | { kind: 'refuse'; message: string }
+  | { kind: 'hold'; message: string; until: 'release' | 'unfreeze' }
+  | {
+      kind: 'count';
+      tier?: TierChoice;
+      /** Which of the given approvals still count under this rule. */
+      keep?: (a: Approval) => boolean;
+      because?: MissingApprovals['because'];
+      allowlist?: AllowlistInfo;
+    };
+
+export interface Rule {
+  /** The steps it runs at. */
+  steps: readonly Step[];
+  judge(r: WithdrawalRequest, f: RuleFacts): Verdict;
+}
+
+export type RuleName = 'freeze' | 'allowlist' | 'tier' | 'step_up' | 'note' | 'daily_limit' | 'daily_value_limit';
+
+const ALL: readonly Step[] = ['request', 'approve', 'send', 'verify'];
+const PASS: Verdict = { kind: 'pass' };
+
+/** An admin released this request's limit hold: the limits were weighed by a person, so they pass. */
+const limitReleased = (r: WithdrawalRequest) => r.holdReleased?.kind === 'limit';
+
+/**
+ * The other requests a limit counts against this one, in the rolling 24 h: those made before it
+ * (the order they were requested in), and any whose money is gone or going whatever its order.
+ */
+export function countedBefore(r: WithdrawalRequest, f: RuleFacts): WithdrawalRequest[] {
+  const since = f.now - DAY_MS;
+  const mine = Date.parse(r.createdAt);
+  return f.requests().filter((o) => {
+    if (o.id === r.id || NOT_COUNTED_STATES.includes(o.state) || !(Date.parse(o.createdAt) > since)) return false;
+    // At the request, every stored request came before it.
+    if (f.step === 'request') return true;
+    const gone = o.state === 'executing' || o.state === 'completed' || o.state === 'unknown';
+    const earlier = Date.parse(o.createdAt) < mine || (o.createdAt === r.createdAt && o.id < r.id);
+    return gone || earlier;
+  });
+}
+
+/** An earlier request's value now, at the policy price; as recorded when the app has no prices. */
+const valueNow = (o: WithdrawalRequest, f: RuleFacts): Valuation =>
+  f.prices ? valueAt(f.prices, o.currency, o.amount) : (o.sendValuation ?? o.valuation ?? unknownValue);
+
+const unknownValue: Valuation = { kind: 'unknown', reason: 'no price was read', since: null };
+
+export const RULES: Readonly<Record<RuleName, Rule>> = {
+  freeze: {
+    steps: ['send', 'verify'],
+    judge: (_r, f) => (f.frozen ? { kind: 'hold', message: 'sends are frozen', until: 'unfreeze' } : PASS),
+  },
+  allowlist: {
+    steps: ALL,
+    judge(r, f) {
+      const network = lookup(NETWORKS, r.network);
+      if (!network) return { kind: 'refuse', message: 'its network is no longer known' };
+      const allow = checkAllowlist(
+        f.policy,
+        { family: addressFamily(network), destination: r.destination, network },
+        f.step === 'request' ? f.requests() : [],
+        { now: f.now, approvals: f.allowlistApprovals },
+      );
+      if ('ok' in allow) return { kind: 'refuse', message: allow.message };
+      const info = f.step === 'request' ? allow : { ...allow, neverPaidBefore: r.allowlist.neverPaidBefore };
+      // Approvals given while the card said "allowlisted" were given on that assurance: they count no more.
+      const lost = r.allowlist.status === 'listed' && allow.status === 'unlisted';
+      return { kind: 'count', allowlist: info, ...(lost ? { keep: () => false, because: 'allowlist' as const } : {}) };
+    },
+  },
+  tier: {
+    steps: ALL,
+    judge(r, f) {
+      if (!lookup(CURRENCIES, r.currency)) return { kind: 'refuse', message: 'its currency is no longer known' };
+      const tier = tierFor(f.policy, r.currency, r.amount, f.valuation);
+      if (!tier)
+        return {
+          kind: 'refuse',
+          message: `no approval tier of the policy in force covers ${formatAmount(r.amount, r.currency)}`,
+        };
+      const rose = tier.basis === 'value' && tier.index > r.tier.index;
+      return {
+        kind: 'count',
+        tier,
+        ...(rose
+          ? {
+              because: f.valuation.kind === 'known' ? ('value-rose' as const) : ('value-unknown' as const),
+            }
+          : {}),
+      };
+    },
+  },
+  step_up: {
+    steps: ['approve', 'send', 'verify'],
+    judge(r, f) {
+      // A policy that asks for an authenticator code at this value: approvals given without one do not count.
+      if (!needsStepUp(f.policy, r.currency, r.amount, f.valuation)) return PASS;
+      const missing = r.approvals.some((a) => a.stepUp !== 'verified');
+      return { kind: 'count', keep: (a) => a.stepUp === 'verified', ...(missing ? { because: 'code' as const } : {}) };
+    },
+  },
+  note: {
+    steps: ALL,
+    judge(r, f) {
+      const message = noteMissing(f.policy, r, f.valuation);
+      return message ? { kind: 'refuse', message } : PASS;
+    },
+  },
+  daily_limit: {
+    steps: ALL,
+    judge(r, f) {
+      const limit = f.policy.withdrawals.daily_limit[r.currency];
+      if (limit === undefined || limitReleased(r)) return PASS;
+      const used = countedBefore(r, f)
+        .filter((o) => o.currency === r.currency)
+        .reduce((sum, o) => sum.plus(o.amount), new Dec(0));
+      const after = used.plus(r.amount);
+      if (after.lte(limit)) return PASS;
+      return {
+        kind: 'hold',
+        until: 'release',
+        message:
+          f.step === 'request'
+            ? `The daily limit for ${r.currency} is ${formatAmount(limit, r.currency)} (rolling 24 h, pending requests included): ${formatAmount(used.toFixed(), r.currency)} is already requested, so at most ${formatAmount(Dec.max(0, new Dec(limit).minus(used)).toFixed(), r.currency)} more can be requested now.`
+            : `today's ${r.currency} withdrawals would reach ${formatAmount(after.toFixed(), r.currency)} of ${formatAmount(limit, r.currency)}`,
+      };
+    },
+  },
+  daily_value_limit: {
+    steps: ALL,
+    judge(r, f) {
+      const limit = f.policy.withdrawals.daily_limit.value;
+      if (limit === undefined || f.policy.withdrawals.daily_limit[r.currency] !== undefined || limitReleased(r))
+        return PASS;
+      const whole = (more = '') =>
+        `The daily limit is ${formatFiat(limit)} in value (rolling 24 h, every currency${more})`;
+      if (f.valuation.kind !== 'known')
+        return {
+          kind: 'hold',
+          until: 'release',
+          message:
+            f.step === 'request'
+              ? `${whole()}, and this request's value cannot be known now (${f.valuation.reason}): it cannot be made until a price is known again.`
+              : `its value cannot be known now (${f.valuation.reason}), so it cannot be counted against the daily limit of ${formatFiat(limit)}`,
+        };
+      let used = new Dec(0);
+      for (const o of countedBefore(r, f)) {
+        // Earlier requests count at their policy value now: one made in a low-price window is not cheap for 24 h.
+        const v = valueNow(o, f);
+        if (v.kind !== 'known')
+          return {
+            kind: 'hold',
+            until: 'release',
+            message:
+              f.step === 'request'
+                ? `${whole()}, and the value of an earlier request is unknown (${v.reason}): no request can be counted against it until a price is known again.`
+                : `the value of an earlier request is unknown now (${v.reason}), so the daily limit of ${formatFiat(limit)} cannot be checked`,
+          };
+        used = used.plus(v.usd);
+      }
+      const after = used.plus(f.valuation.usd);
+      if (after.lte(limit)) return PASS;
+      const left = Dec.max(0, new Dec(limit).minus(used));
+      return {
+        kind: 'hold',
+        until: 'release',
+        message:
+          f.step === 'request'
+            ? `${whole(', pending requests included')}: ${formatFiat(used.toFixed(2))} is already requested, so at most ${formatFiat(left.toFixed(2))} more can be requested now; this request is ${formatFiat(f.valuation.usd)}.`
+            : `today's withdrawals would reach ${formatFiat(after.toFixed(2))} of ${formatFiat(limit)}`,
+      };
+    },
+  },
+};
+
+/** What the table says of a request at one step: the first refusal, the holds, and how approvals count. */
+export interface Judgement {
+  refusal?: { rule: RuleName; message: string };
+  holds: Array<{ rule: RuleName; message: string; until: 'release' | 'unfreeze' }>;
+  /** The tier the policy in force asks for (absent only with a refusal). */
+  tier?: TierChoice;
+  /** The approvals that still count, against that tier. */
+  approvals: Approval[];
+  allowlist?: AllowlistInfo;
+  because?: MissingApprovals['because'];
+}
+
+/** Every rule of the table that runs at `f.step`, in table order. */
+export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
+  const out: Judgement = { holds: [], approvals: [...r.approvals] };
+  for (const [name, rule] of Object.entries(RULES) as Array<[RuleName, Rule]>) {
+    if (!rule.steps.includes(f.step)) continue;
+    const v = rule.judge(r, f);
+    switch (v.kind) {
+      case 'pass':
+        break;
+      case 'refuse':
+        out.refusal ??= { rule: name, message: v.message };
+        break;
+      case 'hold':
+        out.holds.push({ rule: name, message: v.message, until: v.until });
+        break;
+      case 'count':
+        if (v.tier) out.tier = v.tier;
+        if (v.allowlist) out.allowlist = v.allowlist;
+        if (v.keep) out.approvals = out.approvals.filter(v.keep);
+        // The first reason wins: the allowlist's, then the code's, then the value's (as the card words them).
+        if (v.because && (!out.because || out.because.startsWith('value'))) out.because = v.because;
+        break;
+      default: {
+        const unhandled: never = v;
+        throw new Error(`unhandled verdict ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+  return out;
+}
