@@ -79,18 +79,17 @@ const limitReleased = (r: WithdrawalRequest) => r.holdReleased?.kind === 'limit'
 
 /**
  * The other requests a limit counts against this one, in the rolling 24 h: those made before it
- * (the order they were requested in), and any whose money is gone or going whatever its order.
+ * (the store keeps them in the order they were requested), and any whose money is gone or going
+ * whatever its order. At the request, every stored request came before it.
  */
 export function countedBefore(r: WithdrawalRequest, f: RuleFacts): WithdrawalRequest[] {
   const since = f.now - DAY_MS;
-  const mine = Date.parse(r.createdAt);
-  return f.requests().filter((o) => {
+  const all = f.requests();
+  const mine = all.findIndex((o) => o.id === r.id);
+  return all.filter((o, i) => {
     if (o.id === r.id || NOT_COUNTED_STATES.includes(o.state) || !(Date.parse(o.createdAt) > since)) return false;
-    // At the request, every stored request came before it.
-    if (f.step === 'request') return true;
     const gone = o.state === 'executing' || o.state === 'completed' || o.state === 'unknown';
-    const earlier = Date.parse(o.createdAt) < mine || (o.createdAt === r.createdAt && o.id < r.id);
-    return gone || earlier;
+    return mine < 0 || i < mine || gone;
   });
 }
 
