@@ -311,13 +311,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       policy,
       { refuse: false, logger },
     );
-    attachSources(metrics, {
-      store,
-      policy,
-      freezeActive: () => freeze.current() !== undefined,
-      scheduler,
-      now,
-    });
+    attachSources(metrics, { store, policy, freezeActive: () => freeze.current() !== undefined, scheduler, now });
     // Every part has registered its messages' renderers by now: one missing stops the start here,
     // naming it, instead of failing the first message of its kind (src/outbox/renderers.ts).
     outbox.assertRenderers();
@@ -336,6 +330,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         secretKey: wallet.secretKey,
         logger: logger.child({ component: 'verification' }),
         now,
+        rules: withdrawals.service.judgedAtCallback,
       }),
       metrics,
     });

@@ -57,24 +57,37 @@ export interface Judged {
   mismatches: FieldMismatch[];
   v: Verdict;
   answer: { isVerified: boolean; checksum: string };
+  /** The rule table's reason it may not go now (reason `policy`). */
+  policy?: string;
 }
 
-/** The verdict on what `r` holds now, and the answer to send. */
-export function judgeVerification(r: Reads, q: VerificationQuery, secretKey: string): Judged {
+/**
+ * The verdict on what `r` holds now, and the answer to send. `rules`: the withdrawal rule table
+ * judged at the callback (the leader's; rule-table.ts) — why the request may not go now, or
+ * undefined when it may.
+ */
+export function judgeVerification(
+  r: Reads,
+  q: VerificationQuery,
+  secretKey: string,
+  rules?: (req: WithdrawalRequest) => string | undefined,
+): Judged {
   const cur = q.valid ? r.all(WITHDRAWALS).find((x) => x.merchantReference === q.reference) : undefined;
   const frozen = frozenFact(r);
   const mismatches = cur ? fieldMismatches(cur, q.fields) : [];
+  const policy = cur?.state === 'executing' && rules ? rules(cur) : undefined;
   const v = verdict({
     referenceValid: q.valid,
     request: cur,
     frozen: !!frozen,
     mismatches: mismatches.map((m) => m.field),
+    ...(policy ? { policy } : {}),
   });
   const answer =
     v.isVerified && cur
       ? { isVerified: true, checksum: verificationChecksum(secretKey, cur.merchantReference, cur.destination) }
       : { isVerified: false, checksum: '' };
-  return { cur, frozen, mismatches, v, answer };
+  return { cur, frozen, mismatches, v, answer, ...(policy ? { policy } : {}) };
 }
 
 /** The refused values for the admins, as asked, each shortened: "amount 5000; network ETH". */
@@ -110,6 +123,7 @@ export function verificationAudit(
       verdict: v.isVerified ? 'verified' : 'refused',
       reason: v.reason,
       why: VERDICT_WORDS[v.reason],
+      ...(j.policy ? { policy: j.policy } : {}),
       state: cur?.state ?? null,
       ...(cur
         ? { amount: cur.amount, currency: cur.currency, network: cur.network, destination: cur.destination }

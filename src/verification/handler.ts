@@ -19,7 +19,7 @@ import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import { noteRequest } from '../request-context.js';
 import type { Store } from '../store/index.js';
-import { WITHDRAWALS } from '../withdrawals/index.js';
+import { WITHDRAWALS, type WithdrawalRequest } from '../withdrawals/index.js';
 import {
   refusalKind,
   shortReference,
@@ -44,6 +44,8 @@ export interface VerificationDeps {
   secretKey: string;
   logger: Logger;
   now: () => number;
+  /** The withdrawal rule table judged at the callback (the withdrawals service): why it may not go now, or undefined. */
+  rules?: (req: WithdrawalRequest) => string | undefined;
 }
 
 export function verificationHandler(d: VerificationDeps) {
@@ -64,7 +66,7 @@ export function verificationHandler(d: VerificationDeps) {
       answer = await d.store.commit((tx) => {
         // Decided on what is stored now, in the same commit as its audit entry: a freeze or a
         // settlement committed before this call is always seen.
-        const judged = judgeVerification(tx, q, d.secretKey);
+        const judged = judgeVerification(tx, q, d.secretKey, d.rules);
         const { cur, v, answer, mismatches } = judged;
         appendAudit(tx, { at, actor: 'system', action: 'verification', ...verificationAudit(q, judged) });
         // A withdrawal we are not sending was asked about, whatever its reference looks like: the
@@ -104,7 +106,7 @@ export function verificationHandler(d: VerificationDeps) {
       // The store refuses writes (a full disk): the verdict is still the store's (a claim is
       // durable before its send), so a withdrawal the quorum approved is not refused for a
       // disk blip; what could not be audited is logged, loudly, with the same facts.
-      const { cur, v, answer: given } = judgeVerification(d.store, q, d.secretKey);
+      const { cur, v, answer: given } = judgeVerification(d.store, q, d.secretKey, d.rules);
       d.logger.error(
         { err, merchantReference: reference || null, verdict: v.reason, request: cur?.id ?? null },
         'verification call answered but could not be written to the audit log',

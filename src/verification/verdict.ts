@@ -16,6 +16,8 @@ export type VerdictReason =
   | 'unknown_reference'
   | 'not_executing'
   | 'frozen'
+  /** The withdrawal rule table, judged again at the callback, does not let it go now (a limit, the tier, the allowlist...). */
+  | 'policy'
   | MismatchReason;
 
 export interface VerdictFacts {
@@ -30,6 +32,8 @@ export interface VerdictFacts {
    * none. A service that also sends the destination, amount, currency or network gets each checked.
    */
   mismatches: readonly CallField[];
+  /** Why the rule table (judged at the callback, on the leader) does not let the request go now. */
+  policy?: string;
 }
 
 export interface Verdict {
@@ -47,6 +51,7 @@ export function verdict(f: VerdictFacts): Verdict {
   if (mismatch) return { isVerified: false, reason: `${mismatch}_mismatch` };
   if (f.frozen) return { isVerified: false, reason: 'frozen' };
   if (f.request.state !== 'executing') return { isVerified: false, reason: 'not_executing' };
+  if (f.policy) return { isVerified: false, reason: 'policy' };
   return { isVerified: true, reason: 'verified' };
 }
 
@@ -57,6 +62,7 @@ export const VERDICT_WORDS: Record<VerdictReason, string> = {
   unknown_reference: 'this app has no withdrawal with that reference',
   not_executing: 'this app is not sending that withdrawal now',
   frozen: 'sends are frozen',
+  policy: 'the treasury policy in force does not let it go now',
   destination_mismatch: 'the destination is not the approved one',
   amount_mismatch: 'the amount is not the approved one',
   currency_mismatch: 'the currency is not the approved one',

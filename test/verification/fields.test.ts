@@ -9,6 +9,8 @@ import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { NOT_VERIFIED } from '../../src/sandbox/verification.js';
 import { CHANNELS, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { refreshAt, setPrices } from '../helpers/price-control.js';
+import { parsePolicy } from '../../src/policy/load.js';
 import { startGate, type Gate, type HeldCall } from './gate.js';
 import {
   alertsPosted,
@@ -35,10 +37,16 @@ afterEach(async () => {
 });
 
 /** A 500 USDT request on BSC, approved, whose send the sandbox holds at the gate: the app has it `executing`. */
-async function beingSent(o: Partial<SandboxOptions> = {}): Promise<{ a: TestApp; r: Sent; held: HeldCall }> {
+async function beingSent(
+  o: Partial<SandboxOptions> = {},
+  app: Parameters<typeof startVerifyApp>[0] = {},
+): Promise<{ a: TestApp; r: Sent; held: HeldCall }> {
   gate = await startGate();
   const g = gate;
-  t = await startVerifyApp({ sandbox: { verificationUrl: () => g.url, verificationTimeoutMs: 60_000, ...o } });
+  t = await startVerifyApp({
+    ...app,
+    sandbox: { ...app.sandbox, verificationUrl: () => g.url, verificationTimeoutMs: 60_000, ...o },
+  });
   const a = t;
   g.target = `${a.app.url}/webhooks/wallet/${SECRET}/verify`;
   const r = await request(a, '500');
@@ -185,5 +193,31 @@ describe('the verification callback compares the fields the call carries', () =>
     ]);
     expect(sb.stats.withdrawalsCommitted).toBe(1);
     expect(verificationAudit(a).map((e) => e.details.reason)).toEqual(['amount_mismatch', 'verified']);
+  });
+
+  it('the rule table is judged again at the callback: a value that cannot be known since the claim is refused', async () => {
+    let clock = Date.now();
+    const policy = parsePolicy(`
+channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
+people: { requesters: [${USERS.alice}], approvers: [${USERS.carol}, ${USERS.dave}], admins: [${USERS.erin}, ${USERS.dave}] }
+withdrawals:
+  tiers: { value: [{ approvals: 1 }] }
+  daily_limit: { value: 600 }
+`);
+    const { a, r, held } = await beingSent({ now: () => clock }, { policy, now: () => clock });
+    // Between our claim and the service's call, the feed says USDT doubled: held back, so its value is unknown.
+    await setPrices(a, { prices: { USDT: 2 }, drift: false });
+    await refreshAt(a, (ms) => {
+      clock = ms;
+    }, clock + 61_000);
+    expect(a.app.deps.prices.snapshot().held?.USDT).toBeDefined();
+    expect(await verify(a, r.merchantReference)).toEqual(REFUSED);
+    expect(lastAudit(a)).toMatchObject({
+      subject: r.id,
+      details: { verdict: 'refused', reason: 'policy', policy: expect.stringContaining('daily limit of $600.00') },
+    });
+    held.release();
+    await until('settled', () => state(a, r.id) !== 'executing');
+    expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);
   });
 });

@@ -12,6 +12,7 @@ import { refusalOutcome, type ServiceDeps } from './deps.js';
 import type { DailyValue, ListFilter } from './types.js';
 import { NO_PRICES, valueAt, type Valuation } from '../../prices/index.js';
 import { dailyValueUsed } from '../value-rules.js';
+import { factsAsRecorded, missingWords, recheck } from '../recheck.js';
 
 export function queryOps({ store, shell, policy, now, groups, balances, prices }: ServiceDeps) {
   const { stored } = shell;
@@ -88,6 +89,18 @@ export function queryOps({ store, shell, policy, now, groups, balances, prices }
       if (limit === undefined) return undefined;
       const used = dailyValueUsed(store.all(WITHDRAWALS), prices?.() ?? NO_PRICES, now());
       return { limit, used };
+    },
+    /**
+     * The rule table judged at the verification callback (invariant 17), on what is stored now:
+     * why the request may not go, or undefined. Approvers count as they approved (no group look-up
+     * on the callback's path).
+     */
+    judgedAtCallback: (req: WithdrawalRequest): string | undefined => {
+      const ctx = { ...shell.context(), requests: () => store.all(WITHDRAWALS) };
+      const r = recheck(req, ctx, factsAsRecorded(req), undefined, 'verify');
+      if (r.kind === 'refused') return r.reason;
+      if (r.kind === 'waits') return `it now needs ${missingWords(r.missing, (id) => id)}`;
+      return r.holds[0]?.message;
     },
   };
 }
