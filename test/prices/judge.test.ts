@@ -123,6 +123,24 @@ valuation: { max_age: 5m }
       ...(deadlineMs ? { deadlineMs } : {}),
     });
 
+  it('one refresh every minute for real: a cron tick a little early is not skipped, a second call within the minute is', async () => {
+    const clock = { now: T0 };
+    let calls = 0;
+    const p = cache(async () => {
+      calls += 1;
+      return { ok: true, body: { bitcoin: { usd: 50_000 } } };
+    }, clock);
+    await p.refresh();
+    // The next minute's tick fired 300 ms early (timers are not exact): it still refreshes.
+    clock.now = T0 + 59_700;
+    await p.refresh();
+    expect(calls).toBe(2);
+    // A second call in the same minute (a start, a test, a double tick) does not.
+    clock.now = T0 + 70_000;
+    await p.refresh();
+    expect(calls).toBe(2);
+  });
+
   it('the value is unknown, never the bogus price nor the old one, until a large move is confirmed', async () => {
     const clock = { now: T0 };
     let usd = 50_000;
