@@ -1,17 +1,16 @@
 /**
  * `npm run bench [name...]`: runs every registered benchmark (or those whose name contains
- * one of the arguments), prints one table, and writes bench/results.json.
+ * one of the arguments), prints one table, and writes bench/results.json (bench/runner.ts). A
+ * bench that fails is named with its error after the others' figures, and the exit code is 1.
  *
  * To add a benchmark: write bench/<name>.bench.ts with a default export of type Bench, and
  * append it to `registry` below. Modules load lazily so a filtered run pays only for itself.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatTable, type Bench, type BenchResult } from './lib.js';
+import { main, type RegistryEntry } from './runner.js';
 
-const registry: Array<{ name: string; load: () => Promise<{ default: Bench }> }> = [
+const registry: RegistryEntry[] = [
   { name: 'store', load: () => import('./store.bench.js') },
   { name: 'store-pg', load: () => import('./store-pg.bench.js') },
   { name: 'webhooks', load: () => import('./webhooks.bench.js') },
@@ -30,43 +29,7 @@ if (selected.length === 0) {
   process.exit(2);
 }
 
-const results: BenchResult[] = [];
-const startedAt = new Date().toISOString();
-for (const entry of selected) {
-  const bench = (await entry.load()).default;
-  console.error(`running ${bench.name}: ${bench.description}`);
-  const t = Date.now();
-  results.push(...(await bench.run()));
-  console.error(`  ${bench.name} done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-}
-
-console.log(formatTable(results));
-const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json');
-// A run of some benches replaces their rows and keeps the others' (each bench says when it ran),
-// so `npm run bench digest` does not erase the figures of a longer run.
-const ran = new Set(selected.map((b) => b.name));
-const previous = await fs
-  .readFile(out, 'utf8')
-  .then((text) => JSON.parse(text) as { results?: BenchResult[]; ranAt?: Record<string, string>; startedAt?: string })
-  .catch(() => undefined);
-const kept = (previous?.results ?? []).filter((r) => !ran.has(r.bench));
-const ranAt: Record<string, string> = {};
-for (const r of kept) ranAt[r.bench] = previous?.ranAt?.[r.bench] ?? previous?.startedAt ?? 'unknown';
-for (const name of ran) ranAt[name] = startedAt;
-await fs.writeFile(
-  out,
-  `${JSON.stringify(
-    {
-      startedAt,
-      node: process.version,
-      platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-      cpus: os.cpus().length,
-      benches: Object.keys(ranAt),
-      ranAt,
-      results: [...kept, ...results],
-    },
-    null,
-    2,
-  )}\n`,
-);
-console.error(`wrote ${out}`);
+const code = await main(selected, path.join(path.dirname(fileURLToPath(import.meta.url)), 'results.json'));
+// A bench that threw may have left a server or a child behind, which would keep the process
+// alive once everything is printed and written.
+if (code !== 0) process.exit(code);

@@ -2,7 +2,7 @@
  * Our whole app (as test/helpers/treasury-app.ts starts it: HTTP mode, test policy, temp data
  * dir, logs written to memory, at production's default level unless BENCH_LOG_LEVEL says) but pointed at a world child process: its wallet service
  * is the world's sandbox (the sandbox merchant's credentials) and its Slack Web API the
- * world's fake, as a deployed app talks to remote services.
+ * world's fake, its price API the world sandbox's, as a deployed app talks to remote services.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { startApp, type RunningApp, type StartOptions } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { parsePolicy } from '../src/policy/load.js';
+import type { Policy } from '../src/policy/schema.js';
 import { TEST_POLICY_YAML } from '../test/helpers/treasury-app.js';
 import type { World } from './world-client.js';
 
@@ -28,6 +29,8 @@ export interface WorldAppOptions {
   signingSecret?: string;
   /** Default 'info', production's default (the tests log at debug). */
   logLevel?: string;
+  /** Default: the tests' policy (TEST_POLICY_YAML). */
+  policy?: Policy;
 }
 
 export async function startWorldApp(world: World, o: WorldAppOptions = {}): Promise<WorldApp> {
@@ -48,6 +51,9 @@ export async function startWorldApp(world: World, o: WorldAppOptions = {}): Prom
     WALLET_PUBLIC_KEY: m.publicKey,
     WALLET_MERCHANT_EMAIL: m.email,
     WALLET_MERCHANT_PASSWORD: m.password,
+    // The world's copy of CoinGecko: unset, the price job (run at every start) would call the
+    // public CoinGecko, which a bench must never reach and which would leave every value unknown.
+    PRICE_API_URL: world.info.sandboxUrl,
     // store-pg's STORE_PG_ACK case runs the ack benches on PostgreSQL beside the embedded store.
     ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
   });
@@ -57,7 +63,7 @@ export async function startWorldApp(world: World, o: WorldAppOptions = {}): Prom
   const app = await startApp({
     config,
     logger,
-    policy: parsePolicy(TEST_POLICY_YAML),
+    policy: o.policy ?? parsePolicy(TEST_POLICY_YAML),
     outbox: { paceMs: 20, baseBackoffMs: 50, maxBackoffMs: 500, ...o.outbox },
   });
   return {

@@ -5,7 +5,7 @@
  * request needs more approvals than its current value would.
  */
 import type { JudgedPrice, Valuation } from '../prices/types.js';
-import { formatFiat } from './fiat.js';
+import { formatFiat, formatPrice } from './fiat.js';
 
 type Known = Extract<Valuation, { kind: 'known' }>;
 
@@ -37,7 +37,7 @@ export function basisWords(j: JudgedPrice, currency: string): string {
 /** "judged at $3,000.00, the highest price of the last 7 days", or undefined when policy used the current price. */
 export function judgedWords(v: Known, currency: string): string | undefined {
   if (!v.judged || !v.market) return undefined;
-  return `judged at ${formatFiat(v.price)}, ${basisWords(v.judged, currency)}`;
+  return `judged at ${formatPrice(v.price)}, ${basisWords(v.judged, currency)}`;
 }
 
 /** The value a person reads: the current value, and the policy value beside it when higher. */

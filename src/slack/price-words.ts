@@ -4,7 +4,7 @@
  */
 import { utcMinute } from '../format/time.js';
 import { outside } from '../format/outside.js';
-import { formatFiat } from '../format/fiat.js';
+import { formatPrice } from '../format/fiat.js';
 import { basisWords } from '../format/judged.js';
 import type { AssetPrice, PriceSourceState } from '../prices/types.js';
 
@@ -19,9 +19,9 @@ function age(now: number, at: string): string {
 
 /** One asset: "USDT $0.9984 (2 min ago) · limits judge at $1.00, the peg of USDT". */
 function assetLine(a: AssetPrice, now: number): string {
-  const current = a.current ? `${formatFiat(a.current.price)} (${age(now, a.current.at)})` : 'no price';
+  const current = a.current ? `${formatPrice(a.current.price)} (${age(now, a.current.at)})` : 'no price';
   const policy = a.policy
-    ? ` · limits judge at ${formatFiat(a.policy.price)}, ${basisWords(a.policy.judged, a.currency)}${a.policy.judged.basis === 'high' ? ` (seen ${age(now, a.policy.judged.seenAt)})` : ''}`
+    ? ` · limits judge at ${formatPrice(a.policy.price)}, ${basisWords(a.policy.judged, a.currency)}${a.policy.judged.basis === 'high' ? ` (seen ${age(now, a.policy.judged.seenAt)})` : ''}`
     : '';
   return `${a.currency} ${current}${policy}`;
 }

@@ -121,10 +121,12 @@ describe('a price is a claim', () => {
     expect(r.tier).toMatchObject({ approvals: 3, mustInclude: [USERS.erin] });
     const card = await until('the card', () => cards(a)[0]);
     expect(visibleText(card)).toMatch(/judged at \$3,\d{3}\.\d\d, the highest price of the last 7 days/);
+    // The current price with four significant digits below $10, not rounded to "$0.00".
+    expect(visibleText(card)).toContain('_at $0.000001 (');
     // /treasury status lists the current price and the policy price.
     const { responseUrl } = await a.command('/treasury', 'status', USERS.erin);
     expect(visibleText((await a.replies(responseUrl))[0]!)).toMatch(
-      /ETH \$0\.00 \(.*\) · limits judge at \$3,\d{3}\.\d\d, the highest price of the last 7 days/,
+      /ETH \$0\.000001 \(.*\) · limits judge at \$3,\d{3}\.\d\d, the highest price of the last 7 days/,
     );
   });
 
@@ -140,6 +142,7 @@ describe('a price is a claim', () => {
     expect(r.tier.approvals).toBe(3);
     const card = await until('the card', () => cards(a)[0]);
     expect(visibleText(card)).toContain('judged at $1.00, the peg of DAI');
+    expect(visibleText(card)).toContain('_at $0.0000001 (');
   });
 
   it('a crash held for three minutes: once believed, limits still judge at the high until it leaves the window', async () => {

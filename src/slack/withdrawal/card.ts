@@ -10,7 +10,7 @@ import { explorerAddressUrl, explorerTxUrl, type ExplorerNet } from '../../walle
 import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../../withdrawals/index.js';
 import type { DailyValue } from '../../withdrawals/service/types.js';
 import type { Valuation } from '../../prices/types.js';
-import { formatFiat } from '../../format/fiat.js';
+import { formatFiat, formatPrice } from '../../format/fiat.js';
 import { judgedWords } from '../../format/judged.js';
 import { marketUsd } from '../../prices/value.js';
 import { formatAmount } from '../../withdrawals/index.js';
@@ -161,7 +161,7 @@ function valueLine(r: WithdrawalRequest): string {
   if (v.kind === 'unknown') return `\nValue unknown: ${v.reason}`;
   const judged = judgedWords(v, r.currency);
   // The current value first; when policy judged at a higher price, one more line says at what and why.
-  return `\n${formatFiat(marketUsd(v), { approx: true })} _at ${formatFiat(v.market?.price ?? v.price)} (${outside(v.source, 40)}, ${utcMinute(v.at)})_${judged ? `\n_Policy: ${formatFiat(v.usd, { approx: true })}, ${judged}_` : ''}`;
+  return `\n${formatFiat(marketUsd(v), { approx: true })} _at ${formatPrice(v.market?.price ?? v.price)} (${outside(v.source, 40)}, ${utcMinute(v.at)})_${judged ? `\n_Policy: ${formatFiat(v.usd, { approx: true })}, ${judged}_` : ''}`;
 }
 
 /** "Daily value left: $12,000.00 of $250,000.00" (every currency, rolling 24 h), or why it cannot be known. */

@@ -142,6 +142,17 @@ describe('the withdrawal card', () => {
     });
     expect(cardText(request())).toContain('*From client wallet*\nclient@example.com');
   });
+
+  it('shows the value in cents and the unit price it used with four significant digits below $10', () => {
+    const at = new Date(T0).toISOString();
+    const valued = (price: string, usd: string): WithdrawalRequest => ({
+      ...request(),
+      valuation: { kind: 'known', usd, price, at, source: 'CoinGecko' },
+    });
+    expect(cardText(valued('0.99840704', '249.61'))).toContain('≈ $249.61 _at $0.9984 (CoinGecko, ');
+    expect(cardText(valued('0.0000123456', '0.01'))).toContain('≈ $0.01 _at $0.00001235 (CoinGecko, ');
+    expect(cardText(valued('3100.456', '775113.99'))).toContain('≈ $775,113.99 _at $3,100.46 (CoinGecko, ');
+  });
 });
 
 describe('thread lines and DMs', () => {
