@@ -115,7 +115,10 @@ describe('the withdrawal form shows the value while it is filled', () => {
     expect(call.args.view_id).toBe(view.id);
     expect(call.args.hash).toBe(view.hash);
     const updated = a.fake.view(view.id)!;
-    expect(valueLine(updated)).toBe('≈ $900.00, tier: 1 approval');
+    // The current value first; limits judge at the window's high (the sandbox's start price), said beside it.
+    expect(valueLine(updated)).toMatch(
+      /^≈ \$900\.00 \(≈ \$9\d\d\.\d\d for limits: judged at \$3,\d{3}\.\d\d, the highest price of the last 7 days\), tier: 1 approval$/,
+    );
     // The inputs are the same blocks (Slack keeps what was typed), and the form stays the request form.
     expect(updated.callback_id).toBe('wd_request_modal');
     expect((updated.blocks as Array<{ block_id?: string }>).map((b) => b.block_id)).toEqual(
@@ -126,7 +129,7 @@ describe('the withdrawal form shows the value while it is filled', () => {
     await change(a, updated, { amount: '20', currency: 'ETH' }, 'wd_amount');
     await until('the second update', () => a.fake.calls('views.update').length === 2 || undefined);
     expect(a.fake.calls('views.update')[1]!.args.hash).toBe(updated.hash);
-    expect(valueLine(a.fake.view(view.id)!)).toBe('≈ $60,000.00, tier: 3 approvals');
+    expect(valueLine(a.fake.view(view.id)!)).toMatch(/^≈ \$60,000\.00 \(.* for limits: judged at .*\), tier: 3 approvals$/);
   });
 
   it('a bad amount shows no value, only what to do', async () => {
