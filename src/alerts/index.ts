@@ -11,9 +11,10 @@ import { reconcileDeposits, type ReconcileOptions, type ReconcileReport } from '
 import { createWebhookHandler, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
 import { describeUnknown, unknownSummary, type UnknownSummary } from './unknown.js';
 import { createSweeper, type SweepOptions } from './sweep.js';
-import { alertsToVerify, createVerifier, verifyAlert } from './verify.js';
+import { alertsToVerify, createVerifier, verifyAlert, type VerifyDeps } from './verify.js';
+import { KIND_RULES } from './kinds.js';
 import { ensureWatermark, type Watermark } from './watermark.js';
-import { ALERT_COLLECTIONS } from './types.js';
+import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
 export {
   createWebhookHandler,
@@ -37,6 +38,7 @@ export { routeAlert, shouldMention } from './routing.js';
 export { reconcileDeposits, type ReconcileReport } from './reconcile.js';
 export { verifyAlert } from './verify.js';
 export { isClaim, mentionKey } from './posting.js';
+export { standing, type OurWithdrawalView } from './claims.js';
 export {
   TRUST_COLLECTIONS,
   TRUST_NOTICE_RENDERER,
@@ -75,9 +77,14 @@ export interface AlertsDeps
   wallet: Pick<WalletClient, 'listTransactions'>;
   /** Inside the event's commit (durable with it): link a withdrawal event to its request. Synchronous. */
   linkWithdrawal?: (tx: Tx, e: WithdrawalEventInfo) => void;
-  /** After the event is durable and acknowledged: the withdrawal service's notification hook. */
+  /**
+   * After the event is durable and acknowledged: the withdrawal service's notification hook (it
+   * asks the service about our request). The alert is checked once it has finished.
+   */
   onWithdrawalEvent?: (e: WithdrawalEventInfo) => void | Promise<void>;
-  /** Background verification retry delays for non-deposit alerts, checked by hash (tests shorten them). */
+  /** The app's own withdrawal request under a reference: the alert of one follows its settled outcome. */
+  ourWithdrawal?: VerifyDeps['ourWithdrawal'];
+  /** Background verification retry delays for alerts checked by hash (tests shorten them). */
   verifyRetryDelaysMs?: readonly number[];
   /** The deposits' batched sweep of the transaction list (tests shorten its pace). */
   sweep?: SweepOptions;
@@ -105,16 +112,26 @@ export interface Alerts {
 export function createAlerts(deps: AlertsDeps): Alerts {
   const log = deps.logger.child({ module: 'alerts' });
   const now = deps.now ?? Date.now;
-  const verifyDeps = {
+  const verifyDeps: VerifyDeps = {
     store: deps.store,
     outbox: deps.outbox,
     wallet: deps.wallet,
     policy: deps.policy,
     logger: deps.logger,
     now,
+    ...(deps.ourWithdrawal ? { ourWithdrawal: deps.ourWithdrawal } : {}),
   };
   const verifier = createVerifier(verifyDeps, deps.verifyRetryDelaysMs);
   const sweeper = createSweeper(verifyDeps, deps.sweep);
+  /** Deposits at volume: many hashes per list call (sweep.ts); the other kinds by their hash (verify.ts). */
+  const check = (a: Alert) => {
+    const by = KIND_RULES[a.kind].checkedBy;
+    if (!a.hash || a.verification.state === 'confirmed' || by === 'none') return;
+    if (by === 'sweep' && !deps.verifyDepositsByHash) sweeper.request(a.id);
+    else verifier.request(a.id);
+  };
+  /** Withdrawal hooks in progress (idle() waits for them and the checks they lead to). */
+  const hooks = new Set<Promise<unknown>>();
   // Recorded as the alerts start, before any reconciliation: what happened earlier is history.
   let wm: Promise<Watermark> | undefined;
   const watermark = () => {
@@ -145,22 +162,24 @@ export function createAlerts(deps: AlertsDeps): Alerts {
         }
       : {}),
     onAccepted: (r, event) => {
-      if (r.alert.hash && r.alert.verification.state !== 'confirmed') {
-        // Deposits at volume: many hashes per list call (sweep.ts); the others by their hash.
-        if (r.alert.kind === 'deposit' && !deps.verifyDepositsByHash) sweeper.request(r.alertId);
-        else verifier.request(r.alertId);
-      }
-      if (event.kind === 'withdrawal' && event.merchantReference && deps.onWithdrawalEvent) {
-        const info: WithdrawalEventInfo = {
-          alertId: r.alertId,
-          merchantReference: event.merchantReference,
-          event,
-          ...(event.statusName ? { status: event.statusName } : {}),
-        };
-        Promise.resolve()
-          .then(() => deps.onWithdrawalEvent!(info))
-          .catch((err: unknown) => log.error({ err, alertId: r.alertId }, 'onWithdrawalEvent hook failed'));
-      }
+      if (!(event.kind === 'withdrawal' && event.merchantReference && deps.onWithdrawalEvent)) return check(r.alert);
+      const info: WithdrawalEventInfo = {
+        alertId: r.alertId,
+        merchantReference: event.merchantReference,
+        event,
+        ...(event.statusName ? { status: event.statusName } : {}),
+      };
+      // Checked after the hook: if the request is ours, the service has been asked about it by then,
+      // and the alert shows the request's outcome from its first check.
+      const p = Promise.resolve()
+        .then(() => deps.onWithdrawalEvent!(info))
+        .catch((err: unknown) => log.error({ err, alertId: r.alertId }, 'onWithdrawalEvent hook failed'))
+        .then(() => {
+          const a = deps.store.get(ALERT_COLLECTIONS.alerts, r.alertId);
+          if (a) check(a);
+        })
+        .finally(() => hooks.delete(p));
+      hooks.add(p);
     },
   });
 
@@ -178,8 +197,9 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     watermark,
     async verifyPending() {
       await sweeper.sweep();
-      for (const id of alertsToVerify(deps.store, now())) {
-        if (deps.store.get(ALERT_COLLECTIONS.alerts, id)?.kind === 'deposit') continue;
+      for (const id of alertsToVerify(deps.store, now(), deps.policy.current().alerts.verify_grace)) {
+        // Deposits: the sweep above.
+        if (KIND_RULES[deps.store.get(ALERT_COLLECTIONS.alerts, id)?.kind ?? 'unknown'].checkedBy !== 'hash') continue;
         try {
           await verifyAlert(verifyDeps, id);
         } catch (err) {
@@ -191,6 +211,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     async idle() {
       // The receiver hands an accepted event on after its answer (setImmediate): let that run first.
       await new Promise((r) => setImmediate(r));
+      while (hooks.size) await Promise.allSettled([...hooks]);
       await Promise.all([verifier.idle(), sweeper.idle()]);
     },
     async stop() {

@@ -16,10 +16,9 @@ import {
   applyHistory,
   enqueueAlertPost,
   isClaim,
-  mismatches,
   seenPending,
-  type Listed,
 } from './posting.js';
+import { judge, type Listed } from './claims.js';
 import { routeAlert, shouldMention } from './routing.js';
 import { advances, isFailure, isTerminal } from './status.js';
 import { noteUnknown } from './unknown.js';
@@ -252,15 +251,16 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
     input.verification?.state === 'confirmed' && state !== 'confirmed' && state !== 'contradicted'
       ? listedOf(event, input.verification)
       : undefined;
+  const verdict = l && judge(next, [l]);
   if (news) {
-    if (l && mismatches(next, l).length === 0) next.verification = input.verification!;
+    if (verdict?.kind === 'match') next.verification = input.verification!;
     const posted = enqueueAlertPost(tx, next, ctx);
     tx.put(ALERT_COLLECTIONS.alerts, alertId, posted);
     return { outcome: 'advanced', eventId, alertId, alert: posted };
   }
   tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
   // Through the one path that also posts a gathered claim, adds the @here, or tells the admins.
-  if (l) applyHistory(tx, next, l, ctx);
+  if (verdict?.kind === 'match' || verdict?.kind === 'mismatch') applyHistory(tx, next, verdict, ctx);
   const cur = tx.get(ALERT_COLLECTIONS.alerts, alertId)!;
   // An alert shown only in the hourly "unknown shape" message (or gathered into a flood summary)
   // has no message of its own to edit.
@@ -304,9 +304,10 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   return { outcome: applied ? 'advanced' : 'recorded', eventId, alertId, alert: cur };
 }
 
-/** What a reconciliation finding (an event made from a list record) says, as compared with a claim. */
+/** What a reconciliation finding (an event made from a deposit's list record) says, as compared with a claim. */
 function listedOf(e: WebhookEvent, v: Verification): Listed {
   return {
+    type: 'deposit',
     ...(e.amount ? { amount: e.amount } : {}),
     ...(e.currency ? { currency: e.currency } : {}),
     ...(e.network ? { network: e.network } : {}),

@@ -2,7 +2,7 @@
  * What the admins are told when notifications cannot be trusted, and the flood summary.
  *
  * - Trust notices: one message to the admins per kind of trouble (a notification that
- *   disagrees with the wallet's history; a deposit reported confirmed that the history still
+ *   disagrees with the wallet's history; a transaction reported confirmed that the history still
  *   does not show after `alerts.verify_grace`; a flood of notifications the history does not
  *   show, i.e. the webhook URL may be leaked). Told once: later cases of the same kind within
  *   NOTICE_WINDOW_MS update that message's count instead of posting again, so a flood of

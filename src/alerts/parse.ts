@@ -21,7 +21,10 @@ export interface WebhookEvent {
   /** Canonical WEBHOOK_STATUSES name, or the raw value's text when unknown. */
   statusName?: string;
   hash?: string;
-  /** Exact decimal text. */
+  /**
+   * Exact decimal text. A withdrawal's is the amount requested: the same in all its
+   * notifications (what was sent may read 0 before it is), and what its history record is held to.
+   */
   amount?: string;
   amountRequested?: string;
   amountSent?: string;
@@ -208,7 +211,7 @@ export function readWebhook(parsed: unknown): WebhookEvent {
     typeName: type?.name ?? rawText(typeRaw),
     statusName: status?.name ?? rawText(statusRaw),
     hash: d.transactionHash ?? d.hash,
-    amount: d.amount ?? d.amountSent ?? d.amountRequested,
+    amount: d.amount ?? d.amountRequested ?? d.amountSent,
     amountRequested: d.amountRequested,
     amountSent: d.amountSent,
     charge: d.charge,

@@ -2,27 +2,28 @@
  * A notification is a claim (ARCHITECTURE.md invariant 14): how an alert reaches Slack while
  * the wallet's history has not corroborated it, and what happens once the history answers.
  *
- * - A deposit told by a webhook is a claim until the transaction list shows its hash with the
- *   same amount, currency and network. Its first message says so ("Reported by the wallet
- *   service · checking"); it waits behind corroborated alerts in the outbox (priority `claim`),
- *   and shares a batch message with others unless it is a failure seen pending before.
+ * - Any transaction told by a webhook (deposit, withdrawal, remittance, transfer) is a claim
+ *   until the transaction list shows its own record with the same amount, currency and network
+ *   (claims.ts decides). Its first message says so ("Reported by the wallet service ·
+ *   checking"); it waits behind corroborated alerts in the outbox (priority `claim`), and
+ *   shares a batch message with others unless it is a failure of note.
  * - @here for a large deposit is never in the alert itself (an edit cannot ping, and the first
  *   post is only a claim): once the history confirms it, a separate short post with @here
  *   follows (`ALERT_MENTION_RENDERER`, key `<alert key>:here`, at most one per alert).
- * - A list record that names another amount, currency or network is a contradiction: the alert
- *   says so, the audit log records it, and the admins are told (once: notices.ts).
+ * - Its own list record naming another amount, currency or network is a contradiction: the
+ *   alert says so, the audit log records it, and the admins are told (once: notices.ts). No
+ *   record of it after `alerts.verify_grace` is flagged the same way (flagUnconfirmed).
  * - During a flood (notices.ts) a new claim is gathered into the channel's summary instead of a
  *   message of its own; if the history later confirms it, it is posted then, as news.
  */
-import { Decimal } from 'decimal.js';
 import { appendAudit } from '../audit/log.js';
 import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox, type OutboxPriority } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
-import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
+import type { Verdict } from './claims.js';
 import { activeFlood, gatherInto, tellAdmins, ungather } from './notices.js';
 import { isFailure } from './status.js';
-import { ALERT_COLLECTIONS, type Alert, type Mismatch } from './types.js';
+import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
 export const ALERT_RENDERER = 'alert';
 export const ALERT_STATUS_RENDERER = 'alert.status';
@@ -43,20 +44,14 @@ export interface PostContext {
   now: number;
 }
 
-/** A deposit a webhook told of that the wallet's history has not confirmed (yet). */
-export function isClaim(a: Pick<Alert, 'kind' | 'source' | 'verification'>): boolean {
-  return a.kind === 'deposit' && a.source === 'webhook' && a.verification.state !== 'confirmed';
+/** A transaction a webhook told of that the wallet's history has not confirmed (yet), of any kind. */
+export function isClaim(a: Pick<Alert, 'source' | 'verification'>): boolean {
+  return a.source === 'webhook' && a.verification.state !== 'confirmed';
 }
 
 /** Whether the alert was ever told as pending (money on its way) before now. */
 export function seenPending(a: Pick<Alert, 'history'>): boolean {
   return a.history.some((h) => h.applied && (h.status === 'PENDING' || h.status === 'ABOUT_TO_INITIATE'));
-}
-
-/** When a notification first said this deposit was confirmed (the grace runs from then). */
-export function reportedConfirmedAt(a: Pick<Alert, 'history' | 'status'>): number | undefined {
-  if (a.status !== 'CONFIRMED') return undefined;
-  return a.history.find((h) => h.applied && h.status === 'CONFIRMED')?.at;
 }
 
 function postPriority(a: Alert): OutboxPriority {
@@ -131,57 +126,21 @@ export function refreshAlert(tx: Tx, alert: Alert, outbox: Pick<Outbox, 'enqueue
   });
 }
 
-/** What the wallet's history says of a transaction, as compared with a claim. */
-export interface Listed {
-  amount?: string;
-  currency?: string;
-  network?: string;
-  status?: string;
-  hashUrl?: string;
-  addressUrl?: string;
-}
-
-const canonical = (members: typeof CURRENCIES | typeof NETWORKS, v: string) =>
-  lookup(members, v)?.name ?? v.trim().toUpperCase();
-
-function sameAmount(a: string, b: string): boolean {
-  try {
-    return new Decimal(a).eq(new Decimal(b));
-  } catch {
-    return false;
-  }
-}
-
-/** Fields both name and name differently. The amount may match the claim's amount or its total (amount + fee). */
-export function mismatches(
-  claim: Pick<Alert, 'amount' | 'totalAmount' | 'currency' | 'network'>,
-  l: Listed,
-): Mismatch[] {
-  const out: Mismatch[] = [];
-  if (claim.amount && l.amount && !sameAmount(claim.amount, l.amount)) {
-    if (!claim.totalAmount || !sameAmount(claim.totalAmount, l.amount))
-      out.push({ field: 'amount', claimed: claim.amount, listed: l.amount });
-  }
-  if (claim.currency && l.currency && canonical(CURRENCIES, claim.currency) !== canonical(CURRENCIES, l.currency))
-    out.push({ field: 'currency', claimed: claim.currency, listed: l.currency });
-  if (claim.network && l.network && canonical(NETWORKS, claim.network) !== canonical(NETWORKS, l.network))
-    out.push({ field: 'network', claimed: claim.network, listed: l.network });
-  return out;
-}
-
 /**
- * The wallet's history lists this alert's hash: confirmed if it agrees, contradicted if it
- * names another amount, currency or network. Stores the alert; returns the outcome.
+ * The wallet's history lists this alert's own record (claims.ts `judge`): confirmed if it
+ * agrees, contradicted if it names another amount, currency or network. Stores the alert;
+ * returns the outcome.
  */
 export function applyHistory(
   tx: Tx,
   cur: Alert,
-  l: Listed,
+  verdict: Extract<Verdict, { kind: 'match' | 'mismatch' }>,
   ctx: PostContext,
 ): 'confirmed' | 'contradicted' | 'skipped' {
   if (cur.verification.state === 'confirmed' || cur.verification.state === 'contradicted') return 'skipped';
-  const diff = cur.kind === 'deposit' ? mismatches(cur, l) : [];
-  if (diff.length) {
+  const l = verdict.listed;
+  if (verdict.kind === 'mismatch') {
+    const diff = verdict.diff;
     const next: Alert = {
       ...cur,
       verification: {
@@ -214,6 +173,8 @@ export function applyHistory(
       state: 'confirmed',
       attempts: cur.verification.attempts,
       checkedAt: ctx.now,
+      // A withdrawal of ours keeps showing its request's outcome.
+      ...(cur.verification.request ? { request: cur.verification.request } : {}),
       ...(l.hashUrl && !batched ? { hashUrl: l.hashUrl } : {}),
       ...(l.addressUrl ? { addressUrl: l.addressUrl } : {}),
       ...(l.status ? { listStatus: l.status } : {}),
@@ -245,7 +206,7 @@ export function applyHistory(
 }
 
 /**
- * A deposit reported confirmed that the wallet's history still does not show after the grace:
+ * A transaction reported confirmed that the wallet's history still does not show after the grace:
  * flagged (its message says it may be forged), audited, and the admins told (once: notices.ts).
  */
 export function flagUnconfirmed(tx: Tx, cur: Alert, graceMs: number, ctx: PostContext): void {

@@ -2,7 +2,9 @@ import { pageSizeOf } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { gatherInto, redrawFlood, startFlood } from './notices.js';
 import { normalizeHash } from './parse.js';
-import { applyHistory, flagUnconfirmed, isClaim, reportedConfirmedAt, shownState, type Listed } from './posting.js';
+import { judge, overdue, type Listed } from './claims.js';
+import { KIND_RULES } from './kinds.js';
+import { applyHistory, flagUnconfirmed, isClaim, shownState } from './posting.js';
 import { isTerminal } from './status.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 import { listedOf, verifyAlert, type VerifyDeps } from './verify.js';
@@ -81,7 +83,7 @@ export function createSweeper(deps: VerifyDeps, o: SweepOptions = {}): Sweeper {
   // What a previous process left waiting (the grace and the flood count go on from the store's times).
   for (const a of deps.store.find(
     ALERT_COLLECTIONS.alerts,
-    (x) => x.kind === 'deposit' && !!x.hash && unsettled(x) && now() - x.createdAt <= MAX_AGE_MS,
+    (x) => KIND_RULES[x.kind].checkedBy === 'sweep' && !!x.hash && unsettled(x) && now() - x.createdAt <= MAX_AGE_MS,
   ))
     waiting.set(a.id, { createdAt: a.createdAt, channel: a.channel });
 
@@ -158,8 +160,9 @@ export function createSweeper(deps: VerifyDeps, o: SweepOptions = {}): Sweeper {
           continue;
         }
         const listed = seen.get(normalizeHash(a.hash));
-        if (listed) {
-          applyHistory(tx, a, listed, ctx);
+        const verdict = listed ? judge(a, [listed]) : undefined;
+        if (verdict?.kind === 'match' || verdict?.kind === 'mismatch') {
+          applyHistory(tx, a, verdict, ctx);
           waiting.delete(id);
           continue;
         }
@@ -171,9 +174,7 @@ export function createSweeper(deps: VerifyDeps, o: SweepOptions = {}): Sweeper {
               verification: { ...a.verification, state: 'not_found', checkedAt: t0 },
             });
         }
-        const reported = reportedConfirmedAt(a);
-        if (reported !== undefined && a.verification.flaggedAt === undefined && t0 - reported >= graceMs)
-          flagUnconfirmed(tx, tx.get(ALERT_COLLECTIONS.alerts, id)!, graceMs, ctx);
+        if (overdue(a, graceMs, t0)) flagUnconfirmed(tx, tx.get(ALERT_COLLECTIONS.alerts, id)!, graceMs, ctx);
         if (a.gathered) floods.add(a.gathered);
         if (w.missedAt !== undefined && isClaim(a) && isTerminal(a.status) && t0 - w.createdAt <= opt.floodWindowMs)
           misses.set(a.channel, [...(misses.get(a.channel) ?? []), id]);

@@ -47,9 +47,10 @@ export interface Mismatch {
 
 export interface Verification {
   /**
-   * confirmed: the service's transaction list has this hash with the same amount, currency and
-   * network; not_found: looked, not (yet) there; contradicted: there, but naming another
-   * amount, currency or network (the notification may be forged).
+   * confirmed: the service's transaction list has this hash, as a record of the alert's kind
+   * (for a withdrawal of ours, under its reference), with the same amount, currency and network;
+   * not_found: looked, no such record (yet); contradicted: its record names another amount,
+   * currency or network (the notification may be forged). src/alerts/claims.ts decides.
    */
   state: 'unverified' | 'confirmed' | 'not_found' | 'contradicted';
   /** Look-ups of this hash alone (the batched sweep does not count here). */
@@ -60,11 +61,17 @@ export interface Verification {
   listStatus?: string;
   mismatch?: Mismatch[];
   /**
-   * A reported deposit still absent from the wallet's history `graceMs` after it was reported
-   * confirmed: flagged (may be forged). Kept if it turns up later (then it is confirmed).
+   * A notification still not backed by the wallet's history `graceMs` after it reported the
+   * transaction confirmed: flagged (may be forged). Kept if it turns up later (then it is confirmed).
    */
   flaggedAt?: number;
   graceMs?: number;
+  /**
+   * A withdrawal this app made (its notification named one of our requests' references): the
+   * alert shows the request's settled outcome, the service's own answer, never the notification's
+   * status. `settled` is absent while the request has not settled.
+   */
+  request?: { settled?: 'CONFIRMED' | 'FAILED' };
 }
 
 /** What an alert keeps of the webhook event that created it. */

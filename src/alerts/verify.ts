@@ -1,17 +1,21 @@
 /**
- * Confirms one alert against the wallet service's own transaction list by its hash: the path
- * for withdrawals and other non-deposit alerts (few, and our own), and the sweep's safety net
- * for a deposit whose record the batched sweep (sweep.ts) could not have seen. Deposits at
- * volume are checked by the sweep, many hashes per list call.
+ * Holds one alert to the wallet service's own transaction list by its hash (claims.ts judges):
+ * the path for withdrawals, remittances and transfers (few, and often our own), and the sweep's
+ * safety net for a deposit whose record the batched sweep (sweep.ts) could not have seen.
+ * Deposits at volume are checked by the sweep, many hashes per list call. A claim reported
+ * confirmed and still not backed after `alerts.verify_grace` is flagged here, as the sweep
+ * flags deposits.
  */
 import type { PagedWallet } from '../wallet/pager.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
-import type { Store } from '../store/index.js';
+import type { Reads, Store, Tx } from '../store/index.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
+import { judge, ourWithdrawal, overdue, type Listed, type OurWithdrawal, type OurWithdrawalView } from './claims.js';
+import { checkable } from './kinds.js';
 import { normalizeHash } from './parse.js';
 import { walletLink } from './links.js';
-import { applyHistory, type Listed } from './posting.js';
+import { applyHistory, flagUnconfirmed, refreshAlert } from './posting.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 import type { PolicySource } from '../policy/source.js';
 
@@ -22,6 +26,8 @@ export interface VerifyDeps {
   policy: PolicySource;
   logger: Logger;
   now?: () => number;
+  /** The app's own withdrawal request under this reference, if it made one (wired in src/app/alerts.ts). */
+  ourWithdrawal?: (reads: Reads, merchantReference: string) => OurWithdrawalView | undefined;
 }
 
 export const MAX_VERIFY_ATTEMPTS = 20;
@@ -37,6 +43,8 @@ export function listedOf(rec: TransactionRecord): Listed {
   const currency = rec.currency?.name ?? rec.currencyName;
   const network = rec.network?.name ?? rec.networkName;
   return {
+    ...(rec.type !== 'unknown' ? { type: rec.type } : {}),
+    ...(rec.reference ? { reference: rec.reference } : {}),
     amount: rec.amount,
     ...(currency ? { currency } : {}),
     ...(network ? { network } : {}),
@@ -46,46 +54,73 @@ export function listedOf(rec: TransactionRecord): Listed {
   };
 }
 
-/** Returns the verification state after the attempt; wallet errors propagate (the caller retries later). */
-export async function verifyAlert(
-  deps: VerifyDeps,
-  alertId: string,
-): Promise<Alert['verification']['state'] | 'skipped'> {
+const settled = (a: Alert) => a.verification.state === 'confirmed' || a.verification.state === 'contradicted';
+
+/** The request behind a withdrawal alert, if the app made it. */
+function oursOf(deps: VerifyDeps, tx: Tx, a: Alert): OurWithdrawal | undefined {
+  if (a.kind !== 'withdrawal' || !a.merchantReference || !deps.ourWithdrawal) return undefined;
+  const view = deps.ourWithdrawal(tx, a.merchantReference);
+  return view && ourWithdrawal(a.merchantReference, view);
+}
+
+export type VerifyOutcome = Alert['verification']['state'] | 'waiting' | 'skipped';
+
+/**
+ * Returns the verification state after the attempt (`waiting`: the history shows a withdrawal
+ * of ours whose request has not settled yet); wallet errors propagate (the caller retries later).
+ */
+export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<VerifyOutcome> {
   const now = deps.now ?? Date.now;
   const alert = deps.store.get(ALERT_COLLECTIONS.alerts, alertId);
-  const settled = (a: Alert) => a.verification.state === 'confirmed' || a.verification.state === 'contradicted';
-  if (!alert?.hash || settled(alert)) return 'skipped';
+  if (!alert?.hash || settled(alert) || !checkable(alert.kind)) return 'skipped';
   const page = await deps.wallet.listTransactions({ hash: alert.hash, pageSize: 10 });
-  const rec: TransactionRecord | undefined = page.records.find((r) => sameHash(r.hash, alert.hash));
-  const state = await deps.store.commit((tx) => {
+  const records = page.records.filter((r) => sameHash(r.hash, alert.hash)).map(listedOf);
+  const state = await deps.store.commit((tx): VerifyOutcome => {
     const cur = tx.get(ALERT_COLLECTIONS.alerts, alertId);
-    if (!cur || settled(cur)) return 'skipped' as const;
-    const attempts = cur.verification.attempts + 1;
-    const counted: Alert = { ...cur, verification: { ...cur.verification, attempts } };
-    if (rec) {
-      const ctx = { outbox: deps.outbox, policy: deps.policy.current(), now: now() };
-      return applyHistory(tx, counted, listedOf(rec), ctx);
-    }
-    tx.put(ALERT_COLLECTIONS.alerts, alertId, {
+    if (!cur || settled(cur)) return 'skipped';
+    const policy = deps.policy.current();
+    const ctx = { outbox: deps.outbox, policy, now: now() };
+    const ours = oursOf(deps, tx, cur);
+    const request = ours && (ours.settled ? { settled: ours.settled } : {});
+    const counted: Alert = {
+      ...cur,
+      verification: {
+        ...cur.verification,
+        attempts: cur.verification.attempts + 1,
+        ...(request ? { request } : {}),
+      },
+    };
+    const verdict = judge(counted, records, ours);
+    if (verdict.kind === 'match' || verdict.kind === 'mismatch') return applyHistory(tx, counted, verdict, ctx);
+    const missed = verdict.kind === 'miss';
+    const next: Alert = {
       ...counted,
-      verification: { ...counted.verification, state: 'not_found', checkedAt: now() },
-    });
-    return 'not_found' as const;
+      verification: { ...counted.verification, state: missed ? 'not_found' : 'unverified', checkedAt: ctx.now },
+    };
+    tx.put(ALERT_COLLECTIONS.alerts, alertId, next);
+    const graceMs = policy.alerts.verify_grace;
+    if (missed && overdue(next, graceMs, ctx.now)) flagUnconfirmed(tx, next, graceMs, ctx);
+    // Its request settled since it was drawn: the message shows the new outcome.
+    else if (JSON.stringify(request) !== JSON.stringify(cur.verification.request)) refreshAlert(tx, next, deps.outbox);
+    return missed ? 'not_found' : 'waiting';
   });
-  if (state !== 'not_found') deps.outbox.kick();
+  if (state !== 'not_found' && state !== 'skipped') deps.outbox.kick();
   return state;
 }
 
-/** Alerts still worth checking: unconfirmed, with a hash, recent, and not checked too often. */
-export function alertsToVerify(store: Store, now: number, maxAgeMs = 24 * 3_600_000): string[] {
+/**
+ * Alerts still worth a look-up by hash: of a kind the history can show, not settled, with a
+ * hash, recent, and not checked too often (unless one reported confirmed is due its flag).
+ */
+export function alertsToVerify(store: Store, now: number, graceMs: number, maxAgeMs = 24 * 3_600_000): string[] {
   return store
     .find(
       ALERT_COLLECTIONS.alerts,
       (a) =>
         !!a.hash &&
-        a.verification.state !== 'confirmed' &&
-        a.verification.state !== 'contradicted' &&
-        a.verification.attempts < MAX_VERIFY_ATTEMPTS &&
+        checkable(a.kind) &&
+        !settled(a) &&
+        (a.verification.attempts < MAX_VERIFY_ATTEMPTS || overdue(a, graceMs, now)) &&
         now - a.createdAt <= maxAgeMs,
     )
     .map((a) => a.id);
@@ -114,7 +149,8 @@ export function createVerifier(deps: VerifyDeps, retryDelaysMs: readonly number[
     if (stopped) return;
     const p = verifyAlert(deps, alertId)
       .then((state) => {
-        if (state === 'not_found' && round < retryDelaysMs.length) schedule(alertId, round + 1, retryDelaysMs[round]!);
+        const again = state === 'not_found' || state === 'waiting';
+        if (again && round < retryDelaysMs.length) schedule(alertId, round + 1, retryDelaysMs[round]!);
       })
       .catch((err: unknown) => {
         log.warn({ err, alertId }, 'could not check the alert against the transaction list; will retry');

@@ -2,7 +2,8 @@
  * The alerts part: the webhook receiver with verification and reconciliation, and the Slack
  * rendering of alerts. A withdrawal's webhook is linked to its request inside the webhook's
  * own commit: its claim (and the card's "waiting for the wallet service") is as durable as the
- * event. It settles nothing: once acknowledged, the wallet service is asked, and its answer does.
+ * event. It settles nothing: once acknowledged, the wallet service is asked, and its answer does;
+ * the withdrawal's alert then follows the request's settled outcome.
  */
 import { createAlerts, type Alerts } from '../alerts/index.js';
 import type { Config } from '../config.js';
@@ -14,7 +15,7 @@ import { registerAlertRenderers } from '../slack/alert-messages.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
-import type { WithdrawalService } from '../withdrawals/index.js';
+import { WITHDRAWALS, type WithdrawalService } from '../withdrawals/index.js';
 import type { CleanupStack } from './cleanup.js';
 
 export function buildAlerts(
@@ -57,6 +58,8 @@ export function buildAlerts(
     onWithdrawalEvent: async (e) => {
       await o.withdrawals.checkNotice(e.merchantReference);
     },
+    ourWithdrawal: (reads, merchantReference) =>
+      reads.all(WITHDRAWALS).find((r) => r.merchantReference === merchantReference),
   });
   cleanup.push(() => alerts.stop());
   registerAlertRenderers(o.outbox, o.store, { explorer: o.explorerNet, policy: o.policy });

@@ -1,7 +1,9 @@
 /**
- * Simulated inbound money: deposits to generated addresses (recorded as Deposit
- * transactions, credited when they confirm) and remittances (webhook only: the
- * transaction list knows Deposit and Withdrawal alone, so a remittance is not listed).
+ * Simulated money movements the merchant did not ask for through the API: deposits to
+ * generated addresses (recorded as Deposit transactions, credited when they confirm) and
+ * remittances (paid out of the merchant's wallet: the transaction list knows Deposit and
+ * Withdrawal alone, so a remittance is listed as a Withdrawal under its reference, and the
+ * app holds its notifications to that record).
  * Reached through `sandbox.deposit()` / `sandbox.remittance()` and
  * `POST /sandbox/deposits` / `POST /sandbox/remittances`.
  */
@@ -169,6 +171,7 @@ export function simulateRemittance(deps: SimulationDeps, input: RemittanceInput)
   const merchant = deps.state.merchant(input.merchant ?? deps.state.defaultMerchantEmail);
   if (!merchant) throw new SimulationError(404, `No merchant ${input.merchant}`);
   const id = deps.state.nextTxId();
+  const ts = deps.now();
   const r: Remittance = {
     reference: input.reference?.trim() || `REM-${id}`,
     amount: formatMoney(amount),
@@ -181,6 +184,26 @@ export function simulateRemittance(deps: SimulationDeps, input: RemittanceInput)
     merchantEmail: merchant.email,
     status,
   };
+  deps.state.addTransaction({
+    id,
+    merchantEmail: merchant.email,
+    clientEmail: null,
+    transactionStatus: status === 'CONFIRMED' ? 'SUCCESSFUL' : 'FAILED',
+    transactionType: 'Withdrawal',
+    transactionHash: r.transactionHash,
+    transactionHashUrl: txUrl(currency, network, r.transactionHash),
+    toAddress: r.receiverAddress,
+    fromAddress: r.senderAddress,
+    toAddressUrl: addressUrl(currency, network, r.receiverAddress),
+    fromAddressUrl: addressUrl(currency, network, r.senderAddress),
+    amount: r.amount,
+    charge: r.charge,
+    network: network.name,
+    currency: currency.name,
+    transactionTimeStamp: ts,
+    reference: r.reference,
+    createdAt: createdAtText(ts),
+  });
   deps.webhooks.lifecycle(merchant.email, 'remittance', (s) => remittancePayload(r, s), status);
   return r;
 }

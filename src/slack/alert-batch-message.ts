@@ -5,7 +5,7 @@
  * registration stay there); pure functions of the alert records.
  */
 import { Decimal } from 'decimal.js';
-import { isClaim, type Alert } from '../alerts/index.js';
+import { isClaim, standing, type Alert } from '../alerts/index.js';
 import { seenPending } from '../alerts/posting.js';
 import { isFailure } from '../alerts/status.js';
 import { formatAmount } from '../format/amount.js';
@@ -14,16 +14,9 @@ import { statusWord } from '../format/status.js';
 import { slackDate } from '../format/time.js';
 import { explorerTxUrl } from '../wallet/explorers.js';
 import { amountText, valueBeside, valueTotal, type RenderedMessage, type RenderOptions } from './alert-parts.js';
+import { KIND_WORDS } from './alert-kind-words.js';
 import { lineEmoji, lineStatus } from './alert-trust-messages.js';
 import { context, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
-
-const KIND_PLURAL: Record<Alert['kind'], string> = {
-  deposit: 'deposits',
-  withdrawal: 'withdrawals',
-  remittance: 'remittances',
-  transfer: 'transfers',
-  unknown: 'notifications',
-};
 
 /**
  * Room a line keeps for growing later: a status word, a verified explorer link; much more
@@ -104,8 +97,8 @@ function totals(alerts: Alert[]): string[] {
  */
 export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): RenderedMessage {
   const kinds = new Set(alerts.map((a) => a.kind));
-  const noun = kinds.size === 1 ? KIND_PLURAL[alerts[0]!.kind] : 'transactions';
-  // Sums only what the wallet's history backs: a reported deposit is not counted as received.
+  const noun = kinds.size === 1 ? KIND_WORDS[alerts[0]!.kind].plural : 'transactions';
+  // Sums only what the wallet's history backs: a reported transaction is not counted.
   const claims = alerts.filter((a) => isClaim(a)).length;
   const counted = alerts.filter((a) => !isClaim(a));
   const sum = totals(counted);
@@ -129,19 +122,21 @@ export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): Ren
     } else current = current ? `${current}\n${line}` : line;
   }
   if (current) blocks.push(section(current));
-  // Confirmed means the wallet's history shows it: a deposit told only by a notification is "reported".
-  const failures = alerts.filter((a) => isFailure(a.status)).length;
+  // Confirmed means the wallet's history shows it: a transaction told only by a notification is "reported".
+  const failed = (a: Alert) => isFailure(standing(a));
+  const failures = alerts.filter(failed).length;
   const doubtful = alerts.filter(
     (a) =>
-      !isFailure(a.status) &&
-      isClaim(a) &&
-      (a.verification.state === 'contradicted' || a.verification.flaggedAt !== undefined),
+      !failed(a) && isClaim(a) && (a.verification.state === 'contradicted' || a.verification.flaggedAt !== undefined),
   ).length;
-  const reported = alerts.filter((a) => !isFailure(a.status) && isClaim(a)).length - doubtful;
+  const reported = alerts.filter((a) => !failed(a) && isClaim(a)).length - doubtful;
   const pending = alerts.filter(
-    (a) => !isClaim(a) && (statusWord(a.status) === 'pending' || statusWord(a.status) === 'status unknown'),
+    (a) => !isClaim(a) && (statusWord(standing(a)) === 'pending' || statusWord(standing(a)) === 'status unknown'),
   ).length;
-  const ownFailures = alerts.filter((a) => isFailure(a.status) && (a.kind !== 'deposit' || seenPending(a))).length;
+  // A message of its own is posted for a failure a notification told (src/alerts/ingest.ts).
+  const ownFailures = alerts.filter(
+    (a) => failed(a) && isFailure(a.status) && (a.kind !== 'deposit' || seenPending(a)),
+  ).length;
   const notes = [
     `${alerts.length - pending - failures - reported - doubtful} confirmed`,
     reported ? `${reported} reported, checking against the wallet's history` : '',

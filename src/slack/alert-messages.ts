@@ -14,13 +14,16 @@ import {
   isClaim,
   readStatusChangeRef,
   readWatermark,
+  standing,
   UNKNOWN_COLLECTIONS,
   UNKNOWN_RENDERER,
   type Alert,
   type AlertHistoryEntry,
   type UnknownWindow,
 } from '../alerts/index.js';
+import { checkable } from '../alerts/kinds.js';
 import { isFailure } from '../alerts/status.js';
+import { KIND_WORDS } from './alert-kind-words.js';
 import {
   graceWords,
   registerTrustRenderers,
@@ -43,33 +46,30 @@ import type { Store } from '../store/index.js';
 import { explorerTxUrl } from '../wallet/explorers.js';
 import { context, fields, header, link, section, shorten, truncate } from './blocks.js';
 
-const KIND_TITLE: Record<Alert['kind'], string> = {
-  deposit: 'Deposit',
-  withdrawal: 'Withdrawal',
-  remittance: 'Remittance',
-  transfer: 'Transfer',
-  unknown: 'Wallet notification',
-};
-
-/** Where we learnt of it, for finance staff: the wallet's notification, its history, or both. */
+/**
+ * Where we learnt of it, for finance staff: the wallet's notification, its history, or both.
+ * "Checked against the wallet's history" only once every field matched (src/alerts/claims.ts).
+ */
 export function sourceLabel(a: Alert): string {
   if (a.source === 'reconciliation') return "Found in the wallet's history, no notification received.";
-  const claim = a.kind === 'deposit';
+  // A withdrawal of ours shows its request's outcome, whatever the notification said.
+  const ours = a.verification.request?.settled
+    ? " Its status is its withdrawal request's outcome, the wallet service's own answer."
+    : '';
+  const counts = KIND_WORDS[a.kind].countsAs;
   switch (a.verification.state) {
     case 'confirmed':
-      return "Notified by the wallet service and checked against the wallet's history.";
+      return `Notified by the wallet service and checked against the wallet's history.${ours}`;
     case 'contradicted':
       return "A notification disagreed with the wallet service: it may be forged. Only the wallet's history counts.";
     case 'not_found':
       if (a.verification.flaggedAt !== undefined)
         return `Not in the wallet's history after ${graceWords(a.verification.graceMs ?? 0)}: this notification may be forged.`;
-      return claim
-        ? "Reported by the wallet service; not in the wallet's history yet (checking): not counted as received until it is."
-        : "Notified by the wallet service; not in the wallet's history yet (it is checked again shortly).";
+      return `Reported by the wallet service; not in the wallet's history yet (checking): not counted as ${counts} until it is.${ours}`;
     default:
-      return claim
-        ? "Reported by the wallet service · checking against the wallet's history before it counts as received."
-        : 'Notified by the wallet service.';
+      if (!checkable(a.kind))
+        return 'Reported by the wallet service in a form we do not read: nothing is counted from it.';
+      return `Reported by the wallet service · checking against the wallet's history before it counts as ${counts}.${ours}`;
   }
 }
 
@@ -78,35 +78,27 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const shortRef = (ref: string) => (UUID.test(ref) ? ref.slice(0, 8) : truncate(ref, 60));
 
 /**
- * What a failure means for the money depends on its direction: a failed deposit credited
- * nothing, while a failed payment out must be checked before anyone sends it again (a
- * resend on a false "failed" would pay twice).
+ * What a failure means for the money depends on its direction (KIND_WORDS): a failed deposit
+ * credited nothing, while a failed payment out must be checked before anyone sends it again.
  */
-const FAILURE_CONSEQUENCE: Record<Alert['kind'], string> = {
-  deposit: 'No funds were credited by it.',
-  withdrawal: 'The funds did not leave the wallet: check the wallet service before sending it again.',
-  remittance: 'The funds did not leave the wallet: check the wallet service before sending it again.',
-  transfer: 'Check the wallet service for where the funds are.',
-  unknown: 'Check the wallet service for what happened.',
-};
-
 function failureWarning(a: Alert, title: string): string {
-  const what = a.status === 'NOT_PROPAGATED' ? 'was not propagated to the network' : 'failed';
+  const what = standing(a) === 'NOT_PROPAGATED' ? 'was not propagated to the network' : 'failed';
   // Money going out that a notification alone calls failed is a claim (anyone holding the webhook URL
   // can make it): stated as fact, it would lead someone to pay again. Only the wallet's history
-  // listing it as failed makes it one; the request's card shows the service's own answer.
-  const outgoing = a.kind === 'withdrawal' || a.kind === 'remittance';
-  const listSaysFailed = a.verification.state === 'confirmed' && a.verification.listStatus === 'failed';
-  if (outgoing && !listSaysFailed)
+  // listing it as failed, or the service's own answer for a withdrawal of ours, makes it one.
+  const serviceSays =
+    (a.verification.state === 'confirmed' && a.verification.listStatus === 'failed') ||
+    a.verification.request?.settled === 'FAILED';
+  if (KIND_WORDS[a.kind].outgoing && !serviceSays)
     return `:warning: *A notification says this ${title.toLowerCase()} ${what}.* The wallet service has not confirmed it: do not send it again until it does (a withdrawal's card shows the service's own answer).`;
   const subject = a.kind === 'unknown' ? 'This notification reports a transaction that' : `This ${title.toLowerCase()}`;
-  return `:warning: *${subject} ${what}.* ${FAILURE_CONSEQUENCE[a.kind]}`;
+  return `:warning: *${subject} ${what}.* ${KIND_WORDS[a.kind].failure}`;
 }
 
 export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage {
-  const title = KIND_TITLE[a.kind];
+  const title = KIND_WORDS[a.kind].title;
   const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
-  const failed = isFailure(a.status);
+  const failed = isFailure(standing(a));
   const warning = trustWarning(a);
   // Outside text (type, amount's currency, network) escaped once for mrkdwn, once for the plain_text header.
   const headlineOf = (x: (t: unknown, max?: number) => string) =>
@@ -189,8 +181,9 @@ export function renderHistoryLine(count: number, windowMs: number): RenderedMess
 export function renderStatusChange(a: Alert, h: AlertHistoryEntry): RenderedMessage {
   const via = h.source === 'reconciliation' ? " (found in the wallet's history, no notification received)" : '';
   const warn = isFailure(h.status) ? ':warning: ' : '';
-  // A claim's new status is only what a notification says until the wallet's history shows it.
-  const claim = isClaim(a) && h.source === 'webhook';
+  // A claim's new status is only what a notification says until the wallet's history shows it;
+  // a withdrawal of ours stands where its request settled, so a notification only ever reports.
+  const claim = h.source === 'webhook' && (isClaim(a) || a.verification.request?.settled !== undefined);
   const what = outside(statusDetail(h.status), 60);
   const text = `${warn}${claim ? `Reported ${what} by the wallet service` : `Now ${what}`}, ${slackDate(h.at)}${via}.`;
   return { text, blocks: [section(text)] };

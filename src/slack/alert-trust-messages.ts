@@ -1,7 +1,8 @@
 /**
  * The words for what the wallet's history does or does not back (ARCHITECTURE.md invariant 14):
- * a deposit told only by a notification is "reported", never ✅ confirmed, until the history
- * shows it; then the short @here post for a large one; what the admins are told when
+ * a transaction told only by a notification is "reported", never ✅ confirmed, until the history
+ * shows it; a withdrawal of ours shows its request's outcome; then the short @here post for a
+ * large deposit; what the admins are told when
  * notifications cannot be trusted; and the flood summary of a channel. Decided in
  * src/alerts (posting.ts, notices.ts, sweep.ts); drawn here from the current records.
  */
@@ -9,6 +10,7 @@ import {
   ALERT_COLLECTIONS,
   FLOOD_RENDERER,
   isClaim,
+  standing,
   TRUST_COLLECTIONS,
   TRUST_NOTICE_RENDERER,
   type Alert,
@@ -23,6 +25,7 @@ import { slackDate } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store } from '../store/index.js';
+import { aKind } from './alert-kind-words.js';
 import { context, mention, section } from './blocks.js';
 import type { PolicySource } from '../policy/source.js';
 
@@ -41,26 +44,33 @@ export function graceWords(ms: number): string {
   return `${sec} second${sec === 1 ? '' : 's'}`;
 }
 
+const capital = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
+
 const amountOf = (a: Pick<Alert, 'amount' | 'currency'>) =>
   a.amount ? formatAmount(a.amount, a.currency) : 'amount not given';
 
 const doubtful = (a: Alert) => a.verification.state === 'contradicted' || a.verification.flaggedAt !== undefined;
 
 /**
- * Where an alert stands, status first, in plain words. A deposit told only by a notification
+ * Where an alert stands, status first, in plain words. A transaction told only by a notification
  * says "Reported by the wallet service · checking" (and what it claims, unless that is simply
- * confirmed); one the history contradicts or never showed says so. Other kinds as told.
+ * confirmed); one the history contradicts or never showed says so. A withdrawal of ours stands
+ * where its request settled (`standing`), never where a notification put it.
  */
 export function statusLabel(a: Pick<Alert, 'status' | 'verification' | 'kind' | 'source'>): string {
-  const detail = outside(statusDetail(a.status), 60);
-  if (!isClaim(a)) return `${statusEmoji(a.status)} ${detail}`;
-  if (a.verification.state === 'contradicted') return `:warning: ${detail} reported · the wallet's history disagrees`;
-  if (a.verification.flaggedAt !== undefined) return `:warning: ${detail} reported · not in the wallet's history`;
-  const plain = statusWord(a.status) === 'confirmed';
-  return `${plain ? ':mag:' : statusEmoji(a.status)} Reported by the wallet service · checking${plain ? '' : ` (it says ${detail})`}`;
+  const now = standing(a);
+  const detail = outside(statusDetail(now), 60);
+  if (!isClaim(a)) return `${statusEmoji(now)} ${detail}`;
+  const reported = outside(statusDetail(a.status), 60);
+  if (a.verification.state === 'contradicted') return `:warning: ${reported} reported · the wallet's history disagrees`;
+  if (a.verification.flaggedAt !== undefined) return `:warning: ${reported} reported · not in the wallet's history`;
+  if (a.verification.request?.settled === 'FAILED')
+    return `${statusEmoji(now)} ${detail} · its withdrawal request's outcome`;
+  const plain = statusWord(now) === 'confirmed';
+  return `${plain ? ':mag:' : statusEmoji(now)} Reported by the wallet service · checking${plain ? '' : ` (it says ${detail})`}`;
 }
 
-/** The warning a deposit the wallet's history does not back carries at its top, if any. */
+/** The warning an alert the wallet's history does not back carries at its top, if any. */
 export function trustWarning(a: Alert): string | undefined {
   const v = a.verification;
   if (v.state === 'contradicted') {
@@ -76,19 +86,18 @@ export function trustWarning(a: Alert): string | undefined {
 
 /** A batch line's status words. */
 export function lineStatus(a: Alert): string {
-  if (isFailure(a.status)) return `*${outside(statusDetail(a.status), 60)}*`;
+  const now = standing(a);
+  if (isFailure(now)) return `*${outside(statusDetail(now), 60)}*`;
   if (isClaim(a)) {
     if (a.verification.state === 'contradicted') return "*disagrees with the wallet's history: may be forged*";
     if (a.verification.flaggedAt !== undefined) return "*not in the wallet's history: may be forged*";
-    return statusWord(a.status) === 'confirmed'
-      ? 'reported · checking'
-      : `${outside(statusDetail(a.status), 40)} · reported`;
+    return statusWord(now) === 'confirmed' ? 'reported · checking' : `${outside(statusDetail(now), 40)} · reported`;
   }
-  return outside(statusDetail(a.status), 40);
+  return outside(statusDetail(now), 40);
 }
 
 export const lineEmoji = (a: Alert) =>
-  isClaim(a) && !isFailure(a.status) ? (doubtful(a) ? ':warning:' : ':mag:') : statusEmoji(a.status);
+  isClaim(a) && !isFailure(standing(a)) ? (doubtful(a) ? ':warning:' : ':mag:') : statusEmoji(standing(a));
 
 /** The short post that follows a large deposit once the wallet's history confirms it: the only @here. */
 export function renderMention(a: Alert): Rendered {
@@ -97,10 +106,10 @@ export function renderMention(a: Alert): Rendered {
   return { text, blocks: [section(text)] };
 }
 
-const NOTICE_HEAD: Record<TrustNotice['kind'], (n: TrustNotice) => string> = {
+const NOTICE_HEAD: Record<TrustNotice['kind'], (n: TrustNotice, latest: Alert | undefined) => string> = {
   contradiction: () => 'A notification disagreed with the wallet service: it may be forged.',
-  not_found: (n) =>
-    `A deposit reported confirmed is not in the wallet's history after ${graceWords(n.graceMs ?? 600_000)}: the notification may be forged.`,
+  not_found: (n, latest) =>
+    `${capital(aKind(latest?.kind ?? 'unknown'))} reported confirmed is not in the wallet's history after ${graceWords(n.graceMs ?? 600_000)}: the notification may be forged.`,
   flood: (n) =>
     `Many notifications the wallet's history does not show${n.channel ? ` in <#${n.channel}>` : ''}: the webhook URL may be leaked. An admin can rotate it with \`/treasury webhook rotate\`.`,
 };
@@ -108,18 +117,20 @@ const NOTICE_HEAD: Record<TrustNotice['kind'], (n: TrustNotice) => string> = {
 /** What the admins read (in the approvals channel, mentioned): one message per kind, its count kept current. */
 export function renderTrustNotice(n: TrustNotice, latest: Alert | undefined, policy: Policy | undefined): Rendered {
   const admins = (policy?.people.admins ?? []).map((x) => mention(x)).join(' ');
-  const head = `:rotating_light: ${admins ? `${admins} ` : ''}${NOTICE_HEAD[n.kind](n)}`;
+  const head = `:rotating_light: ${admins ? `${admins} ` : ''}${NOTICE_HEAD[n.kind](n, latest)}`;
   const blocks: unknown[] = [section(head)];
   if (latest) {
     const where = latest.network ? ` on ${outside(latest.network, 40)}` : '';
     const client = latest.clientEmail ? `, client ${outside(latest.clientEmail)}` : '';
     const hash = latest.hash ? `, transaction \`${outside(latest.hash, 100)}\`` : '';
-    blocks.push(section(`Latest: a deposit of *${outside(amountOf(latest), 120)}*${where}${client}${hash}.`));
+    blocks.push(
+      section(`Latest: ${aKind(latest.kind)} of *${outside(amountOf(latest), 120)}*${where}${client}${hash}.`),
+    );
   }
   const count = n.kind === 'flood' ? '' : `${n.count} notification${n.count === 1 ? '' : 's'} so far · `;
   blocks.push(
     context(
-      `${count}first ${slackDate(n.firstAt)}, latest ${slackDate(n.lastAt)}. Nothing is counted as received on a notification's word alone; the audit log keeps each case.`,
+      `${count}first ${slackDate(n.firstAt)}, latest ${slackDate(n.lastAt)}. Nothing is counted on a notification's word alone; the audit log keeps each case.`,
     ),
   );
   return { text: head, blocks };

@@ -34,6 +34,17 @@ alerts:
   mention_above: { USDT: 10000, BTC: "0.5" }
 `;
 
+/** The test policy with an admin to tell, and the shortest grace (30 s) before a claim the history does not back is flagged. */
+export const TRUST_POLICY = parsePolicy(
+  POLICY_YAML.replace('people:\n', 'people:\n  admins: [U0ERIN]\n').replace(
+    'alerts:\n',
+    'alerts:\n  verify_grace: 30s\n',
+  ),
+);
+
+/** A 0x-prefixed 64-hex transaction hash made from a number. */
+export const hashOf = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
+
 export const logger = createLogger({ level: 'silent' });
 
 export interface Pipeline {

@@ -6,9 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALERT_COLLECTIONS, type Alert } from '../../src/alerts/index.js';
 import { AUDIT_COLLECTION, type AuditEntry } from '../../src/audit/log.js';
-import { parsePolicy } from '../../src/policy/load.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
-import { depositSample, listDeposits, POLICY_YAML, send, startPipeline, type Pipeline } from './setup.js';
+import { depositSample, hashOf, listDeposits, send, startPipeline, TRUST_POLICY, type Pipeline } from './setup.js';
 import { fixedPolicy } from '../../src/policy/source.js';
 
 let p: Pipeline | undefined;
@@ -17,13 +16,7 @@ afterEach(async () => {
   p = undefined;
 });
 
-const POLICY = parsePolicy(
-  POLICY_YAML.replace('people:\n', 'people:\n  admins: [U0ERIN]\n').replace(
-    'alerts:\n',
-    'alerts:\n  verify_grace: 30s\n',
-  ),
-);
-const hashOf = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
+const POLICY = TRUST_POLICY;
 const top = (channel: string) => p!.fake.channel(channel).filter((m) => !m.thread_ts);
 const shown = (m: FakeMessage) => `${m.text}\n${JSON.stringify(m.blocks)}`;
 const alertOf = (hash: string) => p!.store.find<Alert>(ALERT_COLLECTIONS.alerts, (a) => a.hash === hash)[0]!;

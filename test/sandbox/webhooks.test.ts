@@ -272,8 +272,16 @@ describe('withdrawal and remittance webhooks', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toMatch(/to/);
-    // Remittances are not in the Deposit/Withdrawal transaction list.
-    expect(sb.transactions()).toEqual([]);
+    // Each is in the transaction list as a Withdrawal under its reference (money out), with its own status.
+    expect(sb.transactions().map((t) => [t.transactionType, t.reference, t.amount, t.transactionStatus])).toEqual([
+      ['Withdrawal', 'rem-1', '75.25', 'FAILED'],
+      ['Withdrawal', expect.stringMatching(/^REM-/), '1', 'SUCCESSFUL'],
+    ]);
+    expect(sb.transactions()[0]).toMatchObject({
+      transactionHash: r.transactionHash,
+      toAddress: to,
+      clientEmail: null,
+    });
   });
 });
 

@@ -134,12 +134,15 @@ describe('a forged withdrawal webhook settles nothing: the wallet service is ask
     expect(toldAdmins(a, r)).toHaveLength(1);
     expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(1);
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);
-    // Nor does the alerts channel tell anyone the funds did not leave: the failure there is a claim.
+    // Nor does the alerts channel tell anyone the funds did not leave: the failure there was a claim,
+    // and once the request settled (sent) the alert follows it; its thread only says what was reported.
     const alertTexts = () => a.fake.channel(CHANNELS.alerts).map((m) => JSON.stringify(m.blocks ?? m.text));
-    await until('the failure alert, as a claim', () =>
-      alertTexts().some((t) => /A notification says this withdrawal failed/.test(t)),
+    const alert = () => a.fake.channel(CHANNELS.alerts).find((m) => !m.thread_ts && /50\.00 USDT/.test(m.text ?? ''));
+    await until(
+      'the alert redrawn as the request settled, the forged FAILED in its thread as a report',
+      () => alertTexts().some((t) => /Reported failed by the wallet service/.test(t)) && !/failed/.test(alert()!.text!),
     );
-    expect(alertTexts().some((t) => /did not leave the wallet/.test(t))).toBe(false);
+    expect(alertTexts().some((t) => /did not leave the wallet|Now failed/.test(t))).toBe(false);
   });
 
   it('a forged FAILED for an unknown request the service says Completed: completed, audited, the admins told once', async () => {
