@@ -38,9 +38,13 @@ let clock = T0;
 
 const prices = (a: TestApp, body: Record<string, unknown>) => setPrices(a, body);
 const refreshAt = (a: TestApp, ms: number) =>
-  sharedRefreshAt(a, (t) => {
-    clock = t;
-  }, ms);
+  sharedRefreshAt(
+    a,
+    (t) => {
+      clock = t;
+    },
+    ms,
+  );
 
 async function openForm(o: { feedDown?: boolean } = {}): Promise<{ a: TestApp; view: FakeView }> {
   clock = T0;
@@ -129,7 +133,9 @@ describe('the withdrawal form shows the value while it is filled', () => {
     await change(a, updated, { amount: '20', currency: 'ETH' }, 'wd_amount');
     await until('the second update', () => a.fake.calls('views.update').length === 2 || undefined);
     expect(a.fake.calls('views.update')[1]!.args.hash).toBe(updated.hash);
-    expect(valueLine(a.fake.view(view.id)!)).toMatch(/^≈ \$60,000\.00 \(.* for limits: judged at .*\), tier: 3 approvals$/);
+    expect(valueLine(a.fake.view(view.id)!)).toMatch(
+      /^≈ \$60,000\.00 \(.* for limits: judged at .*\), tier: 3 approvals$/,
+    );
   });
 
   it('a bad amount shows no value, only what to do', async () => {

@@ -51,10 +51,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
         fc.double({ min: 1e-6, max: 0.3, noNaN: true }),
         fc.double({ min: 2, max: 20, noNaN: true }),
       ),
-      afterMs: fc.oneof(
-        fc.integer({ min: 60_000, max: 600_000 }),
-        fc.integer({ min: 3_600_000, max: 30 * 3_600_000 }),
-      ),
+      afterMs: fc.oneof(fc.integer({ min: 60_000, max: 600_000 }), fc.integer({ min: 3_600_000, max: 30 * 3_600_000 })),
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },

@@ -51,9 +51,13 @@ async function app(): Promise<TestApp> {
 
 const prices = (a: TestApp, body: Record<string, unknown>) => setPrices(a, body);
 const refreshAt = (a: TestApp, ms: number) =>
-  sharedRefreshAt(a, (t) => {
-    clock = t;
-  }, ms);
+  sharedRefreshAt(
+    a,
+    (t) => {
+      clock = t;
+    },
+    ms,
+  );
 
 const cards = (a: TestApp) => a.fake.channel(CHANNELS.approvals).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
 const cardText = (m: FakeMessage) => visibleText(m as { text?: unknown; blocks?: unknown });
@@ -91,7 +95,10 @@ describe('values end to end', () => {
     expect(cardText(c)).toContain('tier up to $1,000.00 in value: 1 needed');
     // The audit line carries the price, its source and time.
     const audit = a.app.deps.store.all(AUDIT_COLLECTION);
-    const recorded = audit.find((e) => e.action === 'request')?.details.value as { price: string; market?: { price: string } };
+    const recorded = audit.find((e) => e.action === 'request')?.details.value as {
+      price: string;
+      market?: { price: string };
+    };
     expect(recorded.market?.price ?? recorded.price).toBe('3000');
   });
 

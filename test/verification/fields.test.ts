@@ -207,9 +207,13 @@ withdrawals:
     const { a, r, held } = await beingSent({ now: () => clock }, { policy, now: () => clock });
     // Between our claim and the service's call, the feed says USDT doubled: held back, so its value is unknown.
     await setPrices(a, { prices: { USDT: 2 }, drift: false });
-    await refreshAt(a, (ms) => {
-      clock = ms;
-    }, clock + 61_000);
+    await refreshAt(
+      a,
+      (ms) => {
+        clock = ms;
+      },
+      clock + 61_000,
+    );
     expect(a.app.deps.prices.snapshot().held?.USDT).toBeDefined();
     expect(await verify(a, r.merchantReference)).toEqual(REFUSED);
     expect(lastAudit(a)).toMatchObject({

@@ -77,8 +77,12 @@ function approvedAt(o: { amount: string; currency?: string; price: number; note?
   return req;
 }
 
-function facts(req: WithdrawalRequest, o: Partial<Omit<RuleFacts, 'requests'>> & { others?: WithdrawalRequest[] } = {}) {
-  const prices = o.prices ?? snapshot({ [req.currency]: Number(req.valuation?.kind === 'known' ? req.valuation.price : 1) });
+function facts(
+  req: WithdrawalRequest,
+  o: Partial<Omit<RuleFacts, 'requests'>> & { others?: WithdrawalRequest[] } = {},
+) {
+  const prices =
+    o.prices ?? snapshot({ [req.currency]: Number(req.valuation?.kind === 'known' ? req.valuation.price : 1) });
   const policy = o.policy ?? POLICY;
   const f: RuleFacts = {
     step: 'send',
@@ -114,12 +118,14 @@ const SCENARIOS: Record<RuleName, Scenario> = {
     const enforce = (listed: boolean) => parsePolicy(policyText({ mode: 'enforce', listed }));
     return { req, before: facts(req, { policy: enforce(true) }), after: facts(req, { policy: enforce(false) }) };
   }),
-  tier: fc.record({ amount: fc.integer({ min: 1, max: 9 }), rise: fc.integer({ min: 2, max: 50 }) }).map(({ amount, rise }) => {
-    // $100 a unit: under $1,000 when approved; the price rose so that it is above $1,000 now.
-    const req = approvedAt({ amount: String(amount), price: 100 });
-    const now = Math.ceil(1000 / amount) * rise + 1;
-    return { req, before: facts(req), after: facts(req, { prices: snapshot({ ETH: now }) }) };
-  }),
+  tier: fc
+    .record({ amount: fc.integer({ min: 1, max: 9 }), rise: fc.integer({ min: 2, max: 50 }) })
+    .map(({ amount, rise }) => {
+      // $100 a unit: under $1,000 when approved; the price rose so that it is above $1,000 now.
+      const req = approvedAt({ amount: String(amount), price: 100 });
+      const now = Math.ceil(1000 / amount) * rise + 1;
+      return { req, before: facts(req), after: facts(req, { prices: snapshot({ ETH: now }) }) };
+    }),
   step_up: fc.integer({ min: 11, max: 19 }).map((k) => {
     // Approved at $k,000 with three approvals but no code (none needed then); the price rose past step_up_above.
     const req = approvedAt({ amount: '1', price: k * 1000, note: 'payout' });

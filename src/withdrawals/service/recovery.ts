@@ -84,10 +84,12 @@ export function recoveryOps({ store, shell, sender, reconciler, policy, groups, 
     const ctx = context();
     const held = (r: WithdrawalRequest) => r.hold?.kind === 'limit';
     await commitOnAll({ type: 'expire-unsent' }, (r) => held(r) && due(sender, ctx.now, 'expire-unsent')(r), ctx);
-    return store.find(WITHDRAWALS, (r) => held(r) && due(sender, ctx.now, 'send')(r)).map((r) => {
-      void sender.start(r);
-      return r.id;
-    });
+    return store
+      .find(WITHDRAWALS, (r) => held(r) && due(sender, ctx.now, 'send')(r))
+      .map((r) => {
+        void sender.start(r);
+        return r.id;
+      });
   }
 
   return { expireDue, remindersDue, recover, recheckPending, sendApproved, retryHeld };
