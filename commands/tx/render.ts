@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { formatAmount } from '../../src/format/amount.js';
 import { formatFiat } from '../../src/format/fiat.js';
-import { valueAt, type PriceSnapshot } from '../../src/prices/index.js';
+import { currentValueAt, type PriceSnapshot } from '../../src/prices/index.js';
 import { outside, outsideCode } from '../../src/format/outside.js';
 import { statusDetail, statusEmoji } from '../../src/format/status.js';
 import { utcMinute } from '../../src/format/time.js';
@@ -42,7 +42,7 @@ function when(r: TransactionRecord): string {
  */
 function valueText(r: TransactionRecord, cur: string | undefined, prices: PriceSnapshot | undefined): string {
   if (!prices || !cur || !r.amount) return '';
-  const v = valueAt(prices, cur, r.amount);
+  const v = currentValueAt(prices, cur, r.amount);
   return v.kind === 'known' ? ` ${formatFiat(v.usd, { approx: true })}` : '';
 }
 

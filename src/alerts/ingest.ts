@@ -5,7 +5,7 @@
  */
 import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
 import type { PriceSnapshot } from '../prices/types.js';
-import { valueAt } from '../prices/value.js';
+import { currentValueAt } from '../prices/value.js';
 import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import { eventKey, lookupOnlyKeys, normalizeHash, transactionKeys, type WebhookEvent } from './parse.js';
@@ -175,9 +175,12 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
     const routeInput = { kind: event.kind, currency: event.currency, network: event.network, amount: event.amount };
     const channel = routeAlert(ctx.policy, routeInput);
     const mention = shouldMention(ctx.policy, routeInput, ctx.prices);
-    // Recorded with the alert: its messages show the value it had when it came (src/slack/alert-parts.ts).
+    // Recorded with the alert: its messages show the value it had when it came (src/slack/alert-parts.ts),
+    // at the current price (the @here rule above judges at the policy price).
     const value =
-      ctx.prices && event.amount && event.currency ? valueAt(ctx.prices, event.currency, event.amount) : undefined;
+      ctx.prices && event.amount && event.currency
+        ? currentValueAt(ctx.prices, event.currency, event.amount)
+        : undefined;
     const alert: Alert = stripUndefined({
       id: alertId,
       kind: event.kind,

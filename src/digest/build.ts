@@ -7,7 +7,7 @@
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { Dec } from '../withdrawals/money.js';
-import { valueAt, type PriceSnapshot } from '../prices/index.js';
+import { currentValueAt, type PriceSnapshot } from '../prices/index.js';
 import {
   type BalanceLine,
   type BalanceSnapshot,
@@ -53,7 +53,7 @@ export interface DigestInput {
 /** USD text of an amount at the snapshot's price, or undefined without a fresh one. */
 function usd(prices: PriceSnapshot | undefined, currency: string, amount: string): string | undefined {
   if (!prices) return undefined;
-  const v = valueAt(prices, currency, amount);
+  const v = currentValueAt(prices, currency, amount);
   return v.kind === 'known' ? v.usd : undefined;
 }
 

@@ -52,6 +52,15 @@ export function valueAt(snapshot: PriceSnapshot, currency: string, amount: strin
   return { kind: 'known', usd: usd(q.price), price: q.price, at: q.at, source: q.source };
 }
 
+/**
+ * The value at the current price alone: what the money is worth now, for what people read (alerts,
+ * balances, /tx, the digest) and for accounting (exports). Never for a limit: limits use valueAt.
+ */
+export function currentValueAt(snapshot: PriceSnapshot, currency: string, amount: string): Valuation {
+  const { policy: _policy, ...current } = snapshot;
+  return valueAt(current, currency, amount);
+}
+
 /** The value a person reads as "current": the market value where policy judged higher, else the value itself. */
 export const marketUsd = (v: Extract<Valuation, { kind: 'known' }>): string => v.market?.usd ?? v.usd;
 

@@ -2,7 +2,7 @@
  * Export every transaction matching a filter as CSV (RFC 4180, safe to open in a spreadsheet: csv.ts).
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
-import { valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { currentValueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
@@ -28,7 +28,7 @@ export function recordValue(b: Booking, prices: PriceSnapshot | undefined): Valu
   const recorded = b.request?.sendValuation ?? b.request?.valuation;
   if (recorded?.kind === 'known') return recorded;
   const currency = b.r.currency?.name ?? b.r.currencyName;
-  return prices && currency && b.r.amount ? valueAt(prices, currency, b.r.amount) : undefined;
+  return prices && currency && b.r.amount ? currentValueAt(prices, currency, b.r.amount) : undefined;
 }
 
 type Cell = (b: Booking, nameOf: NameOf, value: Valuation | undefined) => string;

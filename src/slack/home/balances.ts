@@ -6,7 +6,7 @@
 import type { KnownBlock } from '@slack/types';
 import { nativeThresholds } from '../../balances/low-balance.js';
 import { formatFiat } from '../../format/fiat.js';
-import { sumValues, valueAt, type PriceSnapshot } from '../../prices/index.js';
+import { currentValueAt, sumValues, type PriceSnapshot } from '../../prices/index.js';
 import { Decimal } from 'decimal.js';
 import { formatAmount } from '../../format/amount.js';
 import type { OriginBalance } from '../../wallet/index.js';
@@ -30,7 +30,7 @@ export function balanceLines(
     .map((r) => {
       const threshold = thresholds[r.currency];
       const low = threshold !== undefined && new Decimal(r.balance).lt(threshold);
-      const value = prices ? valueAt(prices, r.currency, r.balance) : undefined;
+      const value = prices ? currentValueAt(prices, r.currency, r.balance) : undefined;
       const worth = value
         ? ` · ${value.kind === 'known' ? formatFiat(value.usd, { approx: true }) : 'value unknown'}`
         : '';
@@ -40,7 +40,7 @@ export function balanceLines(
 
 /** "Total ≈ $1,234.50" over every balance, or why it cannot be known (one asset without a fresh price). */
 export function balancesTotal(rows: readonly OriginBalance[], prices: PriceSnapshot): string {
-  const total = sumValues(rows.map((r) => valueAt(prices, r.currency, r.balance)));
+  const total = sumValues(rows.map((r) => currentValueAt(prices, r.currency, r.balance)));
   return total.kind === 'known'
     ? `*Total ${formatFiat(total.usd, { approx: true })}*`
     : `*Total:* value unknown (${outside(total.reason, 200)})`;

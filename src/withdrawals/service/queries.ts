@@ -10,7 +10,7 @@ import { WITHDRAWALS } from '../shell.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
 import { refusalOutcome, type ServiceDeps } from './deps.js';
 import type { DailyValue, ListFilter } from './types.js';
-import { NO_PRICES, valueAt, type Valuation } from '../../prices/index.js';
+import { currentValueAt, NO_PRICES, type Valuation } from '../../prices/index.js';
 import { dailyValueUsed } from '../value-rules.js';
 import { factsAsRecorded, missingWords, recheck } from '../recheck.js';
 
@@ -82,8 +82,9 @@ export function queryOps({ store, shell, policy, now, groups, balances, prices }
     feeEstimate: (currency: string, network: string) => feeEstimate(store.all(WITHDRAWALS), currency, network),
     lastBalance: (currency: string, network: string) =>
       balances ? (balances.last(currency, network) ?? null) : undefined,
+    // What people read beside a balance or a fee: the current value (limits judge at the policy price).
     valueNow: (currency: string, amount: string): Valuation | undefined =>
-      prices ? valueAt(prices(), currency, amount) : undefined,
+      prices ? currentValueAt(prices(), currency, amount) : undefined,
     dailyValue: (): DailyValue | undefined => {
       const limit = policy.current().withdrawals.daily_limit.value;
       if (limit === undefined) return undefined;
