@@ -123,6 +123,42 @@ valuation: { max_age: 5m }
       ...(deadlineMs ? { deadlineMs } : {}),
     });
 
+  it("limits judge at the admin's floor and the peg when the feed is lower, and at the current price when it is not", async () => {
+    const clock = { now: T0 };
+    const prices = createPrices({
+      fetch: async () => ({
+        ok: true,
+        body: { bitcoin: { usd: 10_000 }, tether: { usd: 0.9984 }, ethereum: { usd: 3000 } },
+      }),
+      source: 'test',
+      policy: fixedPolicy(
+        parsePolicy(`
+channels: { approvals: C0APPROVALS, alerts: C0ALERTS }
+people: { requesters: [U0ALICE], approvers: [U0ERIN], admins: [U0ERIN] }
+withdrawals: { tiers: { default: [{ approvals: 1 }] } }
+valuation: { floor: { BTC: 20000 } }
+`),
+      ),
+      now: () => clock.now,
+      logger: quietLogger(),
+    });
+    await prices.refresh();
+    const snap = prices.snapshot();
+    expect(valueAt(snap, 'BTC', '2')).toMatchObject({
+      usd: '40000.00',
+      market: { usd: '20000.00', price: '10000' },
+      judged: { basis: 'floor' },
+    });
+    expect(valueAt(snap, 'USDT', '1000')).toMatchObject({
+      usd: '1000.00',
+      market: { usd: '998.40' },
+      judged: { basis: 'peg' },
+    });
+    const eth = valueAt(snap, 'ETH', '1');
+    expect(eth).toMatchObject({ usd: '3000.00', price: '3000' });
+    expect(eth).not.toHaveProperty('market');
+  });
+
   it('one refresh every minute for real: a cron tick a little early is not skipped, a second call within the minute is', async () => {
     const clock = { now: T0 };
     let calls = 0;
