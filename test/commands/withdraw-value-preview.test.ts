@@ -10,7 +10,7 @@ import type { FakeView } from '../helpers/fake-slack.js';
 import { blockAction, sendToBolt } from '../helpers/slack-requests.js';
 import { startTestApp, USERS, CHANNELS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-import { refreshAt as sharedRefreshAt, setPrices } from '../helpers/price-control.js';
+import { clockedRefresh, setPrices } from '../helpers/price-control.js';
 
 const POLICY = `
 channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
@@ -37,14 +37,9 @@ const T0 = Date.now();
 let clock = T0;
 
 const prices = (a: TestApp, body: Record<string, unknown>) => setPrices(a, body);
-const refreshAt = (a: TestApp, ms: number) =>
-  sharedRefreshAt(
-    a,
-    (t) => {
-      clock = t;
-    },
-    ms,
-  );
+const refreshAt = clockedRefresh((t) => {
+  clock = t;
+});
 
 async function openForm(o: { feedDown?: boolean } = {}): Promise<{ a: TestApp; view: FakeView }> {
   clock = T0;

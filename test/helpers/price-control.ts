@@ -31,3 +31,9 @@ export async function refreshAt(a: TestApp, setClock: (ms: number) => void, ms: 
   }
   expect(done()).toBe(true);
 }
+
+/** `refreshAt` bound to a test's clock setter: `const refreshAt = clockedRefresh((t) => { clock = t; })`. */
+export const clockedRefresh =
+  (setClock: (ms: number) => void) =>
+  (a: TestApp, ms: number): Promise<void> =>
+    refreshAt(a, setClock, ms);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
-import { refreshAt as sharedRefreshAt, setPrices } from '../helpers/price-control.js';
+import { clockedRefresh, setPrices } from '../helpers/price-control.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
@@ -62,14 +62,9 @@ const refreshing = (a: TestApp) => {
   return s.lastOkAt === undefined && s.lastProblem === undefined;
 };
 
-const refreshAt = (a: TestApp, ms: number) =>
-  sharedRefreshAt(
-    a,
-    (t) => {
-      clock = t;
-    },
-    ms,
-  );
+const refreshAt = clockedRefresh((t) => {
+  clock = t;
+});
 
 /** The request of this amount (each test makes each amount once). */
 const byAmount = (a: TestApp, amount: string): WithdrawalRequest =>

@@ -9,7 +9,7 @@ import { parsePolicy } from '../../src/policy/load.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { FakeMessage } from '../helpers/fake-slack.js';
 import { until } from '../helpers/wait.js';
-import { refreshAt as sharedRefreshAt, setPrices } from '../helpers/price-control.js';
+import { clockedRefresh, setPrices } from '../helpers/price-control.js';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 
@@ -50,14 +50,9 @@ async function app(): Promise<TestApp> {
 }
 
 const prices = (a: TestApp, body: Record<string, unknown>) => setPrices(a, body);
-const refreshAt = (a: TestApp, ms: number) =>
-  sharedRefreshAt(
-    a,
-    (t) => {
-      clock = t;
-    },
-    ms,
-  );
+const refreshAt = clockedRefresh((t) => {
+  clock = t;
+});
 
 const cards = (a: TestApp) => a.fake.channel(CHANNELS.approvals).filter((m) => !m.thread_ts || m.thread_ts === m.ts);
 const cardText = (m: FakeMessage) => visibleText(m as { text?: unknown; blocks?: unknown });
