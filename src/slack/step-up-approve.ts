@@ -70,7 +70,8 @@ export async function stepUpGate(
   o: { requestId: string; user: string; triggerId: string | undefined; client: App['client'] | undefined },
 ): Promise<StepUpGate> {
   const r = deps.withdrawals.get(o.requestId);
-  if (!r || !needsStepUp(deps.policy.current(), r.currency, r.amount, r.sendValuation ?? r.valuation))
+  // The value the decider judges the approval at (the policy price now), so the button asks for a code exactly when it will.
+  if (!r || !needsStepUp(deps.policy.current(), r.currency, r.amount, deps.withdrawals.valueForRules(r)))
     return { kind: 'not-needed' };
   // The rules first: someone who may not approve this is told why, not asked for a code.
   const refused = await deps.withdrawals.checkDecision(r.id, o.user, 'approve');

@@ -212,4 +212,28 @@ valuation: { ids: { ETH: fresh-eth } }
     expect(a.app.sandbox!.stats.withdrawals).toBe(1);
     expect(a.app.deps.withdrawals.get(earlier.id)?.state).toBe('pending');
   });
+
+  it('a value that rose past step_up_above since the request: the Approve button asks for a code, as the decider will', async () => {
+    clock = T0;
+    const a = await start({
+      policy: policy('  step_up_above: { value: 10000 }\nvaluation: { ids: { ETH: fresh-eth } }'),
+    });
+    await setPrices(a, { prices: { 'fresh-eth': 100 }, drift: false, feed: 'up' });
+    await refreshAt(a, T0 + MIN);
+    await request(a, '50'); // $5,000: no code needed when requested
+    const r = byAmount(a, '50');
+    await setPrices(a, { prices: { 'fresh-eth': 1000 } });
+    await refreshAt(a, T0 + 2 * MIN);
+    await refreshAt(a, T0 + 4 * MIN); // confirmed: $50,000 now
+    const c = await until('the card', () => cards(a)[0]);
+    const { responseUrl } = await a.click(
+      USERS.carol,
+      { actionId: 'wd_approve', value: r.id },
+      { channel: CHANNELS.approvals, message: { ts: c.ts, blocks: c.blocks } },
+    );
+    const said = visibleText((await a.replies(responseUrl))[0]!);
+    // The gate asks for a code (Carol has none set up), never the decider's "use the Approve button".
+    expect(said).toContain('needs a code from an authenticator app, and you have not set one up yet');
+    expect(a.app.deps.withdrawals.get(r.id)?.approvals).toHaveLength(0);
+  });
 });

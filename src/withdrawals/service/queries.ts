@@ -12,7 +12,7 @@ import { refusalOutcome, type ServiceDeps } from './deps.js';
 import type { DailyValue, ListFilter } from './types.js';
 import { currentValueAt, NO_PRICES, type Valuation } from '../../prices/index.js';
 import { dailyValueUsed } from '../value-rules.js';
-import { factsAsRecorded, missingWords, recheck } from '../recheck.js';
+import { factsAsRecorded, missingWords, recheck, valuationNow } from '../recheck.js';
 
 export function queryOps({ store, shell, policy, now, groups, balances, prices }: ServiceDeps) {
   const { stored } = shell;
@@ -82,6 +82,8 @@ export function queryOps({ store, shell, policy, now, groups, balances, prices }
     feeEstimate: (currency: string, network: string) => feeEstimate(store.all(WITHDRAWALS), currency, network),
     lastBalance: (currency: string, network: string) =>
       balances ? (balances.last(currency, network) ?? null) : undefined,
+    // The value the rule table judges a request at now (the policy price): the same as the decider's.
+    valueForRules: (r: WithdrawalRequest): Valuation | undefined => valuationNow(r, prices?.()),
     // What people read beside a balance or a fee: the current value (limits judge at the policy price).
     valueNow: (currency: string, amount: string): Valuation | undefined =>
       prices ? currentValueAt(prices(), currency, amount) : undefined,

@@ -119,6 +119,8 @@ export interface WithdrawalService {
    * claim), or, past its expiry (a long freeze), expires unsent as at a restart.
    */
   sendApproved(): Promise<{ sent: string[]; expired: string[] }>;
+  /** A request's value as the rule table judges it now (at the policy price; as recorded without prices). */
+  valueForRules(r: WithdrawalRequest): Valuation | undefined;
   /** The rule table judged at the verification callback: why the request may not go now, or undefined. */
   judgedAtCallback(req: WithdrawalRequest): string | undefined;
   /** Sends held by a limit tried again (sent once the window makes room); their ids. */
