@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument, visit } from 'yaml';
+import type { z } from 'zod';
 import { policySchema, type Policy } from './schema.js';
+import { dropUnknownKeys, formatPath, unknownKeyLines } from './unknown-keys.js';
 
 export class PolicyError extends Error {
   constructor(message: string) {
@@ -10,8 +12,8 @@ export class PolicyError extends Error {
   }
 }
 
-/** Parse and validate policy YAML; the error lists every problem with its path. */
-export function parsePolicy(text: string, source = 'policy'): Policy {
+/** The YAML as plain data, amounts as written; PolicyError when it is not YAML. */
+function readYaml(text: string, source: string): unknown {
   const doc = parseDocument(text);
   if (doc.errors.length) throw new PolicyError(`${source} is not valid YAML: ${doc.errors[0]!.message}`);
   // Amounts must keep the digits written in the file: a YAML float would round 12345678901234567.5.
@@ -22,21 +24,58 @@ export function parsePolicy(text: string, source = 'policy'): Policy {
         node.value = node.source;
     },
   });
-  let raw: unknown;
   try {
     // toJS() throws on what parsing lets through: an alias to no anchor ("*x"), too many aliases.
-    raw = doc.toJS();
+    return doc.toJS();
   } catch (err) {
     throw new PolicyError(`${source} is not valid YAML: ${(err as Error).message}`);
   }
-  const parsed = policySchema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map(
-      (i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`,
-    );
-    throw new PolicyError(`${source} is invalid:\n${lines.join('\n')}`);
-  }
+}
+
+const isUnknownKeys = (i: z.core.$ZodIssue): i is z.core.$ZodIssueUnrecognizedKeys => i.code === 'unrecognized_keys';
+
+/** Every problem, one line each, with its path as the file is written (`tiers.value[1].approvals`). */
+function problemLines(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.flatMap((i) =>
+    isUnknownKeys(i)
+      ? unknownKeyLines(policySchema, i)
+      : [`${i.path.length ? formatPath(i.path) : '(top level)'}: ${i.message}`],
+  );
+}
+
+const invalid = (source: string, issues: readonly z.core.$ZodIssue[]) =>
+  new PolicyError(
+    `${source} is invalid:\n${problemLines(issues)
+      .map((l) => `  - ${l}`)
+      .join('\n')}`,
+  );
+
+/**
+ * Parse and validate policy YAML; the error lists every problem with its path. A key the schema
+ * does not know is one of them, with the nearest known key: it is never dropped in silence.
+ */
+export function parsePolicy(text: string, source = 'policy'): Policy {
+  const parsed = policySchema.safeParse(readYaml(text, source));
+  if (!parsed.success) throw invalid(source, parsed.error.issues);
   return parsed.data;
+}
+
+/**
+ * A policy approved and kept in the store, which may predate the refusal of unknown keys: it is
+ * read as it was enforced when approved, its unknown keys set aside and named in `ignored`, so an
+ * upgrade never stops the start over a text that no one can edit any more (a corrected file is
+ * proposed and approved as usual). Anything else wrong still throws.
+ */
+export function parseApprovedPolicy(text: string, source: string): { policy: Policy; ignored: string[] } {
+  const raw = readYaml(text, source);
+  const first = policySchema.safeParse(raw);
+  if (first.success) return { policy: first.data, ignored: [] };
+  const unknown = first.error.issues.filter(isUnknownKeys);
+  if (!unknown.length) throw invalid(source, first.error.issues);
+  dropUnknownKeys(raw, unknown);
+  const parsed = policySchema.safeParse(raw);
+  if (!parsed.success) throw invalid(source, parsed.error.issues);
+  return { policy: parsed.data, ignored: problemLines(unknown) };
 }
 
 /**
