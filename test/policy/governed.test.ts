@@ -200,7 +200,7 @@ describe('governed policy: changes of the file', () => {
     expect((await gov(a).checkPolicyFile()).kind).toBe('invalid');
     expect(changeMessages(a)).toHaveLength(0);
     const dm = await until('the admin is told', () => a.fake.channel(a.fake.dmChannel(USERS.erin))[0]);
-    expect(dm.text).toContain('schedule.digset: there is no job of that name');
+    expect(dm.text).toContain('schedule.digset: there is no job of that name; did you mean digest?');
   });
 
   it('an unusable file when no admin is named as a user: the notice goes to the approvals channel', async () => {
