@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument, visit } from 'yaml';
-import type { z } from 'zod';
 import { policySchema, type Policy } from './schema.js';
-import { dropUnknownKeys, formatPath, unknownKeyLines } from './unknown-keys.js';
+import { dropUnknownKeys, formatPath, protoKeyPlaces, unknownKeyLines, type UnknownKeysIssue } from './unknown-keys.js';
 
 export class PolicyError extends Error {
   constructor(message: string) {
@@ -32,10 +31,24 @@ function readYaml(text: string, source: string): unknown {
   }
 }
 
-const isUnknownKeys = (i: z.core.$ZodIssue): i is z.core.$ZodIssueUnrecognizedKeys => i.code === 'unrecognized_keys';
+/** A problem as zod reports it; `keys` on the unknown-keys ones. */
+type Issue = { code: string; path: PropertyKey[]; message: string; keys?: readonly string[] };
+const isUnknownKeys = (i: Issue): i is Issue & UnknownKeysIssue => i.code === 'unrecognized_keys';
+
+/** The policy, or every problem: zod's, and a `__proto__` key wherever zod skips one without a word. */
+function validate(raw: unknown): { ok: true; policy: Policy } | { ok: false; issues: Issue[] } {
+  const parsed = policySchema.safeParse(raw);
+  const issues: Issue[] = parsed.success ? [] : [...parsed.error.issues];
+  const told = new Set(
+    issues.filter((i) => isUnknownKeys(i) && i.keys.includes('__proto__')).map((i) => formatPath(i.path)),
+  );
+  for (const path of protoKeyPlaces(raw))
+    if (!told.has(formatPath(path))) issues.push({ code: 'unrecognized_keys', path, keys: ['__proto__'], message: '' });
+  return parsed.success && !issues.length ? { ok: true, policy: parsed.data } : { ok: false, issues };
+}
 
 /** Every problem, one line each, with its path as the file is written (`tiers.value[1].approvals`). */
-function problemLines(issues: readonly z.core.$ZodIssue[]): string[] {
+function problemLines(issues: readonly Issue[]): string[] {
   return issues.flatMap((i) =>
     isUnknownKeys(i)
       ? unknownKeyLines(policySchema, i)
@@ -43,7 +56,7 @@ function problemLines(issues: readonly z.core.$ZodIssue[]): string[] {
   );
 }
 
-const invalid = (source: string, issues: readonly z.core.$ZodIssue[]) =>
+const invalid = (source: string, issues: readonly Issue[]) =>
   new PolicyError(
     `${source} is invalid:\n${problemLines(issues)
       .map((l) => `  - ${l}`)
@@ -55,9 +68,9 @@ const invalid = (source: string, issues: readonly z.core.$ZodIssue[]) =>
  * does not know is one of them, with the nearest known key: it is never dropped in silence.
  */
 export function parsePolicy(text: string, source = 'policy'): Policy {
-  const parsed = policySchema.safeParse(readYaml(text, source));
-  if (!parsed.success) throw invalid(source, parsed.error.issues);
-  return parsed.data;
+  const checked = validate(readYaml(text, source));
+  if (!checked.ok) throw invalid(source, checked.issues);
+  return checked.policy;
 }
 
 /**
@@ -68,14 +81,14 @@ export function parsePolicy(text: string, source = 'policy'): Policy {
  */
 export function parseApprovedPolicy(text: string, source: string): { policy: Policy; ignored: string[] } {
   const raw = readYaml(text, source);
-  const first = policySchema.safeParse(raw);
-  if (first.success) return { policy: first.data, ignored: [] };
-  const unknown = first.error.issues.filter(isUnknownKeys);
-  if (!unknown.length) throw invalid(source, first.error.issues);
+  const first = validate(raw);
+  if (first.ok) return { policy: first.policy, ignored: [] };
+  const unknown = first.issues.filter(isUnknownKeys);
+  if (!unknown.length) throw invalid(source, first.issues);
   dropUnknownKeys(raw, unknown);
-  const parsed = policySchema.safeParse(raw);
-  if (!parsed.success) throw invalid(source, parsed.error.issues);
-  return { policy: parsed.data, ignored: problemLines(unknown) };
+  const again = validate(raw);
+  if (!again.ok) throw invalid(source, again.issues);
+  return { policy: again.policy, ignored: problemLines(unknown) };
 }
 
 /**

@@ -95,8 +95,8 @@ export function unknownKeyLines(schema: z.ZodType, issue: UnknownKeysIssue): str
   const known = knownKeysAt(schema, issue.path);
   return issue.keys.map((key) => {
     const near = nearestName(key, known);
-    const hint = near ? `did you mean ${near}?` : `the keys here are ${known.join(', ')}`;
-    return `${formatPath([...issue.path, key])} is not a policy key; ${hint}`;
+    const hint = near ? `; did you mean ${near}?` : known.length ? `; the keys here are ${known.join(', ')}` : '';
+    return `${formatPath([...issue.path, key])} is not a policy key${hint}`;
   });
 }
 
@@ -108,4 +108,25 @@ export function dropUnknownKeys(raw: unknown, issues: readonly UnknownKeysIssue[
       at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[seg] : undefined;
     if (at !== null && typeof at === 'object') for (const k of issue.keys) delete (at as Record<string, unknown>)[k];
   }
+}
+
+/**
+ * Where the data has a `__proto__` key. zod skips one in a record (the per-currency maps) and in a
+ * catch-all (`schedule`) without a word, so that it cannot replace the result's prototype; no place
+ * of the policy knows that key, so the loader reports it wherever it is. A loop with a visited set,
+ * not recursion: YAML aliases may share a node, or nest one in itself.
+ */
+export function protoKeyPlaces(raw: unknown): PropertyKey[][] {
+  const out: PropertyKey[][] = [];
+  const seen = new Set<object>();
+  const todo: Array<[unknown, PropertyKey[]]> = [[raw, []]];
+  for (let next = todo.pop(); next; next = todo.pop()) {
+    const [v, path] = next;
+    if (v === null || typeof v !== 'object' || seen.has(v)) continue;
+    seen.add(v);
+    if (Object.hasOwn(v, '__proto__')) out.push(path);
+    if (Array.isArray(v)) for (const [i, x] of v.entries()) todo.push([x, [...path, i]]);
+    else for (const [k, x] of Object.entries(v)) todo.push([x, [...path, k]]);
+  }
+  return out;
 }
