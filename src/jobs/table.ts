@@ -24,7 +24,7 @@ import type { Prices } from '../prices/types.js';
 import type { Scheduler } from './scheduler.js';
 import type { Job, JobContext, JobTiming } from './types.js';
 import type { PolicySource } from '../policy/source.js';
-import { nearestName } from '../policy/unknown-keys.js';
+import { formatPath, nearestName } from '../policy/unknown-keys.js';
 
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
@@ -234,7 +234,9 @@ export function scheduleProblems(schedule: Policy['schedule']): string[] {
         ...JOBS.flatMap((r) => (r.alias ? [r.name, r.alias] : [r.name])),
       ]);
       const hint = near ? `did you mean ${near}? ` : '';
-      problems.push(`schedule.${key}: there is no job of that name; ${hint}the jobs are ${scheduleNames()}`);
+      problems.push(
+        `${formatPath(['schedule', key])}: there is no job of that name; ${hint}the jobs are ${scheduleNames()}`,
+      );
       continue;
     }
     const other = named.get(row.name);
