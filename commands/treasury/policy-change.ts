@@ -83,6 +83,21 @@ export function renderProposal(p: PolicyProposal, required: number) {
   return { text: `Treasury policy change · ${status}`, blocks };
 }
 
+/**
+ * An unusable file, as the admins are told: every problem on its own line, none cut to a single
+ * line's length (a problem ends with the key that was meant: "did you mean daily_limit?").
+ */
+export function renderProblem(error: string, at: string) {
+  const intro =
+    ':warning: The treasury policy file was changed but cannot be used, so nothing changed: the policy in force stays as it was. Fix the file and save it again.';
+  const [first = '', ...problems] = error.split('\n');
+  const lines = [outside(first), ...problems.map((l) => `• ${outside(l.replace(/^\s*-\s*/, ''), 500)}`)];
+  return {
+    text: `${intro}\n${lines.join('\n')}`,
+    blocks: [section(intro), ...packLines(lines), context(`Read ${utcMinute(at)}.`)],
+  };
+}
+
 export function registerPolicyChangeRenderers(outbox: Outbox, governor: PolicyGovernor, policy: PolicySource): void {
   outbox.registerRenderer(POLICY_CHANGE_RENDERER, (ref) => {
     const p = governor.proposal(ref);
@@ -90,9 +105,7 @@ export function registerPolicyChangeRenderers(outbox: Outbox, governor: PolicyGo
   });
   outbox.registerRenderer(POLICY_PROBLEM_RENDERER, (ref) => {
     const problem = governor.problem(ref);
-    if (!problem) return null;
-    const text = `:warning: The treasury policy file was changed but cannot be used, so nothing changed: the policy in force stays as it was. Fix the file and save it again.\n${outside(problem.error)}`;
-    return { text, blocks: [section(text), context(`Read ${utcMinute(problem.at)}.`)] };
+    return problem ? renderProblem(problem.error, problem.at) : null;
   });
 }
 

@@ -36,8 +36,9 @@ function policyPage(): string {
     '# Policy reference',
     '',
     'Every key of the policy file (`policy.yml`; start from [policy.example.yml](../../policy.example.yml)).',
-    'How to write one: [the policy guide](../guides/policy.md). A file with an unknown currency, network,',
-    'job name or a requirement nobody can meet is refused as a whole, with every problem listed.',
+    'How to write one: [the policy guide](../guides/policy.md). A file with a key not listed here (named',
+    'with the key it most likely meant), an unknown currency, network, job name or a requirement nobody',
+    'can meet is refused as a whole, with every problem listed: no key is ignored.',
     '`<currency>` is a currency name or code (any case), or `default` for every currency without its own entry.',
     '',
     table(

@@ -24,6 +24,7 @@ import type { Prices } from '../prices/types.js';
 import type { Scheduler } from './scheduler.js';
 import type { Job, JobContext, JobTiming } from './types.js';
 import type { PolicySource } from '../policy/source.js';
+import { formatPath, nearestName } from '../policy/unknown-keys.js';
 
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
@@ -228,7 +229,14 @@ export function scheduleProblems(schedule: Policy['schedule']): string[] {
     if (SCHEDULE_SETTINGS.has(key)) continue;
     const row = rowFor(key);
     if (!row) {
-      problems.push(`schedule.${key}: there is no job of that name; the jobs are ${scheduleNames()}`);
+      const near = nearestName(key, [
+        ...SCHEDULE_SETTINGS,
+        ...JOBS.flatMap((r) => (r.alias ? [r.name, r.alias] : [r.name])),
+      ]);
+      const hint = near ? `did you mean ${near}? ` : '';
+      problems.push(
+        `${formatPath(['schedule', key])}: there is no job of that name; ${hint}the jobs are ${scheduleNames()}`,
+      );
       continue;
     }
     const other = named.get(row.name);

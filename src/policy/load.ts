@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument, visit } from 'yaml';
 import { policySchema, type Policy } from './schema.js';
+import { dropUnknownKeys, formatPath, protoKeyPlaces, unknownKeyLines, type UnknownKeysIssue } from './unknown-keys.js';
 
 export class PolicyError extends Error {
   constructor(message: string) {
@@ -10,8 +11,8 @@ export class PolicyError extends Error {
   }
 }
 
-/** Parse and validate policy YAML; the error lists every problem with its path. */
-export function parsePolicy(text: string, source = 'policy'): Policy {
+/** The YAML as plain data, amounts as written; PolicyError when it is not YAML. */
+function readYaml(text: string, source: string): unknown {
   const doc = parseDocument(text);
   if (doc.errors.length) throw new PolicyError(`${source} is not valid YAML: ${doc.errors[0]!.message}`);
   // Amounts must keep the digits written in the file: a YAML float would round 12345678901234567.5.
@@ -22,21 +23,72 @@ export function parsePolicy(text: string, source = 'policy'): Policy {
         node.value = node.source;
     },
   });
-  let raw: unknown;
   try {
     // toJS() throws on what parsing lets through: an alias to no anchor ("*x"), too many aliases.
-    raw = doc.toJS();
+    return doc.toJS();
   } catch (err) {
     throw new PolicyError(`${source} is not valid YAML: ${(err as Error).message}`);
   }
+}
+
+/** A problem as zod reports it; `keys` on the unknown-keys ones. */
+type Issue = { code: string; path: PropertyKey[]; message: string; keys?: readonly string[] };
+const isUnknownKeys = (i: Issue): i is Issue & UnknownKeysIssue => i.code === 'unrecognized_keys';
+
+/** The policy, or every problem: zod's, and a `__proto__` key wherever zod skips one without a word. */
+function validate(raw: unknown): { ok: true; policy: Policy } | { ok: false; issues: Issue[] } {
   const parsed = policySchema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map(
-      (i) => `  - ${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`,
-    );
-    throw new PolicyError(`${source} is invalid:\n${lines.join('\n')}`);
-  }
-  return parsed.data;
+  const issues: Issue[] = parsed.success ? [] : [...parsed.error.issues];
+  const told = new Set(
+    issues.filter((i) => isUnknownKeys(i) && i.keys.includes('__proto__')).map((i) => formatPath(i.path)),
+  );
+  for (const path of protoKeyPlaces(raw))
+    if (!told.has(formatPath(path))) issues.push({ code: 'unrecognized_keys', path, keys: ['__proto__'], message: '' });
+  return parsed.success && !issues.length ? { ok: true, policy: parsed.data } : { ok: false, issues };
+}
+
+/** Every problem, one line each, with its path as the file is written (`tiers.value[1].approvals`). */
+function problemLines(issues: readonly Issue[]): string[] {
+  return issues.flatMap((i) =>
+    isUnknownKeys(i)
+      ? unknownKeyLines(policySchema, i)
+      : [`${i.path.length ? formatPath(i.path) : '(top level)'}: ${i.message}`],
+  );
+}
+
+const invalid = (source: string, issues: readonly Issue[]) =>
+  new PolicyError(
+    `${source} is invalid:\n${problemLines(issues)
+      .map((l) => `  - ${l}`)
+      .join('\n')}`,
+  );
+
+/**
+ * Parse and validate policy YAML; the error lists every problem with its path. A key the schema
+ * does not know is one of them, with the nearest known key: it is never dropped in silence.
+ */
+export function parsePolicy(text: string, source = 'policy'): Policy {
+  const checked = validate(readYaml(text, source));
+  if (!checked.ok) throw invalid(source, checked.issues);
+  return checked.policy;
+}
+
+/**
+ * A policy approved and kept in the store, which may predate the refusal of unknown keys: it is
+ * read as it was enforced when approved, its unknown keys set aside and named in `ignored`, so an
+ * upgrade never stops the start over a text that no one can edit any more (a corrected file is
+ * proposed and approved as usual). Anything else wrong still throws.
+ */
+export function parseApprovedPolicy(text: string, source: string): { policy: Policy; ignored: string[] } {
+  const raw = readYaml(text, source);
+  const first = validate(raw);
+  if (first.ok) return { policy: first.policy, ignored: [] };
+  const unknown = first.issues.filter(isUnknownKeys);
+  if (!unknown.length) throw invalid(source, first.issues);
+  dropUnknownKeys(raw, unknown);
+  const again = validate(raw);
+  if (!again.ok) throw invalid(source, again.issues);
+  return { policy: again.policy, ignored: problemLines(unknown) };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The treasury policy file (ARCHITECTURE.md section 4), validated with zod. Amounts are
  * kept as exact decimal strings; currency and network keys are normalised to their
- * canonical names so "usdt", "4" and "USDT" mean the same thing.
+ * canonical names so "usdt", "4" and "USDT" mean the same thing. Every object is strict: a key
+ * it does not know is refused like a bad value (a misspelt limit would otherwise be no limit);
+ * unknown-keys.ts words it with the nearest known key.
  */
 import { Decimal } from 'decimal.js';
 import cron from 'node-cron';
@@ -110,7 +112,7 @@ const perCurrency = <T extends z.ZodTypeAny>(value: T) =>
     return out;
   });
 
-const tierSchema = z.object({
+const tierSchema = z.strictObject({
   max: amountSchema
     .optional()
     .describe('The largest amount (or USD value, in `value` tiers) of this tier; only the last tier may have none.'),
@@ -136,7 +138,7 @@ const tierListSchema = z
     });
   });
 
-const routeSchema = z.object({
+const routeSchema = z.strictObject({
   kind: z
     .enum(['deposit', 'withdrawal', 'remittance', 'transfer', 'any'])
     .default('any')
@@ -147,9 +149,9 @@ const routeSchema = z.object({
 });
 
 export const policySchema = z
-  .object({
+  .strictObject({
     channels: z
-      .object({
+      .strictObject({
         approvals: channelId.describe('Where approval cards, policy changes and freeze notices are posted.'),
         alerts: channelId.describe('Where deposit, withdrawal and remittance alerts go when no route matches.'),
         routes: z
@@ -159,7 +161,7 @@ export const policySchema = z
       })
       .describe('Where the app posts.'),
     people: z
-      .object({
+      .strictObject({
         viewers: z
           .array(principal)
           .default(['*'])
@@ -178,7 +180,7 @@ export const policySchema = z
       })
       .describe('Who may do what: Slack user ids (U…), user-group ids (S…) or "*" for everyone.'),
     withdrawals: z
-      .object({
+      .strictObject({
         expires_after: durationSchema
           .default(2 * 3_600_000)
           .describe('A request not fully approved this long after it was made expires, unsent.'),
@@ -222,7 +224,7 @@ export const policySchema = z
             'Approving above this needs a code from an authenticator app: per currency (native) or `value` (USD; an unknown value needs one).',
           ),
         allowlist: z
-          .object({
+          .strictObject({
             mode: z
               .enum(['enforce', 'warn', 'off'])
               .default('warn')
@@ -233,7 +235,7 @@ export const policySchema = z
               .describe('A newly approved address becomes usable this long after the policy change is approved.'),
             addresses: z
               .array(
-                z.object({
+                z.strictObject({
                   address: z.string().min(1).describe('The destination address, written in full.'),
                   network: networkName.describe('Its network.'),
                   label: z.string().min(1).max(80).describe('The name shown beside it on cards and in the digest.'),
@@ -261,7 +263,7 @@ export const policySchema = z
      * when the policy names a single admin (see effectivePolicyChangeApprovals).
      */
     policy_changes: z
-      .object({
+      .strictObject({
         approvals: z
           .number()
           .int()
@@ -273,7 +275,7 @@ export const policySchema = z
       .default({})
       .describe('How a change of this file is approved before it applies.'),
     alerts: z
-      .object({
+      .strictObject({
         mention_above: perCurrency(amountSchema)
           .default({})
           .describe('Confirmed deposits above this @mention the channel: per currency (native) or `value` (USD).'),
@@ -300,7 +302,7 @@ export const policySchema = z
       .default({ mention_above: {}, low_balance: {}, verify_grace: 10 * 60_000 })
       .describe('Deposit and balance alerts.'),
     valuation: z
-      .object({
+      .strictObject({
         currency: z.literal('USD').default('USD').describe('The unit of every `value` entry (USD only).'),
         max_age: durationSchema
           .default(5 * 60_000)
@@ -326,7 +328,8 @@ export const policySchema = z
     /**
      * When the scheduled jobs run: `timezone` (IANA name) and, per job, a node-cron
      * expression keyed by the job's name (e.g. `digest: "0 8 * * *"`); jobs not named
-     * keep the schedule of the job table (src/jobs/table.ts), which also checks the names.
+     * keep the schedule of the job table (src/jobs/table.ts), which also checks the names
+     * (the catch-all, not strictness, is what refuses an unknown name here).
      */
     schedule: z
       .object({ timezone: timezoneSchema.default('UTC').describe('The time zone of every schedule (IANA name).') })
@@ -335,7 +338,7 @@ export const policySchema = z
       .describe('When the scheduled jobs run; jobs not named keep their own schedule.'),
     /** Events, alert records and outbox entries older than this are pruned (never the audit log or requests). */
     retention: z
-      .object({
+      .strictObject({
         days: z
           .number()
           .int()
@@ -350,7 +353,7 @@ export const policySchema = z
       .describe('How long records are kept.'),
     /** The export sent to the admins on the first day of each month (`off`: none). */
     exports: z
-      .object({
+      .strictObject({
         monthly: z
           .enum(['csv', 'xero', 'quickbooks', 'cryptio', 'off'])
           .default('csv')

@@ -77,10 +77,10 @@ describe('jobs in the app', () => {
     );
     const scheduler = new Scheduler(createLogger({ level: 'silent' }));
     expect(() => scheduleJobs(scheduler, {}, fixedPolicy(policy))).toThrow(
-      `schedule.digset: there is no job of that name; the jobs are ${scheduleNames()}`,
+      `schedule.digset: there is no job of that name; did you mean digest? the jobs are ${scheduleNames()}`,
     );
     expect(scheduleProblems(policy.schedule)).toEqual([
-      `schedule.digset: there is no job of that name; the jobs are ${scheduleNames()}`,
+      `schedule.digset: there is no job of that name; did you mean digest? the jobs are ${scheduleNames()}`,
       'schedule.store.prune: store.prune is already scheduled by schedule.prune',
     ]);
     expect(scheduleNames()).toContain('store.prune (or prune)');

@@ -263,6 +263,21 @@ describe('governance decide: approve and reject', () => {
     expect(d.writes.inForce).toBeUndefined();
   });
 
+  it('given a proposal made before unknown keys were refused, when approved, then refused with the key, superseded, nothing applied', () => {
+    // Only an older version could have proposed it: this one refuses such a file before anyone is asked.
+    const text = CHANGED.text.replace('daily_limit:', 'daily_limt:');
+    const d = decide(given(), vote('approve', 'U0ERIN', proposal({ text })), facts);
+    expect(d.result).toMatchObject({ ok: false });
+    expect(d.result.ok || d.result.message).toContain(
+      'withdrawals.daily_limt is not a policy key; did you mean daily_limit?',
+    );
+    expect(d.writes.proposals).toEqual([expect.objectContaining({ id: 'p-1', state: 'superseded' })]);
+    expect(d.writes.seen).toBeNull(); // the file is read again, and the admins told what is wrong with it
+    expect(d.writes.inForce).toBeUndefined();
+    expect(d.applied).toBeUndefined();
+    expect(d.audit.map((a) => a.action)).toEqual(['policy_supersede']);
+  });
+
   it('given a pending proposal, when an admin rejects it, then rejected with who and when', () => {
     const d = decide(given(), vote('reject', 'U0ERIN', proposal({ approvals: [{ user: 'U0FRANK', at: AT }] })), facts);
     expect(d.result).toMatchObject({

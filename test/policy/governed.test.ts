@@ -8,9 +8,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recentAudit } from '../../src/audit/index.js';
 import { utcMinute } from '../../src/format/time.js';
-import type { FakeMessage } from '../helpers/fake-slack.js';
+import {
+  actions,
+  buttons,
+  changeMessages,
+  decideChange as decide,
+  gov,
+  GOVERNED_POLICY as POLICY,
+  proposeFile,
+  textOf,
+} from '../helpers/governed-policy.js';
 import { CHANNELS, TEST_POLICY_YAML, USERS, startTestApp, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
@@ -18,9 +26,6 @@ const CLIENT = 'payouts@client.example';
 const NEW_DEST = '0xabcdef0000000000000000000000000000000001';
 const T0 = Date.parse('2030-03-01T09:00:00.000Z');
 const HOUR = 3_600_000;
-
-/** Two admins (Erin, Dave): a change needs both. */
-const POLICY = TEST_POLICY_YAML.replace(`admins: [${USERS.erin}]`, `admins: [${USERS.erin}, ${USERS.dave}]`);
 
 let t: TestApp | undefined;
 let dir: string | undefined;
@@ -56,37 +61,10 @@ async function start(text = POLICY, dataDir?: string): Promise<TestApp> {
   return t;
 }
 const writePolicy = (text: string) => writeFileSync(join(dir!, 'policy.yml'), text);
-const gov = (a: TestApp) => a.app.deps.policyGovernance;
-const actions = (a: TestApp) => recentAudit(a.app.deps.store, 200).map((e) => e.action);
-const changeMessages = (a: TestApp) =>
-  a.fake.channel(CHANNELS.approvals).filter((m) => (m.text ?? '').startsWith('Treasury policy change'));
-const textOf = (m: FakeMessage) => visibleText(m as { text?: unknown; blocks?: unknown });
-const buttons = (m: FakeMessage) =>
-  ((m.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>)
-    .filter((b) => b.type === 'actions')
-    .flatMap((b) => b.elements!);
-
-/** Click a button of the change message as `user`; returns the ephemeral answer. */
-async function decide(a: TestApp, user: string, kind: 'approve' | 'reject', m: FakeMessage): Promise<string> {
-  const button = buttons(m).find((b) => b.action_id === `policy_change_${kind}`)!;
-  const { res, responseUrl } = await a.click(
-    user,
-    { actionId: button.action_id, value: button.value },
-    { channel: CHANNELS.approvals, message: { ts: m.ts, blocks: m.blocks } },
-  );
-  expect(res.status).toBe(200);
-  const [reply] = await a.replies(responseUrl);
-  return String(reply!.text);
-}
 
 const TIER2_TO_1 = (text: string) => text.replace('{ max: 10000, approvals: 2 }', '{ max: 10000, approvals: 1 }');
 
-async function proposed(a: TestApp, text: string): Promise<FakeMessage> {
-  const before = changeMessages(a).length;
-  writePolicy(text);
-  expect((await gov(a).checkPolicyFile()).kind).toBe('proposed');
-  return until('the change message', () => changeMessages(a)[before]);
-}
+const proposed = (a: TestApp, text: string) => proposeFile(a, join(dir!, 'policy.yml'), text);
 
 async function approveChange(a: TestApp, text: string) {
   const m = await proposed(a, text);
@@ -200,7 +178,7 @@ describe('governed policy: changes of the file', () => {
     expect((await gov(a).checkPolicyFile()).kind).toBe('invalid');
     expect(changeMessages(a)).toHaveLength(0);
     const dm = await until('the admin is told', () => a.fake.channel(a.fake.dmChannel(USERS.erin))[0]);
-    expect(dm.text).toContain('schedule.digset: there is no job of that name');
+    expect(dm.text).toContain('schedule.digset: there is no job of that name; did you mean digest?');
   });
 
   it('an unusable file when no admin is named as a user: the notice goes to the approvals channel', async () => {

@@ -90,9 +90,9 @@ withdrawals:
     }
     expect(msg).toContain('policy.yml is invalid');
     expect(msg).toContain('channels.approvals: must be a Slack channel id');
-    expect(msg).toContain('people.approvers.0: must be a Slack user id');
+    expect(msg).toContain('people.approvers[0]: must be a Slack user id');
     expect(msg).toContain('withdrawals.expires_after: "soon" is not a duration');
-    expect(msg).toContain('withdrawals.tiers.default.0: only the last tier may have no max');
+    expect(msg).toContain('withdrawals.tiers.default[0]: only the last tier may have no max');
   });
 
   it('reports YAML syntax errors and must_include people who cannot approve', () => {

@@ -1,6 +1,6 @@
-/** The policy-change message never hides a difference silently, however long the change. */
+/** The policy-change message never hides a difference silently, however long the change; nor the unusable-file notice a problem. */
 import { describe, expect, it } from 'vitest';
-import { renderProposal } from '../../commands/treasury/policy-change.js';
+import { renderProblem, renderProposal } from '../../commands/treasury/policy-change.js';
 import type { PolicyProposal } from '../../src/policy/governance/types.js';
 
 const proposal = (lines: string[]): PolicyProposal => ({
@@ -39,5 +39,25 @@ describe('policy change message', () => {
     const shown = lines.filter((l) => text.includes(l)).length;
     expect(shown).toBeGreaterThan(0);
     expect(text).toContain(`…and ${3000 - shown} more differences not shown here.`);
+  });
+});
+
+describe('unusable-file notice', () => {
+  it('shows every problem on its own line, whole, with the key meant; a key from the file cannot format or mention', () => {
+    const problems = [
+      'withdrawals.tiers.default[1].approvals: Invalid input: expected number, received undefined',
+      'withdrawals.tiers.default[1].aprovals is not a policy key; did you mean approvals?',
+      'withdrawals.daily_limt is not a policy key; did you mean daily_limit?',
+      '["<!channel> *x*"] is not a policy key; the keys here are channels, people',
+    ];
+    const error = `The policy file is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
+    const { text, blocks } = renderProblem(error, '2030-03-01T09:00:00.000Z');
+    const shown = shownText(blocks).split('\n');
+    expect(shown).toEqual(
+      expect.arrayContaining(['The policy file is invalid:', ...problems.slice(0, 3).map((p) => `• ${p}`)]),
+    );
+    expect(text).toContain(`• ${problems[2]}`);
+    expect(shownText(blocks)).not.toContain('<!channel>');
+    expect(shownText(blocks)).toContain('&lt;!channel&gt; ＊x＊');
   });
 });

@@ -15,7 +15,7 @@
  */
 import type { AuditInput } from '../../audit/log.js';
 import type { OutboxRequest } from '../../outbox/types.js';
-import { parsePolicy } from '../load.js';
+import { PolicyError, parsePolicy } from '../load.js';
 import { effectivePolicyChangeApprovals, type Policy } from '../schema.js';
 import type { FileReading, UsableReading } from './file-source.js';
 import { postChange, problemNotices, updateChange } from './notices.js';
@@ -309,6 +309,18 @@ function decideOn(
     d.writes.seen = null;
     return d;
   }
+  let nextPolicy: Policy;
+  try {
+    nextPolicy = parsePolicy(p.text, 'The proposed policy');
+  } catch (err) {
+    // Proposed before this version refused what it says (an unknown key): approving it would put
+    // in force less than its text says. Set aside; the file is read again and its problems told.
+    if (!(err instanceof PolicyError)) throw err;
+    const d = refused(`This policy change cannot be applied: ${err.message}\nFix the file; it is checked again.`);
+    supersede(d, p, at, 'it is not a valid policy for this version of the app');
+    d.writes.seen = null;
+    return d;
+  }
   const required = effectivePolicyChangeApprovals(inForcePolicy(state));
   const approvals = [...p.approvals, { user, at }];
   const approveAudit: AuditInput = {
@@ -328,7 +340,6 @@ function decideOn(
     };
   }
   // The quorum is reached: this approval applies the change.
-  const nextPolicy = parsePolicy(p.text, 'The proposed policy');
   const applied: PolicyProposal = { ...p, approvals, state: 'applied', appliedAt: at };
   return {
     result: { ok: true, proposal: applied, applied: true },

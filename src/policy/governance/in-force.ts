@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { appendAudit } from '../../audit/log.js';
 import type { Logger } from '../../log.js';
 import type { Store, Tx } from '../../store/index.js';
-import { PolicyError, parsePolicy } from '../load.js';
+import { PolicyError, parseApprovedPolicy } from '../load.js';
 import type { Policy } from '../schema.js';
 import type { PolicySource } from '../source.js';
 import { decide, type GovernanceDecision } from './decide.js';
@@ -84,11 +84,19 @@ export async function loadPolicyInForce(o: {
   async function loadGoverned(store: Store, path: string, g: typeof o): Promise<Policy> {
     const stored = store.get(POLICY_IN_FORCE, IN_FORCE_ID);
     if (stored) {
+      let read: ReturnType<typeof parseApprovedPolicy>;
       try {
-        return parsePolicy(stored.text, 'The approved policy in the store');
+        read = parseApprovedPolicy(stored.text, 'The approved policy in the store');
       } catch (err) {
         throw new PolicyError(`${(err as Error).message}\n(the approved policy kept in the store no longer reads)`);
       }
+      if (read.ignored.length) {
+        // Approved before unknown keys were refused: enforced as it was then (those keys meant
+        // nothing). The file is read afresh at this start, so the admins are told what to fix.
+        log.warn({ ignored: read.ignored }, 'the approved policy has keys this version does not know; ignored');
+        await store.commit((tx) => tx.delete(POLICY_FILE_SEEN, SEEN_ID));
+      }
+      return read.policy;
     }
     // No approved policy to fall back on: an unusable file stops the start (readFirstPolicy throws).
     const reading = await readFirstPolicy(path, g.check);
