@@ -285,22 +285,19 @@ export const policySchema = z
           .describe(
             'One alert when a balance (per asset and network) falls below this, one when it recovers: per currency (native) or `value` (USD).',
           ),
-        /**
-         * A deposit reported confirmed by a notification and still not in the wallet's history
-         * this long after is flagged as possibly forged (and the admins told).
-         */
+        /** A transaction reported confirmed whose own record the history still lacks this long after is flagged. */
         verify_grace: durationSchema
           .refine(
             (ms) => ms >= 30_000,
-            "must be at least 30s: the wallet's history may list a deposit a little after its notification",
+            "must be at least 30s: the wallet's history may list a transaction a little after its notification",
           )
           .default(10 * 60_000)
           .describe(
-            "A deposit reported confirmed by a notification and not in the wallet's history this long after is flagged as possibly forged (at least 30s).",
+            'A transaction (deposit, withdrawal, remittance or transfer) reported confirmed by a notification and not in the wallet’s history this long after is flagged as possibly forged (at least 30s).',
           ),
       })
       .default({ mention_above: {}, low_balance: {}, verify_grace: 10 * 60_000 })
-      .describe('Deposit and balance alerts.'),
+      .describe('Transaction and balance alerts.'),
     valuation: z
       .strictObject({
         currency: z.literal('USD').default('USD').describe('The unit of every `value` entry (USD only).'),
