@@ -26,16 +26,16 @@ export const AUDIT_ACTION_GROUPS = {
     'notice_contradiction',
     'service_mismatch',
   ],
-  "Deposit alerts checked against the wallet's history (src/alerts/posting.ts)": [
+  "Alerts of every kind checked against the wallet's history (src/alerts/claims.ts)": [
     'alert.contradicted',
     'alert.not_in_history',
   ],
-  'The policy in force judged again before the send (src/withdrawals/recheck.ts)': [
+  'The rule table judged again at an approval, the send or a policy change (src/withdrawals/rule-table.ts)': [
     'policy_recheck_waits',
     'policy_recheck_refused',
     'policy_recheck_approved',
   ],
-  'Holds: a freeze, a repeat of a payout (src/withdrawals/hold)': [
+  'Holds: a freeze, a limit crossed at the send, a repeat of a payout (src/withdrawals/hold)': [
     'send_held',
     'hold',
     'send_held_repeat',

@@ -140,7 +140,7 @@ export const JOBS: readonly JobRow[] = [
   job({
     name: 'alerts.verify-pending',
     part: 'alerts',
-    title: 'Deposit verification',
+    title: 'Alert verification',
     schedule: '*/2 * * * *',
     description: 'Checks every recent unconfirmed alert against the transaction list once.',
     run: (alerts) => alerts.verifyPending(),
