@@ -108,8 +108,14 @@ function decidePrecautionHold(
   original: WithdrawalRequest,
   at: string,
 ): Decision {
-  // Only one not yet claimed can wait; one already sent is flagged only on the service's word.
-  if (!repeat || repeat.hold || repeat.doublePaymentRisk || !HOLDABLE.includes(repeat.state))
+  // Only one not yet claimed can wait; one already sent is flagged only on the service's word. A limit
+  // hold gives way: the payout question is an admin's, and the claim judges the limit again anyway.
+  if (
+    !repeat ||
+    (repeat.hold && repeat.hold.kind !== 'limit') ||
+    repeat.doublePaymentRisk ||
+    !HOLDABLE.includes(repeat.state)
+  )
     return { kind: 'unchanged', request: repeat };
   if (repeat.holdReleased?.original === original.id) return { kind: 'unchanged', request: repeat };
   const status = original.notice?.status ?? '';
@@ -161,8 +167,12 @@ export function decideHoldRepeat(
   // reason (a retype held only because an earlier one was under way, or a precaution for a mere
   // notification) is held anew for the service's report: the admin deciding must read the
   // stronger reason (and be called). A release of a precaution never excuses the report.
+  // A limit hold is weaker too: it lifts by itself once the window has room, and the claim judges the
+  // limit again after an admin releases the payout's hold.
   const weakerHold =
-    (repeat?.hold?.kind === 'retyped' && repeat.hold.earlierState !== undefined) || repeat?.hold?.kind === 'notified';
+    (repeat?.hold?.kind === 'retyped' && repeat.hold.earlierState !== undefined) ||
+    repeat?.hold?.kind === 'notified' ||
+    repeat?.hold?.kind === 'limit';
   if (
     !repeat ||
     (repeat.hold && !weakerHold) ||
