@@ -47,9 +47,13 @@ const NOTHING_SENT = new Set(['failed', 'rejected', 'expired']);
 export function ourWithdrawal(merchantReference: string, r: OurWithdrawalView): OurWithdrawal {
   const service = r.result?.serviceReference;
   const references = service ? [merchantReference, service] : [merchantReference];
+  const s = r.confirmation?.status;
+  // "Never executed" that the service itself reports after all: its word, never "failed" (that would
+  // invite paying again); a status it has not settled yet leaves the alert checking.
+  if (NOTHING_SENT.has(r.state) && s !== undefined)
+    return s === 'CONFIRMED' || s === 'FAILED' ? { settled: s, references } : { references };
   if (NOTHING_SENT.has(r.state)) return { settled: 'FAILED', references };
   // Accepted by the service: settled once the service itself says how the transfer ended.
-  const s = r.confirmation?.status;
   if (r.state === 'completed' && (s === 'CONFIRMED' || s === 'FAILED')) return { settled: s, references };
   return { references };
 }
@@ -116,10 +120,13 @@ export function judge(
   ours?: OurWithdrawal,
 ): Verdict {
   const own = records.filter((l) => isRecordOf(a, l, ours));
-  const agreeing = own.find((l) => mismatches(a, l).length === 0);
+  // Every field on both sides: a claim or a record without its amount, currency or network cannot be
+  // said to match it, so it is never confirmed on it (it stays checking, and is flagged after the grace).
+  const complete = (l: Listed) => !!(a.amount && a.currency && a.network && l.amount && l.currency && l.network);
+  const agreeing = own.find((l) => complete(l) && mismatches(a, l).length === 0);
   if (agreeing)
     return ours && !ours.settled ? { kind: 'waiting', listed: agreeing } : { kind: 'match', listed: agreeing };
-  const first = own[0];
+  const first = own.find((l) => mismatches(a, l).length > 0);
   return first ? { kind: 'mismatch', listed: first, diff: mismatches(a, first) } : { kind: 'miss' };
 }
 

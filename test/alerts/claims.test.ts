@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALERT_COLLECTIONS, type Alert } from '../../src/alerts/index.js';
+import { judge, ourWithdrawal } from '../../src/alerts/claims.js';
 import { AUDIT_COLLECTION, type AuditEntry } from '../../src/audit/log.js';
 import { fixedPolicy } from '../../src/policy/source.js';
 import { hashOf, send, startPipeline, TRUST_POLICY, type Pipeline } from './setup.js';
@@ -180,5 +181,28 @@ describe('a remittance is held to its record the same way', () => {
     await p.alerts.idle();
     expect(alertOf(other).verification).toMatchObject({ state: 'contradicted', mismatch: [{ field: 'amount' }] });
     expect(alertOf(deposit).verification.state).toBe('not_found');
+  });
+});
+
+describe('the pure judgement of a claim', () => {
+  const record = { type: 'deposit' as const, amount: '10', currency: 'USDT', network: 'TRON' };
+  it('confirmed only when the claim and its record both carry every field and agree on each', () => {
+    const claim = { kind: 'deposit' as const, amount: '10', currency: 'USDT', network: 'TRON' };
+    expect(judge(claim, [record]).kind).toBe('match');
+    // A field missing on either side is never a match: checking, then flagged after the grace.
+    expect(judge({ kind: 'deposit', amount: '10' }, [record]).kind).toBe('miss');
+    expect(judge(claim, [{ type: 'deposit' as const, amount: '10', network: 'TRON' }]).kind).toBe('miss');
+    expect(judge({ ...claim, amount: undefined }, [record]).kind).toBe('miss');
+    // A field both name differently is a contradiction.
+    expect(judge({ ...claim, currency: 'BTC' }, [record]).kind).toBe('mismatch');
+  });
+
+  it('our withdrawal found "never executed" that the service reports after all is never settled as failed', () => {
+    expect(ourWithdrawal('m1', { state: 'failed', confirmation: { status: 'CONFIRMED' } }).settled).toBe('CONFIRMED');
+    expect(ourWithdrawal('m1', { state: 'failed', confirmation: { status: 'PENDING' } }).settled).toBeUndefined();
+    expect(ourWithdrawal('m1', { state: 'failed' }).settled).toBe('FAILED');
+    expect(ourWithdrawal('m1', { state: 'completed', confirmation: { status: 'CONFIRMED' } }).settled).toBe(
+      'CONFIRMED',
+    );
   });
 });
