@@ -236,4 +236,36 @@ valuation: { ids: { ETH: fresh-eth } }
     expect(said).toContain('needs a code from an authenticator app, and you have not set one up yet');
     expect(a.app.deps.withdrawals.get(r.id)?.approvals).toHaveLength(0);
   });
+
+  it('a value that rose into a tier with must_include: the person it names can approve, and it is sent once', async () => {
+    clock = T0;
+    const a = await start({
+      policy: parsePolicy(`
+channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
+people:
+  requesters: [${USERS.alice}]
+  approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}]
+  admins: [${USERS.erin}, ${USERS.dave}]
+withdrawals:
+  tiers:
+    value:
+      - { max: 1000, approvals: 2 }
+      - { approvals: 2, must_include: [${USERS.erin}] }
+valuation: { ids: { ETH: fresh-eth } }
+`),
+    });
+    await setPrices(a, { prices: { 'fresh-eth': 900 }, drift: false, feed: 'up' });
+    await refreshAt(a, T0 + MIN);
+    await request(a, '1');
+    const r = byAmount(a, '1');
+    await approve(a, USERS.carol, r.id);
+    await until('one approval', () => a.app.deps.withdrawals.get(r.id)?.approvals.length === 1);
+    await setPrices(a, { prices: { 'fresh-eth': 1500 } });
+    await refreshAt(a, T0 + 2 * MIN);
+    await refreshAt(a, T0 + 4 * MIN); // confirmed: $1,500, the tier that must include Erin
+    await approve(a, USERS.erin, r.id);
+    await until('sent', () => a.app.deps.withdrawals.get(r.id)?.state === 'completed');
+    expect(a.app.deps.withdrawals.get(r.id)?.approvals.map((x) => x.satisfies)).toEqual([[], [USERS.erin]]);
+    expect(a.app.sandbox!.stats.withdrawals).toBe(1);
+  });
 });

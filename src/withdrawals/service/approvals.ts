@@ -6,12 +6,15 @@
  */
 import { hasRole, matches } from '../../policy/people.js';
 import { RELEASED_AFTER_EXPIRY } from '../hold/words.js';
-import { stateRefusal } from '../rules.js';
-import type { DecisionOutcome } from '../types.js';
+import { selectTier, stateRefusal } from '../rules.js';
+import { valuationNow } from '../recheck.js';
+import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
 import { refusalOutcome, type ServiceDeps } from './deps.js';
 
-export function approvalOps({ shell, sender, policy, now, groups, logger, hooks }: ServiceDeps) {
+export function approvalOps({ shell, sender, policy, now, groups, logger, hooks, prices }: ServiceDeps) {
   const { stored, commitOn, outcomeOf } = shell;
+  const tierNow = (r: WithdrawalRequest) =>
+    selectTier(policy.current(), r.currency, r.amount, valuationNow(r, prices?.()));
   async function approve(
     id: string,
     userId: string,
@@ -22,11 +25,14 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks 
     const early = stateRefusal(stored(id), userId, now());
     if (early) return refusalOutcome(early);
     const isApprover = await hasRole(policy.current(), 'approvers', userId, groups);
-    // Group membership is resolved before the commit (it is async) and recorded with the approval.
+    // Group membership is resolved before the commit (it is async) and recorded with the approval:
+    // against the tier stored and the tier the decider judges now (the value at the policy price now),
+    // so a value that rose into a tier with must_include credits the person it names.
     const satisfies: string[] = [];
-    if (isApprover)
-      for (const entry of stored(id)?.tier.mustInclude ?? [])
-        if (await matches([entry], userId, groups)) satisfies.push(entry);
+    const before = stored(id);
+    const judged = before ? tierNow(before) : undefined;
+    const entries = new Set([...(before?.tier.mustInclude ?? []), ...(judged?.mustInclude ?? [])]);
+    if (isApprover) for (const entry of entries) if (await matches([entry], userId, groups)) satisfies.push(entry);
     // The approval that may complete the quorum gives its send a head start (sender.ts): the
     // balance read runs beside this commit. Only an approver's click may start one, so nobody
     // else can make the app call the service.

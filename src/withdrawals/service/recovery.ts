@@ -7,8 +7,9 @@ import { WITHDRAWALS } from '../shell.js';
 import { expiryDue, reminderDue } from '../rules.js';
 import type { WithdrawalRequest } from '../types.js';
 import { due, recheckFacts, type ServiceDeps } from './deps.js';
+import { valuationNow } from '../recheck.js';
 
-export function recoveryOps({ store, shell, sender, reconciler, policy, groups, logger }: ServiceDeps) {
+export function recoveryOps({ store, shell, sender, reconciler, policy, groups, logger, prices }: ServiceDeps) {
   const { context, commitOn, commitOnAll } = shell;
   async function expireDue(): Promise<WithdrawalRequest[]> {
     const ctx = context();
@@ -58,7 +59,9 @@ export function recoveryOps({ store, shell, sender, reconciler, policy, groups, 
   async function recheckPending(): Promise<WithdrawalRequest[]> {
     const changed: WithdrawalRequest[] = [];
     for (const r of store.find(WITHDRAWALS, (x) => x.state === 'pending')) {
-      const applied = await commitOn(r.id, { type: 'recheck', facts: await recheckFacts(policy.current(), groups, r) });
+      // The facts against the tier at the value now: the decider judges the request at it.
+      const facts = await recheckFacts(policy.current(), groups, r, valuationNow(r, prices?.()));
+      const applied = await commitOn(r.id, { type: 'recheck', facts });
       if (!applied.event) continue;
       changed.push(applied.event.request);
       if (applied.event.type === 'approved') void sender.start(applied.event.request);
