@@ -61,6 +61,13 @@ export function currentValueAt(snapshot: PriceSnapshot, currency: string, amount
   return valueAt(current, currency, amount);
 }
 
+/** A recorded valuation at its current (market) price only: what it was worth, for accounting, not what policy judged. */
+export function currentOf(v: Valuation): Valuation {
+  if (v.kind !== 'known' || !v.market) return v;
+  const { market, judged: _judged, ...rest } = v;
+  return { ...rest, usd: market.usd, price: market.price };
+}
+
 /** The value a person reads as "current": the market value where policy judged higher, else the value itself. */
 export const marketUsd = (v: Extract<Valuation, { kind: 'known' }>): string => v.market?.usd ?? v.usd;
 

@@ -2,7 +2,7 @@
  * Export every transaction matching a filter as CSV (RFC 4180, safe to open in a spreadsheet: csv.ts).
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
-import { currentValueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { currentOf, currentValueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
@@ -26,7 +26,8 @@ export const EXPORT_MAX_RECORDS = 200_000;
  */
 export function recordValue(b: Booking, prices: PriceSnapshot | undefined): Valuation | undefined {
   const recorded = b.request?.sendValuation ?? b.request?.valuation;
-  if (recorded?.kind === 'known') return recorded;
+  // At the price of that moment, never the higher price policy may have judged it at (the books want what it was worth).
+  if (recorded?.kind === 'known') return currentOf(recorded);
   const currency = b.r.currency?.name ?? b.r.currencyName;
   return prices && currency && b.r.amount ? currentValueAt(prices, currency, b.r.amount) : undefined;
 }

@@ -70,6 +70,23 @@ describe('the plain CSV values each record in USD, with the price time', () => {
     ]);
   });
 
+  it('at the price of that moment, never the higher price policy judged it at (a peg, a window high)', () => {
+    const judged = {
+      ...request,
+      sendValuation: {
+        kind: 'known',
+        usd: '5000.00',
+        price: '1',
+        at: '2026-03-03T07:04:00.000Z',
+        source: 'test',
+        market: { usd: '4992.00', price: '0.9984' },
+        judged: { basis: 'peg' },
+      },
+    } as WithdrawalRequest;
+    const list = bookings([ours], { requests: [judged] });
+    expect(rowsOf(toCsv(list, undefined, prices))).toEqual([{ value: '4992.00', at: '2026-03-03T07:04:00.000Z' }]);
+  });
+
   it('no fresh price: both cells empty, never 0', () => {
     const stale: PriceSnapshot = { ...prices, now: NOW + 3_600_000 };
     const list = bookings([deposit], { requests: [] });
