@@ -29,6 +29,10 @@ const amount = fc.oneof(
 const perCurrency = fc.dictionary(fc.constantFrom('USDT', 'usdt', 'BTC', 'ETH', 'value', 'default'), amount, {
   maxKeys: 3,
 });
+/** `daily_limit` takes native entries and `value` only (`default` would mean nothing there). */
+const dailyLimit = fc.dictionary(fc.constantFrom('USDT', 'usdt', 'BTC', 'ETH', 'value'), amount, { maxKeys: 3 });
+/** `valuation.pegs` and `floor` take currencies only. */
+const perAsset = fc.dictionary(fc.constantFrom('USDT', 'DAI', 'BTC', 'ETH'), amount, { maxKeys: 2 });
 const optional = <T>(arbs: { [K in keyof T]: fc.Arbitrary<T[K]> }) => fc.record(arbs, { requiredKeys: [] });
 
 /** A policy the schema accepts: tiers in increasing order, must_include among the approvers, a quorum the admins can meet. */
@@ -85,7 +89,7 @@ const validPolicy = fc
             tiers: optional({ value: tiers, default: tiers, USDT: tiers }).filter(
               (t) => 'value' in t || 'default' in t,
             ),
-            daily_limit: perCurrency,
+            daily_limit: dailyLimit,
             note_required_above: perCurrency,
             step_up_above: perCurrency,
             allowlist: optional({
@@ -102,6 +106,9 @@ const validPolicy = fc
           currency: fc.constant('USD'),
           max_age: duration,
           ids: fc.dictionary(fc.constantFrom('BTC', 'XEND'), fc.constantFrom('bitcoin', 'xend-finance')),
+          lookback: fc.constantFrom('1h', '7d', '30d'),
+          pegs: perAsset,
+          floor: perAsset,
         }),
         schedule: optional({
           timezone: fc.constantFrom('UTC', 'Europe/Berlin'),

@@ -169,3 +169,27 @@ describe('an approved policy kept from before unknown keys were refused', () => 
     );
   });
 });
+
+describe('"default" and "value" are refused where they mean nothing', () => {
+  const base = `
+channels: { approvals: C0APPROVALS, alerts: C0ALERTS }
+people: { requesters: [U0ALICE], approvers: [U0CAROL], admins: [U0ERIN] }
+withdrawals:
+  tiers: { value: [{ approvals: 1 }] }
+`;
+  it.each([
+    ['withdrawals.daily_limit.default', '  daily_limit: { default: 1000 }'],
+    ['valuation.pegs.default', 'valuation: { pegs: { default: 1 } }'],
+    ['valuation.floor.value', 'valuation: { floor: { value: 20000 } }'],
+    ['valuation.ids.value', 'valuation: { ids: { value: bitcoin } }'],
+  ])('%s is refused, naming what it would have been read as', (path, extra) => {
+    expect(() => parsePolicy(`${base}${extra}\n`)).toThrow(
+      new RegExp(`${path.replace(/\./g, '\\.')}: "(default|value)" means nothing here`),
+    );
+  });
+  it('where they mean something they are kept', () => {
+    const p = parsePolicy(`${base}  daily_limit: { value: 1000 }\n  note_required_above: { default: 5, value: 100 }\n`);
+    expect(p.withdrawals.daily_limit.value).toBe('1000');
+    expect(p.withdrawals.note_required_above.default).toBe('5');
+  });
+});
