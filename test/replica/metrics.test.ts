@@ -183,8 +183,10 @@ describe.skipIf(!pgAvailable)(`/metrics on every replica${pgSkipReason ? ` (${pg
     const led = await scrape(metricsUrl);
     expect(led.get('treasury_replica_role{role="leader"}')).toBe(1);
     expect(led.get('treasury_replica_role{role="standby"}')).toBe(0);
-    const drained = await scrapeUntil(metricsUrl, 'the inbox drained by the new leader', (m) =>
-      m.get('treasury_inbox_pending') === 0,
+    const drained = await scrapeUntil(
+      metricsUrl,
+      'the inbox drained by the new leader',
+      (m) => m.get('treasury_inbox_pending') === 0,
     );
     expect(drained.get('treasury_inbox_oldest_age_seconds')).toBe(0);
   }, 90_000);
