@@ -17,7 +17,7 @@ import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.
 import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
-import { buildStepUp } from './app/step-up.js';
+import { buildStepUp, resolveKeys } from './app/step-up.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore, databaseOptions } from './app/store.js';
@@ -85,11 +85,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       cleanup,
     );
     observed.leading();
+    // SECRETS_KEY seals the step-up seeds and the generated webhook secrets.
+    const keys = await resolveKeys(config, store);
     // The webhook (and verification) URL's secret: the current one, and the one before a rotation for its overlap.
     const hookSecrets = await openWebhookSecrets({
       configured: config.webhookSecret,
       previous: config.webhookSecretPrevious,
       store,
+      keys,
       logger,
       now,
     });
@@ -167,7 +170,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     registerPolicyChangeRenderers(outbox, governor, policy);
     registerWebhookRotationRenderer(outbox);
 
-    const stepUp = await buildStepUp({ config, store, outbox, policy, logger, now });
+    const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
       store,

@@ -10,12 +10,14 @@
  *   extend it), then refused until it is removed.
  *
  * Secrets are never logged; every value is added to the scrubbing registry as soon as it is known.
+ * Generated secrets are stored sealed under SECRETS_KEY (sealed.ts), never in clear.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { secrets as scrubbed } from '../secrets.js';
 import type { Store, Tx } from '../store/index.js';
-import { SETTINGS } from './settings.js';
+import { openSecret, sealSecret, type SecretKeys, type StoredSecret } from './sealed.js';
+import { type Settings, SETTINGS } from './settings.js';
 
 /** How long the secret before a rotation is still accepted. */
 export const ROTATION_OVERLAP_MS = 10 * 60_000;
@@ -46,6 +48,8 @@ export async function openWebhookSecrets(o: {
   /** WEBHOOK_SECRET_PREVIOUS (only with `configured`). */
   previous?: string | undefined;
   store: Store;
+  /** SECRETS_KEY (and SECRETS_KEY_PREVIOUS while re-keying): generated secrets are sealed under it. */
+  keys: SecretKeys;
   logger: Logger;
   now: () => number;
   overlapMs?: number;
@@ -86,26 +90,38 @@ export async function openWebhookSecrets(o: {
   }
 
   if (o.previous) o.logger.warn('WEBHOOK_SECRET_PREVIOUS is ignored: WEBHOOK_SECRET is not set');
-  await store.commit((tx) => {
-    if (!tx.get(SETTINGS, 'webhookSecret')) tx.put(SETTINGS, 'webhookSecret', { value: generate() });
-  });
-  const current = () => {
-    const v = store.get(SETTINGS, 'webhookSecret')!.value;
-    scrubbed.add(v);
-    return v;
+  const { keys } = o;
+  const resealed = await sealAtStart(store, keys, o.logger);
+  if (resealed) {
+    o.logger.info({ secrets: resealed }, 'webhook secrets sealed under the current SECRETS_KEY');
+    // The embedded store's journal and snapshot still hold the records as they were: a snapshot
+    // now leaves only the sealed ones on disk (PostgreSQL overwrote the rows already).
+    await store.compact();
+  }
+  // Opened once per stored record (a rotation writes a new one), not at every request.
+  const opened = new Map<string, { rec: StoredSecret; value: string }>();
+  const read = (id: 'webhookSecret' | 'webhookSecretPrevious'): string | undefined => {
+    const rec = store.get(SETTINGS, id);
+    if (!rec) return undefined;
+    const hit = opened.get(id);
+    if (hit?.rec === rec) return hit.value;
+    const { value } = openSecret(keys, rec);
+    scrubbed.add(value);
+    opened.set(id, { rec, value });
+    return value;
   };
+  const current = () => read('webhookSecret')!;
   const previous = (): { value: string; until: number } | undefined => {
     const p = store.get(SETTINGS, 'webhookSecretPrevious');
     if (!p) return undefined;
     const until = Date.parse(p.until);
     if (!(now() < until)) return undefined;
-    scrubbed.add(p.value);
-    return { value: p.value, until };
+    return { value: read('webhookSecretPrevious')!, until };
   };
   current();
   // The previous generated secret, however long ago its overlap ended: a request or an upstream
   // message may still carry it, and it must never reach a log line.
-  scrubbed.add(store.get(SETTINGS, 'webhookSecretPrevious')?.value);
+  read('webhookSecretPrevious');
   return {
     source: 'generated',
     current,
@@ -120,10 +136,13 @@ export async function openWebhookSecrets(o: {
       const r = await store.commit((tx) => {
         const at = now();
         const until = at + overlap;
-        const old = tx.get(SETTINGS, 'webhookSecret')?.value;
-        tx.put(SETTINGS, 'webhookSecret', { value });
+        const old = tx.get(SETTINGS, 'webhookSecret');
+        tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, value));
         // A second rotation within the overlap: the oldest secret is refused at once.
-        if (old) tx.put(SETTINGS, 'webhookSecretPrevious', { value: old, until: new Date(until).toISOString() });
+        if (old) {
+          const sealed = sealSecret(keys, openSecret(keys, old).value);
+          tx.put(SETTINGS, 'webhookSecretPrevious', { ...sealed, until: new Date(until).toISOString() });
+        }
         const out = { until, at };
         inCommit(tx, out);
         return out;
@@ -131,4 +150,45 @@ export async function openWebhookSecrets(o: {
       return r;
     },
   };
+}
+
+/**
+ * At start, in one commit: a secret made when there is none; one in clear (written by an older
+ * version) or sealed under SECRETS_KEY_PREVIOUS is sealed again under SECRETS_KEY. A current
+ * secret no key opens stops the start (WebhookSecretKeyError says what to do); a previous one
+ * is dropped with a warning (it only shortens the overlap of the last rotation). Returns how
+ * many records were sealed again.
+ */
+async function sealAtStart(store: Store, keys: SecretKeys, logger: Logger): Promise<number> {
+  let dropped = false;
+  const n = await store.commit((tx) => {
+    let count = 0;
+    const cur = tx.get(SETTINGS, 'webhookSecret');
+    if (!cur) tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, generate()));
+    else {
+      const c = openSecret(keys, cur);
+      if (c.reseal) {
+        tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, c.value));
+        count++;
+      }
+    }
+    const prev: Settings['webhookSecretPrevious'] | undefined = tx.get(SETTINGS, 'webhookSecretPrevious');
+    if (prev) {
+      let p: ReturnType<typeof openSecret> | undefined;
+      try {
+        p = openSecret(keys, prev);
+      } catch {
+        tx.delete(SETTINGS, 'webhookSecretPrevious');
+        dropped = true;
+      }
+      if (p?.reseal) {
+        tx.put(SETTINGS, 'webhookSecretPrevious', { ...sealSecret(keys, p.value), until: prev.until });
+        count++;
+      }
+    }
+    return count;
+  });
+  if (dropped)
+    logger.warn('SECRETS_KEY does not open the webhook secret before the last rotation: it is no longer accepted');
+  return n;
 }
