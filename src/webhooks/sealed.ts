@@ -24,7 +24,7 @@ export class WebhookSecretKeyError extends Error {
   constructor() {
     // What to do, never what the key or the secret is.
     super(
-      'SECRETS_KEY does not open the stored webhook secret (the key changed?). Start with the key it was sealed under as SECRETS_KEY_PREVIOUS beside the new SECRETS_KEY; if that key is lost, set WEBHOOK_SECRET to a new secret and register the new URL (docs/guides/rotate-secrets.md).',
+      'SECRETS_KEY does not open the stored webhook secret (the key changed? To re-key, give the old one as SECRETS_KEY_PREVIOUS for one start: docs/guides/rotate-secrets.md).',
     );
   }
 }

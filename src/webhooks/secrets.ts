@@ -154,23 +154,30 @@ export async function openWebhookSecrets(o: {
 
 /**
  * At start, in one commit: a secret made when there is none; one in clear (written by an older
- * version) or sealed under SECRETS_KEY_PREVIOUS is sealed again under SECRETS_KEY. A current
- * secret no key opens stops the start (WebhookSecretKeyError says what to do); a previous one
- * is dropped with a warning (it only shortens the overlap of the last rotation). Returns how
- * many records were sealed again.
+ * version) or sealed under SECRETS_KEY_PREVIOUS is sealed again under SECRETS_KEY.
+ *
+ * A secret no key opens (SECRETS_KEY changed without SECRETS_KEY_PREVIOUS, or lost) does not stop
+ * the start, as for the step-up secrets: a current one is replaced by a new secret (the old URL
+ * is then refused; with PUBLIC_URL the new one is registered at start, and deposits are not lost
+ * meanwhile: the reconciliation reads the transaction list), said at error level; a previous one
+ * is dropped (it only shortens the last rotation's overlap). Returns how many records were sealed again.
  */
 async function sealAtStart(store: Store, keys: SecretKeys, logger: Logger): Promise<number> {
   let dropped = false;
+  let replaced = false;
   const n = await store.commit((tx) => {
     let count = 0;
     const cur = tx.get(SETTINGS, 'webhookSecret');
-    if (!cur) tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, generate()));
-    else {
-      const c = openSecret(keys, cur);
-      if (c.reseal) {
-        tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, c.value));
-        count++;
-      }
+    let c: ReturnType<typeof openSecret> | undefined;
+    try {
+      c = cur && openSecret(keys, cur);
+    } catch {
+      replaced = true;
+    }
+    if (!c) tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, generate()));
+    else if (c.reseal) {
+      tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, c.value));
+      count++;
     }
     const prev: Settings['webhookSecretPrevious'] | undefined = tx.get(SETTINGS, 'webhookSecretPrevious');
     if (prev) {
@@ -188,6 +195,10 @@ async function sealAtStart(store: Store, keys: SecretKeys, logger: Logger): Prom
     }
     return count;
   });
+  if (replaced)
+    logger.error(
+      'SECRETS_KEY does not open the stored webhook secret (the key changed?): a new one was made and the old webhook URL is refused. Register the new URL (/treasury webhook register; done at start when PUBLIC_URL is set) and paste the new verification URL (/treasury verification-url) into the wallet service',
+    );
   if (dropped)
     logger.warn('SECRETS_KEY does not open the webhook secret before the last rotation: it is no longer accepted');
   return n;
