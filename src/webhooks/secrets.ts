@@ -58,6 +58,8 @@ export async function openWebhookSecrets(o: {
   const { store, now } = o;
 
   if (o.configured) {
+    // Secrets generated before WEBHOOK_SECRET was set are not used, but are sealed all the same.
+    await sealAtStart(store, o.keys, o.logger, false);
     const configured = o.configured;
     const previous = o.previous && o.previous !== configured ? o.previous : undefined;
     scrubbed.add(configured, previous);
@@ -91,13 +93,7 @@ export async function openWebhookSecrets(o: {
 
   if (o.previous) o.logger.warn('WEBHOOK_SECRET_PREVIOUS is ignored: WEBHOOK_SECRET is not set');
   const { keys } = o;
-  const resealed = await sealAtStart(store, keys, o.logger);
-  if (resealed) {
-    o.logger.info({ secrets: resealed }, 'webhook secrets sealed under the current SECRETS_KEY');
-    // The embedded store's journal and snapshot still hold the records as they were: a snapshot
-    // now leaves only the sealed ones on disk (PostgreSQL overwrote the rows already).
-    await store.compact();
-  }
+  await sealAtStart(store, keys, o.logger, true);
   // Opened once per stored record (a rotation writes a new one), not at every request.
   const opened = new Map<string, { rec: StoredSecret; value: string }>();
   const read = (id: 'webhookSecret' | 'webhookSecretPrevious'): string | undefined => {
@@ -153,53 +149,56 @@ export async function openWebhookSecrets(o: {
 }
 
 /**
- * At start, in one commit: a secret made when there is none; one in clear (written by an older
- * version) or sealed under SECRETS_KEY_PREVIOUS is sealed again under SECRETS_KEY.
+ * At start, in one commit: a secret made when there is none (`make`: generated secrets are in
+ * use); one in clear (written by an older version) or sealed under SECRETS_KEY_PREVIOUS is sealed
+ * again under SECRETS_KEY, and the embedded store's files rewritten without the clear one.
  *
  * A secret no key opens (SECRETS_KEY changed without SECRETS_KEY_PREVIOUS, or lost) does not stop
- * the start, as for the step-up secrets: a current one is replaced by a new secret (the old URL
- * is then refused; with PUBLIC_URL the new one is registered at start, and deposits are not lost
- * meanwhile: the reconciliation reads the transaction list), said at error level; a previous one
- * is dropped (it only shortens the last rotation's overlap). Returns how many records were sealed again.
+ * the start, as for the step-up secrets: a current one in use is replaced by a new secret (the
+ * old URL is then refused; with PUBLIC_URL the new one is registered at start, and deposits are
+ * not lost meanwhile: the reconciliation reads the transaction list), said at error level; a
+ * previous one is dropped (it only shortens the last rotation's overlap).
  */
-async function sealAtStart(store: Store, keys: SecretKeys, logger: Logger): Promise<number> {
-  let dropped = false;
-  let replaced = false;
-  const n = await store.commit((tx) => {
-    let count = 0;
-    const cur = tx.get(SETTINGS, 'webhookSecret');
-    let c: ReturnType<typeof openSecret> | undefined;
+async function sealAtStart(store: Store, keys: SecretKeys, logger: Logger, make: boolean): Promise<void> {
+  const tryOpen = (rec: StoredSecret) => {
     try {
-      c = cur && openSecret(keys, cur);
+      return openSecret(keys, rec);
     } catch {
-      replaced = true;
+      return undefined;
     }
-    if (!c) tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, generate()));
-    else if (c.reseal) {
+  };
+  const { resealed, replaced, dropped } = await store.commit((tx) => {
+    const out = { resealed: 0, replaced: false, dropped: false };
+    const cur = tx.get(SETTINGS, 'webhookSecret');
+    const c = cur && tryOpen(cur);
+    if (c?.reseal) {
       tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, c.value));
-      count++;
+      out.resealed++;
+    } else if (!c && make) {
+      tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, generate()));
+      out.replaced = cur !== undefined;
     }
     const prev: Settings['webhookSecretPrevious'] | undefined = tx.get(SETTINGS, 'webhookSecretPrevious');
-    if (prev) {
-      let p: ReturnType<typeof openSecret> | undefined;
-      try {
-        p = openSecret(keys, prev);
-      } catch {
-        tx.delete(SETTINGS, 'webhookSecretPrevious');
-        dropped = true;
-      }
-      if (p?.reseal) {
-        tx.put(SETTINGS, 'webhookSecretPrevious', { ...sealSecret(keys, p.value), until: prev.until });
-        count++;
-      }
+    const p = prev && tryOpen(prev);
+    if (prev && !p && make) {
+      tx.delete(SETTINGS, 'webhookSecretPrevious');
+      out.dropped = true;
+    } else if (prev && p?.reseal) {
+      tx.put(SETTINGS, 'webhookSecretPrevious', { ...sealSecret(keys, p.value), until: prev.until });
+      out.resealed++;
     }
-    return count;
+    return out;
   });
+  if (resealed) {
+    logger.info({ secrets: resealed }, 'webhook secrets sealed under the current SECRETS_KEY');
+    // The embedded store's journal and snapshot still hold the records as they were: a snapshot
+    // now leaves only the sealed ones on disk (PostgreSQL overwrote the rows already).
+    await store.compact();
+  }
   if (replaced)
     logger.error(
       'SECRETS_KEY does not open the stored webhook secret (the key changed?): a new one was made and the old webhook URL is refused. Register the new URL (/treasury webhook register; done at start when PUBLIC_URL is set) and paste the new verification URL (/treasury verification-url) into the wallet service',
     );
   if (dropped)
     logger.warn('SECRETS_KEY does not open the webhook secret before the last rotation: it is no longer accepted');
-  return n;
 }

@@ -15,14 +15,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
-import { LEADER_LOCK_KEY } from '../../src/store/pg/leader.js';
 import { codeAt } from '../../src/stepup/totp.js';
 import { depositSample, send } from '../alerts/setup.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
-import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
-import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS, visibleText } from '../helpers/treasury-app.js';
+import { pgAvailable, pgSkipReason } from '../helpers/pg.js';
+import { eventually, replicaRig } from '../helpers/replicas.js';
+import { freePort, startTestApp, USERS, visibleText } from '../helpers/treasury-app.js';
 
 /** Tables whose rows may still hold the webhook path secrets, until the inbox branch merges (see above). */
 const INBOX_KEEPS_PATH_SECRET = new Set(['webhook_inbox']);
@@ -30,35 +29,13 @@ const INBOX_KEEPS_PATH_SECRET = new Set(['webhook_inbox']);
 const secretOf = (url: string | undefined) =>
   decodeURIComponent(/\/webhooks\/wallet\/([^/]+)\/verify$/.exec(url ?? '')![1]!);
 
-/** The first answer of a server that may not listen yet. */
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
 describe.skipIf(!pgAvailable)(`no secret in clear in the database${pgSkipReason ? ` (${pgSkipReason})` : ''}`, () => {
-  let url = '';
-  let fake: FakeSlack;
-  const apps: TestApp[] = [];
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    url = await createTestDatabase('atrest');
-    fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
-  }, 120_000);
-  afterAll(async () => {
-    for (const a of apps.reverse()) await a.stop().catch(() => {});
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-    await fake?.close();
-  });
+  const rig = replicaRig('atrest');
+  const { apps, cleanups } = rig;
 
   it('every row of every table, as text, holds none of the secrets', async () => {
+    const url = rig.url();
+    const fake = rig.fake();
     const secretsKey = randomBytes(32).toString('base64');
     const env = { DATABASE_URL: url, SECRETS_KEY: secretsKey };
     const a = await startTestApp({ env, fake });
@@ -80,10 +57,10 @@ describe.skipIf(!pgAvailable)(`no secret in clear in the database${pgSkipReason 
 
     // A standby (the test holds the lead, so nothing drains the inbox) takes webhooks in, by both
     // secrets: it opens them sealed from the database.
+    await rig.holdTheLead();
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
     cleanups.push(() => holder.end());
-    await holder.query('SELECT pg_advisory_lock($1)', [LEADER_LOCK_KEY]);
     const port = await freePort();
     const bStarting = startTestApp({ env: { ...env, PORT: String(port) }, fake });
     bStarting.then((b) => apps.push(b)).catch(() => {});

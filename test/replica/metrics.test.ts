@@ -9,13 +9,11 @@
  * stay in the inbox for as long as the test needs them there.
  */
 import net from 'node:net';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEADER_LOCK_KEY } from '../../src/store/pg/leader.js';
+import { describe, expect, it } from 'vitest';
 import { depositSample, SECRET, send } from '../alerts/setup.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
-import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
-import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS } from '../helpers/treasury-app.js';
+import { pgAvailable, pgSkipReason } from '../helpers/pg.js';
+import { eventually, replicaRig } from '../helpers/replicas.js';
+import { freePort, startTestApp } from '../helpers/treasury-app.js';
 
 /** `name{labels}` → value, from the Prometheus text format. */
 async function scrape(url: string): Promise<Map<string, number>> {
@@ -38,19 +36,6 @@ async function scrapeUntil(url: string, what: string, ok: (m: Map<string, number
     if (ok(m)) return m;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The first answer of a server that may not listen yet. */
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
   }
 }
 
@@ -91,21 +76,12 @@ async function relay(socketPath: string) {
 }
 
 describe.skipIf(!pgAvailable)(`/metrics on every replica${pgSkipReason ? ` (${pgSkipReason})` : ''}`, () => {
-  let url = '';
-  let fake: FakeSlack;
-  const apps: TestApp[] = [];
-  const cleanups: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    url = await createTestDatabase('metrics');
-    fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
-  }, 120_000);
-  afterAll(async () => {
-    for (const a of apps.reverse()) await a.stop().catch(() => {});
-    for (const c of cleanups.reverse()) await c().catch(() => {});
-    await fake?.close();
-  });
+  const rig = replicaRig('metrics');
+  const { apps, cleanups } = rig;
 
   it('a standby says standby with the inbox backlog, then leader once it leads', async () => {
+    const url = rig.url();
+    const fake = rig.fake();
     // A leader first: it migrates the schema, and says leader.
     const aMetrics = await freePort();
     const a = await startTestApp({
@@ -122,10 +98,7 @@ describe.skipIf(!pgAvailable)(`/metrics on every replica${pgSkipReason ? ` (${pg
     apps.splice(apps.indexOf(a), 1);
 
     // The test holds the lead, so B stands by, reaching the database through a relay it can pause.
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    cleanups.push(() => holder.end());
-    await holder.query('SELECT pg_advisory_lock($1)', [LEADER_LOCK_KEY]);
+    const lead = await rig.holdTheLead();
     const socketDir = new URL(url).searchParams.get('host')!;
     const db = await relay(`${socketDir}/.s.PGSQL.5432`);
     cleanups.push(() => db.close());
@@ -178,7 +151,7 @@ describe.skipIf(!pgAvailable)(`/metrics on every replica${pgSkipReason ? ` (${pg
     await scrapeUntil(metricsUrl, 'the database reachable again', (m) => m.get('treasury_database_up') === 1);
 
     // The lead is free: B leads, on the same metrics server, and drains the inbox.
-    await holder.query('SELECT pg_advisory_unlock($1)', [LEADER_LOCK_KEY]);
+    await lead.release();
     await bStarting;
     const led = await scrape(metricsUrl);
     expect(led.get('treasury_replica_role{role="leader"}')).toBe(1);

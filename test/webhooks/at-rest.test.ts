@@ -91,6 +91,22 @@ describe('webhook secrets at rest (embedded store)', () => {
     expect(await notify(t, current)).toBe(200);
   });
 
+  it('seals a secret generated before WEBHOOK_SECRET was set, though it is no longer used', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'at-rest-configured-'));
+    dirs.push(dataDir);
+    const generated = `gen-${randomBytes(18).toString('base64url')}`;
+    const store = await openStore({ dir: dataDir });
+    await store.commit((tx) => tx.put(SETTINGS, 'webhookSecret', { value: generated }));
+    await store.close();
+    const configured = `cfg-${randomBytes(18).toString('base64url')}`;
+    t = await startTestApp({ dataDir, env: { SECRETS_KEY: key(), WEBHOOK_SECRET: configured } });
+    expect(await notify(t, configured)).toBe(200);
+    expect(await notify(t, generated)).toBe(404);
+    await t.stop();
+    t = undefined;
+    expect(holding(dataDir, { generated, configured })).toEqual([]);
+  });
+
   it('re-seals under a new SECRETS_KEY with the previous one given once; a key that opens nothing gets a new secret', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'at-rest-rekey-'));
     dirs.push(dataDir);
