@@ -17,7 +17,7 @@ import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.
 import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
-import { buildStepUp } from './app/step-up.js';
+import { buildStepUp, resolveKeys } from './app/step-up.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore, databaseOptions } from './app/store.js';
@@ -33,8 +33,7 @@ import { jobNoticeSender } from './jobs/notices.js';
 import { registerJobNoticeRenderer } from './slack/job-messages.js';
 import { registerBurstSummaryRenderer } from './slack/burst-summary.js';
 import { createLogger } from './log.js';
-import { createMetrics } from './metrics/registry.js';
-import { startMetricsServer } from './metrics/server.js';
+import { buildMetrics } from './app/metrics.js';
 import { alertDelayRecorder, attachSources } from './metrics/sources.js';
 import { createOutbox } from './outbox/index.js';
 import { workOrder } from './app/work-order.js';
@@ -65,12 +64,14 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
   const now = o.now ?? Date.now;
   secrets.add(...configSecrets(config));
   const cleanup = new CleanupStack(logger);
-  const metrics = createMetrics();
   // Where the app's own server listens: known only once it does (it starts last, when every
   // route exists). Read late by the local workspace (events URL) and webhook registration.
   const address = { url: '', port: undefined as number | undefined };
 
   try {
+    // First, so a replica standing by serves /metrics too (src/app/metrics.ts).
+    const observed = await buildMetrics({ config, logger }, cleanup);
+    const { metrics } = observed;
     const { store, onWritable, lease, drainInbox } = await buildStore(
       {
         dir: config.dataDir,
@@ -83,11 +84,15 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
+    observed.leading();
+    // SECRETS_KEY seals the step-up seeds and the generated webhook secrets.
+    const keys = await resolveKeys(config, store);
     // The webhook (and verification) URL's secret: the current one, and the one before a rotation for its overlap.
     const hookSecrets = await openWebhookSecrets({
       configured: config.webhookSecret,
       previous: config.webhookSecretPrevious,
       store,
+      keys,
       logger,
       now,
     });
@@ -165,7 +170,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     registerPolicyChangeRenderers(outbox, governor, policy);
     registerWebhookRotationRenderer(outbox);
 
-    const stepUp = await buildStepUp({ config, store, outbox, policy, logger, now });
+    const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
       store,
@@ -336,11 +341,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());
-    const metricsServer =
-      config.metricsPort > 0
-        ? await startMetricsServer(metrics, { port: config.metricsPort, host: config.host, logger })
-        : undefined;
-    if (metricsServer) cleanup.push(() => metricsServer.close());
     // Stopping: the sends in flight finish first, while the verify route still answers their
     // verification calls (the server closes after; cleanup runs in reverse).
     cleanup.push(() => withdrawals.service.idle());
@@ -385,7 +385,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       local: target.local,
       http,
       metrics,
-      metricsUrl: metricsServer?.url,
+      metricsUrl: observed.url,
       stop: () => cleanup.stopAll(),
     };
   } catch (err) {

@@ -104,7 +104,7 @@ export const envSchema = z.object({
     .meta(
       doc(
         'Webhooks and secrets',
-        "Encrypts the approvers' authenticator secrets at rest: 32 random bytes as 64 hex characters or base64 (`openssl rand -base64 32`).",
+        "Encrypts the stored secrets at rest (the approvers' authenticator secrets, the generated webhook secrets): 32 random bytes as 64 hex characters or base64 (`openssl rand -base64 32`).",
         'required with a real Slack workspace; in local mode generated and kept in `DATA_DIR`',
       ),
     ),

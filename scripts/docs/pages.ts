@@ -111,7 +111,8 @@ function commandsPage(): string {
 }
 
 async function metricsPage(): Promise<string> {
-  const m = createMetrics();
+  // Every metric, those that exist only with PostgreSQL included (their help says so).
+  const m = createMetrics({ database: true });
   const all = await m.registry.getMetricsAsJSON();
   const ours = all.filter((x) => x.name.startsWith('treasury_'));
   const rows = ours.map((x) => {
@@ -127,7 +128,7 @@ async function metricsPage(): Promise<string> {
     '',
     '# Metrics reference',
     '',
-    'Served at `GET /metrics` on `METRICS_PORT` (default 9464; 0 turns it off), in the Prometheus text format.',
+    'Served at `GET /metrics` on `METRICS_PORT` (default 9464; 0 turns it off), in the Prometheus text format, by every replica from its start (a standby too).',
     'Besides these, the Node.js process metrics of prom-client (`process_*`, `nodejs_*`). Alert rules built on',
     'them: [alert rules](alert-rules.md); how to monitor: [the monitoring guide](../guides/monitoring.md).',
     '',

@@ -1,4 +1,7 @@
-/** The step-up part: SECRETS_KEY (configured, or generated in local mode), the service, its notices. */
+/**
+ * SECRETS_KEY (configured, or generated in local mode), resolved once for what it seals (the
+ * step-up seeds, the generated webhook secrets), and the step-up part: the service, its notices.
+ */
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
@@ -7,23 +10,28 @@ import { secrets } from '../secrets.js';
 import { stepUpNotices } from '../slack/step-up-notices.js';
 import { createStepUpService, previousSecretsKey, resolveSecretsKey, type StepUpService } from '../stepup/index.js';
 import type { Store } from '../store/index.js';
+import type { SecretKeys } from '../webhooks/sealed.js';
+
+export async function resolveKeys(config: Config, store: Store): Promise<SecretKeys> {
+  const key = await resolveSecretsKey(config, store);
+  // A generated key is a secret too: scrubbed from logs like the configured one.
+  secrets.add(key.toString('base64'), key.toString('hex'));
+  const previous = previousSecretsKey(config);
+  return previous ? { key, previous } : { key };
+}
 
 export async function buildStepUp(o: {
-  config: Config;
+  keys: SecretKeys;
   store: Store;
   outbox: Outbox;
   policy: PolicySource;
   logger: Logger;
   now: () => number;
 }): Promise<StepUpService> {
-  const key = await resolveSecretsKey(o.config, o.store);
-  // A generated key is a secret too: scrubbed from logs like the configured one.
-  secrets.add(key.toString('base64'), key.toString('hex'));
-  const previousKey = previousSecretsKey(o.config);
   const service = createStepUpService({
     store: o.store,
-    key,
-    ...(previousKey ? { previousKey } : {}),
+    key: o.keys.key,
+    ...(o.keys.previous ? { previousKey: o.keys.previous } : {}),
     now: o.now,
     logger: o.logger.child({ component: 'stepup' }),
     notify: stepUpNotices({ outbox: o.outbox, store: o.store, policy: o.policy }),

@@ -10,6 +10,8 @@ import { waitToLead } from '../replica/lead.js';
 import type { StandbyOptions } from '../replica/standby.js';
 import { SANDBOX_MERCHANT } from '../sandbox/index.js';
 import { openStore, type Store, type StoreOptions } from '../store/index.js';
+import { parseSecretsKey } from '../stepup/key-format.js';
+import type { SecretKeys } from '../webhooks/sealed.js';
 import type { CleanupStack } from './cleanup.js';
 
 export interface StorePart {
@@ -72,7 +74,15 @@ export async function buildStore(
 export function databaseOptions(
   config: Pick<
     Config,
-    'databaseUrl' | 'port' | 'host' | 'webhookSecret' | 'webhookSecretPrevious' | 'webhookSignatureRequired' | 'wallet'
+    | 'databaseUrl'
+    | 'port'
+    | 'host'
+    | 'webhookSecret'
+    | 'webhookSecretPrevious'
+    | 'webhookSignatureRequired'
+    | 'wallet'
+    | 'secretsKey'
+    | 'secretsKeyPrevious'
   >,
   version: string,
 ): Omit<StandbyOptions, 'logger'> | undefined {
@@ -84,7 +94,16 @@ export function databaseOptions(
     version,
     configuredSecrets: [config.webhookSecret, config.webhookSecretPrevious].filter((s): s is string => !!s),
     signatureRequired: config.webhookSignatureRequired,
+    secretsKeys: configuredKeys(config),
     // The key buildWallet will use: the configured one, or the embedded sandbox's.
     secretKey: (config.wallet.baseUrl ? config.wallet.apiKey : undefined) ?? SANDBOX_MERCHANT.apiKey,
   };
+}
+
+/** SECRETS_KEY and SECRETS_KEY_PREVIOUS as configured (checked by config); undefined: generated, kept in the store. */
+function configuredKeys(config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>): SecretKeys | undefined {
+  const key = config.secretsKey ? parseSecretsKey(config.secretsKey) : undefined;
+  if (!key) return undefined;
+  const previous = config.secretsKeyPrevious ? parseSecretsKey(config.secretsKeyPrevious) : undefined;
+  return previous ? { key, previous } : { key };
 }

@@ -41,6 +41,21 @@ export interface MetricSources {
   freezeActive?: () => boolean;
   /** Per job (names from the job table): last success (Unix seconds) and the interval of its schedule. */
   jobs?: () => Array<{ job: string; lastSuccess?: number; intervalSeconds?: number }>;
+  /** This replica's role: `standby` until it leads (the embedded store always leads). */
+  role?: () => (typeof REPLICA_ROLES)[number];
+  /** With PostgreSQL: the database as this replica sees it at the scrape (replica.ts). */
+  database?: () => Promise<DatabaseReading>;
+}
+
+export const REPLICA_ROLES = ['leader', 'standby'] as const;
+
+/** One look at the database from this replica (unreachable: the inbox figures of the last look, aged). */
+export interface DatabaseReading {
+  reachable: boolean;
+  inboxPending: number;
+  /** Age of the oldest inbox row still waiting for the leader (0 when none waits). */
+  inboxOldestAgeSeconds: number;
+  inboxRefused: number;
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
@@ -62,7 +77,11 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-export function createMetrics() {
+/**
+ * `database`: the app runs on PostgreSQL, so the database and inbox gauges exist (with the
+ * embedded store they would only be constant series that mean nothing).
+ */
+export function createMetrics(o: { database?: boolean } = {}) {
   const own = new Registry();
   const registers = [own];
   const sources: MetricSources = {};
@@ -194,9 +213,65 @@ export function createMetrics() {
     },
   });
   own.registerMetric(lastSuccess);
+  new Gauge({
+    name: 'treasury_replica_role',
+    help: "1 for this replica's role (leader or standby), 0 for the other. The embedded store always leads.",
+    labelNames: ['role'] as const,
+    registers,
+    collect() {
+      const role = sources.role?.() ?? 'standby';
+      for (const r of REPLICA_ROLES) this.set({ role: r }, r === role ? 1 : 0);
+    },
+  });
+  if (o.database) databaseGauges(registers, sources);
   // merge() copies the metrics registered so far: every metric of the app is registered above.
   metrics.registry = Registry.merge([processMetrics(), own]);
   return metrics;
+}
+
+/**
+ * One read of the database per scrape fills the four gauges. prom-client collects a scrape's
+ * metrics concurrently, so the four share the read in flight (single-flight), and the next
+ * scrape reads again.
+ */
+function databaseGauges(registers: Registry[], sources: MetricSources): void {
+  const none: DatabaseReading = { reachable: false, inboxPending: 0, inboxOldestAgeSeconds: 0, inboxRefused: 0 };
+  let inFlight: Promise<DatabaseReading> | undefined;
+  const read = (): Promise<DatabaseReading> => {
+    inFlight ??= (sources.database?.() ?? Promise.resolve(none)).finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+  const gauge = (name: string, help: string, value: (r: DatabaseReading) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        this.set(value(await read()));
+      },
+    });
+  gauge(
+    'treasury_database_up',
+    'With PostgreSQL: 1 when this replica reached the database at this scrape, 0 when it could not.',
+    (r) => (r.reachable ? 1 : 0),
+  );
+  gauge(
+    'treasury_inbox_pending',
+    'With PostgreSQL: webhooks a standby took into the inbox that the leader has not taken in yet.',
+    (r) => r.inboxPending,
+  );
+  gauge(
+    'treasury_inbox_oldest_age_seconds',
+    'With PostgreSQL: age of the oldest webhook waiting in the inbox (0 when none waits).',
+    (r) => r.inboxOldestAgeSeconds,
+  );
+  gauge(
+    'treasury_inbox_refused',
+    'With PostgreSQL: inbox webhooks the leader refused, kept in webhook_inbox (acknowledged, never alerted).',
+    (r) => r.inboxRefused,
+  );
 }
 
 /** Every metric name the app defines (the rules test checks the alert rules against it). */

@@ -16,6 +16,8 @@ import { clientConfig } from '../store/pg/connection.js';
 import { webhookAmountProblem } from '../alerts/parse.js';
 import { DEFAULT_MAX_BODY_BYTES, MAX_WEBHOOK_VALUES } from '../alerts/receiver.js';
 import { OutOfBoundsJson, parseJson } from '../wallet/json.js';
+import { storedWebhookSecrets } from '../webhooks/stored.js';
+import type { SecretKeys } from '../webhooks/sealed.js';
 import { putInbox } from './inbox.js';
 import { standbyVerification } from './standby-verify.js';
 
@@ -28,6 +30,8 @@ export interface StandbyOptions {
   /** WEBHOOK_SECRET (and the previous one in its overlap), when configured; else the database's. */
   configuredSecrets: string[];
   signatureRequired?: boolean;
+  /** SECRETS_KEY (and the previous one), when configured: it opens the generated secrets the leader stores sealed. */
+  secretsKeys?: SecretKeys;
   /** The merchant's secret key (WALLET_API_KEY, or the embedded sandbox's): the verification checksum's key. */
   secretKey: string;
 }
@@ -43,17 +47,6 @@ async function readLimited(req: IncomingMessage, max: number): Promise<Buffer | 
   return Buffer.concat(chunks);
 }
 
-/** The generated secrets as the leader keeps them (src/webhooks/secrets.ts), read from the records. */
-async function storedSecrets(db: pg.Pool): Promise<string[]> {
-  const { rows } = await db.query<{ id: string; value: { value?: string; until?: string } }>(
-    "SELECT id, value FROM store_records WHERE collection = 'settings' AND id IN ('webhookSecret', 'webhookSecretPrevious')",
-  );
-  return rows
-    .filter((r) => r.id === 'webhookSecret' || Date.now() < Date.parse(r.value.until ?? ''))
-    .map((r) => r.value.value)
-    .filter((v): v is string => typeof v === 'string');
-}
-
 export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
   const db = new pg.Pool({ ...clientConfig(o.url, { application: 'treasury-slack standby' }), max: 4 });
   db.on('error', (err) => o.logger.warn({ err }, 'standby: database connection error'));
@@ -67,7 +60,8 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
         path: '/webhooks/wallet/:secret/verify',
         handler: standbyVerification({
           db,
-          secrets: async () => (o.configuredSecrets.length > 0 ? o.configuredSecrets : storedSecrets(db)),
+          secrets: async () =>
+            o.configuredSecrets.length > 0 ? o.configuredSecrets : storedWebhookSecrets(db, o.secretsKeys),
           secretKey: o.secretKey,
           logger: log,
         }),
@@ -79,7 +73,7 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
           const given = params.secret ?? '';
           let accepted = o.configuredSecrets;
           try {
-            if (accepted.length === 0) accepted = await storedSecrets(db);
+            if (accepted.length === 0) accepted = await storedWebhookSecrets(db, o.secretsKeys);
           } catch (err) {
             log.warn({ err }, 'standby: could not read the webhook secret');
             req.resume();

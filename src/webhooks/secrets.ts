@@ -10,12 +10,14 @@
  *   extend it), then refused until it is removed.
  *
  * Secrets are never logged; every value is added to the scrubbing registry as soon as it is known.
+ * Generated secrets are stored sealed under SECRETS_KEY (sealed.ts), never in clear.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { secrets as scrubbed } from '../secrets.js';
 import type { Store, Tx } from '../store/index.js';
-import { SETTINGS } from './settings.js';
+import { openSecret, sealSecret, type SecretKeys, type StoredSecret } from './sealed.js';
+import { type Settings, SETTINGS } from './settings.js';
 
 /** How long the secret before a rotation is still accepted. */
 export const ROTATION_OVERLAP_MS = 10 * 60_000;
@@ -46,6 +48,8 @@ export async function openWebhookSecrets(o: {
   /** WEBHOOK_SECRET_PREVIOUS (only with `configured`). */
   previous?: string | undefined;
   store: Store;
+  /** SECRETS_KEY (and SECRETS_KEY_PREVIOUS while re-keying): generated secrets are sealed under it. */
+  keys: SecretKeys;
   logger: Logger;
   now: () => number;
   overlapMs?: number;
@@ -54,6 +58,8 @@ export async function openWebhookSecrets(o: {
   const { store, now } = o;
 
   if (o.configured) {
+    // Secrets generated before WEBHOOK_SECRET was set are not used, but are sealed all the same.
+    await sealAtStart(store, o.keys, o.logger, false);
     const configured = o.configured;
     const previous = o.previous && o.previous !== configured ? o.previous : undefined;
     scrubbed.add(configured, previous);
@@ -86,26 +92,32 @@ export async function openWebhookSecrets(o: {
   }
 
   if (o.previous) o.logger.warn('WEBHOOK_SECRET_PREVIOUS is ignored: WEBHOOK_SECRET is not set');
-  await store.commit((tx) => {
-    if (!tx.get(SETTINGS, 'webhookSecret')) tx.put(SETTINGS, 'webhookSecret', { value: generate() });
-  });
-  const current = () => {
-    const v = store.get(SETTINGS, 'webhookSecret')!.value;
-    scrubbed.add(v);
-    return v;
+  const { keys } = o;
+  await sealAtStart(store, keys, o.logger, true);
+  // Opened once per stored record (a rotation writes a new one), not at every request.
+  const opened = new Map<string, { rec: StoredSecret; value: string }>();
+  const read = (id: 'webhookSecret' | 'webhookSecretPrevious'): string | undefined => {
+    const rec = store.get(SETTINGS, id);
+    if (!rec) return undefined;
+    const hit = opened.get(id);
+    if (hit?.rec === rec) return hit.value;
+    const { value } = openSecret(keys, rec);
+    scrubbed.add(value);
+    opened.set(id, { rec, value });
+    return value;
   };
+  const current = () => read('webhookSecret')!;
   const previous = (): { value: string; until: number } | undefined => {
     const p = store.get(SETTINGS, 'webhookSecretPrevious');
     if (!p) return undefined;
     const until = Date.parse(p.until);
     if (!(now() < until)) return undefined;
-    scrubbed.add(p.value);
-    return { value: p.value, until };
+    return { value: read('webhookSecretPrevious')!, until };
   };
   current();
   // The previous generated secret, however long ago its overlap ended: a request or an upstream
   // message may still carry it, and it must never reach a log line.
-  scrubbed.add(store.get(SETTINGS, 'webhookSecretPrevious')?.value);
+  read('webhookSecretPrevious');
   return {
     source: 'generated',
     current,
@@ -120,10 +132,13 @@ export async function openWebhookSecrets(o: {
       const r = await store.commit((tx) => {
         const at = now();
         const until = at + overlap;
-        const old = tx.get(SETTINGS, 'webhookSecret')?.value;
-        tx.put(SETTINGS, 'webhookSecret', { value });
+        const old = tx.get(SETTINGS, 'webhookSecret');
+        tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, value));
         // A second rotation within the overlap: the oldest secret is refused at once.
-        if (old) tx.put(SETTINGS, 'webhookSecretPrevious', { value: old, until: new Date(until).toISOString() });
+        if (old) {
+          const sealed = sealSecret(keys, openSecret(keys, old).value);
+          tx.put(SETTINGS, 'webhookSecretPrevious', { ...sealed, until: new Date(until).toISOString() });
+        }
         const out = { until, at };
         inCommit(tx, out);
         return out;
@@ -131,4 +146,59 @@ export async function openWebhookSecrets(o: {
       return r;
     },
   };
+}
+
+/**
+ * At start, in one commit: a secret made when there is none (`make`: generated secrets are in
+ * use); one in clear (written by an older version) or sealed under SECRETS_KEY_PREVIOUS is sealed
+ * again under SECRETS_KEY, and the embedded store's files rewritten without the clear one.
+ *
+ * A secret no key opens (SECRETS_KEY changed without SECRETS_KEY_PREVIOUS, or lost) does not stop
+ * the start, as for the step-up secrets: a current one in use is replaced by a new secret (the
+ * old URL is then refused; with PUBLIC_URL the new one is registered at start, and deposits are
+ * not lost meanwhile: the reconciliation reads the transaction list), said at error level; a
+ * previous one is dropped (it only shortens the last rotation's overlap).
+ */
+async function sealAtStart(store: Store, keys: SecretKeys, logger: Logger, make: boolean): Promise<void> {
+  const tryOpen = (rec: StoredSecret) => {
+    try {
+      return openSecret(keys, rec);
+    } catch {
+      return undefined;
+    }
+  };
+  const { resealed, replaced, dropped } = await store.commit((tx) => {
+    const out = { resealed: 0, replaced: false, dropped: false };
+    const cur = tx.get(SETTINGS, 'webhookSecret');
+    const c = cur && tryOpen(cur);
+    if (c?.reseal) {
+      tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, c.value));
+      out.resealed++;
+    } else if (!c && make) {
+      tx.put(SETTINGS, 'webhookSecret', sealSecret(keys, generate()));
+      out.replaced = cur !== undefined;
+    }
+    const prev: Settings['webhookSecretPrevious'] | undefined = tx.get(SETTINGS, 'webhookSecretPrevious');
+    const p = prev && tryOpen(prev);
+    if (prev && !p && make) {
+      tx.delete(SETTINGS, 'webhookSecretPrevious');
+      out.dropped = true;
+    } else if (prev && p?.reseal) {
+      tx.put(SETTINGS, 'webhookSecretPrevious', { ...sealSecret(keys, p.value), until: prev.until });
+      out.resealed++;
+    }
+    return out;
+  });
+  if (resealed) {
+    logger.info({ secrets: resealed }, 'webhook secrets sealed under the current SECRETS_KEY');
+    // The embedded store's journal and snapshot still hold the records as they were: a snapshot
+    // now leaves only the sealed ones on disk (PostgreSQL overwrote the rows already).
+    await store.compact();
+  }
+  if (replaced)
+    logger.error(
+      'SECRETS_KEY does not open the stored webhook secret (the key changed?): a new one was made and the old webhook URL is refused. Register the new URL (/treasury webhook register; done at start when PUBLIC_URL is set) and paste the new verification URL (/treasury verification-url) into the wallet service',
+    );
+  if (dropped)
+    logger.warn('SECRETS_KEY does not open the webhook secret before the last rotation: it is no longer accepted');
 }

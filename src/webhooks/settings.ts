@@ -5,12 +5,13 @@
  */
 import { singletons } from '../store/collection.js';
 import type { WebhookRegistration } from './registration.js';
+import type { StoredSecret } from './sealed.js';
 
 export interface Settings {
-  /** Generated once when WEBHOOK_SECRET is not configured (a secret: never logged or shown). */
-  webhookSecret: { value: string };
+  /** Generated once when WEBHOOK_SECRET is not configured (a secret: never logged or shown; sealed, sealed.ts). */
+  webhookSecret: StoredSecret;
   /** The generated secret before the last rotation, still accepted until `until` (ISO 8601). */
-  webhookSecretPrevious: { value: string; until: string };
+  webhookSecretPrevious: StoredSecret & { until: string };
   /**
    * With WEBHOOK_SECRET_PREVIOUS configured: when this app first saw that value (its SHA-256, never
    * the value), so a restart does not open its overlap again.

@@ -142,6 +142,9 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     PORT: '0',
     HOST: '127.0.0.1',
     SANDBOX_PORT: '0',
+    // Off unless a test asks for a port: with PORT given, the default (9464) would be shared by
+    // every app of the run, and a standby serves /metrics from its start.
+    METRICS_PORT: '0',
     LOG_LEVEL: 'debug',
     DATA_DIR: dataDir,
     SLACK_BOT_TOKEN: botToken,

@@ -27,7 +27,7 @@ function metricsIn(expr: string): string[] {
 }
 
 async function defined(): Promise<Set<string>> {
-  const json = await createMetrics().registry.getMetricsAsJSON();
+  const json = await createMetrics({ database: true }).registry.getMetricsAsJSON();
   const names = new Set<string>();
   for (const m of json) {
     names.add(m.name);
@@ -65,9 +65,12 @@ describe('ops/', () => {
         }
       }
     }
-    // The issue's six: outbox, wallet errors, store, jobs, verification, freeze.
+    // The issue's six: outbox, wallet errors, store, jobs, verification, freeze; and the replicas' three.
     expect(alerts).toEqual(
       expect.arrayContaining([
+        'TreasuryNoLeader',
+        'TreasuryInboxBacklog',
+        'TreasuryDatabaseUnreachable',
         'TreasuryOutboxStuck',
         'TreasuryWalletErrors',
         'TreasuryStoreNotWritable',

@@ -203,6 +203,7 @@ describe('/treasury webhook rotate: overlaps and restarts (generated secret)', (
     const hooks = await openWebhookSecrets({
       configured: undefined,
       store,
+      keys: { key: randomBytes(32) },
       logger: createLogger({ level: 'silent' }),
       now: Date.now,
     });
@@ -215,7 +216,8 @@ describe('/treasury webhook rotate: overlaps and restarts (generated secret)', (
 describe('/treasury webhook register and rotate, one at a time', () => {
   const registrations = (a: TestApp) =>
     a.app.sandbox!.stats.requests.filter((r) => r.path.startsWith('/api/v1/merchant/remittancewebhook')).length;
-  const currentSecret = (a: TestApp) => a.app.deps.store.get(SETTINGS, 'webhookSecret')!.value;
+  // The stored record is sealed: the current secret as the app reads it, from its verification URL.
+  const currentSecret = (a: TestApp) => secretOf(a.app.deps.verificationUrl()?.replace(/\/verify$/, ''));
   const REGISTRATION = '/api/v1/merchant/remittancewebhook';
 
   it('a slow registration started before a rotation cannot leave the service with the old URL', async () => {
