@@ -158,7 +158,7 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
     ],
     { port: o.port, host: o.host, logger: log },
   );
-  log.info({ port: http.port }, 'standing by: another replica leads');
+  log.info({ port: http.port }, 'standing by: another replica leads, or the database is not reachable yet');
   return {
     ...http,
     close: async () => {

@@ -178,6 +178,7 @@ export async function acquireLeadership(o: LeaderOptions, signal?: AbortSignal):
       return await tryToLead(o, signal, () => {
         // The database answered and another replica leads: a later cut starts the backoff afresh.
         reached = true;
+        if (failures > 0) o.logger?.info('the database answers again: another replica leads, waiting for the lock');
         failures = 0;
         onWaiting();
       });
