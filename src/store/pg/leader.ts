@@ -183,7 +183,8 @@ export async function acquireLeadership(o: LeaderOptions, signal?: AbortSignal):
         onWaiting();
       });
     } catch (err) {
-      if (signal?.aborted || !isTransient(err)) throw err;
+      if (signal?.aborted) throw new Error('stopped while waiting to lead', { cause: err });
+      if (!isTransient(err)) throw err;
       const delayMs = backoffDelay(reached ? 0 : failures++);
       o.logger?.warn(
         { err: { message: (err as Error).message, code: (err as { code?: string }).code }, try: failures, delayMs },
