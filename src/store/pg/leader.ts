@@ -3,9 +3,10 @@
  * session-level advisory lock (on a pg.Client, never a pool: a session lock does not survive
  * pooling or PgBouncer's transaction mode). That lock session lives in a worker thread
  * (lock.ts, lock-worker.mjs) with its heartbeat, so a stall of this event loop up to
- * WRITE_STALL_TOLERANCE_MS does not leave it idle and lose the lead; a frozen process freezes
+ * WRITE_STALL_TOLERANCE_MS (15 s) does not leave it idle and lose the lead; a frozen process freezes
  * the thread too, and the server ends its idle session after SESSION_TIMEOUT_MS, which frees
- * the lock for a standby. Taking the lead bumps the epoch row; every write transaction runs on
+ * the lock for a standby. A main thread that does not turn for longer (wedged in a loop) is
+ * noticed by the thread, which gives the lead up. Taking the lead bumps the epoch row; every write transaction runs on
  * a second connection of this replica and first checks the epoch (`UPDATE … WHERE epoch =
  * $mine`): zero rows means another replica took over, and this one is fenced. That UPDATE also
  * locks the row, so a new leader's bump waits for a write already past its check. Before each
@@ -41,6 +42,8 @@ export interface LeaderOptions {
   logger?: Logger;
   heartbeatMs?: number;
   leaseMs?: number;
+  /** A stall of the event loop longer than this gives up the lead; shorter ones keep it. */
+  maxStallMs?: number;
   /** Called once if this replica cannot lead at once (another leads, or the database is not there yet). */
   onWaiting?: () => void;
 }
@@ -207,6 +210,7 @@ async function tryToLead(
       config: clientConfig(o.url, { sessionTimeout: true, application: `${application} lock` }),
       key: LEADER_LOCK_KEY,
       heartbeatMs: o.heartbeatMs ?? 500,
+      maxStallMs: o.maxStallMs ?? WRITE_STALL_TOLERANCE_MS,
       onWaiting,
     },
     signal,

@@ -9,14 +9,19 @@
 // Shared memory (written here, read by the main thread at any time, even mid-stall):
 //   BigInt64 [0]: process.hrtime of the start of the last heartbeat that confirmed the epoch
 //   Int32    [2]: 1 once this session is gone (lost, failed or closed): the lease is void
+//   BigInt64 [2]: process.hrtime of the main thread's last turn (written there every 250 ms):
+//                 a main thread stalled longer than `maxStallMs` is taken for wedged, and the
+//                 lead is given up, so a stuck process does not hold it forever
 // Messages out: {t:'waiting'} (another replica holds the lock), {t:'locked', pid}, {t:'failed',
 // message, code} (before leading), {t:'lost', reason} (after). In: {t:'lead', epoch}, {t:'close'}.
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 
-const { config, key, heartbeatMs, shared } = workerData;
+const { config, key, heartbeatMs, maxStallMs, shared } = workerData;
 const beatAt = new BigInt64Array(shared, 0, 1);
 const gone = new Int32Array(shared, 8, 1);
+const mainTurn = new BigInt64Array(shared, 16, 1);
+const maxStallNs = BigInt(maxStallMs) * 1_000_000n;
 const client = new pg.Client(config);
 let leading = false;
 let done = false;
@@ -54,6 +59,14 @@ function beatEvery(epoch) {
     if (inFlight || done) return;
     inFlight = true;
     const started = process.hrtime.bigint();
+    const stalledNs = started - Atomics.load(mainTurn, 0);
+    if (stalledNs > maxStallNs) {
+      inFlight = false;
+      return finish({
+        t: 'lost',
+        reason: `the event loop has not turned for ${Number(stalledNs / 1_000_000n)} ms: giving up the lead`,
+      });
+    }
     try {
       const r = await client.query('SELECT epoch FROM replica_leader WHERE id = 1');
       const now = Number(r.rows[0]?.epoch);

@@ -10,6 +10,8 @@ export interface LockSessionOptions {
   config: pg.ClientConfig;
   key: number;
   heartbeatMs: number;
+  /** A stall of the main thread longer than this gives up the lead (lock-worker.mjs). */
+  maxStallMs: number;
   /** Called once if another replica holds the lock: this one waits for it. */
   onWaiting?: () => void;
 }
@@ -34,6 +36,8 @@ type FromWorker =
 export class LockSession {
   private readonly beatAt: BigInt64Array;
   private readonly gone: Int32Array;
+  private readonly mainTurn: BigInt64Array;
+  private turns: NodeJS.Timeout | undefined;
   private lostListener: ((reason: string) => void) | undefined;
   private lostReason: string | undefined;
   private readonly exited: Promise<void>;
@@ -47,6 +51,7 @@ export class LockSession {
   ) {
     this.beatAt = new BigInt64Array(shared, 0, 1);
     this.gone = new Int32Array(shared, 8, 1);
+    this.mainTurn = new BigInt64Array(shared, 16, 1);
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     // A thread that ends or throws without saying why still ends the lease.
     worker.once('exit', () => this.markLost('the lock session ended'));
@@ -55,9 +60,9 @@ export class LockSession {
 
   /** Resolves once the lock is held (after waiting for it as long as another replica holds it). */
   static async take(o: LockSessionOptions, signal?: AbortSignal): Promise<LockSession> {
-    const shared = new SharedArrayBuffer(16);
+    const shared = new SharedArrayBuffer(24);
     const worker = new Worker(new URL('./lock-worker.mjs', import.meta.url), {
-      workerData: { config: o.config, key: o.key, heartbeatMs: o.heartbeatMs, shared },
+      workerData: { config: o.config, key: o.key, heartbeatMs: o.heartbeatMs, maxStallMs: o.maxStallMs, shared },
     });
     const session = new LockSession(worker, shared);
     const abort = () => void session.close();
@@ -90,6 +95,11 @@ export class LockSession {
 
   /** Starts the heartbeat, which confirms `epoch` is still the database's. */
   lead(epoch: number): void {
+    // This thread's proof of life for the lock session: a turn of the event loop every 250 ms.
+    const turn = () => Atomics.store(this.mainTurn, 0, process.hrtime.bigint());
+    turn();
+    this.turns = setInterval(turn, 250);
+    this.turns.unref();
     this.worker.postMessage({ t: 'lead', epoch });
   }
 
@@ -117,6 +127,7 @@ export class LockSession {
   /** Ends the session (so the lock is free) and the thread. */
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.turns);
     this.worker.postMessage({ t: 'close' });
     // A worker that does not finish promptly (a connection stuck in its timeout) is terminated:
     // its socket closes with it, and so does the session on the server.

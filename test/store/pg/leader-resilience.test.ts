@@ -3,7 +3,7 @@
  * this process, on a cluster of the file's own (it is stopped): a start while PostgreSQL is down
  * waits, logging each try, and leads once it is up; a stop while waiting ends the wait at once;
  * a 10 s stall of the event loop keeps the lead (the lock session lives in a worker thread) while
- * a competitor waits; a lock session ended by the server voids the lease at once, read from
+ * a competitor waits, and a longer one gives it up; a lock session ended by the server voids the lease at once, read from
  * shared memory before this thread has heard about it.
  */
 import { Writable } from 'node:stream';
@@ -110,6 +110,21 @@ describe.skipIf(!pgAvailable)(`the lead through faults${pgSkipReason ? ` (${pgSk
       await next.store.close();
     }
   }, 60_000);
+
+  it('a stall longer than the tolerance gives the lead up: a wedged process does not hold it forever', async () => {
+    const a = await openPgStore({ url, holder: 'test:wedged', maxStallMs: 2_000 });
+    const b = openPgStore({ url, holder: 'test:after' });
+    try {
+      stall(3_500);
+      expect(a.leader.leaseFresh()).toBe(false);
+      const next = await b;
+      expect(next.leader.epoch).toBe(a.leader.epoch + 1);
+      await next.store.close();
+      expect(a.leader.lost?.message).toMatch(/event loop has not turned/);
+    } finally {
+      await a.store.close();
+    }
+  }, 30_000);
 
   it('a lock session ended by the server voids the lease before this thread hears of it', async () => {
     const o = await openPgStore({ url, holder: 'test:ended' });
