@@ -104,6 +104,10 @@ describe.skipIf(!pgAvailable)(`replicas ride out faults${pgSkipReason ? ` (${pgS
     const { url, all, leader } = await replicas(3);
     const standbys = all.filter((r) => r !== leader);
     const sent = await Promise.all(Array.from({ length: 60 }, (_, i) => postDeposit(standbys[i % 2]!, 'dd')));
+    // Slack's requests sent to a standby (before the load balancer moves) are retried, not dropped
+    const slack = await fetch(`${standbys[0]!.url}/slack/events`, { method: 'POST', body: 'command=%2Ftx' });
+    expect(slack.status).toBe(503);
+    expect(slack.headers.get('retry-after')).toBe('2');
     leader.child.kill('SIGKILL');
     const { ms } = await firstReady(standbys, 10_000);
     expect(ms).toBeLessThan(5_000);
