@@ -7,8 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { clusterPaths, clusterUrl, postgresBinDir, runAsOwner } from './pg-cluster.js';
+import { clusterPaths, createDatabaseOn, postgresBinDir, runAsOwner } from './pg-cluster.js';
 
 export interface OwnCluster {
   base: string;
@@ -42,16 +41,7 @@ export function ownCluster(o: { maxConnections: number }): OwnCluster {
   ].join(' ');
   const cluster: OwnCluster = {
     base,
-    async createDatabase(name) {
-      const admin = new pg.Client({ connectionString: clusterUrl(base, 'postgres') });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await admin.end();
-      }
-      return clusterUrl(base, name);
-    },
+    createDatabase: (name) => createDatabaseOn(base, name),
     start: () => void pgCtl('-o', opts, '-l', p.log, '-w', '-t', '60', 'start'),
     running: () => fs.existsSync(path.join(p.data, 'postmaster.pid')),
     stop: () => void pgCtl('-m', 'fast', '-w', '-t', '60', 'stop'),
