@@ -10,7 +10,7 @@
  * a second connection of this replica and first checks the epoch (`UPDATE … WHERE epoch =
  * $mine`): zero rows means another replica took over, and this one is fenced. That UPDATE also
  * locks the row, so a new leader's bump waits for a write already past its check. Before each
- * wallet POST and each Slack post the app asks `leaseFresh()`: a heartbeat (or a write) that
+ * wallet POST and each Slack post the app asks `leaseFresh()`: a heartbeat of the lock session that
  * confirmed the epoch within `leaseMs`, read from shared memory, so a leader waking from a
  * freeze finds its lease stale before its first timer runs.
  *
@@ -51,8 +51,6 @@ export interface LeaderOptions {
 const nowNs = () => process.hrtime.bigint();
 
 export class LeaderSession {
-  /** The last write that confirmed the epoch on this thread (process.hrtime, ns). */
-  private lastWrite = nowNs();
   private chain: Promise<unknown> = Promise.resolve();
   private lostError: LeadershipLostError | undefined;
   private closed = false;
@@ -63,6 +61,8 @@ export class LeaderSession {
     private readonly client: pg.Client,
     private readonly lock: LockSession,
     readonly epoch: number,
+    /** When the epoch was bumped, with the lock shown held (process.hrtime, ns): the lease's start. */
+    private readonly bumpedAt: bigint,
     private readonly o: LeaderOptions,
   ) {
     this.leaseNs = BigInt(o.leaseMs ?? 2_000) * 1_000_000n;
@@ -80,8 +80,10 @@ export class LeaderSession {
   /** True while this replica may act on the outside world: not lost, and the epoch confirmed within the lease. */
   leaseFresh(): boolean {
     if (this.lostError || this.closed || this.lock.isGone()) return false;
-    const last = this.lock.lastBeat() > this.lastWrite ? this.lock.lastBeat() : this.lastWrite;
-    return nowNs() - last < this.leaseNs;
+    // Only the lock session's beats count (or the bump, until the first): a write on the other
+    // connection proves the epoch unchanged, not that the lock is still held.
+    const beat = this.lock.lastBeat();
+    return nowNs() - (beat > this.bumpedAt ? beat : this.bumpedAt) < this.leaseNs;
   }
 
   /** Throws unless leaseFresh(): called right before each wallet POST and each Slack post. */
@@ -105,16 +107,14 @@ export class LeaderSession {
     return next;
   }
 
-  /** One transaction on the leader's connection, fenced by the epoch; a success counts as a beat. */
+  /** One transaction on the leader's write connection, fenced by the epoch. */
   transaction<T>(fn: (c: pg.ClientBase) => Promise<T>): Promise<T> {
     return this.run(async (c) => {
-      const started = nowNs();
       try {
         await c.query('BEGIN');
         await this.checkEpoch(c);
         const r = await fn(c);
         await c.query('COMMIT');
-        if (started > this.lastWrite) this.lastWrite = started;
         return r;
       } catch (err) {
         await c.query('ROLLBACK').catch(() => {});
@@ -223,6 +223,7 @@ async function tryToLead(
     await client.connect();
     const applied = await migrate(client);
     if (applied.length > 0) o.logger?.info({ applied }, 'database schema migrated');
+    const bumpedAt = nowNs();
     // Bumped only while the lock session provably holds the lock (this is another connection):
     // a lock lost just before must not let two replicas each bump and fence the other.
     const r = await client.query<{ epoch: string }>(
@@ -236,7 +237,7 @@ async function tryToLead(
     if (r.rowCount === 0) throw new LockSessionError('the lock session ended while taking the lead', '08006');
     const epoch = Number(r.rows[0]?.epoch);
     o.logger?.info({ epoch, holder: o.holder }, 'this replica leads');
-    return new LeaderSession(client, lock, epoch, o);
+    return new LeaderSession(client, lock, epoch, bumpedAt, o);
   } catch (err) {
     client.off('error', early);
     await client.end().catch(() => {});
