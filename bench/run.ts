@@ -20,6 +20,7 @@ const registry: RegistryEntry[] = [
   { name: 'retention', load: () => import('./retention.bench.js') },
   { name: 'digest', load: () => import('./digest.bench.js') },
   { name: 'valuation', load: () => import('./valuation.bench.js') },
+  { name: 'db-restart', load: () => import('./db-restart.bench.js') },
 ];
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));

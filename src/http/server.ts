@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
-import { StoreUnavailableError } from '../store/errors.js';
+import { StoreFailedError, StoreUnavailableError } from '../store/errors.js';
 
 export type Handler = (
   req: IncomingMessage,
@@ -81,6 +81,14 @@ export async function startHttpServer(
             opts.logger.warn({ err, route: route.path }, 'request refused: the store cannot write');
             if (!res.headersSent) res.setHeader('retry-after', '30');
             sendJson(res, 503, { error: 'temporarily unable to save; retry later', reason: err.reason });
+            return;
+          }
+          if (err instanceof StoreFailedError) {
+            // The store stopped (a replica that lost its database, a disk that cannot be read
+            // back): what this request wrote is not durable, so it must not look acknowledged.
+            opts.logger.warn({ err, route: route.path }, 'request refused: the store has stopped');
+            if (!res.headersSent) res.setHeader('retry-after', '5');
+            sendJson(res, 503, { error: 'temporarily unable to save; retry later' });
             return;
           }
           opts.logger.error({ err, route: route.path }, 'request handler failed');

@@ -1,6 +1,7 @@
 /**
- * Waiting for the lead with PostgreSQL: a replica that finds another leading serves the
- * standby routes (standby.ts) until the lock is free, then closes them and opens the store as
+ * Waiting for the lead with PostgreSQL: a replica that finds another leading, or cannot reach
+ * the database yet (it keeps trying: store/pg/leader.ts), serves the standby routes
+ * (standby.ts) until the lock is free, then closes them and opens the store as
  * the leader (the rest of the app is built only then, as after a restart: recovery runs, the
  * outbox resumes). The leader drains the inbox every INBOX_POLL_MS.
  */

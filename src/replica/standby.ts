@@ -21,6 +21,9 @@ import type { SecretKeys } from '../webhooks/sealed.js';
 import { putInbox } from './inbox.js';
 import { standbyVerification } from './standby-verify.js';
 
+/** What a standby tells a Slack request to wait: about the time a failover takes. */
+export const STANDBY_RETRY_AFTER_S = 2;
+
 export interface StandbyOptions {
   url: string;
   port: number;
@@ -53,8 +56,25 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
   const log = o.logger.child({ component: 'standby' });
   const http = await startHttpServer(
     [
-      { method: 'GET', path: '/healthz', handler: (_q, res) => sendJson(res, 200, { ok: true, version: o.version }) },
+      // Alive and answering (a process supervisor or liveness check must not restart it),
+      // whether or not the database is reachable right now: it keeps trying (store/pg/leader.ts).
+      {
+        method: 'GET',
+        path: '/healthz',
+        handler: (_q, res) => sendJson(res, 200, { ok: true, version: o.version, role: 'standby' }),
+      },
       { method: 'GET', path: '/readyz', handler: (_q, res) => sendJson(res, 503, { role: 'standby' }) },
+      // Slack's requests belong to the leader: a load balancer that sent one here anyway (it
+      // has not seen /readyz move yet) gets a 503 Slack retries, not a 404 it gives up on.
+      {
+        method: 'POST',
+        path: '/slack/events',
+        handler: (req, res) => {
+          req.resume();
+          res.setHeader('retry-after', String(STANDBY_RETRY_AFTER_S));
+          sendJson(res, 503, { error: 'this replica is standing by; retry', role: 'standby' });
+        },
+      },
       {
         method: 'GET',
         path: '/webhooks/wallet/:secret/verify',
@@ -132,7 +152,7 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
     ],
     { port: o.port, host: o.host, logger: log },
   );
-  log.info({ port: http.port }, 'standing by: another replica leads');
+  log.info({ port: http.port }, 'standing by: another replica leads, or the database is not reachable yet');
   return {
     ...http,
     close: async () => {

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 
 /** The directory holding initdb, pg_ctl and postgres; undefined when PostgreSQL is not installed. */
 export function postgresBinDir(): string | undefined {
@@ -73,4 +74,16 @@ export function startCluster(bin: string, base: string): void {
 /** A connection string for a database of the cluster, over its unix socket. */
 export function clusterUrl(base: string, database: string): string {
   return `postgres://postgres@localhost/${database}?host=${encodeURIComponent(clusterPaths(base).socketDir)}`;
+}
+
+/** Makes a database on the running cluster at `base`; its URL. */
+export async function createDatabaseOn(base: string, name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: clusterUrl(base, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return clusterUrl(base, name);
 }

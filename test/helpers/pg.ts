@@ -8,9 +8,8 @@
  */
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { inject } from 'vitest';
-import { clusterPaths, clusterUrl, postgresBinDir, startCluster } from './pg-cluster.js';
+import { clusterPaths, createDatabaseOn, postgresBinDir, startCluster } from './pg-cluster.js';
 
 const bin = postgresBinDir();
 
@@ -55,13 +54,5 @@ export async function createTestDatabase(prefix = 't'): Promise<string> {
   if (!bin) throw new Error(pgSkipReason);
   const base = inject('pgBase');
   await ensureCluster(base);
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: clusterUrl(base, 'postgres') });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return clusterUrl(base, name);
+  return createDatabaseOn(base, `${prefix}_${randomBytes(6).toString('hex')}`);
 }

@@ -5,7 +5,6 @@
  * alerted once; a second standby stops on the first SIGTERM. The SIGSTOP variant: A frozen, B takes over, A resumed makes no Slack call and exits.
  * The withdrawal money steps are driven in failover-money.test.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,73 +14,19 @@ import { openPgStore } from '../../src/store/pg/index.js';
 import { depositSample, send } from '../alerts/setup.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
-import { freePort, TEST_POLICY_YAML } from '../helpers/treasury-app.js';
+import { killReplicas, type ReplicaProcess, spawnReplica, status, waitStatus } from '../helpers/replica-process.js';
+import { TEST_POLICY_YAML } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-import { repoRoot } from '../store/helpers.js';
 
 const SECRET = 'wh_failover_secret_0123456789abc';
 const dir = mkdtempSync(path.join(tmpdir(), 'treasury-failover-'));
 const policyFile = path.join(dir, 'policy.yml');
 writeFileSync(policyFile, TEST_POLICY_YAML);
 
-interface Replica {
-  child: ChildProcess;
-  url: string;
-  out: () => string;
-}
+type Replica = ReplicaProcess;
 
-const running: Replica[] = [];
-
-async function replica(databaseUrl: string, fake: FakeSlack): Promise<Replica> {
-  const port = await freePort();
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SANDBOX_PORT: '0',
-      METRICS_PORT: '0',
-      DATA_DIR: dir,
-      DATABASE_URL: databaseUrl,
-      POLICY_FILE: policyFile,
-      SLACK_BOT_TOKEN: 'xoxb-failover-test-0123456789',
-      SLACK_SIGNING_SECRET: 'failover-test-signing-secret-01',
-      SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
-      SLACK_API_URL: fake.url,
-      WEBHOOK_SECRET: SECRET,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const r = { child, url: `http://127.0.0.1:${port}`, out: () => out };
-  running.push(r);
-  return r;
-}
-
-async function status(url: string): Promise<number | undefined> {
-  try {
-    const res = await fetch(url, { headers: { connection: 'close' } });
-    await res.arrayBuffer();
-    return res.status;
-  } catch {
-    return undefined;
-  }
-}
-
-async function waitStatus(r: Replica, route: string, want: number, timeoutMs: number): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    if ((await status(`${r.url}${route}`)) === want) return Date.now() - start;
-    if (r.child.exitCode !== null) throw new Error(`replica exited: ${r.out().slice(-3000)}`);
-    if (Date.now() - start > timeoutMs)
-      throw new Error(`${route} was not ${want} within ${timeoutMs} ms: ${r.out().slice(-3000)}`);
-    await new Promise((res) => setTimeout(res, 25));
-  }
-}
+const replica = (databaseUrl: string, fake: FakeSlack): Promise<Replica> =>
+  spawnReplica({ databaseUrl, slackApiUrl: fake.url, dataDir: dir, policyFile, webhookSecret: SECRET });
 
 const alertsOf = (fake: FakeSlack, amount: string) =>
   fake.calls('chat.postMessage').filter((c) => !c.args.thread_ts && JSON.stringify(c.args).includes(amount));
@@ -91,15 +36,7 @@ describe.skipIf(!pgAvailable)(`failover through real processes${pgSkipReason ? `
   beforeAll(async () => {
     fake = await startFakeSlack();
   });
-  afterEach(async () => {
-    for (const r of running.splice(0)) {
-      if (r.child.exitCode === null && r.child.signalCode === null) {
-        r.child.kill('SIGCONT');
-        r.child.kill('SIGKILL');
-        await new Promise((res) => r.child.once('close', res));
-      }
-    }
-  });
+  afterEach(killReplicas);
   afterAll(async () => {
     await fake?.close();
     rmSync(dir, { recursive: true, force: true });

@@ -10,10 +10,20 @@ import type pg from 'pg';
  */
 export const SESSION_TIMEOUT_MS = 3_000;
 
-export function clientConfig(url: string, o: { sessionTimeout?: boolean; application?: string } = {}): pg.ClientConfig {
-  const settings = o.sessionTimeout
-    ? `-c idle_session_timeout=${SESSION_TIMEOUT_MS} -c idle_in_transaction_session_timeout=${SESSION_TIMEOUT_MS}`
-    : `-c idle_in_transaction_session_timeout=${SESSION_TIMEOUT_MS}`;
+/**
+ * The leader's write connection holds no lock (the lock session, lock-worker.mjs, does), so it
+ * may sit idle through a stall of the event loop; a stall inside one of its transactions is
+ * forgiven this long. The price: a leader frozen inside a write transaction keeps the epoch
+ * row locked, and delays the next leader's epoch bump, up to this long.
+ */
+export const WRITE_STALL_TOLERANCE_MS = 15_000;
+
+export function clientConfig(
+  url: string,
+  o: { sessionTimeout?: boolean; application?: string; inTransactionTimeoutMs?: number } = {},
+): pg.ClientConfig {
+  const inTransaction = `-c idle_in_transaction_session_timeout=${o.inTransactionTimeoutMs ?? SESSION_TIMEOUT_MS}`;
+  const settings = o.sessionTimeout ? `-c idle_session_timeout=${SESSION_TIMEOUT_MS} ${inTransaction}` : inTransaction;
   return {
     connectionString: url,
     keepAlive: true,

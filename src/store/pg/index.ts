@@ -18,6 +18,7 @@ export interface PgStoreOpen extends PgStoreOptions {
   onWaiting?: LeaderOptions['onWaiting'];
   heartbeatMs?: number;
   leaseMs?: number;
+  maxStallMs?: number;
   signal?: AbortSignal;
 }
 
@@ -30,6 +31,7 @@ export async function openPgStore(o: PgStoreOpen): Promise<{ store: Store; leade
       logger: o.logger,
       heartbeatMs: o.heartbeatMs,
       leaseMs: o.leaseMs,
+      maxStallMs: o.maxStallMs,
       onWaiting: o.onWaiting,
     },
     o.signal,

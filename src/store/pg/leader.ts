@@ -1,18 +1,29 @@
 /**
  * One leader at a time (money-safety invariant 15). A replica leads while it holds a
- * session-level advisory lock on one dedicated connection (a pg.Client, never a pool: a
- * session lock does not survive pooling or PgBouncer's transaction mode). Taking the lead bumps
- * the epoch row; every write transaction runs on that same connection and first checks the
- * epoch (`UPDATE … WHERE epoch = $mine`): zero rows means another replica took over, and this
- * one is fenced. A heartbeat every `heartbeatMs` keeps the lease: before each wallet POST and
- * each Slack post the app asks `leaseFresh()` (a beat that succeeded within `leaseMs`). A
- * frozen leader's session ends on the server after SESSION_TIMEOUT_MS idle, which frees the
- * lock for a standby; when it wakes, its lease is stale before its first timer runs.
+ * session-level advisory lock (on a pg.Client, never a pool: a session lock does not survive
+ * pooling or PgBouncer's transaction mode). That lock session lives in a worker thread
+ * (lock.ts, lock-worker.mjs) with its heartbeat, so a stall of this event loop up to
+ * WRITE_STALL_TOLERANCE_MS (15 s) does not leave it idle and lose the lead; a frozen process freezes
+ * the thread too, and the server ends its idle session after SESSION_TIMEOUT_MS, which frees
+ * the lock for a standby. A main thread that does not turn for longer (wedged in a loop) is
+ * noticed by the thread, which gives the lead up. Taking the lead bumps the epoch row; every write transaction runs on
+ * a second connection of this replica and first checks the epoch (`UPDATE … WHERE epoch =
+ * $mine`): zero rows means another replica took over, and this one is fenced. That UPDATE also
+ * locks the row, so a new leader's bump waits for a write already past its check. Before each
+ * wallet POST and each Slack post the app asks `leaseFresh()`: a heartbeat of the lock session that
+ * confirmed the epoch within `leaseMs`, read from shared memory, so a leader waking from a
+ * freeze finds its lease stale before its first timer runs.
+ *
+ * Reaching the database is retried (retry.ts): a start while PostgreSQL is down, or a standby
+ * whose wait for the lock is cut by a restart, tries again with jittered backoff and logs each
+ * try. A leader that loses its session does not: it stops acting at once and the process
+ * exits 70 (src/app/store.ts), because its memory may be ahead of the database.
  */
-import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { Logger } from '../../log.js';
-import { clientConfig } from './connection.js';
+import { clientConfig, WRITE_STALL_TOLERANCE_MS } from './connection.js';
+import { LockSession, LockSessionError } from './lock.js';
+import { backoffDelay, isTransient, pause } from './retry.js';
 import { migrate } from './schema.js';
 
 /** The advisory lock's key: one per database (run one app per database). */
@@ -31,30 +42,34 @@ export interface LeaderOptions {
   logger?: Logger;
   heartbeatMs?: number;
   leaseMs?: number;
-  /** Called once if the lock is not free at once: this replica waits as a standby. */
+  /** A stall of the event loop longer than this gives up the lead; shorter ones keep it. */
+  maxStallMs?: number;
+  /** Called once if this replica cannot lead at once (another leads, or the database is not there yet). */
   onWaiting?: () => void;
 }
 
+const nowNs = () => process.hrtime.bigint();
+
 export class LeaderSession {
-  private lastBeat = performance.now();
   private chain: Promise<unknown> = Promise.resolve();
-  private busy = 0;
-  private timer: NodeJS.Timeout | undefined;
   private lostError: LeadershipLostError | undefined;
   private closed = false;
   private readonly lostListeners: Array<(err: LeadershipLostError) => void> = [];
-  private readonly leaseMs: number;
+  private readonly leaseNs: bigint;
 
   constructor(
     private readonly client: pg.Client,
+    private readonly lock: LockSession,
     readonly epoch: number,
+    /** When the epoch was bumped, with the lock shown held (process.hrtime, ns): the lease's start. */
+    private readonly bumpedAt: bigint,
     private readonly o: LeaderOptions,
   ) {
-    this.leaseMs = o.leaseMs ?? 2_000;
+    this.leaseNs = BigInt(o.leaseMs ?? 2_000) * 1_000_000n;
     client.on('error', (err) => this.lose(`the leader's database session failed: ${err.message}`));
     client.on('end', () => this.lose("the leader's database session ended"));
-    this.timer = setInterval(() => this.beat(), o.heartbeatMs ?? 500);
-    this.timer.unref();
+    lock.onLost((reason) => this.lose(reason));
+    lock.lead(epoch);
   }
 
   /** The reason this replica no longer leads, once it knows; undefined while it leads. */
@@ -62,9 +77,13 @@ export class LeaderSession {
     return this.lostError;
   }
 
-  /** True while this replica may act on the outside world: not lost, and a beat within the lease. */
+  /** True while this replica may act on the outside world: not lost, and the epoch confirmed within the lease. */
   leaseFresh(): boolean {
-    return !this.lostError && !this.closed && performance.now() - this.lastBeat < this.leaseMs;
+    if (this.lostError || this.closed || this.lock.isGone()) return false;
+    // Only the lock session's beats count (or the bump, until the first): a write on the other
+    // connection proves the epoch unchanged, not that the lock is still held.
+    const beat = this.lock.lastBeat();
+    return nowNs() - (beat > this.bumpedAt ? beat : this.bumpedAt) < this.leaseNs;
   }
 
   /** Throws unless leaseFresh(): called right before each wallet POST and each Slack post. */
@@ -82,27 +101,20 @@ export class LeaderSession {
   run<T>(fn: (c: pg.ClientBase) => Promise<T>): Promise<T> {
     const next = this.chain.then(async () => {
       if (this.lostError) throw this.lostError;
-      this.busy++;
-      try {
-        return await fn(this.client);
-      } finally {
-        this.busy--;
-      }
+      return fn(this.client);
     });
     this.chain = next.catch(() => {});
     return next;
   }
 
-  /** One transaction on the leader's connection, fenced by the epoch; a success counts as a beat. */
+  /** One transaction on the leader's write connection, fenced by the epoch. */
   transaction<T>(fn: (c: pg.ClientBase) => Promise<T>): Promise<T> {
     return this.run(async (c) => {
-      const started = performance.now();
       try {
         await c.query('BEGIN');
         await this.checkEpoch(c);
         const r = await fn(c);
         await c.query('COMMIT');
-        this.lastBeat = Math.max(this.lastBeat, started);
         return r;
       } catch (err) {
         await c.query('ROLLBACK').catch(() => {});
@@ -122,22 +134,13 @@ export class LeaderSession {
     }
   }
 
-  private beat(): void {
-    if (this.lostError || this.closed || this.busy > 0) return;
-    const started = performance.now();
-    this.run(async (c) => {
-      await this.checkEpoch(c);
-      this.lastBeat = Math.max(this.lastBeat, started);
-    }).catch((err: unknown) => this.lose(`heartbeat failed: ${err instanceof Error ? err.message : String(err)}`));
-  }
-
   private lose(reason: string): void {
     if (this.lostError || this.closed) return;
     this.lostError = new LeadershipLostError(`this replica no longer leads: ${reason}`);
-    clearInterval(this.timer);
     this.o.logger?.error({ epoch: this.epoch }, this.lostError.message);
-    // Ending the session lets go of the lock at once if it was still held.
+    // Ending both sessions lets go of the lock at once if it was still held.
     this.client.end().catch(() => {});
+    void this.lock.close();
     for (const l of this.lostListeners.splice(0)) {
       try {
         l(this.lostError);
@@ -147,53 +150,98 @@ export class LeaderSession {
     }
   }
 
-  /** Gives up the lead: queued work finishes first, then the session (and so the lock) ends. */
+  /** Gives up the lead: queued work finishes first, then the sessions (and so the lock) end. */
   async close(): Promise<void> {
     if (this.closed) return;
-    clearInterval(this.timer);
     await this.chain;
     this.closed = true;
     await this.client.end().catch(() => {});
+    await this.lock.close();
   }
 }
 
 /**
- * Connects, waits for the lock (calling onWaiting if another replica holds it), applies the
- * schema migrations, bumps the epoch and returns the session. Rejects if the connection fails.
+ * Waits for the lock (calling onWaiting once if this replica cannot lead at once), applies the
+ * schema migrations, bumps the epoch and returns the session. A database that cannot be reached
+ * (down, restarting, out of connection slots) is tried again with jittered backoff, each try
+ * logged, until it answers or the signal aborts; any other failure rejects.
  */
 export async function acquireLeadership(o: LeaderOptions, signal?: AbortSignal): Promise<LeaderSession> {
-  const client = new pg.Client(
-    clientConfig(o.url, { sessionTimeout: true, application: `treasury-slack ${o.holder}` }),
+  let waiting = false;
+  const onWaiting = () => {
+    if (waiting) return;
+    waiting = true;
+    o.onWaiting?.();
+  };
+  let failures = 0;
+  for (;;) {
+    if (signal?.aborted) throw new Error('stopped while waiting to lead');
+    let reached = false;
+    try {
+      return await tryToLead(o, signal, () => {
+        // The database answered and another replica leads: a later cut starts the backoff afresh.
+        reached = true;
+        if (failures > 0) o.logger?.info('the database answers again: another replica leads, waiting for the lock');
+        failures = 0;
+        onWaiting();
+      });
+    } catch (err) {
+      if (signal?.aborted) throw new Error('stopped while waiting to lead', { cause: err });
+      if (!isTransient(err)) throw err;
+      const delayMs = backoffDelay(reached ? 0 : failures++);
+      o.logger?.warn(
+        { err: { message: (err as Error).message, code: (err as { code?: string }).code }, try: failures, delayMs },
+        'cannot reach the database to lead: trying again',
+      );
+      onWaiting();
+      await pause(delayMs, signal);
+    }
+  }
+}
+
+async function tryToLead(
+  o: LeaderOptions,
+  signal: AbortSignal | undefined,
+  onWaiting: () => void,
+): Promise<LeaderSession> {
+  const application = `treasury-slack ${o.holder}`;
+  const lock = await LockSession.take(
+    {
+      config: clientConfig(o.url, { sessionTimeout: true, application: `${application} lock` }),
+      key: LEADER_LOCK_KEY,
+      heartbeatMs: o.heartbeatMs ?? 500,
+      maxStallMs: o.maxStallMs ?? WRITE_STALL_TOLERANCE_MS,
+      onWaiting,
+    },
+    signal,
   );
-  const abort = () => client.end().catch(() => {});
-  signal?.addEventListener('abort', abort, { once: true });
+  const client = new pg.Client(clientConfig(o.url, { application, inTransactionTimeoutMs: WRITE_STALL_TOLERANCE_MS }));
   // Until the session exists, a connection error must reject this call rather than go unheard.
-  const early = (err: Error) => o.logger?.warn({ err }, 'database connection error while waiting to lead');
+  const early = (err: Error) => o.logger?.warn({ err }, 'database connection error while taking the lead');
   client.on('error', early);
   try {
     await client.connect();
-    const first = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK_KEY]);
-    if (!first.rows[0]?.ok) {
-      o.onWaiting?.();
-      // A waiting query is not idle: the session timeout does not end it.
-      await client.query('SELECT pg_advisory_lock($1)', [LEADER_LOCK_KEY]);
-    }
-    if (signal?.aborted) throw new Error('stopped while waiting to lead');
     const applied = await migrate(client);
     if (applied.length > 0) o.logger?.info({ applied }, 'database schema migrated');
+    const bumpedAt = nowNs();
+    // Bumped only while the lock session provably holds the lock (this is another connection):
+    // a lock lost just before must not let two replicas each bump and fence the other.
     const r = await client.query<{ epoch: string }>(
-      'UPDATE replica_leader SET epoch = epoch + 1, holder = $1, since = now(), heartbeat_at = now() WHERE id = 1 RETURNING epoch',
-      [o.holder],
+      `UPDATE replica_leader SET epoch = epoch + 1, holder = $1, since = now(), heartbeat_at = now()
+        WHERE id = 1 AND EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+          AND classid = 0 AND objid = $2 AND objsubid = 1 AND pid = $3)
+        RETURNING epoch`,
+      [o.holder, LEADER_LOCK_KEY, lock.pid],
     );
-    const epoch = Number(r.rows[0]?.epoch);
     client.off('error', early);
+    if (r.rowCount === 0) throw new LockSessionError('the lock session ended while taking the lead', '08006');
+    const epoch = Number(r.rows[0]?.epoch);
     o.logger?.info({ epoch, holder: o.holder }, 'this replica leads');
-    return new LeaderSession(client, epoch, o);
+    return new LeaderSession(client, lock, epoch, bumpedAt, o);
   } catch (err) {
     client.off('error', early);
     await client.end().catch(() => {});
+    await lock.close();
     throw err;
-  } finally {
-    signal?.removeEventListener('abort', abort);
   }
 }

@@ -2,7 +2,9 @@
  * `npm run store:migrate -- --from ./data`: copies the embedded store in ./data into the
  * PostgreSQL database named by DATABASE_URL (or `--to <url>`), then verifies the copy (counts,
  * every record, the audit hash chain). Stop the app first: the data directory's lock is taken.
- * Exit 0 copied and verified, 1 refused or failed (the message says why), 2 usage.
+ * It needs the database and its leader lock (no replica may run): it says so, waits up to
+ * `--wait` seconds (default 60) for both, and gives up after that, copying nothing.
+ * Exit 0 copied and verified, 1 refused, failed or gave up (the message says why), 2 usage.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -10,15 +12,26 @@ import { createLogger } from '../../log.js';
 import { describeUrl } from './connection.js';
 import { migrateToPostgres } from './migrate.js';
 
-const USAGE = 'Usage: npm run store:migrate -- --from <data dir> [--to <postgres URL>] (default: DATABASE_URL)';
+const USAGE =
+  'Usage: npm run store:migrate -- --from <data dir> [--to <postgres URL>] (default: DATABASE_URL) [--wait <seconds>] (default: 60)';
+const DEFAULT_WAIT_S = 60;
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let from: string | undefined;
   let to: string | undefined;
+  let waitS = DEFAULT_WAIT_S;
   try {
-    const { values } = parseArgs({ args: argv, options: { from: { type: 'string' }, to: { type: 'string' } } });
+    const { values } = parseArgs({
+      args: argv,
+      options: { from: { type: 'string' }, to: { type: 'string' }, wait: { type: 'string' } },
+    });
     from = values.from;
     to = values.to ?? env.DATABASE_URL;
+    if (values.wait !== undefined) {
+      waitS = Number(values.wait);
+      if (!Number.isFinite(waitS) || waitS <= 0)
+        throw new Error(`--wait must be a number of seconds, not ${values.wait}`);
+    }
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     return 2;
@@ -28,15 +41,36 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     return 2;
   }
   const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn' });
+  const where = describeUrl(to);
+  // The copy takes the leader's lock, so that no replica writes meanwhile: a running replica,
+  // or a database not up yet, would otherwise make it wait without a word, for ever.
+  const signal = AbortSignal.timeout(waitS * 1000);
   try {
-    const r = await migrateToPostgres({ from, url: to, logger });
+    const r = await migrateToPostgres({
+      from,
+      url: to,
+      logger,
+      signal,
+      onWaiting: () =>
+        process.stderr.write(
+          `Waiting for ${where}: it is not reachable yet, or a replica holds its lock (stop every replica). ` +
+            `Giving up after ${waitS} s.\n`,
+        ),
+    });
     const lines = Object.entries(r.counts).map(([name, n]) => `  ${name}: ${n}`);
     process.stdout.write(
-      `Copied ${r.records} records from ${from} to ${describeUrl(to)} and verified them:\n${lines.join('\n')}\n` +
+      `Copied ${r.records} records from ${from} to ${where} and verified them:\n${lines.join('\n')}\n` +
         `  audit log: ${r.auditEntries} entries, hash chain verified\n`,
     );
     return 0;
   } catch (err) {
+    if (signal.aborted) {
+      process.stderr.write(
+        `Not migrated: gave up after ${waitS} s waiting for ${where} and its lock; nothing was copied. ` +
+          'Is the database up, and every replica stopped?\n',
+      );
+      return 1;
+    }
     process.stderr.write(`Not migrated: ${(err as Error).message}\n`);
     return 1;
   }

@@ -35,7 +35,15 @@ async function readSource(dir: string): Promise<Collections> {
   return (await loadFromDisk(low, snapshotFile, path.join(dir, JOURNAL_FILE))).collections;
 }
 
-export async function migrateToPostgres(o: { from: string; url: string; logger?: Logger }): Promise<MigrationReport> {
+export async function migrateToPostgres(o: {
+  from: string;
+  url: string;
+  logger?: Logger;
+  /** Ends the wait for the database and its lock (the copy then fails, having copied nothing). */
+  signal?: AbortSignal;
+  /** Called once if the database is not reachable at once, or a replica holds its lock. */
+  onWaiting?: () => void;
+}): Promise<MigrationReport> {
   const dir = await fs.realpath(o.from).catch(() => {
     throw new MigrationError(`${o.from} does not exist: nothing to copy`);
   });
@@ -56,7 +64,7 @@ export async function migrateToPostgres(o: { from: string; url: string; logger?:
     for (const [name, m] of collections) if (m.size > 0) counts[name] = m.size;
     const records = Object.values(counts).reduce((a, b) => a + b, 0);
 
-    const target = await openPgStore({ url: o.url, logger: o.logger });
+    const target = await openPgStore({ url: o.url, logger: o.logger, signal: o.signal, onWaiting: o.onWaiting });
     try {
       if (target.store.stats().records > 0) {
         throw new MigrationError(
@@ -71,7 +79,7 @@ export async function migrateToPostgres(o: { from: string; url: string; logger?:
     }
 
     // Read back by a new session: what the database holds, not this process's memory.
-    const check = await openPgStore({ url: o.url, logger: o.logger });
+    const check = await openPgStore({ url: o.url, logger: o.logger, signal: o.signal });
     try {
       const got = check.store.counts();
       for (const name of new Set([...Object.keys(counts), ...Object.keys(got)])) {

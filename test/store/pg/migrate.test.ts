@@ -1,7 +1,8 @@
 /**
  * `npm run store:migrate`: an embedded store with an audit chain is copied into PostgreSQL by
  * the real command (a child process), counts and chain verified; an unempty database and a
- * broken source chain are refused, copying nothing.
+ * broken source chain are refused, copying nothing; a database whose lock a replica holds is
+ * waited for as long as --wait says, with a word on what it waits for.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -88,6 +89,28 @@ describe.skipIf(!pgAvailable)(`store:migrate${pgSkipReason ? ` (${pgSkipReason})
     await c.end();
     expect(tables.rows[0].t).toBeNull();
   });
+
+  it('while a replica holds the lock: says what it waits for, and gives up after --wait, copying nothing', async () => {
+    const held = await createTestDatabase('migrate');
+    const replica = await openPgStore({ url: held });
+    try {
+      const dir = await embedded(2);
+      const started = Date.now();
+      const r = await migrate(['--from', dir, '--wait', '2'], held);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /Waiting for postgres:\/\/.*a replica holds its lock \(stop every replica\)\. Giving up after 2 s/,
+      );
+      expect(r.stderr).toMatch(/gave up after 2 s waiting for .* and its lock; nothing was copied/);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(replica.store.stats().records).toBe(0);
+    } finally {
+      await replica.store.close();
+    }
+    expect((await migrate(['--from', '/nonexistent', '--wait', 'soon'], held)).stderr).toMatch(
+      /--wait must be a number of seconds/,
+    );
+  }, 30_000);
 
   it('says how to use it without --from', async () => {
     const r = await migrate([], url);

@@ -1,0 +1,119 @@
+/**
+ * Replicas ride out faults (issue 35), as real processes (src/main.ts) with no supervisor, while
+ * webhooks stream to every replica in turn: PostgreSQL's `max_connections` full, the leader
+ * SIGSTOPped for 8 s, the leader SIGKILLed with the standbys' inbox full. After each: every
+ * process alive unless it exited 70 by design, a leader ready within 5 s, every webhook answered
+ * 2xx alerted exactly once, the audit chain verified. The database's own faults: chaos-database.test.ts.
+ */
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  afterChaos,
+  aliveExcept,
+  auditVerifies,
+  eachAckedAlertedOnce,
+  MAX_CONNECTIONS,
+  postDeposit,
+  replicas,
+  setupChaos,
+  sleep,
+  spawnOn,
+  teardownChaos,
+  webhookStream,
+} from '../helpers/chaos.js';
+import { pgAvailable, pgSkipReason } from '../helpers/pg.js';
+import { firstReady, waitStatus } from '../helpers/replica-process.js';
+import { until } from '../helpers/wait.js';
+
+describe.skipIf(!pgAvailable)(`replicas ride out faults${pgSkipReason ? ` (${pgSkipReason})` : ''}`, () => {
+  beforeAll(setupChaos, 60_000);
+  afterEach(afterChaos);
+  afterAll(teardownChaos);
+
+  it('max_connections full: the leader goes on, a new replica waits and then stands by, nobody exits', async () => {
+    const { url, all, leader } = await replicas(2);
+    const fillers: pg.Client[] = [];
+    try {
+      for (;;) {
+        const c = new pg.Client({ connectionString: url });
+        c.on('error', () => {});
+        try {
+          await c.connect();
+        } catch (err) {
+          expect((err as { code?: string }).code).toBe('53300');
+          break;
+        }
+        fillers.push(c);
+      }
+      expect(fillers.length).toBeLessThan(MAX_CONNECTIONS);
+      const late = await spawnOn(url);
+      all.push(late);
+      await until('the new replica to try again', () => /trying again/.test(late.out()), 20_000, 50);
+      await waitStatus(late, '/healthz', 200, 5_000);
+      expect((await fetch(`${late.url}/readyz`)).status).toBe(503);
+      // the leader keeps its sessions, and so its lead
+      expect((await fetch(`${leader.url}/readyz`)).status).toBe(200);
+      const stream = webhookStream(all);
+      await sleep(1_000);
+      await Promise.all(fillers.splice(0).map((c) => c.end().catch(() => {})));
+      await until(
+        'the new replica to wait for the lock',
+        () => /the database answers again/.test(late.out()),
+        5_000,
+        50,
+      );
+      // a stop of the leader now hands the lead on within 5 s, to either one
+      leader.child.kill('SIGTERM');
+      expect(await leader.exited).toBe(0);
+      const { ms } = await firstReady(
+        all.filter((r) => r !== leader),
+        10_000,
+      );
+      expect(ms).toBeLessThan(5_000);
+      const sent = await stream.stop();
+      aliveExcept(
+        all.filter((r) => r !== leader),
+        [],
+      );
+      await eachAckedAlertedOnce(sent);
+      await auditVerifies(url, all);
+    } finally {
+      await Promise.all(fillers.map((c) => c.end().catch(() => {})));
+    }
+  }, 60_000);
+
+  it('SIGSTOP of the leader for 8 s: the standby leads; the resumed one acts no more and exits 70', async () => {
+    const { url, all, leader } = await replicas(2);
+    const standby = all.find((r) => r !== leader)!;
+    const stream = webhookStream(all);
+    await sleep(300);
+    leader.child.kill('SIGSTOP');
+    const { ms } = await firstReady([standby], 10_000);
+    expect(ms).toBeLessThan(6_000);
+    await sleep(8_000 - ms);
+    leader.child.kill('SIGCONT');
+    expect(await leader.exited).toBe(70);
+    await sleep(300);
+    const sent = await stream.stop();
+    aliveExcept(all, [leader]);
+    await eachAckedAlertedOnce(sent);
+    await auditVerifies(url, all);
+  }, 60_000);
+
+  it('SIGKILL of the leader with the inbox full: every webhook a standby took is alerted once', async () => {
+    const { url, all, leader } = await replicas(3);
+    const standbys = all.filter((r) => r !== leader);
+    const sent = await Promise.all(Array.from({ length: 60 }, (_, i) => postDeposit(standbys[i % 2]!, 'dd')));
+    // Slack's requests sent to a standby (before the load balancer moves) are retried, not dropped
+    const slack = await fetch(`${standbys[0]!.url}/slack/events`, { method: 'POST', body: 'command=%2Ftx' });
+    expect(slack.status).toBe(503);
+    expect(slack.headers.get('retry-after')).toBe('2');
+    leader.child.kill('SIGKILL');
+    const { ms } = await firstReady(standbys, 10_000);
+    expect(ms).toBeLessThan(5_000);
+    expect(sent.every((s) => s.status === 200)).toBe(true);
+    aliveExcept(standbys, []);
+    await eachAckedAlertedOnce(sent);
+    await auditVerifies(url, all);
+  }, 60_000);
+});
