@@ -1,8 +1,11 @@
 /**
  * The verification callback's decision on records, apart from where they are read: the
  * leader's handler (handler.ts) judges its in-memory store, a standby replica
- * (src/replica/standby-verify.ts) judges the same records read from PostgreSQL. One code, so a
- * failover can never change the answer. Pure: reads in, answer and audit details out.
+ * (src/replica/standby-verify.ts) judges the same records read from PostgreSQL: one code for
+ * the reference, the state, the freeze and the fields. The leader also passes `rules` (the
+ * withdrawal rule table, which needs its price cache); a standby answering during a failover
+ * does not, so it cannot refuse a limit crossed since the claim (docs/explanation/security-model.md).
+ * Pure: reads in, answer and audit details out.
  */
 import { z } from 'zod';
 import { type FrozenFact, frozenFact } from '../freeze/state.js';

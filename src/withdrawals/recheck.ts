@@ -86,7 +86,8 @@ export function recheck(
     tier,
     approvals,
     allowlist: j.allowlist ?? req.allowlist,
-    ...(fresh && step !== 'approve' ? { sendValuation: fresh } : {}),
+    // The value judged at this step, shown on the card (the one at the request stays in `valuation`).
+    ...(fresh ? { sendValuation: fresh } : {}),
   };
   const changed =
     JSON.stringify([req.tier, req.approvals, req.allowlist.status]) !==

@@ -4,7 +4,15 @@
  * force first), a pending request judged again after a policy change, and the wallet's answer
  * to the one call.
  */
-import { factsAsRecorded, missingWords, recheck, waitingAgainNote, type Hold, type RecheckFacts } from '../recheck.js';
+import {
+  factsAsRecorded,
+  missingWords,
+  recheck,
+  valuationNow,
+  waitingAgainNote,
+  type Hold,
+  type RecheckFacts,
+} from '../recheck.js';
 import type { Step } from '../rule-table.js';
 import type { Valuation } from '../../prices/types.js';
 
@@ -27,12 +35,15 @@ export function decideClaim(
   if (onHold) return onHold;
   // Judged by the rule table with the facts of this moment: the policy in force, the value at the policy
   // price now, the limits' windows, the freeze (a move into a higher tier waits for the approvals it now needs).
+  // The value is read here, in the claim's commit, when the shell gives the cache: the sender's own read came
+  // before its awaits (group look-ups, the balance), and a price may have turned unknown since.
+  const valuation = ctx.prices ? valuationNow(req, ctx.prices) : command.valuation;
   const again = decideRecheck(
     req,
     command.recheck ?? factsAsRecorded(req),
     { ...ctx, frozen: command.frozen },
     at,
-    command.valuation,
+    valuation,
     'send',
   );
   if (command.frozen) {
@@ -110,7 +121,7 @@ export function decideClaim(
         currency: req.currency,
         network: req.network,
         destination: req.destination,
-        ...(command.valuation ? { value: command.valuation } : {}),
+        ...(valuation ? { value: valuation } : {}),
         ...(again.changed ? { recheckedUnder: 'the policy in force', approvals: again.next.approvals.length } : {}),
       },
     },
