@@ -67,7 +67,12 @@ export function appRoutes(o: {
     ...(o.verification
       ? [{ method: 'GET', path: '/webhooks/wallet/:secret/verify', handler: verify(o.verification) }]
       : []),
-    { method: 'GET', path: '/healthz', handler: (_req, res) => sendJson(res, 200, { ok: true, version: o.version }) },
+    // The role beside it, as a standby's /healthz says `standby`: this process serves the app, so it leads.
+    {
+      method: 'GET',
+      path: '/healthz',
+      handler: (_req, res) => sendJson(res, 200, { ok: true, version: o.version, role: 'leader' }),
+    },
     {
       method: 'GET',
       path: '/readyz',

@@ -159,6 +159,8 @@ describe('the compiled build', () => {
     const { url } = await ready(s);
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
+    // With its role, as a standby's says `standby` (docs/guides/replicas.md).
+    expect(await health.json()).toMatchObject({ ok: true, role: 'leader' });
     const page = await fetch(`${url}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<html/i);
