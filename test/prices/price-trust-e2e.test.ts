@@ -20,14 +20,18 @@ const DEST = '0x2222222222222222222222222222222222222222';
 const T0 = Date.now();
 const MIN = 61_000;
 
-const policy = (extra = '') =>
+/** The channels and people every test here shares; `withdrawals` and what follows are each test's. */
+const withPeople = (rest: string) =>
   parsePolicy(`
 channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
 people:
   requesters: [${USERS.alice}]
   approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}]
   admins: [${USERS.erin}, ${USERS.dave}]
-withdrawals:
+${rest}`);
+
+const policy = (extra = '') =>
+  withPeople(`withdrawals:
   tiers:
     value:
       - { max: 1000, approvals: 1 }
@@ -164,12 +168,7 @@ describe('a price is a claim', () => {
   it('a low-window request counts at its policy value at the send: the send is held, then released by an admin', async () => {
     clock = T0;
     const a = await start({
-      policy: parsePolicy(`
-channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
-people:
-  requesters: [${USERS.alice}]
-  approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}]
-  admins: [${USERS.erin}, ${USERS.dave}]
+      policy: withPeople(`
 withdrawals:
   tiers: { value: [{ approvals: 1 }] }
   daily_limit: { value: 250000 }
@@ -240,12 +239,7 @@ valuation: { ids: { ETH: fresh-eth } }
   it('a value that rose into a tier with must_include: the person it names can approve, and it is sent once', async () => {
     clock = T0;
     const a = await start({
-      policy: parsePolicy(`
-channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
-people:
-  requesters: [${USERS.alice}]
-  approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}]
-  admins: [${USERS.erin}, ${USERS.dave}]
+      policy: withPeople(`
 withdrawals:
   tiers:
     value:
