@@ -36,6 +36,8 @@ import { createLogger } from './log.js';
 import { buildMetrics } from './app/metrics.js';
 import { alertDelayRecorder, attachSources } from './metrics/sources.js';
 import { createOutbox } from './outbox/index.js';
+import { inboxHashKey } from './replica/inbox-secret.js';
+import { resolveSecretsKey } from './stepup/index.js';
 import { workOrder } from './app/work-order.js';
 import { resolvePolicyPath } from './policy/load.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
@@ -351,7 +353,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     address.url = http.url;
     ownBase.resolve(loopback(http.url));
     logger.info({ port: http.port }, 'HTTP server listening');
-    drainInbox?.((secret) => `${loopback(http.url)}/webhooks/wallet/${encodeURIComponent(secret)}`);
+    // Webhooks a standby took drain straight into the alerts' ingestion (no HTTP hop). SECRETS_KEY
+    // (resolved again: the step-up part made it if it had to) keys the inbox's secret hashes.
+    if (drainInbox) {
+      const hashKey = inboxHashKey(await resolveSecretsKey(config, store));
+      drainInbox({ ingest: alerts.ingest, hashKey, accepted: () => hookSecrets.accepted() });
+    }
     // Only now that the verify route answers: resume or reconcile what a previous process left
     // (a resumed send's verification call must find us listening), then the policy file check
     // (an approved change may send pending requests), and again whenever the disk takes writes

@@ -8,7 +8,8 @@ import type { Tx } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { WebhookEvent } from './parse.js';
 import { reconcileDeposits, type ReconcileOptions, type ReconcileReport } from './reconcile.js';
-import { createWebhookHandler, type WebhookHandler, type WebhookHandlerDeps } from './receiver.js';
+import { type WebhookHandler, type WebhookHandlerDeps, webhookRoute } from './receiver.js';
+import type { WebhookIngest } from './webhook-ingest.js';
 import { describeUnknown, unknownSummary, type UnknownSummary } from './unknown.js';
 import { createSweeper, type SweepOptions } from './sweep.js';
 import { alertsToVerify, createVerifier, verifyAlert, type VerifyDeps } from './verify.js';
@@ -18,6 +19,7 @@ import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
 export {
   createWebhookHandler,
+  webhookRoute,
   DEFAULT_MAX_BODY_BYTES,
   type WebhookHandler,
   type WebhookHandlerDeps,
@@ -33,6 +35,8 @@ export {
   readStatusChangeRef,
   type IngestResult,
 } from './ingest.js';
+export { checkWebhookBody, drainPriority, type BodyCheck } from './webhook-body.js';
+export type { CheckedWebhook, WebhookIngest } from './webhook-ingest.js';
 export { readWebhook, eventKey, transactionKey, type WebhookEvent, type AlertKind } from './parse.js';
 export { routeAlert, shouldMention } from './routing.js';
 export { reconcileDeposits, type ReconcileReport } from './reconcile.js';
@@ -95,6 +99,8 @@ export interface AlertsDeps
 
 export interface Alerts {
   handler: WebhookHandler;
+  /** The route's ingestion without HTTP, for bodies already checked: the leader's inbox drain (src/replica/inbox.ts). */
+  ingest: WebhookIngest;
   reconcile(o?: ReconcileOptions): Promise<ReconcileReport>;
   /** Checks every recent unconfirmed alert against the transaction list once (deposits: one sweep). */
   verifyPending(): Promise<void>;
@@ -145,7 +151,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     log.error({ err }, 'could not record the alerts watermark; the next reconciliation tries again'),
   );
 
-  const handler = createWebhookHandler({
+  const { handler, ingest } = webhookRoute({
     store: deps.store,
     outbox: deps.outbox,
     policy: deps.policy,
@@ -185,6 +191,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
 
   return {
     handler,
+    ingest,
     reconcile: (o) =>
       reconcileDeposits(
         { ...verifyDeps, ...(deps.prices ? { prices: deps.prices } : {}), watermark },

@@ -3,40 +3,23 @@
  * promises: check, parse, and commit the event (with its outbox entries) durably. Slack
  * and the wallet service are never called here; verification and posting happen after.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import { noteRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
-import { OutOfBoundsJson, parseJson } from '../wallet/json.js';
-import { jsonTooDeep, MAX_JSON_DEPTH } from '../http/json-depth.js';
-import { ingestEvent, type IngestResult } from './ingest.js';
-import { readWebhook, webhookAmountProblem, type WebhookEvent } from './parse.js';
+import type { IngestResult } from './ingest.js';
+import type { WebhookEvent } from './parse.js';
 import { matchingSecret, verifySignature } from './signature.js';
 import type { PolicySource } from '../policy/source.js';
 import { BodyTooLarge, readBody } from '../http/body.js';
+import { checkWebhookBody } from './webhook-body.js';
+import { createWebhookIngest, type WebhookIngest } from './webhook-ingest.js';
+
+export { MAX_WEBHOOK_VALUES } from './webhook-body.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
-
-/**
- * The header a leader's own inbox drain (src/replica/inbox.ts) sends, over loopback, with a
- * token made per process and never written anywhere. A standby checked the path secret and the
- * signature when it accepted the notification; the leader must not check them again (minutes
- * may have passed, beyond the signature's 5-minute tolerance, or the secret was rotated out),
- * or a notification already acknowledged to the service would be lost.
- */
-export const INBOX_DRAIN_HEADER = 'x-inbox-drain';
-export const INBOX_DRAIN_TOKEN = randomBytes(32).toString('hex');
-const drainDigest = createHash('sha256').update(INBOX_DRAIN_TOKEN).digest();
-function fromOwnDrain(req: IncomingMessage): boolean {
-  const v = req.headers[INBOX_DRAIN_HEADER];
-  if (typeof v !== 'string') return false;
-  return timingSafeEqual(createHash('sha256').update(v).digest(), drainDigest);
-}
-/** Most JSON values a webhook body may hold (the service's have a few dozen). */
-export const MAX_WEBHOOK_VALUES = 2_000;
 
 export interface WebhookHandlerDeps {
   store: Store;
@@ -89,16 +72,24 @@ function tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void 
 }
 
 export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
+  return webhookRoute(deps).handler;
+}
+
+/**
+ * The route and, beside it, the same ingestion without HTTP: the leader's inbox drain
+ * (src/replica/inbox.ts) hands it the bodies a standby checked and acknowledged.
+ */
+export function webhookRoute(deps: WebhookHandlerDeps): { handler: WebhookHandler; ingest: WebhookIngest } {
   const log = deps.logger.child({ module: 'webhook' });
   const now = deps.now ?? Date.now;
   const max = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const secret = typeof deps.secret === 'function' ? deps.secret : () => deps.secret as string;
+  const ingest = createWebhookIngest(deps);
 
-  return async (req, res, params) => {
-    const drained = fromOwnDrain(req);
+  const handler: WebhookHandler = async (req, res, params) => {
     const accepted = secret();
     const expected = accepted === undefined ? undefined : matchingSecret(params.secret ?? '', accepted);
-    if (!expected && !drained) {
+    if (!expected) {
       // Same answer as an unknown route: the URL is the credential and reveals nothing.
       req.resume();
       reply(res, 404, { error: 'not found' });
@@ -112,13 +103,13 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       throw err;
     }
 
-    if (deps.signatureRequired && !drained) {
+    if (deps.signatureRequired) {
       const h = (name: string) => {
         const v = req.headers[name];
         return Array.isArray(v) ? v.join(' ') : v;
       };
       const check = verifySignature(
-        expected ?? '',
+        expected,
         { id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature') },
         body,
         now(),
@@ -131,61 +122,20 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     }
 
     const raw = body.toString('utf8');
-    // Nesting is refused before parsing: every later step recurses over the value.
-    if (jsonTooDeep(raw)) {
-      reply(res, 400, { error: `body nests deeper than ${MAX_JSON_DEPTH} levels` });
+    const checked = checkWebhookBody(raw);
+    if (!checked.ok) {
+      if (checked.amount) log.warn({ reason: checked.error }, 'webhook refused: amount out of bounds');
+      reply(res, checked.status, { error: checked.error });
       return;
     }
-    let parsed: unknown;
-    try {
-      parsed = parseJson(raw, { maxValues: MAX_WEBHOOK_VALUES });
-    } catch (err) {
-      reply(res, 400, { error: err instanceof OutOfBoundsJson ? err.message : 'body is not valid JSON' });
-      return;
-    }
-    // Numbers from outside are bounded before anything formats or compares them.
-    const outOfBounds = webhookAmountProblem(parsed);
-    if (outOfBounds) {
-      log.warn({ reason: outOfBounds }, 'webhook refused: amount out of bounds');
-      reply(res, 400, { error: outOfBounds });
-      return;
-    }
-    const event = readWebhook(parsed);
-    const at = now();
-    const result = await deps.store.commit((tx) => {
-      const r = ingestEvent(
-        tx,
-        { event, source: 'webhook', raw },
-        {
-          outbox: deps.outbox,
-          policy: deps.policy.current(),
-          now: at,
-          ...(deps.prices ? { prices: deps.prices() } : {}),
-        },
-      );
-      if (r.outcome !== 'duplicate' && event.kind === 'withdrawal' && event.merchantReference && deps.linkWithdrawal) {
-        deps.linkWithdrawal(tx, { alertId: r.alertId, merchantReference: event.merchantReference, event });
-      }
-      return r;
-    });
-    reply(res, 200, { ok: true, duplicate: result.outcome === 'duplicate' });
+    const { event } = checked;
+    const [result] = await ingest([{ event, raw }]);
+    reply(res, 200, { ok: true, duplicate: result!.outcome === 'duplicate' });
     log.info(
-      { alertId: result.alertId, outcome: result.outcome, kind: event.kind, status: event.statusName },
+      { alertId: result!.alertId, outcome: result!.outcome, kind: event.kind, status: event.statusName },
       'webhook received',
     );
-    noteRequest({ kind: event.kind, outcome: result.outcome });
-    if (result.outcome !== 'duplicate') {
-      deps.outbox.kick();
-      if (deps.onAccepted) {
-        const accepted = result;
-        setImmediate(() => {
-          try {
-            deps.onAccepted!(accepted, event);
-          } catch (err) {
-            log.error({ err, alertId: accepted.alertId }, 'webhook follow-up failed');
-          }
-        });
-      }
-    }
+    noteRequest({ kind: event.kind, outcome: result!.outcome });
   };
+  return { handler, ingest };
 }

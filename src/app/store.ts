@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { waitToLead } from '../replica/lead.js';
+import { type InboxDrain, waitToLead } from '../replica/lead.js';
 import type { StandbyOptions } from '../replica/standby.js';
 import { SANDBOX_MERCHANT } from '../sandbox/index.js';
 import { openStore, type Store, type StoreOptions } from '../store/index.js';
@@ -20,8 +20,8 @@ export interface StorePart {
   onWritable(listener: () => void): void;
   /** With PostgreSQL: throws unless this replica's lead is freshly confirmed (before each wallet POST, each Slack post). */
   lease?: () => void;
-  /** With PostgreSQL: drains webhooks a standby took into the inbox, through this app's own webhook route. */
-  drainInbox?: (webhookUrl: (secret: string) => string) => void;
+  /** With PostgreSQL: drains webhooks a standby took into the inbox, through this app's own webhook ingestion. */
+  drainInbox?: (drain: InboxDrain) => void;
 }
 
 export async function buildStore(
@@ -52,7 +52,7 @@ export async function buildStore(
       // The database never refuses writes the way a full disk does: a failed write ends the lead.
       onWritable: () => {},
       lease: () => lead.leader.assertLease(),
-      drainInbox: (url) => cleanup.push(lead.drainInbox(url)),
+      drainInbox: (drain) => cleanup.push(lead.drainInbox(drain)),
     };
   }
   const listeners: Array<() => void> = [];

@@ -9,17 +9,20 @@ import type { Logger } from '../log.js';
 import type { HttpServer } from '../http/server.js';
 import { openPgStore, type LeaderSession } from '../store/pg/index.js';
 import type { Store, StoreOptions } from '../store/index.js';
-import { drainInbox } from './inbox.js';
+import { type DrainOptions, drainInbox, hashLegacyRows } from './inbox.js';
 import { drainVerifications } from './standby-verify.js';
 import { startStandby, type StandbyOptions } from './standby.js';
 
 const INBOX_POLL_MS = 500;
 
+/** What the drain needs from the app: its webhook ingestion and the secrets' hash key. */
+export type InboxDrain = Pick<DrainOptions, 'ingest' | 'hashKey' | 'accepted'>;
+
 export interface Lead {
   store: Store;
   leader: LeaderSession;
-  /** Starts draining the standby's inbox into this app's webhook route; returns its stop. */
-  drainInbox(webhookUrl: (secret: string) => string): () => Promise<void>;
+  /** Starts draining the standby's inbox into this app's webhook ingestion; returns its stop. */
+  drainInbox(o: InboxDrain): () => Promise<void>;
 }
 
 export async function waitToLead(
@@ -62,14 +65,19 @@ export async function waitToLead(
   return {
     store,
     leader,
-    drainInbox: (webhookUrl) => {
+    drainInbox: (drain) => {
       let stopped = false;
-      let round: Promise<unknown> = Promise.resolve();
+      const run: DrainOptions['run'] = (fn) => leader.run(fn);
+      // Rows an older standby wrote with the secret in clear are hashed before anything else.
+      let round: Promise<unknown> = hashLegacyRows(run, drain.hashKey).catch((err: unknown) =>
+        o.logger.warn({ err }, 'inbox: could not hash the secrets of older rows; trying at the next start'),
+      );
       const tick = () => {
         if (stopped || leader.lost) return;
-        const query: Parameters<typeof drainInbox>[0]['query'] = (sql, params) =>
-          leader.run((c) => c.query(sql, params));
-        round = drainInbox({ query, webhookUrl, logger: o.logger })
+        const query: Parameters<typeof drainVerifications>[0]['query'] = (sql, params) =>
+          run((c) => c.query(sql, params));
+        round = round
+          .then(() => drainInbox({ ...drain, run, logger: o.logger }))
           .then(() => drainVerifications({ query, store }))
           .catch((err: unknown) => o.logger.warn({ err }, 'inbox: draining failed; trying again'))
           .finally(() => {

@@ -9,16 +9,15 @@
 import type { IncomingMessage } from 'node:http';
 import pg from 'pg';
 import { secretMatches, verifySignature } from '../alerts/signature.js';
-import { jsonTooDeep } from '../http/json-depth.js';
 import { type HttpServer, sendJson, startHttpServer } from '../http/server.js';
 import type { Logger } from '../log.js';
 import { clientConfig } from '../store/pg/connection.js';
-import { webhookAmountProblem } from '../alerts/parse.js';
-import { DEFAULT_MAX_BODY_BYTES, MAX_WEBHOOK_VALUES } from '../alerts/receiver.js';
-import { OutOfBoundsJson, parseJson } from '../wallet/json.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../alerts/receiver.js';
+import { checkWebhookBody, drainPriority } from '../alerts/webhook-body.js';
 import { storedWebhookSecrets } from '../webhooks/stored.js';
 import type { SecretKeys } from '../webhooks/sealed.js';
 import { putInbox } from './inbox.js';
+import { hashInboxSecret, inboxHashKey, standbySecretsKey } from './inbox-secret.js';
 import { standbyVerification } from './standby-verify.js';
 
 /** What a standby tells a Slack request to wait: about the time a failover takes. */
@@ -54,6 +53,14 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
   const db = new pg.Pool({ ...clientConfig(o.url, { application: 'treasury-slack standby' }), max: 4 });
   db.on('error', (err) => o.logger.warn({ err }, 'standby: database connection error'));
   const log = o.logger.child({ component: 'standby' });
+  // Found once: SECRETS_KEY does not change under a running replica.
+  let hashKey: Buffer | undefined;
+  const inboxKey = async () => {
+    if (hashKey) return hashKey;
+    const key = await standbySecretsKey(db, o.secretsKeys);
+    if (key) hashKey = inboxHashKey(key);
+    return hashKey;
+  };
   const http = await startHttpServer(
     [
       // Alive and answering (a process supervisor or liveness check must not restart it),
@@ -121,26 +128,21 @@ export async function startStandby(o: StandbyOptions): Promise<HttpServer> {
             );
             if (!check.ok) return sendJson(res, 401, { error: 'invalid signature' });
           }
+          // The leader's own checks and words (src/alerts/webhook-body.ts): never acknowledge a body it would refuse.
           const raw = body.toString('utf8');
-          if (jsonTooDeep(raw)) return sendJson(res, 400, { error: 'body nests too deep' });
-          // The leader's own bounds (src/alerts/receiver.ts): never acknowledge a body it would refuse.
-          let parsed: unknown;
-          try {
-            parsed = parseJson(raw, { maxValues: MAX_WEBHOOK_VALUES });
-          } catch (err) {
-            return sendJson(res, 400, {
-              error: err instanceof OutOfBoundsJson ? err.message : 'body is not valid JSON',
-            });
-          }
-          const outOfBounds = webhookAmountProblem(parsed);
-          if (outOfBounds) return sendJson(res, 400, { error: outOfBounds });
+          const checked = checkWebhookBody(raw);
+          if (!checked.ok) return sendJson(res, checked.status, { error: checked.error });
           const headers: Record<string, string> = {};
           for (const n of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
             const v = h(n);
             if (v !== undefined) headers[n] = v;
           }
           try {
-            const fresh = await putInbox(db, { secret: given, body: raw, headers });
+            const key = await inboxKey();
+            // Before the leader's first start made SECRETS_KEY (local mode): nothing to hash with yet.
+            if (!key) throw new Error('no SECRETS_KEY in the database yet');
+            const item = { secretHash: hashInboxSecret(key, given), body: raw, headers };
+            const fresh = await putInbox(db, item, drainPriority(checked.event));
             sendJson(res, 200, { ok: true, duplicate: !fresh });
             log.info({ duplicate: !fresh }, 'standby: webhook taken into the inbox for the leader');
           } catch (err) {

@@ -59,6 +59,16 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; what: string; sql: str
       ALTER TABLE webhook_inbox ADD COLUMN refusal text;
     `,
   },
+  {
+    version: 4,
+    // The rows' secrets are hashed by the leader when it starts draining (src/replica/inbox.ts,
+    // hashLegacyRows): the hash's key is SECRETS_KEY's, which SQL here does not have.
+    what: 'the inbox drains known events ahead of unknown ones',
+    sql: `
+      ALTER TABLE webhook_inbox ADD COLUMN priority smallint NOT NULL DEFAULT 0;
+      CREATE INDEX webhook_inbox_drain ON webhook_inbox (priority, seq) WHERE refused_at IS NULL;
+    `,
+  },
 ];
 
 /** Applies the migrations this database lacks, each in its own transaction. Caller holds the leader lock. */
