@@ -14,7 +14,7 @@ export const MAX_WEBHOOK_VALUES = 2_000;
 
 export type BodyCheck =
   | { ok: true; event: WebhookEvent }
-  | { ok: false; status: 400; error: string; /** Only for the log: worth a warning line. */ amount?: true };
+  | { ok: false; status: 400; error: string /** Only for the log: worth a warning line. */; amount?: true };
 
 export function checkWebhookBody(raw: string): BodyCheck {
   // Nesting is refused before parsing: every later step recurses over the value.

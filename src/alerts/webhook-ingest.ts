@@ -48,7 +48,12 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
       };
       return items.map(({ event, raw }) => {
         const r = ingestEvent(tx, { event, source: 'webhook', raw }, ctx);
-        if (r.outcome !== 'duplicate' && event.kind === 'withdrawal' && event.merchantReference && deps.linkWithdrawal) {
+        if (
+          r.outcome !== 'duplicate' &&
+          event.kind === 'withdrawal' &&
+          event.merchantReference &&
+          deps.linkWithdrawal
+        ) {
           deps.linkWithdrawal(tx, { alertId: r.alertId, merchantReference: event.merchantReference, event });
         }
         return r;

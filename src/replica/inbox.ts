@@ -78,7 +78,10 @@ export async function hashLegacyRows(run: RunOnLeader, hashKey: Buffer): Promise
     for (const r of rows) {
       const item = JSON.parse(r.item) as StoredItem;
       if (typeof item.secret !== 'string') continue;
-      await c.query('UPDATE webhook_inbox SET item = $2 WHERE key = $1', [r.key, JSON.stringify(hashed(item, hashKey))]);
+      await c.query('UPDATE webhook_inbox SET item = $2 WHERE key = $1', [
+        r.key,
+        JSON.stringify(hashed(item, hashKey)),
+      ]);
       n++;
     }
     return n;
@@ -144,7 +147,7 @@ async function drainBatch(o: DrainOptions, size: number): Promise<{ claimed: num
     if (check.ok) checked.push({ key, event: check.event, raw: item.body });
     else refused.push({ key, reason: `${check.status} ${check.error}`, item });
   }
-  const { ingestedKeys, kept } = await ingestAll(o, checked);
+  const { ingestedKeys, kept, duplicates } = await ingestAll(o, checked);
   await inTransaction(o.run, async (c) => {
     if (ingestedKeys.length > 0) await c.query('DELETE FROM webhook_inbox WHERE key = ANY($1::text[])', [ingestedKeys]);
     if (refused.length > 0) {
@@ -162,7 +165,7 @@ async function drainBatch(o: DrainOptions, size: number): Promise<{ claimed: num
     );
   }
   o.logger.info(
-    { claimed: rows.length, ingested: ingestedKeys.length, refused: refused.length, kept, rotatedOut },
+    { claimed: rows.length, ingested: ingestedKeys.length, duplicates, refused: refused.length, kept, rotatedOut },
     'inbox: drained a batch',
   );
   return { claimed: rows.length, ingested: ingestedKeys.length, kept };
@@ -176,22 +179,28 @@ async function drainBatch(o: DrainOptions, size: number): Promise<{ claimed: num
 async function ingestAll(
   o: DrainOptions,
   items: ReadonlyArray<CheckedWebhook & { key: string }>,
-): Promise<{ ingestedKeys: string[]; kept: number }> {
-  if (items.length === 0) return { ingestedKeys: [], kept: 0 };
+): Promise<{ ingestedKeys: string[]; kept: number; duplicates: number }> {
+  if (items.length === 0) return { ingestedKeys: [], kept: 0, duplicates: 0 };
   try {
-    await o.ingest(items);
-    return { ingestedKeys: items.map((i) => i.key), kept: 0 };
+    const results = await o.ingest(items);
+    const duplicates = results.filter((r) => r.outcome === 'duplicate').length;
+    return { ingestedKeys: items.map((i) => i.key), kept: 0, duplicates };
   } catch (err) {
     o.logger.warn({ err }, 'inbox: a batch could not be ingested at once; one by one');
   }
   const ingestedKeys: string[] = [];
+  let duplicates = 0;
   for (const item of items) {
     try {
-      await o.ingest([item]);
+      const [r] = await o.ingest([item]);
+      if (r?.outcome === 'duplicate') duplicates++;
       ingestedKeys.push(item.key);
     } catch (err) {
-      o.logger.warn({ err, inboxKey: item.key }, 'inbox: a notification could not be ingested now; kept for the next round');
+      o.logger.warn(
+        { err, inboxKey: item.key },
+        'inbox: a notification could not be ingested now; kept for the next round',
+      );
     }
   }
-  return { ingestedKeys, kept: items.length - ingestedKeys.length };
+  return { ingestedKeys, kept: items.length - ingestedKeys.length, duplicates };
 }

@@ -40,61 +40,63 @@ async function postAll(url: string, bodies: readonly string[], width = 8): Promi
   );
 }
 
-describe.skipIf(!pgAvailable)(`junk at a standby does not delay a real deposit${pgSkipReason ? ` (${pgSkipReason})` : ''}`, () => {
-  let url = '';
-  let fake: FakeSlack;
-  const apps: TestApp[] = [];
-  let standby: Promise<TestApp> | undefined;
-  beforeAll(async () => {
-    url = await createTestDatabase('inbox_flood');
-    fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
-  }, 120_000);
-  afterAll(async () => {
-    for (const a of apps) await a.stop().catch(() => {});
-    await (await standby?.catch(() => undefined))?.stop().catch(() => {});
-    await fake?.close();
-  }, 60_000);
+describe.skipIf(!pgAvailable)(
+  `junk at a standby does not delay a real deposit${pgSkipReason ? ` (${pgSkipReason})` : ''}`,
+  () => {
+    let url = '';
+    let fake: FakeSlack;
+    const apps: TestApp[] = [];
+    let standby: Promise<TestApp> | undefined;
+    beforeAll(async () => {
+      url = await createTestDatabase('inbox_flood');
+      fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
+    }, 120_000);
+    afterAll(async () => {
+      for (const a of apps) await a.stop().catch(() => {});
+      await (await standby?.catch(() => undefined))?.stop().catch(() => {});
+      await fake?.close();
+    }, 60_000);
 
-  it('alerts a real deposit posted behind 2,000 junk bodies within 2 s, once', async () => {
-    const env = { DATABASE_URL: url, WEBHOOK_SECRET: SECRET };
-    const a = await startTestApp({ env, fake });
-    apps.push(a);
-    const port = await freePort();
-    standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
-    const base = `http://127.0.0.1:${port}`;
-    expect((await answer(`${base}/readyz`)).status).toBe(503);
-    const hook = `${base}/webhooks/wallet/${SECRET}`;
+    it('alerts a real deposit posted behind 2,000 junk bodies within 2 s, once', async () => {
+      const env = { DATABASE_URL: url, WEBHOOK_SECRET: SECRET };
+      const a = await startTestApp({ env, fake });
+      apps.push(a);
+      const port = await freePort();
+      standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
+      const base = `http://127.0.0.1:${port}`;
+      expect((await answer(`${base}/readyz`)).status).toBe(503);
+      const hook = `${base}/webhooks/wallet/${SECRET}`;
 
-    const junk = Array.from({ length: JUNK }, (_, i) => JSON.stringify({ note: 'not an event we know', n: i }));
-    await postAll(hook, junk);
-    const hash = `0x${'5e'.repeat(32)}`;
-    const acked = Date.now();
-    expect(await send(hook, depositSample({ hash }))).toEqual({ status: 200, body: { ok: true, duplicate: false } });
-    const alerted = () =>
-      fake.calls('chat.postMessage').filter((c) => JSON.stringify(c.args).includes('150.25'));
-    await until('the deposit to be alerted', () => alerted().length > 0, 15_000);
-    const delay = Date.now() - acked;
-    // The goal is 2 s on a 2-core machine; the bench measures it (a few hundred ms).
-    expect(delay).toBeLessThan(2_000);
+      const junk = Array.from({ length: JUNK }, (_, i) => JSON.stringify({ note: 'not an event we know', n: i }));
+      await postAll(hook, junk);
+      const hash = `0x${'5e'.repeat(32)}`;
+      const acked = Date.now();
+      expect(await send(hook, depositSample({ hash }))).toEqual({ status: 200, body: { ok: true, duplicate: false } });
+      const alerted = () => fake.calls('chat.postMessage').filter((c) => JSON.stringify(c.args).includes('150.25'));
+      await until('the deposit to be alerted', () => alerted().length > 0, 15_000);
+      const delay = Date.now() - acked;
+      // The goal is 2 s on a 2-core machine; the bench measures it (a few hundred ms).
+      expect(delay).toBeLessThan(2_000);
 
-    const db = new pg.Client({ connectionString: url });
-    await db.connect();
-    try {
-      let left = -1;
-      for (let i = 0; i < 200 && left !== 0; i++) {
-        left = Number((await db.query('SELECT count(*) AS n FROM webhook_inbox')).rows[0].n);
-        if (left !== 0) await new Promise((r) => setTimeout(r, 100));
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      try {
+        let left = -1;
+        for (let i = 0; i < 200 && left !== 0; i++) {
+          left = Number((await db.query('SELECT count(*) AS n FROM webhook_inbox')).rows[0].n);
+          if (left !== 0) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(left).toBe(0);
+        // every junk body is stored once, as a notification of unknown shape (never posted one by one)
+        const events = await db.query(
+          "SELECT count(*) AS n FROM store_records WHERE collection = 'webhook_events' AND value->'event'->>'kind' = 'unknown'",
+        );
+        expect(Number(events.rows[0].n)).toBe(JUNK);
+      } finally {
+        await db.end();
       }
-      expect(left).toBe(0);
-      // every junk body is stored once, as a notification of unknown shape (never posted one by one)
-      const events = await db.query(
-        "SELECT count(*) AS n FROM store_records WHERE collection = 'webhook_events' AND value->'event'->>'kind' = 'unknown'",
-      );
-      expect(Number(events.rows[0].n)).toBe(JUNK);
-    } finally {
-      await db.end();
-    }
-    await new Promise((r) => setTimeout(r, 500));
-    expect(alerted()).toHaveLength(1);
-  }, 120_000);
-});
+      await new Promise((r) => setTimeout(r, 500));
+      expect(alerted()).toHaveLength(1);
+    }, 120_000);
+  },
+);

@@ -127,9 +127,7 @@ describe.skipIf(!pgAvailable)(`the inbox's rows${pgSkipReason ? ` (${pgSkipReaso
     apps.push(b);
     let left: Array<{ key: string; refused_at: Date | null; refusal: string | null; item: string }> = [];
     for (let i = 0; i < 300; i++) {
-      left = (
-        await db.query('SELECT key, refused_at, refusal, item::text AS item FROM webhook_inbox')
-      ).rows;
+      left = (await db.query('SELECT key, refused_at, refusal, item::text AS item FROM webhook_inbox')).rows;
       if (left.length === 1 && left[0]!.refused_at) break;
       await new Promise((r) => setTimeout(r, 100));
     }
