@@ -21,6 +21,7 @@ const registry: RegistryEntry[] = [
   { name: 'digest', load: () => import('./digest.bench.js') },
   { name: 'valuation', load: () => import('./valuation.bench.js') },
   { name: 'db-restart', load: () => import('./db-restart.bench.js') },
+  { name: 'inbox', load: () => import('./inbox.bench.js') },
 ];
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
