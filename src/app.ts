@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { buildAlerts } from './app/alerts.js';
 import { buildBalances } from './app/balances.js';
 import { CleanupStack } from './app/cleanup.js';
+import { startInboxDrain } from './app/inbox.js';
 import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
 import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.js';
@@ -36,8 +37,6 @@ import { createLogger } from './log.js';
 import { buildMetrics } from './app/metrics.js';
 import { alertDelayRecorder, attachSources } from './metrics/sources.js';
 import { createOutbox } from './outbox/index.js';
-import { inboxHashKey } from './replica/inbox-secret.js';
-import { resolveSecretsKey } from './stepup/index.js';
 import { workOrder } from './app/work-order.js';
 import { resolvePolicyPath } from './policy/load.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
@@ -353,12 +352,8 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     address.url = http.url;
     ownBase.resolve(loopback(http.url));
     logger.info({ port: http.port }, 'HTTP server listening');
-    // Webhooks a standby took drain straight into the alerts' ingestion (no HTTP hop). SECRETS_KEY
-    // (resolved again: the step-up part made it if it had to) keys the inbox's secret hashes.
-    if (drainInbox) {
-      const hashKey = inboxHashKey(await resolveSecretsKey(config, store));
-      drainInbox({ ingest: alerts.ingest, hashKey, accepted: () => hookSecrets.accepted() });
-    }
+    // Webhooks a standby took drain straight into the alerts' ingestion, no HTTP hop (src/app/inbox.ts).
+    if (drainInbox) await startInboxDrain({ drainInbox, alerts, config, store, metrics, secrets: hookSecrets });
     // Only now that the verify route answers: resume or reconcile what a previous process left
     // (a resumed send's verification call must find us listening), then the policy file check
     // (an approved change may send pending requests), and again whenever the disk takes writes

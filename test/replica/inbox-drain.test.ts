@@ -12,18 +12,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-
-async function answer(url: string, timeoutMs = 15_000): Promise<Response> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fetch(url);
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
+import { firstAnswer } from '../helpers/http.js';
 
 function signed(body: string, id: string): Record<string, string> {
   const ts = Math.floor(Date.now() / 1000);
@@ -53,7 +42,7 @@ describe.skipIf(!pgAvailable)(`the webhook inbox drained late${pgSkipReason ? ` 
     const port = await freePort();
     standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
     const base = `http://127.0.0.1:${port}`;
-    expect((await answer(`${base}/readyz`)).status).toBe(503);
+    expect((await firstAnswer(`${base}/readyz`)).status).toBe(503);
 
     const body = depositSample({ hash: `0x${'cd'.repeat(32)}` });
     expect(await send(`${base}/webhooks/wallet/${SECRET}`, body, signed(body, 'msg_late_1'))).toEqual({

@@ -12,20 +12,9 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
+import { firstAnswer } from '../helpers/http.js';
 
 const JUNK = 2_000;
-
-async function answer(url: string, timeoutMs = 15_000): Promise<Response> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fetch(url);
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 /** Posts every body, `width` at a time; each must be acknowledged. */
 async function postAll(url: string, bodies: readonly string[], width = 8): Promise<void> {
@@ -64,7 +53,7 @@ describe.skipIf(!pgAvailable)(
       const port = await freePort();
       standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
       const base = `http://127.0.0.1:${port}`;
-      expect((await answer(`${base}/readyz`)).status).toBe(503);
+      expect((await firstAnswer(`${base}/readyz`)).status).toBe(503);
       const hook = `${base}/webhooks/wallet/${SECRET}`;
 
       const junk = Array.from({ length: JUNK }, (_, i) => JSON.stringify({ note: 'not an event we know', n: i }));

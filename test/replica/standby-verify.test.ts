@@ -19,6 +19,7 @@ import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js'
 import { CHANNELS, FINANCE_GROUP, freePort, startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { startGate, type Gate } from '../verification/gate.js';
+import { firstAnswer } from '../helpers/http.js';
 
 const CLIENT = 'payouts@client.example';
 const DEST = '0x2222222222222222222222222222222222222222';
@@ -27,18 +28,6 @@ const SECRET = 'verify-standby-secret-5f1c9a7e2b4d';
 function expectedChecksum(reference: string): string {
   const hex = (s: string) => createHash('sha512').update(s, 'utf8').digest('hex').toUpperCase();
   return hex(`${hex(SANDBOX_MERCHANT.apiKey)}${reference}:${DEST}`);
-}
-
-async function answer(url: string, timeoutMs = 15_000): Promise<Response> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fetch(url);
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 }
 
 describe.skipIf(!pgAvailable)(
@@ -78,7 +67,7 @@ describe.skipIf(!pgAvailable)(
       const port = await freePort();
       standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
       const base = `http://127.0.0.1:${port}`;
-      expect((await answer(`${base}/readyz`)).status).toBe(503);
+      expect((await firstAnswer(`${base}/readyz`)).status).toBe(503);
       const verify = async (reference: string, extra = '', secret = SECRET) => {
         const res = await fetch(
           `${base}/webhooks/wallet/${secret}/verify?reference=${encodeURIComponent(reference)}${extra}`,
