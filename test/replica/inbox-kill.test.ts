@@ -7,7 +7,6 @@
  * replicas' SECRETS_KEY, known events first), and the kill lands in that window: after a batch's
  * commit, before its delete.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,73 +14,23 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inboxKey } from '../../src/replica/inbox.js';
 import { hashInboxSecret, inboxHashKey } from '../../src/replica/inbox-secret.js';
-import { parseSecretsKey } from '../../src/stepup/key-format.js';
 import { depositSample } from '../alerts/setup.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
-import { freePort, TEST_POLICY_YAML } from '../helpers/treasury-app.js';
-import { repoRoot } from '../store/helpers.js';
+import { killReplicas, spawnReplica, waitStatus } from '../helpers/replica-process.js';
+import { TEST_POLICY_YAML } from '../helpers/treasury-app.js';
 
 const SECRET = 'wh_inbox_kill_secret_0123456789ab';
-const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
+/** What test/helpers/replica-process.ts gives every replica: the inbox's hashes are keyed from it. */
+const SECRETS_KEY = Buffer.alloc(32, 7);
 const DEPOSITS = 600;
 const JUNK = 2_000;
 const dir = mkdtempSync(path.join(tmpdir(), 'treasury-inbox-kill-'));
 const policyFile = path.join(dir, 'policy.yml');
 writeFileSync(policyFile, TEST_POLICY_YAML);
 
-interface Replica {
-  child: ChildProcess;
-  url: string;
-  out: () => string;
-}
-const running: Replica[] = [];
-
-async function replica(databaseUrl: string, fake: FakeSlack): Promise<Replica> {
-  const port = await freePort();
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SANDBOX_PORT: '0',
-      METRICS_PORT: '0',
-      DATA_DIR: dir,
-      DATABASE_URL: databaseUrl,
-      POLICY_FILE: policyFile,
-      SLACK_BOT_TOKEN: 'xoxb-inbox-kill-test-0123456789',
-      SLACK_SIGNING_SECRET: 'inbox-kill-test-signing-secret',
-      SECRETS_KEY,
-      SLACK_API_URL: fake.url,
-      WEBHOOK_SECRET: SECRET,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const r = { child, url: `http://127.0.0.1:${port}`, out: () => out };
-  running.push(r);
-  return r;
-}
-
-async function ready(r: Replica, timeoutMs: number): Promise<void> {
-  const start = Date.now();
-  for (;;) {
-    try {
-      const res = await fetch(`${r.url}/readyz`, { headers: { connection: 'close' } });
-      await res.arrayBuffer();
-      if (res.status === 200) return;
-    } catch {
-      /* not listening yet */
-    }
-    if (r.child.exitCode !== null) throw new Error(`replica exited: ${r.out().slice(-3000)}`);
-    if (Date.now() - start > timeoutMs) throw new Error(`not ready within ${timeoutMs} ms: ${r.out().slice(-3000)}`);
-    await new Promise((res) => setTimeout(res, 25));
-  }
-}
+const replica = (databaseUrl: string, fake: FakeSlack) =>
+  spawnReplica({ databaseUrl, slackApiUrl: fake.url, dataDir: dir, policyFile, webhookSecret: SECRET });
 
 const hashOf = (i: number) => `0x${i.toString(16).padStart(8, '0')}${'d'.repeat(56)}`;
 
@@ -90,14 +39,7 @@ describe.skipIf(!pgAvailable)(`a leader killed mid-drain${pgSkipReason ? ` (${pg
   beforeAll(async () => {
     fake = await startFakeSlack();
   });
-  afterEach(async () => {
-    for (const r of running.splice(0)) {
-      if (r.child.exitCode === null && r.child.signalCode === null) {
-        r.child.kill('SIGKILL');
-        await new Promise((res) => r.child.once('close', res));
-      }
-    }
-  });
+  afterEach(killReplicas);
   afterAll(async () => {
     await fake?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -106,11 +48,11 @@ describe.skipIf(!pgAvailable)(`a leader killed mid-drain${pgSkipReason ? ` (${pg
   it('loses nothing and doubles nothing', async () => {
     const url = await createTestDatabase('inbox_kill');
     const a = await replica(url, fake);
-    await ready(a, 40_000);
+    await waitStatus(a, '/readyz', 200, 40_000);
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {
-      const secretHash = hashInboxSecret(inboxHashKey(parseSecretsKey(SECRETS_KEY)!), SECRET);
+      const secretHash = hashInboxSecret(inboxHashKey(SECRETS_KEY), SECRET);
       const bodies: Array<{ body: string; priority: number }> = [];
       for (let i = 0; i < JUNK; i++) bodies.push({ body: JSON.stringify({ note: 'junk', n: i }), priority: 1 });
       for (let i = 0; i < DEPOSITS; i++) {
@@ -138,7 +80,7 @@ describe.skipIf(!pgAvailable)(`a leader killed mid-drain${pgSkipReason ? ` (${pg
       const inFlight = async () => (await stored()) > total - (await inbox());
       for (let i = 0; i < 600 && !(await inFlight()); i++) await new Promise((res) => setTimeout(res, 50));
       a.child.kill('SIGKILL');
-      await new Promise((res) => a.child.once('close', res));
+      await a.exited;
       await lock.query('COMMIT');
       await lock.end();
       const ingestedNotDeleted = (await stored()) - (total - (await inbox()));
@@ -147,7 +89,7 @@ describe.skipIf(!pgAvailable)(`a leader killed mid-drain${pgSkipReason ? ` (${pg
       expect(left).toBeGreaterThan(0);
 
       const b = await replica(url, fake);
-      await ready(b, 40_000);
+      await waitStatus(b, '/readyz', 200, 40_000);
       for (let i = 0; i < 300 && left > 0; i++) {
         left = await inbox();
         if (left > 0) await new Promise((res) => setTimeout(res, 100));
