@@ -7,11 +7,7 @@
  *
  * The standby, meanwhile, accepts both webhook secrets, read sealed from the database with
  * SECRETS_KEY.
- *
- * webhook_inbox: each row still carries the path secret it arrived with until the inbox branch
- * (issue 35, the inbox rows' secret) hashes it; INBOX_KEEPS_PATH_SECRET below exempts only
- * those two values in that one table. Every other secret is checked there too. Once that
- * branch is merged, empty the exemption: the test must still pass.
+ * webhook_inbox included: its rows keep a keyed hash of the path secret, never the secret.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -22,9 +18,6 @@ import { depositSample, send } from '../alerts/setup.js';
 import { pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { eventually, replicaRig } from '../helpers/replicas.js';
 import { freePort, startTestApp, USERS, visibleText } from '../helpers/treasury-app.js';
-
-/** Tables whose rows may still hold the webhook path secrets, until the inbox branch merges (see above). */
-const INBOX_KEEPS_PATH_SECRET = new Set(['webhook_inbox']);
 
 const secretOf = (url: string | undefined) =>
   decodeURIComponent(/\/webhooks\/wallet\/([^/]+)\/verify$/.exec(url ?? '')![1]!);
@@ -85,7 +78,6 @@ describe.skipIf(!pgAvailable)(`no secret in clear in the database${pgSkipReason 
       'Slack bot token': a.botToken,
       'authenticator seed': begun.secret,
     };
-    const pathSecrets = new Set(['webhook secret', 'previous webhook secret']);
 
     const tables = (
       await holder.query<{ name: string }>(
@@ -105,7 +97,6 @@ describe.skipIf(!pgAvailable)(`no secret in clear in the database${pgSkipReason 
       }
       for (const { row } of rows) {
         for (const [what, value] of Object.entries(secrets)) {
-          if (INBOX_KEEPS_PATH_SECRET.has(table) && pathSecrets.has(what)) continue;
           if (row.includes(value)) found.push(`${what} in ${table}`);
         }
       }
