@@ -7,16 +7,3 @@ export async function readBody(res: Response): Promise<{ text: string; json: unk
     return { text, json: undefined };
   }
 }
-
-/** The first answer of a server that may not listen yet (a standby coming up), retried until `timeoutMs`. */
-export async function firstAnswer(url: string, timeoutMs = 15_000): Promise<Response> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fetch(url);
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}

@@ -12,7 +12,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-import { firstAnswer } from '../helpers/http.js';
+import { eventually } from '../helpers/replicas.js';
 
 function signed(body: string, id: string): Record<string, string> {
   const ts = Math.floor(Date.now() / 1000);
@@ -42,7 +42,7 @@ describe.skipIf(!pgAvailable)(`the webhook inbox drained late${pgSkipReason ? ` 
     const port = await freePort();
     standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
     const base = `http://127.0.0.1:${port}`;
-    expect((await firstAnswer(`${base}/readyz`)).status).toBe(503);
+    expect((await eventually(() => fetch(`${base}/readyz`))).status).toBe(503);
 
     const body = depositSample({ hash: `0x${'cd'.repeat(32)}` });
     expect(await send(`${base}/webhooks/wallet/${SECRET}`, body, signed(body, 'msg_late_1'))).toEqual({

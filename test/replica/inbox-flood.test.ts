@@ -12,7 +12,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-import { firstAnswer } from '../helpers/http.js';
+import { eventually } from '../helpers/replicas.js';
 
 const JUNK = 2_000;
 
@@ -53,7 +53,7 @@ describe.skipIf(!pgAvailable)(
       const port = await freePort();
       standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
       const base = `http://127.0.0.1:${port}`;
-      expect((await firstAnswer(`${base}/readyz`)).status).toBe(503);
+      expect((await eventually(() => fetch(`${base}/readyz`))).status).toBe(503);
       const hook = `${base}/webhooks/wallet/${SECRET}`;
 
       const junk = Array.from({ length: JUNK }, (_, i) => JSON.stringify({ note: 'not an event we know', n: i }));

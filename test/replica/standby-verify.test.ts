@@ -19,7 +19,7 @@ import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js'
 import { CHANNELS, FINANCE_GROUP, freePort, startTestApp, USERS, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { startGate, type Gate } from '../verification/gate.js';
-import { firstAnswer } from '../helpers/http.js';
+import { eventually } from '../helpers/replicas.js';
 
 const CLIENT = 'payouts@client.example';
 const DEST = '0x2222222222222222222222222222222222222222';
@@ -67,7 +67,7 @@ describe.skipIf(!pgAvailable)(
       const port = await freePort();
       standby = startTestApp({ env: { ...env, PORT: String(port) }, fake });
       const base = `http://127.0.0.1:${port}`;
-      expect((await firstAnswer(`${base}/readyz`)).status).toBe(503);
+      expect((await eventually(() => fetch(`${base}/readyz`))).status).toBe(503);
       const verify = async (reference: string, extra = '', secret = SECRET) => {
         const res = await fetch(
           `${base}/webhooks/wallet/${secret}/verify?reference=${encodeURIComponent(reference)}${extra}`,

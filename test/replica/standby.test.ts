@@ -10,7 +10,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
-import { firstAnswer } from '../helpers/http.js';
+import { eventually } from '../helpers/replicas.js';
 
 describe.skipIf(!pgAvailable)(`two replicas on PostgreSQL${pgSkipReason ? ` (${pgSkipReason})` : ''}`, () => {
   let url = '';
@@ -35,7 +35,7 @@ describe.skipIf(!pgAvailable)(`two replicas on PostgreSQL${pgSkipReason ? ` (${p
     const port = await freePort();
     const bStarting = startTestApp({ env: { ...env, PORT: String(port) }, fake });
     const base = `http://127.0.0.1:${port}`;
-    const r = await firstAnswer(`${base}/readyz`);
+    const r = await eventually(() => fetch(`${base}/readyz`));
     expect(r.status).toBe(503);
     expect(await r.json()).toEqual({ role: 'standby' });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
@@ -69,7 +69,7 @@ describe.skipIf(!pgAvailable)(`two replicas on PostgreSQL${pgSkipReason ? ` (${p
     expect(Date.now() - stopped).toBeLessThan(5_000);
     expect(b.app.deps.store.stats().records).toBeGreaterThanOrEqual(recordsBefore);
     // (a kept-alive socket to the standby's server, closed at the takeover, may fail once: retried)
-    const readyz = await firstAnswer(`${b.app.url}/readyz`);
+    const readyz = await eventually(() => fetch(`${b.app.url}/readyz`));
     expect(readyz.status).toBe(200);
     await new Promise((res) => setTimeout(res, 1_000));
     expect(alerted()).toHaveLength(1);
