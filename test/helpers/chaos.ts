@@ -309,24 +309,6 @@ export async function approveWithdrawal(r: ReplicaProcess, w: Withdrawal): Promi
   return res?.status;
 }
 
-/**
- * The approver's click, sent until the approval is durable (the request left `pending`), as the
- * approver clicks again on a card that still shows Approve: the app acknowledges a click before
- * it records it (src/slack/acks-first.ts), so a click whose replica died, or whose database went
- * away, after the ack left nothing (and nothing was sent).
- */
-export async function approveUntilTaken(r: ReplicaProcess, url: string, w: Withdrawal): Promise<void> {
-  await untilAsync(
-    `the approval of ${w.amount} recorded`,
-    async () => {
-      if ((await stateOf(url, w)) !== 'pending') return true;
-      await approveWithdrawal(r, w);
-      return untilAsync('', async () => (await stateOf(url, w)) !== 'pending', 1_500).catch(() => false);
-    },
-    8_000,
-  );
-}
-
 /** Requested and approved through `r`, then followed until the service has it and it is completed. */
 export async function withdrawCompleted(r: ReplicaProcess, url: string): Promise<Withdrawal> {
   const w = await requestWithdrawal(r, url);

@@ -4,7 +4,10 @@
  * stream to every replica in turn. After each: the standby is alive (the leader that lost its
  * session exited 70, by design: docs/guides/replicas.md), a leader is ready within 5 s of the
  * database's return, no webhook was answered 2xx while it was down, every one answered 2xx is
- * alerted exactly once, and the audit chain verifies. The other faults: chaos-replicas.test.ts.
+ * alerted exactly once, and the audit chain verifies. Across the restart, withdrawals too (signed
+ * Slack requests): one completed before, one whose approval is durable as the server restarts, one
+ * through the new leader; each sent at most once and ended as the rules say (`eachApprovedSentOnce`).
+ * The other faults: chaos-replicas.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
