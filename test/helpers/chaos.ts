@@ -287,14 +287,18 @@ export async function requestWithdrawal(r: ReplicaProcess, url: string): Promise
   return { id: row.id, merchantReference: row.merchantReference, amount };
 }
 
+/** The request's card in the approvals channel, once posted. */
+export const cardOf = (w: Withdrawal) =>
+  until('the card', () =>
+    fake.channel(CHANNELS.approvals).find((m) => !m.thread_ts && m.text?.includes(w.merchantReference.slice(0, 8))),
+  );
+
 /**
  * An approver's click on the request's card, signed as Slack signs it, to `r`: the status it was
  * answered with (undefined: nothing answered). The click completes the quorum (one approval).
  */
 export async function approveWithdrawal(r: ReplicaProcess, w: Withdrawal): Promise<number | undefined> {
-  const card = await until('the card', () =>
-    fake.channel(CHANNELS.approvals).find((m) => !m.thread_ts && m.text?.includes(w.merchantReference.slice(0, 8))),
-  );
+  const card = await cardOf(w);
   const res = await sendToBolt(
     r.url,
     REPLICA_SIGNING_SECRET,

@@ -14,6 +14,7 @@ import {
   afterChaos,
   aliveExcept,
   auditVerifies,
+  cardOf,
   approveWithdrawal,
   eachAckedAlertedOnce,
   eachApprovedSentOnce,
@@ -135,11 +136,39 @@ describe.skipIf(!pgAvailable)(`replicas ride out faults${pgSkipReason ? ` (${pgS
     const standby = all.find((r) => r !== leader)!;
     const before = await withdrawCompleted(leader, url);
     const around = await requestWithdrawal(leader, url);
-    expect(await approveWithdrawal(leader, around)).toBe(200);
-    leader.child.kill('SIGSTOP');
+    // stopped while it is inside a write transaction, deterministically: the test holds the
+    // records' table against writes, the leader's commit of the approval checks its epoch (the
+    // epoch row locked) and waits for it; stopped then, and the table released, its transaction
+    // stays open with the epoch row held, as a leader frozen mid-commit (a VM or GC pause) does
+    await cardOf(around);
+    const gate = new pg.Client({ connectionString: url });
+    await gate.connect();
+    try {
+      await gate.query('BEGIN');
+      await gate.query('LOCK TABLE store_records IN SHARE ROW EXCLUSIVE MODE');
+      expect(await approveWithdrawal(leader, around)).toBe(200);
+      await untilAsync(
+        'the leader waiting inside its write transaction',
+        async () =>
+          (
+            await gate.query(
+              "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+            )
+          ).rowCount! > 0,
+        5_000,
+        5,
+      );
+      leader.child.kill('SIGSTOP');
+      await gate.query('ROLLBACK');
+    } finally {
+      await gate.end();
+    }
     // the documented price of a leader frozen inside a write transaction: up to 15 s, then 5 s
     const { ms } = await firstReady([standby], 20_000);
     expect(ms).toBeLessThan(20_000);
+    // the click was acknowledged before it was recorded (src/slack/acks-first.ts): the frozen
+    // transaction may have been rolled back, and the approver clicks again on the card
+    if ((await stateOf(url, around)) === 'pending') expect(await approveWithdrawal(standby, around)).toBe(200);
     const after = await withdrawCompleted(standby, url);
     leader.child.kill('SIGCONT');
     expect(await leader.exited).toBe(70);
