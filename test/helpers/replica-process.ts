@@ -24,6 +24,9 @@ export interface ReplicaEnv {
   env?: Record<string, string>;
 }
 
+/** The Slack signing secret every replica is started with (signed requests: test/helpers/slack-requests.ts). */
+export const REPLICA_SIGNING_SECRET = 'replica-test-signing-secret-01';
+
 const running = new Set<ReplicaProcess>();
 
 export async function spawnReplica(o: ReplicaEnv): Promise<ReplicaProcess> {
@@ -41,7 +44,7 @@ export async function spawnReplica(o: ReplicaEnv): Promise<ReplicaProcess> {
       DATABASE_URL: o.databaseUrl,
       POLICY_FILE: o.policyFile,
       SLACK_BOT_TOKEN: 'xoxb-replica-test-0123456789',
-      SLACK_SIGNING_SECRET: 'replica-test-signing-secret-01',
+      SLACK_SIGNING_SECRET: REPLICA_SIGNING_SECRET,
       SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
       SLACK_API_URL: o.slackApiUrl,
       WEBHOOK_SECRET: o.webhookSecret,

@@ -4,20 +4,29 @@
  * stream to every replica in turn. After each: the standby is alive (the leader that lost its
  * session exited 70, by design: docs/guides/replicas.md), a leader is ready within 5 s of the
  * database's return, no webhook was answered 2xx while it was down, every one answered 2xx is
- * alerted exactly once, and the audit chain verifies. The other faults: chaos-replicas.test.ts.
+ * alerted exactly once, and the audit chain verifies. Across the restart, withdrawals too (signed
+ * Slack requests): one completed before, one whose approval is durable as the server restarts, one
+ * through the new leader; each sent at most once and ended as the rules say (`eachApprovedSentOnce`).
+ * The other faults: chaos-replicas.test.ts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   afterChaos,
   aliveExcept,
   auditVerifies,
+  approveWithdrawal,
   eachAckedAlertedOnce,
+  eachApprovedSentOnce,
   replicas,
+  requestWithdrawal,
   setupChaos,
   sleep,
+  stateOf,
   teardownChaos,
   theCluster,
+  untilAsync,
   webhookStream,
+  withdrawCompleted,
 } from '../helpers/chaos.js';
 import { pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { firstReady } from '../helpers/replica-process.js';
@@ -29,16 +38,22 @@ describe.skipIf(!pgAvailable)(`replicas ride out the database${pgSkipReason ? ` 
   afterEach(afterChaos);
   afterAll(teardownChaos);
 
-  it('pg_ctl restart: the standby leads within 5 s of the return, nothing acknowledged is lost', async () => {
+  it('pg_ctl restart: the standby leads within 5 s of the return, nothing acknowledged is lost, each approved withdrawal sent once', async () => {
     const { url, all, leader } = await replicas(2);
     const standby = all.find((r) => r !== leader)!;
     const stream = webhookStream(all);
-    await sleep(500);
+    // one sent before the fault; one whose approval is durable as the server restarts (its
+    // send claimed, in flight or not yet made)
+    const before = await withdrawCompleted(leader, url);
+    const around = await requestWithdrawal(leader, url);
+    expect(await approveWithdrawal(leader, around)).toBe(200);
+    await untilAsync('the approval recorded', async () => (await stateOf(url, around)) !== 'pending', 5_000, 5);
     theCluster().restart();
     const back = Date.now();
-    const { ms } = await firstReady(all, 10_000);
+    const { ms, leader: next } = await firstReady(all, 10_000);
     expect(ms).toBeLessThan(5_000);
-    await sleep(500);
+    // and one through the new leader
+    const after = await withdrawCompleted(next, url);
     const sent = await stream.stop();
     aliveExcept(all, [leader]);
     expect(leader.out()).toMatch(/no longer leads/);
@@ -46,6 +61,7 @@ describe.skipIf(!pgAvailable)(`replicas ride out the database${pgSkipReason ? ` 
     expect(standby.out()).toMatch(RETRYING);
     expect(sent.filter((s) => s.at > back).length).toBeGreaterThan(0);
     await eachAckedAlertedOnce(sent);
+    await eachApprovedSentOnce(url, [before, around, after]);
     await auditVerifies(url, all);
   }, 60_000);
 

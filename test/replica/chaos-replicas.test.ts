@@ -3,7 +3,10 @@
  * webhooks stream to every replica in turn: PostgreSQL's `max_connections` full, the leader
  * SIGSTOPped for 8 s, the leader SIGKILLed with the standbys' inbox full. After each: every
  * process alive unless it exited 70 by design, a leader ready within 5 s, every webhook answered
- * 2xx alerted exactly once, the audit chain verified. The database's own faults: chaos-database.test.ts.
+ * 2xx alerted exactly once, the audit chain verified. In the SIGSTOP and SIGKILL cases withdrawals
+ * too (signed Slack requests): one completed before, one whose approval (SIGKILL) or send claim
+ * (SIGSTOP) is durable as the leader goes, one through the new leader; each sent at most once and
+ * ended as the rules say (`eachApprovedSentOnce`). The database's own faults: chaos-database.test.ts.
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -11,15 +14,22 @@ import {
   afterChaos,
   aliveExcept,
   auditVerifies,
+  cardOf,
+  approveWithdrawal,
   eachAckedAlertedOnce,
+  eachApprovedSentOnce,
   MAX_CONNECTIONS,
   postDeposit,
   replicas,
+  requestWithdrawal,
   setupChaos,
+  stateOf,
   sleep,
   spawnOn,
   teardownChaos,
+  untilAsync,
   webhookStream,
+  withdrawCompleted,
 } from '../helpers/chaos.js';
 import { pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { firstReady, waitStatus } from '../helpers/replica-process.js';
@@ -82,38 +92,113 @@ describe.skipIf(!pgAvailable)(`replicas ride out faults${pgSkipReason ? ` (${pgS
     }
   }, 60_000);
 
-  it('SIGSTOP of the leader for 8 s: the standby leads; the resumed one acts no more and exits 70', async () => {
+  it('SIGSTOP of the leader for 8 s: the standby leads; the resumed one acts no more and exits 70; each approved withdrawal sent once', async () => {
     const { url, all, leader } = await replicas(2);
     const standby = all.find((r) => r !== leader)!;
     const stream = webhookStream(all);
-    await sleep(300);
+    // one sent before; one stopped with it once its send is claimed (durable, the call maybe not made)
+    const before = await withdrawCompleted(leader, url);
+    const around = await requestWithdrawal(leader, url);
+    expect(await approveWithdrawal(leader, around)).toBe(200);
+    await untilAsync(
+      'the send claimed',
+      async () => !['pending', 'approved', undefined].includes(await stateOf(url, around)),
+      5_000,
+      5,
+    );
     leader.child.kill('SIGSTOP');
+    const stoppedAt = Date.now();
     const { ms } = await firstReady([standby], 10_000);
     expect(ms).toBeLessThan(6_000);
-    await sleep(8_000 - ms);
+    // one through the new leader while the old one is stopped
+    const during = await withdrawCompleted(standby, url);
+    await sleep(Math.max(0, stoppedAt + 8_000 - Date.now()));
     leader.child.kill('SIGCONT');
     expect(await leader.exited).toBe(70);
     await sleep(300);
     const sent = await stream.stop();
     aliveExcept(all, [leader]);
     await eachAckedAlertedOnce(sent);
+    await eachApprovedSentOnce(url, [before, around, during]);
     await auditVerifies(url, all);
   }, 60_000);
 
-  it('SIGKILL of the leader with the inbox full: every webhook a standby took is alerted once', async () => {
+  // BUG, found by this test and NOT fixed (it fails until the app is): the leader SIGSTOPped the
+  // moment an approval click is acknowledged, inside the approval's write transaction. The
+  // standby's epoch bump waits on the row the frozen transaction holds (up to
+  // WRITE_STALL_TOLERANCE_MS, 15 s, documented in src/store/pg/connection.ts), but meanwhile its
+  // own lock session sits idle past idle_session_timeout (SESSION_TIMEOUT_MS, 3 s): the server ends
+  // it, the standby logs "no longer leads: ... idle-session timeout" and "could not start", and no
+  // replica leads within 20 s (in a probe the standby still ran, not leading, 22 s after the stop;
+  // the frozen one exits 70 when resumed). Nothing was sent, nor twice; the frozen approval was
+  // rolled back (the click had been acknowledged: acks first), the request left pending.
+  it("BUG (fails, not fixed): SIGSTOP of the leader inside an approval's commit: the standby leads and the withdrawal is sent once", async () => {
+    const { url, all, leader } = await replicas(2);
+    const standby = all.find((r) => r !== leader)!;
+    const before = await withdrawCompleted(leader, url);
+    const around = await requestWithdrawal(leader, url);
+    // stopped while it is inside a write transaction, deterministically: the test holds the
+    // records' table against writes, the leader's commit of the approval checks its epoch (the
+    // epoch row locked) and waits for it; stopped then, and the table released, its transaction
+    // stays open with the epoch row held, as a leader frozen mid-commit (a VM or GC pause) does
+    await cardOf(around);
+    const gate = new pg.Client({ connectionString: url });
+    await gate.connect();
+    try {
+      await gate.query('BEGIN');
+      await gate.query('LOCK TABLE store_records IN SHARE ROW EXCLUSIVE MODE');
+      expect(await approveWithdrawal(leader, around)).toBe(200);
+      await untilAsync(
+        'the leader waiting inside its write transaction',
+        async () =>
+          (
+            await gate.query(
+              "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+            )
+          ).rowCount! > 0,
+        5_000,
+        5,
+      );
+      leader.child.kill('SIGSTOP');
+      await gate.query('ROLLBACK');
+    } finally {
+      await gate.end();
+    }
+    // the documented price of a leader frozen inside a write transaction: up to 15 s, then 5 s
+    const { ms } = await firstReady([standby], 20_000);
+    expect(ms).toBeLessThan(20_000);
+    // the click was acknowledged before it was recorded (src/slack/acks-first.ts): the frozen
+    // transaction may have been rolled back, and the approver clicks again on the card
+    if ((await stateOf(url, around)) === 'pending') expect(await approveWithdrawal(standby, around)).toBe(200);
+    const after = await withdrawCompleted(standby, url);
+    leader.child.kill('SIGCONT');
+    expect(await leader.exited).toBe(70);
+    aliveExcept(all, [leader]);
+    await eachApprovedSentOnce(url, [before, around, after]);
+    await auditVerifies(url, all);
+  }, 60_000);
+
+  it('SIGKILL of the leader with the inbox full: every webhook a standby took is alerted once, each approved withdrawal sent once', async () => {
     const { url, all, leader } = await replicas(3);
     const standbys = all.filter((r) => r !== leader);
+    const before = await withdrawCompleted(leader, url);
+    const around = await requestWithdrawal(leader, url);
     const sent = await Promise.all(Array.from({ length: 60 }, (_, i) => postDeposit(standbys[i % 2]!, 'dd')));
     // Slack's requests sent to a standby (before the load balancer moves) are retried, not dropped
     const slack = await fetch(`${standbys[0]!.url}/slack/events`, { method: 'POST', body: 'command=%2Ftx' });
     expect(slack.status).toBe(503);
     expect(slack.headers.get('retry-after')).toBe('2');
+    // killed the moment an approval is durable: its send not yet made, or in flight
+    expect(await approveWithdrawal(leader, around)).toBe(200);
+    await untilAsync('the approval recorded', async () => (await stateOf(url, around)) !== 'pending', 5_000, 2);
     leader.child.kill('SIGKILL');
-    const { ms } = await firstReady(standbys, 10_000);
+    const { ms, leader: next } = await firstReady(standbys, 10_000);
     expect(ms).toBeLessThan(5_000);
+    const after = await withdrawCompleted(next, url);
     expect(sent.every((s) => s.status === 200)).toBe(true);
     aliveExcept(standbys, []);
     await eachAckedAlertedOnce(sent);
+    await eachApprovedSentOnce(url, [before, around, after]);
     await auditVerifies(url, all);
   }, 60_000);
 });
