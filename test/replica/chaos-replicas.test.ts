@@ -123,16 +123,12 @@ describe.skipIf(!pgAvailable)(`replicas ride out faults${pgSkipReason ? ` (${pgS
     await auditVerifies(url, all);
   }, 60_000);
 
-  // BUG, found by this test and NOT fixed (it fails until the app is): the leader SIGSTOPped the
-  // moment an approval click is acknowledged, inside the approval's write transaction. The
-  // standby's epoch bump waits on the row the frozen transaction holds (up to
-  // WRITE_STALL_TOLERANCE_MS, 15 s, documented in src/store/pg/connection.ts), but meanwhile its
-  // own lock session sits idle past idle_session_timeout (SESSION_TIMEOUT_MS, 3 s): the server ends
-  // it, the standby logs "no longer leads: ... idle-session timeout" and "could not start", and no
-  // replica leads within 20 s (in a probe the standby still ran, not leading, 22 s after the stop;
-  // the frozen one exits 70 when resumed). Nothing was sent, nor twice; the frozen approval was
-  // rolled back (the click had been acknowledged: acks first), the request left pending.
-  it("BUG (fails, not fixed): SIGSTOP of the leader inside an approval's commit: the standby leads and the withdrawal is sent once", async () => {
+  // Found by this test: the leader SIGSTOPped inside an approval's write transaction. The standby's
+  // epoch bump waits on the row the frozen transaction holds (up to WRITE_STALL_TOLERANCE_MS, 15 s,
+  // src/store/pg/connection.ts); its lock session used to sit idle meanwhile, past
+  // idle_session_timeout (3 s), so the server ended it and no replica led. The lock thread now keeps
+  // the session busy from the moment it holds the lock (src/store/pg/lock-worker.mjs).
+  it("SIGSTOP of the leader inside an approval's commit: the standby leads within the write-stall tolerance and the withdrawal is sent once", async () => {
     const { url, all, leader } = await replicas(2);
     const standby = all.find((r) => r !== leader)!;
     const before = await withdrawCompleted(leader, url);

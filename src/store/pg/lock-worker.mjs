@@ -26,12 +26,14 @@ const client = new pg.Client(config);
 let leading = false;
 let done = false;
 let timer;
+let keepAlive;
 
 function finish(message) {
   if (done) return;
   done = true;
   Atomics.store(gone, 0, 1);
   clearInterval(timer);
+  clearInterval(keepAlive);
   if (message) parentPort.postMessage(message);
   // Ending the session lets go of the lock at once if it is still held.
   client
@@ -54,6 +56,7 @@ parentPort.on('message', (m) => {
 });
 
 function beatEvery(epoch) {
+  clearInterval(keepAlive);
   let inFlight = false;
   const beat = async () => {
     if (inFlight || done) return;
@@ -94,6 +97,12 @@ try {
   if (!done) {
     leading = true;
     parentPort.postMessage({ t: 'locked', pid: client.processID });
+    // Until the lead is confirmed, the session must not sit idle either: the epoch bump on the write
+    // connection may wait up to the write-stall tolerance for a frozen leader's transaction, and the
+    // server would end an idle session (and free the lock) long before (found by the chaos tests).
+    keepAlive = setInterval(() => {
+      if (!done) client.query('SELECT 1').catch((err) => finish(failure(err)));
+    }, heartbeatMs);
   }
 } catch (err) {
   finish(failure(err));
