@@ -103,6 +103,13 @@ describe('/treasury withdrawal <reference>', () => {
       );
     }
     await until('confirmed by webhook', () => a.app.deps.withdrawals.get(r.id)?.confirmation?.status === 'CONFIRMED');
+    // The service's own word can come before the CONFIRMED notification is recorded (asked after the
+    // pending one): the story is read once that notification is in the audit log too.
+    await until('the confirmed notification recorded', () =>
+      a.app.deps.store
+        .all(AUDIT_COLLECTION)
+        .some((e) => e.subject === r.id && e.action === 'webhook' && e.details.status === 'CONFIRMED'),
+    );
 
     const story = await say(a, `withdrawal ${r.merchantReference.slice(0, 8)}`);
     const lines = story.split('\n');
