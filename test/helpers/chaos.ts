@@ -31,7 +31,7 @@ import {
 } from './replica-process.js';
 import { blockAction, sendToBolt, slashCommand } from './slack-requests.js';
 import { CHANNELS, FINANCE_GROUP, TEST_POLICY_YAML, USERS } from './treasury-app.js';
-import { until } from './wait.js';
+import { untilAsync, until } from './wait.js';
 
 export const SECRET = 'wh_chaos_secret_0123456789abcdef';
 export const MAX_CONNECTIONS = 20;
@@ -225,22 +225,6 @@ async function rowsAt(url: string): Promise<Row[] | undefined> {
   }
 }
 
-/** Polls an async check until it gives something truthy. */
-export async function untilAsync<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs: number,
-  everyMs = 25,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 /** Where the database at `url` has the withdrawal now (undefined: the database does not answer). */
 export async function stateOf(url: string, w: Withdrawal): Promise<string | undefined> {
   return (await rowsAt(url))?.find((r) => r.id === w.id)?.state;
@@ -361,3 +345,5 @@ export async function eachApprovedSentOnce(url: string, ws: Withdrawal[]): Promi
   expect(ws.length).toBeGreaterThan(0);
   expect(wrong, 'each approved withdrawal: sent at most once, and ended as the rules say').toEqual([]);
 }
+
+export { untilAsync };

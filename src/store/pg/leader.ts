@@ -223,16 +223,29 @@ async function tryToLead(
     await client.connect();
     const applied = await migrate(client);
     if (applied.length > 0) o.logger?.info({ applied }, 'database schema migrated');
+    // Bumped only while the lock session provably holds the lock (this is another connection): a
+    // lock lost just before must not let two replicas each bump and fence the other. The row is
+    // locked first (this may wait for a frozen leader's write), and only then is the lock checked,
+    // in a statement of its own: a condition inside the UPDATE is read before the wait, not after.
+    // The lease counts from before any wait: after a long one it is stale until the lock session's
+    // first heartbeat (at once on lead) confirms the epoch, never longer than the lock is known held.
     const bumpedAt = nowNs();
-    // Bumped only while the lock session provably holds the lock (this is another connection):
-    // a lock lost just before must not let two replicas each bump and fence the other.
-    const r = await client.query<{ epoch: string }>(
-      `UPDATE replica_leader SET epoch = epoch + 1, holder = $1, since = now(), heartbeat_at = now()
-        WHERE id = 1 AND EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-          AND classid = 0 AND objid = $2 AND objsubid = 1 AND pid = $3)
-        RETURNING epoch`,
-      [o.holder, LEADER_LOCK_KEY, lock.pid],
-    );
+    await client.query('BEGIN');
+    let r: pg.QueryResult<{ epoch: string }>;
+    try {
+      await client.query('SELECT 1 FROM replica_leader WHERE id = 1 FOR UPDATE');
+      r = await client.query<{ epoch: string }>(
+        `UPDATE replica_leader SET epoch = epoch + 1, holder = $1, since = now(), heartbeat_at = now()
+          WHERE id = 1 AND EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+            AND classid = 0 AND objid = $2 AND objsubid = 1 AND pid = $3)
+          RETURNING epoch`,
+        [o.holder, LEADER_LOCK_KEY, lock.pid],
+      );
+      await client.query(r.rowCount === 0 ? 'ROLLBACK' : 'COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    }
     client.off('error', early);
     if (r.rowCount === 0) throw new LockSessionError('the lock session ended while taking the lead', '08006');
     const epoch = Number(r.rows[0]?.epoch);

@@ -57,6 +57,7 @@ parentPort.on('message', (m) => {
 
 function beatEvery(epoch) {
   clearInterval(keepAlive);
+  if (done) return;
   let inFlight = false;
   const beat = async () => {
     if (inFlight || done) return;
@@ -71,7 +72,17 @@ function beatEvery(epoch) {
       });
     }
     try {
-      const r = await client.query('SELECT epoch FROM replica_leader WHERE id = 1');
+      // A session whose packets are silently dropped never answers (TCP keepalive does not probe while
+      // data is unacknowledged): a beat not answered within the tolerance ends the lead, so the lease
+      // going stale is also heard as lost.
+      let late;
+      const answer = client.query('SELECT epoch FROM replica_leader WHERE id = 1');
+      const r = await Promise.race([
+        answer,
+        new Promise((_, reject) => {
+          late = setTimeout(() => reject(new Error(`no answer within ${maxStallMs} ms`)), maxStallMs);
+        }),
+      ]).finally(() => clearTimeout(late));
       const now = Number(r.rows[0]?.epoch);
       if (now !== epoch)
         return finish({ t: 'lost', reason: `fenced: the epoch is ${now}, this replica held ${epoch}` });

@@ -20,7 +20,9 @@ export function backoffDelay(attempt: number, random: () => number = Math.random
 
 // SQLSTATE classes and codes that say "the server is not there right now" rather than "you
 // asked wrongly": connection exceptions, a shutdown or restart, no free connection slot.
-const TRANSIENT_SQLSTATE = /^(08|53)|^57P0[1-4]$/;
+// 57P05 and 25P03 (an idle session, or one idle in a transaction, ended by the server's timeout) are
+// the session's, not the request's: a new connection clears them.
+const TRANSIENT_SQLSTATE = /^(08|53)|^57P0[1-5]$|^25P03$/;
 // What node and pg say when the socket is refused, reset, missing (a stopped server's unix
 // socket), or cut before an answer.
 const TRANSIENT_ERRNO = new Set([

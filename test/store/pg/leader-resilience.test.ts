@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { collection } from '../../../src/store/index.js';
 import { openPgStore } from '../../../src/store/pg/index.js';
-import { acquireLeadership } from '../../../src/store/pg/leader.js';
+import { acquireLeadership, LEADER_LOCK_KEY } from '../../../src/store/pg/leader.js';
 import { pgAvailable, pgSkipReason } from '../../helpers/pg.js';
 import { type OwnCluster, ownCluster } from '../../helpers/pg-own-cluster.js';
-import { until } from '../../helpers/wait.js';
+import { until, untilAsync } from '../../helpers/wait.js';
 
 const NOTES = collection<{ n: number }>('notes');
 
@@ -150,6 +150,49 @@ describe.skipIf(!pgAvailable)(`the lead through faults${pgSkipReason ? ` (${pgSk
     } finally {
       await admin.end();
       await o.store.close();
+    }
+  }, 30_000);
+
+  it("a lock session ended while the epoch bump waits on a frozen leader's row does not bump: the lead is taken again with a live lock", async () => {
+    // The schema and the row exist once someone has led.
+    await (await acquireLeadership({ url, holder: 'test:first' })).close();
+    const frozen = new pg.Client({ connectionString: url });
+    await frozen.connect();
+    const watcher = new pg.Client({ connectionString: url });
+    await watcher.connect();
+    try {
+      // A leader frozen inside a write: the epoch row stays locked.
+      await frozen.query('BEGIN');
+      await frozen.query('SELECT epoch FROM replica_leader WHERE id = 1 FOR UPDATE');
+      const taking = acquireLeadership({ url, holder: 'test:bump' });
+      const lockPid = async () =>
+        (
+          await watcher.query<{ pid: number }>(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = $1",
+            [LEADER_LOCK_KEY],
+          )
+        ).rows[0]?.pid;
+      const first = await untilAsync('the lock taken', lockPid);
+      await untilAsync('the bump waiting on the row', async () => {
+        const r = await watcher.query(
+          "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+        );
+        return (r.rowCount ?? 0) > 0;
+      });
+      // The lock session is cut while the bump waits; then the frozen leader's transaction ends.
+      await watcher.query('SELECT pg_terminate_backend($1)', [first]);
+      await frozen.query('COMMIT');
+      const leader = await taking;
+      try {
+        // Led with a lock session that is alive, not the one that was cut.
+        expect(leader.leaseFresh()).toBe(true);
+        expect(await lockPid()).not.toBe(first);
+      } finally {
+        await leader.close();
+      }
+    } finally {
+      await frozen.end().catch(() => {});
+      await watcher.end();
     }
   }, 30_000);
 });

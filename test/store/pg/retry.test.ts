@@ -34,6 +34,8 @@ describe('which failures are tried again', () => {
     ['57P03', 'the database system is starting up'],
     ['53300', 'sorry, too many clients already'],
     ['08006', 'connection failure'],
+    ['57P05', 'terminating connection due to idle-session timeout'],
+    ['25P03', 'terminating connection due to idle-in-transaction timeout'],
   ])('%s is tried again', (code, message) => {
     expect(isTransient(withCode(code, message))).toBe(true);
   });
