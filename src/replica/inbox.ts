@@ -29,6 +29,14 @@ import { hashInboxSecret, inboxSecretMatches } from './inbox-secret.js';
 export const DRAIN_BATCH = 250;
 /** Batches per drain round, so the verification inbox beside it gets its turn under a steady flood. */
 const MAX_BATCHES_PER_ROUND = 20;
+/**
+ * A row whose ingestion keeps failing (the same error each round) is set aside with its reason after
+ * this many tries, as a refused one is: kept, logged, never dropped, and no longer ahead of the rows
+ * behind it (they would wait for ever otherwise).
+ */
+export const MAX_INGEST_FAILURES = 5;
+/** Failed tries per row, per leader (its ingestion): a new leader tries each row afresh. */
+const failures = new WeakMap<WebhookIngest, Map<string, number>>();
 
 export interface InboxItem {
   /** hashInboxSecret of the path secret it arrived with. */
@@ -151,7 +159,8 @@ async function drainBatch(o: DrainOptions, size: number): Promise<{ claimed: num
     if (check.ok) checked.push({ key, event: check.event, raw: item.body });
     else refused.push({ key, reason: `${check.status} ${check.error}`, item });
   }
-  const { ingestedKeys, kept, duplicates } = await ingestAll(o, checked);
+  const { ingestedKeys, kept, duplicates, setAside } = await ingestAll(o, checked);
+  for (const r of setAside) refused.push({ ...r, item: hashed(rows.find((x) => x.key === r.key)!.item, o.hashKey) });
   await inTransaction(o.run, async (c) => {
     // Not waited to disk: a delete lost in a database crash only drains those rows again, and
     // their events are then duplicates (one alert each); the ingestion itself was durable.
@@ -186,28 +195,47 @@ async function drainBatch(o: DrainOptions, size: number): Promise<{ claimed: num
 async function ingestAll(
   o: DrainOptions,
   items: ReadonlyArray<CheckedWebhook & { key: string }>,
-): Promise<{ ingestedKeys: string[]; kept: number; duplicates: number }> {
-  if (items.length === 0) return { ingestedKeys: [], kept: 0, duplicates: 0 };
+): Promise<{
+  ingestedKeys: string[];
+  kept: number;
+  duplicates: number;
+  setAside: Array<{ key: string; reason: string }>;
+}> {
+  if (items.length === 0) return { ingestedKeys: [], kept: 0, duplicates: 0, setAside: [] };
   try {
     const results = await o.ingest(items);
     const duplicates = results.filter((r) => r.outcome === 'duplicate').length;
-    return { ingestedKeys: items.map((i) => i.key), kept: 0, duplicates };
+    return { ingestedKeys: items.map((i) => i.key), kept: 0, duplicates, setAside: [] };
   } catch (err) {
     o.logger.warn({ err }, 'inbox: a batch could not be ingested at once; one by one');
   }
+  const tries = failures.get(o.ingest) ?? new Map<string, number>();
+  failures.set(o.ingest, tries);
   const ingestedKeys: string[] = [];
+  const setAside: Array<{ key: string; reason: string }> = [];
   let duplicates = 0;
   for (const item of items) {
     try {
       const [r] = await o.ingest([item]);
       if (r?.outcome === 'duplicate') duplicates++;
       ingestedKeys.push(item.key);
+      tries.delete(item.key);
     } catch (err) {
+      const n = (tries.get(item.key) ?? 0) + 1;
+      tries.set(item.key, n);
+      if (n >= MAX_INGEST_FAILURES) {
+        tries.delete(item.key);
+        setAside.push({
+          key: item.key,
+          reason: `could not be ingested ${n} times: ${(err as Error).message ?? err}`.slice(0, 500),
+        });
+        continue;
+      }
       o.logger.warn(
-        { err, inboxKey: item.key },
+        { err, inboxKey: item.key, tries: n },
         'inbox: a notification could not be ingested now; kept for the next round',
       );
     }
   }
-  return { ingestedKeys, kept: items.length - ingestedKeys.length, duplicates };
+  return { ingestedKeys, kept: items.length - ingestedKeys.length - setAside.length, duplicates, setAside };
 }
