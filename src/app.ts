@@ -7,7 +7,6 @@
  * on one cleanup stack, stopped in reverse on stop or when starting fails half-way. main.ts
  * calls it with the environment; tests call it with test ports and directories.
  */
-import { readFileSync } from 'node:fs';
 import { buildAlerts } from './app/alerts.js';
 import { buildBalances } from './app/balances.js';
 import { CleanupStack } from './app/cleanup.js';
@@ -17,6 +16,8 @@ import { appRoutes } from './app/routes.js';
 import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.js';
 import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
+import { buildScreening } from './app/screening.js';
+import { VERSION } from './app/version.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp, resolveKeys } from './app/step-up.js';
 import type { RunningApp, StartOptions } from './app/types.js';
@@ -50,14 +51,7 @@ import { registerWebhookRotationRenderer } from '../commands/treasury/webhook-ro
 
 export type { RunningApp, StartOptions } from './app/types.js';
 
-export const VERSION: string = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-      .version;
-  } catch {
-    return 'unknown';
-  }
-})();
+export { VERSION } from './app/version.js';
 
 export async function startApp(o: StartOptions): Promise<RunningApp> {
   const { config } = o;
@@ -183,6 +177,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
 
     const { explorerNet } = wallet;
     const prices = buildPrices({ config, sandboxUrl: wallet.sandbox?.url, policy, now, logger, store });
+    const screening = await buildScreening({ config, sandboxUrl: wallet.sandbox?.url, store, outbox, policy, now, logger });
     const balances = buildBalances({
       prices: () => prices.snapshot(),
       store,
@@ -209,6 +204,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         metrics,
         prices: () => prices.snapshot(),
         sendsFirst: order.sendsFirst,
+        screening,
       },
       cleanup,
     );
@@ -235,6 +231,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         withdrawals: withdrawals.service,
         explorerNet,
         prices: () => prices.snapshot(),
+        screening: { senderVerdict: screening.service.senderVerdict, tell: screening.tell },
       },
       cleanup,
     );
@@ -284,6 +281,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       alerts,
       balances,
       prices,
+      screening: screening.service,
       digests,
       cardPermalink: withdrawals.cardPermalink,
       onWithdrawalChange: withdrawals.subscribe,
@@ -313,6 +311,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         digest: digests,
         exports: monthlyExports,
         prices,
+        screening: screening.service,
       },
       policy,
       { refuse: false, logger },

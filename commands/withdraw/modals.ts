@@ -46,6 +46,8 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   client_email: 'client',
   destination: 'destination',
   allowlist: 'destination',
+  sanctions: 'destination',
+  stale_list: 'amount',
   daily_limit: 'amount',
   tier: 'amount',
   note: 'note',

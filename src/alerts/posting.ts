@@ -16,6 +16,7 @@
  * - During a flood (notices.ts) a new claim is gathered into the channel's summary instead of a
  *   message of its own; if the history later confirms it, it is posted then, as news.
  */
+import { screenDeposit, type DepositScreening } from './sanctions.js';
 import { appendAudit } from '../audit/log.js';
 import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox, type OutboxPriority } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
@@ -42,6 +43,8 @@ export interface PostContext {
   outbox: Pick<Outbox, 'enqueue' | 'reprioritize'>;
   policy: Policy;
   now: number;
+  /** Deposits from sanctioned senders are flagged (sanctions.ts). */
+  screening?: DepositScreening;
 }
 
 /** A transaction a webhook told of that the wallet's history has not confirmed (yet), of any kind. */
@@ -181,6 +184,8 @@ export function applyHistory(
     },
     updatedAt: ctx.now,
   };
+  // The history names the sender when the notification did not: a sanctioned one is flagged now.
+  next = screenDeposit(tx, next, ctx.screening, ctx.now, l.fromAddress);
   const wasGathered = cur.gathered;
   if (wasGathered) {
     ungather(tx, wasGathered);

@@ -23,6 +23,7 @@ import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService }
 import type { BalancesPart } from './balances.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import type { CleanupStack } from './cleanup.js';
+import type { ScreeningPart } from './screening.js';
 
 export interface WithdrawalsPart {
   service: WithdrawalService;
@@ -64,6 +65,8 @@ export function buildWithdrawals(
     prices?: () => PriceSnapshot;
     /** Sends go before the outbox's posts (src/util/give-way.ts). */
     sendsFirst?: GiveWay;
+    /** Sanctions screening: facts of every step, and the admins told of a request stopped for it. */
+    screening?: Pick<ScreeningPart, 'withdrawals' | 'onWithdrawal'>;
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
@@ -79,7 +82,9 @@ export function buildWithdrawals(
     ...(o.balances ? { balances: o.balances.book } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
     ...(o.sendsFirst ? { goFirst: o.sendsFirst.hold } : {}),
+    ...(o.screening ? { screening: o.screening.withdrawals } : {}),
   });
+  if (o.screening) service.subscribe(o.screening.onWithdrawal);
   cleanup.push(() => service.idle());
   const notifier = withdrawalNotifier({
     store: o.store,

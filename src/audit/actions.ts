@@ -74,6 +74,12 @@ export const AUDIT_ACTION_GROUPS = {
     'stepup_rekeyed',
   ],
   'The webhook secret (src/webhooks/rotation.ts)': ['webhook_rotate'],
+  'Sanctions screening (src/screening)': [
+    'sanctions_stop',
+    'sanctions_deposit',
+    'screening_list_refreshed',
+    'screening_list_refresh_failed',
+  ],
 } as const;
 
 export const AUDIT_ACTIONS = Object.values(AUDIT_ACTION_GROUPS).flat();

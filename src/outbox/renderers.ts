@@ -38,6 +38,7 @@ export const APP_RENDERERS = {
   'stepup-notice': 'src/slack/step-up-notices.ts',
   verification_alert: 'src/slack/verification-notice.ts',
   'job-notice': 'src/slack/job-messages.ts',
+  'screening-notice': 'src/slack/screening-notice.ts',
   'policy-change': 'commands/treasury/policy-change.ts',
   'policy-file-problem': 'commands/treasury/policy-change.ts',
   'webhook-rotated': 'commands/treasury/webhook-rotate.ts',

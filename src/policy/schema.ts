@@ -20,6 +20,7 @@ import {
   principal,
   timezoneSchema,
 } from './schema-parts.js';
+import { screeningSchema } from './screening-schema.js';
 
 export { amountSchema, durationSchema } from './schema-parts.js';
 
@@ -269,6 +270,7 @@ export const policySchema = z
       })
       .default({ monthly: 'csv' })
       .describe('Exports sent by the app.'),
+    screening: screeningSchema,
   })
   .superRefine((p, ctx) => {
     // A change nobody can approve would freeze the policy for good.

@@ -10,6 +10,7 @@ import type { PriceSnapshot, Valuation } from '../prices/types.js';
 import { approvalsComplete, type AllowlistApprovals } from './rules.js';
 import { judge, type RuleName, type Step } from './rule-table.js';
 import type { MissingApprovals, WithdrawalRequest } from './types.js';
+import type { ScreeningFacts } from '../screening/types.js';
 
 /** Per approver of the request: still an approver in the policy in force, and the new tier's must_include entries they match. */
 export type RecheckFacts = Readonly<Record<string, { isApprover: boolean; satisfies: readonly string[] }>>;
@@ -40,6 +41,7 @@ export interface RecheckContext {
   /** Read lazily: only the limits' windows need them. */
   requests?: (() => readonly WithdrawalRequest[]) | undefined;
   frozen?: { by: string; reason: string } | undefined;
+  screening?: ScreeningFacts | undefined;
 }
 
 /** The request's value for the rules now: at the policy price of the cache; as recorded when the app has no prices. */
@@ -69,6 +71,7 @@ export function recheck(
     requests: ctx.requests ?? (() => []),
     allowlistApprovals: ctx.allowlistApprovals,
     frozen: ctx.frozen,
+    screening: ctx.screening,
   });
   if (j.refusal || !j.tier)
     return { kind: 'refused', reason: j.refusal?.message ?? 'no tier', rule: j.refusal?.rule ?? 'tier' };
@@ -86,6 +89,15 @@ export function recheck(
     tier,
     approvals,
     allowlist: j.allowlist ?? req.allowlist,
+    // An approval does not judge the list's age (the send does): the card keeps saying it was stale.
+    ...(j.screening
+      ? {
+          screening: {
+            ...j.screening,
+            ...(step === 'approve' && req.screening?.stale ? { stale: req.screening.stale } : {}),
+          },
+        }
+      : {}),
     // The value judged at this step, shown on the card (the one at the request stays in `valuation`).
     ...(fresh ? { sendValuation: fresh } : {}),
   };

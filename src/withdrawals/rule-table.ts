@@ -24,6 +24,8 @@ import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec, formatAmount } from './money.js';
 import { checkAllowlist, DAY_MS, type AllowlistApprovals } from './rules.js';
 import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
+import { judgeLookalike, judgeSanctions, judgeStaleList } from './screening-rules.js';
+import type { ScreeningFacts, ScreeningInfo } from '../screening/types.js';
 import {
   NOT_COUNTED_STATES,
   type AllowlistInfo,
@@ -48,6 +50,8 @@ export interface RuleFacts {
   allowlistApprovals?: AllowlistApprovals | undefined;
   /** The freeze in force, read in the same commit. */
   frozen?: { by: string; reason: string } | undefined;
+  /** The sanctions list and the provider's cached answers (src/screening); absent: the app screens nothing. */
+  screening?: ScreeningFacts | undefined;
 }
 
 export type Verdict =
@@ -61,6 +65,10 @@ export type Verdict =
       keep?: (a: Approval) => boolean;
       because?: MissingApprovals['because'];
       allowlist?: AllowlistInfo;
+      /** Approvals needed beyond the tier's (a look-alike destination). */
+      extraApprovals?: number;
+      /** What the card and the audit log keep of the screening (merged across the screening rules). */
+      screening?: Partial<ScreeningInfo>;
     };
 
 export interface Rule {
@@ -69,7 +77,17 @@ export interface Rule {
   judge(r: WithdrawalRequest, f: RuleFacts): Verdict;
 }
 
-export type RuleName = 'freeze' | 'allowlist' | 'tier' | 'step_up' | 'note' | 'daily_limit' | 'daily_value_limit';
+export type RuleName =
+  | 'sanctions'
+  | 'freeze'
+  | 'allowlist'
+  | 'tier'
+  | 'lookalike'
+  | 'step_up'
+  | 'note'
+  | 'daily_limit'
+  | 'daily_value_limit'
+  | 'stale_list';
 
 const ALL: readonly Step[] = ['request', 'approve', 'send', 'verify'];
 const PASS: Verdict = { kind: 'pass' };
@@ -100,6 +118,8 @@ const valueNow = (o: WithdrawalRequest, f: RuleFacts): Valuation =>
 const unknownValue: Valuation = { kind: 'unknown', reason: 'no price was read', since: null };
 
 export const RULES: Readonly<Record<RuleName, Rule>> = {
+  // First: a sanctioned destination's refusal is the one a person reads, whatever else is wrong.
+  sanctions: { steps: ALL, judge: judgeSanctions },
   freeze: {
     steps: ['send', 'verify'],
     judge: (_r, f) => (f.frozen ? { kind: 'hold', message: 'sends are frozen', until: 'unfreeze' } : PASS),
@@ -144,6 +164,7 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
       };
     },
   },
+  lookalike: { steps: ALL, judge: judgeLookalike },
   step_up: {
     steps: ['approve', 'send', 'verify'],
     judge(r, f) {
@@ -225,6 +246,8 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
       };
     },
   },
+  // Not at the approvals: an approval changes nothing that is sent; the send and the callback hold it.
+  stale_list: { steps: ['request', 'send', 'verify'], judge: judgeStaleList },
 };
 
 /** What the table says of a request at one step: the first refusal, the holds, and how approvals count. */
@@ -237,11 +260,15 @@ export interface Judgement {
   approvals: Approval[];
   allowlist?: AllowlistInfo;
   because?: MissingApprovals['because'];
+  /** What the screening rules found (absent: the app screens nothing, or screening is off). */
+  screening?: ScreeningInfo;
 }
 
 /** Every rule of the table that runs at `f.step`, in table order. */
 export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
   const out: Judgement = { holds: [], approvals: [...r.approvals] };
+  let extra = 0;
+  let screening: Partial<ScreeningInfo> | undefined;
   for (const [name, rule] of Object.entries(RULES) as Array<[RuleName, Rule]>) {
     if (!rule.steps.includes(f.step)) continue;
     const v = rule.judge(r, f);
@@ -258,6 +285,8 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
         if (v.tier) out.tier = v.tier;
         if (v.allowlist) out.allowlist = v.allowlist;
         if (v.keep) out.approvals = out.approvals.filter(v.keep);
+        if (v.extraApprovals) extra += v.extraApprovals;
+        if (v.screening) screening = { ...screening, ...v.screening };
         // The first reason wins: the allowlist's, then the code's, then the value's (as the card words them).
         if (v.because && (!out.because || out.because.startsWith('value'))) out.because = v.because;
         break;
@@ -267,5 +296,8 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
       }
     }
   }
+  // The tier's approvals and then those the screening asks for (capped as a tier's are).
+  if (out.tier && extra) out.tier = { ...out.tier, approvals: Math.min(20, out.tier.approvals + extra) };
+  if (screening) out.screening = screening;
   return out;
 }

@@ -12,6 +12,7 @@ import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
 import type { AllowlistApprovals } from './rules.js';
 import type { PriceSnapshot } from '../prices/types.js';
+import type { ScreeningFacts } from '../screening/types.js';
 import type { DecisionOutcome, WithdrawalEvent, WithdrawalRequest } from './types.js';
 
 /** Every withdrawal request by id; the persisted name must never change. */
@@ -30,6 +31,8 @@ export interface ShellOptions {
   allowlistApprovals?: () => AllowlistApprovals | undefined;
   /** The price cache, read at each decision (the rule table's values at the policy price). */
   prices?: (() => PriceSnapshot) | undefined;
+  /** The sanctions list and the provider's cached answers, read at each decision (src/screening). */
+  screening?: (() => ScreeningFacts) | undefined;
   now: () => number;
   logger: Logger;
   onChange?: (event: WithdrawalEvent, tx: Tx) => void;
@@ -45,6 +48,7 @@ export function createShell(o: ShellOptions) {
     policy: p,
     allowlistApprovals: o.allowlistApprovals?.(),
     prices: o.prices?.(),
+    screening: o.screening?.(),
   });
 
   /** Writes the request and hands the change to onChange inside the same transaction. */

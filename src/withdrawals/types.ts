@@ -4,6 +4,7 @@
  */
 
 import type { Valuation } from '../prices/types.js';
+import type { ScreeningInfo } from '../screening/types.js';
 
 /**
  * pending -> approved (same commit as the last approval) -> executing (durable before the
@@ -177,6 +178,10 @@ export interface WithdrawalRequest {
   expiresAt: string;
   reminderSentAt?: string;
   allowlist: AllowlistInfo;
+  /** The screening at the last step judged: the list's fingerprint, a stale list, the provider's word, a look-alike. */
+  screening?: ScreeningInfo;
+  /** Stopped because the destination is sanctioned (listed after the request): at which step, by which list. */
+  sanctioned?: { at: string; step: 'approve' | 'send' | 'verify'; reason: string; list?: { date: string; sha256: string } };
   /**
    * The app had no record of the client when it was requested (no address generated through it,
    * no confirmed deposit, no completed withdrawal: src/clients/known.ts). The service has no call
@@ -281,6 +286,10 @@ export type RequestRule =
   | 'tier'
   | 'note'
   | 'balance'
+  /** The destination is on the sanctions list, or the provider identifies it as sanctioned. */
+  | 'sanctions'
+  /** The sanctions list is stale and the request is above screening.stale_block_above. */
+  | 'stale_list'
   /** A repeat of a request that is no longer "never executed" (the service reported it after all). */
   | 'repeat';
 

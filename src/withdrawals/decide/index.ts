@@ -19,6 +19,7 @@
 import type { AuditAction } from '../../audit/actions.js';
 import type { Policy } from '../../policy/schema.js';
 import type { PriceSnapshot, Valuation } from '../../prices/types.js';
+import type { ScreeningFacts } from '../../screening/types.js';
 import type { WithdrawalStatus } from '../../wallet/client/withdrawal-status.js';
 import type { AllowlistApprovals, CheckedInput, Refused } from '../rules.js';
 import type { RecheckFacts } from '../recheck.js';
@@ -128,6 +129,8 @@ export interface DecideContext {
    */
   prices?: PriceSnapshot | undefined;
   requests?: (() => readonly WithdrawalRequest[]) | undefined;
+  /** The sanctions list and the provider's cached answers now (src/screening); absent: nothing is screened. */
+  screening?: ScreeningFacts | undefined;
 }
 
 export interface AuditRecord {

@@ -11,7 +11,7 @@ import { valuationNow } from '../recheck.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
 import { refusalOutcome, type ServiceDeps } from './deps.js';
 
-export function approvalOps({ shell, sender, policy, now, groups, logger, hooks, prices }: ServiceDeps) {
+export function approvalOps({ shell, sender, policy, now, groups, logger, hooks, prices, screening }: ServiceDeps) {
   const { stored, commitOn, outcomeOf } = shell;
   const tierNow = (r: WithdrawalRequest) =>
     selectTier(policy.current(), r.currency, r.amount, valuationNow(r, prices?.()));
@@ -33,6 +33,8 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks,
     const judged = before ? tierNow(before) : undefined;
     const entries = new Set([...(before?.tier.mustInclude ?? []), ...(judged?.mustInclude ?? [])]);
     if (isApprover) for (const entry of entries) if (await matches([entry], userId, groups)) satisfies.push(entry);
+    // The provider is asked before the commit (the rule table reads its answer there): listed since the request, refused.
+    if (isApprover && before) await screening?.ask(before.destination);
     // The approval that may complete the quorum gives its send a head start (sender.ts): the
     // balance read runs beside this commit. Only an approver's click may start one, so nobody
     // else can make the app call the service.

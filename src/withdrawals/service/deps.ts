@@ -9,6 +9,7 @@ import type { Policy } from '../../policy/schema.js';
 import type { PolicySource } from '../../policy/source.js';
 import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 import type { Store } from '../../store/index.js';
+import type { WithdrawalScreening } from '../../screening/types.js';
 import { recoveryAction, type RecoveryAction } from '../decide/index.js';
 import type { RecheckFacts } from '../recheck.js';
 import type { Reconciler } from '../reconcile.js';
@@ -29,6 +30,7 @@ export interface ServiceDeps {
   hooks: WithdrawalHooks;
   balances: BalanceSource | undefined;
   prices: (() => PriceSnapshot) | undefined;
+  screening: WithdrawalScreening | undefined;
 }
 
 export const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => ({

@@ -1,5 +1,6 @@
 import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 /** What the withdrawal service is given and what it offers (service/index.ts builds it). */
+import type { WithdrawalScreening } from '../../screening/types.js';
 import type { Logger } from '../../log.js';
 import type { GroupResolver } from '../../policy/people.js';
 import type { PolicySource } from '../../policy/source.js';
@@ -57,6 +58,8 @@ export interface WithdrawalServiceOptions {
    * at request time, and recomputed before the send. Absent: values unknown (strictest `value` rules).
    */
   prices?: () => PriceSnapshot;
+  /** Sanctions screening (src/screening): the list and the provider, read at every step the rule table runs. */
+  screening?: WithdrawalScreening;
   /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
   reconcileMaxPages?: number;
   reconcilePageSize?: number;

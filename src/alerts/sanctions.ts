@@ -1,0 +1,69 @@
+/**
+ * A deposit whose sender is on the sanctions list (src/screening): flagged on its alert ("from an
+ * address on the OFAC sanctions list"), never with `@here`, audited, and the admins told at once in
+ * private. The sender is the notification's (DepositAddress, or a sender field), or the wallet
+ * history record's `fromAddress` once the alert is checked against it. Judged once per alert.
+ */
+import { appendAudit } from '../audit/log.js';
+import type { SenderVerdict } from '../screening/service.js';
+import type { ScreeningNotice } from '../screening/types.js';
+import type { Tx } from '../store/index.js';
+import type { Alert } from './types.js';
+
+/** What the alerts are given of screening (the app's screening part). */
+export interface DepositScreening {
+  senderVerdict(address: string | undefined): SenderVerdict | undefined;
+  tell(tx: Tx, notice: ScreeningNotice): void;
+}
+
+/** The alert, flagged when its deposit came from a sanctioned sender (`fromHistory`: the history record's sender). */
+export function screenDeposit(
+  tx: Tx,
+  alert: Alert,
+  screening: DepositScreening | undefined,
+  now: number,
+  fromHistory?: string,
+): Alert {
+  if (!screening || alert.kind !== 'deposit' || alert.sanctioned) return alert;
+  const sender = alert.depositAddress ?? alert.senderAddress ?? fromHistory;
+  const v = screening.senderVerdict(sender);
+  if (!v) return alert;
+  const at = new Date(now).toISOString();
+  const reason =
+    v.by === 'list'
+      ? `the sender ${v.address} is on the OFAC sanctions list of ${v.list.date.slice(0, 10)}`
+      : `the sanctions screening service identifies the sender ${v.address} as sanctioned`;
+  const next: Alert = {
+    ...alert,
+    // Never @here for it: the admins are told in private instead.
+    mention: false,
+    ...(alert.depositAddress || alert.senderAddress ? {} : { depositAddress: v.address }),
+    sanctioned: { address: v.address, by: v.by, at, list: { date: v.list.date, sha256: v.list.sha256 } },
+  };
+  appendAudit(tx, {
+    at,
+    actor: 'system',
+    action: 'sanctions_deposit',
+    subject: alert.id,
+    details: {
+      hash: alert.hash ?? null,
+      amount: alert.amount ?? null,
+      currency: alert.currency ?? null,
+      network: alert.network ?? null,
+      sender: v.address,
+      by: v.by,
+      list: v.list,
+    },
+  });
+  screening.tell(tx, {
+    kind: 'deposit',
+    at,
+    address: v.address,
+    ...(alert.amount ? { amount: alert.amount } : {}),
+    ...(alert.currency ? { currency: alert.currency } : {}),
+    ...(alert.network ? { network: alert.network } : {}),
+    reason,
+    list: { date: v.list.date, sha256: v.list.sha256 },
+  });
+  return next;
+}
