@@ -158,8 +158,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     });
     cleanup.push(() => outbox.stop());
     registerBurstSummaryRenderer(outbox);
+    const screening = await buildScreening({ config, wallet, store, outbox, policy, now, logger });
+    const { sanctioned } = screening;
     const governor = buildGovernor(
-      { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path },
+      { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path, sanctioned },
       cleanup,
     );
     registerPolicyChangeRenderers(outbox, governor, policy);
@@ -177,7 +179,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
 
     const { explorerNet } = wallet;
     const prices = buildPrices({ config, sandboxUrl: wallet.sandbox?.url, policy, now, logger, store });
-    const screening = await buildScreening({ config, sandboxUrl: wallet.sandbox?.url, store, outbox, policy, now, logger });
     const balances = buildBalances({
       prices: () => prices.snapshot(),
       store,
@@ -231,7 +232,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         withdrawals: withdrawals.service,
         explorerNet,
         prices: () => prices.snapshot(),
-        screening: { senderVerdict: screening.service.senderVerdict, tell: screening.tell },
+        screening: { listed: screening.service.listed, tell: screening.tell },
       },
       cleanup,
     );

@@ -12,6 +12,7 @@ import { hasRole } from '../../src/policy/people.js';
 import { isWalletError } from '../../src/wallet/errors.js';
 import { context, fields, header, mention, packLines, section, shorten } from '../../src/slack/blocks.js';
 import { priceStatusText } from '../../src/slack/price-words.js';
+import { screeningProblem, screeningStatusText } from '../../src/slack/screening-words.js';
 import { formatFiat } from '../../src/format/fiat.js';
 import { outside, outsideCode } from '../../src/format/outside.js';
 import { dmChannel } from '../../src/slack/guard.js';
@@ -85,6 +86,8 @@ async function statusLine(deps: CommandDeps): Promise<string> {
     problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
   const frozen = currentFreeze(deps.store);
   if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${outside(frozen.reason)}`);
+  const stale = screeningProblem(deps.screening?.status(), deps.policy.current().screening.stale_block_above);
+  if (stale) problems.push(stale);
   const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
   if (unknown)
     problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);
@@ -157,6 +160,9 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
           ]),
           section(
             `*Prices*\n${priceStatusText(deps.prices.state(), deps.policy.current().valuation.max_age, deps.now())}`,
+          ),
+          section(
+            `*Sanctions screening*\n${screeningStatusText(deps.screening?.status(), deps.policy.current().screening.stale_block_above)}`,
           ),
           ...jobStatusBlocks(deps.scheduler.status()),
           context(`Slack mode: ${deps.config.slack.mode}`),

@@ -76,7 +76,8 @@ export function enqueueAlertPost(tx: Tx, alert: Alert, ctx: PostContext): Alert 
   // A large confirmed one keeps a message of its own; so does a failure, except a deposit's
   // that was never seen pending (it moved no money: a line of a batch message says it).
   const failureOfNote = isFailure(alert.status) && (alert.kind !== 'deposit' || seenPending(alert));
-  const own = (alert.mention && confirmed) || failureOfNote;
+  // A deposit from a sanctioned sender too: its flag must not be one line among many.
+  const own = (alert.mention && confirmed) || failureOfNote || !!alert.sanctioned;
   const priority = postPriority(alert);
   ctx.outbox.enqueue(tx, {
     op: 'post',

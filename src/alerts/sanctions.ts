@@ -5,14 +5,14 @@
  * history record's `fromAddress` once the alert is checked against it. Judged once per alert.
  */
 import { appendAudit } from '../audit/log.js';
-import type { SenderVerdict } from '../screening/service.js';
+import type { ListedVerdict } from '../screening/service.js';
 import type { ScreeningNotice } from '../screening/types.js';
 import type { Tx } from '../store/index.js';
 import type { Alert } from './types.js';
 
 /** What the alerts are given of screening (the app's screening part). */
 export interface DepositScreening {
-  senderVerdict(address: string | undefined): SenderVerdict | undefined;
+  listed(address: string | undefined): ListedVerdict | undefined;
   tell(tx: Tx, notice: ScreeningNotice): void;
 }
 
@@ -26,7 +26,7 @@ export function screenDeposit(
 ): Alert {
   if (!screening || alert.kind !== 'deposit' || alert.sanctioned) return alert;
   const sender = alert.depositAddress ?? alert.senderAddress ?? fromHistory;
-  const v = screening.senderVerdict(sender);
+  const v = screening.listed(sender);
   if (!v) return alert;
   const at = new Date(now).toISOString();
   const reason =

@@ -16,6 +16,7 @@ import { createProvider } from '../screening/provider.js';
 import { createScreening, type ScreeningService } from '../screening/service.js';
 import type { ScreeningNotice, WithdrawalScreening } from '../screening/types.js';
 import { registerScreeningNoticeRenderer } from '../slack/screening-notice.js';
+import { listName } from '../screening/words.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WithdrawalEvent } from '../withdrawals/types.js';
 
@@ -24,13 +25,16 @@ export interface ScreeningPart {
   /** What the withdrawal service is given (facts, the provider, the admins' notices). */
   withdrawals: WithdrawalScreening;
   tell(tx: Tx, notice: ScreeningNotice): void;
+  /** Why an address may not be allowlisted (governed policy): it is sanctioned now; undefined when not. */
+  sanctioned(address: string): string | undefined;
   /** A withdrawal listener: a request stopped for a sanctioned destination is told to the admins. */
   onWithdrawal(event: WithdrawalEvent, tx: Tx): void;
 }
 
 export async function buildScreening(o: {
   config: Config;
-  sandboxUrl: string | undefined;
+  /** The embedded sandbox, when it is the wallet: its list and provider stand in for the real ones. */
+  wallet: { sandbox?: { url: string } | undefined };
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'registerRenderer'>;
   policy: PolicySource;
@@ -38,13 +42,14 @@ export async function buildScreening(o: {
   logger: Logger;
 }): Promise<ScreeningPart> {
   const c = o.config.screening;
-  const source = c.listUrl ?? (o.sandboxUrl ? `${o.sandboxUrl}${SANCTIONS_PREFIX}` : undefined);
+  const sandboxUrl = o.wallet.sandbox?.url;
+  const source = c.listUrl ?? (sandboxUrl ? `${sandboxUrl}${SANCTIONS_PREFIX}` : undefined);
   // The sandbox's own provider stands in only when the list is the sandbox's too (the local workspace, tests).
   const api =
     c.apiUrl && c.apiKey
       ? { url: c.apiUrl, key: c.apiKey }
-      : o.sandboxUrl && !c.listUrl
-        ? { url: o.sandboxUrl, key: SANDBOX_SCREENING_KEY }
+      : sandboxUrl && !c.listUrl
+        ? { url: sandboxUrl, key: SANDBOX_SCREENING_KEY }
         : undefined;
   const provider = api
     ? createProvider({ url: api.url, apiKey: api.key, now: o.now, timeoutMs: c.timeoutMs })
@@ -67,6 +72,13 @@ export async function buildScreening(o: {
     service,
     tell,
     withdrawals: { facts: service.facts, ask: service.ask, tell },
+    sanctioned(address) {
+      const v = service.listed(address);
+      if (!v) return undefined;
+      return v.by === 'list'
+        ? `it is on ${listName(v.list)}`
+        : 'the sanctions screening service identifies it as sanctioned';
+    },
     onWithdrawal(event, tx) {
       const r = event.request;
       if (event.type !== 'rejected' || !r.sanctioned) return;

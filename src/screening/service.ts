@@ -3,7 +3,7 @@
  * the embedded sandbox's copy, has been read; the last good list kept in the store across
  * restarts), its refresh (the `screening.refresh` job), and the provider asked before each step's
  * commit. What it hands the rule table is data (`facts()`), judged by the pure rules in
- * src/withdrawals/screening-rules.ts; a deposit's sender is judged by `senderVerdict`.
+ * src/withdrawals/screening-rules.ts; a deposit's sender is judged by `listed`.
  */
 import { appendAudit } from '../audit/log.js';
 import type { Logger } from '../log.js';
@@ -39,7 +39,7 @@ export interface ScreeningStatus {
 }
 
 /** A deposit's sender on the list (or named sanctioned by the provider): what the alert and the admins are told. */
-export interface SenderVerdict {
+export interface ListedVerdict {
   address: string;
   list: ListRef;
   by: 'list' | 'provider';
@@ -51,7 +51,7 @@ export interface ScreeningService {
   /** Asks the provider about `address` (when one is configured) so that `facts()` has its answer. Never throws. */
   ask(address: string): Promise<ProviderAnswer | undefined>;
   /** The sender of a deposit judged: listed (by which list), or undefined. */
-  senderVerdict(address: string | undefined): SenderVerdict | undefined;
+  listed(address: string | undefined): ListedVerdict | undefined;
   /** Reads the list again when due (screening.refresh) or when the last read failed; throws when it cannot. */
   refresh(): Promise<void>;
   status(): ScreeningStatus;
@@ -143,7 +143,7 @@ export async function createScreening(o: {
       if (!o.provider || !o.policy.current().screening.enabled) return undefined;
       return o.provider.ask(address);
     },
-    senderVerdict(address) {
+    listed(address) {
       if (!address || !o.policy.current().screening.enabled) return undefined;
       if (isListed(list, address)) return { address, list: listRef(list), by: 'list' };
       if (o.provider?.answer(address)?.kind === 'listed') return { address, list: listRef(list), by: 'provider' };

@@ -58,6 +58,8 @@ export type GovernanceCommand =
 
 export interface GovernanceFacts {
   now: number;
+  /** Why an address may not be allowlisted (it is on the sanctions list: src/screening), or undefined. */
+  sanctioned?: (address: string) => string | undefined;
   /** A fresh id, used when the decision creates a proposal or a problem record. */
   newId: string;
   /**
@@ -197,8 +199,10 @@ function fileChanged(
   if (state.seenHash === reading.rawHash) return nothing({ kind: 'unchanged' });
   const at = iso(facts.now);
   const seen = { hash: reading.rawHash, at };
-  if (!reading.ok) {
-    const { error } = reading;
+  // A sanctioned address added to the allowlist: the file is refused as unusable, so nobody can approve it.
+  const sanctioned = reading.ok && state.policy ? sanctionedAdditions(state.policy, reading.policy, facts) : undefined;
+  if (!reading.ok || sanctioned) {
+    const error = reading.ok ? sanctioned! : reading.error;
     const id = facts.newId;
     return {
       result: { kind: 'invalid', error },
@@ -256,6 +260,19 @@ const stateWords: Record<PolicyProposal['state'], string> = {
   rejected: 'rejected',
   superseded: 'replaced by a newer version of the file',
 };
+
+/** Why `next` may not be proposed: an address it adds to the allowlist is sanctioned now; undefined when none is. */
+export function sanctionedAdditions(current: Policy, next: Policy, facts: Pick<GovernanceFacts, 'sanctioned'>): string | undefined {
+  if (!facts.sanctioned) return undefined;
+  const known = new Set(current.withdrawals.allowlist.addresses.map((a) => addressKey(a.network, a.address)));
+  const problems = next.withdrawals.allowlist.addresses
+    .filter((a) => !known.has(addressKey(a.network, a.address)))
+    .flatMap((a) => {
+      const why = facts.sanctioned!(a.address);
+      return why ? [`withdrawals.allowlist.addresses: ${a.address} (${a.label}) cannot be allowlisted: ${why}`] : [];
+    });
+  return problems.length ? problems.join('\n') : undefined;
+}
 
 function decideOn(
   state: GovernanceState,
@@ -318,6 +335,14 @@ function decideOn(
     if (!(err instanceof PolicyError)) throw err;
     const d = refused(`This policy change cannot be applied: ${err.message}\nFix the file; it is checked again.`);
     supersede(d, p, at, 'it is not a valid policy for this version of the app');
+    d.writes.seen = null;
+    return d;
+  }
+  // Listed since it was proposed: the address it adds to the allowlist is sanctioned now.
+  const sanctioned = sanctionedAdditions(inForcePolicy(state), nextPolicy, facts);
+  if (sanctioned) {
+    const d = refused(`This policy change cannot be applied: ${sanctioned}`);
+    supersede(d, p, at, 'an address it adds to the allowlist is sanctioned now');
     d.writes.seen = null;
     return d;
   }
