@@ -248,10 +248,7 @@ export const envSchema = z.object({
     ),
   ),
   SANCTIONS_LIST_URL: optionalString
-    .refine(
-      (v) => v === undefined || !/^https?:\/\/[^/]*@/.test(v),
-      'must not contain a user name or password',
-    )
+    .refine((v) => v === undefined || !/^https?:\/\/[^/]*@/.test(v), 'must not contain a user name or password')
     .meta(
       doc(
         'Screening',

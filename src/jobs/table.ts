@@ -175,7 +175,8 @@ export const JOBS: readonly JobRow[] = [
     schedule: '23 * * * *',
     description:
       'Reads the sanctions list again from SANCTIONS_LIST_URL once `screening.refresh` has passed since the last good read (removals count as well as additions), and every hour while reads fail; the last good list is kept.',
-    run: (screening) => screening.refresh(),
+    // Run by hand (an admin, a test): read now, whatever the age.
+    run: (screening, ctx) => screening.refresh({ force: ctx.reason === 'manual' }),
   }),
   job({
     name: 'store.prune',

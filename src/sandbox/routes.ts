@@ -162,7 +162,13 @@ function walletRoutes(p: RouteParts): Route[] {
         ),
     },
     // The sanctions list and a Chainalysis-compatible sanctions API (screening.ts), for the app's screening.
-    { methods: ['GET'], path: SANCTIONS_PREFIX, prefix: true, envelope: 'control', handle: (r) => sanctionsFile(p.screening, r) },
+    {
+      methods: ['GET'],
+      path: SANCTIONS_PREFIX,
+      prefix: true,
+      envelope: 'control',
+      handle: (r) => sanctionsFile(p.screening, r),
+    },
     {
       methods: ['GET'],
       path: SCREENING_API_PREFIX,

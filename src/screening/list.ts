@@ -57,14 +57,18 @@ export function parseAddresses(text: string, what: string): string[] {
   for (const line of body.split(/\r?\n/)) {
     const a = line.replace(/#.*$/, '').trim();
     if (!a) continue;
-    if (/\s/.test(a) || a.length > 128) throw new Error(`${what} has a line that is not an address: "${a.slice(0, 40)}"`);
+    if (/\s/.test(a) || a.length > 128)
+      throw new Error(`${what} has a line that is not an address: "${a.slice(0, 40)}"`);
     out.push(a);
   }
   return out;
 }
 
 /** The list made of these addresses (duplicates and casing folded by key). */
-export function makeList(addresses: Iterable<string>, meta: { source: string; date: string; fetchedAt: string }): SanctionsList {
+export function makeList(
+  addresses: Iterable<string>,
+  meta: { source: string; date: string; fetchedAt: string },
+): SanctionsList {
   const keys = new Set<string>();
   for (const a of addresses) keys.add(addressKey(a));
   return { ...meta, sha256: digestOf(keys), count: keys.size, addresses: keys };

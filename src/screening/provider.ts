@@ -38,12 +38,7 @@ export interface Provider {
   answer(address: string): ProviderAnswer | undefined;
 }
 
-export function createProvider(o: {
-  url: string;
-  apiKey: string;
-  now: () => number;
-  timeoutMs?: number;
-}): Provider {
+export function createProvider(o: { url: string; apiKey: string; now: () => number; timeoutMs?: number }): Provider {
   const base = o.url.replace(/\/+$/, '');
   const name = new URL(base).host;
   const kept = new Map<string, ProviderAnswer>();

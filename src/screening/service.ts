@@ -52,8 +52,11 @@ export interface ScreeningService {
   ask(address: string): Promise<ProviderAnswer | undefined>;
   /** The sender of a deposit judged: listed (by which list), or undefined. */
   listed(address: string | undefined): ListedVerdict | undefined;
-  /** Reads the list again when due (screening.refresh) or when the last read failed; throws when it cannot. */
-  refresh(): Promise<void>;
+  /**
+   * Reads the list again when due (screening.refresh) or when the last read failed, or at once with
+   * `force` (the job run by hand); throws when it cannot.
+   */
+  refresh(o?: { force?: boolean }): Promise<void>;
   status(): ScreeningStatus;
 }
 
@@ -86,8 +89,8 @@ export async function createScreening(o: {
     return listAge(list, now()) >= o.policy.current().screening.refresh;
   }
 
-  async function refresh(): Promise<void> {
-    if (!due()) return;
+  async function refresh(opts: { force?: boolean } = {}): Promise<void> {
+    if (!o.source || !(opts.force || due())) return;
     const source = o.source!;
     let next: SanctionsList;
     try {

@@ -32,13 +32,15 @@ const HEADLINE = {
 } as const;
 
 export function renderScreeningNotice(ref: string): Rendered | null {
-  const parsed = noticeSchema.safeParse((() => {
-    try {
-      return JSON.parse(ref);
-    } catch {
-      return undefined;
-    }
-  })());
+  const parsed = noticeSchema.safeParse(
+    (() => {
+      try {
+        return JSON.parse(ref);
+      } catch {
+        return undefined;
+      }
+    })(),
+  );
   if (!parsed.success) return null;
   const n = parsed.data;
   const who = n.mention?.length ? `${n.mention.map((m) => mention(m)).join(' ')} ` : '';
@@ -50,7 +52,11 @@ export function renderScreeningNotice(ref: string): Rendered | null {
       ? `${money ? `${money}${where} ` : ''}from ${outsideCode(n.address, 128)}. The funds are in the wallet: decide with your compliance officer what to do with them; nothing was posted to the channel with @here.`
       : `${money ? `${money}${where} ` : ''}to ${outsideCode(n.address, 128)}${n.requester ? `, requested by ${mention(n.requester)}` : ''}. Nothing was sent.`,
     `Why: ${outside(n.reason, 600)}`,
-    ...(n.list ? [`Judged with the OFAC sanctions list of ${utcDay(n.list.date)} (sha256 \`${n.list.sha256.slice(0, 16)}…\`); it is in the audit log.`] : []),
+    ...(n.list
+      ? [
+          `Judged with the OFAC sanctions list of ${utcDay(n.list.date)} (sha256 \`${n.list.sha256.slice(0, 16)}…\`); it is in the audit log.`,
+        ]
+      : []),
   ];
   const text = lines.join('\n');
   return { text, blocks: [section(text)] };

@@ -53,7 +53,7 @@ export function judgeSanctions(r: WithdrawalRequest, f: RuleFacts): Verdict {
 }
 
 /** A list older than max_age: above stale_block_above (or of unknown value) refused at the request, held at the send. */
-export function judgeStaleList(r: WithdrawalRequest, f: RuleFacts): Verdict {
+export function judgeStaleList(_r: WithdrawalRequest, f: RuleFacts): Verdict {
   const s = f.screening;
   const p = f.policy.screening;
   if (!s || !p.enabled) return PASS;

@@ -181,7 +181,12 @@ export interface WithdrawalRequest {
   /** The screening at the last step judged: the list's fingerprint, a stale list, the provider's word, a look-alike. */
   screening?: ScreeningInfo;
   /** Stopped because the destination is sanctioned (listed after the request): at which step, by which list. */
-  sanctioned?: { at: string; step: 'approve' | 'send' | 'verify'; reason: string; list?: { date: string; sha256: string } };
+  sanctioned?: {
+    at: string;
+    step: 'approve' | 'send' | 'verify';
+    reason: string;
+    list?: { date: string; sha256: string };
+  };
   /**
    * The app had no record of the client when it was requested (no address generated through it,
    * no confirmed deposit, no completed withdrawal: src/clients/known.ts). The service has no call

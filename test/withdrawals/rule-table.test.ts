@@ -121,7 +121,10 @@ const SCENARIOS: Record<RuleName, Scenario> = {
   sanctions: fc.integer({ min: 1, max: 900 }).map((n) => {
     const req = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
     // The destination was listed (in other casing: EVM addresses compare case-insensitively) after the request.
-    const listed = screened(['0xAbCdEf0000000000000000000000000000000001', req.destination.toUpperCase().replace('0X', '0x')]);
+    const listed = screened([
+      '0xAbCdEf0000000000000000000000000000000001',
+      req.destination.toUpperCase().replace('0X', '0x'),
+    ]);
     return { req, before: facts(req, { screening: screened([]) }), after: facts(req, { screening: listed }) };
   }),
   stale_list: fc.integer({ min: 10_001, max: 19_999 }).map((n) => {
@@ -138,7 +141,11 @@ const SCENARIOS: Record<RuleName, Scenario> = {
     const dest = '0x2222333344445555666677778888999900001111';
     const base = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
     const req = { ...base, destination: dest, allowlist: { status: 'unlisted' as const, neverPaidBefore: true } };
-    const paid = { ...approvedAt({ amount: '5', currency: 'USDT', price: 1 }), destination: lookalikeOf(dest), state: 'completed' as const };
+    const paid = {
+      ...approvedAt({ amount: '5', currency: 'USDT', price: 1 }),
+      destination: lookalikeOf(dest),
+      state: 'completed' as const,
+    };
     return { req, before: facts(req), after: facts(req, { others: [paid] }) };
   }),
   freeze: fc.integer({ min: 1, max: 900 }).map((n) => {

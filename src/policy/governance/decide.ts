@@ -262,7 +262,11 @@ const stateWords: Record<PolicyProposal['state'], string> = {
 };
 
 /** Why `next` may not be proposed: an address it adds to the allowlist is sanctioned now; undefined when none is. */
-export function sanctionedAdditions(current: Policy, next: Policy, facts: Pick<GovernanceFacts, 'sanctioned'>): string | undefined {
+export function sanctionedAdditions(
+  current: Policy,
+  next: Policy,
+  facts: Pick<GovernanceFacts, 'sanctioned'>,
+): string | undefined {
   if (!facts.sanctioned) return undefined;
   const known = new Set(current.withdrawals.allowlist.addresses.map((a) => addressKey(a.network, a.address)));
   const problems = next.withdrawals.allowlist.addresses

@@ -173,11 +173,20 @@ export function decideRecheck(
   if (r.kind === 'refused') {
     // A destination sanctioned since the request is stopped by the law, not by the policy: said so, and kept on the request.
     const sanctioned = r.rule === 'sanctions';
-    const reason = sanctioned ? `Stopped: ${r.reason}.` : `No longer allowed by the treasury policy in force: ${r.reason}`;
+    const reason = sanctioned
+      ? `Stopped: ${r.reason}.`
+      : `No longer allowed by the treasury policy in force: ${r.reason}`;
     const list = ctx.screening?.list;
     const stop =
       sanctioned && step !== 'request'
-        ? { sanctioned: { at, step, reason: r.reason, ...(list ? { list: { date: list.date, sha256: list.sha256 } } : {}) } }
+        ? {
+            sanctioned: {
+              at,
+              step,
+              reason: r.reason,
+              ...(list ? { list: { date: list.date, sha256: list.sha256 } } : {}),
+            },
+          }
         : {};
     return {
       kind: 'changed',
