@@ -14,18 +14,19 @@
  * Adding a rule is adding one entry here (docs/contributing.md); the compiler names a missing one.
  * Pure: the facts are passed in.
  */
-import type { Policy } from '../policy/schema.js';
 import { valueAt } from '../prices/value.js';
-import type { PriceSnapshot, Valuation } from '../prices/types.js';
+import type { Valuation } from '../prices/types.js';
 import { needsStepUp } from '../stepup/threshold.js';
 import { formatFiat } from '../format/fiat.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { Dec, formatAmount } from './money.js';
-import { checkAllowlist, DAY_MS, type AllowlistApprovals } from './rules.js';
+import { formatAmount } from '../format/amount.js';
+import { Dec } from '../money/decimal.js';
+import { checkAllowlist, DAY_MS } from './rules.js';
 import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
 import { judgeLookalike, judgeSanctions, judgeStaleList } from './screening-rules.js';
-import type { ScreeningFacts, ScreeningInfo } from '../screening/types.js';
+import type { ScreeningInfo } from '../screening/types.js';
+import type { Rule, RuleFacts, Step, Verdict } from './rule-types.js';
 import {
   NOT_COUNTED_STATES,
   type AllowlistInfo,
@@ -34,48 +35,7 @@ import {
   type WithdrawalRequest,
 } from './types.js';
 
-/** Where a withdrawal is judged: every rule runs at every step it names. */
-export type Step = 'request' | 'approve' | 'send' | 'verify';
-
-export interface RuleFacts {
-  step: Step;
-  now: number;
-  policy: Policy;
-  /** The request's value now, at the policy price (unknown: the strictest case). */
-  valuation: Valuation;
-  /** The price cache now: earlier requests count at their policy value now, not as recorded. */
-  prices: PriceSnapshot | undefined;
-  /** Every stored request (this one is skipped by id), read only by the rules that need them. */
-  requests: () => readonly WithdrawalRequest[];
-  allowlistApprovals?: AllowlistApprovals | undefined;
-  /** The freeze in force, read in the same commit. */
-  frozen?: { by: string; reason: string } | undefined;
-  /** The sanctions list and the provider's cached answers (src/screening); absent: the app screens nothing. */
-  screening?: ScreeningFacts | undefined;
-}
-
-export type Verdict =
-  | { kind: 'pass' }
-  | { kind: 'refuse'; message: string }
-  | { kind: 'hold'; message: string; until: 'release' | 'unfreeze' }
-  | {
-      kind: 'count';
-      tier?: TierChoice;
-      /** Which of the given approvals still count under this rule. */
-      keep?: (a: Approval) => boolean;
-      because?: MissingApprovals['because'];
-      allowlist?: AllowlistInfo;
-      /** Approvals needed beyond the tier's (a look-alike destination). */
-      extraApprovals?: number;
-      /** What the card and the audit log keep of the screening (merged across the screening rules). */
-      screening?: Partial<ScreeningInfo>;
-    };
-
-export interface Rule {
-  /** The steps it runs at. */
-  steps: readonly Step[];
-  judge(r: WithdrawalRequest, f: RuleFacts): Verdict;
-}
+export type { Rule, RuleFacts, Step, Verdict } from './rule-types.js';
 
 export type RuleName =
   | 'sanctions'

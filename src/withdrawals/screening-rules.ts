@@ -5,14 +5,14 @@
  * (src/screening/service.ts reads them), so the same judgement runs at the request, each
  * approval, the send claim and the verification callback.
  */
-import { Dec } from './money.js';
+import { Dec } from '../money/decimal.js';
 import { formatFiat } from '../format/fiat.js';
 import { utcDay, utcMinute } from '../format/time.js';
 import { isListed, listAge, listRef } from '../screening/list.js';
 import { lookalikeOf, type KnownAddress } from '../screening/lookalike.js';
 import type { ScreeningInfo } from '../screening/types.js';
 import { ageWords, listName } from '../screening/words.js';
-import type { RuleFacts, Verdict } from './rule-table.js';
+import type { RuleFacts, Verdict } from './rule-types.js';
 import type { WithdrawalRequest } from './types.js';
 
 const PASS: Verdict = { kind: 'pass' };

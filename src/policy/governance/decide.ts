@@ -13,6 +13,7 @@
  * Applying is the approval that completes the quorum, in the same commit, so it is not a
  * command of its own.
  */
+import { sanctionedAdditions, type SanctionedFact } from './sanctioned.js';
 import type { AuditInput } from '../../audit/log.js';
 import type { OutboxRequest } from '../../outbox/types.js';
 import { PolicyError, parsePolicy } from '../load.js';
@@ -59,7 +60,7 @@ export type GovernanceCommand =
 export interface GovernanceFacts {
   now: number;
   /** Why an address may not be allowlisted (it is on the sanctions list: src/screening), or undefined. */
-  sanctioned?: (address: string) => string | undefined;
+  sanctioned?: SanctionedFact;
   /** A fresh id, used when the decision creates a proposal or a problem record. */
   newId: string;
   /**
@@ -260,23 +261,6 @@ const stateWords: Record<PolicyProposal['state'], string> = {
   rejected: 'rejected',
   superseded: 'replaced by a newer version of the file',
 };
-
-/** Why `next` may not be proposed: an address it adds to the allowlist is sanctioned now; undefined when none is. */
-export function sanctionedAdditions(
-  current: Policy,
-  next: Policy,
-  facts: Pick<GovernanceFacts, 'sanctioned'>,
-): string | undefined {
-  if (!facts.sanctioned) return undefined;
-  const known = new Set(current.withdrawals.allowlist.addresses.map((a) => addressKey(a.network, a.address)));
-  const problems = next.withdrawals.allowlist.addresses
-    .filter((a) => !known.has(addressKey(a.network, a.address)))
-    .flatMap((a) => {
-      const why = facts.sanctioned!(a.address);
-      return why ? [`withdrawals.allowlist.addresses: ${a.address} (${a.label}) cannot be allowlisted: ${why}`] : [];
-    });
-  return problems.length ? problems.join('\n') : undefined;
-}
 
 function decideOn(
   state: GovernanceState,
