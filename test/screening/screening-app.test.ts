@@ -309,3 +309,28 @@ describe('deposits', () => {
     expect(audit(a, 'sanctions_deposit')).toHaveLength(1);
   });
 });
+
+describe('the provider, with the embedded sandbox (no SANCTIONS_LIST_URL)', () => {
+  it('a destination the provider identifies is refused; while it is down the list alone decides and the card says so', async () => {
+    offset = 0;
+    t = await startTestApp({ policy: POLICY, env: { WEBHOOK_SECRET: SECRET } });
+    const a = t;
+    a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
+    const flagged = '0x4444444444444444444444444444444444444444';
+    a.app.sandbox!.screening.providerAdd(flagged);
+    const refused = await withdraw(a, '500', flagged);
+    expect(refused).toContain('identified as sanctioned by the sanctions screening service');
+    expect(requests(a)).toEqual([]);
+    // The sandbox's list (the bundled snapshot) still decides when the provider is down: a listed address is refused.
+    a.app.sandbox!.screening.providerDown(true);
+    expect(await withdraw(a, '500', '0x8589427373D6D84E98730D7795D8f6f8731FDA16')).toContain(
+      'is on the OFAC sanctions list',
+    );
+    expect(await withdraw(a, '500', CLEAN)).toContain('Requested');
+    const r = only(a);
+    expect(r.screening?.provider).toBe('down');
+    expect(await cardText(a, r)).toContain(
+      'the sanctions screening service could not be reached: the list alone decided',
+    );
+  });
+});
