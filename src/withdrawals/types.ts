@@ -243,6 +243,8 @@ export interface RepeatHold {
    * never sent until an admin releases it or the window makes room (rule-table.ts).
    */
   kind: 'original_reported_sent' | 'retyped' | 'notified' | 'limit';
+  /** `limit`: the rules that hold it (rule-table.ts names); `stale_list` alone lifts when the list is read again. */
+  rules?: string[];
   original: string;
   status: string;
   at: string;

@@ -261,6 +261,28 @@ describe('a stale list', () => {
     await refresh(a);
     expect(await withdraw(a, '5000', CLEAN)).toContain('Requested');
   });
+  it('turned stale between the approvals: the send is held until the list is read again, then sent', async () => {
+    const a = await app();
+    await withdraw(a, '5000', CLEAN);
+    const r = only(a);
+    await approve(a, r, USERS.carol);
+    list!.down = true;
+    await later(a, 3);
+    await a.app.deps.scheduler.runNow('screening.refresh');
+    await approve(a, r, USERS.dave);
+    const held = await until('held at the send', () => a.app.deps.withdrawals.get(r.id)?.hold);
+    expect(held).toMatchObject({ kind: 'limit', rules: ['stale_list'] });
+    expect(a.app.sandbox!.stats.withdrawals).toBe(0);
+    expect(
+      await untilAsync('the card says why', async () =>
+        (await cardText(a, r)).includes('Nothing is sent until the sanctions list is read again'),
+      ),
+    ).toBe(true);
+    list!.down = false;
+    await refresh(a);
+    await a.app.deps.withdrawals.retryHeld();
+    await until('sent', () => a.app.deps.withdrawals.get(r.id)?.state === 'completed');
+  });
 });
 
 describe('look-alike destinations', () => {

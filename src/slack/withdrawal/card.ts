@@ -25,6 +25,7 @@ import {
   earlierText,
   feeBeforeText,
   holdWhy,
+  limitLiftWords,
   neverExecuted,
   neverExecutedContradicted,
   noticeText,
@@ -42,7 +43,7 @@ function holdText(r: WithdrawalRequest, facts: CardFacts): string {
   const h = r.hold!;
   // A limit crossed at the send: status first ("Held: today's withdrawals would reach …"), then what may lift it.
   if (h.kind === 'limit')
-    return `:double_vertical_bar: *Held:* ${holdWhy(h, facts.get)} Nothing is sent until the window makes room or an admin chooses *Send anyway* (or *Reject*).`;
+    return `:double_vertical_bar: *Held:* ${holdWhy(h, facts.get)} Nothing is sent until ${limitLiftWords(h)} or an admin chooses *Send anyway* (or *Reject*).`;
   const wait =
     r.state === 'approved'
       ? 'Every approval is in, but nothing is sent'

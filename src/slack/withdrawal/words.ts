@@ -7,6 +7,7 @@ import type { ScreeningInfo } from '../../screening/types.js';
 import { shortAddress } from '../../screening/lookalike.js';
 import { ageWords, listName } from '../../screening/words.js';
 import type { FeeEstimate, WithdrawalRequest } from '../../withdrawals/index.js';
+import type { RepeatHold } from '../../withdrawals/types.js';
 import { expectedSettlement, formatAmount, recognisedClaim, settlementOf } from '../../withdrawals/index.js';
 import { slackDate } from '../../format/time.js';
 import { outside } from '../../format/outside.js';
@@ -87,6 +88,13 @@ export function holdWhy(
     : o?.confirmation || h.status
       ? `${same} ${earlier} the wallet service reported (${reportedStatusWords(o?.confirmation?.status ?? h.status)}) after it had no record of it: ${anyReport}`
       : `${same} ${earlier} that a notification named after the wallet service had no record of it (not confirmed by the service; it may be forged, but it may have been paid).`;
+}
+
+/** What lifts a limit hold, in words: the window's room, or (a stale sanctions list alone) the list read again. */
+export function limitLiftWords(h: Pick<RepeatHold, 'rules'>): string {
+  return h.rules?.length && h.rules.every((r) => r === 'stale_list')
+    ? 'the sanctions list is read again'
+    : 'the window makes room';
 }
 
 /**

@@ -68,7 +68,10 @@ export function decideClaim(
     const status = limits.map((h) => h.message).join('; ');
     return {
       kind: 'changed',
-      next: { ...again.next, hold: { kind: 'limit', original: req.id, status, at } },
+      next: {
+        ...again.next,
+        hold: { kind: 'limit', original: req.id, status, at, rules: limits.map((h) => h.rule) },
+      },
       audit: {
         at,
         actor: SYSTEM,
