@@ -49,7 +49,7 @@ export interface Deps {
   /** The price cache (src/prices): values beside amounts, and its state in /treasury status. */
   prices: Prices;
   /** Sanctions screening (src/screening): its list and provider in /treasury status. */
-  screening?: Pick<ScreeningService, 'status'>;
+  screening?: Pick<ScreeningService, 'status' | 'listed'>;
   /** The daily digest (/treasury digest, the `digest.daily` job). */
   digests: DigestService;
   /**

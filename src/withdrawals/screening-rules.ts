@@ -76,8 +76,11 @@ export function judgeStaleList(_r: WithdrawalRequest, f: RuleFacts): Verdict {
   };
 }
 
-/** The addresses the team knows by name on the request's network: the allowlist's, and destinations paid in 90 days. */
-function knownAddresses(r: WithdrawalRequest, f: RuleFacts): KnownAddress[] {
+/** The addresses the team knows by name: the allowlist's, and destinations paid in the last 90 days. */
+export function knownAddresses(
+  f: Pick<RuleFacts, 'policy' | 'now' | 'requests'>,
+  except?: string,
+): KnownAddress[] {
   const listed = f.policy.withdrawals.allowlist.addresses.map((a) => ({
     address: a.address,
     network: a.network,
@@ -86,7 +89,7 @@ function knownAddresses(r: WithdrawalRequest, f: RuleFacts): KnownAddress[] {
   const since = f.now - PAID_WINDOW_MS;
   const paid = f
     .requests()
-    .filter((o) => o.id !== r.id && o.state === 'completed' && Date.parse(o.sendStartedAt ?? o.createdAt) > since)
+    .filter((o) => o.id !== except && o.state === 'completed' && Date.parse(o.sendStartedAt ?? o.createdAt) > since)
     .map((o) => ({
       address: o.destination,
       network: o.network,
@@ -99,7 +102,7 @@ function knownAddresses(r: WithdrawalRequest, f: RuleFacts): KnownAddress[] {
 export function judgeLookalike(r: WithdrawalRequest, f: RuleFacts): Verdict {
   const p = f.policy.screening;
   if (!p.enabled) return PASS;
-  const like = lookalikeOf(r.destination, r.network, knownAddresses(r, f));
+  const like = lookalikeOf(r.destination, r.network, knownAddresses(f, r.id));
   if (!like) return PASS;
   const extra = p.lookalike_extra_approvals;
   return {

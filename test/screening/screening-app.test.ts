@@ -12,6 +12,7 @@ import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import { toChecksumAddress } from '../../src/wallet/addresses.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { blockAction, sendToBolt } from '../helpers/slack-requests.js';
 import { until, untilAsync } from '../helpers/wait.js';
 import { startGate, type Gate } from '../verification/gate.js';
 import { startListServer, type ListServer } from './list-server.js';
@@ -353,6 +354,53 @@ describe('the provider, with the embedded sandbox (no SANCTIONS_LIST_URL)', () =
     expect(r.screening?.provider).toBe('down');
     expect(await cardText(a, r)).toContain(
       'the sanctions screening service could not be reached: the list alone decided',
+    );
+  });
+});
+
+describe('the request form checks the destination as it is typed', () => {
+  it('a look-alike of an allowlisted address is warned of, and a listed one said to be refused, in the form itself', async () => {
+    const a = await app();
+    await a.command('/withdraw', '', USERS.alice);
+    const view = await until('the form', () => a.fake.views().find((v) => v.callback_id === 'wd_request_modal'));
+    const checkLine = () =>
+      visibleText({
+        blocks: (a.fake.view(view.id)!.blocks as Array<{ block_id?: string }>).filter(
+          (b) => b.block_id === 'form_destination_check',
+        ),
+      });
+    expect(checkLine()).toContain('checked against the OFAC sanctions list');
+    const type = async (destination: string, n: number) => {
+      const current = a.fake.view(view.id)!;
+      const state = {
+        wd_network: {
+          value: {
+            type: 'static_select',
+            selected_option: { value: 'BSC', text: { type: 'plain_text', text: 'BSC' } },
+          },
+        },
+        wd_destination: { value: { type: 'plain_text_input', value: destination } },
+      };
+      const res = await sendToBolt(
+        a.app.url,
+        a.signingSecret,
+        blockAction({
+          userId: USERS.alice,
+          view: { ...current, state: { values: state } },
+          stateValues: state,
+          action: { actionId: 'value', blockId: 'wd_destination', type: 'plain_text_input', value: destination },
+        }),
+      );
+      expect(res.status).toBe(200);
+      await until('the form updated', () => a.fake.calls('views.update').length >= n || undefined);
+    };
+    await type(`0x1111${'5'.repeat(32)}1111`, 1);
+    expect(checkLine()).toBe(
+      '⚠️ This looks like Exchange hot wallet (0x1111…1111), but is a different address: check it against its source. It will need 1 more approval.',
+    );
+    await type(toChecksumAddress(SANCTIONED), 2);
+    expect(checkLine()).toMatch(
+      /^⛔ This address is on the OFAC sanctions list of \d{4}-\d{2}-\d{2}: it cannot be requested\.$/,
     );
   });
 });
