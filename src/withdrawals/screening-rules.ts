@@ -77,10 +77,7 @@ export function judgeStaleList(_r: WithdrawalRequest, f: RuleFacts): Verdict {
 }
 
 /** The addresses the team knows by name: the allowlist's, and destinations paid in the last 90 days. */
-export function knownAddresses(
-  f: Pick<RuleFacts, 'policy' | 'now' | 'requests'>,
-  except?: string,
-): KnownAddress[] {
+export function knownAddresses(f: Pick<RuleFacts, 'policy' | 'now' | 'requests'>, except?: string): KnownAddress[] {
   const listed = f.policy.withdrawals.allowlist.addresses.map((a) => ({
     address: a.address,
     network: a.network,
