@@ -337,6 +337,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         logger: logger.child({ component: 'verification' }),
         now,
         rules: withdrawals.service.judgedAtCallback,
+        onRefused: screening.onVerifyRefused,
       }),
       metrics,
     });

@@ -18,7 +18,7 @@ import type { ScreeningNotice, WithdrawalScreening } from '../screening/types.js
 import { registerScreeningNoticeRenderer } from '../slack/screening-notice.js';
 import { listName } from '../screening/words.js';
 import type { Store, Tx } from '../store/index.js';
-import type { WithdrawalEvent } from '../withdrawals/types.js';
+import type { WithdrawalEvent, WithdrawalRequest } from '../withdrawals/types.js';
 
 export interface ScreeningPart {
   service: ScreeningService;
@@ -27,6 +27,8 @@ export interface ScreeningPart {
   tell(tx: Tx, notice: ScreeningNotice): void;
   /** Why an address may not be allowlisted (governed policy): it is sanctioned now; undefined when not. */
   sanctioned(address: string): string | undefined;
+  /** The verification callback refused a withdrawal by the rule table: told to the admins when its destination is sanctioned. */
+  onVerifyRefused(tx: Tx, r: WithdrawalRequest, rules: string): void;
   /** A withdrawal listener: a request stopped for a sanctioned destination is told to the admins. */
   onWithdrawal(event: WithdrawalEvent, tx: Tx): void;
 }
@@ -78,6 +80,21 @@ export async function buildScreening(o: {
       return v.by === 'list'
         ? `it is on ${listName(v.list)}`
         : 'the sanctions screening service identifies it as sanctioned';
+    },
+    onVerifyRefused(tx, r, rules) {
+      if (!service.listed(r.destination)) return;
+      const list = service.facts().list;
+      tell(tx, {
+        kind: 'stopped',
+        at: new Date(o.now()).toISOString(),
+        address: r.destination,
+        amount: r.amount,
+        currency: r.currency,
+        network: r.network,
+        requester: r.requester,
+        reason: `the wallet service asked to confirm it, and it was refused: ${rules}`,
+        list: { date: list.date, sha256: list.sha256 },
+      });
     },
     onWithdrawal(event, tx) {
       const r = event.request;

@@ -229,6 +229,10 @@ describe('screening after the request', () => {
     expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);
     const verdicts = recentAudit(a.app.deps.store, 1000).filter((e) => e.action === 'verification');
     expect(JSON.stringify(verdicts.at(-1)?.details)).toContain('is now on the OFAC sanctions list');
+    const dm = await until('the admins told', () =>
+      dmsOf(a, USERS.erin).find((m) => m.includes('A withdrawal was stopped: its destination is now sanctioned')),
+    );
+    expect(dm).toContain('the wallet service asked to confirm it, and it was refused');
   });
 });
 
