@@ -147,7 +147,7 @@ describe('/treasury digest [days]', () => {
     )!;
     expect(text).toContain(`${formatAmount(usdtBsc.balance, 'USDT')} on BSC · —`);
     expect(text).toContain('*Waiting for approval*: 0 · *Expired unapproved in the period*: 0');
-    // The largest first, within each currency, with the client (never an internal id).
+    // The largest first, with the client (never an internal id).
     expect(text).toContain('*Largest movements*');
     expect(text).toMatch(
       /:inbox_tray: In 5,000\.20 USDT on BSC · from big\.client@acme\.test · \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
