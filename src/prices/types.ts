@@ -1,3 +1,5 @@
+import type { DayPrices } from './day-prices.js';
+
 /**
  * Prices and values as the rest of the app sees them: a quote per currency (the price in USD,
  * where it came from and when), and a value that is either known (with the quote it used) or
@@ -86,4 +88,6 @@ export interface Prices {
   state(): PriceSourceState;
   /** One refresh of every asset (the job's work); never throws. */
   refresh(): Promise<void>;
+  /** Prices of past days, for the exports (day-prices.ts); absent: today's price only. */
+  days?: DayPrices;
 }
