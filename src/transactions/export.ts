@@ -4,7 +4,7 @@
  */
 import { type DayLookup, type DayPrices, dayKey } from '../prices/day-prices.js';
 import { currentOf, currentValueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
-import { Dec } from '../withdrawals/money.js';
+import { Dec } from '../money/decimal.js';
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';

@@ -3,8 +3,10 @@
 // the page as Slack opens them: the channel, scrolled to the message, which is marked. The
 // real host would be a browser error page, since this workspace exists only here.
 
-import { openPane } from './page.js';
 import { state } from './state.js';
+
+/** The event that asks the page (app.js) to open a permalink: page.js renders links, so it is not imported here. */
+export const OPEN_PERMALINK = 'treasury:open-permalink';
 
 /**
  * The channel and message a permalink of this workspace points at, or null for any other link.
@@ -25,14 +27,12 @@ export function ownPermalink(url) {
 }
 
 /**
- * Opens the channel and scrolls to the message.
+ * Asks the page to open the channel and scroll to the message (app.js does it).
  * @param {{ channel: string, ts: string }} link
  */
 export function openPermalink(link) {
   state.highlight = link.ts;
-  openPane(link.channel);
-  const msg = document.querySelector(`#pane article[data-ts="${CSS.escape(link.ts)}"]`);
-  msg?.scrollIntoView({ block: 'center' });
+  window.dispatchEvent(new CustomEvent(OPEN_PERMALINK, { detail: link }));
 }
 
 /**
