@@ -256,9 +256,15 @@ function largest(
   return { movements, by: { by: priced.length ? 'value' : 'currency', unpriced: priced.length ? unpriced : [] } };
 }
 
-function chart(records: readonly TransactionRecord[], now: number, prices?: PriceSnapshot): Digest['chart'] {
+/** The chart covers the last CHART_DAYS days, or the period asked when it is longer (issue 40: `digest 31`). */
+function chart(
+  records: readonly TransactionRecord[],
+  now: number,
+  span: number,
+  prices?: PriceSnapshot,
+): Digest['chart'] {
   const days: string[] = [];
-  for (let i = CHART_DAYS - 1; i >= 0; i--) days.push(utcDayOf(now - i * DAY));
+  for (let i = Math.max(CHART_DAYS, span) - 1; i >= 0; i--) days.push(utcDayOf(now - i * DAY));
   const index = new Map(days.map((d, i) => [d, i]));
   const sums = new Map<string, { dep: Dec[]; wd: Dec[]; n: number }>();
   for (const r of records) {
@@ -343,7 +349,7 @@ export function buildDigest(input: DigestInput): Digest {
       },
       largest: top.movements,
       largestBy: top.by,
-      chart: chart(input.records, to, input.prices),
+      chart: chart(input.records, to, input.days, input.prices),
     },
     input.prices,
   );

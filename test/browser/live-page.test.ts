@@ -95,11 +95,12 @@ describe.skipIf(!existsSync(CHROMIUM))('the local page, as live as Slack', () =>
     await modal.getByLabel('Amount').pressSequentially('60', { delay: 40 });
     await expect.poll(line).toContain('Choose the currency');
     await modal.getByLabel('Currency').selectOption('USDT');
-    await expect.poll(line).toMatch(/^≈ \$60\.\d\d .*tier: 1 approval$|≈ \$[\d.,]+.*tier: 1 approval/);
+    await expect.poll(line).toMatch(/^≈ \$(59\.\d\d|60\.\d\d) .*, up to \$1,000\.00: 1 approval$/);
     await modal.getByLabel('Amount').focus();
     await page.keyboard.press('End');
     await page.keyboard.type('000', { delay: 40 });
-    await expect.poll(line).toMatch(/≈ \$5\d,\d{3}\.\d\d.*tier: 3 approvals/);
+    // The tier in words (issue 40): "above $50,000.00: 3 approvals", not "tier above every limit: 3 needed".
+    await expect.poll(line).toMatch(/^≈ \$(59|60),\d{3}\.\d\d .*, above \$50,000\.00: 3 approvals$/);
     // Every key reached the field, though the form was redrawn under it meanwhile.
     expect(await modal.getByLabel('Amount').inputValue()).toBe('60000');
     expect(await page.evaluate('document.activeElement?.name')).toBe('wd_amount');
