@@ -29,7 +29,14 @@ export function buildPrices(o: {
         : new URL(url).host;
   const api = { baseUrl: url, apiKey: o.config.prices.key, timeoutMs: o.config.prices.timeoutMs };
   const logger = o.logger.child({ component: 'prices' });
-  const prices = createPrices({ fetch: createPriceFetch(api), source, policy: o.policy, now: o.now, logger, store: o.store });
+  const prices = createPrices({
+    fetch: createPriceFetch(api),
+    source,
+    policy: o.policy,
+    now: o.now,
+    logger,
+    store: o.store,
+  });
   // The same source's price of a past day, for the exports (issue 40).
   prices.days = createDayPrices({
     fetch: createHistoryFetch(api),
