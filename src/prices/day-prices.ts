@@ -45,7 +45,7 @@ export type DayLookup =
   | { kind: 'unknown'; reason: string };
 
 export interface DayPrices {
-  /** Each (currency, day) asked, keyed `currency day`; a day of today or later is never looked up. */
+  /** Each (currency, day) asked, keyed `currency day`; a day of today or later is left out (valued at today's price, no note). */
   lookup(needs: ReadonlyArray<{ currency: string; day: string }>): Promise<Map<string, DayLookup>>;
 }
 
@@ -126,10 +126,8 @@ export function createDayPrices(o: {
           out.set(key, { kind: 'unknown', reason: `no price source lists ${currency}` });
           continue;
         }
-        if (!/^\d{4}-\d\d-\d\d$/.test(day) || day >= today) {
-          out.set(key, { kind: 'unknown', reason: `${day} is not a past day` });
-          continue;
-        }
+        // Today's (or a later, or no) date is not looked up: today's price is the day's price.
+        if (!/^\d{4}-\d\d-\d\d$/.test(day) || day >= today) continue;
         const k = o.store.get(DAY_PRICES, key);
         if (k) {
           out.set(key, kept(k));

@@ -14,6 +14,7 @@
  * (how it finds a post whose answer was lost), so it is a reserved key here.
  */
 import type { Alert } from '../alerts/types.js';
+import { marketUsd } from '../prices/value.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 
 export type MetadataPayload = Record<string, string | number | boolean>;
@@ -53,7 +54,8 @@ export function withdrawalMetadata(r: WithdrawalRequest): MessageMetadata {
       network: r.network,
       approvals: r.approvals.length,
       approvals_needed: r.tier.approvals,
-      value_usd: r.valuation?.kind === 'known' ? r.valuation.usd : undefined,
+      // What it was worth at the market when asked, not the (higher) price a limit judged it at.
+      value_usd: r.valuation?.kind === 'known' ? marketUsd(r.valuation) : undefined,
       fee: r.result?.fee,
       fee_currency: r.result?.fee ? (r.result.feeCurrency ?? r.currency) : undefined,
       transaction_hash: r.result?.transactionHash,
@@ -77,7 +79,7 @@ export function alertMetadata(a: Alert): MessageMetadata {
       network: a.network,
       transaction_hash: a.hash,
       merchant_reference: a.merchantReference,
-      value_usd: a.value?.kind === 'known' ? a.value.usd : undefined,
+      value_usd: a.value?.kind === 'known' ? marketUsd(a.value) : undefined,
     }),
   };
 }

@@ -36,6 +36,7 @@ beforeAll(async () => {
       transactionTimeStamp: OCT_20,
     },
     { reference: 'old', amount: '5', currency: 'USDT', network: 'BSC', transactionTimeStamp: LONG_AGO },
+    { reference: 'today', amount: '7', currency: 'USDT', network: 'BSC', transactionTimeStamp: Date.now() - 1000 },
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -75,6 +76,12 @@ describe('exports at the price of the transaction date', () => {
     expect(old.value_usd_at).toMatch(
       /^\d{4}-\d\d-\d\dT[\d:.]+Z \(today's price: none for 2019-06-01 \(the embedded sandbox has no price of USDT for 2019-06-01\)\)$/,
     );
+  });
+
+  it('a movement of today is at today’s price, with no note: it is the day’s price', async () => {
+    const today = byRef(await exportCsv(), 'today');
+    expect(today.value_usd).toMatch(/^\d\.\d\d$/);
+    expect(today.value_usd_at).toBe(t.app.deps.prices.snapshot().quotes.USDT!.at);
   });
 
   it('a past day’s price is kept: the same export again asks the source nothing', async () => {
