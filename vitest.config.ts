@@ -18,6 +18,7 @@ export default defineConfig({
     ...shared,
     include: ['test/**/*.test.ts'],
     // Names the directory of the run's one PostgreSQL cluster, started only if a test asks (test/helpers/pg.ts).
-    globalSetup: ['test/pg-global-setup.ts'],
+    // And the run's one build of the TypeScript its child processes run (test/helpers/built.ts).
+    globalSetup: ['test/pg-global-setup.ts', 'test/build-global-setup.ts'],
   },
 });

@@ -35,7 +35,8 @@ export const PATHS = [
  */
 const HUBS = new Set(['src/deps.ts', 'commands/deps.ts', 'src/slack/deps.ts', 'src/app.ts']);
 
-const SPEC = /(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)|(?:^|\n)\s*import\s+'([^']+)'/g;
+const SPEC =
+  /(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)|(?:^|\n)\s*import\s+'([^']+)'/g;
 
 /** A relative specifier as the compiler resolves it (`./x.js` is `./x.ts`, a folder its index). */
 function resolve(fromFile: string, spec: string): string | undefined {
