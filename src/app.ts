@@ -19,6 +19,8 @@ import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp, resolveKeys } from './app/step-up.js';
+import { buildPasskeys, passkeyBase, personName } from './app/passkeys.js';
+import { passkeyRoutes } from './passkeys/web/routes.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore, databaseOptions } from './app/store.js';
@@ -212,6 +214,17 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
+    // Passkeys: credentials, links and challenges in the store, the pages on this server (PUBLIC_URL).
+    const passkeys = buildPasskeys({
+      store,
+      key: keys.key,
+      outbox,
+      policy,
+      logger,
+      now,
+      base: () => passkeyBase(config.publicUrl, address.url ? Number(new URL(address.url).port) : undefined),
+      withdrawals: withdrawals.service,
+    });
     const freeze = createFreezeService({
       store,
       policy,
@@ -281,6 +294,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals: withdrawals.service,
       stepUp,
+      passkeys,
       alerts,
       balances,
       prices,
@@ -339,6 +353,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         rules: withdrawals.service.judgedAtCallback,
       }),
       metrics,
+      passkeys: passkeyRoutes({
+        ...passkeys,
+        valueForRules: (r) => withdrawals.service.valueForRules(r),
+        nameOf: personName(slack?.app.client, logger),
+        logger,
+      }),
     });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());

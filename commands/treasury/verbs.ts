@@ -27,6 +27,7 @@ import { FREEZE_VERBS } from './freeze.js';
 import { verificationStatusFields } from './verification.js';
 import type { VerbName } from '../table.js';
 import { stepUpResetVerb } from './step-up-reset.js';
+import { passkeyListVerb, passkeyRemoveVerb, passkeyRevokeVerb, passkeyVerb } from './passkey.js';
 import { balancesVerb } from './balances.js';
 import { pendingVerb } from './pending.js';
 import { withdrawalVerb } from './withdrawal.js';
@@ -295,4 +296,8 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   },
   'webhook rotate': webhookRotateVerb,
   'stepup reset': stepUpResetVerb,
+  passkey: passkeyVerb,
+  'passkey list': passkeyListVerb,
+  'passkey remove': passkeyRemoveVerb,
+  'passkey revoke': passkeyRevokeVerb,
 };

@@ -132,7 +132,13 @@ export const policySchema = z
         step_up_above: perCurrency(amountSchema)
           .default({})
           .describe(
-            'Approving above this needs a code from an authenticator app: per currency (native) or `value` (USD; an unknown value needs one).',
+            'Approving above this needs a code from an authenticator app, or a passkey (which also binds the approval to the withdrawal): per currency (native) or `value` (USD; an unknown value needs one).',
+          ),
+        /** Approving a request above this amount needs a passkey or security key: a code is not enough. */
+        passkey_above: perCurrency(amountSchema)
+          .default({})
+          .describe(
+            'Approving above this needs a passkey or security key, confirmed on a page showing that withdrawal (a code is not enough): per currency (native) or `value` (USD; an unknown value needs one).',
           ),
         allowlist: z
           .strictObject({
@@ -167,6 +173,7 @@ export const policySchema = z
         daily_limit: {},
         note_required_above: {},
         step_up_above: {},
+        passkey_above: {},
         allowlist: { mode: 'warn', cooloff: DAY_MS, addresses: [] },
       }),
     /**

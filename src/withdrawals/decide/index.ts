@@ -70,7 +70,7 @@ export type WithdrawalCommand =
       user: string;
       isApprover: boolean;
       satisfies: readonly string[];
-      stepUp?: 'verified' | 'not-needed';
+      stepUp?: 'verified' | 'passkey' | 'not-needed';
     }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
   /**
