@@ -31,8 +31,7 @@ export const passkeyVerb: VerbRun = {
 export const passkeyListVerb: VerbRun = {
   run: async (ctx) => {
     const mine = ctx.deps.passkeys.enrolment.list(ctx.userId);
-    if (!mine.length)
-      return void (await say(ctx, 'You have no passkeys. Type `/treasury passkey` to set one up.'));
+    if (!mine.length) return void (await say(ctx, 'You have no passkeys. Type `/treasury passkey` to set one up.'));
     const lines = mine.map(
       (c) =>
         `• *${outside(c.name, 40)}*: set up ${utcMinute(c.createdAt)}${c.lastUsedAt ? `, last used ${utcMinute(c.lastUsedAt)}` : ', never used'}`,

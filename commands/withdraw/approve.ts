@@ -31,7 +31,11 @@ export function approve(deps: CommandDeps) {
       if (gate.kind === 'passkey') {
         const r = deps.withdrawals.get(action.value ?? '');
         if (r)
-          return void (await respond({ response_type: 'ephemeral', replace_original: false, ...passkeyPrompt(r, gate.url) }));
+          return void (await respond({
+            response_type: 'ephemeral',
+            replace_original: false,
+            ...passkeyPrompt(r, gate.url),
+          }));
       }
       const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
       if (!outcome.ok) await ephemeral(respond, `:no_entry: ${outcome.message}`);

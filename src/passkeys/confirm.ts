@@ -37,9 +37,13 @@ export interface PasskeyConfirmation {
   /** The confirmation and its request, for the page, while it can still be answered. */
   view(
     token: string,
-  ): { ok: true; challenge: PasskeyChallenge; request: WithdrawalRequest } | { ok: false; reason: ConfirmRefusal; message: string };
+  ):
+    | { ok: true; challenge: PasskeyChallenge; request: WithdrawalRequest }
+    | { ok: false; reason: ConfirmRefusal; message: string };
   /** The WebAuthn request options: the bound challenge, the approver's credentials, user verification required. */
-  options(token: string): Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }>;
+  options(
+    token: string,
+  ): Promise<{ ok: true; options: PublicKeyCredentialRequestOptionsJSON } | { ok: false; message: string }>;
   /** The page's answer. */
   confirm(token: string, response: AuthenticationResponseJSON): Promise<ConfirmOutcome>;
 }
@@ -135,7 +139,8 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
       if (client.challenge !== c.challenge) return refuse(c, 'other_request');
       const rp = relyingParty(o.base());
       // Echoed only into the audit entry (bounded): a relaying page's address is evidence.
-      if (client.origin !== rp.origin) return refuse(c, 'wrong_origin', { origin: String(client.origin).slice(0, 200) });
+      if (client.origin !== rp.origin)
+        return refuse(c, 'wrong_origin', { origin: String(client.origin).slice(0, 200) });
       const cred = store.get(CREDENTIALS, response.id);
       if (!cred) return refuse(c, 'unknown_credential');
       if (cred.user !== c.approver) return refuse(c, 'other_user', { credentialOf: cred.user });

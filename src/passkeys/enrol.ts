@@ -6,6 +6,7 @@
  */
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { secrets } from '../secrets.js';
 import { open, seal } from '../stepup/seal.js';
 import type { Tx } from '../store/index.js';
 import { audit, iso, newToken, notice, relyingParty, tokenId, type PasskeyPartOptions } from './shared.js';
@@ -30,7 +31,10 @@ export interface PasskeyEnrolment {
   /** Who the link is for, while it can still be used. */
   linkOwner(token: string): EnrolOutcome<{ user: string; expiresAt: number }>;
   /** Registration options for the page (the challenge kept on the link). */
-  options(token: string, displayName: string): Promise<EnrolOutcome<{ options: PublicKeyCredentialCreationOptionsJSON }>>;
+  options(
+    token: string,
+    displayName: string,
+  ): Promise<EnrolOutcome<{ options: PublicKeyCredentialCreationOptionsJSON }>>;
   /** The page's answer: verified, then kept under `name` in the commit that spends the link. */
   register(token: string, response: RegistrationResponseJSON, name: string): Promise<EnrolOutcome<{ name: string }>>;
   list(user: string): PasskeyCredential[];
@@ -54,7 +58,10 @@ function pruneLinks(tx: Tx, now: number): void {
 export function linkUrl(o: Pick<PasskeyPartOptions, 'store' | 'key' | 'base'>, linkId: string): string | undefined {
   const link = o.store.get(LINKS, linkId);
   if (!link) return undefined;
-  return `${relyingParty(o.base()).base}/passkeys/enrol/${open(o.key, link.token, link.user)}`;
+  const token = open(o.key, link.token, link.user);
+  // Opened in another process than the one that made it (a restart, another replica): scrubbed from logs there too.
+  secrets.add(token);
+  return `${relyingParty(o.base()).base}/passkeys/enrol/${token}`;
 }
 
 export function createPasskeyEnrolment(o: PasskeyPartOptions): PasskeyEnrolment {
@@ -124,7 +131,7 @@ export function createPasskeyEnrolment(o: PasskeyPartOptions): PasskeyEnrolment 
       const { link } = u;
       if (!link.challenge) return refuse('malformed');
       const rp = relyingParty(o.base());
-      let info;
+      let info: Extract<Awaited<ReturnType<typeof verifyRegistrationResponse>>, { verified: true }>['registrationInfo'];
       try {
         const v = await verifyRegistrationResponse({
           response,
@@ -181,8 +188,7 @@ export function createPasskeyEnrolment(o: PasskeyPartOptions): PasskeyEnrolment 
     },
 
     async revoke(by, target, isAdmin) {
-      if (!isAdmin)
-        return { ok: false, reason: 'not_admin', message: 'Only admins can revoke someone’s passkeys.' };
+      if (!isAdmin) return { ok: false, reason: 'not_admin', message: 'Only admins can revoke someone’s passkeys.' };
       if (by === target)
         return {
           ok: false,

@@ -1,5 +1,10 @@
 export { bindingChallenge, boundFacts, canonicalJson, policyVersion, type BoundFacts } from './binding.js';
-export { createPasskeyConfirmation, type ApprovalPath, type ConfirmOutcome, type PasskeyConfirmation } from './confirm.js';
+export {
+  createPasskeyConfirmation,
+  type ApprovalPath,
+  type ConfirmOutcome,
+  type PasskeyConfirmation,
+} from './confirm.js';
 export { createPasskeyEnrolment, linkUrl, type PasskeyEnrolment } from './enrol.js';
 export { relyingParty, TOKEN_PATTERN, type PasskeyPartOptions, type RelyingParty } from './shared.js';
 export {

@@ -19,12 +19,13 @@ export type ConfirmRefusal =
 const AGAIN = 'Press Approve on the card again for a new confirmation.';
 
 export const CONFIRM_WORDS: Readonly<Record<ConfirmRefusal, string>> = {
-  unknown_link: 'This confirmation link is not valid. Nothing was approved. ' + AGAIN,
-  malformed: 'Your browser sent an answer the app cannot read. Nothing was approved. ' + AGAIN,
-  replayed: 'This confirmation was already used: nothing more was approved. If you still need to approve, ' + AGAIN.toLowerCase(),
-  expired: 'This confirmation expired (it lasts 5 minutes). Nothing was approved. ' + AGAIN,
-  other_request:
-    'This passkey answer was signed for another withdrawal, not this one. Nothing was approved. ' + AGAIN,
+  unknown_link: `This confirmation link is not valid. Nothing was approved. ${AGAIN}`,
+  malformed: `Your browser sent an answer the app cannot read. Nothing was approved. ${AGAIN}`,
+  replayed:
+    'This confirmation was already used: nothing more was approved. If you still need to approve, ' +
+    AGAIN.toLowerCase(),
+  expired: `This confirmation expired (it lasts 5 minutes). Nothing was approved. ${AGAIN}`,
+  other_request: `This passkey answer was signed for another withdrawal, not this one. Nothing was approved. ${AGAIN}`,
   wrong_origin:
     'This answer came through a page that is not the Treasury app’s own address. Nothing was approved. ' +
     'If you did not mean to open another page, tell an admin: someone may be relaying your sign-in.',
@@ -40,10 +41,17 @@ export const CONFIRM_WORDS: Readonly<Record<ConfirmRefusal, string>> = {
     'Use a passkey or security key that asks for one.',
   counter:
     'This security key’s counter went backwards, which happens when a key has been copied. Nothing was approved. Tell an admin.',
-  bad_signature: 'The passkey’s answer could not be verified. Nothing was approved. ' + AGAIN,
+  bad_signature: `The passkey’s answer could not be verified. Nothing was approved. ${AGAIN}`,
 };
 
-export type EnrolRefusal = 'unknown_link' | 'used' | 'expired' | 'malformed' | 'not_verified' | 'name_taken' | 'too_many';
+export type EnrolRefusal =
+  | 'unknown_link'
+  | 'used'
+  | 'expired'
+  | 'malformed'
+  | 'not_verified'
+  | 'name_taken'
+  | 'too_many';
 
 export const ENROL_WORDS: Readonly<Record<EnrolRefusal, string>> = {
   unknown_link: 'This set-up link is not valid. Type /treasury passkey in Slack for a new one.',

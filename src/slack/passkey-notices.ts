@@ -32,7 +32,10 @@ export function renderPasskeyNotice(
     };
   }
   if (n.kind === 'enrolled') {
-    const others = policy.people.admins.filter((a) => a !== n.user).map((a) => mention(a)).join(' ');
+    const others = policy.people.admins
+      .filter((a) => a !== n.user)
+      .map((a) => mention(a))
+      .join(' ');
     return {
       text:
         `:key: <@${n.user}> set up a passkey${n.name ? ` (“${outside(n.name, 40)}”)` : ''} for approving large withdrawals (${utcTime(n.at)}). ` +

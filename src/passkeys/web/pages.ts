@@ -69,7 +69,7 @@ export function enrolPage(o: { token: string; who: string; expiresAt: number }):
 }
 
 function valueWords(v: Valuation | undefined, currency: string): string {
-  if (!v || v.kind !== 'known') return `unknown (${v?.kind === 'unknown' ? v.reason : 'no price'})`;
+  if (v?.kind !== 'known') return `unknown (${v?.kind === 'unknown' ? v.reason : 'no price'})`;
   return v.judged ? currentAndJudged(v, currency) : formatFiat(v.usd, { approx: true });
 }
 

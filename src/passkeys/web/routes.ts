@@ -45,13 +45,21 @@ const HEADERS = {
 };
 
 function sendHtml(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, { ...HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html) });
+  res.writeHead(status, {
+    ...HEADERS,
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+  });
   res.end(html);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -123,7 +131,11 @@ export function passkeyRoutes(o: PasskeyRouteOptions): Route[] {
         if (!t || !owner) return json(res, 404, { ok: false, message: ENROL_WORDS.unknown_link });
         if (!owner.ok) return json(res, 410, { ok: false, message: owner.message });
         const got = await o.enrolment.options(t, await o.nameOf(owner.user));
-        json(res, got.ok ? 200 : 410, got.ok ? { ok: true, options: got.options } : { ok: false, message: got.message });
+        json(
+          res,
+          got.ok ? 200 : 410,
+          got.ok ? { ok: true, options: got.options } : { ok: false, message: got.message },
+        );
       },
     },
     {
@@ -180,7 +192,11 @@ export function passkeyRoutes(o: PasskeyRouteOptions): Route[] {
         const t = token(params);
         if (!t) return json(res, 404, { ok: false, message: CONFIRM_WORDS.unknown_link });
         const got = await o.confirmation.options(t);
-        json(res, got.ok ? 200 : 410, got.ok ? { ok: true, options: got.options } : { ok: false, message: got.message });
+        json(
+          res,
+          got.ok ? 200 : 410,
+          got.ok ? { ok: true, options: got.options } : { ok: false, message: got.message },
+        );
       },
     },
     {
@@ -194,7 +210,12 @@ export function passkeyRoutes(o: PasskeyRouteOptions): Route[] {
         const body = authenticationBody.safeParse(raw);
         if (!body.success) return json(res, 400, { ok: false, message: CONFIRM_WORDS.malformed });
         const done = await o.confirmation.confirm(t, body.data.response);
-        if (!done.ok) return json(res, statusOf(done.reason) === 410 ? 403 : statusOf(done.reason), { ok: false, reason: done.reason, message: done.message });
+        if (!done.ok)
+          return json(res, statusOf(done.reason) === 410 ? 403 : statusOf(done.reason), {
+            ok: false,
+            reason: done.reason,
+            message: done.message,
+          });
         const outcome = done.outcome;
         json(res, 200, {
           ok: outcome.ok,

@@ -28,13 +28,20 @@ export async function passkeyHomeBlocks(deps: CommandDeps, user: string): Promis
     : 'A passkey or security key can confirm your approvals instead of a code, bound to the withdrawal you saw.';
   const mine = deps.passkeys.enrolment.list(user);
   const held = mine.length
-    ? context(`:key: Your passkeys: ${mine.map((c) => outside(c.name, 40)).join(', ')}. \`/treasury passkey list\` to manage them.`)
+    ? context(
+        `:key: Your passkeys: ${mine.map((c) => outside(c.name, 40)).join(', ')}. \`/treasury passkey list\` to manage them.`,
+      )
     : undefined;
   return [
     section(`*Passkeys*\n${need}`),
     ...(held ? [held] : []),
     actions('home_passkey', [
-      { text: mine.length ? 'Add a passkey' : 'Set up a passkey', actionId: PASSKEY_ENROL, value: 'enrol', style: 'primary' },
+      {
+        text: mine.length ? 'Add a passkey' : 'Set up a passkey',
+        actionId: PASSKEY_ENROL,
+        value: 'enrol',
+        style: 'primary',
+      },
     ]),
   ];
 }

@@ -45,10 +45,7 @@ export function decideApprove(
   const at = iso(ctx.now);
   const recorded: WithdrawalRequest = {
     ...cur,
-    approvals: [
-      ...cur.approvals,
-      { user: c.user, at, satisfies, ...(proof ? { stepUp: proof } : {}) },
-    ],
+    approvals: [...cur.approvals, { user: c.user, at, satisfies, ...(proof ? { stepUp: proof } : {}) }],
   };
   const audit: AuditRecord = {
     at,

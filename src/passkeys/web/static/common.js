@@ -43,7 +43,7 @@ export async function post(url, body) {
 /** Whether this browser can use passkeys at all (some in-app browsers cannot). */
 export function webAuthnMissing() {
   const lib = globalThis.SimpleWebAuthnBrowser;
-  return !lib || !lib.browserSupportsWebAuthn();
+  return !lib?.browserSupportsWebAuthn();
 }
 
 export const SYSTEM_BROWSER =
@@ -57,5 +57,5 @@ export function ceremonyWords(err) {
   if (name === 'InvalidStateError') return 'This passkey is already set up for you. Nothing was changed.';
   if (name === 'SecurityError')
     return 'Your browser refused this page’s address for passkeys. Open the link exactly as it was sent to you.';
-  return 'Your browser could not use a passkey here. ' + SYSTEM_BROWSER;
+  return `Your browser could not use a passkey here. ${SYSTEM_BROWSER}`;
 }
