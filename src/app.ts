@@ -19,8 +19,7 @@ import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp, resolveKeys } from './app/step-up.js';
-import { buildPasskeys, passkeyBase, personName } from './app/passkeys.js';
-import { passkeyRoutes } from './passkeys/web/routes.js';
+import { buildPasskeys } from './app/passkeys.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore, databaseOptions } from './app/store.js';
@@ -172,7 +171,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     );
     registerPolicyChangeRenderers(outbox, governor, policy);
     registerWebhookRotationRenderer(outbox);
-
     const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
@@ -214,17 +212,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
-    // Passkeys: credentials, links and challenges in the store, the pages on this server (PUBLIC_URL).
-    const passkeys = buildPasskeys({
-      store,
-      key: keys.key,
-      outbox,
-      policy,
-      logger,
-      now,
-      base: () => passkeyBase(config.publicUrl, address.url ? Number(new URL(address.url).port) : undefined),
-      withdrawals: withdrawals.service,
-    });
+    const passkeys = buildPasskeys({ store, keys, outbox, policy, logger, now, config, address, withdrawals });
     const freeze = createFreezeService({
       store,
       policy,
@@ -353,12 +341,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         rules: withdrawals.service.judgedAtCallback,
       }),
       metrics,
-      passkeys: passkeyRoutes({
-        ...passkeys,
-        valueForRules: (r) => withdrawals.service.valueForRules(r),
-        nameOf: personName(slack?.app.client, logger),
-        logger,
-      }),
+      passkeys: passkeys.routes(slack?.app.client),
     });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());

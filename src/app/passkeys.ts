@@ -17,40 +17,53 @@ import {
 import type { PolicySource } from '../policy/source.js';
 import { passkeyNotices } from '../slack/passkey-notices.js';
 import type { Store } from '../store/index.js';
+import type { Config } from '../config.js';
+import type { Route } from '../http/server.js';
+import { passkeyRoutes } from '../passkeys/web/routes.js';
+import type { SecretKeys } from '../webhooks/sealed.js';
+import type { WithdrawalService } from '../withdrawals/index.js';
 
 export interface Passkeys {
   enrolment: PasskeyEnrolment;
   confirmation: PasskeyConfirmation;
+  /** The pages' routes, naming people through Slack's users.info (once the Bolt app exists). */
+  routes(client: WebClient | undefined): Route[];
 }
 
 export function buildPasskeys(o: {
   store: Store;
-  key: Buffer;
+  keys: SecretKeys;
   outbox: Outbox;
   policy: PolicySource;
   logger: Logger;
   now: () => number;
-  base: () => string;
-  withdrawals: ApprovalPath;
+  config: Pick<Config, 'publicUrl'>;
+  /** This server's own address, known once it listens. */
+  address: { url: string };
+  withdrawals: { service: ApprovalPath & Pick<WithdrawalService, 'valueForRules'> };
 }): Passkeys {
+  const base = () => passkeyBase(o.config.publicUrl, o.address.url ? Number(new URL(o.address.url).port) : undefined);
   const notify = passkeyNotices({
     outbox: o.outbox,
     store: o.store,
     policy: o.policy,
-    linkUrl: (id) => linkUrl(o, id),
+    linkUrl: (id) => linkUrl({ store: o.store, key: o.keys.key, base }, id),
   });
-  const part = {
-    store: o.store,
-    key: o.key,
-    policy: o.policy,
-    now: o.now,
-    logger: o.logger.child({ component: 'passkeys' }),
-    base: o.base,
-    notify,
-  };
+  const logger = o.logger.child({ component: 'passkeys' });
+  const part = { store: o.store, key: o.keys.key, policy: o.policy, now: o.now, logger, base, notify };
+  const enrolment = createPasskeyEnrolment(part);
+  const confirmation = createPasskeyConfirmation({ ...part, withdrawals: o.withdrawals.service });
   return {
-    enrolment: createPasskeyEnrolment(part),
-    confirmation: createPasskeyConfirmation({ ...part, withdrawals: o.withdrawals }),
+    enrolment,
+    confirmation,
+    routes: (client) =>
+      passkeyRoutes({
+        enrolment,
+        confirmation,
+        valueForRules: (r) => o.withdrawals.service.valueForRules(r),
+        nameOf: personName(client, logger),
+        logger,
+      }),
   };
 }
 
