@@ -8,7 +8,7 @@ import { outside } from '../../src/format/outside.js';
 import { utcMinute } from '../../src/format/time.js';
 import { hasRole } from '../../src/policy/people.js';
 import { wordsKeepingMentions } from '../../src/slack/text.js';
-import type { VerbRun } from './verbs.js';
+import type { VerbRun } from './verb.js';
 
 type Ctx = Parameters<VerbRun['run']>[0];
 const say = (ctx: Ctx, text: string) => ctx.respond({ response_type: 'ephemeral', text });

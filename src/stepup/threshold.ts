@@ -10,8 +10,8 @@
  * else `default` (native).
  */
 import type { Policy } from '../policy/schema.js';
-import type { Valuation } from '../prices/types.js';
-import { entryFor, isAbove } from '../withdrawals/value-rules.js';
+import type { Valuation } from '../money/value.js';
+import { entryFor, isAbove } from '../policy/entries.js';
 
 export type StepUpNeed = 'none' | 'code' | 'passkey';
 /** How an approval was confirmed: a code, or a passkey (src/withdrawals/types.ts `Approval.stepUp`). */

@@ -21,7 +21,8 @@ import { proofMeets, stepUpNeed } from '../stepup/threshold.js';
 import { formatFiat } from '../format/fiat.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { Dec, formatAmount } from './money.js';
+import { formatAmount } from '../format/amount.js';
+import { Dec } from '../money/decimal.js';
 import { checkAllowlist, DAY_MS, type AllowlistApprovals } from './rules.js';
 import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
 import {

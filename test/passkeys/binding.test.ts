@@ -71,7 +71,9 @@ describe('the bound challenge', () => {
 
   it('the policy version: equal for the same policy, another for any change', () => {
     expect(policyVersion(parsePolicy(POLICY_TEXT))).toBe(policyVersion(POLICY));
-    const changed = parsePolicy(POLICY_TEXT.replace('passkey_above: { USDT: 10000 }', 'passkey_above: { USDT: 20000 }'));
+    const changed = parsePolicy(
+      POLICY_TEXT.replace('passkey_above: { USDT: 10000 }', 'passkey_above: { USDT: 20000 }'),
+    );
     expect(policyVersion(changed)).not.toBe(policyVersion(POLICY));
   });
 });
@@ -94,7 +96,10 @@ describe('what an approval needs', () => {
       { user: 'U0DAVE', at: '2030-01-01T00:00:00.000Z', satisfies: [], stepUp: 'passkey' },
     ];
     const req = (amount: string) => ({ id: 'r1', amount, currency: 'USDT', approvals }) as unknown as WithdrawalRequest;
-    const facts = { policy: POLICY, valuation: { kind: 'unknown', reason: 'test', since: null } } as unknown as RuleFacts;
+    const facts = {
+      policy: POLICY,
+      valuation: { kind: 'unknown', reason: 'test', since: null },
+    } as unknown as RuleFacts;
     const big = RULES.step_up.judge(req('20000'), facts);
     expect(big.kind).toBe('count');
     if (big.kind !== 'count') return;
