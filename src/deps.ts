@@ -15,7 +15,7 @@ import type { PolicyGovernor } from './policy/governance/governor.js';
 import type { PolicySource } from './policy/source.js';
 import type { Prices } from './prices/types.js';
 import type { StepUpService } from './stepup/index.js';
-import type { Passkeys } from './app/passkeys.js';
+import type { Passkeys } from './passkeys/index.js';
 import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
 import type { WebhookRegistration } from './webhooks/registration.js';

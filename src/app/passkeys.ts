@@ -11,8 +11,7 @@ import {
   createPasskeyEnrolment,
   linkUrl,
   type ApprovalPath,
-  type PasskeyConfirmation,
-  type PasskeyEnrolment,
+  type Passkeys,
 } from '../passkeys/index.js';
 import type { PolicySource } from '../policy/source.js';
 import { passkeyNotices } from '../slack/passkey-notices.js';
@@ -23,9 +22,7 @@ import { passkeyRoutes } from '../passkeys/web/routes.js';
 import type { SecretKeys } from '../webhooks/sealed.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 
-export interface Passkeys {
-  enrolment: PasskeyEnrolment;
-  confirmation: PasskeyConfirmation;
+export interface PasskeyPart extends Passkeys {
   /** The pages' routes, naming people through Slack's users.info (once the Bolt app exists). */
   routes(client: WebClient | undefined): Route[];
 }
@@ -41,7 +38,7 @@ export function buildPasskeys(o: {
   /** This server's own address, known once it listens. */
   address: { url: string };
   withdrawals: { service: ApprovalPath & Pick<WithdrawalService, 'valueForRules'> };
-}): Passkeys {
+}): PasskeyPart {
   const base = () => passkeyBase(o.config.publicUrl, o.address.url ? Number(new URL(o.address.url).port) : undefined);
   const notify = passkeyNotices({
     outbox: o.outbox,

@@ -20,3 +20,12 @@ export {
   type PasskeyNotice,
 } from './types.js';
 export { CONFIRM_WORDS, ENROL_WORDS, NO_PASSKEY_WORDS, type ConfirmRefusal } from './words.js';
+
+import type { PasskeyConfirmation } from './confirm.js';
+import type { PasskeyEnrolment } from './enrol.js';
+
+/** The passkey part as the rest of the app uses it (deps.passkeys). */
+export interface Passkeys {
+  enrolment: PasskeyEnrolment;
+  confirmation: PasskeyConfirmation;
+}
