@@ -15,7 +15,14 @@ import { randomBytes } from 'node:crypto';
 import type { DecisionOutcome, WithdrawalRequest } from '../withdrawals/index.js';
 import { bindingChallenge, boundFacts, policyVersion } from './binding.js';
 import { audit, iso, newToken, relyingParty, tokenId, type PasskeyPartOptions } from './shared.js';
-import { CHALLENGE_TTL_MS, CHALLENGES, CREDENTIALS, KEEP_SPENT_MS, type PasskeyChallenge } from './types.js';
+import {
+  CHALLENGE_TTL_MS,
+  CHALLENGES,
+  CREDENTIALS,
+  KEEP_SPENT_MS,
+  type PasskeyChallenge,
+  type PasskeyCredential,
+} from './types.js';
 import { CONFIRM_WORDS, type ConfirmRefusal } from './words.js';
 
 /** What confirming needs of the withdrawals: the same path as any approval. */
@@ -32,6 +39,8 @@ export type ConfirmOutcome =
 export interface PasskeyConfirmation {
   /** Whether `user` holds a passkey at all. */
   hasPasskey(user: string): boolean;
+  /** When `user`'s first passkey can confirm approvals (epoch ms; at or before now: it can), or undefined with none. */
+  usableFrom(user: string): number | undefined;
   /** A new confirmation of `approver`'s approval of `requestId`: the page's URL. */
   start(requestId: string, approver: string): Promise<{ url: string; expiresAt: number }>;
   /** The confirmation and its request, for the page, while it can still be answered. */
@@ -72,8 +81,17 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
     return { ok: true as const, c };
   };
 
+  /** A passkey confirms approvals only once the policy's waiting time since its enrolment is over. */
+  const usableAt = (c: PasskeyCredential) => Date.parse(c.createdAt) + o.policy.current().withdrawals.passkey_cooloff;
+  const usableNow = (c: PasskeyCredential) => usableAt(c) <= o.now();
+
   return {
     hasPasskey: (user) => store.find(CREDENTIALS, (c) => c.user === user).length > 0,
+
+    usableFrom(user) {
+      const times = store.find(CREDENTIALS, (c) => c.user === user).map(usableAt);
+      return times.length ? Math.min(...times) : undefined;
+    },
 
     async start(requestId, approver) {
       const r = o.withdrawals.get(requestId);
@@ -111,7 +129,7 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
     async options(token) {
       const l = live(token);
       if (!l.ok) return l;
-      const mine = store.find(CREDENTIALS, (c) => c.user === l.c.approver);
+      const mine = store.find(CREDENTIALS, (c) => c.user === l.c.approver && usableNow(c));
       const options = await generateAuthenticationOptions({
         rpID: relyingParty(o.base()).id,
         allowCredentials: mine.map((c) => ({ id: c.id, ...(c.transports ? { transports: c.transports } : {}) })),
@@ -144,6 +162,7 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
       const cred = store.get(CREDENTIALS, response.id);
       if (!cred) return refuse(c, 'unknown_credential');
       if (cred.user !== c.approver) return refuse(c, 'other_user', { credentialOf: cred.user });
+      if (!usableNow(cred)) return refuse(c, 'too_new', { passkey: cred.name });
       const r = o.withdrawals.get(c.request);
       const now = r
         ? bindingChallenge(

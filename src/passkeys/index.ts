@@ -19,7 +19,7 @@ export {
   type PasskeyCredential,
   type PasskeyNotice,
 } from './types.js';
-export { CONFIRM_WORDS, ENROL_WORDS, NO_PASSKEY_WORDS, type ConfirmRefusal } from './words.js';
+export { CONFIRM_WORDS, ENROL_WORDS, NO_PASSKEY_WORDS, passkeyTooNewWords, type ConfirmRefusal } from './words.js';
 
 import type { PasskeyConfirmation } from './confirm.js';
 import type { PasskeyEnrolment } from './enrol.js';

@@ -11,6 +11,7 @@ export type ConfirmRefusal =
   | 'wrong_origin'
   | 'unknown_credential'
   | 'other_user'
+  | 'too_new'
   | 'changed'
   | 'no_user_verification'
   | 'counter'
@@ -33,6 +34,8 @@ export const CONFIRM_WORDS: Readonly<Record<ConfirmRefusal, string>> = {
     'This passkey is not registered with the Treasury app (it may have been removed). Nothing was approved. ' +
     'Use a passkey listed by /treasury passkey list, or set one up with /treasury passkey.',
   other_user: 'This passkey belongs to someone else. Nothing was approved. Confirm with your own passkey.',
+  too_new:
+    'This passkey was set up too recently to confirm approvals: a new passkey counts only after the policy’s waiting time, so the admins can check it was you who set it up. Nothing was approved.',
   changed:
     'The withdrawal or the treasury policy changed after this confirmation was opened: it is no longer exactly what you were shown. ' +
     'Nothing was approved. Look at the card again and, if it is still right, press Approve again.',
@@ -67,3 +70,7 @@ export const ENROL_WORDS: Readonly<Record<EnrolRefusal, string>> = {
 export const NO_PASSKEY_WORDS =
   'Approving this withdrawal needs a passkey or security key, and you have none set up yet: type /treasury passkey ' +
   '(or press “Set up a passkey” on the Treasury app’s Home tab) and follow the link in your direct messages. Then press Approve again.';
+
+/** Approve pressed while every passkey of the approver is still in its waiting time. */
+export const passkeyTooNewWords = (from: string): string =>
+  `Your passkey was set up recently: it confirms approvals from ${from}, so the admins can check it was you who set it up. Nothing was approved. Press Approve again then (or use your authenticator code where one is enough).`;

@@ -140,6 +140,12 @@ export const policySchema = z
           .describe(
             'Approving above this needs a passkey or security key, confirmed on a page showing that withdrawal (a code is not enough): per currency (native) or `value` (USD; an unknown value needs one).',
           ),
+        /** A passkey set up from Slack confirms approvals only this long after: time for the admins, told at once, to revoke one a hijacked account enrolled. */
+        passkey_cooloff: durationSchema
+          .default(DAY_MS)
+          .describe(
+            'A newly set-up passkey confirms approvals only this long after (the admins are told at once, so one enrolled from a hijacked Slack account can be revoked first).',
+          ),
         allowlist: z
           .strictObject({
             mode: z
@@ -174,6 +180,7 @@ export const policySchema = z
         note_required_above: {},
         step_up_above: {},
         passkey_above: {},
+        passkey_cooloff: DAY_MS,
         allowlist: { mode: 'warn', cooloff: DAY_MS, addresses: [] },
       }),
     /**

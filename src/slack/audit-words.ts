@@ -70,6 +70,7 @@ const PASSKEY_WHY: Readonly<Record<ConfirmRefusal, string>> = {
   wrong_origin: 'answered through another page',
   unknown_credential: 'unknown passkey',
   other_user: 'someone else’s passkey',
+  too_new: 'passkey set up too recently',
   changed: 'the withdrawal or policy changed',
   no_user_verification: 'no PIN or biometric check',
   counter: 'counter went backwards (a copied key?)',

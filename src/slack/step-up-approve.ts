@@ -13,7 +13,8 @@ import { section, shorten } from './blocks.js';
 import { outside } from '../format/outside.js';
 import { amountText } from './withdrawal/index.js';
 import { lockedWords, stepUpNeed } from '../stepup/index.js';
-import { NO_PASSKEY_WORDS } from '../passkeys/index.js';
+import { NO_PASSKEY_WORDS, passkeyTooNewWords } from '../passkeys/index.js';
+import { utcMinute } from '../format/time.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
 import type { CommandDeps } from './deps.js';
 
@@ -118,14 +119,19 @@ export async function stepUpGate(
   // The rules first: someone who may not approve this is told why, not asked for a code.
   const refused = await deps.withdrawals.checkDecision(r.id, o.user, 'approve');
   if (refused && !refused.ok) return { kind: 'refused', message: refused.message };
-  const hasPasskey = deps.passkeys.confirmation.hasPasskey(o.user);
+  const from = deps.passkeys.confirmation.usableFrom(o.user);
+  const usable = from !== undefined && from <= deps.now();
+  const status = deps.stepUp.status(o.user);
   // A passkey where the policy asks for one, and wherever its holder can use it (it proves more than a code).
-  if (need === 'passkey' || hasPasskey) {
-    if (!hasPasskey) return { kind: 'refused', message: NO_PASSKEY_WORDS };
+  if (need === 'passkey' || usable) {
+    if (from === undefined) return { kind: 'refused', message: NO_PASSKEY_WORDS };
+    if (!usable) return { kind: 'refused', message: passkeyTooNewWords(utcMinute(from)) };
     const started = await deps.passkeys.confirmation.start(r.id, o.user);
     return { kind: 'passkey', url: started.url };
   }
-  const status = deps.stepUp.status(o.user);
+  // A code is enough here; a passkey still in its waiting time says so when no code is set up.
+  if (from !== undefined && status.state !== 'active')
+    return { kind: 'refused', message: passkeyTooNewWords(utcMinute(from)) };
   if (status.state !== 'active')
     return {
       kind: 'refused',

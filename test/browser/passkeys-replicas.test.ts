@@ -68,7 +68,9 @@ describe.skipIf(!run)(
         PUBLIC_URL: publicUrl,
       };
 
-      const a = await startTestApp({ env, fake: rig.fake(), policy: POLICY });
+      let offset = 0;
+      const now = () => Date.now() + offset;
+      const a = await startTestApp({ env, fake: rig.fake(), policy: POLICY, now });
       rig.apps.push(a);
       target = a.app.port;
       a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
@@ -104,6 +106,8 @@ describe.skipIf(!run)(
       await page.goto(link);
       await page.locator('#go').click();
       await expect.poll(() => page.locator('#status').innerText(), { timeout: 20_000 }).toContain('is set up');
+      // Past the passkey's waiting time (the policy's passkey_cooloff, a day by default).
+      offset += 25 * 3_600_000;
 
       // A request and Carol's Approve on A: the confirmation's challenge is made and stored there.
       await a.command('/withdraw', `2000 USDT BSC ${DEST} ${CLIENT} invoice 1`, USERS.alice);
@@ -122,7 +126,7 @@ describe.skipIf(!run)(
           assertion = req.postData() ?? '';
           await a.stop();
           rig.apps.splice(rig.apps.indexOf(a), 1);
-          b = await startTestApp({ env, fake: rig.fake(), policy: POLICY });
+          b = await startTestApp({ env, fake: rig.fake(), policy: POLICY, now });
           rig.apps.push(b);
           target = b.app.port;
         }

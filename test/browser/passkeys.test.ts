@@ -41,7 +41,7 @@ let t: TestApp;
 let browser: Browser;
 let offset = 0;
 const clock = () => Date.now() + offset;
-/** One page per person, each with its own virtual authenticator (its own passkeys). */
+/** One page per person (or device), each with its own virtual authenticator (its own passkeys). */
 const pages = new Map<string, { page: Page; authenticatorId: string }>();
 const servers: Server[] = [];
 
@@ -49,8 +49,8 @@ if (process.env.CI && !existsSync(CHROMIUM)) {
   throw new Error(`${CHROMIUM} is missing: CI must run the browser tests (.ci/run installs Debian's chromium)`);
 }
 
-async function personPage(user: string): Promise<{ page: Page; authenticatorId: string }> {
-  const had = pages.get(user);
+async function personPage(device: string): Promise<{ page: Page; authenticatorId: string }> {
+  const had = pages.get(device);
   if (had) return had;
   const page = await (await browser.newContext()).newPage();
   page.setDefaultTimeout(WAIT);
@@ -67,7 +67,7 @@ async function personPage(user: string): Promise<{ page: Page; authenticatorId: 
     },
   });
   const got = { page, authenticatorId, cdp };
-  pages.set(user, got);
+  pages.set(device, got);
   return got;
 }
 
@@ -89,8 +89,9 @@ async function enrolLink(user: string): Promise<string> {
   });
 }
 
-async function enrol(user: string, name: string): Promise<void> {
-  const { page } = await personPage(user);
+/** `device`: whose page (and virtual authenticator) it is; `user`: whose Slack account asks for the link. */
+async function enrol(device: string, name: string, user = device): Promise<void> {
+  const { page } = await personPage(device);
   await page.goto(await enrolLink(user));
   await page.locator('#name').fill(name);
   await page.locator('#go').click();
@@ -194,6 +195,38 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(JSON.stringify(await t.replies(responseUrl, 1))).toContain('Laptop');
     await enrol(USERS.dave, 'YubiKey');
     expect(t.app.deps.passkeys.enrolment.list(USERS.dave)).toHaveLength(1);
+  });
+
+  it('refused: a passkey set up too recently (one a hijacked account just enrolled); then its waiting time passes', async () => {
+    const r = await newRequest();
+    // At Approve: every passkey of Carol's is in its waiting time, so no confirmation is started.
+    const { responseUrl } = await t.click(USERS.carol, { actionId: ACTIONS.approve, value: r.id });
+    const [reply] = await t.replies(responseUrl, 1);
+    expect(String(reply!.text)).toContain('Your passkey was set up recently: it confirms approvals from');
+    expect(audits('passkey_confirm_started', r.id)).toHaveLength(0);
+
+    // A day on, Carol's first passkey can confirm; a second one enrolled now (another device) cannot yet.
+    offset += 24 * 3_600_000 + 60_000;
+    await enrol('carol-2', 'Phone', USERS.carol);
+    const later = await newRequest();
+    const url = await approveLink(USERS.carol, later);
+    const { page } = await personPage('carol-2');
+    // The page asked to take any key on this device: the new one answers, and the server refuses it.
+    await page.route('**/options', async (route) => {
+      const res = await route.fetch();
+      const json = (await res.json()) as { options: { allowCredentials?: unknown[] } };
+      json.options.allowCredentials = [];
+      await route.fulfill({ response: res, json });
+    });
+    try {
+      expect(await confirmOn(page, url)).toContain('set up too recently');
+    } finally {
+      await page.unroute('**/options');
+    }
+    expect(audits('passkey_refused', later.id).at(-1)!.details).toMatchObject({ why: 'too_new', passkey: 'Phone' });
+    expect(t.app.deps.withdrawals.get(later.id)!.approvals).toEqual([]);
+    // Removed again, so the tests below see Carol with her one passkey.
+    await t.app.deps.passkeys.enrolment.remove(USERS.carol, 'Phone');
   });
 
   it('an approval confirmed with a passkey counts exactly once; the page shows what is approved', async () => {
@@ -362,7 +395,8 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
 
     const { responseUrl: removed } = await t.command('/treasury', 'passkey remove laptop', USERS.carol);
     expect(JSON.stringify(await t.replies(removed, 1))).toContain('is removed');
-    expect(audits('passkey_removed', USERS.carol)).toHaveLength(1);
+    expect(audits('passkey_removed', USERS.carol).at(-1)!.details).toEqual({ name: 'Laptop' });
+    expect(t.app.deps.passkeys.enrolment.list(USERS.carol)).toEqual([]);
     const { responseUrl: again } = await t.click(USERS.carol, { actionId: ACTIONS.approve, value: r.id });
     expect(String((await t.replies(again, 1))[0]!.text)).toContain('/treasury passkey');
   });
