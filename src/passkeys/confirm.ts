@@ -57,6 +57,21 @@ export interface PasskeyConfirmation {
   confirm(token: string, response: AuthenticationResponseJSON): Promise<ConfirmOutcome>;
 }
 
+/** The library's verdict on an assertion: its new counter, or why not (a counter that went backwards, another RP ID, a bad signature). */
+async function verified(
+  run: () => ReturnType<typeof verifyAuthenticationResponse>,
+): Promise<{ ok: true; newCounter: number } | { ok: false; why: ConfirmRefusal }> {
+  try {
+    const v = await run();
+    return v.verified ? { ok: true, newCounter: v.authenticationInfo.newCounter } : { ok: false, why: 'bad_signature' };
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/counter/i.test(message)) return { ok: false, why: 'counter' };
+    if (/RP ID/i.test(message)) return { ok: false, why: 'wrong_origin' };
+    return { ok: false, why: 'bad_signature' };
+  }
+}
+
 export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals: ApprovalPath }): PasskeyConfirmation {
   const { store } = o;
   const refusal = (reason: ConfirmRefusal) => ({ ok: false as const, reason, message: CONFIRM_WORDS[reason] });
@@ -154,15 +169,30 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
       } catch {
         return refuse(c, 'malformed');
       }
-      if (client.challenge !== c.challenge) return refuse(c, 'other_request');
+      const cred = store.get(CREDENTIALS, response.id);
+      if (!cred) return refuse(c, 'unknown_credential');
       const rp = relyingParty(o.base());
+      const key = { id: cred.id, publicKey: isoBase64URL.toBuffer(cred.publicKey), counter: cred.counter };
+      // First: is this answer really signed by that key, for this RP ID? Only a signed answer is classified
+      // below, so an audit entry never blames a key for what someone merely typed. The counter is left to
+      // the strict check: an answer already used elsewhere is then named for what it is (another request).
+      const signed = await verified(() =>
+        verifyAuthenticationResponse({
+          response,
+          expectedChallenge: () => true,
+          expectedOrigin: client.origin,
+          expectedRPID: rp.id,
+          credential: { ...key, counter: 0 },
+          requireUserVerification: false,
+        }),
+      );
+      if (!signed.ok) return refuse(c, signed.why);
+      if (cred.user !== c.approver) return refuse(c, 'other_user', { credentialOf: cred.user });
+      if (!usableNow(cred)) return refuse(c, 'too_new', { passkey: cred.name });
+      if (client.challenge !== c.challenge) return refuse(c, 'other_request');
       // Echoed only into the audit entry (bounded): a relaying page's address is evidence.
       if (client.origin !== rp.origin)
         return refuse(c, 'wrong_origin', { origin: String(client.origin).slice(0, 200) });
-      const cred = store.get(CREDENTIALS, response.id);
-      if (!cred) return refuse(c, 'unknown_credential');
-      if (cred.user !== c.approver) return refuse(c, 'other_user', { credentialOf: cred.user });
-      if (!usableNow(cred)) return refuse(c, 'too_new', { passkey: cred.name });
       const r = o.withdrawals.get(c.request);
       const now = r
         ? bindingChallenge(
@@ -176,26 +206,19 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
         : undefined;
       if (!r || now !== c.challenge) return refuse(c, 'changed');
       if (!flags.uv) return refuse(c, 'no_user_verification');
-      let newCounter: number;
-      try {
-        const v = await verifyAuthenticationResponse({
+      // Then the library once more with every expectation exact: the challenge, the origin, the RP ID, user verification.
+      const strict = await verified(() =>
+        verifyAuthenticationResponse({
           response,
           expectedChallenge: c.challenge,
           expectedOrigin: rp.origin,
           expectedRPID: rp.id,
-          credential: {
-            id: cred.id,
-            publicKey: isoBase64URL.toBuffer(cred.publicKey),
-            counter: cred.counter,
-          },
+          credential: key,
           requireUserVerification: true,
-        });
-        if (!v.verified) return refuse(c, 'bad_signature');
-        newCounter = v.authenticationInfo.newCounter;
-      } catch (err) {
-        const counter = /counter/i.test((err as Error).message);
-        return refuse(c, counter ? 'counter' : 'bad_signature');
-      }
+        }),
+      );
+      if (!strict.ok) return refuse(c, strict.why);
+      const newCounter = strict.newCounter;
       const at = o.now();
       const spent = await store.commit((tx): ConfirmRefusal | undefined => {
         const cur = tx.get(CHALLENGES, c.id);

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
@@ -42,14 +42,14 @@ let browser: Browser;
 let offset = 0;
 const clock = () => Date.now() + offset;
 /** One page per person (or device), each with its own virtual authenticator (its own passkeys). */
-const pages = new Map<string, { page: Page; authenticatorId: string }>();
+const pages = new Map<string, { page: Page; authenticatorId: string; cdp: CDPSession }>();
 const servers: Server[] = [];
 
 if (process.env.CI && !existsSync(CHROMIUM)) {
   throw new Error(`${CHROMIUM} is missing: CI must run the browser tests (.ci/run installs Debian's chromium)`);
 }
 
-async function personPage(device: string): Promise<{ page: Page; authenticatorId: string }> {
+async function personPage(device: string): Promise<{ page: Page; authenticatorId: string; cdp: CDPSession }> {
   const had = pages.get(device);
   if (had) return had;
   const page = await (await browser.newContext()).newPage();
@@ -323,8 +323,7 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
   it('refused: no user verification (the page made to ask for none; the server insists)', async () => {
     const r = await newRequest();
     const url = await approveLink(USERS.dave, r);
-    const { page, authenticatorId } = await personPage(USERS.dave);
-    const cdp = await page.context().newCDPSession(page);
+    const { page, authenticatorId, cdp } = await personPage(USERS.dave);
     await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
     // A tampered page: the options it passes to the browser ask for no verification.
     await page.route('**/options', async (route) => {
@@ -384,6 +383,25 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(refused.details).toMatchObject({ why: 'other_user', credentialOf: USERS.dave });
     expect(refused.actor).toBe(USERS.carol);
     expect(t.app.deps.withdrawals.get(r.id)!.approvals).toEqual([]);
+  });
+
+  it('refused: a copied key (its signature counter went backwards), after one good confirmation', async () => {
+    const first = await newRequest();
+    const { page, authenticatorId, cdp } = await personPage(USERS.dave);
+    expect(await confirmOn(page, await approveLink(USERS.dave, first))).toContain('Your approval is recorded');
+    const stored = t.app.deps.passkeys.enrolment.list(USERS.dave)[0]!;
+    expect(stored.counter).toBeGreaterThan(0);
+    // The key copied, with its counter as it was before: a clone in another authenticator.
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    const clone = await personPage('dave-clone');
+    await clone.cdp.send('WebAuthn.addCredential', {
+      authenticatorId: clone.authenticatorId,
+      credential: { ...credentials[0]!, signCount: 0 },
+    });
+    const second = await newRequest();
+    expect(await confirmOn(clone.page, await approveLink(USERS.dave, second))).toContain('counter went backwards');
+    expect(lastRefusal(second.id)).toBe('counter');
+    expect(t.app.deps.withdrawals.get(second.id)!.approvals).toEqual([]);
   });
 
   it('someone with no passkey is told how to set one up; a removed passkey no longer confirms', async () => {
