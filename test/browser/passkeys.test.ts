@@ -419,6 +419,27 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(String((await t.replies(again, 1))[0]!.text)).toContain('/treasury passkey');
   });
 
+  it("an admin revokes someone's passkeys (never their own): they are told by DM, audited, and they no longer confirm", async () => {
+    const { responseUrl: notAdmin } = await t.command('/treasury', `passkey revoke <@${USERS.carol}>`, USERS.dave);
+    expect(JSON.stringify(await t.replies(notAdmin, 1))).toContain('Sorry, you are not allowed to');
+    expect(audits('passkey_revoked')).toHaveLength(0);
+    const { responseUrl: own } = await t.command('/treasury', `passkey revoke <@${USERS.erin}>`, USERS.erin);
+    expect(JSON.stringify(await t.replies(own, 1))).toContain('cannot revoke your own passkeys');
+    expect(audits('passkey_revoked')).toHaveLength(0);
+
+    expect(t.app.deps.passkeys.enrolment.list(USERS.dave).length).toBeGreaterThan(0);
+    const { responseUrl } = await t.command('/treasury', `passkey revoke <@${USERS.dave}>`, USERS.erin);
+    expect(JSON.stringify(await t.replies(responseUrl, 1))).toContain(`of <@${USERS.dave}> revoked`);
+    expect(t.app.deps.passkeys.enrolment.list(USERS.dave)).toEqual([]);
+    expect(audits('passkey_revoked', USERS.dave).at(-1)!.actor).toBe(USERS.erin);
+    await until('the DM to Dave', () =>
+      t.fake.calls('chat.postMessage').find((c) => String(c.args.text).includes('revoked your passkeys')),
+    );
+    const r = await newRequest();
+    const { responseUrl: approve } = await t.click(USERS.dave, { actionId: ACTIONS.approve, value: r.id });
+    expect(String((await t.replies(approve, 1))[0]!.text)).toContain('/treasury passkey');
+  });
+
   it('no token or secret in the logs', () => {
     const logs = t.logs();
     expect(logs).not.toMatch(/\/passkeys\/enrol\/[A-Za-z0-9_-]{43}/);
