@@ -3,8 +3,11 @@
  * approving at once, the approver is asked for a code from their authenticator app in a modal
  * (opened with the click's trigger_id, after the ack). Someone who may not approve is told so
  * first, and someone without codes set up is told how to set them up; the code itself is
- * checked on submission (commands/withdraw/step-up-submitted.ts). Whether a code is needed is the domain's
- * rule (src/stepup/threshold.ts), which decide() enforces again: this only routes.
+ * checked on submission (commands/withdraw/step-up-submitted.ts). Above passkey_above (and for an
+ * approver whose passkey is past its waiting time, wherever a code would do), a passkey confirmation is
+ * started instead and the approver answered privately with "Confirm with your passkey", which opens
+ * the page (src/passkeys/web/). What is needed is the domain's rule (src/stepup/threshold.ts), which
+ * decide() enforces again: this only routes.
  */
 import type { App } from '@slack/bolt';
 import type { KnownBlock, View } from '@slack/types';
