@@ -99,9 +99,9 @@ async function enrol(device: string, name: string, user = device): Promise<void>
 }
 
 let seq = 0;
-async function newRequest(amount = '2000'): Promise<WithdrawalRequest> {
+async function newRequest(amount = '2000', note = `invoice ${++seq}`): Promise<WithdrawalRequest> {
   const before = new Set(t.app.deps.withdrawals.list().map((r) => r.id));
-  await t.command('/withdraw', `${amount} USDT BSC ${DEST} ${CLIENT} invoice ${++seq}`, USERS.alice);
+  await t.command('/withdraw', `${amount} USDT BSC ${DEST} ${CLIENT} ${note}`, USERS.alice);
   return until('the request', () => t.app.deps.withdrawals.list().find((r) => !before.has(r.id)));
 }
 
@@ -438,6 +438,80 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     const r = await newRequest();
     const { responseUrl: approve } = await t.click(USERS.dave, { actionId: ACTIONS.approve, value: r.id });
     expect(String((await t.replies(approve, 1))[0]!.text)).toContain('/treasury passkey');
+  });
+
+  it('what the page shows is text, never markup; bad bodies are refused and change nothing', async () => {
+    await enrol('erin', 'Erin key', USERS.erin);
+    offset += 24 * 3_600_000 + 60_000;
+    const note = '<img src=x onerror="window.pwned=1"> & <b>bold</b>';
+    const r = await newRequest('2000', note);
+    const url = await approveLink(USERS.erin, r);
+    const { page } = await personPage('erin');
+    await page.goto(url);
+    expect(await page.locator('#summary').innerText()).toContain(note);
+    expect(await page.locator('#summary img, #summary b').count()).toBe(0);
+    expect(await page.evaluate('typeof window.pwned')).toBe('undefined');
+    const csp = (await page.request.get(url.replace('://localhost:', '://127.0.0.1:'))).headers()[
+      'content-security-policy'
+    ];
+    expect(csp).toContain("script-src 'self'");
+
+    const direct = url.replace('://localhost:', '://127.0.0.1:');
+    const asText = await fetch(direct, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
+    expect(asText.status).toBe(415);
+    const junk = await fetch(direct, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"response":',
+    });
+    expect(junk.status).toBe(400);
+    const huge = await fetch(direct, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response: 'x'.repeat(100_000) }),
+    });
+    expect(huge.status).toBe(413);
+    const shape = await post(
+      url,
+      JSON.stringify({ response: { id: 'a', rawId: 'a', type: 'public-key', response: {} } }),
+    );
+    expect(shape.status).toBe(400);
+    // None of them spent the confirmation: the real answer still counts.
+    await page.locator('#go').click();
+    await expect.poll(() => page.locator('#status').innerText()).toContain('Your approval is recorded');
+    expect(t.app.deps.withdrawals.get(r.id)!.approvals).toEqual([
+      expect.objectContaining({ user: USERS.erin, stepUp: 'passkey' }),
+    ]);
+  });
+
+  it('enrolment through a relaying page is refused; an expired link is refused', async () => {
+    const app = new URL(t.app.url);
+    const relay = createServer((req, res) => {
+      const fwd = httpRequest(
+        { host: '127.0.0.1', port: app.port, path: req.url, method: req.method, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      req.pipe(fwd);
+    });
+    servers.push(relay);
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const link = new URL(await enrolLink(USERS.dave));
+    link.port = String((relay.address() as AddressInfo).port);
+    const { page } = await personPage('dave-relayed');
+    await page.goto(link.toString());
+    await page.locator('#go').click();
+    await expect.poll(() => page.locator('#status').innerText()).toContain('could not be registered');
+    expect(t.app.deps.passkeys.enrolment.list(USERS.dave)).toEqual([]);
+    expect(audits('passkey_enrol_refused', USERS.dave)).toHaveLength(1);
+
+    const late = await enrolLink(USERS.dave);
+    offset += 15 * 60_000 + 1_000;
+    const res = await page.goto(late);
+    expect(res!.status()).toBe(410);
+    expect(await page.locator('main').innerText()).toContain('expired');
   });
 
   it('no token or secret in the logs', () => {
