@@ -72,6 +72,8 @@ try {
 
 // Copied whole (not file by file): the local page may be split into more modules at any time.
 cpSync(path.join(root, 'src/local/static'), path.join(out, 'src/local/static'), { recursive: true });
+// The passkey pages' scripts and style sheet, read at start by src/passkeys/web/routes.ts.
+cpSync(path.join(root, 'src/passkeys/web/static'), path.join(out, 'src/passkeys/web/static'), { recursive: true });
 for (const dir of ['src', 'commands']) {
   for (const [file] of files(path.join(root, dir))) {
     if (!file.endsWith('.mjs')) continue;
