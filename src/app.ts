@@ -20,6 +20,7 @@ import { buildScreening } from './app/screening.js';
 import { VERSION } from './app/version.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp, resolveKeys } from './app/step-up.js';
+import { buildPasskeys } from './app/passkeys.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore, databaseOptions } from './app/store.js';
@@ -159,14 +160,12 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     cleanup.push(() => outbox.stop());
     registerBurstSummaryRenderer(outbox);
     const screening = await buildScreening({ config, wallet, store, outbox, policy, now, logger });
-    const { sanctioned } = screening;
     const governor = buildGovernor(
-      { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path, sanctioned },
+      { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path, screening },
       cleanup,
     );
     registerPolicyChangeRenderers(outbox, governor, policy);
     registerWebhookRotationRenderer(outbox);
-
     const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
@@ -210,6 +209,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
+    const passkeys = buildPasskeys({ store, keys, outbox, policy, logger, now, config, address, withdrawals });
     const freeze = createFreezeService({
       store,
       policy,
@@ -237,7 +237,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
-
     // An approved policy change: pending requests judged under it, and jobs moved to its schedule.
     policy.onApplied(async () => {
       await scheduler.reschedule();
@@ -280,6 +279,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals: withdrawals.service,
       stepUp,
+      passkeys,
       alerts,
       balances,
       prices,
@@ -341,6 +341,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         onRefused: screening.onVerifyRefused,
       }),
       metrics,
+      passkeys: passkeys.routes(slack?.app.client),
     });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());
