@@ -5,6 +5,7 @@
  * neither lost nor doubled. The words are in src/slack/screening-notice.ts.
  */
 import type { Outbox } from '../outbox/index.js';
+import { COLLECTIONS as OUTBOX_COLLECTIONS } from '../outbox/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { PolicySource } from '../policy/source.js';
 import type { Tx } from '../store/index.js';
@@ -19,14 +20,20 @@ export function screeningNoticeSender(
   return (tx, notice) => {
     const p = policy.current();
     const people = p.people.admins.filter((a) => /^[UW][A-Z0-9]+$/.test(a));
-    const ref = JSON.stringify(notice);
-    for (const user of people) outbox.enqueue(tx, { op: 'dm', renderer: SCREENING_NOTICE_RENDERER, ref, user });
-    if (people.length === 0)
+    const { once, ...told } = notice;
+    const ref = JSON.stringify(told);
+    // Keyed when it must be told once: a key already used is a notice already queued.
+    const key = (to: string) => (once ? { key: `screening:${once}:${to}` } : {});
+    const fresh = (to: string) => !once || !tx.get(OUTBOX_COLLECTIONS.messages, `screening:${once}:${to}`);
+    for (const user of people)
+      if (fresh(user)) outbox.enqueue(tx, { op: 'dm', renderer: SCREENING_NOTICE_RENDERER, ref, user, ...key(user) });
+    if (people.length === 0 && fresh(p.channels.alerts))
       outbox.enqueue(tx, {
         op: 'post',
         renderer: SCREENING_NOTICE_RENDERER,
-        ref: JSON.stringify({ ...notice, mention: p.people.admins }),
+        ref: JSON.stringify({ ...told, mention: p.people.admins }),
         channel: p.channels.alerts,
+        ...key(p.channels.alerts),
       });
   };
 }

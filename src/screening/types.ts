@@ -48,6 +48,8 @@ export interface ScreeningNotice {
   /** The domain's words of why. */
   reason: string;
   list?: Pick<ListRef, 'date' | 'sha256'>;
+  /** The same event told once: a form submitted twice (its idempotency key) gives one message per admin. */
+  once?: string;
 }
 
 /** What the withdrawal service is given of screening (src/screening/service.ts implements it). */

@@ -11,7 +11,15 @@ import { makeList } from '../../src/screening/list.js';
 import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import { toChecksumAddress } from '../../src/wallet/addresses.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
-import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import {
+  CHANNELS,
+  startTestApp,
+  TEST_POLICY_YAML,
+  USERS,
+  visibleText,
+  withdrawFormValues,
+  type TestApp,
+} from '../helpers/treasury-app.js';
 import { blockAction, sendToBolt } from '../helpers/slack-requests.js';
 import { until, untilAsync } from '../helpers/wait.js';
 import { startGate, type Gate } from '../verification/gate.js';
@@ -147,6 +155,25 @@ describe('screening at the request', () => {
     // A clean destination is requested, and its request's audit entry names the same list.
     expect(await withdraw(a, '500', CLEAN)).toContain('Requested');
     expect(audit(a, 'request')[0]?.details).toMatchObject({ screening: { list: { sha256: served.sha256 } } });
+  });
+
+  it('a form submitted twice with a listed destination is refused next to the field, and the admins are told once', async () => {
+    const a = await app();
+    const form = {
+      callbackId: 'wd_request_modal',
+      viewId: 'V0SAMEFORM',
+      values: withdrawFormValues({ amount: '75', destination: SANCTIONED, client: CLIENT, note: null }),
+    };
+    const answers = [await a.submitView(USERS.alice, form), await a.submitView(USERS.alice, form)];
+    for (const res of answers) {
+      const body = res.json as { response_action: string; errors: Record<string, string> };
+      expect(body.response_action).toBe('errors');
+      expect(body.errors.wd_destination).toContain('is on the OFAC sanctions list');
+    }
+    await a.app.deps.outbox.drain(5000);
+    const told = dmsOf(a, USERS.erin).filter((m) => m.includes('A withdrawal to a sanctioned address was refused'));
+    expect(told).toHaveLength(1);
+    expect(requests(a)).toEqual([]);
   });
 
   it('a list read again counts removals as well as additions; /treasury status shows its source, date, count and age', async () => {

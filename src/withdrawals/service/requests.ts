@@ -82,6 +82,8 @@ export function requestOps({ store, shell, policy, now, groups, logger, balances
           requester: requesterId,
           reason: applied.decision.message,
           ...(list ? { list: { date: list.date, sha256: list.sha256 } } : {}),
+          // A form submitted twice (Slack timed out the first answer) is one refusal for the admins.
+          ...(input.idempotencyKey ? { once: `refused:${requesterId}:${input.idempotencyKey}` } : {}),
         });
       return applied;
     });
