@@ -18,8 +18,7 @@ import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.
 import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
-import { buildStepUp, resolveKeys } from './app/step-up.js';
-import { buildPasskeys } from './app/passkeys.js';
+import { buildPasskeys, buildStepUp, resolveKeys } from './app/step-up.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore, databaseOptions } from './app/store.js';
@@ -209,6 +208,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         metrics,
         prices: () => prices.snapshot(),
         sendsFirst: order.sendsFirst,
+        ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
       },
       cleanup,
     );
