@@ -61,7 +61,7 @@ try {
     platform: 'node',
     target: 'node20',
     sourcemap: true,
-    // The sources' own tsconfig (target, useDefineForClassFields) as tsc used it.
+    // The sources' tsconfig: class fields as tsc emitted them (useDefineForClassFields, from its ES2022 target).
     tsconfig: path.join(root, 'tsconfig.build.json'),
     logLevel: 'warning',
   });

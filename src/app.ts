@@ -239,7 +239,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
-
     // An approved policy change: pending requests judged under it, and jobs moved to its schedule.
     policy.onApplied(async () => {
       await scheduler.reschedule();
