@@ -12,9 +12,6 @@ import { createStepUpService, previousSecretsKey, resolveSecretsKey, type StepUp
 import type { Store } from '../store/index.js';
 import type { SecretKeys } from '../webhooks/sealed.js';
 
-/** The other second factor at approval, passkeys: built beside the codes (./passkeys.ts). */
-export { buildPasskeys } from './passkeys.js';
-
 export async function resolveKeys(config: Config, store: Store): Promise<SecretKeys> {
   const key = await resolveSecretsKey(config, store);
   // A generated key is a secret too: scrubbed from logs like the configured one.
