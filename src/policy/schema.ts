@@ -20,6 +20,7 @@ import {
   principal,
   timezoneSchema,
 } from './schema-parts.js';
+import { patternKeys } from './schema-patterns.js';
 
 export { amountSchema, durationSchema } from './schema-parts.js';
 
@@ -65,6 +66,9 @@ export const policySchema = z
       .strictObject({
         approvals: channelId.describe('Where approval cards, policy changes and freeze notices are posted.'),
         alerts: channelId.describe('Where deposit, withdrawal and remittance alerts go when no route matches.'),
+        escalation: channelId
+          .optional()
+          .describe('Where requests that stall are escalated (issue 39); unset: the admins are DMed.'),
         routes: z
           .array(routeSchema)
           .default([])
@@ -157,6 +161,7 @@ export const policySchema = z
           })
           .default({ mode: 'warn', cooloff: DAY_MS, addresses: [] })
           .describe('Where withdrawals may go.'),
+        ...patternKeys,
       })
       .describe('What a withdrawal needs before it is sent.')
       .default({
@@ -168,6 +173,7 @@ export const policySchema = z
         note_required_above: {},
         step_up_above: {},
         allowlist: { mode: 'warn', cooloff: DAY_MS, addresses: [] },
+        limits: [],
       }),
     /**
      * Admins who must approve a change of this file before it takes effect. Unset: 2, or 1

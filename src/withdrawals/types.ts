@@ -40,6 +40,19 @@ export interface Approval {
   stepUp?: 'verified';
 }
 
+/** One rolling limit of `withdrawals.limits` as it applies to a request (USD text, two decimals). */
+export interface LimitUse {
+  per: 'destination' | 'requester' | 'client' | 'all';
+  window: '24h' | '7d' | '30d';
+  action: 'escalate' | 'refuse';
+  limit: string;
+  /** The other requests in the window. */
+  before: string;
+  /** With this request. */
+  used: string;
+  over: boolean;
+}
+
 export interface AllowlistInfo {
   /** listed: on the allowlist; unlisted: not on it (mode warn); off: the allowlist is not used. */
   status: 'listed' | 'unlisted' | 'off';
@@ -166,7 +179,19 @@ export interface WithdrawalRequest {
   /** command: the requester was answered where they typed it (no confirmation DM); form (or absent): by DM. */
   requestedFrom?: 'command' | 'form';
   /** `basis: 'value'`: chosen by the USD value (`max` is then in USD), from the policy's `value` tiers. */
-  tier: { index: number; max: string | null; approvals: number; mustInclude: string[]; basis?: 'value' };
+  tier: {
+    index: number;
+    max: string | null;
+    approvals: number;
+    mustInclude: string[];
+    basis?: 'value';
+    /** Raised to the top tier by a rolling limit with `action: escalate` (pattern-rules.ts). */
+    escalated?: true;
+    /** Approvals beyond the tier's, included in `approvals`: a first payment to a new destination. */
+    extra?: number;
+  };
+  /** The rolling limits that apply, as the last step judged them (used / limit, shown on the card). */
+  limits?: LimitUse[];
   approvals: Approval[];
   /** The value when it was requested: the price, its source and time, or why it was unknown (src/prices). */
   valuation?: Valuation;
@@ -278,6 +303,8 @@ export type RequestRule =
   | 'destination'
   | 'allowlist'
   | 'daily_limit'
+  /** A rolling limit of `withdrawals.limits` with `action: refuse` would be crossed. */
+  | 'rolling_limit'
   | 'tier'
   | 'note'
   | 'balance'

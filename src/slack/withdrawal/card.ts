@@ -18,6 +18,7 @@ import { statusDetail } from '../../format/status.js';
 import { outside, outsideCode } from '../../format/outside.js';
 import { mayRepeat } from '../../withdrawals/hold/decide.js';
 import { reportedStatusWords } from '../../withdrawals/hold/words.js';
+import { limitsLine, raisedWords } from './pattern-words.js';
 import { actions, context, divider, fields, header, LIMITS, link, section, shorten } from '../blocks.js';
 import {
   ACTIONS,
@@ -264,9 +265,11 @@ export function renderCard(
     ]),
     section(noteText(r)),
     section(
-      `*Approvals* (tier ${r.tier.max ? `up to ${r.tier.basis === 'value' ? `${formatFiat(r.tier.max)} in value` : formatAmount(r.tier.max, r.currency)}` : 'above every limit'}: ${r.tier.approvals} needed${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
+      `*Approvals* (tier ${r.tier.max ? `up to ${r.tier.basis === 'value' ? `${formatFiat(r.tier.max)} in value` : formatAmount(r.tier.max, r.currency)}` : 'above every limit'}: ${r.tier.approvals} needed${raisedWords(r)}${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
     ),
   );
+  const limits = limitsLine(r);
+  if (limits && (r.state === 'pending' || r.state === 'approved')) blocks.push(context(limits));
   const balance = balanceText(r, service);
   if (balance) blocks.push(context(balance));
   if (r.repeatOf) blocks.push(context(repeatLine(r, service)));

@@ -8,6 +8,7 @@ import { hasRole, matches } from '../../policy/people.js';
 import { RELEASED_AFTER_EXPIRY } from '../hold/words.js';
 import { selectTier, stateRefusal } from '../rules.js';
 import { valuationNow } from '../recheck.js';
+import { mustIncludeEntries } from '../value-rules.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
 import { refusalOutcome, type ServiceDeps } from './deps.js';
 
@@ -31,7 +32,12 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks,
     const satisfies: string[] = [];
     const before = stored(id);
     const judged = before ? tierNow(before) : undefined;
-    const entries = new Set([...(before?.tier.mustInclude ?? []), ...(judged?.mustInclude ?? [])]);
+    // Every entry of the currency's tiers too: a limit may raise the request to the top tier at this approval.
+    const entries = new Set([
+      ...(before?.tier.mustInclude ?? []),
+      ...(judged?.mustInclude ?? []),
+      ...(before ? mustIncludeEntries(policy.current(), before.currency) : []),
+    ]);
     if (isApprover) for (const entry of entries) if (await matches([entry], userId, groups)) satisfies.push(entry);
     // The approval that may complete the quorum gives its send a head start (sender.ts): the
     // balance read runs beside this commit. Only an approver's click may start one, so nobody
