@@ -6,7 +6,7 @@ import { utcMinute } from '../../src/format/time.js';
 import { context, header, packLines, section } from '../../src/slack/blocks.js';
 import { userMessage } from '../../src/slack/user-errors.js';
 import { balancesTotal, balanceLines } from '../../src/slack/home/balances.js';
-import type { VerbRun } from './verbs.js';
+import type { VerbRun } from './verb.js';
 
 export const balancesVerb: VerbRun = {
   run: async ({ deps, respond }) => {

@@ -9,7 +9,8 @@ import { echo } from '../../src/slack/limits.js';
 import { words } from '../../src/slack/text.js';
 import type { CommandDeps } from '../deps.js';
 import { TREASURY_VERBS, type VerbName, type VerbSpec } from '../table.js';
-import { VERB_RUNS, type VerbRun } from './verbs.js';
+import type { VerbRun } from './verb.js';
+import { VERB_RUNS } from './verbs.js';
 
 type Verb = VerbSpec & VerbRun;
 

@@ -1,6 +1,6 @@
 /**
- * /treasury freeze <reason>, /treasury unfreeze, the freeze notice's Unfreeze button, and
- * /treasury verification-url. They route and render; what is allowed (admins, two distinct
+ * /treasury freeze <reason>, /treasury unfreeze and the freeze notice's Unfreeze button. They
+ * route and render; what is allowed (admins, two distinct
  * admins to unfreeze) is the freeze service's decision (src/freeze/).
  */
 import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
@@ -10,8 +10,7 @@ import { freezeRefusalText } from '../../src/slack/freeze-words.js';
 import { guarded } from '../../src/slack/guard.js';
 import type { CommandDeps } from '../deps.js';
 import { ephemeral } from '../withdraw/replies.js';
-import type { VerbRun } from './verbs.js';
-import { maskedVerificationUrl } from './verification.js';
+import type { VerbRun } from './verb.js';
 
 function outcomeText(deps: CommandDeps, o: FreezeOutcome): string {
   if (!o.ok) return `:no_entry: ${freezeRefusalText(o)}`;
@@ -28,31 +27,18 @@ function outcomeText(deps: CommandDeps, o: FreezeOutcome): string {
   }
 }
 
-export const FREEZE_VERBS: Record<'freeze' | 'unfreeze' | 'verification-url', VerbRun> = {
-  freeze: {
-    run: async ({ deps, args, userId, respond }) => {
-      // args[0] is the verb itself; the rest, as typed, is the reason.
-      const outcome = await deps.freeze.freeze(userId, args.slice(1).join(' '));
-      await respond({ response_type: 'ephemeral', text: outcomeText(deps, outcome) });
-    },
+export const freezeVerb: VerbRun = {
+  run: async ({ deps, args, userId, respond }) => {
+    // args[0] is the verb itself; the rest, as typed, is the reason.
+    const outcome = await deps.freeze.freeze(userId, args.slice(1).join(' '));
+    await respond({ response_type: 'ephemeral', text: outcomeText(deps, outcome) });
   },
-  unfreeze: {
-    run: async ({ deps, userId, respond }) => {
-      const outcome = await deps.freeze.unfreeze(userId, { confirm: false });
-      await respond({ response_type: 'ephemeral', text: outcomeText(deps, outcome) });
-    },
-  },
-  'verification-url': {
-    // Only to the admin who asked, ephemeral: the URL carries the webhook secret. Never logged.
-    run: async ({ deps, respond }) => {
-      const full = deps.verificationUrl();
-      await respond({
-        response_type: 'ephemeral',
-        text: full
-          ? `The verification URL to paste into the wallet service's dashboard (as its verification URL). Keep it private: it carries the webhook secret.\n\`${full}\``
-          : `There is no verification URL yet: ${maskedVerificationUrl(deps)}`,
-      });
-    },
+};
+
+export const unfreezeVerb: VerbRun = {
+  run: async ({ deps, userId, respond }) => {
+    const outcome = await deps.freeze.unfreeze(userId, { confirm: false });
+    await respond({ response_type: 'ephemeral', text: outcomeText(deps, outcome) });
   },
 };
 

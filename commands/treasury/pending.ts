@@ -8,7 +8,7 @@ import { outside } from '../../src/format/outside.js';
 import { context, header, packLines } from '../../src/slack/blocks.js';
 import { cappedQueue } from '../../src/slack/queue-words.js';
 import { teamQueue } from '../../src/withdrawals/queue.js';
-import type { VerbRun } from './verbs.js';
+import type { VerbRun } from './verb.js';
 
 /** Rows shown: with two lines each, they pack into well under Slack's 50 blocks. */
 const MAX_ROWS = 40;

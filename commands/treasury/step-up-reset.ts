@@ -7,7 +7,7 @@
 import { outside } from '../../src/format/outside.js';
 import { hasRole } from '../../src/policy/people.js';
 import { wordsKeepingMentions } from '../../src/slack/text.js';
-import type { VerbRun } from './verbs.js';
+import type { VerbRun } from './verb.js';
 
 export const stepUpResetVerb: VerbRun = {
   run: async ({ deps, text, userId, respond }) => {

@@ -1,12 +1,13 @@
 /**
  * The verification callback in /treasury status: the URL to paste into the wallet service's
  * dashboard, with no character of the secret (`…/webhooks/wallet/••••/verify`); an admin sees it
- * in full only with `/treasury verification-url`, ephemerally.
+ * in full only with `/treasury verification-url`, ephemerally (that verb is here too).
  */
 import { currentFreeze } from '../../src/freeze/state.js';
 import { utcMinute } from '../../src/format/time.js';
 import { outside } from '../../src/format/outside.js';
 import type { CommandDeps } from '../deps.js';
+import type { VerbRun } from './verb.js';
 
 export function maskedVerificationUrl(deps: CommandDeps): string {
   const full = deps.verificationUrl();
@@ -31,3 +32,16 @@ export function verificationStatusFields(deps: CommandDeps): Array<[string, stri
     ],
   ];
 }
+
+export const verificationUrlVerb: VerbRun = {
+  // Only to the admin who asked, ephemeral: the URL carries the webhook secret. Never logged.
+  run: async ({ deps, respond }) => {
+    const full = deps.verificationUrl();
+    await respond({
+      response_type: 'ephemeral',
+      text: full
+        ? `The verification URL to paste into the wallet service's dashboard (as its verification URL). Keep it private: it carries the webhook secret.\n\`${full}\``
+        : `There is no verification URL yet: ${maskedVerificationUrl(deps)}`,
+    });
+  },
+};

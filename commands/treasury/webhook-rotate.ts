@@ -14,7 +14,7 @@ import { maskWebhookPaths, type WebhookRegistration } from '../../src/webhooks/r
 import { ROTATION_OVERLAP_MS } from '../../src/webhooks/secrets.js';
 import { WEBHOOK_ROTATED_RENDERER } from '../../src/webhooks/rotation.js';
 import type { CommandDeps } from '../deps.js';
-import type { VerbRun } from './verbs.js';
+import type { VerbRun } from './verb.js';
 
 const OVERLAP_MIN = Math.round(ROTATION_OVERLAP_MS / 60_000);
 

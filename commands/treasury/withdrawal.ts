@@ -17,7 +17,7 @@ import { amountText, shortRef, stateLabel, transferWord } from '../../src/slack/
 import type { WithdrawalStatusName } from '../../src/wallet/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
-import type { VerbRun } from './verbs.js';
+import type { VerbRun } from './verb.js';
 
 const USAGE =
   'Usage: `/treasury withdrawal <reference>`: the merchant reference, or the card’s short reference (`Ref` on the card).';
