@@ -19,6 +19,7 @@ import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp, resolveKeys } from './app/step-up.js';
+import { buildAway } from './app/away.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore, databaseOptions } from './app/store.js';
@@ -172,6 +173,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     registerWebhookRotationRenderer(outbox);
 
     const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
+    const away = buildAway({ store, outbox, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
       store,
@@ -281,6 +283,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals: withdrawals.service,
       stepUp,
+      away,
       alerts,
       balances,
       prices,

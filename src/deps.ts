@@ -3,6 +3,7 @@
  * same parts on test ports instead of importing singletons.
  */
 import type { Alerts } from './alerts/index.js';
+import type { AwayService } from './away/service.js';
 import type { BalancesPart } from './app/balances.js';
 import type { Config } from './config.js';
 import type { FreezeService } from './freeze/service.js';
@@ -34,6 +35,8 @@ export interface Deps {
   withdrawals: WithdrawalService;
   /** Authenticator codes for approving large withdrawals (enrolment, checks, lockout, reset). */
   stepUp: StepUpService;
+  /** Who is away and whom they hand their approvals to (`/treasury away`, `/treasury back`). */
+  away: AwayService;
   /** The alerts part (/treasury status shows what it has seen). */
   alerts: Alerts;
   /** The origin accounts' balances (/treasury balances, the App Home) and the low-balance watch. */

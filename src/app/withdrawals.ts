@@ -90,6 +90,7 @@ export function buildWithdrawals(
     explorerNet: o.explorerNet,
     slack: o.slack,
     groups: o.groups,
+    now: o.now,
   });
   service.subscribe(notifier.onChange);
   // The approvers' DMs already sent say where the request stands after every decision.

@@ -38,6 +38,11 @@ export interface Approval {
   satisfies: string[];
   /** Given with a current authenticator code (step-up); a re-check under a lower step_up_above drops approvals without it. */
   stepUp?: 'verified';
+  /**
+   * Given by a delegate in place of these people, who were away (src/away): one vote for all of
+   * them, counted within their groups and tiers.
+   */
+  for?: string[];
 }
 
 /** One rolling limit of `withdrawals.limits` as it applies to a request (USD text, two decimals). */

@@ -84,7 +84,10 @@ function destinationText(r: WithdrawalRequest, net: ExplorerNet): string {
 }
 
 function approvalsText(r: WithdrawalRequest): string {
-  const done = r.approvals.map((a) => `:white_check_mark: <@${a.user}> ${slackDate(a.at)}`);
+  // A delegate's approval names both: "Carol (for Dave)".
+  const done = r.approvals.map(
+    (a) => `:white_check_mark: <@${a.user}>${a.for?.length ? ` (for ${who(a.for)})` : ''} ${slackDate(a.at)}`,
+  );
   const missing = Math.max(0, r.tier.approvals - r.approvals.length);
   const satisfied = new Set(r.approvals.flatMap((a) => a.satisfies));
   const mustStill = r.tier.mustInclude.filter((m) => !satisfied.has(m));

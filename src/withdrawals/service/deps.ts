@@ -62,8 +62,17 @@ export async function recheckFacts(
   const facts: Record<string, { isApprover: boolean; satisfies: string[] }> = {};
   for (const a of r.approvals) {
     const satisfies: string[] = [];
-    for (const entry of must) if (await matches([entry], a.user, groups)) satisfies.push(entry);
-    facts[a.user] = { isApprover: await hasRole(p, 'approvers', a.user, groups), satisfies };
+    // A delegate's approval counts within the groups and tiers of whom they stood in for (src/away).
+    const people = [a.user, ...(a.for ?? [])];
+    for (const entry of must)
+      for (const who of people)
+        if (await matches([entry], who, groups)) {
+          satisfies.push(entry);
+          break;
+        }
+    let isApprover = false;
+    for (const who of people) if (!isApprover) isApprover = await hasRole(p, 'approvers', who, groups);
+    facts[a.user] = { isApprover, satisfies };
   }
   return facts;
 }
