@@ -180,4 +180,14 @@ describe('delegation', () => {
     // A bad date says how to write one.
     expect(await treasury(a, dave, 'away until next week')).toContain('is not a date');
   }, 60_000);
+
+  it('whoever named no delegate still counts as an approver who is away: /treasury pending says so, and who stands in for the others', async () => {
+    const a = await start();
+    await treasury(a, erin, 'away until 3d');
+    await treasury(a, dave, `away until 3d delegate <@${carol}>`);
+    await request(a, alice);
+    const pending = await treasury(a, alice, 'pending');
+    expect(pending).toMatch(new RegExp(`<@${erin}> is away until [^;]* \\(nobody stands in\\)`));
+    expect(pending).toMatch(new RegExp(`<@${dave}> is away until [^;]* \\(<@${carol}> approves for them\\)`));
+  }, 60_000);
 });

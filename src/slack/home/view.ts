@@ -24,6 +24,8 @@ import { cappedQueue } from '../queue-words.js';
 import { stepUpHomeBlocks } from './step-up.js';
 import { balancesBlocks } from './balances.js';
 import { approveButton, decisionFacts } from './decide.js';
+import { delegationIn } from '../../away/service.js';
+import { awayBlocks } from './away.js';
 
 /** Slack allows 100 blocks in a Home view; decisions get at most this many (2 blocks each). */
 const MAX_DECISIONS = 15;
@@ -62,7 +64,13 @@ async function requestLine(deps: CommandDeps, r: WithdrawalRequest, who: 'reques
 
 /** Every open request of the team, what it still needs by name (the domain's rules), held and frozen ones marked. */
 function teamQueueBlocks(deps: CommandDeps): KnownBlock[] {
-  const queue = teamQueue(deps.withdrawals.list(), deps.policy.current(), deps.now(), !!currentFreeze(deps.store));
+  const queue = teamQueue(
+    deps.withdrawals.list(),
+    deps.policy.current(),
+    deps.now(),
+    !!currentFreeze(deps.store),
+    delegationIn(deps.store, deps.now()),
+  );
   const lines = cappedQueue(queue, MAX_QUEUE_ROWS, 'in `/treasury pending`.');
   if (!lines.length) return [section('*Waiting on the team* (0)\n_Nothing is waiting._')];
   return [section(`*Waiting on the team* (${queue.length})`), ...packLines(lines)];
@@ -91,6 +99,8 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
         `:octagonal_sign: Frozen by <@${frozen.by}>: ${outside(frozen.reason)} · No withdrawal is sent until two admins unfreeze.`,
       ),
     );
+  if (canApprove || delegationIn(deps.store, deps.now()).delegatorsOf(userId).length)
+    blocks.push(...awayBlocks(deps, userId));
   if (canApprove) {
     blocks.push(section(`*Waiting for your decision* (${waiting.length})`));
     if (waiting.length === 0) blocks.push(context('Nothing right now.'));
