@@ -309,7 +309,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       scheduler,
       {
         withdrawals: withdrawals.service,
-        approvers: withdrawals.reminders,
+        ...withdrawals.jobParts,
         alerts,
         balances: balances.watch,
         store: retention,

@@ -16,6 +16,8 @@ import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-no
 import { reminderDmSender } from '../slack/withdrawal-reminder.js';
 import { approverDmSync } from '../slack/withdrawal-approver-dms.js';
 import { createApproverReminders, type ApproverReminders } from '../withdrawals/reminders.js';
+import { createEscalations, type Escalations } from '../withdrawals/escalation.js';
+import { escalationSender } from '../slack/escalation-words.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
@@ -36,6 +38,10 @@ export interface WithdrawalsPart {
   cardPermalink(requestId: string): Promise<string | undefined>;
   /** One reminder DM to the approvers still needed past 75% of a request's time (a job runs it). */
   reminders: ApproverReminders;
+  /** Requests still short of approvals: the DM at escalate_after, the post at twice it (a job runs it). */
+  escalations: Escalations;
+  /** The job table's parts this part runs (src/jobs/table.ts). */
+  jobParts: { approvers: ApproverReminders; escalations: Escalations };
   /** Another listener of every change, inside its commit (the App Home's refresher: it only schedules). */
   subscribe(listener: (event: WithdrawalEvent) => void): void;
 }
@@ -110,6 +116,20 @@ export function buildWithdrawals(
       card: notifier.cardPointer,
     }),
   });
+  const escalations = createEscalations({
+    store: o.store,
+    policy: o.policy,
+    groups: o.groups,
+    now: o.now,
+    logger: o.logger.child({ component: 'escalation' }),
+    enqueue: escalationSender(o.outbox, {
+      store: o.store,
+      get: (id) => service.get(id),
+      policy: o.policy,
+      now: o.now,
+      card: notifier.cardPointer,
+    }),
+  });
   if (o.metrics) service.subscribe(withdrawalRecorder(o.metrics));
   // After money moved (or surely did not), the balance may have crossed a threshold: checked off the commit.
   if (o.balances) {
@@ -123,6 +143,8 @@ export function buildWithdrawals(
     service,
     cardPermalink: notifier.cardPermalink,
     reminders,
+    escalations,
+    jobParts: { approvers: reminders, escalations },
     subscribe: (listener) => void service.subscribe((event) => listener(event)),
     async recover(message) {
       const r = await service.recover();

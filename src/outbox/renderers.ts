@@ -24,6 +24,7 @@ export const APP_RENDERERS = {
   'withdrawal.service-mismatch': 'src/slack/withdrawal-notify.ts',
   'withdrawal.approver-dm-now': 'src/slack/withdrawal-approver-dms.ts',
   'withdrawal.reminder-dm': 'src/slack/withdrawal-reminder.ts',
+  'withdrawal.escalation': 'src/slack/escalation-words.ts',
   alert: 'src/slack/alert-messages.ts',
   'alert.status': 'src/slack/alert-messages.ts',
   'alert.batch': 'src/slack/alert-messages.ts (a batch renderer)',

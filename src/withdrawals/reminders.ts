@@ -15,6 +15,7 @@ import { collection, type Store, type Tx } from '../store/index.js';
 import { stillNeeds } from './queue.js';
 import { NOBODY_AWAY, routeAsks, votedBy, type Delegation } from '../away/delegation.js';
 import { delegationIn } from '../away/service.js';
+import { mayNudge, nudged } from './nudges.js';
 import { WITHDRAWALS } from './shell.js';
 import { SYSTEM, type WithdrawalRequest } from './types.js';
 
@@ -109,8 +110,12 @@ export function createApproverReminders(o: {
             // Read again inside the commit: decided, expired or reminded meanwhile is left alone.
             const r = tx.get(WITHDRAWALS, seen.id);
             if (!r || !approverReminderDue(r, o.now()) || tx.get(APPROVER_REMINDERS, reminderMarkId(r))) return;
-            const users = reminderRecipients(r, policy, (g) => groups.get(g) ?? [], delegationIn(tx, o.now()));
+            // Nobody reminded in the last 4 hours (an escalation DM, another reminder) is reminded again now.
+            const users = reminderRecipients(r, policy, (g) => groups.get(g) ?? [], delegationIn(tx, o.now())).filter(
+              (u) => mayNudge(tx, u, o.now()),
+            );
             const at = new Date(o.now()).toISOString();
+            nudged(tx, users, at);
             tx.put(APPROVER_REMINDERS, reminderMarkId(r), { requestId: r.id, expiresAt: r.expiresAt, at, users });
             appendAudit(tx, {
               at,
