@@ -14,7 +14,7 @@ import { buildDigest } from '../src/digest/build.js';
 import { chartInput, renderChart } from '../src/digest/chart.js';
 import type { Digest } from '../src/digest/types.js';
 import type { TransactionRecord } from '../src/wallet/schemas.js';
-import { Dec } from '../src/withdrawals/money.js';
+import { Dec } from '../src/money/decimal.js';
 import { transactionRecord } from '../test/helpers/transaction-record.js';
 import { nowMs, percentile, result, type Bench, type BenchResult } from './lib.js';
 

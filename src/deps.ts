@@ -4,7 +4,8 @@
  */
 import type { Alerts } from './alerts/index.js';
 import type { AwayService } from './away/service.js';
-import type { BalancesPart } from './app/balances.js';
+import type { BalanceBook } from './balances/book.js';
+import type { LowBalanceWatch } from './balances/watch.js';
 import type { Config } from './config.js';
 import type { FreezeService } from './freeze/service.js';
 import type { DigestService } from './digest/service.js';
@@ -20,6 +21,12 @@ import type { WalletClient } from './wallet/client.js';
 import type { WebhookRegistration } from './webhooks/registration.js';
 import type { WebhookRotationPart } from './webhooks/rotation.js';
 import type { WithdrawalEvent, WithdrawalService } from './withdrawals/index.js';
+
+/** The origin accounts' balances and the low-balance watch (built in app/balances.ts). */
+export interface BalancesPart {
+  book: BalanceBook;
+  watch: LowBalanceWatch;
+}
 
 export interface Deps {
   config: Config;

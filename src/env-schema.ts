@@ -4,7 +4,7 @@
  * docs/reference/environment.md and .env.example from it.
  */
 import { z } from 'zod';
-import { parseSecretsKey, SECRETS_KEY_FORMAT } from './stepup/key-format.js';
+import { parseSecretsKey, SECRETS_KEY_FORMAT } from './secrets-key.js';
 
 const optionalString = z
   .string()

@@ -3,7 +3,7 @@ import { Decimal } from 'decimal.js';
 import type { Policy } from '../policy/schema.js';
 import type { AlertKind } from './parse.js';
 import { NO_PRICES, valueAt, type PriceSnapshot } from '../prices/index.js';
-import { entryFor } from '../withdrawals/value-rules.js';
+import { entryFor } from '../policy/entries.js';
 
 export interface RouteInput {
   kind: AlertKind;

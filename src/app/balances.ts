@@ -2,19 +2,15 @@
  * The balances part: the book of the origin accounts' balances (read from the wallet service)
  * and the low-balance watch that posts to the alerts channel.
  */
-import { createBalanceBook, type BalanceBook } from '../balances/book.js';
-import { createLowBalanceWatch, type LowBalanceWatch } from '../balances/watch.js';
+import { createBalanceBook } from '../balances/book.js';
+import { createLowBalanceWatch } from '../balances/watch.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { PolicySource } from '../policy/source.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
-
-export interface BalancesPart {
-  book: BalanceBook;
-  watch: LowBalanceWatch;
-}
+import type { BalancesPart } from '../deps.js';
 
 export function buildBalances(o: {
   store: Store;

@@ -10,7 +10,7 @@ import { type InboxDrain, waitToLead } from '../replica/lead.js';
 import type { StandbyOptions } from '../replica/standby.js';
 import { SANDBOX_MERCHANT } from '../sandbox/index.js';
 import { openStore, type Store, type StoreOptions } from '../store/index.js';
-import { parseSecretsKey } from '../stepup/key-format.js';
+import { parseSecretsKey } from '../secrets-key.js';
 import type { SecretKeys } from '../webhooks/sealed.js';
 import type { CleanupStack } from './cleanup.js';
 

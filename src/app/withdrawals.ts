@@ -22,7 +22,7 @@ import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
 import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService } from '../withdrawals/index.js';
-import type { BalancesPart } from './balances.js';
+import type { BalancesPart } from '../deps.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import type { CleanupStack } from './cleanup.js';
 

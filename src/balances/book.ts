@@ -7,7 +7,7 @@
  * An asset the service does not list has an unknown balance (not 0: see balanceIn).
  */
 import { serializeError, type Logger } from '../log.js';
-import type { OriginBalance } from '../wallet/client/balances.js';
+import type { OriginBalance } from '../wallet/client/types.js';
 import type { WalletClient } from '../wallet/client.js';
 import { CURRENCIES, lookup, NETWORKS } from '../wallet/enums.js';
 

@@ -7,9 +7,9 @@
  */
 import { Decimal } from 'decimal.js';
 import { formatAmount } from '../format/amount.js';
-import type { OriginBalance } from '../wallet/client/balances.js';
+import type { OriginBalance } from '../wallet/client/types.js';
 import { valueAt, type PriceSnapshot } from '../prices/index.js';
-import { entryFor } from '../withdrawals/value-rules.js';
+import { entryFor } from '../policy/entries.js';
 
 export interface LowBalanceState {
   /** What was last announced for this asset (false also when it was first seen, above its threshold). */

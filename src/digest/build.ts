@@ -6,7 +6,7 @@
  */
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
-import { Dec } from '../withdrawals/money.js';
+import { Dec } from '../money/decimal.js';
 import { currentValueAt, type PriceSnapshot } from '../prices/index.js';
 import {
   type BalanceLine,

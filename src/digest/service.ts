@@ -17,7 +17,7 @@ import type { Store } from '../store/index.js';
 import { incompleteNote, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
-import { dayIn, type SlotTime } from '../jobs/slots.js';
+import { dayIn, type SlotTime } from '../schedule/slots.js';
 import { allowlistPayee } from '../transactions/booking.js';
 import { buildDigest, utcDayOf } from './build.js';
 import { renderChart } from './chart.js';

@@ -4,7 +4,7 @@
  * ("judged at $3,000.00, the highest price of the last 7 days"), so an approver sees why a
  * request needs more approvals than its current value would.
  */
-import type { JudgedPrice, Valuation } from '../prices/types.js';
+import type { JudgedPrice, Valuation } from '../money/value.js';
 import { formatFiat, formatPrice } from './fiat.js';
 
 type Known = Extract<Valuation, { kind: 'known' }>;

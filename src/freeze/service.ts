@@ -9,7 +9,6 @@ import type { Logger } from '../log.js';
 import { hasRole, type GroupResolver } from '../policy/people.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
-import type { WithdrawalService } from '../withdrawals/index.js';
 import { decideFreeze, type FreezeCommand, type FreezeRefusal, type FreezeRefusalFacts } from './decide.js';
 import { currentFreeze, FREEZES, type FreezeRecord } from './state.js';
 import type { PolicySource } from '../policy/source.js';
@@ -33,7 +32,8 @@ export function createFreezeService(o: {
   groups?: GroupResolver;
   now: () => number;
   logger: Logger;
-  withdrawals: Pick<WithdrawalService, 'sendApproved'>;
+  /** The withdrawals service's `sendApproved` (structural: the withdrawals import the freeze, not the reverse). */
+  withdrawals: { sendApproved(): Promise<{ sent: readonly string[]; expired: readonly string[] }> };
   /** Inside the change's commit (the notice and the cards, through the outbox). Must not throw. */
   onChange?: (event: FreezeEvent, tx: Tx) => void;
 }): FreezeService {

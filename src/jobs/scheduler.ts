@@ -33,7 +33,7 @@ import type { Logger } from '../log.js';
 import { inRequest } from '../request-context.js';
 import type { Store, Tx } from '../store/index.js';
 import { JobRuns, endedRun, ranFor } from './runs.js';
-import { cronSlots } from './slots.js';
+import { cronSlots } from '../schedule/slots.js';
 import type { Job, JobContext, JobNotice, JobRunRecord, JobStatus, JobTiming } from './types.js';
 
 // status() returns it, and src/slack/job-messages.ts knows it from here.

@@ -5,7 +5,7 @@
  * Slack Web API call). The parts themselves only hold a one-line hook each.
  */
 import { ALERT_BATCH_RENDERER, ALERT_RENDERER } from '../alerts/ingest.js';
-import { cronSlots } from '../jobs/slots.js';
+import { cronSlots } from '../schedule/slots.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { COLLECTIONS } from '../outbox/types.js';
 import type { OutboxEntry } from '../outbox/types.js';

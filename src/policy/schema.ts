@@ -68,7 +68,9 @@ export const policySchema = z
         alerts: channelId.describe('Where deposit, withdrawal and remittance alerts go when no route matches.'),
         escalation: channelId
           .optional()
-          .describe('Where requests still short of approvals at twice withdrawals.escalate_after are posted; unset: the admins are DMed.'),
+          .describe(
+            'Where requests still short of approvals at twice withdrawals.escalate_after are posted; unset: the admins are DMed.',
+          ),
         routes: z
           .array(routeSchema)
           .default([])

@@ -8,7 +8,7 @@
  * has left the window. Pure functions here; index.ts reads and writes the record in one commit.
  */
 import { collection } from '../store/collection.js';
-import { Dec } from '../withdrawals/money.js';
+import { Dec } from '../money/decimal.js';
 import type { Quote } from './types.js';
 
 const HOUR_MS = 3_600_000;

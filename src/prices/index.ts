@@ -8,7 +8,7 @@
  * move is measured from, however old. Each refresh has a deadline: a fetch that never answers
  * cannot hold the refresh (and every later one) for ever.
  */
-import { Dec } from '../withdrawals/money.js';
+import { Dec } from '../money/decimal.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/types.js';
 import type { Policy } from '../policy/schema.js';

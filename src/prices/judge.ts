@@ -8,7 +8,7 @@
  * older than the fetch; an answer without it counts from the fetch time (nothing better is known).
  */
 import { z } from 'zod';
-import { Dec } from '../withdrawals/money.js';
+import { Dec } from '../money/decimal.js';
 import type { Quote } from './types.js';
 
 /** The documented /simple/price answer: coin id → { usd, last_updated_at? } (other fields ignored). */

@@ -3,7 +3,7 @@
  * there is no fresh price (invariant 16: never zero). Exported for every part that shows or
  * limits by value (cards, alerts, balances; the digest and exports in a later pass).
  */
-import { Dec } from '../withdrawals/money.js';
+import { Dec } from '../money/decimal.js';
 import { utcMinute } from '../format/time.js';
 import type { PriceSnapshot, Valuation } from './types.js';
 

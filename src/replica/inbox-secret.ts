@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
-import { parseSecretsKey } from '../stepup/key-format.js';
+import { parseSecretsKey } from '../secrets-key.js';
 import type { SecretKeys } from '../webhooks/sealed.js';
 
 const PURPOSE = 'treasury-slack: webhook inbox secret hash v1';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Config } from '../config.js';
 import { singletons, type Store } from '../store/index.js';
-import { parseSecretsKey, SECRETS_KEY_FORMAT } from './key-format.js';
+import { parseSecretsKey, SECRETS_KEY_FORMAT } from '../secrets-key.js';
 
 export { parseSecretsKey, SECRETS_KEY_FORMAT };
 

@@ -5,8 +5,8 @@
  * policy applies to the next click.
  */
 import type { Policy } from '../policy/schema.js';
-import type { Valuation } from '../prices/types.js';
-import { entryFor, isAbove } from '../withdrawals/value-rules.js';
+import type { Valuation } from '../money/value.js';
+import { entryFor, isAbove } from '../policy/entries.js';
 
 /** The threshold that applies to this currency (native text, or USD with `basis: 'value'`), or undefined when none. */
 export function stepUpAbove(policy: Policy, currency: string): string | undefined {

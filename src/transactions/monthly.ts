@@ -14,7 +14,7 @@ import type { GroupResolver } from '../policy/people.js';
 import { collection } from '../store/collection.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
-import { dayIn, type SlotTime } from '../jobs/slots.js';
+import { dayIn, type SlotTime } from '../schedule/slots.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
 import { allowlistPayee } from './booking.js';
 import { clientBook } from './clients.js';

@@ -21,7 +21,7 @@
 import { z } from 'zod';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, type EnumMember, lookup, NETWORKS } from '../wallet/enums.js';
-import { Dec } from '../withdrawals/money.js';
+import { Dec } from '../money/decimal.js';
 import { sameAddress } from '../withdrawals/rules.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
 

@@ -18,7 +18,7 @@ export type {
   TransactionPage,
 } from './schemas.js';
 export { DEFAULT_ASSUMPTIONS, type WalletAssumptions } from './assumptions.js';
-export type { OriginBalance } from './client/balances.js';
+export type { OriginBalance } from './client/types.js';
 export type { WithdrawalStatus, WithdrawalStatusName } from './client/withdrawal-status.js';
 export {
   DEFAULT_WALLET_PAGE_SIZE,

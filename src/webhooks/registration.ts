@@ -12,22 +12,11 @@ import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import { secretDigest } from './secrets.js';
 import { WalletError } from '../wallet/errors.js';
-import { SETTINGS } from './settings.js';
+import { SETTINGS, type WebhookRegistration } from './settings.js';
 
 const ID = 'webhookRegistration';
 
-export interface WebhookRegistration {
-  /** PUBLIC_URL/webhooks/wallet/•••• (never the secret). */
-  shownUrl: string;
-  at: string;
-  ok: boolean;
-  /** The answer could not be read: the registration may have succeeded (`error` says how to check). */
-  uncertain?: boolean;
-  error?: string;
-  by: string;
-  /** SHA-256 (hex) of the secret in the URL sent: compared with the current one, never shown. Absent in older records. */
-  secretDigest?: string;
-}
+export type { WebhookRegistration } from './settings.js';
 
 /**
  * The wallet service's own words may echo the URL we sent: every secret value is scrubbed, and

@@ -4,8 +4,20 @@
  * of a rotation lasts, and the last registration outcome).
  */
 import { singletons } from '../store/collection.js';
-import type { WebhookRegistration } from './registration.js';
 import type { StoredSecret } from './sealed.js';
+
+export interface WebhookRegistration {
+  /** PUBLIC_URL/webhooks/wallet/•••• (never the secret). */
+  shownUrl: string;
+  at: string;
+  ok: boolean;
+  /** The answer could not be read: the registration may have succeeded (`error` says how to check). */
+  uncertain?: boolean;
+  error?: string;
+  by: string;
+  /** SHA-256 (hex) of the secret in the URL sent: compared with the current one, never shown. Absent in older records. */
+  secretDigest?: string;
+}
 
 export interface Settings {
   /** Generated once when WEBHOOK_SECRET is not configured (a secret: never logged or shown; sealed, sealed.ts). */

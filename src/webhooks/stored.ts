@@ -5,7 +5,7 @@
  * stand-in on loopback) the key is the generated one the leader keeps (src/stepup/key.ts).
  */
 import type pg from 'pg';
-import { parseSecretsKey } from '../stepup/key-format.js';
+import { parseSecretsKey } from '../secrets-key.js';
 import { openSecret, type SecretKeys, type StoredSecret } from './sealed.js';
 
 export async function storedWebhookSecrets(db: pg.Pool, configured: SecretKeys | undefined): Promise<string[]> {

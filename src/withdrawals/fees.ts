@@ -6,7 +6,7 @@
  * (withdrawn + fee = requested: taken out; withdrawn = requested: on top). Before approval the
  * fee is only an estimate: the last one the service charged for that currency and network.
  */
-import { Dec } from './money.js';
+import { Dec } from '../money/decimal.js';
 import type { WithdrawalRequest } from './types.js';
 
 /** taken: out of the amount (the payee receives less); on_top: debited besides it; other_currency: paid in another currency (e.g. gas). */

@@ -9,7 +9,8 @@ export type {
   WithdrawalEventResult,
 } from './service/index.js';
 export { runExpiryAndReminders, runReconciliation } from './jobs.js';
-export { formatAmount, parseAmount, sumAmounts } from './money.js';
+export { formatAmount } from '../format/amount.js';
+export { parseAmount, sumAmounts } from '../money/decimal.js';
 export {
   expectedSettlement,
   feeEstimate,

@@ -19,7 +19,8 @@ import { emailAddress } from '../wallet/schemas.js';
 import { CURRENCIES, NETWORKS, acceptedNames, lookup, type CurrencyMember, type EnumMember } from '../wallet/enums.js';
 import type { Policy } from '../policy/schema.js';
 import { NO_PRICES, valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
-import { formatAmount, parseAmount } from './money.js';
+import { formatAmount } from '../format/amount.js';
+import { parseAmount } from '../money/decimal.js';
 import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
 import type { RequestInput, RequestRule } from './types.js';
 

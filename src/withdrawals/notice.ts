@@ -20,7 +20,7 @@
  */
 import { WEBHOOK_STATUSES, WEBHOOK_STATUS_RANK, isFinalWebhookStatus, lookup } from '../wallet/enums.js';
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
-import type { Decision } from './decide/index.js';
+import type { Decision, ServiceWord } from './decide/types.js';
 import { about } from './rules.js';
 import { sentAt } from './settle-by-status.js';
 import { decideServiceMismatch } from './service-mismatch.js';
@@ -30,17 +30,7 @@ import type { ListedTransaction } from './wallet-answer.js';
 /** Longest claimed status or hash kept: enough for any real one, and a forged novel stays out of the store. */
 const CLAIM_MAX = 120;
 
-/** What the wallet service itself says of one reference, from its status operation or its transaction list. */
-export interface ServiceWord {
-  via: 'status' | 'list';
-  status: 'completed' | 'failed' | 'pending' | 'not_found';
-  transactionHash: string | null;
-  /**
-   * Where the answer does not match the request (another destination or amount): it settles and
-   * shows nothing; the admins are told once (service-mismatch.ts).
-   */
-  mismatches?: readonly string[];
-}
+export type { ServiceWord } from './decide/types.js';
 
 export const wordOfStatus = (s: WithdrawalStatus): ServiceWord => ({
   via: 'status',

@@ -12,10 +12,11 @@ import type { Policy } from '../policy/schema.js';
 import type { Valuation } from '../prices/types.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { NETWORKS, lookup } from '../wallet/enums.js';
-import { Dec } from './money.js';
+import { Dec } from '../money/decimal.js';
 import { sameAddress } from './rules.js';
 import type { LimitUse, WithdrawalRequest } from './types.js';
-import { entryFor, isAbove, type TierChoice } from './value-rules.js';
+import { entryFor, isAbove } from '../policy/entries.js';
+import type { TierChoice } from './value-rules.js';
 
 /** What the two rules need of the table's facts (RuleFacts), kept narrow to avoid an import cycle. */
 export interface PatternFacts {

@@ -6,7 +6,8 @@
  */
 import type { AddressFamily } from '../wallet/addresses.js';
 import type { Policy } from '../policy/schema.js';
-import { Dec, formatAmount, sumAmounts } from './money.js';
+import { formatAmount } from '../format/amount.js';
+import { Dec, sumAmounts } from '../money/decimal.js';
 import { checkInput, type CheckedInput, type Refusal } from './input.js';
 import { utcMinute } from '../format/time.js';
 import { addressKey, type AddressApproval } from '../policy/governance/types.js';

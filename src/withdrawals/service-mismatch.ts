@@ -8,8 +8,8 @@
  * (`service_mismatch`, again only when what differs changes) and told to the admins once per
  * request (event `service-mismatch`). The request stays as it is for the next question or an admin.
  */
-import type { Decision } from './decide/index.js';
-import type { ServiceWord } from './notice.js';
+import type { Decision } from './decide/types.js';
+import type { ServiceWord } from './decide/types.js';
 import { about } from './rules.js';
 import { SYSTEM, type WithdrawalRequest } from './types.js';
 

@@ -12,7 +12,7 @@
  *   card offers a NEW request with the same details (a new reference; never an automatic resend).
  */
 import type { WithdrawalStatus } from '../wallet/client/withdrawal-status.js';
-import type { Decision } from './decide/index.js';
+import type { Decision } from './decide/types.js';
 import { settledAsReported } from './decide/settle.js';
 import { transition } from './decide/transition.js';
 import { about } from './rules.js';

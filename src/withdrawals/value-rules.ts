@@ -1,14 +1,15 @@
 /**
- * The policy's `value` entries (USD, across every currency) beside its native ones: which
- * applies to a currency, and the strictest reading when the value is unknown (invariant 16):
- * the last tier, a note and a code required, the daily value limit counted as over. A
- * currency's own native entry always wins; `default` (native) applies only where there is no
- * `value` entry. Pure: the value is a fact (src/prices), computed by the shell.
+ * The policy's `value` entries (USD, across every currency) beside its native ones, for
+ * withdrawals: the tier, the note, the daily value used; and the strictest reading when the
+ * value is unknown (invariant 16): the last tier, a note and a code required, the daily value
+ * limit counted as over. Which entry applies to a currency is src/policy/entries.ts. Pure: the
+ * value is a fact (src/prices), computed by the shell.
  */
+import { entryFor, isAbove, thresholdWords } from '../policy/entries.js';
 import type { Policy, Tier } from '../policy/schema.js';
-import { formatFiat } from '../format/fiat.js';
 import { valueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
-import { Dec, formatAmount } from './money.js';
+import { formatAmount } from '../format/amount.js';
+import { Dec } from '../money/decimal.js';
 import { NOT_COUNTED_STATES, type WithdrawalRequest } from './types.js';
 
 export type TierChoice = {
@@ -22,18 +23,6 @@ export type TierChoice = {
   /** Approvals asked for beyond the tier's: a first payment to a new destination (pattern-rules.ts). */
   extra?: number;
 };
-
-/** Which entry of a per-currency section applies: the currency's own, else `value`, else `default`. */
-export function entryFor<T>(
-  rec: Readonly<Record<string, T>>,
-  currency: string,
-): { basis: 'native'; entry: T } | { basis: 'value'; entry: T } | undefined {
-  const own = rec[currency];
-  if (own !== undefined) return { basis: 'native', entry: own };
-  if (rec.value !== undefined) return { basis: 'value', entry: rec.value };
-  if (rec.default !== undefined) return { basis: 'native', entry: rec.default };
-  return undefined;
-}
 
 /**
  * Every must_include entry of the tier list that applies to the currency: whom an approver may
@@ -71,30 +60,6 @@ export function tierFor(
     mustInclude: [...t.must_include],
     ...(chosen.basis === 'value' ? { basis: 'value' as const } : {}),
   };
-}
-
-/** Whether an amount is above a per-currency threshold (native or value); an unknown value is above any value threshold. */
-export function isAbove(
-  rec: Readonly<Record<string, string>>,
-  currency: string,
-  amount: string,
-  valuation: Valuation | undefined,
-): boolean {
-  const chosen = entryFor(rec, currency);
-  if (!chosen) return false;
-  if (chosen.basis === 'native') return new Dec(amount).gt(chosen.entry);
-  return valuation?.kind !== 'known' || new Dec(valuation.usd).gt(chosen.entry);
-}
-
-/** The threshold in words: "1,000 USDT" or "≈ $1,000.00". */
-export function thresholdWords(
-  rec: Readonly<Record<string, string>>,
-  currency: string,
-  native: (a: string) => string,
-): string {
-  const chosen = entryFor(rec, currency);
-  if (!chosen) return '';
-  return chosen.basis === 'value' ? formatFiat(chosen.entry) : native(chosen.entry);
 }
 
 /** Value used in the rolling 24 h across every currency; unknown when one counted request's value cannot be known. */

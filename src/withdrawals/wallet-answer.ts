@@ -8,7 +8,7 @@ import { addressFamily } from '../wallet/addresses.js';
 import type { WalletClient } from '../wallet/client.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { WalletError, WalletRejectedError } from '../wallet/errors.js';
-import { Dec } from './money.js';
+import { Dec } from '../money/decimal.js';
 import { sameAddress } from './rules.js';
 import type { WithdrawalRequest } from './types.js';
 

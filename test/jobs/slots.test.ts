@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JOB_RUNS } from '../../src/jobs/runs.js';
 import { Scheduler } from '../../src/jobs/scheduler.js';
 import type { Job, JobContext, JobNotice } from '../../src/jobs/types.js';
-import { build, cronSlots } from '../../src/jobs/slots.js';
+import { build, cronSlots } from '../../src/schedule/slots.js';
 import { createLogger } from '../../src/log.js';
 import { secrets } from '../../src/secrets.js';
 import { openStore, type Store } from '../../src/store/index.js';

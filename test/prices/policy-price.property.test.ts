@@ -17,7 +17,7 @@ import { createPrices } from '../../src/prices/index.js';
 import type { PriceSnapshot } from '../../src/prices/types.js';
 import { valueAt } from '../../src/prices/value.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { Dec } from '../../src/withdrawals/money.js';
+import { Dec } from '../../src/money/decimal.js';
 import { tierFor } from '../../src/withdrawals/value-rules.js';
 import { quietLogger } from '../withdrawals/helpers.js';
 

@@ -15,15 +15,7 @@ import { rejection, shapeError } from '../failures.js';
 import { wireDecimal, wireStatus } from '../json.js';
 import { isLosslessNumber } from 'lossless-json';
 import { is2xx, refusal, type WalletCalls } from './calls.js';
-
-export interface OriginBalance {
-  /** Canonical currency name (USDT), or the service's text when unknown. */
-  currency: string;
-  /** Canonical network name (BSC), or the service's text when unknown. */
-  network: string;
-  /** Exact decimal text. */
-  balance: string;
-}
+import type { OriginBalance } from './types.js';
 
 const code = z.preprocess((v) => (isLosslessNumber(v) ? v.toString() : v), z.union([z.string(), z.number()]));
 

@@ -5,8 +5,6 @@ import type { Logger } from '../../log.js';
 import type { WalletOperation } from '../errors.js';
 import type { SecretRegistry } from '../../secrets.js';
 import type { Session, TransactionPage, WalletAddress, WithdrawalResult } from '../schemas.js';
-import type { OriginBalance } from './balances.js';
-import type { WithdrawalStatus } from './withdrawal-status.js';
 
 export interface WalletClientOptions {
   /** Refresh the session token in the background ahead of its expiry (src/wallet/session.ts); default off. */
@@ -38,6 +36,28 @@ export interface WalletClientOptions {
   secrets?: SecretRegistry;
   /** Page size of every multi-page read of the transaction list (pager.ts). Default 50 (WALLET_PAGE_SIZE). */
   pageSize?: number;
+}
+
+/** The service's status of one withdrawal, by its merchant reference (withdrawal-status.ts reads it). */
+export type WithdrawalStatusName = 'not_found' | 'pending' | 'completed' | 'failed';
+
+export interface WithdrawalStatus {
+  status: WithdrawalStatusName;
+  merchantReference: string;
+  /** Exact decimal text, when the service says. */
+  amount: string | null;
+  destinationAddress: string | null;
+  transactionHash: string | null;
+}
+
+/** One origin account's balance (balances.ts reads them). */
+export interface OriginBalance {
+  /** Canonical currency name (USDT), or the service's text when unknown. */
+  currency: string;
+  /** Canonical network name (BSC), or the service's text when unknown. */
+  network: string;
+  /** Exact decimal text. */
+  balance: string;
 }
 
 /** Anything `lookup` resolves: a member, its code, a numeric string or a name. */

@@ -16,6 +16,7 @@ import { WalletValidationError } from '../errors.js';
 import { inputError, rejection, shapeError } from '../failures.js';
 import { wireDecimal, wireNumber, wireStatus } from '../json.js';
 import { is2xx, refusal, type WalletCalls } from './calls.js';
+import type { WithdrawalStatus, WithdrawalStatusName } from './types.js';
 
 /** The documented statuses (1 NotFound, 2 Pending, 3 Completed, 4 Failed). */
 export const WITHDRAWAL_STATUSES: readonly EnumMember[] = [
@@ -25,16 +26,7 @@ export const WITHDRAWAL_STATUSES: readonly EnumMember[] = [
   { code: 4, name: 'Failed', aliases: ['FAILURE'] },
 ];
 
-export type WithdrawalStatusName = 'not_found' | 'pending' | 'completed' | 'failed';
-
-export interface WithdrawalStatus {
-  status: WithdrawalStatusName;
-  merchantReference: string;
-  /** Exact decimal text, when the service says. */
-  amount: string | null;
-  destinationAddress: string | null;
-  transactionHash: string | null;
-}
+export type { WithdrawalStatus, WithdrawalStatusName } from './types.js';
 
 const NAMES: Record<number, WithdrawalStatusName> = { 1: 'not_found', 2: 'pending', 3: 'completed', 4: 'failed' };
 

@@ -6,7 +6,7 @@ import { needsStepUp } from '../../stepup/threshold.js';
 import { about, approvalsComplete, decisionRefusal, refused, reservedFor } from '../rules.js';
 import type { Refused } from '../rules.js';
 import type { DecisionReason, WithdrawalRequest } from '../types.js';
-import type { AuditRecord, DecideContext, Decision, WithdrawalCommand } from './index.js';
+import type { AuditRecord, DecideContext, Decision, WithdrawalCommand } from './types.js';
 import { iso, transition } from './transition.js';
 import { factsAsRecorded, recheck, valuationNow } from '../recheck.js';
 import { decideRecheck } from './send.js';

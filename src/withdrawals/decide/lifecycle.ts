@@ -4,7 +4,7 @@
  */
 import { about, expiryDue, reminderDue } from '../rules.js';
 import { SYSTEM, type WithdrawalRequest } from '../types.js';
-import type { DecideContext, Decision } from './index.js';
+import type { DecideContext, Decision } from './types.js';
 import { iso, transition, unchanged } from './transition.js';
 
 /**

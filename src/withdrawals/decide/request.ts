@@ -9,7 +9,7 @@ import { repeatRefusal, retypedHold } from '../hold/decide.js';
 import { retypedHoldWords } from '../hold/words.js';
 import { retypedRepeatOf } from '../hold/family.js';
 import type { RequestRule, WithdrawalRequest } from '../types.js';
-import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
+import type { DecideContext, Decision, WithdrawalCommand } from './types.js';
 import { iso, unchanged } from './transition.js';
 import { NO_PRICES } from '../../prices/value.js';
 

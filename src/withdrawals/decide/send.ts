@@ -20,7 +20,7 @@ import { about, checkBalance } from '../rules.js';
 import { claimRefusedOnHold } from '../hold/decide.js';
 import { SYSTEM, type WithdrawalRequest, type WithdrawalResultRecord } from '../types.js';
 import { answerMismatches, classifySendError, type SendOutcome } from '../wallet-answer.js';
-import type { DecideContext, Decision, WithdrawalCommand } from './index.js';
+import type { DecideContext, Decision, WithdrawalCommand } from './types.js';
 import { iso, transition, unchanged } from './transition.js';
 
 export function decideClaim(

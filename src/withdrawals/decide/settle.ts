@@ -5,7 +5,7 @@
 import { about, refused, stateWords } from '../rules.js';
 import { SYSTEM, type WithdrawalRequest, type WithdrawalResultRecord } from '../types.js';
 import type { ListedTransaction } from '../wallet-answer.js';
-import type { Decision, WithdrawalCommand } from './index.js';
+import type { Decision, WithdrawalCommand } from './types.js';
 import { transition, unchanged } from './transition.js';
 
 export function decideReconcile(hit: ListedTransaction, cur: WithdrawalRequest | undefined, at: string): Decision {

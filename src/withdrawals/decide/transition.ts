@@ -4,7 +4,7 @@
  * back (that import was a runtime cycle).
  */
 import type { HistoryItem, WithdrawalRequest, WithdrawalState } from '../types.js';
-import type { Decision } from './index.js';
+import type { Decision } from './types.js';
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 export const unchanged = (request: WithdrawalRequest | undefined): Decision<never> => ({ kind: 'unchanged', request });

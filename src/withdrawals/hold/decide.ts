@@ -30,7 +30,7 @@
  * it. Everything is on the stored request, so a restart keeps it.
  * The family queries are in family.ts, the words of refusals and audit entries in words.ts.
  */
-import type { Decision } from '../decide/index.js';
+import type { Decision, SettleHoldCommand } from '../decide/types.js';
 import { about, refused, stateWords } from '../rules.js';
 import { SYSTEM, type RepeatHold, type WithdrawalRequest, type WithdrawalState } from '../types.js';
 import {
@@ -227,14 +227,7 @@ export function decideHoldRepeat(
   return { kind: 'unchanged', request: repeat };
 }
 
-export interface SettleHoldCommand {
-  type: 'settle-hold';
-  admin: string;
-  isAdmin: boolean;
-  /** release: "Send anyway" (sent once its approvals are complete); reject: never sent. */
-  action: 'release' | 'reject';
-  reason: string;
-}
+export type { SettleHoldCommand } from '../decide/types.js';
 
 /** The words an admin reads when a release came after the request's expiry (it expired instead). */
 export const RELEASED_AFTER_EXPIRY =

@@ -7,7 +7,7 @@
  */
 import { addressFamily } from '../../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../../wallet/enums.js';
-import { Dec } from '../money.js';
+import { Dec } from '../../money/decimal.js';
 import { sameAddress } from '../rules.js';
 import type { WithdrawalRequest, WithdrawalState } from '../types.js';
 

@@ -17,15 +17,11 @@ import { collect, removeTempDirs, repoRoot, tempDir } from '../helpers.js';
 const ITEMS = collection<{ n: number }>('items');
 
 function migrate(args: string[], url: string) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'src/store/pg/migrate-cli.ts'), ...args],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, DATABASE_URL: url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/migration/cli.ts'), ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return collect(child);
 }
 

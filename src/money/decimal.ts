@@ -1,5 +1,5 @@
 /**
- * Decimal helpers for withdrawal amounts: parsing what a person typed, comparing, summing,
+ * Decimal helpers for amounts (a leaf: every folder that counts money imports it, it imports none): parsing what a person typed, comparing, summing,
  * displaying. Never a binary float on the way.
  */
 import { Decimal } from 'decimal.js';
@@ -42,6 +42,3 @@ export function parseAmount(input: string): ParsedAmount {
 export function sumAmounts(amounts: readonly string[]): Decimal {
   return amounts.reduce((acc, a) => acc.plus(a), new Dec(0));
 }
-
-/** The one amount formatter (src/format/amount.ts), re-exported here for the withdrawals domain. */
-export { formatAmount } from '../format/amount.js';

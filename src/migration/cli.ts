@@ -8,9 +8,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLogger } from '../../log.js';
-import { describeUrl } from './connection.js';
-import { migrateToPostgres } from './migrate.js';
+import { createLogger } from '../log.js';
+import { describeUrl } from '../store/pg/connection.js';
+import { migrateToPostgres } from './to-postgres.js';
 
 const USAGE =
   'Usage: npm run store:migrate -- --from <data dir> [--to <postgres URL>] (default: DATABASE_URL) [--wait <seconds>] (default: 60)';

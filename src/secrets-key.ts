@@ -1,4 +1,7 @@
-/** The SECRETS_KEY format, apart from key.ts so config.ts can check it without an import cycle. */
+/**
+ * The SECRETS_KEY format: a leaf, so the configuration (env-schema.ts) checks it and every folder
+ * that seals with the key (step-up, webhooks, the replica inbox) parses it the same way.
+ */
 
 export const SECRETS_KEY_FORMAT =
   'must be 32 random bytes written as 64 hex characters or in base64 (for example the output of `openssl rand -base64 32`)';

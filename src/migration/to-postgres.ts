@@ -8,15 +8,15 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { Low } from 'lowdb';
-import { verifyAudit } from '../../audit/log.js';
-import type { Logger } from '../../log.js';
-import { DurableJsonFile } from '../durable-json-file.js';
-import { JOURNAL_FILE, openStore, SNAPSHOT_FILE } from '../index.js';
-import { acquireLock } from '../lock.js';
-import { loadFromDisk, SNAPSHOT_VERSION, type SnapshotData } from '../load.js';
-import type { Collections } from '../memory.js';
-import { collection } from '../collection.js';
-import { openPgStore } from './index.js';
+import { verifyAudit } from '../audit/log.js';
+import type { Logger } from '../log.js';
+import { DurableJsonFile } from '../store/durable-json-file.js';
+import { JOURNAL_FILE, openStore, SNAPSHOT_FILE } from '../store/index.js';
+import { acquireLock } from '../store/lock.js';
+import { loadFromDisk, SNAPSHOT_VERSION, type SnapshotData } from '../store/load.js';
+import type { Collections } from '../store/memory.js';
+import { collection } from '../store/collection.js';
+import { openPgStore } from '../store/pg/index.js';
 
 export interface MigrationReport {
   counts: Record<string, number>;
