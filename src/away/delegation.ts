@@ -56,7 +56,8 @@ export function routeAsks(
       continue;
     }
     const del = d.delegateOf(u);
-    if (del && del !== requester && !voted.has(del)) out.add(del);
+    // A delegate who went away since is not asked either (their approvals were not handed on: one level).
+    if (del && del !== requester && !voted.has(del) && !d.away(del)) out.add(del);
   }
   return [...out];
 }

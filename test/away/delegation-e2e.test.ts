@@ -190,4 +190,38 @@ describe('delegation', () => {
     expect(pending).toMatch(new RegExp(`<@${erin}> is away until [^;]* \\(nobody stands in\\)`));
     expect(pending).toMatch(new RegExp(`<@${dave}> is away until [^;]* \\(<@${carol}> approves for them\\)`));
   }, 60_000);
+
+  it('a delegate who is no approver themselves approves within the delegator’s tiers, is asked, and is answered why not on the delegator’s own request', async () => {
+    const a = await start();
+    const { bob } = USERS;
+    // Erin (in must_include of the top tier) hands her approvals to Bob, who is no approver.
+    await treasury(a, erin, `away until 3d delegate <@${bob}>`);
+    const big = await request(a, alice, '20000');
+    expect(big.tier).toMatchObject({ approvals: 3, mustInclude: [erin] });
+    await until('the DMs', () => asks(a, bob, big).length === 1);
+    expect(asks(a, erin, big)).toEqual([]);
+    const once = await approve(a, bob, big);
+    // Bob's approval satisfies Erin's place in the tier.
+    expect(once.approvals).toEqual([expect.objectContaining({ user: bob, for: [erin], satisfies: [erin] })]);
+    await approve(a, carol, big);
+    await approve(a, dave, big);
+    // Sent: judged again at the send, Bob's approval still counts (as Erin's).
+    await until('sent', () => a.app.deps.withdrawals.get(big.id)!.state === 'completed');
+
+    // On a request Erin made, Bob is told why not.
+    await treasury(a, erin, 'back');
+    await treasury(a, dave, `away until 3d delegate <@${bob}>`);
+    const daves = await request(a, dave);
+    const c = await cardOf(a, daves.id);
+    const { responseUrl } = await a.click(
+      bob,
+      { actionId: 'wd_approve', value: daves.id },
+      { channel: CHANNELS.approvals, message: { ts: c.ts, blocks: c.blocks } },
+    );
+    await until('the answer', () => a.fake.responseMessages(responseUrl).length > 0);
+    expect(JSON.stringify(a.fake.responseMessages(responseUrl))).toContain(
+      'You stand in for the person who made this request',
+    );
+    expect(a.app.deps.withdrawals.get(daves.id)!.approvals).toEqual([]);
+  }, 60_000);
 });
