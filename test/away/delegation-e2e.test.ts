@@ -11,6 +11,7 @@ import { AWAY } from '../../src/away/state.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { approverDmKey } from '../../src/slack/withdrawal-notify.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import { eventCallback, sendToBolt } from '../helpers/slack-requests.js';
 import { CHANNELS, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
@@ -99,6 +100,19 @@ const asks = (a: TestApp, user: string, r: WithdrawalRequest) =>
 const anyAsk = (a: TestApp, user: string) =>
   a.fake.channel(a.fake.dmChannel(user)).filter((m) => (m.text ?? '').includes('Your approval is asked'));
 
+/** The App Home as `user` opens it: its words. */
+async function home(a: TestApp, user: string): Promise<string> {
+  const homes = () => a.fake.calls('views.publish').filter((c) => c.args.user_id === user);
+  const before = homes().length;
+  await sendToBolt(
+    a.app.url,
+    a.signingSecret,
+    eventCallback({ event: { type: 'app_home_opened', user, channel: 'D0HOME', tab: 'home' } }),
+  );
+  const call = await until('the Home', () => homes()[before]);
+  return visibleText(call.args.view as { blocks: unknown });
+}
+
 const audit = (a: TestApp, action: string) => a.app.deps.store.all(AUDIT_COLLECTION).filter((e) => e.action === action);
 
 describe('delegation', () => {
@@ -109,6 +123,9 @@ describe('delegation', () => {
     );
     expect(a.app.deps.store.get(AWAY, dave)).toMatchObject({ delegate: carol, setBy: dave });
     expect(audit(a, 'away_set')[0]).toMatchObject({ actor: dave, subject: dave, details: { delegate: carol } });
+    // The Home shows each their state.
+    expect(await home(a, dave)).toMatch(new RegExp(`You are away until .*<@${carol}> approves in your place`));
+    expect(await home(a, carol)).toContain(`You approve in place of <@${dave}> until`);
     // Carol is told by DM that she stands in.
     await a.app.deps.outbox.drain(5000);
     expect(a.fake.channel(a.fake.dmChannel(carol)).map((m) => m.text ?? '')).toEqual([

@@ -147,6 +147,9 @@ describe('escalation', () => {
     // Its post, due at 81 + 120 = 201 min, went with the first run after (305), once: a channel is no person.
     expect(fake.channel(ESCALATION)).toHaveLength(2);
     expect(visibleText(fake.channel(ESCALATION)[1]!)).toContain('7,000.00 USDT');
+    // Erin's away state lived through the restart (it is in the store): still not DMed, still named away.
+    expect(escalationDms(a, erin)).toEqual([]);
+    expect(visibleText(fake.channel(ESCALATION)[1]!)).toContain(`<@${erin}> is away until`);
     expect(audit('escalate_post').map((e) => e.subject)).toContain(third.id);
   }, 90_000);
 });
