@@ -241,4 +241,19 @@ describe('delegation', () => {
     );
     expect(a.app.deps.withdrawals.get(daves.id)!.approvals).toEqual([]);
   }, 60_000);
+
+  it('a delegate and the person they stand in for approving at the same moment: one vote is counted', async () => {
+    const a = await start();
+    await treasury(a, dave, `away until 3d delegate <@${carol}>`);
+    const r = await request(a, alice);
+    // Both pass the checks made before the commit; the decider, inside each commit, counts one.
+    const outcomes = await Promise.all([
+      a.app.deps.withdrawals.approve(r.id, carol),
+      a.app.deps.withdrawals.approve(r.id, dave),
+    ]);
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+    expect(outcomes.find((o) => !o.ok)).toMatchObject({ reason: 'already_approved' });
+    expect(a.app.deps.withdrawals.get(r.id)!.approvals).toHaveLength(1);
+    expect(a.app.deps.withdrawals.get(r.id)!.state).toBe('pending');
+  }, 60_000);
 });
