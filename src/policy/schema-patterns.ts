@@ -30,7 +30,7 @@ export const rollingLimitSchema = z.strictObject({
     .enum(['escalate', 'refuse'])
     .default('refuse')
     .describe(
-      'Past the limit: `refuse` (the request is not made; a send is held until the window has room or an admin releases it) or `escalate` (it needs the approvals of the top tier).',
+      'Past the limit: `refuse` (the default: the request is not made; a send is held until the window has room or an admin releases it) or `escalate` (it needs the approvals of the top tier).',
     ),
 });
 export type RollingLimit = z.output<typeof rollingLimitSchema>;
@@ -52,7 +52,7 @@ export type NewDestinationRule = z.output<typeof newDestinationSchema>;
 export const patternKeys = {
   limits: z
     .array(rollingLimitSchema)
-    .max(50)
+    .max(20)
     .default([])
     .describe(
       'Rolling limits in USD value per destination, requester, client or all, over 24h, 7d or 30d; each judged at the request, every approval and the send.',
