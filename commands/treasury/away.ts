@@ -33,7 +33,7 @@ export const awayVerb: VerbRun = {
     const d = lower.indexOf('delegate', u);
     const untilWords = words.slice(u + 1, d < 0 ? undefined : d);
     const until = parseUntil(untilWords.join(' '), deps.now());
-    if (!until.ok) return void (await say(`:warning: ${until.message}\n${USAGE}`));
+    if (!until.ok) return void (await say(`:warning: ${outside(until.message, 300)}\n${USAGE}`));
     let target = userId;
     if (u > 0) {
       const t = await personNamed(deps, words.slice(0, u));

@@ -196,6 +196,10 @@ describe('delegation', () => {
     expect(await treasury(a, dave, 'back')).toContain('You are not away');
     // A bad date says how to write one.
     expect(await treasury(a, dave, 'away until next week')).toContain('is not a date');
+    // What was typed is outside text: escaped before it reaches mrkdwn.
+    const echoed = await treasury(a, dave, 'away until <!channel>');
+    expect(echoed).toContain('is not a date');
+    expect(echoed).not.toContain('<!channel>');
   }, 60_000);
 
   it('whoever named no delegate still counts as an approver who is away: /treasury pending says so, and who stands in for the others', async () => {
