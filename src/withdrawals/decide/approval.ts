@@ -84,7 +84,7 @@ function delegationRefusal(
   req: WithdrawalRequest,
   c: Extract<WithdrawalCommand, { type: 'approve' }>,
 ): Refused<DecisionReason> | undefined {
-  if (c.for?.includes(req.requester))
+  if ([...(c.for ?? []), ...(c.standsFor ?? [])].includes(req.requester))
     return refused(
       'own_request',
       'You stand in for the person who made this request while they are away: you cannot decide on it.',

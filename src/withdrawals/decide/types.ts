@@ -68,8 +68,10 @@ export type WithdrawalCommand =
       isApprover: boolean;
       satisfies: readonly string[];
       stepUp?: 'verified' | 'not-needed';
-      /** The people away who named this user their delegate (src/away): the approval is given in their place too. */
+      /** The approvers away who named this user their delegate (src/away): the approval is given in their place too. */
       for?: readonly string[];
+      /** Everyone away who named this user (approvers or not): a request any of them made is refused. */
+      standsFor?: readonly string[];
       /** Whose approval is one vote with this user's (src/away `oneVoteWith`): any of theirs already counts for them. */
       oneVote?: readonly string[];
     }

@@ -30,7 +30,7 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
     const approvingFor: string[] = [];
     for (const who of delegators) if (await hasRole(p, 'approvers', who, groups)) approvingFor.push(who);
     const own = await hasRole(p, 'approvers', userId, groups);
-    // Every delegator is named (a request made by any of them is refused); only approvers lend a vote.
+    // Every delegator counts for the own-request rule; only those still approvers lend a vote (and are recorded).
     return {
       isApprover: own || approvingFor.length > 0,
       for: delegators,
@@ -85,7 +85,8 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
       isApprover,
       satisfies,
       stepUp: facts.stepUp ?? 'not-needed',
-      ...(stand.for.length ? { for: stand.for } : {}),
+      ...(stand.approvingFor.length ? { for: stand.approvingFor } : {}),
+      ...(stand.for.length ? { standsFor: stand.for } : {}),
       oneVote: stand.oneVote,
     });
     // Prepared once the commit is under way, so the read's start does not hold back its write.
