@@ -152,4 +152,41 @@ describe('escalation', () => {
     expect(visibleText(fake.channel(ESCALATION)[1]!)).toContain(`<@${erin}> is away until`);
     expect(audit('escalate_post').map((e) => e.subject)).toContain(third.id);
   }, 90_000);
+
+  it('without channels.escalation, the admins are told by DM, within their own 4 hours', async () => {
+    let offset = 0;
+    const a = await startTestApp({
+      policy: parsePolicy(
+        `
+channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
+people: { requesters: [${alice}], approvers: [${carol}, ${dave}], admins: [${erin}] }
+withdrawals:
+  expires_after: 8h
+  escalate_after: 30m
+  tiers: { default: [{ approvals: 2 }] }
+`,
+      ),
+      now: () => Date.now() + offset,
+    });
+    cleanup.push(() => a.stop());
+    a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
+    await a.command('/withdraw', `500 USDT BSC ${DEST} ${CLIENT} invoice`, alice);
+    await until('the request', () => a.app.deps.withdrawals.list()[0]);
+    const run = async (minutes: number) => {
+      offset = minutes * MIN;
+      await a.app.deps.scheduler.runNow(JOB);
+      await a.app.deps.outbox.drain(5000);
+    };
+    const erins = () =>
+      a.fake
+        .channel(a.fake.dmChannel(erin))
+        .map((m) => m.text ?? '')
+        .filter((t) => t.startsWith('📣 Escalation'));
+    await run(45);
+    expect(erins()).toEqual([]);
+    await run(61);
+    expect(erins()).toHaveLength(1);
+    expect(erins()[0]).toContain('a withdrawal request is still short of approvals');
+    expect(erins()[0]).toContain('Needs 2 more of');
+  }, 60_000);
 });
