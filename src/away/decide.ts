@@ -34,6 +34,12 @@ export function decideAway(
   if (until - f.now > MAX_AWAY_MS) return { ok: false, message: 'An away state can be set for at most 90 days.' };
   if (delegate !== undefined) {
     if (delegate === target) return { ok: false, message: 'A delegate must be someone else.' };
+    // An admin's account alone must not gain someone's approvals: they name their own delegate, or another admin does.
+    if (actor !== target && delegate === actor)
+      return {
+        ok: false,
+        message: `You cannot name yourself as ${f.name(target)}’s delegate: they name their own, or another admin does.`,
+      };
     if (!f.targetIsApprover)
       return {
         ok: false,

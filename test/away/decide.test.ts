@@ -51,6 +51,9 @@ describe('decideAway', () => {
   it('only an admin sets someone else’s; no past, no more than 90 days; no approvals to hand on for a non-approver', () => {
     expect(decideAway(away('X', 'A'), facts([])).ok).toBe(false);
     expect(decideAway(away('X', 'A'), facts([], { admin: true })).ok).toBe(true);
+    // An admin never hands someone's approvals to themselves.
+    expect(decideAway(away('X', 'A', 'X'), facts([], { admin: true })).ok).toBe(false);
+    expect(decideAway(away('X', 'A', 'B'), facts([], { admin: true })).ok).toBe(true);
     expect(decideAway(away('A', 'A', undefined, T0 - 1), facts([])).ok).toBe(false);
     expect(decideAway(away('A', 'A', undefined, T0 + 91 * DAY), facts([])).ok).toBe(false);
     expect(decideAway(away('A', 'A', 'B'), facts([], { approver: false })).ok).toBe(false);
