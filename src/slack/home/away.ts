@@ -1,4 +1,7 @@
-/** The App Home's line about being away (src/away): your own state, and whom you stand in for. */
+/**
+ * The App Home's lines about being away (src/away), only when there is something to say: you are
+ * away (until when, who stands in), or you stand in for someone.
+ */
 import type { KnownBlock } from '@slack/types';
 import { delegationIn } from '../../away/service.js';
 import { utcMinute } from '../../format/time.js';
@@ -13,7 +16,6 @@ export function awayBlocks(deps: CommandDeps, userId: string): KnownBlock[] {
     lines.push(
       `:palm_tree: You are away until ${utcMinute(mine.until)}: no approval DMs${mine.delegate ? `; <@${mine.delegate}> approves in your place` : ''}. \`/treasury back\` ends it.`,
     );
-  else lines.push('You are here. `/treasury away until <date> [delegate @person]` when you leave.');
   for (const who of d.delegatorsOf(userId))
     lines.push(
       `:handshake: You approve in place of <@${who}> until ${utcMinute(d.away(who)!.until)} (one vote for both of you).`,

@@ -99,8 +99,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
         `:octagonal_sign: Frozen by <@${frozen.by}>: ${outside(frozen.reason)} · No withdrawal is sent until two admins unfreeze.`,
       ),
     );
-  if (canApprove || delegationIn(deps.store, deps.now()).delegatorsOf(userId).length)
-    blocks.push(...awayBlocks(deps, userId));
+  blocks.push(...awayBlocks(deps, userId));
   if (canApprove) {
     blocks.push(section(`*Waiting for your decision* (${waiting.length})`));
     if (waiting.length === 0) blocks.push(context('Nothing right now.'));
