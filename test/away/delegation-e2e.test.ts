@@ -220,6 +220,8 @@ describe('delegation', () => {
     const big = await request(a, alice, '20000');
     expect(big.tier).toMatchObject({ approvals: 3, mustInclude: [erin] });
     await until('the DMs', () => asks(a, bob, big).length === 1);
+    // Bob's Home asks for his decision too, in Erin's place.
+    expect(await home(a, bob)).toContain('*Waiting for your decision* (1)');
     expect(asks(a, erin, big)).toEqual([]);
     const once = await approve(a, bob, big);
     // Bob's approval satisfies Erin's place in the tier.

@@ -78,7 +78,10 @@ function teamQueueBlocks(deps: CommandDeps): KnownBlock[] {
 
 /** `help` is the commands' help text (generated from their table in commands/). */
 export async function homeView(deps: CommandDeps, userId: string, help: HelpFor, notice?: string): Promise<View> {
-  const canApprove = await hasRole(deps.policy.current(), 'approvers', userId, deps.groups);
+  // An approver, or standing in for one who is away (src/away): their decisions are asked here too.
+  const canApprove =
+    (await hasRole(deps.policy.current(), 'approvers', userId, deps.groups)) ||
+    delegationIn(deps.store, deps.now()).delegatorsOf(userId).length > 0;
   const isAdmin = await hasRole(deps.policy.current(), 'admins', userId, deps.groups);
   const waiting = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
   // Open requests first; with none open, the latest few so the outcome of the last one is at hand.
