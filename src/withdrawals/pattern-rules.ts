@@ -72,9 +72,11 @@ export function topTier(policy: Policy, currency: string): TierChoice | undefine
   const index = (chosen?.entry.length ?? 0) - 1;
   const t = chosen?.entry[index];
   if (!chosen || !t) return undefined;
+  const below = chosen.entry[index - 1]?.max;
   return {
     index,
     max: t.max ?? null,
+    ...(below !== undefined ? { above: below } : {}),
     approvals: t.approvals,
     mustInclude: [...t.must_include],
     ...(chosen.basis === 'value' ? { basis: 'value' as const } : {}),

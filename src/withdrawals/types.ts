@@ -184,9 +184,11 @@ export interface WithdrawalRequest {
   /** command: the requester was answered where they typed it (no confirmation DM); form (or absent): by DM. */
   requestedFrom?: 'command' | 'form';
   /** `basis: 'value'`: chosen by the USD value (`max` is then in USD), from the policy's `value` tiers. */
+  /** `above`: the tier below's max, the limit this tier starts above (absent for the first tier, and on requests stored before). */
   tier: {
     index: number;
     max: string | null;
+    above?: string;
     approvals: number;
     mustInclude: string[];
     basis?: 'value';

@@ -107,7 +107,7 @@ describe('rolling limits', () => {
     // The card shows the limit as used / limit, and why three approvals.
     const card = visibleText(await cardOf(a, third!.id));
     expect(card).toContain('this destination, 24 h: $60,000.00 / $50,000.00');
-    expect(card).toContain('3 needed (raised to the top tier by a limit)');
+    expect(card).toContain('above $50,000.00: 3 approvals, raised to the top tier by a limit');
     expect(visibleText(await cardOf(a, second!.id))).toContain('$40,000.00 / $50,000.00');
 
     // Two approvals are not enough; Erin's third sends it (judged again at each approval and at the send).
@@ -156,7 +156,9 @@ describe('a destination never paid before', () => {
     await request(a, USERS.alice, '5000');
     const first = made(a)[0]!;
     expect(first.tier).toMatchObject({ approvals: 3, extra: 1 });
-    expect(visibleText(await cardOf(a, first.id))).toContain('3 needed (+1 for a new destination)');
+    expect(visibleText(await cardOf(a, first.id))).toContain(
+      'up to $50,000.00: 3 approvals, 1 more for a destination never paid before',
+    );
     await approve(a, USERS.carol, first);
     await approve(a, USERS.dave, first);
     await until('two approvals', () => a.app.deps.withdrawals.get(first.id)!.approvals.length === 2);

@@ -23,11 +23,11 @@ export function limitsLine(r: WithdrawalRequest): string | undefined {
   return `:bar_chart: Limits (with this request): ${each.join(' · ')}`;
 }
 
-/** Why the tier asks for more than its own count: a crossed limit, a first payment to a new destination. */
+/** Why the tier asks for more than its own count: ", raised to the top tier by a limit", ", 1 more for a new destination". */
 export function raisedWords(r: WithdrawalRequest): string {
   const why = [
     r.tier.escalated ? 'raised to the top tier by a limit' : '',
-    r.tier.extra ? `+${r.tier.extra} for a new destination` : '',
+    r.tier.extra ? `${r.tier.extra} more for a destination never paid before` : '',
   ].filter(Boolean);
-  return why.length ? ` (${why.join(', ')})` : '';
+  return why.length ? `, ${why.join(', ')}` : '';
 }

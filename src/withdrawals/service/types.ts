@@ -6,6 +6,7 @@ import type { PolicySource } from '../../policy/source.js';
 import type { Store, Tx } from '../../store/index.js';
 import type { WalletClient } from '../../wallet/client.js';
 import type { FeeEstimate } from '../fees.js';
+import type { NoticeThrottleOptions } from '../notice-throttle.js';
 import type { ReconcileReport } from '../reconcile.js';
 import type { AllowlistApprovals, DailyUsage } from '../rules.js';
 import type {
@@ -60,6 +61,8 @@ export interface WithdrawalServiceOptions {
   /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
   reconcileMaxPages?: number;
   reconcilePageSize?: number;
+  /** How often a notification may prompt a question to the service (notice-throttle.ts defaults: 5 s per request). */
+  noticeThrottle?: NoticeThrottleOptions;
 }
 
 /** Hears every change inside its commit (see `onChange`). */
