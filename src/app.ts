@@ -173,7 +173,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     registerWebhookRotationRenderer(outbox);
 
     const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
-    const away = buildAway({ store, outbox, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
       store,
@@ -284,7 +283,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       outbox,
       withdrawals: withdrawals.service,
       stepUp,
-      away,
+      away: buildAway({ store, outbox, now }),
       alerts,
       balances,
       prices,
