@@ -19,6 +19,8 @@ import { approverDmSync } from '../slack/withdrawal-approver-dms.js';
 import { createApproverReminders, type ApproverReminders } from '../withdrawals/reminders.js';
 import { createEscalations, type Escalations } from '../withdrawals/escalation.js';
 import { escalationSender } from '../slack/escalation-words.js';
+import type { AwayService } from '../away/service.js';
+import { buildAway } from './away.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
@@ -43,6 +45,8 @@ export interface WithdrawalsPart {
   escalations: Escalations;
   /** The job table's parts this part runs (src/jobs/table.ts). */
   jobParts: { approvers: ApproverReminders; escalations: Escalations };
+  /** What the app's deps take from this part: the service, and who is away (`/treasury away`). */
+  inDeps: { withdrawals: WithdrawalService; away: AwayService };
   /** Another listener of every change, inside its commit (the App Home's refresher: it only schedules). */
   subscribe(listener: (event: WithdrawalEvent) => void): void;
 }
@@ -148,6 +152,8 @@ export function buildWithdrawals(
     reminders,
     escalations,
     jobParts: { approvers: reminders, escalations },
+    // The away part lives beside the withdrawals it changes the asking of (src/away).
+    inDeps: { withdrawals: service, away: buildAway({ store: o.store, outbox: o.outbox, now: o.now }) },
     subscribe: (listener) => void service.subscribe((event) => listener(event)),
     async recover(message) {
       const r = await service.recover();
