@@ -5,6 +5,8 @@
  * extra approval for a first payment to a destination never paid before.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { formatFiat } from '../../src/format/fiat.js';
+import { Dec } from '../../src/money/decimal.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { setPrices } from '../helpers/price-control.js';
@@ -101,14 +103,17 @@ describe('rolling limits', () => {
     const [first, second, other, third] = made(a);
     expect([first, second, other].map((r) => r!.tier.approvals)).toEqual([2, 2, 2]);
     expect(third!.tier).toMatchObject({ approvals: 3, mustInclude: [USERS.erin], escalated: true });
+    // Each $20k at the policy price of tether (at least its $1 peg; the sandbox's first answers drift a little).
+    const each = Number((third!.valuation as { usd: string }).usd);
+    const times = (n: number) => (n * each).toFixed(2);
     expect(third!.limits).toEqual([
-      expect.objectContaining({ per: 'destination', used: '60000.00', limit: '50000', before: '40000.00', over: true }),
+      expect.objectContaining({ per: 'destination', used: times(3), limit: '50000', before: times(2), over: true }),
     ]);
     // The card shows the limit as used / limit, and why three approvals.
     const card = visibleText(await cardOf(a, third!.id));
-    expect(card).toContain('this destination, 24 h: $60,000.00 / $50,000.00');
+    expect(card).toContain(`this destination, 24 h: ${formatFiat(times(3))} / $50,000.00`);
     expect(card).toContain('above $50,000.00: 3 approvals, raised to the top tier by a limit');
-    expect(visibleText(await cardOf(a, second!.id))).toContain('$40,000.00 / $50,000.00');
+    expect(visibleText(await cardOf(a, second!.id))).toContain(`${formatFiat(times(2))} / $50,000.00`);
 
     // Two approvals are not enough; Erin's third sends it (judged again at each approval and at the send).
     await approve(a, USERS.carol, third!);
@@ -123,7 +128,7 @@ describe('rolling limits', () => {
     await later(a, 4 * HOUR);
     await request(a, USERS.bob, '20000');
     expect(made(a).at(-1)!.tier.escalated).toBe(true);
-    expect(made(a).at(-1)!.limits?.[0]).toMatchObject({ before: '40000.00', used: '60000.00' });
+    expect(made(a).at(-1)!.limits?.[0]).toMatchObject({ before: times(2), used: times(3) });
   }, 60_000);
 
   it('a refuse rule per requester: the request is not made, and the message says which limit, how much is used and when room returns', async () => {
@@ -133,7 +138,10 @@ describe('rolling limits', () => {
     const words = await request(a, USERS.alice, '25000', OTHER);
     expect(made(a)).toHaveLength(1);
     expect(words).toContain('The limit of $50,000.00 by one requester in 7 days');
-    expect(words).toContain('$30,000.00 is already requested and this request is $25,000.00');
+    // At the policy price of tether (its $1 peg at least).
+    const price = (made(a)[0]!.valuation as { price: string }).price;
+    const at = (n: number) => formatFiat(new Dec(n).times(price).toFixed(2, Dec.ROUND_UP));
+    expect(words).toContain(`${at(30000)} is already requested and this request is ${at(25000)}`);
     // Room returns when the first leaves the 7-day window.
     const back = new Date(Date.parse(made(a)[0]!.createdAt) + 7 * 24 * HOUR)
       .toISOString()
