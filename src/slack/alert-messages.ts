@@ -4,6 +4,7 @@
  * This is the Slack side of the alerts domain: `src/alerts` decides what to post and when,
  * and never knows about Block Kit.
  */
+import { alertMetadata } from './message-metadata.js';
 import {
   ALERT_BATCH_RENDERER,
   ALERT_COLLECTIONS,
@@ -213,7 +214,8 @@ export function registerAlertRenderers(
   });
   outbox.registerRenderer(ALERT_RENDERER, (ref) => {
     const a = alert(ref);
-    return a && !a.gathered ? renderAlert(a, opts) : null;
+    // With its facts as message metadata, for the team's own workflows (issue 40).
+    return a && !a.gathered ? { ...renderAlert(a, opts), metadata: alertMetadata(a) } : null;
   });
   outbox.registerRenderer(ALERT_MENTION_RENDERER, (ref) => {
     const a = alert(ref);
