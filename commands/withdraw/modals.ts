@@ -65,6 +65,7 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   sanctions: 'destination',
   stale_list: 'amount',
   daily_limit: 'amount',
+  rolling_limit: 'amount',
   tier: 'amount',
   note: 'note',
   balance: 'amount',

@@ -21,6 +21,7 @@ import {
   principal,
   timezoneSchema,
 } from './schema-parts.js';
+import { patternKeys } from './schema-patterns.js';
 import { screeningSchema } from './screening-schema.js';
 
 export { amountSchema, durationSchema } from './schema-parts.js';
@@ -67,6 +68,11 @@ export const policySchema = z
       .strictObject({
         approvals: channelId.describe('Where approval cards, policy changes and freeze notices are posted.'),
         alerts: channelId.describe('Where deposit, withdrawal and remittance alerts go when no route matches.'),
+        escalation: channelId
+          .optional()
+          .describe(
+            'Where requests still short of approvals at twice withdrawals.escalate_after are posted; unset: the admins are DMed.',
+          ),
         routes: z
           .array(routeSchema)
           .default([])
@@ -171,6 +177,7 @@ export const policySchema = z
           })
           .default({ mode: 'warn', cooloff: DAY_MS, addresses: [] })
           .describe('Where withdrawals may go.'),
+        ...patternKeys,
       })
       .describe('What a withdrawal needs before it is sent.')
       .default({
@@ -184,6 +191,7 @@ export const policySchema = z
         passkey_above: {},
         passkey_cooloff: DAY_MS,
         allowlist: { mode: 'warn', cooloff: DAY_MS, addresses: [] },
+        limits: [],
       }),
     /**
      * Admins who must approve a change of this file before it takes effect. Unset: 2, or 1

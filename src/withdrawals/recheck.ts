@@ -89,6 +89,7 @@ export function recheck(
     tier,
     approvals,
     allowlist: j.allowlist ?? req.allowlist,
+    ...(j.limits ? { limits: j.limits } : {}),
     // An approval does not judge the list's age (the send does): the card keeps saying it was stale.
     ...(j.screening
       ? {

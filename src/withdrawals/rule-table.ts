@@ -27,10 +27,12 @@ import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
 import { judgeLookalike, judgeSanctions, judgeStaleList } from './screening-rules.js';
 import type { ScreeningInfo } from '../screening/types.js';
 import type { Rule, RuleFacts, Step, Verdict } from './rule-types.js';
+import { judgeNewDestination, judgeRollingLimits, type PatternFacts } from './pattern-rules.js';
 import {
   NOT_COUNTED_STATES,
   type AllowlistInfo,
   type Approval,
+  type LimitUse,
   type MissingApprovals,
   type WithdrawalRequest,
 } from './types.js';
@@ -47,7 +49,9 @@ export type RuleName =
   | 'note'
   | 'daily_limit'
   | 'daily_value_limit'
-  | 'stale_list';
+  | 'stale_list'
+  | 'rolling_limits'
+  | 'new_destination';
 
 const ALL: readonly Step[] = ['request', 'approve', 'send', 'verify'];
 const PASS: Verdict = { kind: 'pass' };
@@ -56,12 +60,12 @@ const PASS: Verdict = { kind: 'pass' };
 const limitReleased = (r: WithdrawalRequest) => r.holdReleased?.kind === 'limit';
 
 /**
- * The other requests a limit counts against this one, in the rolling 24 h: those made before it
- * (the store keeps them in the order they were requested), and any whose money is gone or going
- * whatever its order. At the request, every stored request came before it.
+ * The other requests a limit counts against this one, in the rolling window (24 h unless said):
+ * those made before it (the store keeps them in the order they were requested), and any whose money
+ * is gone or going whatever its order. At the request, every stored request came before it.
  */
-export function countedBefore(r: WithdrawalRequest, f: RuleFacts): WithdrawalRequest[] {
-  const since = f.now - DAY_MS;
+export function countedBefore(r: WithdrawalRequest, f: RuleFacts, windowMs = DAY_MS): WithdrawalRequest[] {
+  const since = f.now - windowMs;
   const all = f.requests();
   const mine = all.findIndex((o) => o.id === r.id);
   return all.filter((o, i) => {
@@ -76,6 +80,13 @@ const valueNow = (o: WithdrawalRequest, f: RuleFacts): Valuation =>
   f.prices ? valueAt(f.prices, o.currency, o.amount) : (o.sendValuation ?? o.valuation ?? unknownValue);
 
 const unknownValue: Valuation = { kind: 'unknown', reason: 'no price was read', since: null };
+
+/** The table's facts as the pattern rules read them (pattern-rules.ts). */
+const patternFacts = (f: RuleFacts, r: WithdrawalRequest): PatternFacts => ({
+  ...f,
+  valueOf: (o) => valueNow(o, f),
+  counted: (windowMs) => countedBefore(r, f, windowMs),
+});
 
 export const RULES: Readonly<Record<RuleName, Rule>> = {
   // First: a sanctioned destination's refusal is the one a person reads, whatever else is wrong.
@@ -207,6 +218,14 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
       };
     },
   },
+  rolling_limits: {
+    steps: ALL,
+    judge: (r, f) => judgeRollingLimits(r, patternFacts(f, r), limitReleased(r)),
+  },
+  new_destination: {
+    steps: ALL,
+    judge: (r, f) => judgeNewDestination(r, patternFacts(f, r)),
+  },
   // Not at the approvals: an approval changes nothing that is sent; the send and the callback hold it.
   stale_list: { steps: ['request', 'send', 'verify'], judge: judgeStaleList },
 };
@@ -223,6 +242,8 @@ export interface Judgement {
   because?: MissingApprovals['because'];
   /** What the screening rules found (absent: the app screens nothing, or screening is off). */
   screening?: ScreeningInfo;
+  /** The rolling limits that apply (used / limit), when the policy has any. */
+  limits?: LimitUse[];
 }
 
 /** Every rule of the table that runs at `f.step`, in table order. */
@@ -248,6 +269,7 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
         if (v.keep) out.approvals = out.approvals.filter(v.keep);
         if (v.extraApprovals) extra += v.extraApprovals;
         if (v.screening) screening = { ...screening, ...v.screening };
+        if (v.limits) out.limits = v.limits;
         // The first reason wins: the allowlist's, then the code's, then the value's (as the card words them).
         if (v.because && (!out.because || out.because.startsWith('value'))) out.because = v.because;
         break;
@@ -257,8 +279,8 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
       }
     }
   }
-  // The tier's approvals and then those the screening asks for (capped as a tier's are).
-  if (out.tier && extra) out.tier = { ...out.tier, approvals: Math.min(20, out.tier.approvals + extra) };
+  // Extra approvals go on top of whichever tier the rules chose (the top one, when a limit escalated).
+  if (extra && out.tier) out.tier = { ...out.tier, approvals: out.tier.approvals + extra, extra };
   if (screening) out.screening = screening;
   return out;
 }

@@ -7,7 +7,7 @@ import type { PriceSnapshot, Valuation } from '../prices/types.js';
 import type { ScreeningFacts, ScreeningInfo } from '../screening/types.js';
 import type { AllowlistApprovals } from './rules.js';
 import type { TierChoice } from './value-rules.js';
-import type { AllowlistInfo, Approval, MissingApprovals, WithdrawalRequest } from './types.js';
+import type { AllowlistInfo, Approval, LimitUse, MissingApprovals, WithdrawalRequest } from './types.js';
 
 /** Where a withdrawal is judged: every rule runs at every step it names. */
 export type Step = 'request' | 'approve' | 'send' | 'verify';
@@ -40,8 +40,10 @@ export type Verdict =
       keep?: (a: Approval) => boolean;
       because?: MissingApprovals['because'];
       allowlist?: AllowlistInfo;
-      /** Approvals needed beyond the tier's (a look-alike destination). */
+      /** Approvals asked for beyond the tier's (a new or look-alike destination), added once every rule has counted. */
       extraApprovals?: number;
+      /** The rolling limits that apply, as used / limit, for the card. */
+      limits?: LimitUse[];
       /** What the card and the audit log keep of the screening (merged across the screening rules). */
       screening?: Partial<ScreeningInfo>;
     };
