@@ -19,6 +19,14 @@ export interface ScreeningFacts {
   provider?: { name: string; answer(address: string): ProviderAnswer | undefined };
 }
 
+/** A withdrawal stopped because its destination is sanctioned since its request: at which step, by which list. */
+export interface SanctionsStop {
+  at: string;
+  step: 'approve' | 'send' | 'verify';
+  reason: string;
+  list?: { date: string; sha256: string };
+}
+
 /** What a request keeps of its screening at the last step judged (the card and the audit log read it). */
 export interface ScreeningInfo {
   /** The list judged with (absent only when the app was given no list). */

@@ -4,7 +4,7 @@
  */
 
 import type { Valuation } from '../prices/types.js';
-import type { ScreeningInfo } from '../screening/types.js';
+import type { SanctionsStop, ScreeningInfo } from '../screening/types.js';
 
 /**
  * pending -> approved (same commit as the last approval) -> executing (durable before the
@@ -216,12 +216,7 @@ export interface WithdrawalRequest {
   /** The screening at the last step judged: the list's fingerprint, a stale list, the provider's word, a look-alike. */
   screening?: ScreeningInfo;
   /** Stopped because the destination is sanctioned (listed after the request): at which step, by which list. */
-  sanctioned?: {
-    at: string;
-    step: 'approve' | 'send' | 'verify';
-    reason: string;
-    list?: { date: string; sha256: string };
-  };
+  sanctioned?: SanctionsStop;
   /**
    * The app had no record of the client when it was requested (no address generated through it,
    * no confirmed deposit, no completed withdrawal: src/clients/known.ts). The service has no call
@@ -286,15 +281,7 @@ export interface RepeatHold {
   earlierState?: WithdrawalState;
 }
 
-/**
- * The origin accounts' balances, as facts for the `balance` rule (src/balances/book.ts
- * implements it). `read` asks the wallet service now; `last` is the last reading, for renderers.
- */
-export interface BalanceSource {
-  /** Exact decimal text, or undefined when it cannot be read (never throws). */
-  read(currency: string, network: string): Promise<string | undefined>;
-  last(currency: string, network: string): string | undefined;
-}
+export type { BalanceSource } from './balance-source.js';
 
 export interface RequestInput {
   /**
@@ -330,9 +317,8 @@ export type RequestRule =
   | 'tier'
   | 'note'
   | 'balance'
-  /** The destination is on the sanctions list, or the provider identifies it as sanctioned. */
+  /** Screening: the destination is sanctioned; or the list is stale and the request above stale_block_above. */
   | 'sanctions'
-  /** The sanctions list is stale and the request is above screening.stale_block_above. */
   | 'stale_list'
   /** A repeat of a request that is no longer "never executed" (the service reported it after all). */
   | 'repeat';
