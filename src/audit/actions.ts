@@ -74,6 +74,12 @@ export const AUDIT_ACTION_GROUPS = {
     'stepup_rekeyed',
   ],
   'The webhook secret (src/webhooks/rotation.ts)': ['webhook_rotate'],
+  'Batch payouts (src/batches): the file, its one approval, a stop': [
+    'batch_request',
+    'batch_approve',
+    'batch_reject',
+    'batch_stop',
+  ],
 } as const;
 
 export const AUDIT_ACTIONS = Object.values(AUDIT_ACTION_GROUPS).flat();

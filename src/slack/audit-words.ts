@@ -159,6 +159,11 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
   stepup_rekeyed: () => 'authenticator set-ups sealed again under the app’s new key',
   // The webhook secret (src/webhooks/rotation.ts).
   webhook_rotate: () => '🔑 rotated the webhook secret',
+  // Batch payouts (src/batches).
+  batch_request: ({ d }) => `📄 requested a batch payout of ${typeof d.rows === 'number' ? d.rows : 'several'} rows`,
+  batch_approve: ({ d }) => (d.complete ? '✅ approved a batch payout (fully approved)' : '👍 approved a batch payout'),
+  batch_reject: () => '❌ rejected a batch payout',
+  batch_stop: () => '⏹️ stopped the rest of a batch payout',
 };
 
 /**

@@ -44,7 +44,8 @@ export const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => (
 export const due =
   (sender: Pick<Sender, 'inFlight'>, now: number, action: RecoveryAction) =>
   (r: WithdrawalRequest): boolean =>
-    !sender.inFlight(r.id) && recoveryAction(r, now) === action;
+    // A batch's rows are sent by its paced runner (src/batches/runner.ts), never all at once here.
+    !sender.inFlight(r.id) && recoveryAction(r, now) === action && !(action === 'send' && r.batch);
 
 /** Who of the request's approvers is still an approver, and whom the policy in force's tier must include. */
 export async function recheckFacts(
@@ -53,7 +54,9 @@ export async function recheckFacts(
   r: WithdrawalRequest,
   valuation?: Valuation,
 ): Promise<RecheckFacts> {
-  const must = selectTier(p, r.currency, r.amount, valuation ?? r.sendValuation ?? r.valuation)?.mustInclude ?? [];
+  const own = selectTier(p, r.currency, r.amount, valuation ?? r.sendValuation ?? r.valuation)?.mustInclude ?? [];
+  // A batch row is judged at its batch's tier (rule-table.ts): whom that tier must include counts too.
+  const must = r.batch ? [...new Set([...own, ...r.tier.mustInclude])] : own;
   const facts: Record<string, { isApprover: boolean; satisfies: string[] }> = {};
   for (const a of r.approvals) {
     const satisfies: string[] = [];
