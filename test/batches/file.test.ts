@@ -84,11 +84,10 @@ describe('the payout file', () => {
 
   it('flags a row repeated within the file, naming the first; a distinct reference tells them apart', () => {
     const v = validatePayoutFile(file([line('10'), line('11'), line('10')]), policy);
-    expect(!v.ok && v.errors).toEqual([{ row: 4, column: 'address', reason: expect.stringMatching(/same payout as row 2/) }]);
-    const ok = validatePayoutFile(
-      file([`${line('10')},A`, `${line('10')},B`], `${HEAD},reference`),
-      policy,
-    );
+    expect(!v.ok && v.errors).toEqual([
+      { row: 4, column: 'address', reason: expect.stringMatching(/same payout as row 2/) },
+    ]);
+    const ok = validatePayoutFile(file([`${line('10')},A`, `${line('10')},B`], `${HEAD},reference`), policy);
     expect(ok.ok).toBe(true);
   });
 
@@ -105,7 +104,12 @@ describe('the payout file', () => {
 
 describe('the batch judged on its total', () => {
   it('100 rows of 600 each: every row alone needs one approval, the batch the top tier (3, with U0ERIN)', () => {
-    const b = batchOf(file(Array.from({ length: 100 }, () => line('600')).map((l, i) => `${l},R${i}`), `${HEAD},reference`));
+    const b = batchOf(
+      file(
+        Array.from({ length: 100 }, () => line('600')).map((l, i) => `${l},R${i}`),
+        `${HEAD},reference`,
+      ),
+    );
     expect(b.totals.perCurrency).toEqual({ USDT: '60000' });
     expect(b.tier).toMatchObject({ index: 2, approvals: 3, mustInclude: ['U0ERIN'] });
     const rows = b.rows.map((r) => rowRequest(b, r, 'pending', b.createdAt));
@@ -116,7 +120,13 @@ describe('the batch judged on its total', () => {
 
   it('counts the batch against the daily limit as a whole: the row that crosses it is named', () => {
     const p = testPolicy({ dailyLimit: { USDT: '50000' } });
-    const b = batchOf(file(Array.from({ length: 100 }, (_, i) => `${line('600')},R${i}`), `${HEAD},reference`), p);
+    const b = batchOf(
+      file(
+        Array.from({ length: 100 }, (_, i) => `${line('600')},R${i}`),
+        `${HEAD},reference`,
+      ),
+      p,
+    );
     const rows = b.rows.map((r) => rowRequest(b, r, 'pending', b.createdAt));
     const judged = judgeBatch(rows, b.totals, { step: 'approve', now: T0, policy: p, prices: undefined, others: [] });
     // 83 rows make 49,800; the 84th (row 85 of the file) would reach 50,400.
@@ -124,7 +134,12 @@ describe('the batch judged on its total', () => {
   });
 
   it('one approval of the batch: the requester cannot, the tier must include U0ERIN, and three complete it', () => {
-    const b = batchOf(file(Array.from({ length: 20 }, (_, i) => `${line('600')},R${i}`), `${HEAD},reference`));
+    const b = batchOf(
+      file(
+        Array.from({ length: 20 }, (_, i) => `${line('600')},R${i}`),
+        `${HEAD},reference`,
+      ),
+    );
     const clean = { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0, tier: b.tier };
     const f = { now: T0, isApprover: true, satisfies: [] as string[] };
     expect(approveBatch(b, { ...f, user: 'U0ALICE' }, clean)).toMatchObject({ ok: false, reason: 'own_request' });
@@ -132,7 +147,9 @@ describe('the batch judged on its total', () => {
     if (!one.ok) throw new Error(one.message);
     const two = approveBatch(one.batch, { ...f, user: 'U0DAVE' }, clean);
     if (!two.ok) throw new Error(two.message);
-    expect(approveBatch(two.batch, { ...f, user: 'U0FRANK' }, clean)).toMatchObject({ reason: 'must_include_required' });
+    expect(approveBatch(two.batch, { ...f, user: 'U0FRANK' }, clean)).toMatchObject({
+      reason: 'must_include_required',
+    });
     const three = approveBatch(two.batch, { ...f, user: 'U0ERIN', satisfies: ['U0ERIN'] }, clean);
     expect(three.ok && three.complete).toBe(true);
     // A code confirmed for another file is no approval of this one.
@@ -147,7 +164,10 @@ describe('the batch judged on its total', () => {
     const b = { ...batchOf(file([line('1'), line('2'), line('3')])), state: 'sending' as const };
     const rows = b.rows.map((r) => rowRequest(b, r, 'approved', b.createdAt));
     const states = ['completed', 'failed', 'approved'] as const;
-    const p = progressOf(b, rows.map((r, i) => ({ ...r, state: states[i]! })));
+    const p = progressOf(
+      b,
+      rows.map((r, i) => ({ ...r, state: states[i]! })),
+    );
     expect(progressWords(p)).toBe('1 of 3 sent · 1 failed');
   });
 });
@@ -167,17 +187,26 @@ describe('references and pace', () => {
     let inFlight = 0;
     let max = 0;
     const starts: number[] = [];
-    const stats = await paced(Array.from({ length: 12 }, (_, i) => i), { concurrency: 3, perSecond: 200 }, async () => {
-      starts.push(Date.now());
-      max = Math.max(max, ++inFlight);
-      await new Promise((r) => setTimeout(r, 15));
-      inFlight--;
-    });
+    const stats = await paced(
+      Array.from({ length: 12 }, (_, i) => i),
+      { concurrency: 3, perSecond: 200 },
+      async () => {
+        starts.push(Date.now());
+        max = Math.max(max, ++inFlight);
+        await new Promise((r) => setTimeout(r, 15));
+        inFlight--;
+      },
+    );
     expect(stats).toEqual({ started: 12, maxInFlight: 3 });
     expect(max).toBe(3);
     for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(3);
     let n = 0;
-    const stopped = await paced([1, 2, 3, 4], { concurrency: 1, perSecond: 1000 }, async () => void n++, () => n >= 2);
+    const stopped = await paced(
+      [1, 2, 3, 4],
+      { concurrency: 1, perSecond: 1000 },
+      async () => void n++,
+      () => n >= 2,
+    );
     expect(stopped.started).toBe(2);
   });
 });
