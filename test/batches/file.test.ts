@@ -64,7 +64,7 @@ describe('the payout file', () => {
   it('answers a file with 20 bad rows with 20 precise errors, every one at once', () => {
     const lines: string[] = [];
     for (let i = 0; i < 40; i++) {
-      if (i % 2) lines.push(line('5'.repeat(1) + `.${i}`));
+      if (i % 2) lines.push(line(`5.${i}`));
       else if (i % 8 === 0) lines.push(line('abc'));
       else if (i % 8 === 2) lines.push(line('1.1234567890123456789'));
       else if (i % 8 === 4) lines.push(line('3', { address: '0x123' }));
