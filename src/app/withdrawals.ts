@@ -23,9 +23,12 @@ import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService }
 import type { BalancesPart } from '../deps.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import type { CleanupStack } from './cleanup.js';
+import { countedBatchRows, createBatchService, type BatchService } from '../batches/index.js';
 
 export interface WithdrawalsPart {
   service: WithdrawalService;
+  /** Batch payouts (src/batches/): their rows are requests of `service`, sent by the batches' paced runner. */
+  batches: BatchService;
   /**
    * Resume or reconcile what was left mid-way (sent, outcome not saved: marked unknown and
    * reconciled, never resent), log what was recovered under `message`, then queue the cards
@@ -79,8 +82,24 @@ export function buildWithdrawals(
     ...(o.balances ? { balances: o.balances.book } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
     ...(o.sendsFirst ? { goFirst: o.sendsFirst.hold } : {}),
+    // A pending batch payout's rows count in the limits' windows, as a pending request does.
+    counted: countedBatchRows,
   });
   cleanup.push(() => service.idle());
+  const batches = createBatchService({
+    store: o.store,
+    withdrawals: service,
+    policy: o.policy,
+    groups: o.groups,
+    prices: o.prices,
+    allowlistApprovals: o.allowlistApprovals,
+    now: o.now,
+    logger: o.logger.child({ component: 'batches' }),
+  });
+  cleanup.push(async () => {
+    batches.close();
+    await batches.idle();
+  });
   const notifier = withdrawalNotifier({
     store: o.store,
     outbox: o.outbox,
@@ -120,11 +139,14 @@ export function buildWithdrawals(
   }
   return {
     service,
+    batches,
     cardPermalink: notifier.cardPermalink,
     reminders,
     subscribe: (listener) => void service.subscribe((event) => listener(event)),
     async recover(message) {
       const r = await service.recover();
+      // After the rows found executing are unknown (never resent): every batch still sending carries on.
+      batches.resume();
       if (r.markedUnknown.length || r.resumed.length) o.logger.warn({ ...r, reconcile: undefined }, message);
       await notifier.heal();
     },

@@ -10,6 +10,7 @@
  * unknown) every batch still sending carries on with the rows never claimed. Rows held by the
  * freeze or a limit stay approved; they are tried again `retryMs` later, while the batch is sending.
  */
+import { frozenFact } from '../freeze/state.js';
 import { serializeError } from '../log.js';
 import type { Tx } from '../store/index.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
@@ -69,13 +70,17 @@ export function createBatchService(o: BatchServiceOptions & { pace?: Pace; retry
         .sort((a, b) => (a.batch?.row ?? 0) - (b.batch?.row ?? 0));
     const rows = todo();
     if (!rows.length || store.get(BATCHES, id)?.state !== 'sending') return total;
-    const stats = await paced(
-      rows,
-      pace,
-      // The claim decides: a row stopped, expired or sent meanwhile is not sent again.
-      (r) => withdrawals.sendRow(r.id),
-      () => store.get(BATCHES, id)?.state !== 'sending',
-    );
+    // While sends are frozen no row is offered to the claim (each would only be held, and audited
+    // as such): the rows wait, and are tried again after the freeze.
+    const stats = frozenFact(store)
+      ? total
+      : await paced(
+          rows,
+          pace,
+          // The claim decides: a row stopped, expired or sent meanwhile is not sent again.
+          (r) => withdrawals.sendRow(r.id),
+          () => store.get(BATCHES, id)?.state !== 'sending' || frozenFact(store) !== undefined,
+        );
     // Rows still approved were held (the freeze, a limit): tried again later, while the batch is sending.
     if (todo().length && store.get(BATCHES, id)?.state === 'sending') {
       const t = setTimeout(() => {
