@@ -2,6 +2,7 @@
  * The parts the app is built from, handed to every command and receiver. Tests build the
  * same parts on test ports instead of importing singletons.
  */
+import type { BatchService } from './batches/index.js';
 import type { Alerts } from './alerts/index.js';
 import type { BalanceBook } from './balances/book.js';
 import type { LowBalanceWatch } from './balances/watch.js';
@@ -39,6 +40,8 @@ export interface Deps {
   scheduler: Scheduler;
   outbox: Outbox;
   withdrawals: WithdrawalService;
+  /** Batch payouts (src/batches/): absent where the app part is not built (some tests). */
+  batches?: BatchService;
   /** Authenticator codes for approving large withdrawals (enrolment, checks, lockout, reset). */
   stepUp: StepUpService;
   /** The alerts part (/treasury status shows what it has seen). */

@@ -24,6 +24,7 @@ import type { BalancesPart } from '../deps.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import type { CleanupStack } from './cleanup.js';
 import { countedBatchRows, createBatchService, type BatchService } from '../batches/index.js';
+import { batchNotifier, type FileUploader } from '../slack/batch-notify.js';
 
 export interface WithdrawalsPart {
   service: WithdrawalService;
@@ -60,6 +61,8 @@ export function buildWithdrawals(
     explorerNet: ExplorerNet;
     /** For the cards' permalinks in DMs (chat.getPermalink). */
     slack: PermalinkClient;
+    /** For a batch payout's result file in its card's thread. */
+    files?: FileUploader;
     /** The balances part: facts for the `balance` rule, and a low-balance check after each outcome. */
     balances?: BalancesPart;
     metrics?: Metrics;
@@ -96,8 +99,19 @@ export function buildWithdrawals(
     now: o.now,
     logger: o.logger.child({ component: 'batches' }),
   });
+  const batchCards = batchNotifier({
+    store: o.store,
+    outbox: o.outbox,
+    batches,
+    withdrawals: service,
+    policy: o.policy,
+    logger: o.logger.child({ component: 'batch-cards' }),
+    slack: o.files,
+    now: o.now,
+  });
   cleanup.push(async () => {
     batches.close();
+    batchCards.close();
     await batches.idle();
   });
   const notifier = withdrawalNotifier({
