@@ -6,7 +6,8 @@
  *   of the allowed rate the sends reach (1.0: the pace, not the app, is the limit);
  * - wallet calls in flight at most, beside the pace's concurrency (the ratio must not pass 1);
  * - the sends a row makes to the service: exactly one per row (beside the row count).
- * Card updates: the batch card (Slack face) is not built yet; see docs/guides/batch-payouts.md.
+ * - the card's edits per minute while the rows are sent, as its throttle (src/slack/batch/throttle.ts,
+ *   the one the card's notifier uses) lets the rows' progress through, beside chat.update's limit.
  */
 import { rm } from 'node:fs/promises';
 import { countedBatchRows, createBatchService, DEFAULT_PACE } from '../src/batches/index.js';
@@ -16,6 +17,7 @@ import { openStore } from '../src/store/index.js';
 import { createWithdrawalService, WITHDRAWALS } from '../src/withdrawals/index.js';
 import { CLIENT, groups, quietLogger, tempDir, testPolicy, walletFor } from '../test/withdrawals/helpers.js';
 import { payoutFile } from '../test/batches/helpers.js';
+import { CHAT_UPDATE_PER_MINUTE, editThrottle } from '../src/slack/batch/throttle.js';
 import { nowMs, result, type Bench } from './lib.js';
 
 const ROWS = 1_000;
@@ -40,6 +42,13 @@ const bench: Bench = {
         counted: countedBatchRows,
       });
       const batches = createBatchService({ store, withdrawals, policy, groups, logger: quietLogger() });
+      // The card's throttle, fed the very progress events its notifier hears.
+      let edits = 0;
+      const throttle = editThrottle({ now: Date.now, later: () => void edits++ });
+      batches.subscribe((e) => {
+        if (e.type === 'progress' && throttle.offer(e.batch.id)) edits++;
+        if (e.type === 'done') edits++;
+      });
       const out = await batches.submit({ text: payoutFile(ROWS, '1'), fileName: 'bench.csv' }, 'U0ALICE');
       if (!out.ok) throw new Error(JSON.stringify(out).slice(0, 300));
       const start = nowMs();
@@ -51,6 +60,7 @@ const bench: Bench = {
       const settled = store.find(WITHDRAWALS, (r) => r.batch?.id === out.batch.id && r.state === 'completed').length;
       if (settled !== ROWS) throw new Error(`only ${settled} of ${ROWS} rows completed`);
       batches.close();
+      throttle.close();
       return [
         result({
           bench: BENCH,
@@ -77,6 +87,15 @@ const bench: Bench = {
           value: sandbox.stats.withdrawals,
           unit: 'calls',
           baseline: ROWS,
+          better: 'lower',
+        }),
+        result({
+          bench: BENCH,
+          case: `${ROWS} rows`,
+          metric: "card edits per minute (baseline: chat.update's limit)",
+          value: edits / (seconds / 60),
+          unit: 'edits/min',
+          baseline: CHAT_UPDATE_PER_MINUTE,
           better: 'lower',
         }),
         result({

@@ -13,9 +13,8 @@ import type { Store, Tx } from '../store/index.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import { rowStatus } from '../batches/results.js';
 import type { BatchEvent, BatchService } from '../batches/index.js';
+import { editThrottle } from './batch/throttle.js';
 import { BATCH_CARD_RENDERER, BATCH_RESULT_RENDERER, batchCard, batchCardKey, batchResultText } from './batch/card.js';
-
-export const PROGRESS_EVERY_MS = 5_000;
 
 export interface FileUploader {
   files: {
@@ -42,8 +41,10 @@ export function batchNotifier(o: {
 }) {
   const now = o.now ?? Date.now;
   const { outbox, batches } = o;
-  const lastEdit = new Map<string, number>();
-  const trailing = new Map<string, NodeJS.Timeout>();
+  const throttle = editThrottle({
+    now,
+    later: (id) => void o.store.commit((tx) => edit(tx, id)).catch(() => undefined),
+  });
 
   outbox.registerRenderer(BATCH_CARD_RENDERER, (ref) => {
     const b = batches.get(ref);
@@ -69,7 +70,7 @@ export function batchNotifier(o: {
   const posted = (tx: Tx, id: string) => tx.get(COLLECTIONS.messages, key(id)) !== undefined;
   const edit = (tx: Tx, id: string) => {
     if (!posted(tx, id)) return;
-    lastEdit.set(id, now());
+    throttle.edited(id);
     outbox.enqueue(tx, { op: 'update', renderer: BATCH_CARD_RENDERER, ref: id, key: key(id), priority: 'edit' });
   };
 
@@ -109,22 +110,10 @@ export function batchNotifier(o: {
           channel: o.policy.current().channels.approvals,
         });
         return;
-      case 'progress': {
-        // Throttled: at most one edit per PROGRESS_EVERY_MS, and one more after the last change.
-        const since = now() - (lastEdit.get(id) ?? 0);
-        if (since >= PROGRESS_EVERY_MS) {
-          edit(tx, id);
-          return;
-        }
-        if (trailing.has(id)) return;
-        const t = setTimeout(() => {
-          trailing.delete(id);
-          void o.store.commit((t2) => edit(t2, id)).catch(() => undefined);
-        }, PROGRESS_EVERY_MS - since);
-        t.unref();
-        trailing.set(id, t);
+      case 'progress':
+        // Throttled (throttle.ts): at most one edit per PROGRESS_EVERY_MS, and one more after the last change.
+        if (throttle.offer(id)) edit(tx, id);
         return;
-      }
       case 'done':
       case 'stopped':
         edit(tx, id);
@@ -148,8 +137,7 @@ export function batchNotifier(o: {
   return {
     close() {
       off();
-      for (const t of trailing.values()) clearTimeout(t);
-      trailing.clear();
+      throttle.close();
     },
   };
 }
