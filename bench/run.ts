@@ -23,6 +23,7 @@ const registry: RegistryEntry[] = [
   { name: 'db-restart', load: () => import('./db-restart.bench.js') },
   { name: 'inbox', load: () => import('./inbox.bench.js') },
   { name: 'batch', load: () => import('./batch.bench.js') },
+  { name: 'startup', load: () => import('./startup.bench.js') },
 ];
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -79,7 +79,7 @@ export const TREASURY_VERBS = {
   digest: {
     usage: 'digest [days]',
     summary:
-      'the last 24 hours (or 1 to 31 days): deposits and withdrawals per currency, balances, approvals, the largest movements, and a 14-day chart posted in the channel',
+      'the last 24 hours (or 1 to 31 days): deposits and withdrawals per currency, balances, approvals, the largest movements; its chart (per day, the last 14 days, or the period asked if longer) comes to you in a direct message',
     role: 'viewers',
   },
   pending: {

@@ -1,11 +1,16 @@
 // `npm run build`: TypeScript to JavaScript in dist/ (dist/src/main.js is what production runs),
-// plus the files tsc does not emit but the code finds beside itself at run time through
+// plus the files a transpiler does not emit but the code finds beside itself at run time through
 // new URL(..., import.meta.url): the local page's static folder and the worker threads' *.mjs.
 // `--if-stale` (npm's prestart) skips the build when dist/ is newer than every source, so a
 // plain `npm start` on a fresh clone builds once and then starts at once.
-import { spawnSync } from 'node:child_process';
+//
+// Each file is transpiled on its own by esbuild (no bundling, no type check): a fresh clone's
+// first `npm start` used to spend 15 s of a 17 s start in tsc on a loaded 2-core machine. The
+// type check stays in `npm run typecheck` and CI; isolatedModules (tsconfig.json) keeps every
+// file transpilable alone, and the relative `.js` imports stay as written, so dist/ mirrors the
+// sources file for file as tsc's output did.
+import { build } from 'esbuild';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,12 +42,33 @@ if (process.argv.includes('--if-stale') && existsSync(stamp) && statSync(stamp).
 
 const started = Date.now();
 rmSync(out, { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
-  cwd: root,
-  stdio: 'inherit',
-});
-if (r.status !== 0) process.exit(r.status ?? 1);
+const sources = [];
+for (const dir of ['src', 'commands']) {
+  for (const [file] of files(path.join(root, dir))) {
+    // The page's client code is served as it is (copied below), never transpiled for Node.
+    if (file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.startsWith(path.join(root, 'src/local/static'))) {
+      sources.push(file);
+    }
+  }
+}
+try {
+  await build({
+    entryPoints: sources,
+    outdir: out,
+    outbase: root,
+    bundle: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: true,
+    // The sources' own tsconfig (target, useDefineForClassFields) as tsc used it.
+    tsconfig: path.join(root, 'tsconfig.build.json'),
+    logLevel: 'warning',
+  });
+} catch {
+  // esbuild has printed what failed.
+  process.exit(1);
+}
 
 // Copied whole (not file by file): the local page may be split into more modules at any time.
 cpSync(path.join(root, 'src/local/static'), path.join(out, 'src/local/static'), { recursive: true });

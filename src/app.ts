@@ -210,6 +210,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         metrics,
         prices: () => prices.snapshot(),
         sendsFirst: order.sendsFirst,
+        ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
       },
       cleanup,
     );

@@ -1,7 +1,7 @@
 /**
  * `/treasury digest [days]`: the digest of the last `days` days (1 to 31; default 1, the last
- * 24 hours) as an ephemeral answer, and its chart (the last 14 days per currency) in the
- * person's direct messages: a digest asked for is private, so its chart is never posted in the
+ * 24 hours) as an ephemeral answer, and its chart (per day, the last 14 days or the period asked
+ * if longer) in the person's direct messages: a digest asked for is private, so its chart is never posted in the
  * channel where it was asked (a file upload cannot be ephemeral). The building is src/digest/;
  * this only parses, answers and routes.
  */
@@ -51,10 +51,11 @@ export async function digestVerb(ctx: {
     ...rendered,
     blocks: [
       ...(rendered.blocks ?? []),
-      context('The chart of the last 14 days is on its way to your direct messages.'),
+      context(`The chart of the last ${digest.chart.days.length} days is on its way to your direct messages.`),
     ] as KnownBlock[],
   });
-  const title = `Treasury digest chart ${utcDay(deps.now())} (${periodWords(asked.days)})`;
+  // The chart's own span in its title (14 days for `digest 7`: it is not the digest's period).
+  const title = `Treasury digest chart ${utcDay(deps.now())} (${periodWords(digest.chart.days.length)})`;
   try {
     await deps.digests.uploadChart(digest, await dmChannel(ctx.client, ctx.userId), title);
   } catch (err) {

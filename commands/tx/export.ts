@@ -73,7 +73,7 @@ export async function exportToDm(
         file: Buffer.from(result.csv, 'utf8'),
         filename,
         title: `Transactions export ${day} (${short || `${result.records} records`})`,
-        initial_comment: `Transactions export: ${result.records} records, filters \`${filters}\`.${warn}`,
+        initial_comment: `Transactions export: ${result.records} records, filters \`${filters}\`. Values in USD at the price of each transaction's date where the price source has one, else at today's price (\`value_usd_at\` says which).${warn}`,
       });
       return void (await respond({
         replace_original: true,

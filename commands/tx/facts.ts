@@ -17,5 +17,6 @@ export function txFacts(
     payeeOf: allowlistPayee(deps.policy.current().withdrawals.allowlist.addresses),
     ...(client ? { names: slackNames(client) } : {}),
     prices: deps.prices.snapshot(),
+    ...(deps.prices.days ? { days: deps.prices.days } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { readClientTransactions } from '../../src/transactions/client-read.js';
+import { feeOf, requestsByReference } from '../../src/transactions/fee.js';
 import type { RawFilters, TxQuery } from '../../src/transactions/filters.js';
-import type { TransactionPage } from '../../src/wallet/schemas.js';
+import type { TransactionPage, TransactionRecord } from '../../src/wallet/schemas.js';
 import type { CommandDeps } from '../deps.js';
 import { txFacts } from './facts.js';
 import { renderPage } from './render.js';
@@ -28,13 +29,15 @@ async function clientPage(deps: CommandDeps, q: TxQuery & { client: string }) {
 
 /** One page from the wallet service, rendered; a page past the end shows the last one and says so. */
 export async function showPage(deps: CommandDeps, raw: RawFilters, q: TxQuery) {
+  const requestOf = requestsByReference(deps.withdrawals.list());
+  const facts = { prices: deps.prices.snapshot(), feeOf: (r: TransactionRecord) => feeOf(r, requestOf(r)) };
   if (q.client) {
     const { page, addresses, complete } = await clientPage(deps, { ...q, client: q.client });
-    return renderPage(raw, q, page, { asked: q.page, client: { addresses, complete }, prices: deps.prices.snapshot() });
+    return renderPage(raw, q, page, { asked: q.page, client: { addresses, complete }, ...facts });
   }
   const { page: p, pageSize, client: _client, ...filters } = q;
   let page = await deps.wallet.listTransactions({ ...filters, page: p, pageSize });
   if (page.records.length === 0 && page.totalPages >= 1 && p > page.totalPages)
     page = await deps.wallet.listTransactions({ ...filters, page: page.totalPages, pageSize });
-  return renderPage(raw, q, page, { asked: p, prices: deps.prices.snapshot() });
+  return renderPage(raw, q, page, { asked: p, ...facts });
 }

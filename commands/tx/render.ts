@@ -8,6 +8,7 @@ import { statusDetail, statusEmoji } from '../../src/format/status.js';
 import { utcMinute } from '../../src/format/time.js';
 import { actions, context, header, link, packLines, section, shorten, LIMITS } from '../../src/slack/blocks.js';
 import { describeFilters, FILTER_KEYS, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
+import { FEE_NOT_REPORTED, type FeeFact } from '../../src/transactions/fee.js';
 import type { TransactionPage, TransactionRecord } from '../../src/wallet/schemas.js';
 
 export const NAV_ACTIONS = { prev: 'tx_prev', next: 'tx_next' } as const;
@@ -46,14 +47,21 @@ function valueText(r: TransactionRecord, cur: string | undefined, prices: PriceS
   return v.kind === 'known' ? ` ${formatFiat(v.usd, { approx: true })}` : '';
 }
 
-function recordLine(r: TransactionRecord, prices?: PriceSnapshot): string {
+/** A withdrawal's fee as the service reported it, or that it did not (issue 40); nothing for a deposit. */
+function feeText(r: TransactionRecord, feeOf: PageContext['feeOf']): string {
+  if (r.type !== 'withdrawal' || !feeOf) return '';
+  const f = feeOf(r);
+  return ` · ${f.kind === 'reported' ? `fee ${outside(formatAmount(f.fee, f.currency), 60)}` : FEE_NOT_REPORTED}`;
+}
+
+function recordLine(r: TransactionRecord, prices?: PriceSnapshot, feeOf?: PageContext['feeOf']): string {
   const typeName = r.type === 'unknown' ? 'Transaction' : r.type[0]!.toUpperCase() + r.type.slice(1);
   const cur = r.currency?.name ?? r.currencyName;
   const net = r.network?.name ?? r.networkName;
   const from = r.fromAddress ? link(r.fromAddressUrl, shorten(r.fromAddress)) : '?';
   const to = r.toAddress ? link(r.toAddressUrl, shorten(r.toAddress)) : '?';
   const hash = r.hash ? ` · tx ${link(r.hashUrl, shorten(r.hash, 8, 6))}` : '';
-  return `${TYPE_ICON[r.type]} *${typeName}* · *${outside(formatAmount(r.amount, cur), 80)}*${valueText(r, cur, prices)} · ${outside(net ?? 'network unknown', 30)} · ${statusText(r)}\n      ${from} → ${to}${hash} · ${when(r)}`;
+  return `${TYPE_ICON[r.type]} *${typeName}* · *${outside(formatAmount(r.amount, cur), 80)}*${valueText(r, cur, prices)}${feeText(r, feeOf)} · ${outside(net ?? 'network unknown', 30)} · ${statusText(r)}\n      ${from} → ${to}${hash} · ${when(r)}`;
 }
 
 /** What a Previous/Next button carries: the filters as typed, and the page to show. */
@@ -73,6 +81,8 @@ export interface PageContext {
   client?: { addresses: number; complete: boolean };
   /** The price cache now: each line's value at today's price. */
   prices?: PriceSnapshot;
+  /** A withdrawal's fee (src/transactions/fee.ts); absent: no fee words. */
+  feeOf?: (r: TransactionRecord) => FeeFact;
 }
 
 /** "There are only 7 pages; showing page 7.": said first when the page asked is past the end. */
@@ -119,7 +129,7 @@ export function renderPage(raw: RawFilters, q: TxQuery, page: TransactionPage, o
     blocks.push(section('This page holds no records: the list changed while you were reading it. Run `/tx` again.'));
   } else {
     // Sentence, header, context and buttons take four blocks; the rest is packed so even 100 records fit.
-    blocks.push(...packLines(page.records.map((r) => recordLine(r, o.prices))).slice(0, LIMITS.blocks - 4));
+    blocks.push(...packLines(page.records.map((r) => recordLine(r, o.prices, o.feeOf))).slice(0, LIMITS.blocks - 4));
   }
   const nav = [];
   const current = Math.min(page.currentPage, Math.max(page.totalPages, 1));

@@ -10,7 +10,7 @@ import { amountText, newClientWords, onHold, requestedWords, shortRef } from '..
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { batchModal } from './batch.js';
-import { parseOneLine, problemsText, USAGE } from './parse.js';
+import { parseOneLine, problemsText, spacedAmount, spacedAmountText, USAGE } from './parse.js';
 import { ephemeral } from './replies.js';
 
 const MAX_ONE_LINE = 1_000;
@@ -39,6 +39,9 @@ export function withdrawCommand(deps: CommandDeps) {
           `:warning: That is ${command.text.length.toLocaleString('en')} characters; a one-line request takes at most ${MAX_ONE_LINE} (the note at most 500).\n${USAGE}`,
         );
       }
+      // "1 000 USDT …" would be read as the amount 1 and currency "000": say what is wrong instead.
+      const spaced = spacedAmount(command.text);
+      if (spaced) return ephemeral(respond, `:no_entry: Not requested: ${spacedAmountText(spaced)}\n${USAGE}`);
       // Answered here, so the requester gets no DM saying the same.
       const outcome = await deps.withdrawals.request(
         { ...parseOneLine(command.text), requestedFrom: 'command' },

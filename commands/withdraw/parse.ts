@@ -16,6 +16,28 @@ export function parseOneLine(text: string): RequestInput {
   return { amount, currency, network, destination, clientEmail, note: note.join(' ') };
 }
 
+/**
+ * An amount typed with spaces between its thousands ("1 000", "12 500.50"): read as three values,
+ * it would be refused as an unknown currency "000" and an unknown network "USDT". Recognised
+ * here (a group of one to three digits, then groups of exactly three, the last with decimals)
+ * so the answer says what is wrong; the amount is not guessed and nothing is requested.
+ */
+export function spacedAmount(text: string): { typed: string; joined: string } | undefined {
+  const w = words(text);
+  if (!/^\d{1,3}$/.test(w[0] ?? '')) return undefined;
+  let n = 1;
+  while (n < w.length && /^\d{3}$/.test(w[n]!)) n++;
+  if (n < w.length && /^\d{3}[.,]\d+$/.test(w[n]!)) n++;
+  if (n === 1) return undefined;
+  const parts = w.slice(0, n);
+  return { typed: parts.join(' '), joined: parts.join('') };
+}
+
+/** The answer to a spaced amount, with the amount as it should be written. */
+export function spacedAmountText(s: { typed: string; joined: string }): string {
+  return `Write the amount without spaces: \`${s.joined}\`, not \`${s.typed}\`.`;
+}
+
 const LABELS: Record<keyof typeof FIELDS, string> = {
   amount: 'Amount',
   currency: 'Currency',

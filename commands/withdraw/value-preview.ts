@@ -1,7 +1,7 @@
 /**
  * The request form's value line, kept up to date while the form is filled (issue 24, point 5):
  * the amount and currency inputs send a block action as they change (`dispatch_action`), and
- * the form is updated with "≈ $900.00, tier: 1 approval" under the currency. The value comes
+ * the form is updated with "≈ $900.00, up to $1,000.00: 1 approval" under the currency. The value comes
  * from the price cache only (never a network call on the ack path) and the tier from the same
  * rule as the decider (`selectTier` with `valueAt`), so the line says what the submission will
  * decide with the prices of this moment.
@@ -15,6 +15,7 @@ import type { App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
 import { currentAndJudged } from '../../src/format/judged.js';
+import { tierWords } from '../../src/format/tier.js';
 import { classifySlackError } from '../../src/outbox/slack-errors.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { valueAt, type PriceSnapshot } from '../../src/prices/index.js';
@@ -43,10 +44,9 @@ export function previewText(policy: Policy, prices: PriceSnapshot, amountTyped: 
   const value =
     valuation.kind === 'known' ? currentAndJudged(valuation, currency.name) : `Value unknown (${valuation.reason})`;
   if (!tier) return `${value}: above every approval tier of the policy, so it cannot be requested.`;
-  const approvals = `${tier.approvals} approval${tier.approvals === 1 ? '' : 's'}`;
   const strictest =
     valuation.kind === 'unknown' && tier.basis === 'value' ? ' (the top tier while the value is unknown)' : '';
-  return `${value}, tier: ${approvals}${strictest}`;
+  return `${value}, ${tierWords(tier, currency.name)}${strictest}`;
 }
 
 const inputState = z

@@ -7,7 +7,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
-import { KIND_RULES, type ListedType } from './kinds.js';
+import { KIND_RULES, type ListedType } from '../alert-kinds.js';
 import type { Alert, Mismatch } from './types.js';
 
 /** What the wallet's history says of a transaction, as compared with a claim. */

@@ -13,7 +13,7 @@ import type { WebhookIngest } from './webhook-ingest.js';
 import { describeUnknown, unknownSummary, type UnknownSummary } from './unknown.js';
 import { createSweeper, type SweepOptions } from './sweep.js';
 import { alertsToVerify, createVerifier, verifyAlert, type VerifyDeps } from './verify.js';
-import { KIND_RULES } from './kinds.js';
+import { KIND_RULES } from '../alert-kinds.js';
 import { ensureWatermark, type Watermark } from './watermark.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
@@ -168,7 +168,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
         }
       : {}),
     onAccepted: (r, event) => {
-      if (!(event.kind === 'withdrawal' && event.merchantReference && deps.onWithdrawalEvent)) return check(r.alert);
+      if (!(KIND_RULES[event.kind].ours && event.merchantReference && deps.onWithdrawalEvent)) return check(r.alert);
       const info: WithdrawalEventInfo = {
         alertId: r.alertId,
         merchantReference: event.merchantReference,

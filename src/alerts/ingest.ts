@@ -16,7 +16,7 @@ import {
   applyHistory,
   enqueueAlertPost,
   isClaim,
-  seenPending,
+  failureIsNews,
 } from './posting.js';
 import { judge, type Listed } from './claims.js';
 import { routeAlert, shouldMention } from './routing.js';
@@ -32,6 +32,7 @@ import {
   type Watermark,
 } from './watermark.js';
 import { stripUndefined } from '../util/strip-undefined.js';
+import { KIND_RULES } from '../alert-kinds.js';
 
 export {
   ALERT_RENDERER,
@@ -148,7 +149,7 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
   const { event, source } = input;
   // Reconciliation filters history itself; a webhook may be the service replaying old notifications.
   const wm =
-    source === 'webhook' && event.kind !== 'unknown'
+    source === 'webhook' && KIND_RULES[event.kind].readable
       ? tx.get<Watermark>(WATERMARK.collection, WATERMARK.key)
       : undefined;
   const fromHistory = beforeWatermark(wm, event.occurredAt);
@@ -199,7 +200,7 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       senderAddress: event.senderAddress,
       merchantReference: event.merchantReference,
       reference: event.reference,
-      extra: event.kind === 'unknown' || Object.keys(event.extra).length ? event.extra : undefined,
+      extra: !KIND_RULES[event.kind].readable || Object.keys(event.extra).length ? event.extra : undefined,
       channel,
       mention,
       value,
@@ -214,7 +215,7 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       historical: fromHistory ? true : undefined,
     });
     tx.put(ALERT_COLLECTIONS.alerts, alertId, alert);
-    if (event.kind === 'unknown') {
+    if (!KIND_RULES[event.kind].readable) {
       // Stored and counted; shown in the channel's hourly "unknown shape" message, never one post each.
       noteUnknown(tx, alert, ctx);
     } else if (fromHistory) {
@@ -291,7 +292,7 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
     });
     // A failure keeps a message of its own: if the alert went out as a line of a batch message,
     // it gets one now. Not a deposit's never seen pending: it moved no money.
-    const ofNote = cur.kind !== 'deposit' || seenPending(existing);
+    const ofNote = failureIsNews({ kind: cur.kind, history: existing.history });
     if (isFailure(cur.status) && !isFailure(existing.status) && ofNote) {
       ctx.outbox.enqueue(tx, {
         op: 'post',

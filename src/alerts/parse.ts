@@ -11,8 +11,9 @@ import { z } from 'zod';
 import { CURRENCIES, NETWORKS, WEBHOOK_STATUSES, WEBHOOK_TYPES, lookup } from '../wallet/enums.js';
 import { boundedDecimalProblem, stringifyJson, wireDecimal } from '../wallet/json.js';
 import { stripUndefined } from '../util/strip-undefined.js';
+import { type AlertKind, KIND_RULES, kindOfType } from '../alert-kinds.js';
 
-export type AlertKind = 'deposit' | 'withdrawal' | 'remittance' | 'transfer' | 'unknown';
+export type { AlertKind } from '../alert-kinds.js';
 
 export interface WebhookEvent {
   kind: AlertKind;
@@ -140,14 +141,6 @@ export function webhookAmountProblem(parsed: unknown): string | undefined {
   return undefined;
 }
 
-const KIND_BY_TYPE: Record<string, AlertKind> = {
-  DEPOSIT: 'deposit',
-  MERCHANT_DEPOSIT: 'deposit',
-  WITHDRAW: 'withdrawal',
-  TRANSFER: 'transfer',
-  REMITTANCE: 'remittance',
-};
-
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function rawText(v: unknown): string | undefined {
@@ -207,7 +200,7 @@ export function readWebhook(parsed: unknown): WebhookEvent {
       if (k !== 'data' && k !== 'transactionType' && k !== 'type') extra[`envelope.${k}`] = v;
 
   const e: WebhookEvent = {
-    kind: type ? (KIND_BY_TYPE[type.name] ?? 'unknown') : 'unknown',
+    kind: kindOfType(type?.name),
     typeName: type?.name ?? rawText(typeRaw),
     statusName: status?.name ?? rawText(statusRaw),
     hash: d.transactionHash ?? d.hash,
@@ -258,9 +251,7 @@ const digest = (v: unknown): string =>
 
 /** Key space of a transaction type: a merchant deposit and a deposit are one transaction family. */
 function keySpace(e: WebhookEvent): string {
-  if (e.kind === 'deposit') return 'DEPOSIT';
-  if (e.kind === 'withdrawal') return 'WITHDRAW';
-  return e.typeName ?? 'UNKNOWN';
+  return KIND_RULES[e.kind].keySpace ?? e.typeName ?? 'UNKNOWN';
 }
 
 /** EVM addresses are case-insensitive hex; others are left as sent. */
@@ -293,7 +284,7 @@ function stableFields(e: WebhookEvent): Record<string, string> {
     depositAddress: normalizeAddress(e.depositAddress),
     receiverAddress: normalizeAddress(e.receiverAddress),
     senderAddress: normalizeAddress(e.senderAddress),
-    amount: normalizeAmount(e.kind === 'withdrawal' ? (e.amountRequested ?? e.amount) : e.amount),
+    amount: normalizeAmount(KIND_RULES[e.kind].ours ? (e.amountRequested ?? e.amount) : e.amount),
     currency: e.currency,
     network: e.network,
   };
@@ -329,11 +320,11 @@ function withoutChecksums(v: unknown): unknown {
 export function transactionKeys(e: WebhookEvent): string[] {
   const space = keySpace(e);
   const keys: string[] = [];
-  if (e.kind === 'withdrawal' && e.merchantReference) keys.push(`${space}:ref:${e.merchantReference}`);
+  if (KIND_RULES[e.kind].ours && e.merchantReference) keys.push(`${space}:ref:${e.merchantReference}`);
   if (e.hash) keys.push(`${space}:${normalizeHash(e.hash)}`);
   if (keys.length === 0)
     keys.push(
-      e.kind === 'unknown'
+      !KIND_RULES[e.kind].readable
         ? `${space}:body:${digest({ fields: stableFields(e), body: withoutChecksums(e.body) })}`
         : fieldsKey(e),
     );
@@ -350,7 +341,8 @@ const fieldsKey = (e: WebhookEvent): string => `${keySpace(e)}:fields:${digest(s
 export function lookupOnlyKeys(e: WebhookEvent): string[] {
   const keys = transactionKeys(e);
   const more: string[] = [];
-  if (e.hash && e.kind !== 'unknown' && !(e.kind === 'withdrawal' && e.merchantReference)) more.push(fieldsKey(e));
+  if (e.hash && KIND_RULES[e.kind].readable && !(KIND_RULES[e.kind].ours && e.merchantReference))
+    more.push(fieldsKey(e));
   if (e.hash) more.push(`${e.typeName ?? 'UNKNOWN'}:${normalizeHash(e.hash)}`);
   return more.filter((k) => !keys.includes(k));
 }

@@ -22,6 +22,7 @@ import type { Policy } from '../policy/schema.js';
 import type { Tx } from '../store/index.js';
 import type { Verdict } from './claims.js';
 import { activeFlood, gatherInto, tellAdmins, ungather } from './notices.js';
+import { KIND_RULES } from '../alert-kinds.js';
 import { isFailure } from './status.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 
@@ -54,6 +55,14 @@ export function seenPending(a: Pick<Alert, 'history'>): boolean {
   return a.history.some((h) => h.applied && (h.status === 'PENDING' || h.status === 'ABOUT_TO_INITIATE'));
 }
 
+/**
+ * Whether its failure keeps a message of its own (ALERT_KINDS' `failureOfNote`): a deposit's only
+ * if it was ever told as pending (one that never arrived moved no money).
+ */
+export function failureIsNews(a: Pick<Alert, 'kind' | 'history'>): boolean {
+  return KIND_RULES[a.kind].failureOfNote === 'always' || seenPending(a);
+}
+
 function postPriority(a: Alert): OutboxPriority {
   if (a.source === 'reconciliation') return 'reconciliation';
   return isClaim(a) ? 'claim' : 'live';
@@ -72,7 +81,7 @@ export function enqueueAlertPost(tx: Tx, alert: Alert, ctx: PostContext): Alert 
   const confirmed = alert.verification.state === 'confirmed';
   // A large confirmed one keeps a message of its own; so does a failure, except a deposit's
   // that was never seen pending (it moved no money: a line of a batch message says it).
-  const failureOfNote = isFailure(alert.status) && (alert.kind !== 'deposit' || seenPending(alert));
+  const failureOfNote = isFailure(alert.status) && failureIsNews(alert);
   const own = (alert.mention && confirmed) || failureOfNote;
   const priority = postPriority(alert);
   ctx.outbox.enqueue(tx, {
@@ -84,7 +93,7 @@ export function enqueueAlertPost(tx: Tx, alert: Alert, ctx: PostContext): Alert 
     priority,
     ...(own ? {} : { batch: { renderer: ALERT_BATCH_RENDERER, group: alert.kind } }),
   });
-  if (alert.mention && confirmed && alert.kind === 'deposit') enqueueMention(tx, alert, ctx, priority);
+  if (alert.mention && confirmed && KIND_RULES[alert.kind].mentions) enqueueMention(tx, alert, ctx, priority);
   return alert;
 }
 
@@ -192,7 +201,7 @@ export function applyHistory(
   else if (state === 'waiting') {
     // Corroborated now: its post goes ahead of the claims still waiting (a large one as a
     // message of its own, as large confirmed deposits are); the edit covers a post in flight.
-    ctx.outbox.reprioritize(tx, cur.messageKey, 'live', { ownMessage: next.mention && next.kind === 'deposit' });
+    ctx.outbox.reprioritize(tx, cur.messageKey, 'live', { ownMessage: next.mention && KIND_RULES[next.kind].mentions });
     refreshAlert(tx, next, ctx.outbox);
   } else if (wasGathered) {
     // Gathered into a flood summary: posted now, as news (under a fresh key if its first post was skipped).
@@ -201,7 +210,7 @@ export function applyHistory(
     shown = true;
   }
   tx.put(ALERT_COLLECTIONS.alerts, cur.id, next);
-  if (shown && next.mention && next.kind === 'deposit') enqueueMention(tx, next, ctx, 'live');
+  if (shown && next.mention && KIND_RULES[next.kind].mentions) enqueueMention(tx, next, ctx, 'live');
   return 'confirmed';
 }
 

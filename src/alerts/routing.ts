@@ -1,7 +1,7 @@
 /** Which channel an alert goes to, and whether it is large enough to mention @here. */
 import { Decimal } from 'decimal.js';
 import type { Policy } from '../policy/schema.js';
-import type { AlertKind } from './parse.js';
+import { type AlertKind, KIND_RULES } from '../alert-kinds.js';
 import { NO_PRICES, valueAt, type PriceSnapshot } from '../prices/index.js';
 import { entryFor } from '../policy/entries.js';
 
@@ -15,7 +15,7 @@ export interface RouteInput {
 /** First route whose kind, currency and network all match (absent fields match anything); else channels.alerts. */
 export function routeAlert(policy: Policy, a: RouteInput): string {
   for (const r of policy.channels.routes) {
-    if (r.kind !== 'any' && r.kind !== a.kind) continue;
+    if (r.kind !== 'any' && r.kind !== KIND_RULES[a.kind].routeKey) continue;
     if (r.currency !== undefined && r.currency !== a.currency) continue;
     if (r.network !== undefined && r.network !== a.network) continue;
     return r.channel;

@@ -3,7 +3,7 @@ import type { TransactionRecord } from '../wallet/schemas.js';
 import { gatherInto, redrawFlood, startFlood } from './notices.js';
 import { normalizeHash } from './parse.js';
 import { judge, overdue, type Listed } from './claims.js';
-import { KIND_RULES } from './kinds.js';
+import { KIND_RULES } from '../alert-kinds.js';
 import { applyHistory, flagUnconfirmed, isClaim, shownState } from './posting.js';
 import { isTerminal } from './status.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';

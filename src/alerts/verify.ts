@@ -12,7 +12,7 @@ import type { Outbox } from '../outbox/index.js';
 import type { Reads, Store, Tx } from '../store/index.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { judge, ourWithdrawal, overdue, type Listed, type OurWithdrawal, type OurWithdrawalView } from './claims.js';
-import { checkable } from './kinds.js';
+import { checkable, KIND_RULES } from '../alert-kinds.js';
 import { normalizeHash } from './parse.js';
 import { walletLink } from './links.js';
 import { applyHistory, flagUnconfirmed, refreshAlert } from './posting.js';
@@ -58,7 +58,7 @@ const settled = (a: Alert) => a.verification.state === 'confirmed' || a.verifica
 
 /** The request behind a withdrawal alert, if the app made it. */
 function oursOf(deps: VerifyDeps, tx: Tx, a: Alert): OurWithdrawal | undefined {
-  if (a.kind !== 'withdrawal' || !a.merchantReference || !deps.ourWithdrawal) return undefined;
+  if (!KIND_RULES[a.kind].ours || !a.merchantReference || !deps.ourWithdrawal) return undefined;
   const view = deps.ourWithdrawal(tx, a.merchantReference);
   return view && ourWithdrawal(a.merchantReference, view);
 }

@@ -7,6 +7,7 @@
  */
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../http/json-depth.js';
 import { OutOfBoundsJson, parseJson } from '../wallet/json.js';
+import { KIND_RULES } from '../alert-kinds.js';
 import { readWebhook, webhookAmountProblem, type WebhookEvent } from './parse.js';
 
 /** Most JSON values a webhook body may hold (the service's have a few dozen). */
@@ -36,5 +37,5 @@ export function checkWebhookBody(raw: string): BodyCheck {
  * that does not, so junk (however much of it) never holds up a real deposit. Lower first.
  */
 export function drainPriority(e: WebhookEvent): 0 | 1 {
-  return e.kind === 'unknown' ? 1 : 0;
+  return KIND_RULES[e.kind].readable ? 0 : 1;
 }

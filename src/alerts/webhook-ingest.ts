@@ -4,6 +4,7 @@
  * events go in one commit, so a drain of thousands pays for a few database round trips, not
  * one each: the caller learns the outcome of each only once all of them are durable.
  */
+import { KIND_RULES } from '../alert-kinds.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { PolicySource } from '../policy/source.js';
@@ -50,7 +51,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
         const r = ingestEvent(tx, { event, source: 'webhook', raw }, ctx);
         if (
           r.outcome !== 'duplicate' &&
-          event.kind === 'withdrawal' &&
+          KIND_RULES[event.kind].ours &&
           event.merchantReference &&
           deps.linkWithdrawal
         ) {

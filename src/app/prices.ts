@@ -4,6 +4,7 @@
  * set (so `npm start` shows values with no account). Refreshed by the `prices.refresh` job.
  */
 import { createPriceFetch, DEFAULT_PRICE_API_URL } from '../prices/client.js';
+import { createDayPrices, createHistoryFetch } from '../prices/day-prices.js';
 import { createPrices, type Prices } from '../prices/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -26,12 +27,24 @@ export function buildPrices(o: {
       : url === o.sandboxUrl
         ? 'the embedded sandbox'
         : new URL(url).host;
-  return createPrices({
-    fetch: createPriceFetch({ baseUrl: url, apiKey: o.config.prices.key, timeoutMs: o.config.prices.timeoutMs }),
+  const api = { baseUrl: url, apiKey: o.config.prices.key, timeoutMs: o.config.prices.timeoutMs };
+  const logger = o.logger.child({ component: 'prices' });
+  const prices = createPrices({
+    fetch: createPriceFetch(api),
     source,
     policy: o.policy,
     now: o.now,
-    logger: o.logger.child({ component: 'prices' }),
+    logger,
     store: o.store,
   });
+  // The same source's price of a past day, for the exports (issue 40).
+  prices.days = createDayPrices({
+    fetch: createHistoryFetch(api),
+    source,
+    policy: o.policy,
+    store: o.store,
+    now: o.now,
+    logger,
+  });
+  return prices;
 }

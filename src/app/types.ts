@@ -1,6 +1,7 @@
 /**
  * What startApp takes and what it gives back (app.ts re-exports both).
  */
+import type { NoticeThrottleOptions } from '../withdrawals/notice-throttle.js';
 import type { DestinationStream } from 'pino';
 import type { Config } from '../config.js';
 import type { Deps } from '../deps.js';
@@ -43,6 +44,8 @@ export interface StartOptions {
   outbox?: Partial<
     Pick<OutboxOptions, 'paceMs' | 'baseBackoffMs' | 'maxBackoffMs' | 'burstThreshold' | 'unknownOutcomeDelayMs'>
   >;
+  /** How often a notification may prompt a question about a withdrawal (tests of several in a row); default 5 s apart. */
+  noticeThrottle?: NoticeThrottleOptions;
 }
 
 export interface RunningApp {

@@ -4,6 +4,7 @@
  * subscribes to its changes (each heard inside the change's commit), then the metrics and the
  * balance watch subscribe in their turn: the same order as before, with nothing filled in late.
  */
+import type { NoticeThrottleOptions } from '../withdrawals/notice-throttle.js';
 import type { GiveWay } from '../util/give-way.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -70,6 +71,7 @@ export function buildWithdrawals(
     prices?: () => PriceSnapshot;
     /** Sends go before the outbox's posts (src/util/give-way.ts). */
     sendsFirst?: GiveWay;
+    noticeThrottle?: NoticeThrottleOptions;
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
@@ -87,6 +89,7 @@ export function buildWithdrawals(
     ...(o.sendsFirst ? { goFirst: o.sendsFirst.hold } : {}),
     // A pending batch payout's rows count in the limits' windows, as a pending request does.
     counted: countedBatchRows,
+    ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
   });
   cleanup.push(() => service.idle());
   const batches = createBatchService({

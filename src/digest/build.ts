@@ -193,14 +193,27 @@ function outflow(r: TransactionRecord, input: Pick<DigestInput, 'clients' | 'wit
   return { address: shortAddress(r.toAddress), ...(payee ? { payee } : {}), ...(client ? { client } : {}) };
 }
 
+/** Each list's first, then each one's second, and so on, up to `max`. */
+function inTurn<T>(lists: readonly T[][], max: number): T[] {
+  const out: T[] = [];
+  for (let i = 0; out.length < max && lists.some((l) => l.length > i); i++)
+    for (const list of lists) if (list[i] && out.length < max) out.push(list[i]!);
+  return out;
+}
+
+/**
+ * The period's largest movements. With prices they are ranked by USD value across currencies
+ * (issue 40: taken in turn per currency, a $31.5k BTC withdrawal was left out behind smaller
+ * movements of other currencies); movements of a currency without a price cannot be ranked
+ * against the others, so each such currency's largest follow in turn, in at most two places of
+ * their own (named in the message), never valued as 0. Without prices, amounts of different
+ * currencies do not compare: each currency's largest in turn, and the message says so.
+ */
 function largest(
   records: readonly TransactionRecord[],
-  input: Pick<DigestInput, 'clients' | 'withdrawals' | 'payeeOf'>,
-): DigestMovement[] {
-  const { clients } = input;
-  // Amounts of different currencies do not compare: the largest are ranked within each
-  // currency, then taken in turn (each currency's largest first), so one busy currency does
-  // not hide another's big movement.
+  input: Pick<DigestInput, 'clients' | 'withdrawals' | 'payeeOf' | 'prices'>,
+): { movements: DigestMovement[]; by: NonNullable<Digest['largestBy']> } {
+  const { clients, prices } = input;
   const byCurrency = new Map<string, TransactionRecord[]>();
   for (const r of records) {
     if (r.status !== 'successful' || r.type === 'unknown') continue;
@@ -208,13 +221,27 @@ function largest(
     list.push(r);
     byCurrency.set(currencyOf(r), list);
   }
-  const ranked = [...byCurrency.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([, list]) => list.sort((a, b) => new Dec(b.amount).comparedTo(a.amount)));
-  const out: TransactionRecord[] = [];
-  for (let i = 0; out.length < LARGEST_COUNT && ranked.some((l) => l.length > i); i++)
-    for (const list of ranked) if (list[i] && out.length < LARGEST_COUNT) out.push(list[i]!);
-  return out.map((r) => {
+  const byAmount = (list: TransactionRecord[]) => list.sort((a, b) => new Dec(b.amount).comparedTo(a.amount));
+  const currencies = [...byCurrency.keys()].sort((a, b) => a.localeCompare(b));
+  const priced = prices ? currencies.filter((c) => usd(prices, c, '1') !== undefined) : [];
+  const unpriced = currencies.filter((c) => !priced.includes(c));
+  let chosen: TransactionRecord[];
+  if (priced.length === 0)
+    chosen = inTurn(
+      currencies.map((c) => byAmount(byCurrency.get(c)!)),
+      LARGEST_COUNT,
+    );
+  else {
+    const valued = priced
+      .flatMap((c) => byCurrency.get(c)!.map((r) => ({ r, v: new Dec(usd(prices, c, r.amount)!) })))
+      .sort((a, b) => b.v.comparedTo(a.v));
+    const apart = inTurn(
+      unpriced.map((c) => byAmount(byCurrency.get(c)!)),
+      Math.min(2, LARGEST_COUNT - 1),
+    );
+    chosen = [...valued.slice(0, LARGEST_COUNT - apart.length).map((x) => x.r), ...apart];
+  }
+  const movements = chosen.map((r) => {
     const to = outflow(r, input);
     return {
       type: r.type as 'deposit' | 'withdrawal',
@@ -226,11 +253,18 @@ function largest(
       ...(r.timestamp ? { at: r.timestamp.getTime() } : {}),
     };
   });
+  return { movements, by: { by: priced.length ? 'value' : 'currency', unpriced: priced.length ? unpriced : [] } };
 }
 
-function chart(records: readonly TransactionRecord[], now: number, prices?: PriceSnapshot): Digest['chart'] {
+/** The chart covers the last CHART_DAYS days, or the period asked when it is longer (issue 40: `digest 31`). */
+function chart(
+  records: readonly TransactionRecord[],
+  now: number,
+  span: number,
+  prices?: PriceSnapshot,
+): Digest['chart'] {
   const days: string[] = [];
-  for (let i = CHART_DAYS - 1; i >= 0; i--) days.push(utcDayOf(now - i * DAY));
+  for (let i = Math.max(CHART_DAYS, span) - 1; i >= 0; i--) days.push(utcDayOf(now - i * DAY));
   const index = new Map(days.map((d, i) => [d, i]));
   const sums = new Map<string, { dep: Dec[]; wd: Dec[]; n: number }>();
   for (const r of records) {
@@ -299,6 +333,7 @@ export function buildDigest(input: DigestInput): Digest {
     const t = r.timestamp?.getTime();
     return t === undefined || (t >= from && t <= to);
   });
+  const top = largest(inPeriod, input);
   return withValues(
     {
       period: { from, to, days: input.days },
@@ -312,8 +347,9 @@ export function buildDigest(input: DigestInput): Digest {
         expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
         unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
       },
-      largest: largest(inPeriod, input),
-      chart: chart(input.records, to, input.prices),
+      largest: top.movements,
+      largestBy: top.by,
+      chart: chart(input.records, to, input.days, input.prices),
     },
     input.prices,
   );

@@ -77,6 +77,13 @@ export interface Digest {
   balances?: { lines: DigestBalance[]; since?: number; value?: DigestValueTotal };
   approvals: { pending: number; expired: number; unknown: number };
   largest: DigestMovement[];
+  /**
+   * How `largest` was ranked (issue 40): `value`, by USD value across currencies at the digest's
+   * price; `currency`, without prices, each currency's largest in turn (amounts of different
+   * currencies do not compare), and the message says so. `unpriced`: currencies without a price
+   * whose largest are listed after the ranked ones. Absent in digests stored before: `currency`.
+   */
+  largestBy?: { by: 'value' | 'currency'; unpriced: string[] };
   chart: { days: string[]; panels: ChartPanel[] };
   /**
    * Money in and out across every currency in USD (issue 24), at the cached price when the

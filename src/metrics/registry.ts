@@ -10,8 +10,10 @@
  * leak what the logs are careful not to show.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { METRIC_KINDS } from '../alert-kinds.js';
 
-export const WEBHOOK_KINDS = ['deposit', 'withdrawal', 'unknown'] as const;
+/** One label per alert kind, from the table of kinds (src/alert-kinds.ts); refusals count as 'unknown'. */
+export const WEBHOOK_KINDS = METRIC_KINDS;
 export const WEBHOOK_OUTCOMES = [
   'created',
   'advanced',

@@ -14,9 +14,8 @@ import { stripUndefined } from '../util/strip-undefined.js';
 import type { Batching } from './batching.js';
 import type { Lane } from './lanes.js';
 import { classifySlackError, type CallFailure } from './slack-errors.js';
+import { METADATA_EVENT_TYPE, metadataOf } from './metadata.js';
 import type { OutboxEntry, OutboxMessage } from './types.js';
-
-export const METADATA_EVENT_TYPE = 'treasury_outbox';
 
 /** Lookup errors that waiting alone will not cure: an operator has to act (add the *:history scopes). */
 const OPERATOR_LOOKUP_ERRORS = new Set([
@@ -169,8 +168,9 @@ export function createAttempts(
     threadTs: string | undefined,
   ): Promise<Found | undefined | CallFailure> {
     const oldest = ((uncertainSince(entry) ?? now()) - ctx.lookbackMs) / 1000;
+    // Ours whatever the event type a renderer gave it (a card's or an alert's: metadata.ts).
     const matches = (m: { metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }) =>
-      m.metadata?.event_type === METADATA_EVENT_TYPE &&
+      (m.metadata?.event_type === METADATA_EVENT_TYPE || m.metadata?.event_type?.startsWith('treasury_') === true) &&
       m.metadata.event_payload?.outbox_id === entry.id &&
       typeof m.ts === 'string';
     try {
@@ -283,7 +283,7 @@ export function createAttempts(
         ...(threadTs ? { thread_ts: threadTs } : {}),
         unfurl_links: false,
         unfurl_media: false,
-        metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { outbox_id: entry.id } },
+        metadata: metadataOf(rendered.content, entry.id),
       });
       const ts = res.ts;
       const where = res.channel ?? channel;
@@ -324,6 +324,8 @@ export function createAttempts(
         ts: target.ts,
         text: rendered.content.text,
         ...(rendered.content.blocks ? { blocks: rendered.content.blocks as never } : {}),
+        // A card or alert says its new state to other apps too (the post's outbox_id kept).
+        ...(rendered.content.metadata ? { metadata: metadataOf(rendered.content, target.entryId) } : {}),
       });
       return finish(marked, lane, { channel: target.channel, ts: target.ts }, collapsed);
     } catch (err) {

@@ -29,7 +29,7 @@ import {
 
 export * from './types.js';
 export { classifySlackError } from './slack-errors.js';
-export { METADATA_EVENT_TYPE } from './attempts.js';
+export { METADATA_EVENT_TYPE } from './metadata.js';
 export { APP_RENDERER_NAMES, APP_RENDERERS, BURST_RENDERER, type RendererName } from './renderers.js';
 export type { SlackClient } from './context.js';
 export type { OutboxOptions } from './options.js';

@@ -118,6 +118,11 @@ export interface OutboxBatch {
 export interface Rendered {
   text: string;
   blocks?: unknown[];
+  /**
+   * Slack message metadata for other apps and workflows (src/slack/message-metadata.ts). The
+   * outbox adds `outbox_id` to the payload (its own key, how a lost post is found again).
+   */
+  metadata?: { event_type: string; event_payload: Record<string, string | number | boolean> };
 }
 
 export interface RenderContext {

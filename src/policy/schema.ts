@@ -5,6 +5,7 @@
  * it does not know is refused like a bad value (a misspelt limit would otherwise be no limit);
  * unknown-keys.ts words it with the nearest known key.
  */
+import { ROUTE_KINDS } from '../alert-kinds.js';
 import { Decimal } from 'decimal.js';
 import { z } from 'zod';
 import {
@@ -51,7 +52,7 @@ const tierListSchema = z
 
 const routeSchema = z.strictObject({
   kind: z
-    .enum(['deposit', 'withdrawal', 'remittance', 'transfer', 'any'])
+    .enum([...ROUTE_KINDS, 'any'])
     .default('any')
     .describe('The kind of transaction this route takes.'),
   currency: currencyName.optional().describe('Only this currency (any, when unset).'),

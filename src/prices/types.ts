@@ -1,3 +1,5 @@
+import type { DayPrices } from './day-prices.js';
+
 /**
  * The price source's own types (its state for /treasury status, its interface). The value types
  * every folder reads (Quote, Valuation, PriceSnapshot) are in the leaf src/money/value.ts.
@@ -36,4 +38,6 @@ export interface Prices {
   state(): PriceSourceState;
   /** One refresh of every asset (the job's work); never throws. */
   refresh(): Promise<void>;
+  /** Prices of past days, for the exports (day-prices.ts); absent: today's price only. */
+  days?: DayPrices;
 }

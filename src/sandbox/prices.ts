@@ -9,6 +9,10 @@
  *    "delayMs"?: <ms for slow>, "drift"?: boolean }`; answers the state. `down`: 503; `slow`: answers
  * after `delayMs` (default 15 s); `spiky`: every price tripled; `invalid`: not the documented shape.
  * `drift: false` answers exactly the prices set (tests that cross a tier at a known price).
+ *
+ * `GET /coins/{id}/history?date=dd-mm-yyyy` (CoinGecko's shape) answers a past day's price
+ * (sandboxDayPrice: the price set, moved a little by the day, the same every time), none before
+ * HISTORY_FROM, 503 while the feed is `down`; `historyAnswers` in the state counts its answers.
  */
 import { z } from 'zod';
 import { CURRENCIES, lookup } from '../wallet/enums.js';
@@ -21,6 +25,10 @@ import { stringifyJson } from '../wallet/json.js';
 
 export const PRICES_CONTROL_PATH = '/sandbox/prices';
 export const SIMPLE_PRICE_PATH = '/simple/price';
+/** CoinGecko's `GET /coins/{id}/history?date=dd-mm-yyyy`: prefix-routed, the id and `history` follow. */
+export const COINS_PATH = '/coins';
+/** The sandbox's history starts here: an earlier date has no `market_data`, as an unlisted day on CoinGecko. */
+export const HISTORY_FROM = '2020-01-01';
 
 /** Plausible USD prices by CoinGecko id (late 2026 is not known: these only need to look like money). */
 const START: Readonly<Record<string, number>> = {
@@ -52,6 +60,8 @@ export interface SandboxPrices {
   delayMs: number;
   drift: boolean;
   answers: number;
+  /** Answers of /coins/{id}/history (a test sees what the app's cache spared). */
+  historyAnswers: number;
 }
 
 export function createSandboxPrices(): SandboxPrices {
@@ -62,6 +72,7 @@ export function createSandboxPrices(): SandboxPrices {
     delayMs: 15_000,
     drift: true,
     answers: 0,
+    historyAnswers: 0,
   };
 }
 
@@ -97,6 +108,33 @@ export async function simplePrice(p: SandboxPrices, req: SandboxRequest, now: ()
   return { status: 200, body };
 }
 
+/**
+ * A coin's price at 00:00 UTC of a past day: the price set, moved by up to ±5% by the day and
+ * the coin alone (the same answer every time, as a past day's price is), to 8 significant digits.
+ */
+export function sandboxDayPrice(base: number, id: string, day: string): number {
+  let h = 2166136261;
+  for (const c of `${id} ${day}`) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  return Number((base * (1 + ((h % 10_001) / 10_000 - 0.5) * 0.1)).toPrecision(8));
+}
+
+/** One answer of /coins/{id}/history: `{ id, market_data: { current_price: { usd } } }`, no market_data for a day it has none. */
+export function coinHistory(p: SandboxPrices, req: SandboxRequest, now: () => number): Reply {
+  p.historyAnswers += 1;
+  if (p.feed === 'down') return { status: 503, body: { status: { error_code: 503, error_message: 'unavailable' } } };
+  const m = /^\/coins\/([a-z0-9-]{1,100})\/history$/.exec(req.path);
+  const date = /^(\d\d)-(\d\d)-(\d{4})$/.exec(req.query.get('date') ?? '');
+  if (!m || !date) return { status: 400, body: { error: 'GET /coins/{id}/history?date=dd-mm-yyyy' } };
+  const id = m[1]!;
+  const day = `${date[3]}-${date[2]}-${date[1]}`;
+  const base = p.set.get(id);
+  if (base === undefined) return { status: 404, body: { error: 'coin not found' } };
+  const today = new Date(now()).toISOString().slice(0, 10);
+  if (Number.isNaN(Date.parse(`${day}T00:00:00Z`)) || day < HISTORY_FROM || day > today)
+    return { status: 200, body: { id } };
+  return { status: 200, body: { id, market_data: { current_price: { usd: sandboxDayPrice(base, id, day) } } } };
+}
+
 const controlBody = z.object({
   prices: z.record(z.string(), z.number().positive().finite()).optional(),
   feed: z.enum(['up', 'down', 'slow', 'spiky', 'invalid']).optional(),
@@ -123,6 +161,13 @@ export function pricesControlRoute(p: SandboxPrices, req: SandboxRequest): Reply
   if (input.data.drift !== undefined) p.drift = input.data.drift;
   return {
     status: 200,
-    body: { feed: p.feed, delayMs: p.delayMs, drift: p.drift, answers: p.answers, prices: Object.fromEntries(p.set) },
+    body: {
+      feed: p.feed,
+      delayMs: p.delayMs,
+      drift: p.drift,
+      answers: p.answers,
+      historyAnswers: p.historyAnswers,
+      prices: Object.fromEntries(p.set),
+    },
   };
 }

@@ -32,6 +32,8 @@ import {
   PRICES_CONTROL_PATH,
   pricesControlRoute,
   SIMPLE_PRICE_PATH,
+  COINS_PATH,
+  coinHistory,
   simplePrice,
   type SandboxPrices,
 } from './prices.js';
@@ -153,6 +155,13 @@ function walletRoutes(p: RouteParts): Route[] {
     },
     // CoinGecko's price API shape (prices.ts), for the app's price cache.
     { methods: ['GET'], path: SIMPLE_PRICE_PATH, envelope: 'control', handle: (r) => simplePrice(p.prices, r, p.now) },
+    {
+      methods: ['GET'],
+      path: COINS_PATH,
+      prefix: true,
+      envelope: 'control',
+      handle: (r) => coinHistory(p.prices, r, p.now),
+    },
     {
       methods: ['PUT'],
       path: '/api/v1/merchant/remittancewebhook',

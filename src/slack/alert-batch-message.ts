@@ -6,7 +6,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { isClaim, standing, type Alert } from '../alerts/index.js';
-import { seenPending } from '../alerts/posting.js';
+import { failureIsNews } from '../alerts/posting.js';
 import { isFailure } from '../alerts/status.js';
 import { formatAmount } from '../format/amount.js';
 import { outside, outsidePlain } from '../format/outside.js';
@@ -134,9 +134,7 @@ export function renderAlertBatch(alerts: Alert[], opts: RenderOptions = {}): Ren
     (a) => !isClaim(a) && (statusWord(standing(a)) === 'pending' || statusWord(standing(a)) === 'status unknown'),
   ).length;
   // A message of its own is posted for a failure a notification told (src/alerts/ingest.ts).
-  const ownFailures = alerts.filter(
-    (a) => failed(a) && isFailure(a.status) && (a.kind !== 'deposit' || seenPending(a)),
-  ).length;
+  const ownFailures = alerts.filter((a) => failed(a) && isFailure(a.status) && failureIsNews(a)).length;
   const notes = [
     `${alerts.length - pending - failures - reported - doubtful} confirmed`,
     reported ? `${reported} reported, checking against the wallet's history` : '',

@@ -4,6 +4,7 @@
  * This is the Slack side of the alerts domain: `src/alerts` decides what to post and when,
  * and never knows about Block Kit.
  */
+import { alertMetadata } from './message-metadata.js';
 import {
   ALERT_BATCH_RENDERER,
   ALERT_COLLECTIONS,
@@ -21,7 +22,7 @@ import {
   type AlertHistoryEntry,
   type UnknownWindow,
 } from '../alerts/index.js';
-import { checkable } from '../alerts/kinds.js';
+import { checkable, KIND_RULES } from '../alert-kinds.js';
 import { isFailure } from '../alerts/status.js';
 import { KIND_WORDS } from './alert-kind-words.js';
 import {
@@ -78,7 +79,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const shortRef = (ref: string) => (UUID.test(ref) ? ref.slice(0, 8) : truncate(ref, 60));
 
 /**
- * What a failure means for the money depends on its direction (KIND_WORDS): a failed deposit
+ * What a failure means for the money depends on its direction (ALERT_KINDS' `outgoing`, KIND_WORDS): a failed deposit
  * credited nothing, while a failed payment out must be checked before anyone sends it again.
  */
 function failureWarning(a: Alert, title: string): string {
@@ -89,10 +90,10 @@ function failureWarning(a: Alert, title: string): string {
   const serviceSays =
     (a.verification.state === 'confirmed' && a.verification.listStatus === 'failed') ||
     a.verification.request?.settled === 'FAILED';
-  if (KIND_WORDS[a.kind].outgoing && !serviceSays)
+  if (KIND_RULES[a.kind].outgoing && !serviceSays)
     return `:warning: *A notification says this ${title.toLowerCase()} ${what}.* The wallet service has not confirmed it: do not send it again until it does (a withdrawal's card shows the service's own answer).`;
-  const subject = a.kind === 'unknown' ? 'This notification reports a transaction that' : `This ${title.toLowerCase()}`;
-  return `:warning: *${subject} ${what}.* ${KIND_WORDS[a.kind].failure}`;
+  const words = KIND_WORDS[a.kind];
+  return `:warning: *${words.failureSubject} ${what}.* ${words.failure}`;
 }
 
 export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage {
@@ -102,7 +103,7 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
   const warning = trustWarning(a);
   // Outside text (type, amount's currency, network) escaped once for mrkdwn, once for the plain_text header.
   const headlineOf = (x: (t: unknown, max?: number) => string) =>
-    a.kind === 'unknown'
+    !KIND_RULES[a.kind].readable
       ? `${title}${a.typeName ? ` (${x(a.typeName, 80)})` : ''}`
       : `${title} of ${x(amountText(a), 120)}${a.network ? ` on ${x(a.network, 40)}` : ''}`;
   // No @here in an alert: a large deposit's mention is a post of its own once the history confirms it.
@@ -119,16 +120,10 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
     ['Status', statusLabel(a)],
     [a.source === 'reconciliation' ? 'Found' : 'Notified', slackDate(a.createdAt)],
   ];
-  if (a.kind !== 'unknown' || a.amount) pairs.push(['Amount', `${outside(amountText(a))}${valueBeside(a)}`]);
+  if (KIND_RULES[a.kind].readable || a.amount) pairs.push(['Amount', `${outside(amountText(a))}${valueBeside(a)}`]);
   if (a.network) pairs.push(['Network', outside(a.network)]);
   if (a.clientEmail) pairs.push(['Client', outside(a.clientEmail)]);
-  if (a.kind === 'deposit') {
-    if (a.receiveAddress) pairs.push(['Deposit address', code(a.receiveAddress)]);
-    if (a.depositAddress) pairs.push(['From', code(a.depositAddress)]);
-  } else {
-    if (a.senderAddress) pairs.push(['From', code(a.senderAddress)]);
-    if (a.receiverAddress) pairs.push(['To', code(a.receiverAddress)]);
-  }
+  for (const [label, address] of KIND_WORDS[a.kind].parties(a)) if (address) pairs.push([label, code(address)]);
   if (a.charge) pairs.push(['Fee', outside(formatAmount(a.charge, a.currency))]);
   // One short reference to quote: a withdrawal's own (its card shows the same short form),
   // else the service's. A UUID is cut to its first 8 characters: the rest is noise to a reader.
@@ -137,7 +132,7 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
   if (a.hash) pairs.push(['Transaction', link(hashUrl, shorten(a.hash, 10, 8))]);
   blocks.push(fields(pairs));
 
-  if (a.kind === 'unknown' && a.extra && Object.keys(a.extra).length)
+  if (!KIND_RULES[a.kind].readable && a.extra && Object.keys(a.extra).length)
     blocks.push(section(`Fields we do not recognise (kept as received):\n${unknownFields(a)}`));
   blocks.push(context(sourceLabel(a)));
   return { text: truncate(text, 3000), blocks };
@@ -219,7 +214,8 @@ export function registerAlertRenderers(
   });
   outbox.registerRenderer(ALERT_RENDERER, (ref) => {
     const a = alert(ref);
-    return a && !a.gathered ? renderAlert(a, opts) : null;
+    // With its facts as message metadata, for the team's own workflows (issue 40).
+    return a && !a.gathered ? { ...renderAlert(a, opts), metadata: alertMetadata(a) } : null;
   });
   outbox.registerRenderer(ALERT_MENTION_RENDERER, (ref) => {
     const a = alert(ref);

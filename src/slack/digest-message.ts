@@ -45,6 +45,14 @@ function outflowWords(m: DigestMovement): string {
   return `to ${where}${m.to.client ? `, from client wallet ${outside(m.to.client)}` : ''}`;
 }
 
+/** How the largest movements were ranked, in the heading: a list is read as ranked, so it says by what. */
+function largestHeading(d: Digest): string {
+  if (d.largestBy?.by !== 'value')
+    return '*Largest movements* (per currency, each currency’s largest in turn: no prices to compare them)';
+  const apart = d.largestBy.unpriced;
+  return `*Largest movements* (by value across currencies, at the digest’s prices${apart.length ? `; ${apart.map((c) => outside(c)).join(', ')} without a price, listed after` : ''})`;
+}
+
 export function renderDigest(d: Digest): Rendered {
   const period = periodWords(d.period.days);
   const lines = d.lines.map(
@@ -64,7 +72,7 @@ export function renderDigest(d: Digest): Rendered {
     : ['*Balances*: unavailable right now.'];
   const largest = d.largest.length
     ? [
-        '*Largest movements*',
+        largestHeading(d),
         ...d.largest.map(
           (m) =>
             `${m.type === 'deposit' ? ':inbox_tray: In' : ':outbox_tray: Out'} ${money(m.amount, m.currency)}${worth(m.value)} on ${outside(m.network)} · ${m.type === 'deposit' ? `from ${outside(m.party)}` : outflowWords(m)}${m.at === undefined ? '' : ` · ${utcMinute(m.at)}`}`,

@@ -7,6 +7,7 @@ import type { KnownBlock } from '@slack/types';
 import { z } from 'zod';
 import { JOB_NOTICE_RENDERER } from '../jobs/notices.js';
 import type { JobStatus } from '../jobs/scheduler.js';
+import { scheduleWords } from '../schedule/words.js';
 import { utcMinute } from '../format/time.js';
 import type { Outbox, Rendered } from '../outbox/index.js';
 import { mention, packLines, section } from './blocks.js';
@@ -65,7 +66,7 @@ export function jobStatusLines(jobs: JobStatus[]): string[] {
           : `:red_circle: last run ${utcMinute(l.startedAt)}, failed after ${duration(l.durationMs)}: ${outside(l.error ?? '')}`;
     const running = j.running ? ' · running now' : '';
     const next = j.next !== undefined ? ` · next ${utcMinute(j.next)}` : '';
-    return `*${outside(j.title)}* · \`${j.schedule}\` (${j.timezone})\n${last}${running}${next}`;
+    return `*${outside(j.title)}* · ${outside(scheduleWords(j.schedule, j.timezone), 200)}\n${last}${running}${next}`;
   });
 }
 

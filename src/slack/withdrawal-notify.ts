@@ -5,6 +5,7 @@
  * transfer), and the requester gets a DM for every outcome. The outbox renders from the
  * current state, so the content is never stale, and never lost across a crash.
  */
+import { withdrawalMetadata } from './message-metadata.js';
 import { frozenFact } from '../freeze/state.js';
 import type { Logger } from '../log.js';
 import { COLLECTIONS, type Outbox, type OutboxRequest } from '../outbox/index.js';
@@ -302,7 +303,10 @@ export function withdrawalNotifier(o: {
   }
   o.outbox.registerRenderer(CARD_RENDERER, (ref) => {
     const r = get(ref);
-    return r ? renderCard(r, o.service, o.explorerNet, frozenFact(o.store)) : null;
+    // With its state as message metadata, for the team's own workflows (issue 40).
+    return r
+      ? { ...renderCard(r, o.service, o.explorerNet, frozenFact(o.store)), metadata: withdrawalMetadata(r) }
+      : null;
   });
   o.outbox.registerRenderer(THREAD_RENDERER, (ref) => renderThread(ref, get, o.explorerNet));
   o.outbox.registerRenderer(MISMATCH_RENDERER, (ref) => renderServiceMismatch(ref, get));

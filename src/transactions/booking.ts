@@ -9,9 +9,9 @@
  */
 import { statusDetail } from '../format/status.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
-import { settlementOf } from '../withdrawals/fees.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
-import { exactAmount, whenOf } from './values.js';
+import { type FeeFact, feeOf, requestsByReference } from './fee.js';
+import { whenOf } from './values.js';
 
 export interface Booking {
   r: TransactionRecord;
@@ -23,6 +23,8 @@ export interface Booking {
   valueDate: string;
   /** The fee the service charged (exact decimal text), '' when none or not known. */
   fee: string;
+  /** The fee as the service reported it, or that it did not (the plain CSV and /tx say which). */
+  feeFact: FeeFact;
   feeCurrency: string;
   /** What left the client wallet in the record's currency (amount + fee when the fee is on top), '' when not known. */
   debited: string;
@@ -46,7 +48,6 @@ export interface BookingSources {
   payeeOf?: (network: string, address: string) => string | undefined;
 }
 
-const currencyOf = (r: TransactionRecord) => r.currency?.name ?? r.currencyName;
 const networkOf = (r: TransactionRecord) => r.network?.name ?? r.networkName;
 
 /** The app's word for a list record's status. */
@@ -55,13 +56,13 @@ export function recordStatus(r: TransactionRecord): string {
 }
 
 export function bookings(records: readonly TransactionRecord[], s: BookingSources): Booking[] {
-  const byReference = new Map(s.requests.map((w) => [w.merchantReference, w]));
+  const requestOf = requestsByReference(s.requests);
   return records.map((r) => {
-    const request = r.type !== 'deposit' && r.reference ? byReference.get(r.reference) : undefined;
+    const request = requestOf(r);
     const at = whenOf(r);
-    const settled = request ? settlementOf(request) : undefined;
-    const fee = settled?.fee ? exactAmount(settled.fee) : undefined;
-    const hasFee = fee !== undefined && !/^0(\.0*)?$/.test(fee);
+    const feeFact = feeOf(r, request);
+    // A fee line for the accounting formats only where one was charged.
+    const charged = feeFact.kind === 'reported' && feeFact.fee !== '0' ? feeFact : undefined;
     const deposit = r.type === 'deposit';
     const destination = !deposit && r.toAddress ? r.toAddress : undefined;
     return {
@@ -69,9 +70,10 @@ export function bookings(records: readonly TransactionRecord[], s: BookingSource
       ...(request ? { request } : {}),
       status: recordStatus(r),
       valueDate: at ? at.toISOString().slice(0, 10) : '',
-      fee: hasFee ? fee : '',
-      feeCurrency: hasFee ? (settled?.feeCurrency ?? currencyOf(r)) : '',
-      debited: hasFee && settled?.debited ? settled.debited : '',
+      fee: charged?.fee ?? '',
+      feeFact,
+      feeCurrency: charged?.currency ?? '',
+      debited: charged?.debited ?? '',
       client: request?.clientEmail ?? s.clientOf?.(r) ?? '',
       payee: (destination && s.payeeOf?.(networkOf(r), destination)) || '',
       note: request?.note ?? '',

@@ -2,10 +2,13 @@
  * Export every transaction matching a filter as CSV (RFC 4180, safe to open in a spreadsheet: csv.ts).
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
+import { type DayLookup, type DayPrices, dayKey } from '../prices/day-prices.js';
 import { currentOf, currentValueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
+import { Dec } from '../money/decimal.js';
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
+import { FEE_NOT_REPORTED } from './fee.js';
 import { readClientTransactions } from './client-read.js';
 import { type ClientBook, clientBook } from './clients.js';
 import { csvFile } from './csv.js';
@@ -19,20 +22,59 @@ export const EXPORT_MAX_RECORDS = 200_000;
  * A record's value in USD for the plain CSV, and the time of the price it used:
  * - a withdrawal the app made: the value recorded on its request (at sending, else at the
  *   request), the price of that moment;
- * - anything else (deposits, withdrawals made elsewhere): the cached price at export time. The
- *   cache holds current prices only (src/prices); a March deposit is valued at today's price,
- *   and `value_usd_at` says so (the price's time, not the transaction's);
+ * - anything else (deposits, withdrawals made elsewhere) of a past day: at the price of its UTC
+ *   date (issue 40: the books want the price of the transaction's date), where the price source
+ *   has one (src/prices/day-prices.ts); `value_usd_at` is then that date, 00:00 UTC;
+ * - otherwise at the cached price at export time, and `value_usd_at` says so beside the price's
+ *   time, with why the date's price was not used;
  * - no fresh price: both empty, never 0.
  */
-export function recordValue(b: Booking, prices: PriceSnapshot | undefined): Valuation | undefined {
-  const recorded = b.request?.sendValuation ?? b.request?.valuation;
-  // At the price of that moment, never the higher price policy may have judged it at (the books want what it was worth).
-  if (recorded?.kind === 'known') return currentOf(recorded);
-  const currency = b.r.currency?.name ?? b.r.currencyName;
-  return prices && currency && b.r.amount ? currentValueAt(prices, currency, b.r.amount) : undefined;
+export interface RecordValue {
+  valuation: Valuation | undefined;
+  /** Words for `value_usd_at` beside the price's time, when the price is not of the transaction's date. */
+  note?: string;
 }
 
-type Cell = (b: Booking, nameOf: NameOf, value: Valuation | undefined) => string;
+export function recordValue(
+  b: Booking,
+  prices: PriceSnapshot | undefined,
+  days?: ReadonlyMap<string, DayLookup>,
+): RecordValue {
+  const recorded = b.request?.sendValuation ?? b.request?.valuation;
+  // At the price of that moment, never the higher price policy may have judged it at (the books want what it was worth).
+  if (recorded?.kind === 'known') return { valuation: currentOf(recorded) };
+  const currency = b.r.currency?.name ?? b.r.currencyName;
+  const day = b.valueDate && currency ? days?.get(dayKey(currency, b.valueDate)) : undefined;
+  if (day?.kind === 'known' && b.r.amount) {
+    const usd = usdOf(b.r.amount, day.usd);
+    if (usd !== undefined) return { valuation: { kind: 'known', usd, price: day.usd, at: day.at, source: day.source } };
+  }
+  const today = prices && currency && b.r.amount ? currentValueAt(prices, currency, b.r.amount) : undefined;
+  // Only a past day's record is looked up: today's is at today's price, as it should be.
+  const note = day?.kind === 'unknown' ? `today's price: none for ${b.valueDate} (${day.reason})` : undefined;
+  return { valuation: today, ...(note ? { note } : {}) };
+}
+
+/** amount × price to the cent, or undefined when either is no number. */
+function usdOf(amount: string, price: string): string | undefined {
+  try {
+    const v = new Dec(amount).abs().times(price);
+    return v.isFinite() ? v.toFixed(2, Dec.ROUND_HALF_UP) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The (currency, day) pairs whose price of the day the plain CSV would use. */
+export function dayNeeds(list: readonly Booking[]): Array<{ currency: string; day: string }> {
+  return list.flatMap((b) => {
+    const recorded = b.request?.sendValuation ?? b.request?.valuation;
+    const currency = b.r.currency?.name ?? b.r.currencyName;
+    return recorded?.kind === 'known' || !b.valueDate || !currency ? [] : [{ currency, day: b.valueDate }];
+  });
+}
+
+type Cell = (b: Booking, nameOf: NameOf, value: RecordValue) => string;
 
 /**
  * The plain CSV's columns, in order: a name and how a booking fills it. A column is one entry
@@ -46,12 +88,22 @@ export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: Cell]> = [
   // The app's one vocabulary (confirmed, failed…), never the service's "successful".
   ['status', (b) => b.status],
   ['amount', ({ r }) => r.amount],
-  ['fee', (b) => b.fee],
-  ['feeCurrency', (b) => b.feeCurrency],
-  ['debited', (b) => b.debited],
+  // Never a blank that reads as "no fee": the fee the service reported ('0' when it charged
+  // none), or that it reported none (its transaction history carries no fee: src/transactions/fee.ts).
+  ['fee', ({ feeFact }) => (feeFact.kind === 'reported' ? feeFact.fee : FEE_NOT_REPORTED)],
+  ['feeCurrency', ({ feeFact }) => (feeFact.kind === 'reported' ? feeFact.currency : '')],
+  // Deposits debit nothing; a withdrawal without a reported fee: what left the wallet is not known.
+  [
+    'debited',
+    ({ r, feeFact }) =>
+      r.type === 'deposit' ? '' : feeFact.kind === 'reported' ? (feeFact.debited ?? '') : FEE_NOT_REPORTED,
+  ],
   // USD, exact to the cent; the price's time beside it (recordValue above).
-  ['value_usd', (_b, _n, v) => (v?.kind === 'known' ? v.usd : '')],
-  ['value_usd_at', (_b, _n, v) => (v?.kind === 'known' ? v.at : '')],
+  ['value_usd', (_b, _n, { valuation: v }) => (v?.kind === 'known' ? v.usd : '')],
+  [
+    'value_usd_at',
+    (_b, _n, { valuation: v, note }) => (v?.kind === 'known' ? (note ? `${v.at} (${note})` : v.at) : ''),
+  ],
   ['currency', ({ r }) => r.currency?.name ?? r.currencyName],
   ['network', ({ r }) => r.network?.name ?? r.networkName],
   ['client', (b) => b.client],
@@ -72,13 +124,23 @@ export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: Cell]> = [
 export const CSV_COLUMNS = CSV_TABLE.map(([name]) => name);
 const CSV_AMOUNTS = ['amount', 'fee', 'debited', 'value_usd'];
 
-export function toCsvRow(b: Booking, nameOf: NameOf = (id) => id, prices?: PriceSnapshot): string[] {
-  const value = recordValue(b, prices);
+export function toCsvRow(
+  b: Booking,
+  nameOf: NameOf = (id) => id,
+  prices?: PriceSnapshot,
+  days?: ReadonlyMap<string, DayLookup>,
+): string[] {
+  const value = recordValue(b, prices, days);
   return CSV_TABLE.map(([, cell]) => cell(b, nameOf, value));
 }
 
-export function toCsv(list: readonly Booking[], nameOf?: NameOf, prices?: PriceSnapshot): string {
-  return csvFile([[...CSV_COLUMNS], ...list.map((b) => toCsvRow(b, nameOf, prices))], CSV_AMOUNTS);
+export function toCsv(
+  list: readonly Booking[],
+  nameOf?: NameOf,
+  prices?: PriceSnapshot,
+  days?: ReadonlyMap<string, DayLookup>,
+): string {
+  return csvFile([[...CSV_COLUMNS], ...list.map((b) => toCsvRow(b, nameOf, prices, days))], CSV_AMOUNTS);
 }
 
 /** What the app knows beside the wallet's list (booking.ts); none: the list alone. */
@@ -91,6 +153,8 @@ export interface ExportFacts {
   names?: (ids: string[]) => Promise<ReadonlyMap<string, string>>;
   /** The price cache at export time: the plain CSV's value_usd (recordValue). */
   prices?: PriceSnapshot;
+  /** Prices of past days (src/prices/day-prices.ts): the plain CSV values a movement at its date's price. */
+  days?: DayPrices;
 }
 
 export interface ExportProgress {
@@ -169,9 +233,10 @@ export async function exportTransactions(
     ...(note ? { incomplete: note } : {}),
     ...(read.addresses !== undefined ? { clientAddresses: read.addresses } : {}),
   };
-  if (format === 'csv')
+  if (format === 'csv') {
+    const days = facts.days ? await facts.days.lookup(dayNeeds(list)) : undefined;
     return {
-      csv: toCsv(list, nameOf, facts.prices),
+      csv: toCsv(list, nameOf, facts.prices, days),
       records: records.length,
       exported: records.length,
       lines: records.length,
@@ -180,6 +245,7 @@ export async function exportTransactions(
       currencies: [],
       ...about,
     };
+  }
   const out = accountingRows(format, list, nameOf);
   return {
     csv: csvFile(out.rows, ACCOUNTING_FORMATS[format].amounts),

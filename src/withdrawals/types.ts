@@ -166,7 +166,15 @@ export interface WithdrawalRequest {
   /** command: the requester was answered where they typed it (no confirmation DM); form (or absent): by DM. */
   requestedFrom?: 'command' | 'form';
   /** `basis: 'value'`: chosen by the USD value (`max` is then in USD), from the policy's `value` tiers. */
-  tier: { index: number; max: string | null; approvals: number; mustInclude: string[]; basis?: 'value' };
+  /** `above`: the tier below's max, the limit this tier starts above (absent for the first tier, and on requests stored before). */
+  tier: {
+    index: number;
+    max: string | null;
+    above?: string;
+    approvals: number;
+    mustInclude: string[];
+    basis?: 'value';
+  };
   approvals: Approval[];
   /** The value when it was requested: the price, its source and time, or why it was unknown (src/prices). */
   valuation?: Valuation;

@@ -15,6 +15,8 @@ import { NOT_COUNTED_STATES, type WithdrawalRequest } from './types.js';
 export type TierChoice = {
   index: number;
   max: string | null;
+  /** The tier below's max: the amount (or USD value, with `basis`) this tier starts above; absent for the first. */
+  above?: string;
   approvals: number;
   mustInclude: string[];
   basis?: 'value';
@@ -39,9 +41,11 @@ export function tierFor(
   } else index = tiers.findIndex((t) => t.max === undefined || new Dec(t.max).gte(amount));
   const t = tiers[index];
   if (!t) return undefined;
+  const below = index > 0 ? tiers[index - 1]?.max : undefined;
   return {
     index,
     max: t.max ?? null,
+    ...(below !== undefined ? { above: below } : {}),
     approvals: t.approvals,
     mustInclude: [...t.must_include],
     ...(chosen.basis === 'value' ? { basis: 'value' as const } : {}),

@@ -8,6 +8,7 @@ import { ALERT_COLLECTIONS } from '../../src/alerts/index.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { depositSample, send, startPipeline, type Pipeline } from './setup.js';
 import { fixedPolicy } from '../../src/policy/source.js';
+import { nodeArgs } from '../helpers/built.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'receiver-child.ts');
 
@@ -25,7 +26,7 @@ afterEach(async () => {
 });
 
 async function startChild(env: Record<string, string>): Promise<string> {
-  child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+  child = spawn(process.execPath, nodeArgs(CHILD), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

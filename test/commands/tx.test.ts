@@ -277,10 +277,9 @@ describe('/tx', () => {
     expect(rows[1]![col('amount')]).toBe('0.123456789012345678');
     expect(rows[1]![col('status')]).toBe('confirmed');
     expect(rows[1]![col('valueDate')]).toBe('2026-11-20');
-    // A deposit is valued at the cached price of the export (the cache has current prices only): its time says so.
+    // A deposit of a past day is valued at the price of its date (issue 40): value_usd_at is that date.
     expect(rows[3]![col('value_usd')]).toMatch(/^\d\.\d\d$/);
-    const priceAt = t.app.deps.prices.snapshot().quotes.USDT!.at;
-    expect(rows[3]![col('value_usd_at')]).toBe(priceAt);
+    expect(rows[3]![col('value_usd_at')]).toBe(`${rows[3]![col('valueDate')]}T00:00:00.000Z`);
     // RFC 4180 quoting for the comma and quotes; the line break is a space (a cell is one line: outsideCell).
     // A deposit's reference is the service's own.
     expect(rows[2]![col('serviceReference')]).toBe('line one, "two" three');

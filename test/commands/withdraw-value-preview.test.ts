@@ -116,7 +116,7 @@ describe('the withdrawal form shows the value while it is filled', () => {
     const updated = a.fake.view(view.id)!;
     // The current value first; limits judge at the window's high (the sandbox's start price), said beside it.
     expect(valueLine(updated)).toMatch(
-      /^≈ \$900\.00 \(≈ \$9\d\d\.\d\d for limits: judged at \$3,\d{3}\.\d\d, the highest price of the last 7 days\), tier: 1 approval$/,
+      /^≈ \$900\.00 \(≈ \$9\d\d\.\d\d for limits: judged at \$3,\d{3}\.\d\d, the highest price of the last 7 days\), up to \$1,000\.00: 1 approval$/,
     );
     // The inputs are the same blocks (Slack keeps what was typed), and the form stays the request form.
     expect(updated.callback_id).toBe('wd_request_modal');
@@ -129,7 +129,7 @@ describe('the withdrawal form shows the value while it is filled', () => {
     await until('the second update', () => a.fake.calls('views.update').length === 2 || undefined);
     expect(a.fake.calls('views.update')[1]!.args.hash).toBe(updated.hash);
     expect(valueLine(a.fake.view(view.id)!)).toMatch(
-      /^≈ \$60,000\.00 \(.* for limits: judged at .*\), tier: 3 approvals$/,
+      /^≈ \$60,000\.00 \(.* for limits: judged at .*\), above \$[\d,]+\.00: 3 approvals$/,
     );
   });
 
@@ -154,7 +154,7 @@ describe('the withdrawal form shows the value while it is filled', () => {
     await change(a, view, { amount: '0.01', currency: 'ETH' }, 'wd_amount');
     await until('the update', () => a.fake.calls('views.update').length === 1 || undefined);
     expect(valueLine(a.fake.view(view.id)!)).toMatch(
-      /^Value unknown \(no price since \d{4}-\d\d-\d\d \d\d:\d\d UTC\), tier: 3 approvals \(the top tier while the value is unknown\)$/,
+      /^Value unknown \(no price since \d{4}-\d\d-\d\d \d\d:\d\d UTC\), above \$[\d,]+\.00: 3 approvals \(the top tier while the value is unknown\)$/,
     );
   });
 

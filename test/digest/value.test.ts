@@ -83,3 +83,75 @@ describe('the digest in value', () => {
     expect(text).not.toContain('$');
   });
 });
+
+describe('the largest movements (issue 40)', () => {
+  const BTC_PRICE = '63000';
+  const ranked = {
+    now: NOW,
+    maxAgeMs: 300_000,
+    quotes: {
+      ...prices.quotes,
+      BTC: { price: BTC_PRICE, at, source: 'test' },
+    },
+  };
+  const usdt = (amount: string, h: number) =>
+    transactionRecord({ amount, currencyName: 'USDT', timestamp: new Date(NOW - h * HOUR) });
+  const day = [
+    usdt('63801', 1),
+    usdt('39688', 2),
+    usdt('12978', 3),
+    usdt('12898', 4),
+    usdt('9000', 5),
+    transactionRecord({
+      type: 'withdrawal',
+      amount: '0.5',
+      currencyName: 'BTC',
+      networkName: 'BTC',
+      toAddress: 'bc1qexampleexampleexampleexample00',
+      timestamp: new Date(NOW - 6 * HOUR),
+    }),
+    transactionRecord({ amount: '2', currencyName: 'ETH', networkName: 'ETH', timestamp: new Date(NOW - 7 * HOUR) }),
+  ];
+
+  it('ranks by value across currencies: the $31.5k BTC withdrawal is in, in its place, and the heading says so', () => {
+    const d = buildDigest({ ...input, records: day, prices: ranked });
+    expect(d.largest.map((m) => `${m.amount} ${m.currency}`)).toEqual([
+      '63801 USDT',
+      '39688 USDT',
+      '0.5 BTC',
+      '12978 USDT',
+      '12898 USDT',
+    ]);
+    const values = d.largest.map((m) => Number(m.value));
+    expect(values).toEqual([...values].sort((a, b) => b - a));
+    const text = visibleText(renderDigest(d) as { text: string; blocks: unknown[] });
+    expect(text).toContain('*Largest movements* (by value across currencies, at the digest’s prices)');
+    expect(text).toContain(':outbox_tray: Out 0.5 BTC (≈ $31,500.00) on BTC');
+  });
+
+  it('a currency without a price is listed after the ranked ones, named in the heading, never valued as 0', () => {
+    const d = buildDigest({
+      ...input,
+      records: [...day, transactionRecord({ amount: '5', currencyName: 'XEND' })],
+      prices: ranked,
+    });
+    expect(d.largest.map((m) => `${m.amount} ${m.currency}`)).toEqual([
+      '63801 USDT',
+      '39688 USDT',
+      '0.5 BTC',
+      '12978 USDT',
+      '5 XEND',
+    ]);
+    const text = visibleText(renderDigest(d) as { text: string; blocks: unknown[] });
+    expect(text).toContain('(by value across currencies, at the digest’s prices; XEND without a price, listed after)');
+  });
+
+  it('without prices, the list says it is per currency, each currency’s largest in turn', () => {
+    const d = buildDigest({ ...input, records: day });
+    expect(d.largest.map((m) => m.currency)).toEqual(['BTC', 'ETH', 'USDT', 'USDT', 'USDT']);
+    const text = visibleText(renderDigest(d) as { text: string; blocks: unknown[] });
+    expect(text).toContain(
+      '*Largest movements* (per currency, each currency’s largest in turn: no prices to compare them)',
+    );
+  });
+});

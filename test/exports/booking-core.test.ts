@@ -126,3 +126,32 @@ describe('bookings', () => {
     expect(qb[1]![1]).toContain('client @SUM(1) · note: =HYPERLINK');
   });
 });
+
+describe('the fee column never leaves a blank without saying why (issue 40)', () => {
+  const cells = (list: ReturnType<typeof bookings>) => {
+    const rows = parseCsv(toCsv(list, names)) as string[][];
+    const h = rows[0]!;
+    return rows.slice(1).map((r) => [r[h.indexOf('fee')], r[h.indexOf('feeCurrency')], r[h.indexOf('debited')]]);
+  };
+
+  it('the app’s own send: the fee the service answered, and what was debited', () => {
+    expect(cells(bookings([withdrawal], { requests: [request()] }))).toEqual([['1', 'USDT', '5001']]);
+  });
+
+  it('a fee of zero is written 0, the debited amount what was delivered, and no fee line is booked', () => {
+    const free = request({ result: { ...request().result!, fee: '0' } });
+    const list = bookings([withdrawal], { requests: [free] });
+    expect(cells(list)).toEqual([['0', 'USDT', '5000']]);
+    expect(accountingRows('xero', list).rows).toHaveLength(2);
+  });
+
+  it('a withdrawal known only from the service’s history, or answered without a fee: not reported, said so', () => {
+    const unanswered = request({ result: { ...request().result!, fee: undefined } as never });
+    expect(cells(bookings([withdrawal], { requests: [] }))).toEqual([
+      ['fee not reported by the service', '', 'fee not reported by the service'],
+    ]);
+    expect(cells(bookings([withdrawal], { requests: [unanswered] }))).toEqual([
+      ['fee not reported by the service', '', 'fee not reported by the service'],
+    ]);
+  });
+});

@@ -117,12 +117,14 @@ describe('the card and the exports tell the same story', () => {
     expect(col(wd, 'merchantReference')).toBe(request.merchantReference);
     expect(col(wd, 'serviceReference')).toBe(request.result!.serviceReference);
     const dep = rows.find((r) => col(r, 'type') === 'deposit')!;
-    expect([col(dep, 'requester'), col(dep, 'approvers'), col(dep, 'fee'), col(dep, 'merchantReference')]).toEqual([
+    expect([col(dep, 'requester'), col(dep, 'approvers'), col(dep, 'merchantReference'), col(dep, 'debited')]).toEqual([
       '',
       '',
       '',
       '',
     ]);
+    // Never a blank fee that reads as "none": the service's history gives no fee (issue 40).
+    expect(col(dep, 'fee')).toBe('fee not reported by the service');
     expect(col(dep, 'serviceReference')).not.toBe('');
     expect(text).not.toMatch(/successful/i);
   });

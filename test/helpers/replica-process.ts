@@ -3,9 +3,9 @@
  * and chaos tests: spawn it, read what it printed, ask its routes, and stop every one left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { repoRoot } from '../store/helpers.js';
 import { freePort } from './treasury-app.js';
+import { nodeArgs } from './built.js';
 
 export interface ReplicaProcess {
   child: ChildProcess;
@@ -32,7 +32,7 @@ const running = new Set<ReplicaProcess>();
 export async function spawnReplica(o: ReplicaEnv): Promise<ReplicaProcess> {
   const port = await freePort();
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+  const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -130,6 +130,7 @@ export interface TestAppOptions {
   now?: () => number;
   /** Store tuning and write seam (disk-full tests). */
   store?: StartOptions['store'];
+  noticeThrottle?: StartOptions['noticeThrottle'];
 }
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
@@ -169,6 +170,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     sandbox: o.sandbox,
     now: o.now,
     store: o.store,
+    ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
     watchPolicyFile: o.watchPolicyFile ?? false,
   });
 

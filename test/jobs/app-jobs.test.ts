@@ -36,8 +36,11 @@ describe('jobs in the app', () => {
     for (const row of JOBS) expect(text).toContain(`*${row.title ?? row.name}*`);
     // The alias `prune` set the schedule, in the policy's zone; it ran (by hand) and succeeded.
     expect(text).toMatch(
-      /\*Pruning of old records\* · `0 4 \* \* \*` \(Europe\/Berlin\)\n:large_green_circle: last run \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC, succeeded in [\d.]+ (ms|s) · next \d{4}-\d{2}-\d{2} 03:00 UTC/,
+      /\*Pruning of old records\* · at 04:00 \(Europe\/Berlin\)\n:large_green_circle: last run \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC, succeeded in [\d.]+ (ms|s) · next \d{4}-\d{2}-\d{2} 03:00 UTC/,
     );
+    // In words, never cron (issue 40): an interval needs no zone.
+    expect(text).toContain('every 30 seconds');
+    expect(text).not.toContain('*/30');
     expect(text).toMatch(/[\d.]+ (B|KiB|MiB) state file \+ [\d.]+ (B|KiB|MiB) journal; .*\d+ job records/);
     // Not for non-admins.
     expect(await status(t, USERS.viewer)).not.toContain('Scheduled jobs');

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../helpers/built.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let child: ChildProcess | undefined;
@@ -49,7 +50,7 @@ describe('npm start in local mode', () => {
       'POLICY_FILE',
     ])
       delete env[k];
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    child = spawn(process.execPath, nodeArgs('src/main.ts'), {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -87,7 +87,7 @@ describe('values end to end', () => {
     expect(r.tier).toMatchObject({ approvals: 1, basis: 'value' });
     const c = await until('the card', () => cards(a)[0]);
     expect(cardText(c)).toContain('≈ $900.00');
-    expect(cardText(c)).toContain('tier up to $1,000.00 in value: 1 needed');
+    expect(cardText(c)).toContain('*Approvals* (up to $1,000.00: 1 approval)');
     // The audit line carries the price, its source and time.
     const audit = a.app.deps.store.all(AUDIT_COLLECTION);
     const recorded = audit.find((e) => e.action === 'request')?.details.value as {

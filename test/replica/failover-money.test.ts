@@ -36,6 +36,7 @@ import { blockAction, sendToBolt, slashCommand } from '../helpers/slack-requests
 import { CHANNELS, FINANCE_GROUP, freePort, TEST_POLICY_YAML, USERS } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 import { repoRoot } from '../store/helpers.js';
+import { nodeArgs } from '../helpers/built.js';
 
 const SECRET = 'wh_failover_money_0123456789abcd';
 const SIGNING = 'failover-money-signing-secret-01';
@@ -57,7 +58,7 @@ const running: Replica[] = [];
 async function replica(name: string, databaseUrl: string, fake: FakeSlack, walletUrl: string): Promise<Replica> {
   const port = await freePort();
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+  const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../helpers/built.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = 'src/sandbox/cli.ts';
@@ -11,7 +12,7 @@ function run(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs(CLI), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
     });
@@ -29,7 +30,7 @@ let url: string;
 let output = '';
 
 beforeAll(async () => {
-  server = spawn(process.execPath, ['--import', 'tsx', CLI], {
+  server = spawn(process.execPath, nodeArgs(CLI), {
     cwd: ROOT,
     env: { ...process.env, SANDBOX_PORT: '0', LOG_LEVEL: 'warn' },
   });

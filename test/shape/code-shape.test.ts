@@ -7,7 +7,8 @@
  * - no cycle between folders (src/<folder>, commands/<command>, each file at a root on its own):
  *   each folder is a layer that the ones it imports do not import back;
  * - domain folders never import the Slack face (`src/slack/`, `commands/`), and mrkdwn (Block
- *   Kit text objects, escapes, mentions, links) is written only there.
+ *   Kit text objects, escapes, mentions, links) is written only there;
+ * - alert kinds are listed in one table (src/alert-kinds.ts), and the alert renderers name no kind.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -143,5 +144,24 @@ describe('code shape', () => {
         .flatMap((line, i) => (!/^\s*(\*|\/\/|\/\*)/.test(line) && SLACK_SYNTAX.test(line) ? [`${f}:${i + 1}`] : [])),
     );
     expect(bad).toEqual([]);
+  });
+
+  it('alert kinds are listed only in their table (src/alert-kinds.ts); the alert renderers branch on no kind by name', () => {
+    const KIND = "'(deposit|withdrawal|remittance|transfer|unknown)'";
+    // A hand-kept list of kinds (three or more in a row), or a wire type mapped to a kind by hand.
+    const parallel = [new RegExp(`${KIND}\\s*,\\s*${KIND}\\s*,\\s*${KIND}`), new RegExp(`\\b[A-Z_]{4,}:\\s*${KIND}`)];
+    const lists = SOURCES.filter((f) => f !== 'src/alert-kinds.ts' && !f.startsWith('src/sandbox/')).filter((f) => {
+      const text = fs.readFileSync(path.join(root, f), 'utf8');
+      return parallel.some((re) => re.test(text));
+    });
+    expect(lists).toEqual([]);
+    const branch = new RegExp(`\\.kind\\s*[!=]==\\s*${KIND}`);
+    const branches = SOURCES.filter((f) => /^src\/slack\/alert-/.test(f)).flatMap((f) =>
+      fs
+        .readFileSync(path.join(root, f), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (branch.test(line) ? [`${f}:${i + 1}`] : [])),
+    );
+    expect(branches).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { sendToBolt } from '../helpers/slack-requests.js';
 import { freePort, USERS } from '../helpers/treasury-app.js';
 import { repoRoot } from '../store/helpers.js';
+import { nodeArgs } from '../helpers/built.js';
 
 const SIGNING = 'process-test-signing-secret-0123';
 const SECRET = 'wh_process_secret_0123456789abcd';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   fake = await startFakeSlack();
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+  child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -11,6 +11,7 @@ import { startFakeSlack } from '../helpers/fake-slack.js';
 import { BAD_SIGNATURE, slashCommand, staleTimestamp } from '../helpers/slack-requests.js';
 import { startSocketFake } from '../helpers/socket-fake.js';
 import { startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { nodeArgs } from '../helpers/built.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -165,7 +166,7 @@ describe('one process per data directory', () => {
   it('refuses to start a second app process on the same DATA_DIR, saying which process holds it', async () => {
     const { spawn } = await import('node:child_process');
     const root = new URL('../../', import.meta.url).pathname;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
       cwd: root,
       env: {
         ...process.env,

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeArgs } from '../helpers/built.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const fixture = (name: string) => path.join(repoRoot, 'test/store/fixtures', name);
@@ -21,7 +22,7 @@ export async function removeTempDirs(): Promise<void> {
 
 /** A TypeScript fixture in a child node process, run the way production runs (tsx loader). */
 export function spawnFixture(name: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', fixture(name), ...args], {
+  return spawn(process.execPath, [...nodeArgs(fixture(name)), ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -14,6 +14,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { createWithdrawalService, type WithdrawalService } from '../../src/withdrawals/index.js';
 import { CLIENT, groups, quietLogger, tempDir, testPolicy, usdt, walletFor } from './helpers.js';
 import { fixedPolicy } from '../../src/policy/source.js';
+import { nodeArgs } from '../helpers/built.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -62,7 +63,7 @@ function runChild(
   env: { REQUEST_ID: string; APPROVER: string; KILL_AT: string },
 ): Promise<{ signal: NodeJS.Signals | null; code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child], {
+    const p = spawn(process.execPath, nodeArgs(child), {
       cwd: root,
       env: { ...process.env, DATA_DIR: c.dir, SANDBOX_URL: c.sandbox.url, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

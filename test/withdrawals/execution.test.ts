@@ -195,7 +195,9 @@ describe('sending', () => {
 // comments), and test/withdrawals/forged-webhooks.test.ts covers forged ones end to end.
 describe('withdrawal webhooks', () => {
   it("record the claim and the service's word; duplicates change nothing", async () => {
-    w = await world();
+    // Each notification here prompts its own question: 50 ms apart, not the production 5 s
+    // (notice-throttle.ts, tested on its own in reconcile-notice.test.ts), or the test waits 10 s.
+    w = await world({ service: { noticeThrottle: { minIntervalMs: 50 } } });
     const r = await requested(usdt('10'));
     await approvedAndSent(r.id);
     const ref = r.merchantReference;

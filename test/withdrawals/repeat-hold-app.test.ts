@@ -52,6 +52,9 @@ async function app(
   t = await startTestApp({
     now: () => Date.now() + offset,
     env: { WEBHOOK_SECRET },
+    // Several notifications about one withdrawal in a row, each prompting its question at once
+    // instead of 5 s after the last (the throttle's own tests: test/withdrawals/reconcile-notice.test.ts).
+    noticeThrottle: { minIntervalMs: 50 },
     ...(dataDir ? { dataDir } : {}),
     ...(sandbox ? { sandbox } : {}),
   });

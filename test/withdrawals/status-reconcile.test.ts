@@ -156,7 +156,9 @@ describe('settling unknown withdrawals by status', () => {
     const line = (view.blocks as Array<{ block_id?: string; elements?: Array<{ text: string }> }>).find(
       (b) => b.block_id === 'form_value',
     );
-    expect(line?.elements?.[0]?.text).toMatch(/^(≈ \$\d\d\.\d\d|Value unknown \(.+\)), tier: \d approvals?/);
+    expect(line?.elements?.[0]?.text).toMatch(
+      /^(≈ \$\d\d\.\d\d|Value unknown \(.+\)), (up to|above) [$\d,.]+( USDT)?: \d approvals?/,
+    );
     // Submit the form as Slack would with the values it was opened with.
     const values = formValuesAsOpened(view.blocks);
     expect(values).toMatchObject({

@@ -6,6 +6,7 @@ import { post } from './api.js';
 import { showConfirm } from './confirm.js';
 import { status } from './dom.js';
 import { collectValues } from './form-values.js';
+import { openPermalink, ownPermalink } from './permalink.js';
 import { state } from './state.js';
 
 /** @typedef {import('./types.js').ActionContext} ActionContext */
@@ -18,7 +19,9 @@ import { state } from './state.js';
  * @param {ActionContext} ctx
  */
 export function clickButton(el, blockId, ctx) {
-  if (el.url) window.open(el.url, '_blank', 'noopener');
+  const own = ownPermalink(el.url);
+  if (own) openPermalink(own);
+  else if (el.url) window.open(el.url, '_blank', 'noopener');
   const go = () =>
     act({ action_id: el.action_id, block_id: blockId, type: 'button', value: el.value, text: el.text?.text }, ctx);
   if (el.confirm) return showConfirm(el.confirm, go);

@@ -2,14 +2,22 @@
 // The local workspace page: renders what the workspace server says one person sees, and sends
 // what that person does back to it. This module only wires the page's own controls and the
 // live updates; the parts are dom.js, api.js, state.js, mrkdwn.js (with mrkdwn-parse.js),
-// render-blocks.js (Block Kit), form-values.js, act.js, confirm.js, messages.js (the pane),
-// modals.js and page.js.
+// render-blocks.js (Block Kit), form-values.js, act.js, confirm.js, permalink.js, messages.js
+// (the pane), modals.js and page.js.
 
 import { post } from './api.js';
 import { byId, status } from './dom.js';
 import { loadEmoji } from './mrkdwn.js';
 import { openPane, refresh, render, scheduleRefresh } from './page.js';
+import { OPEN_PERMALINK } from './permalink.js';
 import { state } from './state.js';
+
+// A permalink of this workspace (permalink.js): its channel, scrolled to the message.
+window.addEventListener(OPEN_PERMALINK, (e) => {
+  const { channel, ts } = /** @type {CustomEvent<{ channel: string, ts: string }>} */ (e).detail;
+  openPane(channel);
+  document.querySelector(`#pane article[data-ts="${CSS.escape(ts)}"]`)?.scrollIntoView({ block: 'center' });
+});
 
 byId('home-link').addEventListener('click', () => {
   state.pane = 'home';

@@ -75,7 +75,10 @@ function message(m, c, ephemeral) {
   );
   const node = h(
     'article',
-    { class: `msg${ephemeral ? ' ephemeral' : ''}`, 'data-ts': m.ts },
+    {
+      class: `msg${ephemeral ? ' ephemeral' : ''}${m.ts === state.highlight ? ' linked' : ''}`,
+      'data-ts': m.ts,
+    },
     h(
       'div',
       {},

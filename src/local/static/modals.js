@@ -66,8 +66,23 @@ export function renderModals(stack) {
       top.submit ? h('button', { class: 'bk primary', type: 'submit' }, top.submit.text) : null,
     ),
   );
+  // Who is typing where: an update while someone types (the value line of a form) must not
+  // take the caret away, as it does not in Slack.
+  const focused = typed ? document.activeElement : null;
+  const caret =
+    focused instanceof HTMLInputElement || focused instanceof HTMLTextAreaElement
+      ? { name: focused.name, start: focused.selectionStart, end: focused.selectionEnd }
+      : focused instanceof HTMLSelectElement
+        ? { name: focused.name, start: null, end: null }
+        : null;
   if (typed) restoreValues(form, typed);
   layer.replaceChildren(h('div', { class: 'overlay', role: 'dialog', 'aria-label': top.title?.text ?? 'Modal' }, form));
+  if (caret?.name) {
+    const again = form.querySelector(`[name="${CSS.escape(caret.name)}"]`);
+    if (again instanceof HTMLElement) again.focus();
+    if ((again instanceof HTMLInputElement || again instanceof HTMLTextAreaElement) && caret.start !== null)
+      again.setSelectionRange(caret.start, caret.end);
+  }
 }
 
 /**

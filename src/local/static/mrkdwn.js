@@ -5,6 +5,7 @@
 
 import { h } from './dom.js';
 import { emojiLookup, parseMrkdwn, textWithEmoji } from './mrkdwn-parse.js';
+import { linkAttrs } from './permalink.js';
 import { channelName, personName } from './state.js';
 
 /** @typedef {import('./dom.js').Leaf} Leaf */
@@ -47,7 +48,7 @@ function inlineNode(n) {
     case 'code':
       return h('code', {}, n.children.map(inlineNode));
     case 'link':
-      return h('a', { href: n.url, target: '_blank', rel: 'noopener noreferrer' }, n.label?.map(inlineNode) ?? n.url);
+      return h('a', linkAttrs(n.url), n.label?.map(inlineNode) ?? n.url);
     case 'user': {
       const name = personName(n.id);
       return h('span', { class: 'mention' }, `@${name !== n.id ? name : (n.label ?? n.id)}`);

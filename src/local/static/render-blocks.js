@@ -214,6 +214,7 @@ function inputBlock(b, ctx, blockId) {
       maxlength: el.max_length,
     });
   }
+  if (b.dispatch_action) dispatchFrom(control, el, blockId, ctx);
   return h(
     'div',
     { class: `block input${error ? ' has-error' : ''}` },
@@ -222,4 +223,51 @@ function inputBlock(b, ctx, blockId) {
     error ? h('div', { class: 'field-error', role: 'alert' }, error) : null,
     b.hint ? h('div', { class: 'hint' }, textObj(b.hint)) : null,
   );
+}
+
+/** How long typing pauses before an `on_character_entered` action is sent (Slack also waits for a pause). */
+const TYPING_PAUSE_MS = 300;
+
+/**
+ * An input block with `dispatch_action`: its control sends a block action as Slack's does, a
+ * select when it is chosen, a text input on Enter and, when its `dispatch_action_config` asks
+ * for `on_character_entered`, once typing pauses. The action carries the form's values.
+ * @param {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} control
+ * @param {BlockElement} el
+ * @param {string} blockId
+ * @param {ActionContext} ctx
+ */
+function dispatchFrom(control, el, blockId, ctx) {
+  const send = () =>
+    act(
+      el.type === 'static_select'
+        ? {
+            action_id: el.action_id,
+            block_id: blockId,
+            type: el.type,
+            selected_option: optionsOf(el).find((o) => o.value === control.value),
+          }
+        : { action_id: el.action_id, block_id: blockId, type: el.type, value: control.value },
+      ctx,
+    );
+  if (control instanceof HTMLSelectElement) {
+    control.addEventListener('change', send);
+    return;
+  }
+  const on = el.dispatch_action_config?.trigger_actions_on ?? ['on_enter_pressed'];
+  if (on.includes('on_enter_pressed'))
+    control.addEventListener('keydown', (e) => {
+      if (/** @type {KeyboardEvent} */ (e).key !== 'Enter' || control instanceof HTMLTextAreaElement) return;
+      // In Slack, Enter in such an input sends its action rather than submitting the form.
+      e.preventDefault();
+      send();
+    });
+  if (on.includes('on_character_entered')) {
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    control.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(send, TYPING_PAUSE_MS);
+    });
+  }
 }

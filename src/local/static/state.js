@@ -11,6 +11,8 @@ export const state = {
   data: null,
   /** What the open modal was last rendered from (see modals.js). */
   modalKey: '',
+  /** The message a permalink opened (its ts), marked until another is opened. */
+  highlight: '',
 };
 
 /** @param {string | undefined} id */

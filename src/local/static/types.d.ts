@@ -41,6 +41,8 @@ export interface BlockElement {
   initial_value?: string;
   multiline?: boolean;
   max_length?: number;
+  /** When an input block with dispatch_action sends its block action (Slack's default: Enter only). */
+  dispatch_action_config?: { trigger_actions_on?: string[] };
 }
 
 export interface RichTextElement {
@@ -68,6 +70,8 @@ export interface Block {
   label?: TextObject;
   optional?: boolean;
   hint?: TextObject;
+  /** An input block whose control sends block actions as it changes. */
+  dispatch_action?: boolean;
 }
 
 export interface FileView {
@@ -130,6 +134,8 @@ export interface PageState {
   modals: ModalView[];
   sandbox: boolean;
   commands: string[];
+  /** The workspace's domain: its permalinks (https://<domain>.slack.com/archives/…) open on the page. */
+  teamDomain: string;
 }
 
 /** Where an action happens (it says which request to send). */

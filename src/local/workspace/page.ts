@@ -1,6 +1,6 @@
 /**
- * The page's own files, from src/local/static/: index.html at `/`, and its script modules and
- * style sheet at `/local/<name>`. The folder is read once at start and each file it held then
+ * The page's own files, from src/local/static/: index.html at `/`, its icon also at
+ * `/favicon.ico`, and its script modules, style sheet and icon at `/local/<name>`. The folder is read once at start and each file it held then
  * gets its own literal route: no path from a request is ever joined to the folder, so nothing
  * else can be reached (`..`, encoded slashes, subfolders), nor the folder's type-checking
  * files (.d.ts, tsconfig.json), which are not for the browser.
@@ -15,6 +15,7 @@ const STATIC = new URL('../static/', import.meta.url);
 const SERVED = new Map([
   ['.js', 'text/javascript; charset=utf-8'],
   ['.css', 'text/css; charset=utf-8'],
+  ['.svg', 'image/svg+xml'],
 ]);
 
 interface PageFile {
@@ -52,7 +53,11 @@ export function pageRoutes(dir: URL = STATIC): Route[] {
       handler: (_req, res) => send(res, f),
     };
   };
-  const routes = [page('index.html', 'text/html; charset=utf-8')];
+  // Browsers ask for /favicon.ico whatever the page links: the page's icon answers there too.
+  const routes = [
+    page('index.html', 'text/html; charset=utf-8'),
+    { ...page('favicon.svg', 'image/svg+xml'), path: '/favicon.ico' },
+  ];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const type = entry.isFile() ? servedType(entry.name) : undefined;
     if (type) routes.push(page(entry.name, type));

@@ -1,7 +1,7 @@
 /**
  * The workspace's HTTP routes, mounted on the app's own server: the page's files, what one
  * person sees (state, live events, uploaded files), the emoji table (emoji.ts) and what they do (JSON posts). Every read
- * and every post passes the request guard (guard.ts) first; the page's files need no guard,
+ * and every post passes the request guard (src/http/same-page.ts) first; the page's files need no guard,
  * they hold nothing of anyone.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

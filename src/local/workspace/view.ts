@@ -4,6 +4,7 @@
  */
 import type { Channel, Person } from '../directory.js';
 import type { Json } from '../requests.js';
+import { SLACK_IDS } from '../slack-ids.js';
 import type { FakeMessage, FakeSlack } from '../slack-api.js';
 import type { ViewErrors } from './state.js';
 
@@ -67,5 +68,7 @@ export function stateFor(s: Sight, user: string): Json {
     modals,
     sandbox: s.sandbox,
     commands: s.commands(),
+    // The page opens this workspace's permalinks itself (the real host would be an error page).
+    teamDomain: SLACK_IDS.teamDomain,
   };
 }

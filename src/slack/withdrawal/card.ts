@@ -11,6 +11,7 @@ import type { DailyUsage, FeeEstimate, WithdrawalRequest } from '../../withdrawa
 import type { DailyValue } from '../../withdrawals/service/types.js';
 import type { Valuation } from '../../prices/types.js';
 import { formatFiat, formatPrice } from '../../format/fiat.js';
+import { tierWords } from '../../format/tier.js';
 import { judgedWords } from '../../format/judged.js';
 import { marketUsd } from '../../prices/value.js';
 import { formatAmount } from '../../withdrawals/index.js';
@@ -264,7 +265,7 @@ export function renderCard(
     ]),
     section(noteText(r)),
     section(
-      `*Approvals* (tier ${r.tier.max ? `up to ${r.tier.basis === 'value' ? `${formatFiat(r.tier.max)} in value` : formatAmount(r.tier.max, r.currency)}` : 'above every limit'}: ${r.tier.approvals} needed${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
+      `*Approvals* (${tierWords(r.tier, r.currency)}${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
     ),
   );
   const balance = balanceText(r, service);

@@ -87,6 +87,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     logger,
     maxPages: o.reconcileMaxPages ?? 10,
     pageSize: o.reconcilePageSize ?? 100,
+    ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
   });
   const deps: ServiceDeps = {
     store,

@@ -6,6 +6,7 @@ import type { PolicySource } from '../../policy/source.js';
 import type { Reads, Store, Tx } from '../../store/index.js';
 import type { WalletClient } from '../../wallet/client.js';
 import type { FeeEstimate } from '../fees.js';
+import type { NoticeThrottleOptions } from '../notice-throttle.js';
 import type { ReconcileReport } from '../reconcile.js';
 import type { AllowlistApprovals, DailyUsage } from '../rules.js';
 import type {
@@ -62,6 +63,8 @@ export interface WithdrawalServiceOptions {
   reconcilePageSize?: number;
   /** Requests the limits count that are not stored as requests: a pending batch payout's rows (src/batches/). */
   counted?: (read: Reads) => readonly WithdrawalRequest[];
+  /** How often a notification may prompt a question to the service (notice-throttle.ts defaults: 5 s per request). */
+  noticeThrottle?: NoticeThrottleOptions;
 }
 
 /** Hears every change inside its commit (see `onChange`). */

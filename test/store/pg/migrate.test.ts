@@ -5,7 +5,6 @@
  * waited for as long as --wait says, with a word on what it waits for.
  */
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit, AUDIT_COLLECTION, verifyAudit } from '../../../src/audit/log.js';
@@ -13,11 +12,12 @@ import { collection, openStore } from '../../../src/store/index.js';
 import { openPgStore } from '../../../src/store/pg/index.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../../helpers/pg.js';
 import { collect, removeTempDirs, repoRoot, tempDir } from '../helpers.js';
+import { nodeArgs } from '../../helpers/built.js';
 
 const ITEMS = collection<{ n: number }>('items');
 
 function migrate(args: string[], url: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/migration/cli.ts'), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs('src/migration/cli.ts'), ...args], {
     cwd: repoRoot,
     env: { ...process.env, DATABASE_URL: url },
     stdio: ['ignore', 'pipe', 'pipe'],

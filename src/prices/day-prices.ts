@@ -1,0 +1,165 @@
+/**
+ * The price of a past UTC day, for the exports (issue 40): an accountant books a movement at the
+ * price of its date, not at today's. CoinGecko's `GET /coins/{id}/history?date=dd-mm-yyyy`
+ * answers a coin's market data at 00:00 UTC of that date (`market_data.current_price.usd`), or no
+ * `market_data` when it has none for that day (before the coin was listed; beyond the plan's
+ * history). The embedded sandbox serves the same shape.
+ *
+ * A past day's price does not change, so every answer (a price, or "none for that day") is kept
+ * in the store for good: an export of the same months again asks nothing. A failure (the source
+ * down, late, refusing) is not kept: the next export asks again. One export asks about at most
+ * MAX_LOOKUPS days not yet kept, one at a time (the free plan allows some 30 calls a minute);
+ * the rest say so and are valued at today's price, as before.
+ *
+ * Only a price the source states is used: positive, finite, bounded. Nothing here decides money:
+ * these values are for the books, never for a limit.
+ */
+import axios from 'axios';
+import { z } from 'zod';
+import type { Logger } from '../log.js';
+import type { PolicySource } from '../policy/source.js';
+import type { Policy } from '../policy/schema.js';
+import { collection } from '../store/collection.js';
+import type { Store } from '../store/types.js';
+import { keyHeader } from './client.js';
+import { priceIds } from './ids.js';
+
+/** Days not yet kept that one export looks up, at most. */
+export const MAX_LOOKUPS = 60;
+
+/** A kept answer: the price at 00:00 UTC of `day`, or that the source has none for it. */
+export interface DayPrice {
+  currency: string;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  /** Exact decimal text in USD per unit; absent: the source has no price for that day. */
+  usd?: string;
+  source: string;
+}
+
+export const DAY_PRICES = collection<DayPrice>('price_days');
+
+/** What a look-up gives: the price, or why there is none (in words for the export's cell). */
+export type DayLookup =
+  | { kind: 'known'; usd: string; at: string; source: string }
+  | { kind: 'unknown'; reason: string };
+
+export interface DayPrices {
+  /** Each (currency, day) asked, keyed `currency day`; a day of today or later is left out (valued at today's price, no note). */
+  lookup(needs: ReadonlyArray<{ currency: string; day: string }>): Promise<Map<string, DayLookup>>;
+}
+
+export const dayKey = (currency: string, day: string) => `${currency} ${day}`;
+
+/** The documented answer: only the USD price is read (everything else is ignored). */
+const historyAnswer = z.object({
+  market_data: z
+    .object({ current_price: z.object({ usd: z.number().positive().max(1e12).finite() }).passthrough() })
+    .passthrough()
+    .optional(),
+});
+
+export type HistoryFetch = (
+  id: string,
+  day: string,
+) => Promise<{ ok: true; usd: string | undefined } | { ok: false; reason: string }>;
+
+/** `GET {baseUrl}/coins/{id}/history?date=dd-mm-yyyy&localization=false`, with the same key header as /simple/price. */
+export function createHistoryFetch(o: {
+  baseUrl: string;
+  apiKey?: string | undefined;
+  timeoutMs: number;
+}): HistoryFetch {
+  const http = axios.create({
+    baseURL: o.baseUrl.replace(/\/+$/, ''),
+    timeout: o.timeoutMs,
+    headers: { accept: 'application/json', ...(o.apiKey ? { [keyHeader(o.baseUrl)]: o.apiKey } : {}) },
+    validateStatus: () => true,
+    maxContentLength: 2 * 1024 * 1024,
+    maxRedirects: 0,
+  });
+  return async (id, day) => {
+    const [y, m, d] = day.split('-');
+    try {
+      const res = await http.get(`/coins/${encodeURIComponent(id)}/history`, {
+        signal: AbortSignal.timeout(o.timeoutMs),
+        params: { date: `${d}-${m}-${y}`, localization: 'false' },
+      });
+      if (res.status !== 200) return { ok: false, reason: `the price source answered HTTP ${res.status}` };
+      const body = historyAnswer.safeParse(res.data);
+      if (!body.success) return { ok: false, reason: 'the price source answered in an unexpected shape' };
+      const usd = body.data.market_data?.current_price.usd;
+      return { ok: true, usd: usd === undefined ? undefined : String(usd) };
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      return { ok: false, reason: `the price source could not be reached (${code ?? 'error'})` };
+    }
+  };
+}
+
+export function createDayPrices(o: {
+  fetch: HistoryFetch;
+  source: string;
+  policy: PolicySource<Pick<Policy, 'valuation'>>;
+  store: Pick<Store, 'get' | 'commit'>;
+  now: () => number;
+  logger: Logger;
+  maxLookups?: number;
+}): DayPrices {
+  const max = o.maxLookups ?? MAX_LOOKUPS;
+  const kept = (k: DayPrice): DayLookup =>
+    k.usd === undefined
+      ? { kind: 'unknown', reason: `${k.source} has no price of ${k.currency} for ${k.day}` }
+      : { kind: 'known', usd: k.usd, at: `${k.day}T00:00:00.000Z`, source: k.source };
+  return {
+    async lookup(needs) {
+      const today = new Date(o.now()).toISOString().slice(0, 10);
+      const ids = priceIds(o.policy.current().valuation.ids);
+      const out = new Map<string, DayLookup>();
+      let asked = 0;
+      let failed: string | undefined;
+      for (const { currency, day } of needs) {
+        const key = dayKey(currency, day);
+        if (out.has(key)) continue;
+        const id = ids[currency];
+        if (!id) {
+          out.set(key, { kind: 'unknown', reason: `no price source lists ${currency}` });
+          continue;
+        }
+        // Today's (or a later, or no) date is not looked up: today's price is the day's price.
+        if (!/^\d{4}-\d\d-\d\d$/.test(day) || day >= today) continue;
+        const k = o.store.get(DAY_PRICES, key);
+        if (k) {
+          out.set(key, kept(k));
+          continue;
+        }
+        // After one failure the source is not asked again in this export (it is down or refusing).
+        if (failed) {
+          out.set(key, { kind: 'unknown', reason: failed });
+          continue;
+        }
+        if (asked >= max) {
+          out.set(key, { kind: 'unknown', reason: `not looked up: at most ${max} dates per export` });
+          continue;
+        }
+        asked++;
+        const answer = await o.fetch(id, day);
+        if (!answer.ok) {
+          failed = answer.reason;
+          o.logger.warn({ currency, day, reason: answer.reason }, 'price of a past day: no answer');
+          out.set(key, { kind: 'unknown', reason: answer.reason });
+          continue;
+        }
+        const record: DayPrice = {
+          currency,
+          day,
+          source: o.source,
+          ...(answer.usd === undefined ? {} : { usd: answer.usd }),
+        };
+        await o.store.commit((tx) => tx.put(DAY_PRICES, key, record));
+        out.set(key, kept(record));
+      }
+      return out;
+    },
+  };
+}
