@@ -16,6 +16,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createWithdrawalService, WITHDRAWALS } from '../../src/withdrawals/index.js';
 import { CLIENT, groups, quietLogger, tempDir, testPolicy, walletFor } from '../withdrawals/helpers.js';
+import { nodeArgs } from '../helpers/built.js';
 import { payoutFile } from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -30,7 +31,7 @@ afterEach(async () => {
 
 function runChild(dir: string, sandbox: Sandbox, env: Record<string, string>) {
   return new Promise<{ signal: NodeJS.Signals | null; out: string; err: string }>((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child], {
+    const p = spawn(process.execPath, nodeArgs(child), {
       cwd: root,
       env: { ...process.env, DATA_DIR: dir, SANDBOX_URL: sandbox.url, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

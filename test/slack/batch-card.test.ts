@@ -1,5 +1,5 @@
 /** The batch card's words and bounds, and the throttle that keeps its edits within chat.update's limit. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { progressOf } from '../../src/batches/decide.js';
 import { batchTier, totalsOf } from '../../src/batches/judge.js';
 import type { Batch } from '../../src/batches/types.js';
@@ -47,19 +47,34 @@ describe('the batch card', () => {
 });
 
 describe('the card edit throttle', () => {
-  it('lets one edit through per window and one more after the last change', async () => {
-    const later: string[] = [];
-    const th = editThrottle({ everyMs: 40, now: Date.now, later: (id) => later.push(id) });
-    const passed = Array.from({ length: 50 }, () => th.offer('b1')).filter(Boolean).length;
-    expect(passed).toBe(1);
-    await new Promise((r) => setTimeout(r, 80));
-    expect(later).toEqual(['b1']);
-    // The trailing edit started a window of its own.
-    expect(th.offer('b1')).toBe(false);
-    await new Promise((r) => setTimeout(r, 120));
-    expect(later).toEqual(['b1', 'b1']);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(th.offer('b1')).toBe(true);
-    th.close();
+  it('lets one edit through per window, one more after the last change, and never two for one window', () => {
+    vi.useFakeTimers();
+    try {
+      const later: string[] = [];
+      const th = editThrottle({ everyMs: 5_000, now: Date.now, later: (id) => later.push(id) });
+      // 1,000 row changes within a second: one edit now, one trailing edit 5 s after it.
+      const passed = Array.from({ length: 1_000 }, () => th.offer('b1')).filter(Boolean).length;
+      expect(passed).toBe(1);
+      vi.advanceTimersByTime(4_999);
+      expect(later).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(later).toEqual(['b1']);
+      // The trailing edit started a window of its own.
+      expect(th.offer('b1')).toBe(false);
+      vi.advanceTimersByTime(5_000);
+      expect(later).toEqual(['b1', 'b1']);
+      // A minute of steady progress: one edit every 5 s (at 0 s, 5 s, …, 60 s), within chat.update's ~50 a minute.
+      let edits = 0;
+      const counted = editThrottle({ everyMs: 5_000, now: Date.now, later: () => void edits++ });
+      for (let ms = 0; ms < 60_000; ms += 100) {
+        if (counted.offer('b2')) edits++;
+        vi.advanceTimersByTime(100);
+      }
+      expect(edits).toBe(13);
+      th.close();
+      counted.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

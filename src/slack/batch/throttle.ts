@@ -16,6 +16,10 @@ export function editThrottle(o: { everyMs?: number; now: () => number; later: (i
     offer(id: string): boolean {
       const since = o.now() - (last.get(id) ?? Number.NEGATIVE_INFINITY);
       if (since >= every) {
+        // This edit covers a trailing one still waiting (its timer late on a busy machine): one edit, not two.
+        const pending = timers.get(id);
+        if (pending) clearTimeout(pending);
+        timers.delete(id);
         last.set(id, o.now());
         return true;
       }
