@@ -309,6 +309,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       scheduler,
       {
         withdrawals: withdrawals.service,
+        batches: withdrawals.batches,
         approvers: withdrawals.reminders,
         alerts,
         balances: balances.watch,

@@ -78,6 +78,7 @@ export const AUDIT_ACTION_GROUPS = {
     'batch_request',
     'batch_approve',
     'batch_reject',
+    'batch_expire',
     'batch_stop',
   ],
 } as const;

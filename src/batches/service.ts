@@ -33,11 +33,30 @@ export const REPEAT_WINDOW_MS = 30 * 24 * 3_600_000;
 /** For the withdrawal service's `counted`: the rows of every pending batch, as the limits count them. */
 export const countedBatchRows = (read: Reads): WithdrawalRequest[] => read.all(BATCHES).flatMap(pendingRows);
 
+/** Pending batches past their expiry: expired, in one commit (the job), so they stop counting in the windows. */
+function expireIn(tx: Tx, t: number, emit: (tx: Tx, type: BatchEventType, b: Batch) => void): Batch[] {
+  return tx.all(BATCHES).flatMap((b) => {
+    if (b.state !== 'pending' || t < Date.parse(b.expiresAt)) return [];
+    const next: Batch = { ...b, state: 'expired', finishedAt: new Date(t).toISOString() };
+    tx.put(BATCHES, b.id, next);
+    appendAudit(tx, {
+      at: new Date(t).toISOString(),
+      actor: 'system',
+      action: 'batch_expire',
+      subject: b.id,
+      details: { sha256: b.sha256, rows: b.rows.length, approvals: b.approvals.length, required: b.tier.approvals },
+    });
+    emit(tx, 'expired', next);
+    return [next];
+  });
+}
+
 export type BatchEventType =
   | 'requested'
   | 'approval-recorded'
   | 'approved'
   | 'rejected'
+  | 'expired'
   | 'stopped'
   | 'progress'
   | 'done';
@@ -302,6 +321,12 @@ export function batchOps(o: BatchServiceOptions) {
 
   return {
     submit,
+    /** Pending batches past their expiry become expired (nothing was sent); returns them. */
+    async expireDue(): Promise<Batch[]> {
+      const t = now();
+      if (!store.find(BATCHES, (b) => b.state === 'pending' && t >= Date.parse(b.expiresAt)).length) return [];
+      return store.commit((tx) => expireIn(tx, t, emit));
+    },
     approve,
     reject,
     stop,
