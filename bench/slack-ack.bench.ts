@@ -1,5 +1,6 @@
 /**
- * Slash-command acknowledgement latency: from sending a signed `/address` or `/tx` request to
+ * Acknowledgement latency: from sending a signed `/address`, `/tx` or `/withdraw` request, or a click on
+ * Approve that asks for a passkey (issue 37: its confirmation is started after the ack), to
  * the whole app (HTTP mode) until Bolt's HTTP 200 arrives, in bursts of N concurrent requests,
  * beside a bare Bolt app whose `/noop` only acks, at the same concurrency with its bursts
  * interleaved with ours. Each figure is measured in five rounds (BENCH_ROUNDS), each with its
@@ -18,8 +19,17 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startBareBoltApp, type BareBolt } from '../test/helpers/bare-bolt.js';
-import { sendToBolt, slashCommand } from '../test/helpers/slack-requests.js';
-import { CHANNELS, FINANCE_GROUP, startTestApp, USERS } from '../test/helpers/treasury-app.js';
+import { blockAction, sendToBolt, slashCommand, type SlackRequestBody } from '../test/helpers/slack-requests.js';
+import { CHANNELS, FINANCE_GROUP, startTestApp, TEST_POLICY_YAML, USERS } from '../test/helpers/treasury-app.js';
+import type { Deps } from '../src/deps.js';
+import { CREDENTIALS } from '../src/passkeys/index.js';
+import { parsePolicy } from '../src/policy/load.js';
+
+/** A function run once, its promise shared. */
+const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
+};
 import { nowMs, percentile, ROUNDS, roundsResult, type Bench, type BenchResult } from './lib.js';
 import { startWorld } from './world-client.js';
 import { startWorldApp } from './world-app.js';
@@ -35,7 +45,10 @@ const MIN_BURSTS = 2;
 const REPLY_TIMEOUT_MS = 60_000;
 
 interface CommandCase {
-  command: '/address' | '/tx';
+  /** A slash command, or `Approve` (a click on a card's Approve button that asks for a passkey). */
+  command: '/address' | '/tx' | '/withdraw' | 'Approve';
+  /** Who sends it (default: a viewer). */
+  user?: string;
   text(i: number): string;
   /** What a successful reply starts with: a failure reply would make the bench measure the error path. */
   reply: RegExp;
@@ -55,7 +68,58 @@ const CASES: CommandCase[] = [
     uploads: true,
   },
   { command: '/tx', text: () => 'size=10', reply: /^Transactions: page 1 of /, uploads: false },
+  // A whole request, each with its own amount (no retyped repeat), all within the daily limit.
+  {
+    command: '/withdraw',
+    user: USERS.alice,
+    text: (i) => `${(1 + (i % 3000) / 1000).toFixed(3)} USDT BSC ${DEST} bench-withdraw@client.example bench ${i}`,
+    reply: /^⏳ Requested · /,
+    uploads: false,
+  },
+  // Approve above passkey_above: after the ack, a confirmation is started (one store commit) and
+  // the private "Confirm with your passkey" answer posted. Clicks go to one request by one approver.
+  { command: 'Approve', user: USERS.carol, text: () => '', reply: /^Approving \*/, uploads: false },
 ];
+
+const DEST = '0x1111111111111111111111111111111111111111';
+/** The tests' policy, asking for a passkey above 500 USDT (the Approve case's request is 2,000). */
+const BENCH_POLICY = parsePolicy(
+  TEST_POLICY_YAML.replace(
+    '  daily_limit: { USDT: 50000 }\n',
+    '  daily_limit: { USDT: 50000 }\n  passkey_above: { USDT: 500 }\n',
+  ),
+);
+
+/**
+ * Untimed set-up of the Approve case: one request at the passkey tier, and a passkey of Carol's
+ * past its waiting time (written to the store as enrolment would; the clicks never reach the page).
+ */
+async function passkeyRequest(deps: Deps): Promise<string> {
+  await deps.store.commit((tx) =>
+    tx.put(CREDENTIALS, 'bench-credential', {
+      id: 'bench-credential',
+      user: USERS.carol,
+      name: 'Bench',
+      publicKey: 'AA',
+      counter: 0,
+      createdAt: '2020-01-01T00:00:00.000Z',
+    }),
+  );
+  const made = await deps.withdrawals.request(
+    {
+      amount: '2000',
+      currency: 'USDT',
+      network: 'BSC',
+      destination: DEST,
+      clientEmail: 'bench-withdraw@client.example',
+      note: 'bench approve',
+      requestedFrom: 'command',
+    },
+    USERS.alice,
+  );
+  if (!made.ok) throw new Error(`the Approve case's request was refused: ${made.message}`);
+  return made.request.id;
+}
 
 /** Our app, the bare one and the world they both talk to, however it is hosted. */
 interface Setup {
@@ -65,6 +129,8 @@ interface Setup {
   signingSecret: string;
   /** Untimed: fresh response_urls, one per request of a burst. */
   responseUrls(n: number): Promise<string[]>;
+  /** Untimed, once: the request the Approve case clicks on (passkeyRequest). */
+  approveTarget(): Promise<string>;
   /** Untimed: waits for every reply of a burst (and its upload, if any) and checks they are the success reply. */
   awaitReplies(urls: string[], c: CommandCase): Promise<void>;
   stop(): Promise<void>;
@@ -107,16 +173,11 @@ async function ourBurst(
   seq: { next: number },
 ): Promise<Burst & { urls: string[] }> {
   const urls = await s.responseUrls(n);
+  const target = c.command === 'Approve' ? await s.approveTarget() : '';
   // Bodies are built and signed per request inside the timed send, as for the bare app.
   const r = await burst(n, async (k) => {
     const i = seq.next++;
-    const body = slashCommand({
-      command: c.command,
-      text: c.text(i),
-      userId: USERS.viewer,
-      channelId: CHANNELS.command,
-      responseUrl: urls[k]!,
-    });
+    const body = requestBody(c, i, urls[k]!, c.command === 'Approve' ? 'wd_approve' : c.command, target);
     await acked(sendToBolt(s.ourUrl, s.signingSecret, body));
   });
   return { ...r, urls };
@@ -125,15 +186,23 @@ async function ourBurst(
 async function bareBurst(s: Setup, c: CommandCase, n: number): Promise<Burst> {
   const urls = await s.responseUrls(n);
   return burst(n, async (i) => {
-    const body = slashCommand({
-      command: '/noop',
-      text: c.text(i),
-      userId: USERS.viewer,
-      channelId: CHANNELS.command,
-      responseUrl: urls[i]!,
-    });
+    const body = requestBody(c, i, urls[i]!, c.command === 'Approve' ? 'noop' : '/noop', 'noop');
     await acked(sendToBolt(s.bareUrl, s.signingSecret, body));
   });
+}
+
+/** The signed body of one request of a case: a slash command, or a button click (same shape for the bare app's `noop`). */
+function requestBody(c: CommandCase, i: number, responseUrl: string, name: string, value: string): SlackRequestBody {
+  const userId = c.user ?? USERS.viewer;
+  if (c.command === 'Approve')
+    return blockAction({
+      userId,
+      channelId: CHANNELS.approvals,
+      message: { ts: '1700000000.000100' },
+      action: { actionId: name, value },
+      responseUrl,
+    });
+  return slashCommand({ command: name, text: c.text(i), userId, channelId: CHANNELS.command, responseUrl });
 }
 
 /**
@@ -214,7 +283,7 @@ async function childWorld(): Promise<Setup> {
   let uploads = 0;
   try {
     // Pacing off: nothing here goes through the outbox, and it must not slow the drain.
-    ours = await startWorldApp(world, { outbox: { paceMs: 0 } });
+    ours = await startWorldApp(world, { outbox: { paceMs: 0 }, policy: BENCH_POLICY });
     bare = await startBareBoltApp({ fakeSlackUrl: world.info.fakeSlackUrl, signingSecret: ours.signingSecret });
   } catch (err) {
     await ours?.stop();
@@ -227,6 +296,7 @@ async function childWorld(): Promise<Setup> {
     bareUrl: bare.url,
     signingSecret: ours.signingSecret,
     responseUrls: (n) => world.responseUrls(n, responseUrlOpts),
+    approveTarget: once(() => passkeyRequest(ours.app.deps)),
     awaitReplies: async (urls, c) => {
       await world.awaitReplies(urls, c.reply.source, REPLY_TIMEOUT_MS).catch((err: Error) => {
         throw new Error(`${c.command}: ${err.message}`);
@@ -247,7 +317,7 @@ async function childWorld(): Promise<Setup> {
 
 /** Sandbox and fake Slack in this process (the bench's first form): their work counts against the acks. */
 async function inlineWorld(): Promise<Setup> {
-  const t = await startTestApp({ outbox: { paceMs: 0 } });
+  const t = await startTestApp({ outbox: { paceMs: 0 }, policy: BENCH_POLICY });
   let bare: BareBolt;
   let uploads = 0;
   try {
@@ -262,6 +332,7 @@ async function inlineWorld(): Promise<Setup> {
     bareUrl: bare.url,
     signingSecret: t.signingSecret,
     responseUrls: async (n) => Array.from({ length: n }, () => t.fake.responseUrl(responseUrlOpts)),
+    approveTarget: once(() => passkeyRequest(t.app.deps)),
     async awaitReplies(urls, c) {
       const wanted = new Set(urls);
       const deadline = Date.now() + REPLY_TIMEOUT_MS;
@@ -289,7 +360,7 @@ async function inlineWorld(): Promise<Setup> {
 
 const bench: Bench = {
   name: 'slack-ack',
-  description: `/address and /tx ack latency at ${CONCURRENCY.join(' / ')} concurrent vs a bare Bolt /noop`,
+  description: `/address, /tx, /withdraw and Approve (passkey) ack latency at ${CONCURRENCY.join(' / ')} concurrent vs a bare Bolt /noop`,
   async run() {
     const s = process.env.ACK_WORLD === 'inline' ? await inlineWorld() : await childWorld();
     try {

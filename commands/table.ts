@@ -114,6 +114,19 @@ export const TREASURY_VERBS = {
       'reset someone’s authenticator codes (a lost phone): they are told, and set them up again from the Home tab',
     role: 'admins',
   },
+  passkey: {
+    usage: 'passkey',
+    summary:
+      'a single-use link, by DM, to set up a passkey or security key that confirms your approvals of large withdrawals',
+    role: 'approvers',
+  },
+  'passkey list': { usage: 'passkey list', summary: 'your passkeys, by name', role: 'approvers' },
+  'passkey remove': { usage: 'passkey remove <name>', summary: 'remove one of your passkeys', role: 'approvers' },
+  'passkey revoke': {
+    usage: 'passkey revoke @person',
+    summary: 'revoke every passkey of someone (a lost or stolen key): they are told, and set one up again',
+    role: 'admins',
+  },
   freeze: {
     usage: 'freeze <reason>',
     summary: 'stop every send at once; two admins are needed to unfreeze',

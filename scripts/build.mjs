@@ -61,7 +61,7 @@ try {
     platform: 'node',
     target: 'node20',
     sourcemap: true,
-    // The sources' own tsconfig (target, useDefineForClassFields) as tsc used it.
+    // The sources' tsconfig: class fields as tsc emitted them (useDefineForClassFields, from its ES2022 target).
     tsconfig: path.join(root, 'tsconfig.build.json'),
     logLevel: 'warning',
   });
@@ -72,6 +72,8 @@ try {
 
 // Copied whole (not file by file): the local page may be split into more modules at any time.
 cpSync(path.join(root, 'src/local/static'), path.join(out, 'src/local/static'), { recursive: true });
+// The passkey pages' scripts and style sheet, read at start by src/passkeys/web/routes.ts.
+cpSync(path.join(root, 'src/passkeys/web/static'), path.join(out, 'src/passkeys/web/static'), { recursive: true });
 for (const dir of ['src', 'commands']) {
   for (const [file] of files(path.join(root, dir))) {
     if (!file.endsWith('.mjs')) continue;

@@ -19,6 +19,7 @@ import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp, resolveKeys } from './app/step-up.js';
+import { buildPasskeys } from './app/passkeys.js';
 import type { RunningApp, StartOptions } from './app/types.js';
 import { deferred, loopback, verifyUrl } from './app/urls.js';
 import { buildStore, databaseOptions } from './app/store.js';
@@ -170,7 +171,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     );
     registerPolicyChangeRenderers(outbox, governor, policy);
     registerWebhookRotationRenderer(outbox);
-
     const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
     // Job runs are persisted; a failing job warns the admins once, through the outbox.
     const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
@@ -214,6 +214,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
+    const passkeys = buildPasskeys({ store, keys, outbox, policy, logger, now, config, address, withdrawals });
     const freeze = createFreezeService({
       store,
       policy,
@@ -240,7 +241,6 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       },
       cleanup,
     );
-
     // An approved policy change: pending requests judged under it, and jobs moved to its schedule.
     policy.onApplied(async () => {
       await scheduler.reschedule();
@@ -284,6 +284,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       withdrawals: withdrawals.service,
       batches: withdrawals.batches,
       stepUp,
+      passkeys,
       alerts,
       balances,
       prices,
@@ -343,6 +344,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         rules: withdrawals.service.judgedAtCallback,
       }),
       metrics,
+      passkeys: passkeys.routes(slack?.app.client),
     });
     const http = await startHttpServer(routes, { port: config.port, host: config.host, logger });
     cleanup.push(() => http.close());

@@ -16,6 +16,7 @@ import type { PolicyGovernor } from './policy/governance/governor.js';
 import type { PolicySource } from './policy/source.js';
 import type { Prices } from './prices/types.js';
 import type { StepUpService } from './stepup/index.js';
+import type { Passkeys } from './passkeys/index.js';
 import type { Store } from './store/index.js';
 import type { WalletClient } from './wallet/client.js';
 import type { WebhookRegistration } from './webhooks/registration.js';
@@ -44,6 +45,8 @@ export interface Deps {
   batches?: BatchService;
   /** Authenticator codes for approving large withdrawals (enrolment, checks, lockout, reset). */
   stepUp: StepUpService;
+  /** Passkeys: enrolment links and credentials, and confirmations bound to one withdrawal (src/passkeys/). */
+  passkeys: Passkeys;
   /** The alerts part (/treasury status shows what it has seen). */
   alerts: Alerts;
   /** The origin accounts' balances (/treasury balances, the App Home) and the low-balance watch. */

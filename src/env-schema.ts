@@ -229,7 +229,7 @@ export const envSchema = z.object({
   PRICE_API_URL: url('a CoinGecko-compatible price API base').meta(
     doc(
       'Prices',
-      'Base URL of the CoinGecko-compatible price API (`GET <base>/simple/price`).',
+      "Base URL of the CoinGecko-compatible price API (`GET <base>/simple/price`; `GET <base>/coins/{id}/history` for the exports' prices of past days).",
       "`https://api.coingecko.com/api/v3`; with the embedded sandbox wallet, the sandbox's own price API",
     ),
   ),

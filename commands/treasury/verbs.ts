@@ -13,6 +13,7 @@ import { helpVerb } from './help.js';
 import { pendingVerb } from './pending.js';
 import { policyVerb } from './policy.js';
 import { statusVerb } from './status.js';
+import { passkeyListVerb, passkeyRemoveVerb, passkeyRevokeVerb, passkeyVerb } from './passkey.js';
 import { stepUpResetVerb } from './step-up-reset.js';
 import type { VerbRun } from './verb.js';
 import { verificationUrlVerb } from './verification.js';
@@ -33,6 +34,10 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   'webhook register': webhookRegisterVerb,
   'webhook rotate': webhookRotateVerb,
   'stepup reset': stepUpResetVerb,
+  passkey: passkeyVerb,
+  'passkey list': passkeyListVerb,
+  'passkey remove': passkeyRemoveVerb,
+  'passkey revoke': passkeyRevokeVerb,
   freeze: freezeVerb,
   unfreeze: unfreezeVerb,
   'verification-url': verificationUrlVerb,

@@ -11,7 +11,7 @@ import { rejectSubmitted } from './reject-submitted.js';
 import { requestSubmitted } from './request-submitted.js';
 import { resolve } from './resolve.js';
 import { resolveSubmitted } from './resolve-submitted.js';
-import { STEP_UP_VIEW } from '../../src/slack/step-up-approve.js';
+import { PASSKEY_BUTTON, STEP_UP_VIEW } from '../../src/slack/step-up-approve.js';
 import { stepUpSubmitted } from './step-up-submitted.js';
 import { newRequest } from './new-request.js';
 import { holdButton, holdSubmitted } from './hold.js';
@@ -30,6 +30,10 @@ export function register(app: Listeners, deps: CommandDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTIONS.resolveNotSent, requireRole('admins'), resolve(deps, 'not_sent'));
   app.view<ViewSubmitAction>(VIEWS.resolve, resolveSubmitted(deps));
   app.view<ViewSubmitAction>(STEP_UP_VIEW, stepUpSubmitted(deps));
+  // "Confirm with your passkey" is a link button: the browser opens the page; Slack still sends the click, acked here.
+  app.action<BlockAction<ButtonAction>>(PASSKEY_BUTTON, async ({ ack }) => {
+    await ack();
+  });
   app.action<BlockAction<ButtonAction>>(ACTIONS.newRequest, requireRole('requesters'), newRequest(deps));
   app.action<BlockAction<ButtonAction>>(ACTIONS.holdRelease, requireRole('admins'), holdButton(deps, 'release'));
   app.action<BlockAction<ButtonAction>>(ACTIONS.holdReject, requireRole('admins'), holdButton(deps, 'reject'));

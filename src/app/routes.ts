@@ -42,6 +42,8 @@ export function appRoutes(o: {
   /** The wallet service's withdrawal verification callback (src/verification/). */
   verification?: Handler;
   metrics?: Metrics;
+  /** The passkey pages (src/passkeys/web/routes.ts). */
+  passkeys?: Route[];
 }): Route[] {
   const m = o.metrics;
   // Each webhook, verification call and Slack request runs as a request of its own (an id in its
@@ -85,6 +87,7 @@ export function appRoutes(o: {
   const listener = o.slack?.requestListener;
   if (listener)
     routes.push({ method: 'POST', path: '/slack/events', handler: slackRequest((req, res) => listener(req, res)) });
+  if (o.passkeys) routes.push(...o.passkeys);
   if (o.local) routes.push(...o.local.routes);
   return routes;
 }

@@ -73,6 +73,16 @@ export const AUDIT_ACTION_GROUPS = {
     'stepup_reset',
     'stepup_rekeyed',
   ],
+  'Passkeys (src/passkeys)': [
+    'passkey_link_sent',
+    'passkey_enrolled',
+    'passkey_enrol_refused',
+    'passkey_removed',
+    'passkey_revoked',
+    'passkey_confirm_started',
+    'passkey_confirmed',
+    'passkey_refused',
+  ],
   'The webhook secret (src/webhooks/rotation.ts)': ['webhook_rotate'],
   'Batch payouts (src/batches): the file, its one approval, a stop': [
     'batch_request',

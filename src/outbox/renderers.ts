@@ -36,6 +36,7 @@ export const APP_RENDERERS = {
   'digest.daily': 'src/slack/digest-message.ts',
   freeze_notice: 'src/slack/freeze-notice.ts',
   'stepup-notice': 'src/slack/step-up-notices.ts',
+  'passkey-notice': 'src/slack/passkey-notices.ts',
   verification_alert: 'src/slack/verification-notice.ts',
   'job-notice': 'src/slack/job-messages.ts',
   'policy-change': 'commands/treasury/policy-change.ts',

@@ -133,7 +133,19 @@ export const policySchema = z
         step_up_above: perCurrency(amountSchema)
           .default({})
           .describe(
-            'Approving above this needs a code from an authenticator app: per currency (native) or `value` (USD; an unknown value needs one).',
+            'Approving above this needs a code from an authenticator app, or a passkey (which also binds the approval to the withdrawal): per currency (native) or `value` (USD; an unknown value needs one).',
+          ),
+        /** Approving a request above this amount needs a passkey or security key: a code is not enough. */
+        passkey_above: perCurrency(amountSchema)
+          .default({})
+          .describe(
+            'Approving above this needs a passkey or security key, confirmed on a page showing that withdrawal (a code is not enough): per currency (native) or `value` (USD; an unknown value needs one).',
+          ),
+        /** A passkey set up from Slack confirms approvals only this long after: time for the admins, told at once, to revoke one a hijacked account enrolled. */
+        passkey_cooloff: durationSchema
+          .default(DAY_MS)
+          .describe(
+            'A newly set-up passkey confirms approvals only this long after (the admins are told at once, so one enrolled from a hijacked Slack account can be revoked first).',
           ),
         allowlist: z
           .strictObject({
@@ -168,6 +180,8 @@ export const policySchema = z
         daily_limit: {},
         note_required_above: {},
         step_up_above: {},
+        passkey_above: {},
+        passkey_cooloff: DAY_MS,
         allowlist: { mode: 'warn', cooloff: DAY_MS, addresses: [] },
       }),
     /**

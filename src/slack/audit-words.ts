@@ -4,6 +4,7 @@
  */
 import { isStoredAuditAction, type StoredAuditAction } from '../audit/actions.js';
 import { outside, outsideCode } from '../format/outside.js';
+import type { ConfirmRefusal } from '../passkeys/index.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
 import { formatAmount } from '../withdrawals/index.js';
 import { shorten } from './blocks.js';
@@ -42,7 +43,7 @@ export function auditRowText(e: AuditRowInput, get: (id: string) => WithdrawalRe
     str(d.fee) ? `fee ${outside(formatAmount(str(d.fee)!, str(d.feeCurrency) ?? currency))}` : '',
     reference ? `ref ${outsideCode(shortRef({ merchantReference: reference }))}` : '',
     // A verification's reason is a code; its words are in `why` (a step-up's `why` is a code: its words are above).
-    str(d.why ?? d.reason) && !e.action.startsWith('stepup_') ? `“${outside(str(d.why ?? d.reason), 200)}”` : '',
+    str(d.why ?? d.reason) && !/^(stepup|passkey)_/.test(e.action) ? `“${outside(str(d.why ?? d.reason), 200)}”` : '',
     str(d.note) && e.action !== 'request' ? `“${outside(str(d.note), 200)}”` : '',
   ];
   return parts.filter(Boolean).join(' · ');
@@ -59,6 +60,25 @@ interface Facts {
  * The words of every action the app writes (and of those earlier versions wrote): keyed by the
  * union, so an action without words does not compile.
  */
+/** A passkey refusal's reason (a code in the entry), in words. */
+const PASSKEY_WHY: Readonly<Record<ConfirmRefusal, string>> = {
+  unknown_link: 'unknown link',
+  malformed: 'unreadable answer',
+  replayed: 'already used',
+  expired: 'expired',
+  other_request: 'signed for another withdrawal',
+  wrong_origin: 'answered through another page',
+  unknown_credential: 'unknown passkey',
+  other_user: 'someone else’s passkey',
+  too_new: 'passkey set up too recently',
+  changed: 'the withdrawal or policy changed',
+  no_user_verification: 'no PIN or biometric check',
+  counter: 'counter went backwards (a copied key?)',
+  bad_signature: 'signature did not verify',
+};
+const passkeyWhy = (why: unknown): string =>
+  typeof why === 'string' && Object.hasOwn(PASSKEY_WHY, why) ? `: ${PASSKEY_WHY[why as ConfirmRefusal]}` : '';
+
 const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
   request: () => 'requested',
   refuse: () => '🚫 not requested',
@@ -157,6 +177,15 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
   stepup_unreadable: () => '⚠️ authenticator set-up unreadable (the app’s key changed): set it up again',
   stepup_reset: () => '🔐 reset someone’s authenticator codes (they must set them up again)',
   stepup_rekeyed: () => 'authenticator set-ups sealed again under the app’s new key',
+  // Passkeys (src/passkeys).
+  passkey_link_sent: () => 'asked for a passkey set-up link',
+  passkey_enrolled: () => '🔐 set up a passkey',
+  passkey_enrol_refused: () => '🚫 passkey set-up refused (not verified for this app)',
+  passkey_removed: () => 'removed one of their passkeys',
+  passkey_revoked: () => '🔐 revoked someone’s passkeys (they must set them up again)',
+  passkey_confirm_started: () => 'opened a passkey confirmation',
+  passkey_confirmed: () => '🔐 approval confirmed with a passkey',
+  passkey_refused: ({ d }) => `🚫 passkey confirmation refused${passkeyWhy(d.why)}`,
   // The webhook secret (src/webhooks/rotation.ts).
   webhook_rotate: () => '🔑 rotated the webhook secret',
   // Batch payouts (src/batches).

@@ -180,6 +180,7 @@ export function describePolicyChange(a: Policy, b: Policy): string[] {
   out.push(...perCurrencyDiff('daily limit', wa.daily_limit, wb.daily_limit));
   out.push(...perCurrencyDiff('note required above', wa.note_required_above, wb.note_required_above));
   out.push(...perCurrencyDiff('step-up above', wa.step_up_above, wb.step_up_above));
+  out.push(...perCurrencyDiff('passkey needed above', wa.passkey_above, wb.passkey_above));
   out.push(...allowlistDiff(wa.allowlist, wb.allowlist));
   out.push(...genericDiff('withdrawals', omit(wa, WITHDRAWAL_PHRASED), omit(wb, WITHDRAWAL_PHRASED)));
 
@@ -223,6 +224,7 @@ const WITHDRAWAL_PHRASED = [
   'daily_limit',
   'note_required_above',
   'step_up_above',
+  'passkey_above',
   'allowlist',
 ];
 

@@ -3,16 +3,21 @@
  * approving at once, the approver is asked for a code from their authenticator app in a modal
  * (opened with the click's trigger_id, after the ack). Someone who may not approve is told so
  * first, and someone without codes set up is told how to set them up; the code itself is
- * checked on submission (commands/withdraw/step-up-submitted.ts). Whether a code is needed is the domain's
- * rule (src/stepup/threshold.ts), which decide() enforces again: this only routes.
+ * checked on submission (commands/withdraw/step-up-submitted.ts). Above passkey_above (and for an
+ * approver whose passkey is past its waiting time, wherever a code would do), a passkey confirmation is
+ * started instead and the approver answered privately with "Confirm with your passkey", which opens
+ * the page (src/passkeys/web/). What is needed is the domain's rule (src/stepup/threshold.ts), which
+ * decide() enforces again: this only routes.
  */
 import type { App } from '@slack/bolt';
-import type { View } from '@slack/types';
+import type { KnownBlock, View } from '@slack/types';
 import { z } from 'zod';
 import { section, shorten } from './blocks.js';
 import { outside } from '../format/outside.js';
 import { amountText } from './withdrawal/index.js';
-import { lockedWords, needsStepUp } from '../stepup/index.js';
+import { lockedWords, stepUpNeed } from '../stepup/index.js';
+import { NO_PASSKEY_WORDS, passkeyTooNewWords } from '../passkeys/index.js';
+import { utcMinute } from '../format/time.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
 import type { CommandDeps } from './deps.js';
 
@@ -30,7 +35,48 @@ export const codeSchema = z
   .transform((s) => s.replace(/\s+/g, ''))
   .pipe(z.string().regex(/^\d{6}$/));
 
-export type StepUpGate = { kind: 'not-needed' } | { kind: 'opened' } | { kind: 'refused'; message: string };
+export type StepUpGate =
+  | { kind: 'not-needed' }
+  | { kind: 'opened' }
+  | { kind: 'refused'; message: string }
+  /** A passkey confirmation was started: the page to open, shown to the approver only. */
+  | { kind: 'passkey'; url: string };
+
+export const PASSKEY_BUTTON = 'withdraw_passkey_open';
+
+/** The private answer to Approve when a passkey is needed: what it is, and the button that opens the page. */
+export function passkeyPrompt(r: WithdrawalRequest, url: string): { text: string; blocks: KnownBlock[] } {
+  const text =
+    `Approving *${outside(amountText(r))}* on ${outside(r.network)} to \`${outside(shorten(r.destination, 8, 6))}\` needs your passkey. ` +
+    'The page shows the whole withdrawal; your passkey signs exactly that. The link works once, for 5 minutes.';
+  return {
+    text,
+    blocks: [
+      section(text),
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            action_id: PASSKEY_BUTTON,
+            style: 'primary',
+            text: { type: 'plain_text', text: 'Confirm with your passkey' },
+            url,
+          },
+        ],
+      },
+      {
+        type: 'context',
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: 'If the page cannot use your passkey (some in-app browsers cannot), copy the link into your system browser.',
+          },
+        ],
+      },
+    ],
+  };
+}
 
 export function stepUpModal(r: WithdrawalRequest, requestedBy: string): View {
   return {
@@ -71,18 +117,31 @@ export async function stepUpGate(
 ): Promise<StepUpGate> {
   const r = deps.withdrawals.get(o.requestId);
   // The value the decider judges the approval at (the policy price now), so the button asks for a code exactly when it will.
-  if (!r || !needsStepUp(deps.policy.current(), r.currency, r.amount, deps.withdrawals.valueForRules(r)))
-    return { kind: 'not-needed' };
+  const need = r ? stepUpNeed(deps.policy.current(), r.currency, r.amount, deps.withdrawals.valueForRules(r)) : 'none';
+  if (!r || need === 'none') return { kind: 'not-needed' };
   // The rules first: someone who may not approve this is told why, not asked for a code.
   const refused = await deps.withdrawals.checkDecision(r.id, o.user, 'approve');
   if (refused && !refused.ok) return { kind: 'refused', message: refused.message };
+  const from = deps.passkeys.confirmation.usableFrom(o.user);
+  const usable = from !== undefined && from <= deps.now();
   const status = deps.stepUp.status(o.user);
+  // A passkey where the policy asks for one, and wherever its holder can use it (it proves more than a code).
+  if (need === 'passkey' || usable) {
+    if (from === undefined) return { kind: 'refused', message: NO_PASSKEY_WORDS };
+    if (!usable) return { kind: 'refused', message: passkeyTooNewWords(utcMinute(from)) };
+    const started = await deps.passkeys.confirmation.start(r.id, o.user);
+    return { kind: 'passkey', url: started.url };
+  }
+  // A code is enough here; a passkey still in its waiting time says so when no code is set up.
+  if (from !== undefined && status.state !== 'active')
+    return { kind: 'refused', message: passkeyTooNewWords(utcMinute(from)) };
   if (status.state !== 'active')
     return {
       kind: 'refused',
       message:
         'Approving this withdrawal needs a code from an authenticator app, and you have not set one up yet: ' +
-        'open the Treasury app’s Home tab, press “Set up authenticator codes” and scan the QR code with your authenticator app. Then press Approve again.',
+        'open the Treasury app’s Home tab, press “Set up authenticator codes” and scan the QR code with your authenticator app ' +
+        '(or set up a passkey with /treasury passkey). Then press Approve again.',
     };
   if (status.lockedUntil !== undefined)
     return {

@@ -120,6 +120,8 @@ export function missingWords(m: MissingApprovals, who: (id: string) => string): 
       return `${missing}, given again: the destination is no longer on the allowlist`;
     case 'code':
       return `${missing}, given with an authenticator code (the policy in force asks for one at this amount)`;
+    case 'passkey':
+      return `${missing}, given with a passkey (the policy in force asks for one at this amount)`;
     case 'value-rose':
       return `${missing}: its value rose into a higher tier`;
     case 'value-unknown':

@@ -17,7 +17,7 @@
 import type { Policy } from '../policy/schema.js';
 import { valueAt } from '../prices/value.js';
 import type { PriceSnapshot, Valuation } from '../prices/types.js';
-import { needsStepUp } from '../stepup/threshold.js';
+import { proofMeets, stepUpNeed } from '../stepup/threshold.js';
 import { formatFiat } from '../format/fiat.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
@@ -152,10 +152,11 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
   step_up: {
     steps: ['approve', 'send', 'verify'],
     judge(r, f) {
-      // A policy that asks for an authenticator code at this value: approvals given without one do not count.
-      if (!needsStepUp(f.policy, r.currency, r.amount, f.valuation)) return PASS;
-      const missing = r.approvals.some((a) => a.stepUp !== 'verified');
-      return { kind: 'count', keep: (a) => a.stepUp === 'verified', ...(missing ? { because: 'code' as const } : {}) };
+      // A policy that asks for a code (or a passkey) at this value: approvals given without that proof do not count.
+      const need = stepUpNeed(f.policy, r.currency, r.amount, f.valuation);
+      if (need === 'none') return PASS;
+      const keep = (a: Approval) => proofMeets(need, a.stepUp);
+      return { kind: 'count', keep, ...(r.approvals.some((a) => !keep(a)) ? { because: need } : {}) };
     },
   },
   note: {

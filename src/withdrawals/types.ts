@@ -36,8 +36,11 @@ export interface Approval {
   at: string;
   /** The tier's must_include entries (user or group ids) this approver satisfied when approving. */
   satisfies: string[];
-  /** Given with a current authenticator code (step-up); a re-check under a lower step_up_above drops approvals without it. */
-  stepUp?: 'verified';
+  /**
+   * Given with a current authenticator code (`verified`) or a passkey confirmation bound to this
+   * withdrawal (`passkey`); a re-check under a lower step_up_above or passkey_above drops approvals without the proof it needs.
+   */
+  stepUp?: 'verified' | 'passkey';
 }
 
 export interface AllowlistInfo {
@@ -133,7 +136,7 @@ export interface MissingApprovals {
    * Why approvals given before count no more: the destination left the allowlist, the policy now
    * asks for an authenticator code, the value rose into a higher tier or is unknown now.
    */
-  because?: 'allowlist' | 'code' | 'value-rose' | 'value-unknown';
+  because?: 'allowlist' | 'code' | 'passkey' | 'value-rose' | 'value-unknown';
   /** value-unknown: why there is no value. */
   valueReason?: string;
 }

@@ -201,7 +201,7 @@ describe('/withdraw: requesting', () => {
       `*From client wallet*\n${CLIENT}`,
       `https://testnet.bscscan.com/address/${DEST}`,
       'supplier payout #7',
-      '2 needed',
+      '*Approvals* (up to 10,000.00 USDT: 2 approvals)',
       '*2 more approvals needed*',
       '*Fee (estimate)*\n_unknown yet_',
       'USDT daily limit left: 45,000.00 USDT of 50,000.00 USDT',

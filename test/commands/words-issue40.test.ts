@@ -7,11 +7,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spacedAmount } from '../../commands/withdraw/parse.js';
 import { TREASURY_VERBS } from '../../commands/table.js';
+import { formatPrice } from '../../src/format/fiat.js';
 import { tierWords } from '../../src/format/tier.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { scheduleWords } from '../../src/schedule/words.js';
 import { tierFor } from '../../src/withdrawals/value-rules.js';
-import { startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { setPrices } from '../helpers/price-control.js';
+import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
+
+const ALLOWLISTED = '0x1111111111111111111111111111111111111111';
+const CLIENT = 'ada@example.com';
 
 describe('the words, pure', () => {
   it('an amount written with spaces is recognised; a plain or decimal amount is not', () => {
@@ -90,6 +96,18 @@ describe('the words, through the app', () => {
     expect(text).toContain('Write the amount without spaces: `1000`, not `1 000`.');
     expect(text).not.toMatch(/Unknown (currency|network)/);
     expect(t.app.deps.withdrawals.list()).toHaveLength(0);
+  });
+
+  it('the card writes a stablecoin’s price with four significant digits ("at $0.9984"), never cents', async () => {
+    await setPrices(t, { prices: { USDT: 0.99840704 }, drift: false });
+    await t.app.deps.scheduler.runNow('prices.refresh');
+    await t.command('/withdraw', `60 USDT BSC ${ALLOWLISTED} ${CLIENT} office rent`, USERS.bob);
+    const card = await until('the card', () =>
+      t.fake.channel(CHANNELS.approvals).find((m) => visibleText(m).includes('60.00 USDT')),
+    );
+    expect(visibleText(card)).toMatch(/≈ \$59\.9\d _at \$0\.9984 \(/);
+    expect(formatPrice('0.99840704')).toBe('$0.9984');
+    expect(formatPrice('64000')).toBe('$64,000.00');
   });
 
   it('/treasury digest 7: the chart is the last 14 days, titled so, in the asker’s DM', async () => {

@@ -125,10 +125,23 @@ describe('request rules', () => {
       return r.request.tier;
     };
     expect(await tier(usdt('1000'))).toEqual({ index: 0, max: '1000', approvals: 1, mustInclude: [] });
-    expect(await tier(usdt('1000.000001'))).toEqual({ index: 1, max: '10000', approvals: 2, mustInclude: [] });
-    expect(await tier(usdt('20000'))).toEqual({ index: 2, max: null, approvals: 3, mustInclude: ['U0ERIN'] });
+    // `above`: the tier below's max, for the words ("above 10,000.00 USDT: 3 approvals").
+    expect(await tier(usdt('1000.000001'))).toEqual({
+      index: 1,
+      max: '10000',
+      above: '1000',
+      approvals: 2,
+      mustInclude: [],
+    });
+    expect(await tier(usdt('20000'))).toEqual({
+      index: 2,
+      max: null,
+      above: '10000',
+      approvals: 3,
+      mustInclude: ['U0ERIN'],
+    });
     const eth = { ...usdt('50'), currency: 'eth', network: 'ETH' };
-    expect(await tier(eth)).toEqual({ index: 1, max: '100', approvals: 2, mustInclude: ['S0TREASURY'] });
+    expect(await tier(eth)).toMatchObject({ index: 1, max: '100', approvals: 2, mustInclude: ['S0TREASURY'] });
     refused(await w.service.request({ ...eth, amount: '100.000000000000000001' }, 'U0ALICE'), 'tier');
     refused(
       await w.service.request(

@@ -10,6 +10,7 @@ import type { CommandDeps } from '../deps.js';
 import { stepUpGate } from '../step-up-approve.js';
 import { homeRefresher, type HomeRefresher } from './refresh.js';
 import { registerStepUpHome } from './step-up.js';
+import { registerPasskeyHome } from './passkeys.js';
 import { HOME_APPROVE, homeView, type HelpFor } from './view.js';
 
 type Client = App['client'];
@@ -61,6 +62,12 @@ export function homeApprove(deps: CommandDeps, publish: Publish) {
         client,
       });
       if (gate.kind === 'opened') return;
+      if (gate.kind === 'passkey')
+        return await publish(
+          client,
+          body.user.id,
+          `:key: This approval needs your passkey: <${gate.url}|Confirm with your passkey> (works once, for 5 minutes; if the page cannot use your passkey, open the link in your system browser).`,
+        );
       if (gate.kind === 'refused') return await publish(client, body.user.id, `:no_entry: ${outside(gate.message)}`);
       const outcome = await deps.withdrawals.approve(action.value ?? '', body.user.id);
       notice = outcome.ok ? ':white_check_mark: Your approval was recorded.' : `:no_entry: ${outside(outcome.message)}`;
@@ -79,4 +86,5 @@ export function registerHome(app: Listeners, deps: CommandDeps, help: HelpFor): 
   app.event('app_home_opened', appHomeOpened(publish, refresher));
   app.action<BlockAction<ButtonAction>>(HOME_APPROVE, homeApprove(deps, publish));
   registerStepUpHome(app, deps, publish);
+  registerPasskeyHome(app, deps, publish);
 }

@@ -22,6 +22,7 @@ import { ACTIONS, amountText, cardKey, stateLabel } from '../withdrawal/index.js
 import { teamQueue } from '../../withdrawals/queue.js';
 import { cappedQueue } from '../queue-words.js';
 import { stepUpHomeBlocks } from './step-up.js';
+import { passkeyHomeBlocks } from './passkeys.js';
 import { balancesBlocks } from './balances.js';
 import { approveButton, decisionFacts } from './decide.js';
 
@@ -111,6 +112,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
         ),
       );
     blocks.push(...(await stepUpHomeBlocks(deps, userId)));
+    blocks.push(...(await passkeyHomeBlocks(deps, userId)));
   } else {
     const pending = deps.withdrawals.pendingCount();
     blocks.push(

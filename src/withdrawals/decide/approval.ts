@@ -2,7 +2,7 @@
  * The approvers' decisions on a pending request: an approval (the last one makes it `approved`,
  * durable before anything is sent) and a rejection.
  */
-import { needsStepUp } from '../../stepup/threshold.js';
+import { proofMeets, stepUpNeed } from '../../stepup/threshold.js';
 import { about, approvalsComplete, decisionRefusal, refused, reservedFor } from '../rules.js';
 import type { WithdrawalRequest } from '../types.js';
 import type { AuditRecord, DecideContext, Decision, WithdrawalCommand } from './types.js';
@@ -24,11 +24,15 @@ export function decideApprove(
   if (judged.kind === 'refused')
     return decideRecheck(req!, factsAsRecorded(req!), ctx, iso(ctx.now), valuation, 'approve') as Decision;
   const cur = judged.next;
-  // A code never bypasses a rule above (own request, not an approver...); without one, no approval of a large request.
-  if (c.stepUp !== 'verified' && needsStepUp(ctx.policy, cur.currency, cur.amount, valuation))
+  // A code or passkey never bypasses a rule above (own request, not an approver...); without the proof the policy asks, no approval of a large request.
+  const proof = c.stepUp === 'not-needed' ? undefined : c.stepUp;
+  const need = stepUpNeed(ctx.policy, cur.currency, cur.amount, valuation);
+  if (!proofMeets(need, proof))
     return refused(
       'step_up_required',
-      'Approving this withdrawal needs a code from your authenticator app: use the Approve button on its card.',
+      need === 'passkey'
+        ? 'Approving this withdrawal needs your passkey: use the Approve button on its card, then “Confirm with your passkey”.'
+        : 'Approving this withdrawal needs a code from your authenticator app: use the Approve button on its card.',
     );
   const satisfies = cur.tier.mustInclude.filter((e) => c.satisfies.includes(e));
   const reserved = reservedFor(cur);
@@ -41,10 +45,7 @@ export function decideApprove(
   const at = iso(ctx.now);
   const recorded: WithdrawalRequest = {
     ...cur,
-    approvals: [
-      ...cur.approvals,
-      { user: c.user, at, satisfies, ...(c.stepUp === 'verified' ? { stepUp: 'verified' as const } : {}) },
-    ],
+    approvals: [...cur.approvals, { user: c.user, at, satisfies, ...(proof ? { stepUp: proof } : {}) }],
   };
   const audit: AuditRecord = {
     at,
@@ -56,7 +57,7 @@ export function decideApprove(
       approvals: recorded.approvals.length,
       required: cur.tier.approvals,
       satisfies,
-      ...(c.stepUp === 'verified' ? { stepUp: 'verified' } : {}),
+      ...(proof ? { stepUp: proof } : {}),
     },
   };
   // The last approval makes it `approved`, durable before anything is sent (the shell then claims it).

@@ -59,15 +59,16 @@ export type WithdrawalCommand =
     }
   /** `satisfies`: the tier's must_include entries this user matches (group membership resolved by the shell). */
   /**
-   * `stepUp`: whether this approver typed a valid authenticator code for it (checked by the
-   * shell); a request above the policy's step_up_above is refused without `verified`.
+   * `stepUp`: whether this approver typed a valid authenticator code for it (`verified`) or confirmed
+   * it with a passkey bound to it (`passkey`), checked by the shell; a request above step_up_above is
+   * refused without one of them, above passkey_above without `passkey`.
    */
   | {
       type: 'approve';
       user: string;
       isApprover: boolean;
       satisfies: readonly string[];
-      stepUp?: 'verified' | 'not-needed';
+      stepUp?: 'verified' | 'passkey' | 'not-needed';
     }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
   /**

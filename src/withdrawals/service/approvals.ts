@@ -18,7 +18,7 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks,
   async function approve(
     id: string,
     userId: string,
-    facts: { stepUp?: 'verified' | 'not-needed' } = {},
+    facts: { stepUp?: 'verified' | 'passkey' | 'not-needed' } = {},
   ): Promise<DecisionOutcome> {
     // Roles and groups (maybe a Slack API call) are looked up only for a request open to decisions;
     // the decider checks everything again inside the commit.

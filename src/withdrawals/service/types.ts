@@ -94,7 +94,11 @@ export interface WithdrawalEventResult {
 export interface WithdrawalService {
   request(input: RequestInput, requesterId: string): Promise<RequestOutcome>;
   /** `facts.stepUp`: 'verified' once the approver's authenticator code was checked (src/stepup/). */
-  approve(id: string, userId: string, facts?: { stepUp?: 'verified' | 'not-needed' }): Promise<DecisionOutcome>;
+  approve(
+    id: string,
+    userId: string,
+    facts?: { stepUp?: 'verified' | 'passkey' | 'not-needed' },
+  ): Promise<DecisionOutcome>;
   reject(id: string, userId: string, reason: string): Promise<DecisionOutcome>;
   /** Pending requests past their expiry become expired; returns them. */
   expireDue(): Promise<WithdrawalRequest[]>;
