@@ -14,7 +14,7 @@ import { CleanupStack } from './app/cleanup.js';
 import { startInboxDrain } from './app/inbox.js';
 import { readinessProbe } from './app/readiness.js';
 import { appRoutes } from './app/routes.js';
-import { buildSlackApp, buildSlackTarget, outboxSlackClient } from './app/slack.js';
+import { buildSlackApp, buildSlackTarget } from './app/slack.js';
 import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
 import { buildReports } from './app/reports.js';
@@ -29,16 +29,12 @@ import { configSecrets } from './config.js';
 import { createFreezeService } from './freeze/service.js';
 import type { Deps } from './deps.js';
 import { startHttpServer } from './http/server.js';
-import { Scheduler } from './jobs/scheduler.js';
 import { scheduleJobs } from './jobs/table.js';
-import { jobNoticeSender } from './jobs/notices.js';
-import { registerJobNoticeRenderer } from './slack/job-messages.js';
-import { registerBurstSummaryRenderer } from './slack/burst-summary.js';
 import { createLogger } from './log.js';
 import { buildMetrics } from './app/metrics.js';
-import { alertDelayRecorder, attachSources } from './metrics/sources.js';
-import { createOutbox } from './outbox/index.js';
-import { workOrder } from './app/work-order.js';
+import { buildOutbox } from './app/outbox.js';
+import { buildScheduler } from './app/jobs.js';
+import { attachSources } from './metrics/sources.js';
 import { resolvePolicyPath } from './policy/load.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
 import { secrets } from './secrets.js';
@@ -144,27 +140,10 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     const webhookBase = () =>
       config.publicUrl ?? (wallet.sandbox && address.port ? `http://127.0.0.1:${address.port}` : undefined);
 
-    const slackClient = outboxSlackClient({
-      slackConfig: target.slackConfig,
-      localMode: config.slack.mode === 'local',
-      logger,
-      now,
-      metrics,
-      lease,
-    });
-    // Acks, then a withdrawal's wallet call, go before the Slack posts (src/app/work-order.ts).
-    const order = workOrder();
-    const outbox = createOutbox({
-      store,
-      client: slackClient.client,
-      giveWay: order.outboxWaits,
-      logger: logger.child({ component: 'outbox' }),
-      now,
-      onSent: alertDelayRecorder(metrics, store, now),
-      ...o.outbox,
-    });
-    cleanup.push(() => outbox.stop());
-    registerBurstSummaryRenderer(outbox);
+    const { outbox, slackClient, order } = buildOutbox(
+      { target, localMode: config.slack.mode === 'local', store, logger, now, metrics, lease, tuning: o.outbox },
+      cleanup,
+    );
     const governor = buildGovernor(
       { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path },
       cleanup,
@@ -172,14 +151,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     registerPolicyChangeRenderers(outbox, governor, policy);
     registerWebhookRotationRenderer(outbox);
     const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
-    // Job runs are persisted; a failing job warns the admins once, through the outbox.
-    const scheduler = new Scheduler(logger.child({ component: 'jobs' }), {
-      store,
-      now,
-      notify: jobNoticeSender(outbox, policy),
-    });
-    registerJobNoticeRenderer(outbox);
-    cleanup.push(() => scheduler.stop());
+    const scheduler = buildScheduler({ store, now, outbox, policy, logger }, cleanup);
 
     const { explorerNet } = wallet;
     const prices = buildPrices({ config, sandboxUrl: wallet.sandbox?.url, policy, now, logger, store });
