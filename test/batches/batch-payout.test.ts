@@ -103,6 +103,15 @@ describe('a batch payout', () => {
     await submitted(w, payoutFile(80, '600'));
     const single = await w.service.request(usdt('2500'), 'U0BOB');
     expect(single).toMatchObject({ ok: false, rule: 'daily_limit' });
+    // Past its deadline, unapproved: expired, nothing sent, and it counts no more.
+    w.clock.now += 2 * 3_600_000;
+    expect((await w.batches.expireDue()).map((b) => b.state)).toEqual(['expired']);
+    expect(await w.batches.approve(w.batches.list()[0]!.id, 'U0CAROL')).toMatchObject({
+      ok: false,
+      reason: 'not_pending',
+    });
+    expect((await w.service.request(usdt('2500'), 'U0BOB')).ok).toBe(true);
+    expect(w.posts()).toBe(0);
   });
 
   it('a failed row is listed with the service’s reason and never blocks the others', async () => {
