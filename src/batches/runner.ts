@@ -43,7 +43,7 @@ export function createBatchService(o: BatchServiceOptions & { pace?: Pace; retry
   const { store, withdrawals, logger } = o;
   const pace = o.pace ?? DEFAULT_PACE;
   const running = new Map<string, Promise<PaceStats>>();
-  const timers = new Set<NodeJS.Timeout>();
+  const timers = new Map<string, NodeJS.Timeout>();
 
   // A row's change is the batch's progress, heard in the row's commit; the last row finishes the batch.
   const off = withdrawals.subscribe((event: WithdrawalEvent, tx: Tx) => {
@@ -82,13 +82,14 @@ export function createBatchService(o: BatchServiceOptions & { pace?: Pace; retry
           () => store.get(BATCHES, id)?.state !== 'sending' || frozenFact(store) !== undefined,
         );
     // Rows still approved were held (the freeze, a limit): tried again later, while the batch is sending.
-    if (todo().length && store.get(BATCHES, id)?.state === 'sending') {
+    // One retry waiting per batch at most (the job's resume may find it held too).
+    if (todo().length && store.get(BATCHES, id)?.state === 'sending' && !timers.has(id)) {
       const t = setTimeout(() => {
-        timers.delete(t);
+        timers.delete(id);
         void sendAll(id);
       }, o.retryMs ?? 30_000);
       t.unref();
-      timers.add(t);
+      timers.set(id, t);
     }
     return stats;
   }
@@ -128,7 +129,7 @@ export function createBatchService(o: BatchServiceOptions & { pace?: Pace; retry
     },
     close() {
       off();
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers.values()) clearTimeout(t);
       timers.clear();
     },
   };

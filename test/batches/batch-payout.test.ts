@@ -9,9 +9,15 @@ import { verifyAudit } from '../../src/audit/index.js';
 import { bookings } from '../../src/transactions/booking.js';
 import { toCsv } from '../../src/transactions/export.js';
 import { usdt } from '../withdrawals/helpers.js';
+import { FREEZES } from '../../src/freeze/state.js';
+import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { batchWorld, payoutFile, type BatchWorld } from './helpers.js';
 
 let w: BatchWorld | undefined;
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(ok()).toBe(true);
+};
 afterEach(async () => {
   await w?.close();
   w = undefined;
@@ -161,5 +167,25 @@ describe('a batch payout', () => {
     w.batches.resume();
     await w.batches.idle();
     expect(w.posts()).toBe(p.completed);
+  });
+
+  it('while sends are frozen no row is offered to the claim; the batch carries on once unfrozen', async () => {
+    w = await batchWorld();
+    const b = await submitted(w, payoutFile(6, '10'));
+    const freeze = { id: 'f1', by: 'U0ERIN', reason: 'incident', at: new Date(w.clock.now).toISOString() };
+    await w.store.commit((tx) => tx.put(FREEZES, 'f1', freeze));
+    await w.batches.approve(b.id, 'U0CAROL');
+    await w.batches.idle();
+    expect(w.posts()).toBe(0);
+    expect(w.batches.progress(b.id)).toMatchObject({ toSend: 6, completed: 0 });
+    // Offered to no claim: no "held" audit entry per row while frozen.
+    expect(w.store.all(AUDIT_COLLECTION).filter((e) => e.action === 'send_held')).toEqual([]);
+    const at = new Date(w.clock.now).toISOString();
+    await w.store.commit((tx) =>
+      tx.put(FREEZES, 'f1', { ...freeze, unfrozen: { requestedBy: 'U0ERIN', confirmedBy: 'U0DAVE', at } }),
+    );
+    // The retry (50 ms in tests; 30 s and the job's resume in the app) sends them, each once.
+    await until(() => w!.batches.get(b.id)?.state === 'done');
+    expect(w.posts()).toBe(6);
   });
 });
