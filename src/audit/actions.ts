@@ -84,6 +84,12 @@ export const AUDIT_ACTION_GROUPS = {
     'passkey_refused',
   ],
   'The webhook secret (src/webhooks/rotation.ts)': ['webhook_rotate'],
+  'Away and escalation (src/away, src/withdrawals/escalation.ts)': [
+    'away_set',
+    'away_back',
+    'escalate_dm',
+    'escalate_post',
+  ],
   'Batch payouts (src/batches): the file, its one approval, a stop': [
     'batch_request',
     'batch_approve',

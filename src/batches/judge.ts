@@ -70,6 +70,12 @@ export function batchTier(policy: Policy, totals: BatchTotals): TierChoice | { r
   return { ...out, mustInclude: [...must] };
 }
 
+/** The tier asking more: more approvals, then the higher one; every must_include of both. */
+function stricter(a: TierChoice, b: TierChoice): TierChoice {
+  const top = b.approvals > a.approvals || (b.approvals === a.approvals && b.index > a.index) ? b : a;
+  return { ...top, mustInclude: [...new Set([...a.mustInclude, ...b.mustInclude])] };
+}
+
 export const batchNeedsStepUp = (policy: Policy, totals: BatchTotals): boolean =>
   Object.entries(totals.perCurrency).some(([c, amount]) => needsStepUp(policy, c, amount, totals.value));
 
@@ -108,6 +114,9 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
         held.add(h.rule);
         out.holds.push(`row ${row}: ${h.message}`);
       }
+    // A row's own tier is at least the batch's (rule-table.ts); a limit may raise it, a new destination add
+    // approvals: the batch needs the strictest of them, once.
+    if (judged.tier && out.tier) out.tier = stricter(out.tier, judged.tier);
     if (judged.allowlist?.neverPaidBefore) out.newDestinations++;
     if (judged.allowlist?.status === 'unlisted') out.unlisted++;
   });
