@@ -252,11 +252,7 @@ export interface WithdrawalRequest {
    * have been paid. Recorded once, in the commit of that report; the admins were told.
    */
   doublePaymentRisk?: { original: string; at: string; status: string };
-  /**
-   * A row of a batch payout (src/batches/): written `approved` with the batch's approvals and tier
-   * in the commit of the batch's last approval, sent by the batch's paced runner (never by the
-   * startup resume of single requests), through the same claim. `row`: its row in the file.
-   */
+  /** A batch payout's row (src/batches/): written approved at the batch's last approval, sent by its paced runner. */
   batch?: { id: string; row: number };
   history: HistoryItem[];
 }
