@@ -3,6 +3,7 @@
  * same parts on test ports instead of importing singletons.
  */
 import type { ScreeningService } from './screening/service.js';
+import type { BatchService } from './batches/index.js';
 import type { Alerts } from './alerts/index.js';
 import type { AwayService } from './away/service.js';
 import type { BalanceBook } from './balances/book.js';
@@ -42,6 +43,8 @@ export interface Deps {
   scheduler: Scheduler;
   outbox: Outbox;
   withdrawals: WithdrawalService;
+  /** Batch payouts (src/batches/): absent where the app part is not built (some tests). */
+  batches?: BatchService;
   /** Authenticator codes for approving large withdrawals (enrolment, checks, lockout, reset). */
   stepUp: StepUpService;
   /** Who is away and whom they hand their approvals to (`/treasury away`, `/treasury back`). */
