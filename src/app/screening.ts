@@ -56,8 +56,10 @@ export async function buildScreening(o: {
   const provider = api
     ? createProvider({ url: api.url, apiKey: api.key, now: o.now, timeoutMs: c.timeoutMs })
     : undefined;
+  const tell = screeningNoticeSender(o.outbox, o.policy);
   const service = await createScreening({
     source,
+    tell,
     provider,
     store: o.store,
     policy: o.policy,
@@ -69,7 +71,6 @@ export async function buildScreening(o: {
   if (source && !/^https?:\/\/(?!127\.|localhost|\[::1\])/i.test(source))
     await service.refresh().catch(() => undefined);
   registerScreeningNoticeRenderer(o.outbox);
-  const tell = screeningNoticeSender(o.outbox, o.policy);
   return {
     service,
     tell,

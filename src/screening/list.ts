@@ -7,6 +7,7 @@
  * Pure: loading is load.ts.
  */
 import { createHash } from 'node:crypto';
+import { listedFamily } from './address-format.js';
 
 /** One sanctions list as judged: its addresses (by key) and where and when they came from. */
 export interface SanctionsList {
@@ -16,6 +17,8 @@ export interface SanctionsList {
   date: string;
   /** The last moment it was read successfully from its source: its age runs from here. */
   fetchedAt: string;
+  /** The per-asset files it was read from (ETH, XBT...), when it came in that layout: a later read must have them all. */
+  assets?: string[];
   /** sha256 (hex) of its sorted keys, one per line. */
   sha256: string;
   count: number;
@@ -49,7 +52,7 @@ export function parseAddresses(text: string, what: string): string[] {
     }
     if (!Array.isArray(parsed) || parsed.some((a) => typeof a !== 'string'))
       throw new Error(`${what} is not a JSON array of address strings`);
-    return (parsed as string[]).map((a) => a.trim()).filter(Boolean);
+    return known((parsed as string[]).map((a) => a.trim()).filter(Boolean), what);
   }
   if (body.startsWith('<') || body.startsWith('{'))
     throw new Error(`${what} is neither a list of addresses nor a JSON array`);
@@ -61,17 +64,28 @@ export function parseAddresses(text: string, what: string): string[] {
       throw new Error(`${what} has a line that is not an address: "${a.slice(0, 40)}"`);
     out.push(a);
   }
-  return out;
+  return known(out, what);
+}
+
+/** Every entry an address of a known family, or the whole read refused (a one-word error body is not a one-address list). */
+function known(addresses: string[], what: string): string[] {
+  const bad = addresses.filter((a) => !listedFamily(a));
+  if (bad.length)
+    throw new Error(
+      `${what} has ${bad.length} ${bad.length === 1 ? 'entry' : 'entries'} that ${bad.length === 1 ? 'is' : 'are'} no known address, e.g. "${bad[0]!.slice(0, 40)}"`,
+    );
+  return addresses;
 }
 
 /** The list made of these addresses (duplicates and casing folded by key). */
 export function makeList(
   addresses: Iterable<string>,
-  meta: { source: string; date: string; fetchedAt: string },
+  meta: { source: string; date: string; fetchedAt: string; assets?: string[] | undefined },
 ): SanctionsList {
   const keys = new Set<string>();
   for (const a of addresses) keys.add(addressKey(a));
-  return { ...meta, sha256: digestOf(keys), count: keys.size, addresses: keys };
+  const { assets, ...rest } = meta;
+  return { ...rest, ...(assets?.length ? { assets } : {}), sha256: digestOf(keys), count: keys.size, addresses: keys };
 }
 
 export function digestOf(keys: Iterable<string>): string {

@@ -55,6 +55,8 @@ export type Manifest = z.infer<typeof manifestSchema>;
 export interface LoadOptions {
   now: () => number;
   timeoutMs?: number;
+  /** The per-asset files the list in force came from: each must be there again (a 404 is a shrunk source, not "no such asset"). */
+  assets?: readonly string[] | undefined;
 }
 
 async function get(url: string, timeoutMs: number): Promise<{ text: string; lastModified?: number } | 'missing'> {
@@ -64,9 +66,11 @@ async function get(url: string, timeoutMs: number): Promise<{ text: string; last
     transformResponse: (d: unknown) => d,
     maxContentLength: MAX_BYTES,
     validateStatus: () => true,
+    // A redirect is refused, not followed: the list must come from where it was configured (never https → http).
+    maxRedirects: 0,
   });
   if (res.status === 404) return 'missing';
-  if (res.status !== 200) throw new Error(`${url} answered HTTP ${res.status}`);
+  if (res.status !== 200) throw new Error(`${shown(url)} answered HTTP ${res.status}`);
   const lm = Date.parse(String(res.headers['last-modified'] ?? ''));
   return { text: String(res.data), ...(Number.isFinite(lm) ? { lastModified: lm } : {}) };
 }
@@ -83,22 +87,25 @@ async function fromUrl(url: string, o: LoadOptions): Promise<SanctionsList> {
     const date = got.lastModified ? new Date(got.lastModified).toISOString() : fetchedAt;
     return makeList(parseAddresses(got.text, shown(url)), { source: shown(url), date, fetchedAt });
   }
-  // A base URL of the per-asset layout: every asset's text file (an asset the source lacks is skipped).
+  // A base URL of the per-asset layout: every asset's text file. An asset the source lacks is skipped
+  // only when the list in force lacked it too: one that answered before and 404s now is a failed read.
   const base = url.replace(/\/+$/, '');
   const all: string[] = [];
-  let found = 0;
+  const assets: string[] = [];
   let newest = 0;
   const files = UPSTREAM_ASSETS.map((asset) => `${base}/sanctioned_addresses_${asset}.txt`);
   const answers = await Promise.all(files.map((file) => get(file, timeoutMs)));
+  const lost = UPSTREAM_ASSETS.filter((asset, i) => answers[i] === 'missing' && o.assets?.includes(asset));
+  if (lost.length) throw new Error(`${shown(base)} no longer has the files of ${lost.join(', ')} (HTTP 404)`);
   answers.forEach((got, i) => {
     if (got === 'missing') return;
-    found += 1;
+    assets.push(UPSTREAM_ASSETS[i]!);
     newest = Math.max(newest, got.lastModified ?? 0);
     all.push(...parseAddresses(got.text, shown(files[i]!)));
   });
-  if (!found) throw new Error(`${shown(base)} has none of the sanctioned_addresses_<ASSET>.txt files`);
+  if (!assets.length) throw new Error(`${shown(base)} has none of the sanctioned_addresses_<ASSET>.txt files`);
   const date = newest ? new Date(newest).toISOString() : fetchedAt;
-  return makeList(all, { source: shown(base), date, fetchedAt });
+  return makeList(all, { source: shown(base), date, fetchedAt, assets });
 }
 
 /** The per-asset files of a directory, one per asset (the text file when both are there). */

@@ -13,7 +13,14 @@ import { collection, type Store } from '../store/index.js';
 import { isListed, listAge, listChanges, listRef, makeList, type ListRef, type SanctionsList } from './list.js';
 import { loadBundled, loadList } from './load.js';
 import type { Provider } from './provider.js';
-import type { ProviderAnswer, ScreeningFacts } from './types.js';
+import type { ProviderAnswer, ScreeningFacts, ScreeningNotice } from './types.js';
+import type { Tx } from '../store/index.js';
+
+/**
+ * A refresh that removes more than this share of the addresses is refused: OFAC delists a handful
+ * at a time, so a list that shrinks that much is a broken or tampered source, not a delisting.
+ */
+export const MAX_REMOVED_SHARE = 0.05;
 
 /** The last list read from its source, so a restart while the source is down keeps it (and its true age). */
 interface KeptList {
@@ -21,6 +28,7 @@ interface KeptList {
   date: string;
   fetchedAt: string;
   sha256: string;
+  assets?: string[];
   addresses: string[];
 }
 export const SCREENING_LIST = collection<KeptList>('screening_list');
@@ -69,6 +77,8 @@ export async function createScreening(o: {
   now: () => number;
   logger: Logger;
   timeoutMs?: number;
+  /** Tells the admins (screening/notices.ts), e.g. of a refresh refused because the list shrank. */
+  tell?: (tx: Tx, notice: ScreeningNotice) => void;
 }): Promise<ScreeningService> {
   const { store, now, logger } = o;
   let list: SanctionsList = await loadBundled({ now });
@@ -94,23 +104,42 @@ export async function createScreening(o: {
     const source = o.source!;
     let next: SanctionsList;
     try {
-      next = await loadList(source, { now, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) });
+      next = await loadList(source, {
+        now,
+        ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+        ...(bundled ? {} : { assets: list.assets }),
+      });
       // An empty list is a broken download (a truncated file, an error page), never "nobody is sanctioned".
       if (!next.count) throw new Error(`${next.source} holds no address`);
+      const { removed } = listChanges(list, next);
+      // Compared with the list read from the same source (the bundled snapshot may be a different selection).
+      if (!bundled && removed > list.count * MAX_REMOVED_SHARE)
+        throw new Error(
+          `the new copy removes ${removed} of the ${list.count} addresses (more than ${MAX_REMOVED_SHARE * 100}%), which a real delisting never does`,
+        );
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
-      const first = !failing;
+      const first = !failing || failing.error !== error;
       failing = { at: new Date(now()).toISOString(), error };
+      const at = failing.at;
+      // Audited and told once per reason: a source broken the same way every hour is one event.
       if (first)
-        await store.commit((tx) =>
+        await store.commit((tx) => {
           appendAudit(tx, {
-            at: failing!.at,
+            at,
             actor: 'system',
             action: 'screening_list_refresh_failed',
             subject: 'sanctions-list',
             details: { error, kept: listRef(list) },
-          }),
-        );
+          });
+          o.tell?.(tx, {
+            kind: 'list-refused',
+            at,
+            address: source.replace(/[?#].*$/, ''),
+            reason: error,
+            list: { date: list.date, sha256: list.sha256 },
+          });
+        });
       logger.warn({ error, sha256: list.sha256 }, 'the sanctions list could not be refreshed: the last list is kept');
       throw new Error(`the sanctions list could not be read (${error}); the list of ${list.date} is kept`);
     }

@@ -45,7 +45,7 @@ export interface ScreeningInfo {
  * deposit from a sanctioned sender. Travels in the outbox entry's ref (src/slack/screening-notice.ts words it).
  */
 export interface ScreeningNotice {
-  kind: 'request-refused' | 'stopped' | 'deposit';
+  kind: 'request-refused' | 'stopped' | 'deposit' | 'list-refused';
   at: string;
   address: string;
   amount?: string;

@@ -13,7 +13,7 @@ import { SCREENING_NOTICE_RENDERER } from '../screening/notices.js';
 import { mention, section } from './blocks.js';
 
 const noticeSchema = z.object({
-  kind: z.enum(['request-refused', 'stopped', 'deposit']),
+  kind: z.enum(['request-refused', 'stopped', 'deposit', 'list-refused']),
   at: z.string(),
   address: z.string(),
   amount: z.string().optional(),
@@ -29,6 +29,14 @@ const HEADLINE = {
   'request-refused': ':no_entry: *A withdrawal to a sanctioned address was refused*',
   stopped: ':no_entry: *A withdrawal was stopped: its destination is now sanctioned*',
   deposit: ':no_entry: *A deposit came from an address on the OFAC sanctions list*',
+  'list-refused': ':warning: *The sanctions list was not refreshed: the copy read is not trusted*',
+} as const;
+
+const BODY = {
+  deposit: (money: string, address: string) =>
+    `${money}from ${address}. The funds are in the wallet: decide with your compliance officer what to do with them; nothing was posted to the channel with @here.`,
+  'list-refused': (_money: string, address: string) =>
+    `Read from ${address}. Screening goes on with the list kept below; if the source really changed this much, have an engineer check it and replace the list.`,
 } as const;
 
 export function renderScreeningNotice(ref: string): Rendered | null {
@@ -48,8 +56,8 @@ export function renderScreeningNotice(ref: string): Rendered | null {
   const where = n.network ? ` on ${outside(n.network, 40)}` : '';
   const lines = [
     `${who}${HEADLINE[n.kind]}`,
-    n.kind === 'deposit'
-      ? `${money ? `${money}${where} ` : ''}from ${outsideCode(n.address, 128)}. The funds are in the wallet: decide with your compliance officer what to do with them; nothing was posted to the channel with @here.`
+    n.kind === 'deposit' || n.kind === 'list-refused'
+      ? BODY[n.kind](money ? `${money}${where} ` : '', outsideCode(n.address, 128))
       : `${money ? `${money}${where} ` : ''}to ${outsideCode(n.address, 128)}${n.requester ? `, requested by ${mention(n.requester)}` : ''}. Nothing was sent.`,
     `Why: ${outside(n.reason, 600)}`,
     ...(n.list

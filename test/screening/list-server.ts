@@ -49,3 +49,8 @@ export async function startListServer(text = ''): Promise<ListServer> {
     });
   return s;
 }
+
+/** `n` distinct EVM addresses, one a line: the bulk of a realistic list, so that one delisting is a small share of it. */
+export function filler(n: number): string {
+  return Array.from({ length: n }, (_, i) => `0x${(0xf111 + i).toString(16).padStart(40, '0')}\n`).join('');
+}

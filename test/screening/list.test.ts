@@ -15,7 +15,7 @@ import { updateSnapshot } from '../../src/screening/update.js';
 import { startListServer, type ListServer } from './list-server.js';
 
 const EVM = '0x8589427373D6D84E98730D7795D8f6f8731FDA16';
-const TRON = 'TQ8pPXb1w4zNEFMHkDmBvbXHd6wjVvxAJq';
+const TRON = 'TJCx4A1XzNvy32sqbmi86xcURjRi1Etver';
 const BTC = 'bc1qa5wkgaew2dkv56kfvj49j0av5nml45x9ek9hz6';
 const now = () => Date.parse('2026-11-28T12:00:00Z');
 const meta = { source: 's', date: '2026-11-28T00:00:00.000Z', fetchedAt: '2026-11-28T00:00:00.000Z' };

@@ -20,7 +20,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { recentAudit } from '../../src/audit/index.js';
 import { TEST_POLICY_YAML } from '../helpers/treasury-app.js';
 import { quietLogger } from '../withdrawals/helpers.js';
-import { startListServer, type ListServer } from './list-server.js';
+import { filler, startListServer, type ListServer } from './list-server.js';
 
 const LISTED = '0x098B716B8Aaf21512996dC57EB0615e2383E2f96';
 const CLEAN = '0x2222222222222222222222222222222222222222';
@@ -101,14 +101,14 @@ describe('the list refreshed', () => {
   }
 
   it('a failed read keeps the last list and says so once in the audit; an empty list is refused; a restart keeps the last list and its age', async () => {
-    server = await startListServer(`${LISTED}\n`);
+    server = await startListServer(`${filler(40)}${LISTED}\n`);
     const dir = mkdtempSync(join(tmpdir(), 'screening-store-'));
     let t = Date.parse('2026-11-28T12:00:00Z');
     const { store, s } = await service(dir, server.url, () => t);
     // Before the first read: the bundled snapshot, old, so stale.
     expect(s.status()).toMatchObject({ bundled: true, stale: true });
     await s.refresh();
-    expect(s.status()).toMatchObject({ bundled: false, stale: false, list: { count: 1 } });
+    expect(s.status()).toMatchObject({ bundled: false, stale: false, list: { count: 41 } });
     expect(s.listed(LISTED.toUpperCase().replace('0X', '0x'))).toMatchObject({ by: 'list' });
 
     server.down = true;
@@ -117,7 +117,7 @@ describe('the list refreshed', () => {
     await expect(s.refresh()).rejects.toThrow(/could not be read/);
     expect(s.status()).toMatchObject({
       stale: true,
-      list: { count: 1 },
+      list: { count: 41 },
       failing: { error: expect.stringContaining('503') },
     });
     expect(recentAudit(store, 100).filter((e) => e.action === 'screening_list_refresh_failed')).toHaveLength(1);
@@ -127,10 +127,10 @@ describe('the list refreshed', () => {
     await expect(s.refresh()).rejects.toThrow(/holds no address/);
     expect(s.listed(LISTED)).toBeDefined();
 
-    server.text = `${CLEAN}\n`;
+    server.text = `${filler(40)}${CLEAN}\n`;
     await s.refresh();
     expect(s.listed(LISTED)).toBeUndefined();
-    expect(s.status()).toMatchObject({ stale: false, list: { count: 1 } });
+    expect(s.status()).toMatchObject({ stale: false, list: { count: 41 } });
     const fetchedAt = s.status().list.fetchedAt;
     await store.close();
     stores.pop();

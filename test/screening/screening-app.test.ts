@@ -23,14 +23,16 @@ import {
 import { blockAction, sendToBolt } from '../helpers/slack-requests.js';
 import { until, untilAsync } from '../helpers/wait.js';
 import { startGate, type Gate } from '../verification/gate.js';
-import { startListServer, type ListServer } from './list-server.js';
+import { filler, startListServer, type ListServer } from './list-server.js';
 
 const CLIENT = 'payouts@client.example';
 const SANCTIONED = '0xabcdef0123456789abcdef0123456789abcdef01';
 const CLEAN = '0x2222222222222222222222222222222222222222';
-const OTHER_LISTED = 'TQ8pPXb1w4zNEFMHkDmBvbXHd6wjVvxAJq';
+const OTHER_LISTED = 'TJCx4A1XzNvy32sqbmi86xcURjRi1Etver';
 const SECRET = 'screening-test-secret-0a9b8c7d6e';
 const HOUR = 3_600_000;
+/** The rest of a realistic list: a delisting is a few addresses of many (a list that shrinks more is refused). */
+const BULK = filler(60);
 
 const POLICY = parsePolicy(
   `${TEST_POLICY_YAML.replace('expires_after: 2h', 'expires_after: 3d').replace(
@@ -60,7 +62,7 @@ const clock = () => Date.now() + offset;
 
 async function app(o: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
   offset = 0;
-  list = await startListServer(`# OFAC SDN, test copy\n${SANCTIONED}\n${OTHER_LISTED}  # a TRON one\n`);
+  list = await startListServer(`# OFAC SDN, test copy\n${BULK}${SANCTIONED}\n${OTHER_LISTED}  # a TRON one\n`);
   t = await startTestApp({
     policy: POLICY,
     now: clock,
@@ -144,12 +146,16 @@ describe('screening at the request', () => {
     expect(everything(a).join('\n')).not.toMatch(/<!here>|<!channel>/);
 
     // Audited with the list it was judged with: its sha256, computed here from what was served.
-    const served = makeList([SANCTIONED, OTHER_LISTED], { source: '', date: '', fetchedAt: '' });
+    const served = makeList([...BULK.trim().split('\n'), SANCTIONED, OTHER_LISTED], {
+      source: '',
+      date: '',
+      fetchedAt: '',
+    });
     const [entry] = audit(a, 'refuse');
     expect(entry?.details).toMatchObject({
       rule: 'sanctions',
       destination: mixed,
-      list: { sha256: served.sha256, count: 2 },
+      list: { sha256: served.sha256, count: 62 },
     });
 
     // A clean destination is requested, and its request's audit entry names the same list.
@@ -178,19 +184,19 @@ describe('screening at the request', () => {
 
   it('a list read again counts removals as well as additions; /treasury status shows its source, date, count and age', async () => {
     const a = await app();
-    list!.text = `${CLEAN}\n`;
+    list!.text = `${BULK}${CLEAN}\n`;
     await refresh(a);
     // Delisted: requested now. Newly listed: refused.
     expect(await withdraw(a, '500', SANCTIONED)).toContain('Requested');
     expect(await withdraw(a, '500', CLEAN)).toContain('is on the OFAC sanctions list');
     const [refreshed] = audit(a, 'screening_list_refreshed').slice(-1);
-    expect(refreshed?.details).toMatchObject({ added: 1, removed: 2, count: 1 });
+    expect(refreshed?.details).toMatchObject({ added: 1, removed: 2, count: 61 });
 
     const { responseUrl } = await a.command('/treasury', 'status', USERS.erin);
     const status = visibleText((await a.replies(responseUrl))[0]!);
     expect(status).toContain('Sanctions screening');
     expect(status).toContain(':large_green_circle: the list was read 0 minutes ago');
-    expect(status).toContain(`· 1 addresses · from ${list!.url}`);
+    expect(status).toContain(`· 61 addresses · from ${list!.url}`);
     expect(status).toMatch(/OFAC sanctions list of \d{4}-\d{2}-\d{2}/);
   });
 });
@@ -201,7 +207,7 @@ describe('screening after the request', () => {
     await withdraw(a, '5000', CLEAN);
     const r = only(a);
     await approve(a, r, USERS.carol);
-    list!.text = `${CLEAN}\n`;
+    list!.text = `${BULK}${CLEAN}\n`;
     await refresh(a);
     await approve(a, r, USERS.dave);
     await until('rejected', () => a.app.deps.withdrawals.get(r.id)?.state === 'rejected');
@@ -219,7 +225,7 @@ describe('screening after the request', () => {
     expect((await a.app.deps.withdrawals.approve(r.id, USERS.carol)).ok).toBe(true);
     expect((await a.app.deps.withdrawals.approve(r.id, USERS.dave)).ok).toBe(true);
     await until('approved, held by the freeze', () => a.app.deps.withdrawals.get(r.id)?.state === 'approved');
-    list!.text = `${SANCTIONED}\n${CLEAN}\n`;
+    list!.text = `${BULK}${SANCTIONED}\n${CLEAN}\n`;
     await refresh(a);
     const asked = await a.app.deps.freeze.unfreeze(USERS.erin, { confirm: false });
     expect(asked.ok).toBe(true);
@@ -232,7 +238,7 @@ describe('screening after the request', () => {
     expect(stopped.rejection?.reason).toContain(`Stopped: the destination ${CLEAN} is now on the OFAC sanctions list`);
     expect(a.app.sandbox!.stats.withdrawals).toBe(0);
     const [stop] = audit(a, 'sanctions_stop');
-    const served = makeList([SANCTIONED, CLEAN], { source: '', date: '', fetchedAt: '' });
+    const served = makeList([...BULK.trim().split('\n'), SANCTIONED, CLEAN], { source: '', date: '', fetchedAt: '' });
     expect(stop?.details).toMatchObject({ step: 'send', list: { sha256: served.sha256 } });
     await until('the admins told', () =>
       dmsOf(a, USERS.erin).find((m) => m.includes('A withdrawal was stopped: its destination is now sanctioned')),
@@ -249,7 +255,7 @@ describe('screening after the request', () => {
     await approve(a, r, USERS.carol);
     const held = await until('the service asking', () => g.held[0]);
     expect(a.app.deps.withdrawals.get(r.id)?.state).toBe('executing');
-    list!.text = `${CLEAN}\n`;
+    list!.text = `${BULK}${CLEAN}\n`;
     await refresh(a);
     held.release();
     await until('refused by the service', () => a.app.deps.withdrawals.get(r.id)?.state === 'failed');
