@@ -213,9 +213,8 @@ export interface WithdrawalRequest {
   expiresAt: string;
   reminderSentAt?: string;
   allowlist: AllowlistInfo;
-  /** The screening at the last step judged: the list's fingerprint, a stale list, the provider's word, a look-alike. */
+  /** Screening at the last step judged (list, provider, look-alike); `sanctioned`: stopped later for a listed destination. */
   screening?: ScreeningInfo;
-  /** Stopped because the destination is sanctioned (listed after the request): at which step, by which list. */
   sanctioned?: SanctionsStop;
   /**
    * The app had no record of the client when it was requested (no address generated through it,
@@ -319,8 +318,7 @@ export type RequestRule =
   | 'tier'
   | 'note'
   | 'balance'
-  /** Screening: the destination is sanctioned; or the list is stale and the request above stale_block_above. */
-  | 'sanctions'
+  | 'sanctions' // screening: a listed destination; a stale list above stale_block_above
   | 'stale_list'
   /** A repeat of a request that is no longer "never executed" (the service reported it after all). */
   | 'repeat';
