@@ -109,14 +109,14 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
   // No @here in an alert: a large deposit's mention is a post of its own once the history confirms it.
   const label = statusLabel(a).replace(/^:[a-z_]+: /, '');
   const flagged = failed || warning || a.sanctioned;
-  const text = `${flagged ? 'Warning: ' : ''}${headlineOf(outside)}${a.sanctioned ? ' from an address on the OFAC sanctions list' : ''}: ${label}`;
+  const text = `${flagged ? 'Warning: ' : ''}${headlineOf(outside)}${a.sanctioned ? ` ${a.sanctioned.reported ? 'reported from' : 'from'} an address on the OFAC sanctions list` : ''}: ${label}`;
 
   const blocks: unknown[] = [header(`${a.sanctioned ? '⛔ ' : flagged ? '⚠️ ' : ''}${headlineOf(outsidePlain)}`)];
   // A sanctioned sender first: the admins were told in private; nothing here calls the channel.
   if (a.sanctioned)
     blocks.push(
       section(
-        `:no_entry: *From an address on the OFAC sanctions list* (${a.sanctioned.by === 'list' ? `the list of ${utcDay(a.sanctioned.list.date)}` : 'identified by the sanctions screening service'}): ${code(a.sanctioned.address)}. The admins have been told; decide with compliance before these funds are used.`,
+        `:no_entry: *${a.sanctioned.reported ? 'Reported from' : 'From'} an address on the OFAC sanctions list* (${a.sanctioned.by === 'list' ? `the list of ${utcDay(a.sanctioned.list.date)}` : 'identified by the sanctions screening service'}): ${code(a.sanctioned.address)}. ${a.sanctioned.reported ? 'Being checked with the wallet service: it has not confirmed this deposit yet.' : 'The admins have been told; decide with compliance before these funds are used.'}`,
       ),
     );
   if (warning) blocks.push(section(warning));
