@@ -20,7 +20,7 @@ export const screeningSchema = z
       .boolean()
       .default(true)
       .describe(
-        'Screen every destination against the sanctions list (and the provider, when configured) at the request, each approval, the send and the verification callback, and every deposit’s sender.',
+        'Ask the sanctions screening provider (when configured) and flag look-alike destinations, and refuse above `stale_block_above` on a stale list. `false` switches these off; the sanctions list itself is always checked, at the request, each approval, the send and the verification callback, and on every deposit’s sender.',
       ),
     max_age: durationSchema
       .refine((ms) => ms >= 3_600_000, 'must be at least 1h')

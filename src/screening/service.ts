@@ -176,9 +176,11 @@ export async function createScreening(o: {
       return o.provider.ask(address);
     },
     listed(address) {
-      if (!address || !o.policy.current().screening.enabled) return undefined;
+      if (!address) return undefined;
+      // The list always decides; `enabled: false` switches off only the provider (and the look-alikes).
       if (isListed(list, address)) return { address, list: listRef(list), by: 'list' };
-      if (o.provider?.answer(address)?.kind === 'listed') return { address, list: listRef(list), by: 'provider' };
+      if (o.policy.current().screening.enabled && o.provider?.answer(address)?.kind === 'listed')
+        return { address, list: listRef(list), by: 'provider' };
       return undefined;
     },
     refresh,

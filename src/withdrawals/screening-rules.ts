@@ -29,7 +29,8 @@ function providerWord(r: WithdrawalRequest, f: RuleFacts): ScreeningInfo['provid
 /** A listed destination: refused, naming the list and its date (or the provider and its finding). */
 export function judgeSanctions(r: WithdrawalRequest, f: RuleFacts): Verdict {
   const s = f.screening;
-  if (!s || !f.policy.screening.enabled) return PASS;
+  // The list always decides: `screening.enabled: false` switches off only the provider and the look-alikes.
+  if (!s) return PASS;
   const later = f.step !== 'request';
   if (isListed(s.list, r.destination))
     return {
@@ -38,6 +39,7 @@ export function judgeSanctions(r: WithdrawalRequest, f: RuleFacts): Verdict {
         ? `the destination ${r.destination} is now on ${listName(s.list)} (read ${utcMinute(s.list.fetchedAt)}): nothing may be sent to it`
         : `${r.destination} is on ${listName(s.list)}: paying a sanctioned address is against the law, so nothing was requested. The admins have been told.`,
     };
+  if (!f.policy.screening.enabled) return PASS;
   const p = s.provider?.answer(r.destination);
   if (p?.kind === 'listed') {
     const names = p.names.length ? ` (${p.names.slice(0, 3).join(', ')})` : '';

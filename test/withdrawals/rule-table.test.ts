@@ -249,3 +249,22 @@ describe('the rule table', () => {
     });
   }
 });
+
+describe('screening.enabled: false', () => {
+  it('switches off the provider and the look-alikes, never the sanctions list', () => {
+    const off = parsePolicy(`${policyText()}screening: { enabled: false }\n`);
+    const req = approvedAt({ amount: '500', currency: 'USDT', price: 1 });
+    const listed = screened([req.destination]);
+    for (const step of ['send', 'verify'] as const)
+      expect(outcome(req, judge(req, { ...facts(req, { policy: off, screening: listed }), step }))).toBe(
+        'refused:sanctions',
+      );
+    const provider = {
+      name: 'test provider',
+      answer: () => ({ kind: 'listed' as const, names: ['x'], at: T0 }),
+    } as unknown as ScreeningFacts['provider'];
+    const clean = { ...screened([]), provider };
+    expect(outcome(req, judge(req, facts(req, { policy: off, screening: clean })))).toBe('goes');
+    expect(outcome(req, judge(req, facts(req, { screening: clean })))).toBe('refused:sanctions');
+  });
+});
