@@ -62,6 +62,8 @@ export interface LoadOptions {
 async function get(url: string, timeoutMs: number): Promise<{ text: string; lastModified?: number } | 'missing'> {
   const res = await axios.get<string>(url, {
     timeout: timeoutMs,
+    // An overall deadline: axios's timeout ends at the headers, and a server dripping bytes would stall the job.
+    signal: AbortSignal.timeout(timeoutMs),
     responseType: 'text',
     transformResponse: (d: unknown) => d,
     maxContentLength: MAX_BYTES,

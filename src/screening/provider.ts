@@ -56,8 +56,12 @@ export function createProvider(o: { url: string; apiKey: string; now: () => numb
       const res = await axios.get(`${base}/api/v1/address/${encodeURIComponent(address.trim())}`, {
         headers: { 'X-API-Key': o.apiKey, Accept: 'application/json' },
         timeout: o.timeoutMs ?? 1_500,
+        // axios's timeout ends at the headers: a body dripped a byte at a time would stall the step.
+        // The signal is an overall deadline; when it expires the provider counts as down.
+        signal: AbortSignal.timeout(o.timeoutMs ?? 1_500),
         validateStatus: () => true,
-        maxContentLength: 1_000_000,
+        maxContentLength: 64 * 1024,
+        maxRedirects: 0,
       });
       if (res.status !== 200) return { kind: 'down', reason: `HTTP ${res.status}`, at };
       const parsed = answerSchema.safeParse(res.data);

@@ -15,6 +15,7 @@ import { parsePolicy } from '../../src/policy/load.js';
 import { fixedPolicy } from '../../src/policy/source.js';
 import { parseAddresses } from '../../src/screening/list.js';
 import { loadList } from '../../src/screening/load.js';
+import { createProvider } from '../../src/screening/provider.js';
 import { createScreening } from '../../src/screening/service.js';
 import type { ScreeningNotice } from '../../src/screening/types.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -103,5 +104,32 @@ describe('a refresh that shrinks the list', () => {
     await s.refresh({ force: true });
     expect(s.status().list.count).toBe(41);
     expect(s.listed(TRON)).toBeUndefined();
+  });
+});
+
+describe('a server that drips its answer', () => {
+  it('a list fetch and a provider call end at their deadline; the provider counts as down', async () => {
+    const timers = new Set<NodeJS.Timeout>();
+    other = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      // Headers at once, then a byte every 100 ms: axios's own timeout never fires.
+      const t = setInterval(() => res.write('0'), 100);
+      timers.add(t);
+      res.on('close', () => clearInterval(t));
+    });
+    await new Promise<void>((r) => other!.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      let started = Date.now();
+      await expect(loadList(`${base}/list.txt`, { now, timeoutMs: 600 })).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(5_000);
+
+      const p = createProvider({ url: base, apiKey: 'k', now: () => Date.now(), timeoutMs: 600 });
+      started = Date.now();
+      expect((await p.ask(EVM)).kind).toBe('down');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      for (const t of timers) clearInterval(t);
+    }
   });
 });
