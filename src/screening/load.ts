@@ -124,20 +124,30 @@ async function readManifest(dir: string): Promise<Manifest | undefined> {
   }
 }
 
+/**
+ * A local file is as old as its modification time (or its manifest's date), not as old as the
+ * moment it was read: reading a file nobody updates must not make the list look fresh (max_age).
+ */
 async function fromPath(path: string, o: LoadOptions, source = path): Promise<SanctionsList> {
-  const fetchedAt = new Date(o.now()).toISOString();
   const st = await stat(path);
+  const dated = (ms: number) => new Date(Math.min(ms, o.now())).toISOString();
   if (!st.isDirectory()) {
     const text = await readFile(path, 'utf8');
-    return makeList(parseAddresses(text, path), { source, date: st.mtime.toISOString(), fetchedAt });
+    const date = dated(st.mtimeMs);
+    return makeList(parseAddresses(text, path), { source, date, fetchedAt: date });
   }
   const files = await assetFiles(path);
   if (!files.length) throw new Error(`${path} has none of the sanctioned_addresses_<ASSET>.txt files`);
   const all: string[] = [];
-  for (const f of files) all.push(...parseAddresses(await readFile(join(path, f), 'utf8'), join(path, f)));
+  let newest = 0;
+  for (const f of files) {
+    all.push(...parseAddresses(await readFile(join(path, f), 'utf8'), join(path, f)));
+    newest = Math.max(newest, (await stat(join(path, f))).mtimeMs);
+  }
   // A directory written by `npm run screening:update` says the date of its data in its manifest.
   const manifest = await readManifest(path);
-  return makeList(all, { source, date: manifest?.date ?? st.mtime.toISOString(), fetchedAt });
+  const date = manifest?.date ?? dated(newest);
+  return makeList(all, { source, date, fetchedAt: date });
 }
 
 /** The list at `source` (URL, file or directory), read now. Throws with the reason when it cannot be read. */

@@ -5,7 +5,7 @@
  * download never taken for a list, the bundled snapshot checked against its manifest, and
  * `npm run screening:update` tested against a loopback server with the upstream's layout.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -82,7 +82,14 @@ describe('loading', () => {
     writeFileSync(join(assets, 'README.md'), '# not a list');
     const list = await loadList(assets, { now });
     expect([...list.addresses].sort()).toEqual([EVM.toLowerCase(), TRON].sort());
-    expect(list.fetchedAt).toBe(new Date(now()).toISOString());
+    // A local list is as old as its files, not as the moment it was read (max_age sees a file nobody updates).
+    const old = new Date('2026-11-20T00:00:00Z');
+    utimesSync(join(assets, 'sanctioned_addresses_ETH.txt'), old, old);
+    utimesSync(join(assets, 'sanctioned_addresses_TRX.json'), old, old);
+    expect((await loadList(assets, { now })).fetchedAt).toBe(old.toISOString());
+    utimesSync(join(dir, 'one.txt'), old, old);
+    const file = await loadList(join(dir, 'one.txt'), { now });
+    expect(listAge(file, now())).toBe(now() - old.getTime());
   });
 
   it('a single file URL and a base URL of the upstream layout, over loopback; a source that fails throws', async () => {
