@@ -38,10 +38,17 @@ export function lookalikeOf(
   network: string,
   known: readonly KnownAddress[],
 ): KnownAddress | undefined {
-  const mine = known.filter((k) => k.network === network);
+  // Compared within the address family, not the network: an EVM address is the same string on every EVM
+  // chain, so a poisoner imitating the BSC desk on ETH is as dangerous as on BSC.
+  const family = familyOf(destination, network);
+  const mine = known.filter((k) => familyOf(k.address, k.network) === family);
   if (mine.some((k) => body(k.address) === body(destination))) return undefined;
   return mine.find((k) => looksAlike(k.address, destination));
 }
+
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** `evm` for any EVM address, else the network itself (TRON, ...). */
+const familyOf = (address: string, network: string) => (EVM_ADDRESS.test(address.trim()) ? 'evm' : network);
 
 /** "0x1234…abcd": enough of an address to recognise it, as the warning shows it. */
 export function shortAddress(address: string): string {

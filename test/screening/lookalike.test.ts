@@ -1,6 +1,6 @@
 /**
  * Look-alike destinations (address poisoning), pure: the same first and last four characters
- * after any `0x` as a known address on the same network, but another address.
+ * after any `0x` as a known address of the same family (every EVM network is one), but another address.
  */
 import { describe, expect, it } from 'vitest';
 import { looksAlike, lookalikeOf, shortAddress } from '../../src/screening/lookalike.js';
@@ -16,8 +16,11 @@ describe('look-alike destinations', () => {
     const poisoned = '0x1234000000000000000000000000000000ffABCD';
     expect(looksAlike(DESK, poisoned)).toBe(true);
     expect(lookalikeOf(poisoned, 'BSC', known)).toMatchObject({ label: 'Exchange hot wallet' });
-    // Another network's entry is not imitated.
-    expect(lookalikeOf(poisoned, 'ETH', known)).toBeUndefined();
+    // The same EVM address on another EVM network: imitated there too (the family, not the network).
+    expect(lookalikeOf(poisoned, 'ETH', known)).toMatchObject({ label: 'Exchange hot wallet' });
+    expect(lookalikeOf(poisoned, 'ARBITRUM', known)).toMatchObject({ label: 'Exchange hot wallet' });
+    // Another family's entry is not imitated.
+    expect(lookalikeOf('TQ8pZZZZZZZZZZZZZZZZZZZZZZZZZZZZvxAJq', 'BSC', known)).toBeUndefined();
     expect(shortAddress(DESK)).toBe('0x1234…abcd');
   });
 
