@@ -39,6 +39,8 @@ export interface ScreeningStatus {
   enabled: boolean;
   list: ListRef;
   bundled: boolean;
+  /** No SANCTIONS_LIST_URL is set: the bundled snapshot cannot be refreshed. */
+  unsourced: boolean;
   ageMs: number;
   stale: boolean;
   /** The last refresh that failed, while no refresh has worked since. */
@@ -100,6 +102,11 @@ export async function createScreening(o: {
   }
 
   async function refresh(opts: { force?: boolean } = {}): Promise<void> {
+    // Run by hand with nothing to read from: say what is missing rather than do nothing.
+    if (!o.source && opts.force)
+      throw new Error(
+        `no sanctions list source is configured: set SANCTIONS_LIST_URL to refresh the list (the bundled snapshot of ${list.date.slice(0, 10)} is used)`,
+      );
     if (!o.source || !(opts.force || due())) return;
     const source = o.source!;
     let next: SanctionsList;
@@ -166,6 +173,7 @@ export async function createScreening(o: {
   const facts = (): ScreeningFacts => ({
     list,
     ...(bundled ? { bundled: true } : {}),
+    ...(!o.source ? { unsourced: true } : {}),
     ...(o.provider ? { provider: { name: o.provider.name, answer: o.provider.answer } } : {}),
   });
 
@@ -191,6 +199,7 @@ export async function createScreening(o: {
         enabled: p.enabled,
         list: listRef(list),
         bundled,
+        unsourced: !o.source,
         ageMs,
         stale: ageMs > p.max_age,
         ...(failing ? { failing } : {}),

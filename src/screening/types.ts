@@ -15,6 +15,8 @@ export interface ScreeningFacts {
   list: SanctionsList;
   /** Whether the list is the one shipped with the app (its age then runs from its date). */
   bundled?: boolean;
+  /** No SANCTIONS_LIST_URL: the bundled snapshot is all there is until one is set. */
+  unsourced?: boolean;
   /** The provider's answers by address key; absent: no provider is configured. */
   provider?: { name: string; answer(address: string): ProviderAnswer | undefined };
 }

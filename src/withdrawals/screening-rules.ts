@@ -73,7 +73,7 @@ export function judgeStaleList(_r: WithdrawalRequest, f: RuleFacts): Verdict {
     until: 'release',
     message:
       f.step === 'request'
-        ? `The sanctions list is ${ageWords(ageMs)} old (${since}), and this request ${value}: above ${formatFiat(p.stale_block_above)} nothing can be requested until the list is refreshed.`
+        ? `The sanctions list is ${ageWords(ageMs)} old (${since}), and this request ${value}: above ${formatFiat(p.stale_block_above)} nothing can be requested ${s.unsourced ? 'until an admin sets SANCTIONS_LIST_URL to refresh the list' : 'until the list is refreshed'}.`
         : `the sanctions list is ${ageWords(ageMs)} old (${since}) and this withdrawal ${value}, above ${formatFiat(p.stale_block_above)}`,
   };
 }
