@@ -76,15 +76,15 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
   const { store } = o;
   const refusal = (reason: ConfirmRefusal) => ({ ok: false as const, reason, message: CONFIRM_WORDS[reason] });
 
-  /** Spends the challenge (when still live) and records the refusal. */
-  async function refuse(c: PasskeyChallenge | undefined, reason: ConfirmRefusal, more: Record<string, unknown> = {}) {
+  /** Spends the challenge (when still live) and records the refusal: only ever for a challenge that exists. */
+  async function refuse(c: PasskeyChallenge, reason: ConfirmRefusal, more: Record<string, unknown> = {}) {
     const now = o.now();
     await store.commit((tx) => {
-      const cur = c && tx.get(CHALLENGES, c.id);
+      const cur = tx.get(CHALLENGES, c.id);
       if (cur && !cur.consumedAt) tx.put(CHALLENGES, cur.id, { ...cur, consumedAt: iso(now) });
-      audit(tx, now, c?.approver ?? 'unknown', 'passkey_refused', c?.request ?? 'unknown', { why: reason, ...more });
+      audit(tx, now, c.approver, 'passkey_refused', c.request, { why: reason, ...more });
     });
-    o.logger.info({ request: c?.request, user: c?.approver, reason }, 'passkey confirmation refused');
+    o.logger.info({ request: c.request, user: c.approver, reason }, 'passkey confirmation refused');
     return refusal(reason);
   }
 
@@ -158,7 +158,12 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
 
     async confirm(token, response) {
       const c = store.get(CHALLENGES, tokenId(token));
-      if (!c) return refuse(undefined, 'unknown_link');
+      // No such challenge: anyone can post here, so nothing is written (no audit entry, no commit),
+      // or a stranger could grow the audit log and load the one writer at will. Logged, without the token.
+      if (!c) {
+        o.logger.info({ reason: 'unknown_link' }, 'passkey confirmation refused');
+        return refusal('unknown_link');
+      }
       if (c.consumedAt) return refuse(c, 'replayed');
       if (o.now() >= c.expiresAt) return refuse(c, 'expired');
       let client: { challenge: string; origin: string; type: string };

@@ -525,6 +525,36 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(audits('passkey_confirmed', r.id)).toHaveLength(1);
   });
 
+  it('posts to links that do not exist (random tokens) are refused and write nothing: no audit entry, no record', async () => {
+    const base = t.app.url.replace('://localhost:', '://127.0.0.1:').replace(/\/+$/, '');
+    const before = { counts: t.app.deps.store.counts(), audit: t.app.deps.store.count(AUDIT_COLLECTION) };
+    const shaped = JSON.stringify({
+      response: {
+        id: 'AAAA',
+        rawId: 'AAAA',
+        type: 'public-key',
+        response: { clientDataJSON: 'AAAA', authenticatorData: 'AAAA', signature: 'AAAA', attestationObject: 'AAAA' },
+      },
+      name: 'Mine',
+    });
+    for (let i = 0; i < 20; i++) {
+      const tok = randomBytes(32).toString('base64url');
+      for (const path of [
+        `/confirm/${tok}`,
+        `/confirm/${tok}/options`,
+        `/passkeys/enrol/${tok}`,
+        `/passkeys/enrol/${tok}/options`,
+      ]) {
+        const res = await post(`${base}${path}`, shaped);
+        expect([404, 410], path).toContain(res.status);
+        expect(res.body.ok).toBe(false);
+        expect(res.body.message).toMatch(/link/i);
+      }
+    }
+    expect(t.app.deps.store.count(AUDIT_COLLECTION)).toBe(before.audit);
+    expect(t.app.deps.store.counts()).toEqual(before.counts);
+  });
+
   it('no token or secret in the logs', () => {
     const logs = t.logs();
     expect(logs).not.toMatch(/\/passkeys\/enrol\/[A-Za-z0-9_-]{43}/);
