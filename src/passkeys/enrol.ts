@@ -158,6 +158,12 @@ export function createPasskeyEnrolment(o: PasskeyPartOptions): PasskeyEnrolment 
         const name = rawName || `Passkey ${mine.length + 1}`;
         if (mine.some((c) => c.name.toLowerCase() === name.toLowerCase())) return refuse('name_taken');
         if (mine.length >= MAX_CREDENTIALS) return refuse('too_many');
+        // With attestation `none` the credential id is whatever the page claims: one already kept (anyone's,
+        // this person's too) is never replaced, or a forged registration could take over another's key record.
+        if (tx.get(CREDENTIALS, info.credential.id)) {
+          audit(tx, now, link.user, 'passkey_enrol_refused', link.user, { why: 'credential_taken' });
+          return refuse('credential_taken');
+        }
         const cred: PasskeyCredential = {
           id: info.credential.id,
           user: link.user,

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeAttestationObject, isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { ACTIONS } from '../../src/slack/withdrawal/index.js';
@@ -523,6 +524,52 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(both.find((b) => b.status === 403)!.body.reason).toBe('replayed');
     expect(t.app.deps.withdrawals.get(r.id)!.approvals).toEqual([expect.objectContaining({ user: USERS.erin })]);
     expect(audits('passkey_confirmed', r.id)).toHaveLength(1);
+  });
+
+  it("a registration that claims another person's credential id is refused, audited, and leaves their key as it was", async () => {
+    const victim = t.app.deps.passkeys.enrolment.list(USERS.erin)[0]!;
+    const enrolledBefore = audits('passkey_enrolled', USERS.dave).length;
+    const link = await enrolLink(USERS.dave);
+    const { page } = await personPage('dave-forger');
+    const path = new URL(link).pathname;
+    let captured: string | undefined;
+    await page.route(`**${path}`, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      captured = route.request().postData() ?? '';
+      return route.abort();
+    });
+    await page.goto(link);
+    await page.locator('#name').fill('Forged');
+    await page.locator('#go').click();
+    const body = JSON.parse(await until('the registration', () => captured)) as {
+      response: { id: string; rawId: string; response: Record<string, unknown> };
+    };
+    // Attestation `none` signs nothing: the credential id inside authData is swapped for Erin's.
+    const att = decodeAttestationObject(
+      isoBase64URL.toBuffer(String(body.response.response.attestationObject)),
+    ) as unknown as Map<string, Uint8Array>;
+    const auth = att.get('authData')!;
+    const oldLen = (auth[53]! << 8) | auth[54]!;
+    const id = isoBase64URL.toBuffer(victim.id);
+    att.set(
+      'authData',
+      Uint8Array.from([...auth.slice(0, 53), id.length >> 8, id.length & 0xff, ...id, ...auth.slice(55 + oldLen)]),
+    );
+    body.response.response = {
+      clientDataJSON: body.response.response.clientDataJSON,
+      attestationObject: isoBase64URL.fromBuffer(
+        isoCBOR.encode(att as unknown as Parameters<typeof isoCBOR.encode>[0]),
+      ),
+    };
+    body.response.id = victim.id;
+    body.response.rawId = victim.id;
+    const res = await post(link, JSON.stringify(body));
+    expect(res.status).toBe(409);
+    expect(res.body.message).toContain('already registered');
+    expect(t.app.deps.passkeys.enrolment.list(USERS.erin)[0]).toEqual(victim);
+    expect(t.app.deps.passkeys.enrolment.list(USERS.dave)).toEqual([]);
+    expect(audits('passkey_enrol_refused', USERS.dave).at(-1)!.details).toEqual({ why: 'credential_taken' });
+    expect(audits('passkey_enrolled', USERS.dave)).toHaveLength(enrolledBefore);
   });
 
   it('posts to links that do not exist (random tokens) are refused and write nothing: no audit entry, no record', async () => {

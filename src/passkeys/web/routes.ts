@@ -155,7 +155,12 @@ export function passkeyRoutes(o: PasskeyRouteOptions): Route[] {
           return json(res, 400, { ok: false, message: `That name cannot be used: ${name.error.issues[0]!.message}.` });
         const done = await o.enrolment.register(t, body.data.response, name.data);
         if (!done.ok) {
-          const status = done.reason === 'name_taken' ? 409 : done.reason === 'unknown_link' ? 404 : 400;
+          const status =
+            done.reason === 'name_taken' || done.reason === 'credential_taken'
+              ? 409
+              : done.reason === 'unknown_link'
+                ? 404
+                : 400;
           return json(res, status, { ok: false, message: done.message });
         }
         json(res, 200, {
