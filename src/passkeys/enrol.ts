@@ -184,8 +184,12 @@ export function createPasskeyEnrolment(o: PasskeyPartOptions): PasskeyEnrolment 
       return store.commit((tx) => {
         const cred = tx.all(CREDENTIALS).find((c) => c.user === user && c.name.toLowerCase() === name.toLowerCase());
         if (!cred) return false;
+        const now = o.now();
         tx.delete(CREDENTIALS, cred.id);
-        audit(tx, o.now(), user, 'passkey_removed', user, { name: cred.name });
+        audit(tx, now, user, 'passkey_removed', user, { name: cred.name });
+        // Told as an enrolment is: the admins, and the person by DM (it may not be them typing).
+        notice(o, tx, { kind: 'removed', user, name: cred.name, at: iso(now) });
+        notice(o, tx, { kind: 'removed_dm', user, name: cred.name, at: iso(now) });
         return true;
       });
     },
