@@ -540,6 +540,37 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(audits('passkey_confirmed', r.id)).toHaveLength(1);
   });
 
+  it('a crash before the approval is durable leaves no confirmation either: the challenge is spent with the approval', async () => {
+    const r = await newRequest();
+    const url = await approveLink(USERS.erin, r);
+    const body = await capturedAssertion((await personPage('erin')).page, url);
+    const store = t.app.deps.store;
+    const commit = store.commit.bind(store);
+    // The process "dies" in the commit that would record Erin's approval: nothing of that commit is kept.
+    store.commit = ((fn: (tx: Parameters<Parameters<typeof commit>[0]>[0]) => unknown) =>
+      commit((tx) => {
+        const out = fn(tx);
+        if (tx.get(WITHDRAWALS, r.id)?.approvals.length) throw new Error('crashed before the approval was durable');
+        return out;
+      })) as typeof store.commit;
+    try {
+      await fetch(url.replace('://localhost:', '://127.0.0.1:'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      }).catch(() => undefined);
+    } finally {
+      store.commit = commit;
+    }
+    expect(t.app.deps.withdrawals.get(r.id)!.approvals).toEqual([]);
+    expect(audits('passkey_confirmed', r.id)).toHaveLength(0);
+    // After the "restart", the same answer still counts, once.
+    const again = await post(url, body);
+    expect(again.status).toBe(200);
+    expect(t.app.deps.withdrawals.get(r.id)!.approvals).toEqual([expect.objectContaining({ user: USERS.erin })]);
+    expect(audits('passkey_confirmed', r.id)).toHaveLength(1);
+  });
+
   it("a registration that claims another person's credential id is refused, audited, and leaves their key as it was", async () => {
     const victim = t.app.deps.passkeys.enrolment.list(USERS.erin)[0]!;
     const enrolledBefore = audits('passkey_enrolled', USERS.dave).length;
