@@ -650,6 +650,21 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(passkeyCounts()).toEqual(before);
   });
 
+  it('a key removed while its confirmation page is open cannot confirm', async () => {
+    const r = await newRequest();
+    const url = await approveLink(USERS.erin, r);
+    // Signed on the open page while the key was still kept, posted after its removal.
+    const body = await capturedAssertion((await personPage('erin')).page, url);
+    const { responseUrl } = await t.command('/treasury', 'passkey remove erin key', USERS.erin);
+    expect(JSON.stringify(await t.replies(responseUrl, 1))).toContain('is removed');
+    const res = await post(url, body);
+    expect(res.status).toBe(403);
+    expect(res.body.reason).toBe('unknown_credential');
+    expect(lastRefusal(r.id)).toBe('unknown_credential');
+    expect(t.app.deps.withdrawals.get(r.id)!.approvals).toEqual([]);
+    expect(audits('passkey_confirmed', r.id)).toHaveLength(0);
+  });
+
   it('no token or secret in the logs; link tokens are not kept in the process-wide secrets registry', async () => {
     const link = await enrolLink(USERS.carol);
     // Masked by shape in the logger (log.ts): the registry does not grow with every link made.
