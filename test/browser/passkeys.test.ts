@@ -650,6 +650,30 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(passkeyCounts()).toEqual(before);
   });
 
+  it('a policy change while the confirmation page is open is refused: the challenge is recomputed with the new version', async () => {
+    const r = await newRequest();
+    const url = await approveLink(USERS.erin, r);
+    const body = await capturedAssertion((await personPage('erin')).page, url);
+    // A change applied while the page was open (any field: the version is the policy's hash).
+    const source = t.app.deps.policy as { current: () => typeof POLICY };
+    const before = source.current;
+    const was = before();
+    const changed = {
+      ...was,
+      withdrawals: { ...was.withdrawals, passkey_cooloff: was.withdrawals.passkey_cooloff + 1 },
+    };
+    source.current = () => changed;
+    try {
+      const res = await post(url, body);
+      expect(res.status).toBe(403);
+      expect(res.body.reason).toBe('changed');
+    } finally {
+      source.current = before;
+    }
+    expect(lastRefusal(r.id)).toBe('changed');
+    expect(t.app.deps.withdrawals.get(r.id)!.approvals).toEqual([]);
+  });
+
   it('a key removed while its confirmation page is open cannot confirm', async () => {
     const r = await newRequest();
     const url = await approveLink(USERS.erin, r);
