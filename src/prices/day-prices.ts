@@ -10,8 +10,10 @@
  * policy, is asked afresh, never served the old answer. "None for that day" is kept for a day
  * only (a plan upgrade or a source's late backfill can give one). A failure (the source down,
  * late, refusing) is not kept: the next export asks again. One export asks about at most
- * MAX_LOOKUPS days not yet kept, one at a time (the free plan allows some 30 calls a minute);
- * the rest say so and are valued at today's price, as before.
+ * MAX_LOOKUPS (20) days not yet kept, one at a time and PAUSE_MS (2.1 s) apart across all
+ * exports: the free plan allows some 30 calls a minute, shared with the live refresh (one call a
+ * minute), so the look-ups stay under 29 a minute and an export waits 42 s at most for them.
+ * The rest say why they have no date price and are valued at today's price, as before.
  *
  * Only a price the source states is used: positive, finite, at most the live feed's bound
  * (judge.ts MAX_PRICE_USD). Nothing here decides money:
@@ -28,8 +30,10 @@ import { keyHeader } from './client.js';
 import { priceIds } from './ids.js';
 import { MAX_PRICE_USD } from './judge.js';
 
-/** Days not yet kept that one export looks up, at most. */
-export const MAX_LOOKUPS = 60;
+/** Days not yet kept that one export looks up, at most (20 × PAUSE_MS: 42 s at worst). */
+export const MAX_LOOKUPS = 20;
+/** The least time between two look-ups (any export): 60 s / 2.1 s < 29 a minute, plus the live refresh's one. */
+export const PAUSE_MS = 2_100;
 
 /** A kept answer: the price at 00:00 UTC of `day`, or that the source has none for it. */
 export interface DayPrice {
@@ -123,8 +127,28 @@ export function createDayPrices(o: {
   now: () => number;
   logger: Logger;
   maxLookups?: number;
+  /** Default PAUSE_MS (tests shorten it). */
+  pauseMs?: number;
 }): DayPrices {
   const max = o.maxLookups ?? MAX_LOOKUPS;
+  const pause = o.pauseMs ?? PAUSE_MS;
+  // One look-up at a time across concurrent exports, each at least `pause` after the last one
+  // ended (wall time: the quota is the source's, not the app's clock).
+  let gate: Promise<unknown> = Promise.resolve();
+  let lastEnded = 0;
+  const paced = <T>(ask: () => Promise<T>): Promise<T> => {
+    const run = gate.then(async () => {
+      const wait = lastEnded + pause - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      try {
+        return await ask();
+      } finally {
+        lastEnded = Date.now();
+      }
+    });
+    gate = run.catch(() => undefined);
+    return run;
+  };
   const kept = (k: DayPrice): DayLookup =>
     k.usd === undefined
       ? { kind: 'unknown', reason: `${k.source} has no price of ${k.currency} for ${k.day}` }
@@ -171,7 +195,7 @@ export function createDayPrices(o: {
           continue;
         }
         asked++;
-        const answer = await o.fetch(id, day);
+        const answer = await paced(() => o.fetch(id, day));
         if (!answer.ok) {
           failed = answer.reason;
           o.logger.warn({ currency, day, reason: answer.reason }, 'price of a past day: no answer');

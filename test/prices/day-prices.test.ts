@@ -32,7 +32,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function days(sourceKey: string, answer: (id: string, day: string) => string | undefined) {
+function days(sourceKey: string, answer: (id: string, day: string) => string | undefined, pauseMs = 0) {
   const fetch: HistoryFetch = async (id, day) => {
     asked.push(`${sourceKey} ${id} ${day}`);
     return { ok: true, usd: answer(id, day) };
@@ -45,6 +45,7 @@ function days(sourceKey: string, answer: (id: string, day: string) => string | u
     store,
     now: () => now,
     logger: createLogger({ level: 'silent' } as never),
+    pauseMs,
   });
 }
 const USDT_DAY = [{ currency: 'USDT', day: '2026-10-19' }];
@@ -80,6 +81,39 @@ describe('the past-day price cache', () => {
     usd = '0.999';
     expect((await d.lookup(USDT_DAY)).get('USDT 2026-10-19')).toMatchObject({ kind: 'known', usd: '0.999' });
     expect(asked).toHaveLength(2);
+  });
+});
+
+describe('look-ups per export', () => {
+  it('at most 20, paced apart; the rest say why they have no date price', async () => {
+    const times: number[] = [];
+    const d = days(
+      'S',
+      () => {
+        times.push(Date.now());
+        return '1';
+      },
+      40,
+    );
+    const needs = Array.from({ length: 25 }, (_, i) => ({
+      currency: 'USDT',
+      day: new Date(Date.UTC(2026, 9, 1 + i)).toISOString().slice(0, 10),
+    }));
+    const out = await d.lookup(needs);
+    expect(asked).toHaveLength(20);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(38);
+    expect(out.get('USDT 2026-10-25')).toEqual({
+      kind: 'unknown',
+      reason: 'not looked up: at most 20 dates per export',
+    });
+    // Two exports at once share the pace: one at a time, apart.
+    asked.length = 0;
+    times.length = 0;
+    const later = needs.map((n) => ({ ...n, day: n.day.replace('2026-10', '2026-09') })).slice(0, 3);
+    await Promise.all([d.lookup(later), d.lookup(later.map((n) => ({ ...n, currency: 'ETH' })))]);
+    expect(times).toHaveLength(6);
+    const sorted = [...times].sort((a, b) => a - b);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i]! - sorted[i - 1]!).toBeGreaterThanOrEqual(38);
   });
 });
 
