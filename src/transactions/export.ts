@@ -3,8 +3,7 @@
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
 import { type DayLookup, type DayPrices, dayKey } from '../prices/day-prices.js';
-import { currentOf, currentValueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
-import { Dec } from '../money/decimal.js';
+import { accountingUsd, accountingValueAt, currentOf, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
@@ -46,23 +45,14 @@ export function recordValue(
   const currency = b.r.currency?.name ?? b.r.currencyName;
   const day = b.valueDate && currency ? days?.get(dayKey(currency, b.valueDate)) : undefined;
   if (day?.kind === 'known' && b.r.amount) {
-    const usd = usdOf(b.r.amount, day.usd);
+    const usd = accountingUsd(b.r.amount, day.usd);
     if (usd !== undefined) return { valuation: { kind: 'known', usd, price: day.usd, at: day.at, source: day.source } };
   }
-  const today = prices && currency && b.r.amount ? currentValueAt(prices, currency, b.r.amount) : undefined;
+  // Rounded half-up as the date's price is (one rounding for the books), not up as a limit's value.
+  const today = prices && currency && b.r.amount ? accountingValueAt(prices, currency, b.r.amount) : undefined;
   // Only a past day's record is looked up: today's is at today's price, as it should be.
   const note = day?.kind === 'unknown' ? `today's price: none for ${b.valueDate} (${day.reason})` : undefined;
   return { valuation: today, ...(note ? { note } : {}) };
-}
-
-/** amount × price to the cent, or undefined when either is no number. */
-function usdOf(amount: string, price: string): string | undefined {
-  try {
-    const v = new Dec(amount).abs().times(price);
-    return v.isFinite() ? v.toFixed(2, Dec.ROUND_HALF_UP) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The (currency, day) pairs whose price of the day the plain CSV would use. */
