@@ -49,7 +49,7 @@ export const COMMANDS = [
     name: '/treasury',
     description: "Help, status, balances, digest, a withdrawal's story, policy, audit, freeze",
     usageHint:
-      'help | status | pending | balances | digest [days] | withdrawal <reference> | policy | audit [export] | freeze <reason> | unfreeze | verification-url | stepup reset @person | webhook register | webhook rotate',
+      'help | status | pending | balances | digest [days] | withdrawal <reference> | policy | audit [export] | freeze <reason> | unfreeze | verification-url | stepup reset @person | webhook register | webhook rotate | away until <date> [delegate @person] | back',
     // Its verbs' lines come from TREASURY_VERBS.
     help: [],
   },
@@ -135,6 +135,17 @@ export const TREASURY_VERBS = {
     usage: 'unfreeze',
     summary: 'ask to resume sends; a second admin confirms on the freeze notice',
     role: 'admins',
+  },
+  away: {
+    usage: 'away until <date> [delegate @person]',
+    summary:
+      'no approval DMs until then; the delegate named approves in your place (one vote for both). An admin may add a person first: `away @person until <date>`',
+    role: 'viewers',
+  },
+  back: {
+    usage: 'back',
+    summary: 'no longer away: approval DMs again (an admin may add a person: `back @person`)',
+    role: 'viewers',
   },
   'verification-url': {
     usage: 'verification-url',

@@ -253,7 +253,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       policyGovernance: governor,
       scheduler,
       outbox,
-      withdrawals: withdrawals.service,
+      ...withdrawals.inDeps,
       stepUp,
       passkeys,
       alerts,
@@ -281,7 +281,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       scheduler,
       {
         withdrawals: withdrawals.service,
-        approvers: withdrawals.reminders,
+        ...withdrawals.jobParts,
         alerts,
         balances: balances.watch,
         store: retention,

@@ -3,6 +3,7 @@
  * same parts on test ports instead of importing singletons.
  */
 import type { Alerts } from './alerts/index.js';
+import type { AwayService } from './away/service.js';
 import type { BalanceBook } from './balances/book.js';
 import type { LowBalanceWatch } from './balances/watch.js';
 import type { Config } from './config.js';
@@ -42,6 +43,8 @@ export interface Deps {
   withdrawals: WithdrawalService;
   /** Authenticator codes for approving large withdrawals (enrolment, checks, lockout, reset). */
   stepUp: StepUpService;
+  /** Who is away and whom they hand their approvals to (`/treasury away`, `/treasury back`). */
+  away: AwayService;
   /** Passkeys: enrolment links and credentials, and confirmations bound to one withdrawal (src/passkeys/). */
   passkeys: Passkeys;
   /** The alerts part (/treasury status shows what it has seen). */

@@ -8,6 +8,7 @@ import { outside } from '../../src/format/outside.js';
 import { context, header, packLines } from '../../src/slack/blocks.js';
 import { cappedQueue } from '../../src/slack/queue-words.js';
 import { teamQueue } from '../../src/withdrawals/queue.js';
+import { delegationIn } from '../../src/away/service.js';
 import type { VerbRun } from './verb.js';
 
 /** Rows shown: with two lines each, they pack into well under Slack's 50 blocks. */
@@ -16,7 +17,13 @@ const MAX_ROWS = 40;
 export const pendingVerb: VerbRun = {
   run: async ({ deps, respond }) => {
     const frozen = currentFreeze(deps.store);
-    const queue = teamQueue(deps.withdrawals.list(), deps.policy.current(), deps.now(), !!frozen);
+    const queue = teamQueue(
+      deps.withdrawals.list(),
+      deps.policy.current(),
+      deps.now(),
+      !!frozen,
+      delegationIn(deps.store, deps.now()),
+    );
     const title = queue.length ? `Waiting on the team (${queue.length})` : 'Waiting on the team';
     const lines = cappedQueue(queue, MAX_ROWS, 'on their cards in the approvals channel.');
     await respond({

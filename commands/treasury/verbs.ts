@@ -5,6 +5,8 @@
  */
 import type { VerbName } from '../table.js';
 import { auditVerb } from './audit.js';
+import { awayVerb } from './away.js';
+import { backVerb } from './back.js';
 import { auditExportVerb } from './audit-export.js';
 import { balancesVerb } from './balances.js';
 import { digestVerb } from './digest.js';
@@ -40,5 +42,7 @@ export const VERB_RUNS: Record<VerbName, VerbRun> = {
   'passkey revoke': passkeyRevokeVerb,
   freeze: freezeVerb,
   unfreeze: unfreezeVerb,
+  away: awayVerb,
+  back: backVerb,
   'verification-url': verificationUrlVerb,
 };

@@ -47,6 +47,7 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   destination: 'destination',
   allowlist: 'destination',
   daily_limit: 'amount',
+  rolling_limit: 'amount',
   tier: 'amount',
   note: 'note',
   balance: 'amount',

@@ -17,6 +17,10 @@ import { withdrawalNotifier, type PermalinkClient } from '../slack/withdrawal-no
 import { reminderDmSender } from '../slack/withdrawal-reminder.js';
 import { approverDmSync } from '../slack/withdrawal-approver-dms.js';
 import { createApproverReminders, type ApproverReminders } from '../withdrawals/reminders.js';
+import { createEscalations, type Escalations } from '../withdrawals/escalation.js';
+import { escalationSender } from '../slack/escalation-words.js';
+import type { AwayService } from '../away/service.js';
+import { buildAway } from './away.js';
 import type { Store } from '../store/index.js';
 import type { WalletClient } from '../wallet/client.js';
 import type { ExplorerNet } from '../wallet/explorers.js';
@@ -37,6 +41,12 @@ export interface WithdrawalsPart {
   cardPermalink(requestId: string): Promise<string | undefined>;
   /** One reminder DM to the approvers still needed past 75% of a request's time (a job runs it). */
   reminders: ApproverReminders;
+  /** Requests still short of approvals: the DM at escalate_after, the post at twice it (a job runs it). */
+  escalations: Escalations;
+  /** The job table's parts this part runs (src/jobs/table.ts). */
+  jobParts: { approvers: ApproverReminders; escalations: Escalations };
+  /** What the app's deps take from this part: the service, and who is away (`/treasury away`). */
+  inDeps: { withdrawals: WithdrawalService; away: AwayService };
   /** Another listener of every change, inside its commit (the App Home's refresher: it only schedules). */
   subscribe(listener: (event: WithdrawalEvent) => void): void;
 }
@@ -93,6 +103,7 @@ export function buildWithdrawals(
     explorerNet: o.explorerNet,
     slack: o.slack,
     groups: o.groups,
+    now: o.now,
   });
   service.subscribe(notifier.onChange);
   // The approvers' DMs already sent say where the request stands after every decision.
@@ -112,6 +123,20 @@ export function buildWithdrawals(
       card: notifier.cardPointer,
     }),
   });
+  const escalations = createEscalations({
+    store: o.store,
+    policy: o.policy,
+    groups: o.groups,
+    now: o.now,
+    logger: o.logger.child({ component: 'escalation' }),
+    enqueue: escalationSender(o.outbox, {
+      store: o.store,
+      get: (id) => service.get(id),
+      policy: o.policy,
+      now: o.now,
+      card: notifier.cardPointer,
+    }),
+  });
   if (o.metrics) service.subscribe(withdrawalRecorder(o.metrics));
   // After money moved (or surely did not), the balance may have crossed a threshold: checked off the commit.
   if (o.balances) {
@@ -125,6 +150,10 @@ export function buildWithdrawals(
     service,
     cardPermalink: notifier.cardPermalink,
     reminders,
+    escalations,
+    jobParts: { approvers: reminders, escalations },
+    // The away part lives beside the withdrawals it changes the asking of (src/away).
+    inDeps: { withdrawals: service, away: buildAway({ store: o.store, outbox: o.outbox, now: o.now }) },
     subscribe: (listener) => void service.subscribe((event) => listener(event)),
     async recover(message) {
       const r = await service.recover();

@@ -84,6 +84,12 @@ export const AUDIT_ACTION_GROUPS = {
     'passkey_refused',
   ],
   'The webhook secret (src/webhooks/rotation.ts)': ['webhook_rotate'],
+  'Away and escalation (src/away, src/withdrawals/escalation.ts)': [
+    'away_set',
+    'away_back',
+    'escalate_dm',
+    'escalate_post',
+  ],
 } as const;
 
 export const AUDIT_ACTIONS = Object.values(AUDIT_ACTION_GROUPS).flat();

@@ -18,6 +18,7 @@ import type { MonthlyExports } from '../transactions/monthly.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
 import type { ApproverReminders } from '../withdrawals/reminders.js';
+import type { Escalations } from '../withdrawals/escalation.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
 import type { Retention } from './retention.js';
 import type { Prices } from '../prices/types.js';
@@ -30,6 +31,7 @@ import { formatPath, nearestName } from '../policy/unknown-keys.js';
 export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown' | 'retryHeld'>;
   approvers: Pick<ApproverReminders, 'run'>;
+  escalations: Pick<Escalations, 'run'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
   balances: Pick<LowBalanceWatch, 'check'>;
   store: Pick<Retention, 'prune'>;
@@ -117,6 +119,17 @@ export const JOBS: readonly JobRow[] = [
       'Once 75% of a request’s time to expiry has passed, DMs each approver it still needs, once (never twice, across restarts).',
     run: async (reminders) => {
       await reminders.run();
+    },
+  }),
+  job({
+    name: 'escalations.dm-and-post',
+    part: 'escalations',
+    title: 'Escalation of requests short of approvals',
+    schedule: '*/30 * * * * *',
+    description:
+      'At `withdrawals.escalate_after`, DMs the approvers a request still needs; at twice it, tells the escalation channel (or the admins). At most one reminder per person per 4 hours, several requests in one message.',
+    run: async (escalations) => {
+      await escalations.run();
     },
   }),
   job({

@@ -21,6 +21,7 @@ import {
   principal,
   timezoneSchema,
 } from './schema-parts.js';
+import { patternKeys } from './schema-patterns.js';
 
 export { amountSchema, durationSchema } from './schema-parts.js';
 
@@ -66,6 +67,11 @@ export const policySchema = z
       .strictObject({
         approvals: channelId.describe('Where approval cards, policy changes and freeze notices are posted.'),
         alerts: channelId.describe('Where deposit, withdrawal and remittance alerts go when no route matches.'),
+        escalation: channelId
+          .optional()
+          .describe(
+            'Where requests still short of approvals at twice withdrawals.escalate_after are posted; unset: the admins are DMed.',
+          ),
         routes: z
           .array(routeSchema)
           .default([])
@@ -170,6 +176,7 @@ export const policySchema = z
           })
           .default({ mode: 'warn', cooloff: DAY_MS, addresses: [] })
           .describe('Where withdrawals may go.'),
+        ...patternKeys,
       })
       .describe('What a withdrawal needs before it is sent.')
       .default({
@@ -183,6 +190,7 @@ export const policySchema = z
         passkey_above: {},
         passkey_cooloff: DAY_MS,
         allowlist: { mode: 'warn', cooloff: DAY_MS, addresses: [] },
+        limits: [],
       }),
     /**
      * Admins who must approve a change of this file before it takes effect. Unset: 2, or 1

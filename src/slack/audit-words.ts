@@ -83,9 +83,10 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
   request: () => 'requested',
   refuse: () => '🚫 not requested',
   approve: ({ d }) =>
-    typeof d.approvals === 'number' && typeof d.required === 'number'
+    (typeof d.approvals === 'number' && typeof d.required === 'number'
       ? `approved (${d.approvals} of ${d.required})`
-      : 'approved',
+      : 'approved') +
+    (Array.isArray(d.for) && d.for.length ? ` for ${d.for.map((u) => `<@${String(u)}>`).join(', ')}` : ''),
   reject: () => '⛔ rejected',
   send: () => '🔄 sending',
   result: ({ d, outcome }) =>
@@ -188,6 +189,12 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
   passkey_refused: ({ d }) => `🚫 passkey confirmation refused${passkeyWhy(d.why)}`,
   // The webhook secret (src/webhooks/rotation.ts).
   webhook_rotate: () => '🔑 rotated the webhook secret',
+  // Away and escalation (src/away, src/withdrawals/escalation.ts).
+  away_set: ({ d }) =>
+    `🏝️ away until ${(str(d.until) ?? '').slice(0, 16).replace('T', ' ')} UTC${str(d.delegate) ? `, approvals handed to <@${str(d.delegate)}>` : ''}`,
+  away_back: () => '👋 back: no longer away',
+  escalate_dm: () => '⏰ the approvers still needed were reminded (escalation)',
+  escalate_post: () => '📣 escalated: still short of approvals',
 };
 
 /**

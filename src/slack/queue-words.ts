@@ -8,6 +8,7 @@ import { outside, outsideCode, outsidePlain } from '../format/outside.js';
 import type { QueueEntry, StillNeeds } from '../withdrawals/queue.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
 import { mention, shorten } from './blocks.js';
+import { utcMinute } from '../format/time.js';
 import { amountText, riskFlags, stateLabel } from './withdrawal/words.js';
 
 /** "12 min", "2 h 5 min", "3 d 4 h": the two largest units, enough to read at a glance. */
@@ -35,8 +36,22 @@ export function orList(ids: readonly string[], word = 'or'): string {
   return m.length <= 1 ? (m[0] ?? '') : `${m.slice(0, -1).join(', ')} ${word} ${m.at(-1)}`;
 }
 
+/** "@Dave is away until 2026-12-05 00:00 UTC (@Carol approves for them)", for each person waited on who is away. */
+export function awayWords(n: StillNeeds): string {
+  if (n.kind !== 'approvals' || !n.away?.length) return '';
+  const each = n.away.map(
+    (a) =>
+      `${mention(a.user)} is away until ${utcMinute(a.until)} (${a.delegate ? `${mention(a.delegate)} approves for them` : 'nobody stands in'})`,
+  );
+  return `; ${each.join('; ')}`;
+}
+
 /** "1 more of @Carol or @Dave; must include @Erin", "2 admins to unfreeze (@Erin, @Dave)"… */
 export function needsWords(n: StillNeeds): string {
+  return needsOnly(n) + awayWords(n);
+}
+
+function needsOnly(n: StillNeeds): string {
   switch (n.kind) {
     case 'approvals': {
       const more = `${n.more} more approval${n.more === 1 ? '' : 's'}`;

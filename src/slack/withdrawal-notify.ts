@@ -38,6 +38,8 @@ import {
 import { type DmEvent, encodeApproverDmRef, encodeDmRef, encodeThreadLine } from './withdrawal/thread-ref.js';
 import { MISMATCH_RENDERER, renderServiceMismatch } from './withdrawal-mismatch.js';
 import { mention } from './blocks.js';
+import { NOBODY_AWAY, routeAsks, votedBy, type Delegation } from '../away/delegation.js';
+import { delegationIn } from '../away/service.js';
 
 /** Card permalinks from chat.getPermalink, by request id (asked once per card). */
 /** The permalink of each withdrawal's card, once asked of Slack (the persisted name must not change). */
@@ -80,6 +82,7 @@ export async function approversToAsk(
   r: WithdrawalRequest,
   groups?: GroupResolver,
   onGroupError?: (group: string, err: unknown) => void,
+  away: Delegation = NOBODY_AWAY,
 ): Promise<string[]> {
   const out = new Set<string>();
   for (const entry of policy.people.approvers) {
@@ -94,7 +97,8 @@ export async function approversToAsk(
     }
   }
   out.delete(r.requester);
-  return [...out];
+  // Someone away gets no DM; their delegate does (src/away).
+  return routeAsks([...out], away, r.requester, votedBy(r.approvals));
 }
 
 export const approverDmKey = (id: string, user: string) => `${cardKey(id)}:dm:approver:${user}`;
@@ -265,6 +269,8 @@ export function withdrawalNotifier(o: {
   slack?: PermalinkClient;
   /** To ask the members of approver user groups too; without it, only the users named in the policy. */
   groups?: GroupResolver;
+  /** The app's clock (who is away now); Date.now without it. */
+  now?: () => number;
 }): WithdrawalNotifier {
   const get = (id: string) => o.service.get(id);
   const cardPointer = (id: string): CardPointer => {
@@ -326,11 +332,16 @@ export function withdrawalNotifier(o: {
     try {
       const r = get(id);
       if (r?.state !== 'pending' || !o.outbox.message(cardKey(id))?.ts) return;
-      const users = await approversToAsk(o.policy.current(), r, o.groups, (group, err) =>
-        o.logger.warn(
-          { group, err: err instanceof Error ? err.message : String(err) },
-          'could not list an approver group; its members are not asked by DM',
-        ),
+      const users = await approversToAsk(
+        o.policy.current(),
+        r,
+        o.groups,
+        (group, err) =>
+          o.logger.warn(
+            { group, err: err instanceof Error ? err.message : String(err) },
+            'could not list an approver group; its members are not asked by DM',
+          ),
+        delegationIn(o.store, (o.now ?? Date.now)()),
       );
       await cardPermalink(id);
       await o.store.commit((tx) => {

@@ -6,6 +6,7 @@
  */
 import type { Policy } from '../policy/schema.js';
 import { reservedFor } from './rules.js';
+import { NOBODY_AWAY, votedBy, type Delegation } from '../away/delegation.js';
 import type { WithdrawalRequest, WithdrawalState } from './types.js';
 
 /**
@@ -18,7 +19,15 @@ import type { WithdrawalRequest, WithdrawalState } from './types.js';
  * - sending: nothing from anyone; it is being sent.
  */
 export type StillNeeds =
-  | { kind: 'approvals'; more: number; from: string[]; mustInclude: string[]; onlyFrom: boolean }
+  | {
+      kind: 'approvals';
+      more: number;
+      from: string[];
+      mustInclude: string[];
+      onlyFrom: boolean;
+      /** Of the people named in `from` and `mustInclude`, those away now, and who stands in for each (src/away). */
+      away?: AwayNow[];
+    }
   | { kind: 'admin'; why: 'hold' | 'unknown'; who: string[] }
   | { kind: 'unfreeze'; who: string[] }
   | { kind: 'sending' };
@@ -36,6 +45,13 @@ export interface QueueEntry {
   leftMs?: number;
 }
 
+/** Someone the request waits on who is away: until when, and their delegate (absent: nobody stands in). */
+export interface AwayNow {
+  user: string;
+  until: string;
+  delegate?: string;
+}
+
 /** The states in the queue: waiting for people, or on their way (an unknown outcome waits for an admin). */
 export const QUEUE_STATES: readonly WithdrawalState[] = ['pending', 'approved', 'executing', 'unknown'];
 
@@ -44,7 +60,12 @@ export const QUEUE_STATES: readonly WithdrawalState[] = ['pending', 'approved', 
  * requester nor someone who approved already; when the slots left are reserved for the tier's
  * must_include entries, only those.
  */
-export function stillNeeds(r: WithdrawalRequest, policy: Policy, frozen: boolean): StillNeeds {
+export function stillNeeds(
+  r: WithdrawalRequest,
+  policy: Policy,
+  frozen: boolean,
+  d: Delegation = NOBODY_AWAY,
+): StillNeeds {
   const admins = [...policy.people.admins];
   if (r.state === 'unknown') return { kind: 'admin', why: 'unknown', who: admins };
   if (r.state !== 'pending') {
@@ -54,12 +75,29 @@ export function stillNeeds(r: WithdrawalRequest, policy: Policy, frozen: boolean
   const satisfied = new Set(r.approvals.flatMap((a) => a.satisfies));
   const mustInclude = r.tier.mustInclude.filter((m) => !satisfied.has(m));
   const reserved = reservedFor(r);
-  const approved = new Set(r.approvals.map((a) => a.user));
+  // A delegate's approval is their delegator's vote too (src/away).
+  const approved = votedBy(r.approvals);
   const more = Math.max(0, r.tier.approvals - r.approvals.length, mustInclude.length);
-  if (reserved.length) return { kind: 'approvals', more, from: reserved, mustInclude, onlyFrom: true };
+  const awayOf = (ids: readonly string[]) => {
+    const out: AwayNow[] = [];
+    for (const id of new Set(ids)) {
+      const rec = d.away(id);
+      if (rec) out.push({ user: id, until: rec.until, ...(rec.delegate ? { delegate: rec.delegate } : {}) });
+    }
+    return out.length ? { away: out } : {};
+  };
+  if (reserved.length)
+    return {
+      kind: 'approvals',
+      more,
+      from: reserved,
+      mustInclude,
+      onlyFrom: true,
+      ...awayOf([...reserved, ...mustInclude]),
+    };
   const approvers = policy.people.approvers;
   const from = approvers.includes('*') ? ['*'] : approvers.filter((a) => a !== r.requester && !approved.has(a));
-  return { kind: 'approvals', more, from, mustInclude, onlyFrom: false };
+  return { kind: 'approvals', more, from, mustInclude, onlyFrom: false, ...awayOf([...from, ...mustInclude]) };
 }
 
 /** The open requests, the one expiring first at the top (then the oldest), each with what it still needs. */
@@ -68,13 +106,14 @@ export function teamQueue(
   policy: Policy,
   now: number,
   frozen: boolean,
+  d: Delegation = NOBODY_AWAY,
 ): QueueEntry[] {
   return requests
     .filter((r) => QUEUE_STATES.includes(r.state))
     .map((r): QueueEntry => {
       const entry: QueueEntry = {
         request: r,
-        needs: stillNeeds(r, policy, frozen),
+        needs: stillNeeds(r, policy, frozen, d),
         held: !!r.hold && (r.state === 'pending' || r.state === 'approved'),
         frozen: frozen && (r.state === 'pending' || r.state === 'approved'),
         ageMs: Math.max(0, now - Date.parse(r.createdAt)),

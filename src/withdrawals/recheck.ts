@@ -86,6 +86,7 @@ export function recheck(
     tier,
     approvals,
     allowlist: j.allowlist ?? req.allowlist,
+    ...(j.limits ? { limits: j.limits } : {}),
     // The value judged at this step, shown on the card (the one at the request stays in `valuation`).
     ...(fresh ? { sendValuation: fresh } : {}),
   };

@@ -13,6 +13,9 @@ import type { Policy } from '../policy/schema.js';
 import type { PolicySource } from '../policy/source.js';
 import { collection, type Store, type Tx } from '../store/index.js';
 import { stillNeeds } from './queue.js';
+import { NOBODY_AWAY, routeAsks, votedBy, type Delegation } from '../away/delegation.js';
+import { delegationIn } from '../away/service.js';
+import { mayNudge, nudged } from './nudges.js';
 import { WITHDRAWALS } from './shell.js';
 import { SYSTEM, type WithdrawalRequest } from './types.js';
 
@@ -50,16 +53,17 @@ export function reminderRecipients(
   r: WithdrawalRequest,
   policy: Policy,
   members: (group: string) => readonly string[],
+  away: Delegation = NOBODY_AWAY,
 ): string[] {
   const needs = stillNeeds(r, policy, false);
   if (needs.kind !== 'approvals') return [];
-  const approved = new Set(r.approvals.map((a) => a.user));
   const out = new Set<string>();
   for (const entry of needs.from) {
     if (isUser(entry)) out.add(entry);
     else if (entry.startsWith('S')) for (const m of members(entry)) if (isUser(m)) out.add(m);
   }
-  return [...out].filter((u) => u !== r.requester && !approved.has(u));
+  // Someone away is not reminded; their delegate is (src/away).
+  return routeAsks([...out], away, r.requester, votedBy(r.approvals));
 }
 
 export interface ApproverReminders {
@@ -106,8 +110,12 @@ export function createApproverReminders(o: {
             // Read again inside the commit: decided, expired or reminded meanwhile is left alone.
             const r = tx.get(WITHDRAWALS, seen.id);
             if (!r || !approverReminderDue(r, o.now()) || tx.get(APPROVER_REMINDERS, reminderMarkId(r))) return;
-            const users = reminderRecipients(r, policy, (g) => groups.get(g) ?? []);
+            // Nobody reminded in the last 4 hours (an escalation DM, another reminder) is reminded again now.
+            const users = reminderRecipients(r, policy, (g) => groups.get(g) ?? [], delegationIn(tx, o.now())).filter(
+              (u) => mayNudge(tx, u, o.now()),
+            );
             const at = new Date(o.now()).toISOString();
+            nudged(tx, users, at);
             tx.put(APPROVER_REMINDERS, reminderMarkId(r), { requestId: r.id, expiresAt: r.expiresAt, at, users });
             appendAudit(tx, {
               at,

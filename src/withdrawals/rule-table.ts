@@ -25,10 +25,12 @@ import { formatAmount } from '../format/amount.js';
 import { Dec } from '../money/decimal.js';
 import { checkAllowlist, DAY_MS, type AllowlistApprovals } from './rules.js';
 import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
+import { judgeNewDestination, judgeRollingLimits, type PatternFacts } from './pattern-rules.js';
 import {
   NOT_COUNTED_STATES,
   type AllowlistInfo,
   type Approval,
+  type LimitUse,
   type MissingApprovals,
   type WithdrawalRequest,
 } from './types.js';
@@ -62,6 +64,10 @@ export type Verdict =
       keep?: (a: Approval) => boolean;
       because?: MissingApprovals['because'];
       allowlist?: AllowlistInfo;
+      /** Approvals asked for beyond the tier's (a new destination), added once every rule has counted. */
+      extraApprovals?: number;
+      /** The rolling limits that apply, as used / limit, for the card. */
+      limits?: LimitUse[];
     };
 
 export interface Rule {
@@ -70,7 +76,16 @@ export interface Rule {
   judge(r: WithdrawalRequest, f: RuleFacts): Verdict;
 }
 
-export type RuleName = 'freeze' | 'allowlist' | 'tier' | 'step_up' | 'note' | 'daily_limit' | 'daily_value_limit';
+export type RuleName =
+  | 'freeze'
+  | 'allowlist'
+  | 'tier'
+  | 'step_up'
+  | 'note'
+  | 'daily_limit'
+  | 'daily_value_limit'
+  | 'rolling_limits'
+  | 'new_destination';
 
 const ALL: readonly Step[] = ['request', 'approve', 'send', 'verify'];
 const PASS: Verdict = { kind: 'pass' };
@@ -79,12 +94,12 @@ const PASS: Verdict = { kind: 'pass' };
 const limitReleased = (r: WithdrawalRequest) => r.holdReleased?.kind === 'limit';
 
 /**
- * The other requests a limit counts against this one, in the rolling 24 h: those made before it
- * (the store keeps them in the order they were requested), and any whose money is gone or going
- * whatever its order. At the request, every stored request came before it.
+ * The other requests a limit counts against this one, in the rolling window (24 h unless said):
+ * those made before it (the store keeps them in the order they were requested), and any whose money
+ * is gone or going whatever its order. At the request, every stored request came before it.
  */
-export function countedBefore(r: WithdrawalRequest, f: RuleFacts): WithdrawalRequest[] {
-  const since = f.now - DAY_MS;
+export function countedBefore(r: WithdrawalRequest, f: RuleFacts, windowMs = DAY_MS): WithdrawalRequest[] {
+  const since = f.now - windowMs;
   const all = f.requests();
   const mine = all.findIndex((o) => o.id === r.id);
   return all.filter((o, i) => {
@@ -99,6 +114,13 @@ const valueNow = (o: WithdrawalRequest, f: RuleFacts): Valuation =>
   f.prices ? valueAt(f.prices, o.currency, o.amount) : (o.sendValuation ?? o.valuation ?? unknownValue);
 
 const unknownValue: Valuation = { kind: 'unknown', reason: 'no price was read', since: null };
+
+/** The table's facts as the pattern rules read them (pattern-rules.ts). */
+const patternFacts = (f: RuleFacts, r: WithdrawalRequest): PatternFacts => ({
+  ...f,
+  valueOf: (o) => valueNow(o, f),
+  counted: (windowMs) => countedBefore(r, f, windowMs),
+});
 
 export const RULES: Readonly<Record<RuleName, Rule>> = {
   freeze: {
@@ -227,6 +249,14 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
       };
     },
   },
+  rolling_limits: {
+    steps: ALL,
+    judge: (r, f) => judgeRollingLimits(r, patternFacts(f, r), limitReleased(r)),
+  },
+  new_destination: {
+    steps: ALL,
+    judge: (r, f) => judgeNewDestination(r, patternFacts(f, r)),
+  },
 };
 
 /** What the table says of a request at one step: the first refusal, the holds, and how approvals count. */
@@ -239,11 +269,14 @@ export interface Judgement {
   approvals: Approval[];
   allowlist?: AllowlistInfo;
   because?: MissingApprovals['because'];
+  /** The rolling limits that apply (used / limit), when the policy has any. */
+  limits?: LimitUse[];
 }
 
 /** Every rule of the table that runs at `f.step`, in table order. */
 export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
   const out: Judgement = { holds: [], approvals: [...r.approvals] };
+  let extra = 0;
   for (const [name, rule] of Object.entries(RULES) as Array<[RuleName, Rule]>) {
     if (!rule.steps.includes(f.step)) continue;
     const v = rule.judge(r, f);
@@ -260,6 +293,8 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
         if (v.tier) out.tier = v.tier;
         if (v.allowlist) out.allowlist = v.allowlist;
         if (v.keep) out.approvals = out.approvals.filter(v.keep);
+        if (v.extraApprovals) extra += v.extraApprovals;
+        if (v.limits) out.limits = v.limits;
         // The first reason wins: the allowlist's, then the code's, then the value's (as the card words them).
         if (v.because && (!out.because || out.because.startsWith('value'))) out.because = v.because;
         break;
@@ -269,5 +304,7 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
       }
     }
   }
+  // Extra approvals go on top of whichever tier the rules chose (the top one, when a limit escalated).
+  if (extra && out.tier) out.tier = { ...out.tier, approvals: out.tier.approvals + extra, extra };
   return out;
 }

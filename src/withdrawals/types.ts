@@ -41,6 +41,24 @@ export interface Approval {
    * withdrawal (`passkey`); a re-check under a lower step_up_above or passkey_above drops approvals without the proof it needs.
    */
   stepUp?: 'verified' | 'passkey';
+  /**
+   * Given by a delegate in place of these people, who were away (src/away): one vote for all of
+   * them, counted within their groups and tiers.
+   */
+  for?: string[];
+}
+
+/** One rolling limit of `withdrawals.limits` as it applies to a request (USD text, two decimals). */
+export interface LimitUse {
+  per: 'destination' | 'requester' | 'client' | 'all';
+  window: '24h' | '7d' | '30d';
+  action: 'escalate' | 'refuse';
+  limit: string;
+  /** The other requests in the window. */
+  before: string;
+  /** With this request. */
+  used: string;
+  over: boolean;
 }
 
 export interface AllowlistInfo {
@@ -177,7 +195,13 @@ export interface WithdrawalRequest {
     approvals: number;
     mustInclude: string[];
     basis?: 'value';
+    /** Raised to the top tier by a rolling limit with `action: escalate` (pattern-rules.ts). */
+    escalated?: true;
+    /** Approvals beyond the tier's, included in `approvals`: a first payment to a new destination. */
+    extra?: number;
   };
+  /** The rolling limits that apply, as the last step judged them (used / limit, shown on the card). */
+  limits?: LimitUse[];
   approvals: Approval[];
   /** The value when it was requested: the price, its source and time, or why it was unknown (src/prices). */
   valuation?: Valuation;
@@ -289,6 +313,8 @@ export type RequestRule =
   | 'destination'
   | 'allowlist'
   | 'daily_limit'
+  /** A rolling limit of `withdrawals.limits` with `action: refuse` would be crossed. */
+  | 'rolling_limit'
   | 'tier'
   | 'note'
   | 'balance'

@@ -20,7 +20,21 @@ export type TierChoice = {
   approvals: number;
   mustInclude: string[];
   basis?: 'value';
+  /** A rolling limit with `action: escalate` was crossed: the top tier's approvals (pattern-rules.ts). */
+  escalated?: true;
+  /** Approvals asked for beyond the tier's: a first payment to a new destination (pattern-rules.ts). */
+  extra?: number;
 };
+
+/**
+ * Every must_include entry of the tier list that applies to the currency: whom an approver may
+ * satisfy under any tier the rules may ask for (a limit may raise a request to the top tier), so
+ * the shell resolves group membership once for all of them; the decider keeps the tier's own.
+ */
+export function mustIncludeEntries(policy: Policy, currency: string): string[] {
+  const chosen = entryFor<Tier[]>(policy.withdrawals.tiers, currency);
+  return [...new Set((chosen?.entry ?? []).flatMap((t) => t.must_include))];
+}
 
 /** The tier for an amount: native tiers by amount; `value` tiers by USD value, the last one when the value is unknown. */
 export function tierFor(

@@ -514,6 +514,17 @@ describe.skipIf(!existsSync(CHROMIUM))('passkeys in a browser', () => {
     expect(await page.locator('main').innerText()).toContain('expired');
   });
 
+  it('the same answer sent twice at once (two tabs): it counts once, the other is refused as used', async () => {
+    const r = await newRequest();
+    const url = await approveLink(USERS.erin, r);
+    const body = await capturedAssertion((await personPage('erin')).page, url);
+    const both = await Promise.all([post(url, body), post(url, body)]);
+    expect(both.map((b) => b.status).sort()).toEqual([200, 403]);
+    expect(both.find((b) => b.status === 403)!.body.reason).toBe('replayed');
+    expect(t.app.deps.withdrawals.get(r.id)!.approvals).toEqual([expect.objectContaining({ user: USERS.erin })]);
+    expect(audits('passkey_confirmed', r.id)).toHaveLength(1);
+  });
+
   it('no token or secret in the logs', () => {
     const logs = t.logs();
     expect(logs).not.toMatch(/\/passkeys\/enrol\/[A-Za-z0-9_-]{43}/);

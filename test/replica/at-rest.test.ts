@@ -18,6 +18,7 @@ import { depositSample, send } from '../alerts/setup.js';
 import { pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { eventually, replicaRig } from '../helpers/replicas.js';
 import { freePort, startTestApp, USERS, visibleText } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
 
 const secretOf = (url: string | undefined) =>
   decodeURIComponent(/\/webhooks\/wallet\/([^/]+)\/verify$/.exec(url ?? '')![1]!);
@@ -45,6 +46,14 @@ describe.skipIf(!pgAvailable)(`no secret in clear in the database${pgSkipReason 
     const begun = await a.app.deps.stepUp.begin(USERS.carol);
     if (!begun.ok) throw new Error(begun.message);
     expect((await a.app.deps.stepUp.confirm(USERS.carol, codeAt(begun.secret, Date.now()))).ok).toBe(true);
+    // A passkey set-up link, as its DM carries it: the store keeps its token sealed and its SHA-256 only.
+    await a.command('/treasury', 'passkey', USERS.carol);
+    const passkeyLink = await until('the passkey link DM', () =>
+      fake
+        .calls('chat.postMessage')
+        .map((c) => /\/passkeys\/enrol\/([A-Za-z0-9_-]{43})/.exec(String(c.args.text ?? ''))?.[1])
+        .find(Boolean),
+    );
     await a.stop();
     apps.splice(apps.indexOf(a), 1);
 
@@ -77,6 +86,7 @@ describe.skipIf(!pgAvailable)(`no secret in clear in the database${pgSkipReason 
       'Slack signing secret': a.signingSecret,
       'Slack bot token': a.botToken,
       'authenticator seed': begun.secret,
+      'passkey set-up link token': passkeyLink!,
     };
 
     const tables = (

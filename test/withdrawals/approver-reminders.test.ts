@@ -49,11 +49,12 @@ describe('the reminder DM to approvers still needed', () => {
     let offset = 0;
     const now = () => Date.now() + offset;
     // Approvers: Carol, Dave, Erin and a group; three approvals, Erin's among them.
+    // The 75% reminder alone: escalation (issue 39) only after the expiry.
     const policy = parsePolicy(
       TEST_POLICY_YAML.replace(
         `approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}]`,
         `approvers: [${USERS.carol}, ${USERS.dave}, ${USERS.erin}, ${FINANCE_GROUP}]`,
-      ),
+      ).replace('  expires_after: 2h\n', '  expires_after: 2h\n  escalate_after: 2h\n'),
     );
     const start = async () => {
       const a = await startTestApp({ fake, dataDir, now, policy });

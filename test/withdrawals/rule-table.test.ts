@@ -154,6 +154,34 @@ const SCENARIOS: Record<RuleName, Scenario> = {
       after: facts(req, { others: [earlier], prices, valuation: valueAt(snapshot({ ETH: 10 }), 'ETH', req.amount) }),
     };
   }),
+  rolling_limits: fc.integer({ min: 51, max: 900 }).map((n) => {
+    // Per destination over 7 days: a payout to the same address 3 days ago (outside the daily limits) fills it now.
+    const policy = parsePolicy(
+      `${policyText()}  limits: [{ per: destination, window: 7d, value: 50000, action: refuse }]\n`,
+    );
+    const req = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
+    const other = {
+      ...approvedAt({ amount: '49950', currency: 'USDT', price: 1 }),
+      state: 'completed' as const,
+      createdAt: new Date(T0 - 3 * 86_400_000).toISOString(),
+    };
+    return { req, before: facts(req, { policy }), after: facts(req, { policy, others: [other] }) };
+  }),
+  new_destination: fc.integer({ min: 101, max: 900 }).map((n) => {
+    // Paid before 10 days ago (outside every window): no extra approval. That payout found failed: a new destination.
+    const policy = parsePolicy(`${policyText()}  new_destination: { above: { value: 100 }, extra_approvals: 1 }\n`);
+    const req = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
+    const earlier = {
+      ...approvedAt({ amount: '10', currency: 'USDT', price: 1 }),
+      state: 'completed' as const,
+      createdAt: new Date(T0 - 10 * 86_400_000).toISOString(),
+    };
+    return {
+      req,
+      before: facts(req, { policy, others: [earlier] }),
+      after: facts(req, { policy, others: [{ ...earlier, state: 'failed' as const }] }),
+    };
+  }),
 };
 
 describe('the rule table', () => {

@@ -125,7 +125,9 @@ export function passkeyRoutes(o: PasskeyRouteOptions): Route[] {
     {
       method: 'POST',
       path: '/passkeys/enrol/:token/options',
-      handler: async (_req, res, params) => {
+      handler: async (req, res, params) => {
+        // The page sends an empty object: nothing to read, but the socket is drained for keep-alive.
+        req.resume();
         const t = token(params);
         const owner = t ? o.enrolment.linkOwner(t) : undefined;
         if (!t || !owner) return json(res, 404, { ok: false, message: ENROL_WORDS.unknown_link });
@@ -188,7 +190,8 @@ export function passkeyRoutes(o: PasskeyRouteOptions): Route[] {
     {
       method: 'POST',
       path: '/confirm/:token/options',
-      handler: async (_req, res, params) => {
+      handler: async (req, res, params) => {
+        req.resume();
         const t = token(params);
         if (!t) return json(res, 404, { ok: false, message: CONFIRM_WORDS.unknown_link });
         const got = await o.confirmation.options(t);

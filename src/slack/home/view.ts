@@ -25,6 +25,8 @@ import { stepUpHomeBlocks } from './step-up.js';
 import { passkeyHomeBlocks } from './passkeys.js';
 import { balancesBlocks } from './balances.js';
 import { approveButton, decisionFacts } from './decide.js';
+import { delegationIn } from '../../away/service.js';
+import { awayBlocks } from './away.js';
 
 /** Slack allows 100 blocks in a Home view; decisions get at most this many (2 blocks each). */
 const MAX_DECISIONS = 15;
@@ -63,7 +65,13 @@ async function requestLine(deps: CommandDeps, r: WithdrawalRequest, who: 'reques
 
 /** Every open request of the team, what it still needs by name (the domain's rules), held and frozen ones marked. */
 function teamQueueBlocks(deps: CommandDeps): KnownBlock[] {
-  const queue = teamQueue(deps.withdrawals.list(), deps.policy.current(), deps.now(), !!currentFreeze(deps.store));
+  const queue = teamQueue(
+    deps.withdrawals.list(),
+    deps.policy.current(),
+    deps.now(),
+    !!currentFreeze(deps.store),
+    delegationIn(deps.store, deps.now()),
+  );
   const lines = cappedQueue(queue, MAX_QUEUE_ROWS, 'in `/treasury pending`.');
   if (!lines.length) return [section('*Waiting on the team* (0)\n_Nothing is waiting._')];
   return [section(`*Waiting on the team* (${queue.length})`), ...packLines(lines)];
@@ -71,7 +79,10 @@ function teamQueueBlocks(deps: CommandDeps): KnownBlock[] {
 
 /** `help` is the commands' help text (generated from their table in commands/). */
 export async function homeView(deps: CommandDeps, userId: string, help: HelpFor, notice?: string): Promise<View> {
-  const canApprove = await hasRole(deps.policy.current(), 'approvers', userId, deps.groups);
+  // An approver, or standing in for one who is away (src/away): their decisions are asked here too.
+  const canApprove =
+    (await hasRole(deps.policy.current(), 'approvers', userId, deps.groups)) ||
+    delegationIn(deps.store, deps.now()).delegatorsOf(userId).length > 0;
   const isAdmin = await hasRole(deps.policy.current(), 'admins', userId, deps.groups);
   const waiting = canApprove ? await deps.withdrawals.awaitingDecisionBy(userId) : [];
   // Open requests first; with none open, the latest few so the outcome of the last one is at hand.
@@ -92,6 +103,7 @@ export async function homeView(deps: CommandDeps, userId: string, help: HelpFor,
         `:octagonal_sign: Frozen by <@${frozen.by}>: ${outside(frozen.reason)} · No withdrawal is sent until two admins unfreeze.`,
       ),
     );
+  blocks.push(...awayBlocks(deps, userId));
   if (canApprove) {
     blocks.push(section(`*Waiting for your decision* (${waiting.length})`));
     if (waiting.length === 0) blocks.push(context('Nothing right now.'));

@@ -19,6 +19,7 @@ import { statusDetail } from '../../format/status.js';
 import { outside, outsideCode } from '../../format/outside.js';
 import { mayRepeat } from '../../withdrawals/hold/decide.js';
 import { reportedStatusWords } from '../../withdrawals/hold/words.js';
+import { limitsLine, raisedWords } from './pattern-words.js';
 import { actions, context, divider, fields, header, LIMITS, link, section, shorten } from '../blocks.js';
 import {
   ACTIONS,
@@ -84,7 +85,10 @@ function destinationText(r: WithdrawalRequest, net: ExplorerNet): string {
 }
 
 function approvalsText(r: WithdrawalRequest): string {
-  const done = r.approvals.map((a) => `:white_check_mark: <@${a.user}> ${slackDate(a.at)}`);
+  // A delegate's approval names both: "Carol (for Dave)".
+  const done = r.approvals.map(
+    (a) => `:white_check_mark: <@${a.user}>${a.for?.length ? ` (for ${who(a.for)})` : ''} ${slackDate(a.at)}`,
+  );
   const missing = Math.max(0, r.tier.approvals - r.approvals.length);
   const satisfied = new Set(r.approvals.flatMap((a) => a.satisfies));
   const mustStill = r.tier.mustInclude.filter((m) => !satisfied.has(m));
@@ -265,9 +269,11 @@ export function renderCard(
     ]),
     section(noteText(r)),
     section(
-      `*Approvals* (${tierWords(r.tier, r.currency)}${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
+      `*Approvals* (${tierWords(r.tier, r.currency)}${raisedWords(r)}${r.tier.mustInclude.length ? `, including ${who(r.tier.mustInclude)}` : ''})\n${approvalsText(r)}`,
     ),
   );
+  const limits = limitsLine(r);
+  if (limits && (r.state === 'pending' || r.state === 'approved')) blocks.push(context(limits));
   const balance = balanceText(r, service);
   if (balance) blocks.push(context(balance));
   if (r.repeatOf) blocks.push(context(repeatLine(r, service)));

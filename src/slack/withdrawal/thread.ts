@@ -68,7 +68,9 @@ export function renderThread(
     }
     case 'approved': {
       const n = r.approvals.findIndex((a) => a.user === line.user) + 1;
-      return { text: `<@${line.user}> approved${n > 0 ? ` (${n} of ${r.tier.approvals})` : ''}.` };
+      const stoodIn = r.approvals[n - 1]?.for;
+      const forWhom = stoodIn?.length ? ` (for ${stoodIn.map((u) => `<@${u}>`).join(', ')})` : '';
+      return { text: `<@${line.user}>${forWhom} approved${n > 0 ? ` (${n} of ${r.tier.approvals})` : ''}.` };
     }
     case 'notice-disagreed': {
       // The admins, once per request (notice.ts); the claim is outside text, escaped.

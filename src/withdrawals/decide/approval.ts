@@ -4,7 +4,8 @@
  */
 import { proofMeets, stepUpNeed } from '../../stepup/threshold.js';
 import { about, approvalsComplete, decisionRefusal, refused, reservedFor } from '../rules.js';
-import type { WithdrawalRequest } from '../types.js';
+import type { Refused } from '../rules.js';
+import type { DecisionReason, WithdrawalRequest } from '../types.js';
 import type { AuditRecord, DecideContext, Decision, WithdrawalCommand } from './types.js';
 import { iso, transition } from './transition.js';
 import { factsAsRecorded, recheck, valuationNow } from '../recheck.js';
@@ -17,6 +18,8 @@ export function decideApprove(
 ): Decision {
   const refusal = decisionRefusal(req, c.user, 'approve', { isApprover: c.isApprover, now: ctx.now });
   if (refusal) return refusal;
+  const delegated = delegationRefusal(req!, c);
+  if (delegated) return delegated;
   // Judged by the rule table at this approval, with the facts of this moment (the value at the policy
   // price now, the policy in force): the approval counts toward the tier the request needs now.
   const valuation = valuationNow(req!, ctx.prices);
@@ -45,7 +48,16 @@ export function decideApprove(
   const at = iso(ctx.now);
   const recorded: WithdrawalRequest = {
     ...cur,
-    approvals: [...cur.approvals, { user: c.user, at, satisfies, ...(proof ? { stepUp: proof } : {}) }],
+    approvals: [
+      ...cur.approvals,
+      {
+        user: c.user,
+        at,
+        satisfies,
+        ...(proof ? { stepUp: proof } : {}),
+        ...(c.for?.length ? { for: [...c.for] } : {}),
+      },
+    ],
   };
   const audit: AuditRecord = {
     at,
@@ -58,12 +70,37 @@ export function decideApprove(
       required: cur.tier.approvals,
       satisfies,
       ...(proof ? { stepUp: proof } : {}),
+      // Both people on the record: the delegate (the actor) and whom they approved for.
+      ...(c.for?.length ? { for: [...c.for] } : {}),
     },
   };
   // The last approval makes it `approved`, durable before anything is sent (the shell then claims it).
   return approvalsComplete(recorded)
     ? { kind: 'changed', next: transition(recorded, 'approved', c.user, at), audit, event: 'approved' }
     : { kind: 'changed', next: recorded, audit, event: 'approval-recorded' };
+}
+
+/**
+ * A delegate's limits (issue 39): never on a request made by someone they stand in for, and one
+ * vote with them: an approval already given by any of the people `oneVote` names counts for this one.
+ */
+function delegationRefusal(
+  req: WithdrawalRequest,
+  c: Extract<WithdrawalCommand, { type: 'approve' }>,
+): Refused<DecisionReason> | undefined {
+  if ([...(c.for ?? []), ...(c.standsFor ?? [])].includes(req.requester))
+    return refused(
+      'own_request',
+      'You stand in for the person who made this request while they are away: you cannot decide on it.',
+    );
+  const one = new Set([c.user, ...(c.for ?? []), ...(c.oneVote ?? [])]);
+  const counted = req.approvals.find((a) => [a.user, ...(a.for ?? [])].some((u) => one.has(u)));
+  if (counted)
+    return refused(
+      'already_approved',
+      'An approval given for you, or by someone you stand in for, already counts on this request: a person and their delegate are one vote.',
+    );
+  return undefined;
 }
 
 export function decideReject(

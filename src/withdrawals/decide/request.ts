@@ -22,6 +22,8 @@ const REQUEST_RULE: Record<RuleName, RequestRule> = {
   note: 'note',
   daily_limit: 'daily_limit',
   daily_value_limit: 'daily_limit',
+  rolling_limits: 'rolling_limit',
+  new_destination: 'tier',
 };
 
 export function decideRequest(
@@ -93,6 +95,7 @@ export function decideRequest(
     ...(c.idempotencyKey ? { idempotencyKey: c.idempotencyKey } : {}),
     ...(c.requestedFrom ? { requestedFrom: c.requestedFrom } : {}),
     tier: judged.tier ?? c.checked.tier,
+    ...(judged.limits ? { limits: judged.limits } : {}),
     valuation,
     allowlist,
     ...(c.newClient ? { newClient: true as const } : {}),

@@ -69,6 +69,12 @@ export type WithdrawalCommand =
       isApprover: boolean;
       satisfies: readonly string[];
       stepUp?: 'verified' | 'passkey' | 'not-needed';
+      /** The approvers away who named this user their delegate (src/away): the approval is given in their place too. */
+      for?: readonly string[];
+      /** Everyone away who named this user (approvers or not): a request any of them made is refused. */
+      standsFor?: readonly string[];
+      /** Whose approval is one vote with this user's (src/away `oneVoteWith`): any of theirs already counts for them. */
+      oneVote?: readonly string[];
     }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
   /**

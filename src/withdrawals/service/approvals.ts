@@ -8,13 +8,37 @@ import { hasRole, matches } from '../../policy/people.js';
 import { RELEASED_AFTER_EXPIRY } from '../hold/words.js';
 import { selectTier, stateRefusal } from '../rules.js';
 import { valuationNow } from '../recheck.js';
+import { mustIncludeEntries } from '../value-rules.js';
+import { oneVoteWith } from '../../away/delegation.js';
+import { delegationIn } from '../../away/service.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
 import { refusalOutcome, type ServiceDeps } from './deps.js';
 
-export function approvalOps({ shell, sender, policy, now, groups, logger, hooks, prices }: ServiceDeps) {
+export function approvalOps({ store, shell, sender, policy, now, groups, logger, hooks, prices }: ServiceDeps) {
   const { stored, commitOn, outcomeOf } = shell;
   const tierNow = (r: WithdrawalRequest) =>
     selectTier(policy.current(), r.currency, r.amount, valuationNow(r, prices?.()));
+  /**
+   * Whom `userId` stands in for now (the people away who named them; src/away), who of those are
+   * approvers, whose approval is one vote with theirs, and whether they may decide at all: as
+   * themselves, or in the place of an approver away.
+   */
+  async function standingIn(userId: string) {
+    const p = policy.current();
+    const d = delegationIn(store, now());
+    const delegators = d.delegatorsOf(userId);
+    const approvingFor: string[] = [];
+    for (const who of delegators) if (await hasRole(p, 'approvers', who, groups)) approvingFor.push(who);
+    const own = await hasRole(p, 'approvers', userId, groups);
+    // Every delegator counts for the own-request rule; only those still approvers lend a vote (and are recorded).
+    return {
+      isApprover: own || approvingFor.length > 0,
+      for: delegators,
+      approvingFor,
+      oneVote: oneVoteWith(d, userId),
+    };
+  }
+
   async function approve(
     id: string,
     userId: string,
@@ -24,15 +48,28 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks,
     // the decider checks everything again inside the commit.
     const early = stateRefusal(stored(id), userId, now());
     if (early) return refusalOutcome(early);
-    const isApprover = await hasRole(policy.current(), 'approvers', userId, groups);
+    // Standing in for people away who named this user (src/away): their approvals, within their groups and tiers.
+    const stand = await standingIn(userId);
+    const isApprover = stand.isApprover;
     // Group membership is resolved before the commit (it is async) and recorded with the approval:
     // against the tier stored and the tier the decider judges now (the value at the policy price now),
     // so a value that rose into a tier with must_include credits the person it names.
     const satisfies: string[] = [];
     const before = stored(id);
     const judged = before ? tierNow(before) : undefined;
-    const entries = new Set([...(before?.tier.mustInclude ?? []), ...(judged?.mustInclude ?? [])]);
-    if (isApprover) for (const entry of entries) if (await matches([entry], userId, groups)) satisfies.push(entry);
+    // Every entry of the currency's tiers too: a limit may raise the request to the top tier at this approval.
+    const entries = new Set([
+      ...(before?.tier.mustInclude ?? []),
+      ...(judged?.mustInclude ?? []),
+      ...(before ? mustIncludeEntries(policy.current(), before.currency) : []),
+    ]);
+    if (isApprover)
+      for (const entry of entries)
+        for (const who of [userId, ...stand.approvingFor])
+          if (await matches([entry], who, groups)) {
+            satisfies.push(entry);
+            break;
+          }
     // The approval that may complete the quorum gives its send a head start (sender.ts): the
     // balance read runs beside this commit. Only an approver's click may start one, so nobody
     // else can make the app call the service.
@@ -40,7 +77,7 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks,
     const mayComplete =
       isApprover &&
       cur !== undefined &&
-      !cur.approvals.some((a) => a.user === userId) &&
+      !cur.approvals.some((a) => [a.user, ...(a.for ?? [])].some((u) => stand.oneVote.includes(u))) &&
       cur.approvals.length + 1 >= cur.tier.approvals;
     const applying = commitOn(id, {
       type: 'approve',
@@ -48,6 +85,9 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks,
       isApprover,
       satisfies,
       stepUp: facts.stepUp ?? 'not-needed',
+      ...(stand.approvingFor.length ? { for: stand.approvingFor } : {}),
+      ...(stand.for.length ? { standsFor: stand.for } : {}),
+      oneVote: stand.oneVote,
     });
     // Prepared once the commit is under way, so the read's start does not hold back its write.
     const head = mayComplete && cur ? sender.prepare(cur) : undefined;
@@ -75,7 +115,7 @@ export function approvalOps({ shell, sender, policy, now, groups, logger, hooks,
   async function reject(id: string, userId: string, reason: string): Promise<DecisionOutcome> {
     const early = stateRefusal(stored(id), userId, now());
     if (early) return refusalOutcome(early);
-    const isApprover = await hasRole(policy.current(), 'approvers', userId, groups);
+    const { isApprover } = await standingIn(userId);
     const applied = await commitOn(id, { type: 'reject', user: userId, isApprover, reason: String(reason ?? '') });
     if (applied.event) {
       logger.info({ id, user: userId }, 'withdrawal rejected');

@@ -13,6 +13,7 @@ import { recoveryAction, type RecoveryAction } from '../decide/index.js';
 import type { RecheckFacts } from '../recheck.js';
 import type { Reconciler } from '../reconcile.js';
 import { selectTier, type Refused } from '../rules.js';
+import { mustIncludeEntries } from '../value-rules.js';
 import type { Sender } from '../sender.js';
 import type { Shell } from '../shell.js';
 import type { BalanceSource, DecisionOutcome, DecisionReason, WithdrawalHooks, WithdrawalRequest } from '../types.js';
@@ -53,12 +54,25 @@ export async function recheckFacts(
   r: WithdrawalRequest,
   valuation?: Valuation,
 ): Promise<RecheckFacts> {
-  const must = selectTier(p, r.currency, r.amount, valuation ?? r.sendValuation ?? r.valuation)?.mustInclude ?? [];
+  // The tier chosen by value, and every other of the list: a limit may raise the request to the top tier.
+  const must = new Set([
+    ...(selectTier(p, r.currency, r.amount, valuation ?? r.sendValuation ?? r.valuation)?.mustInclude ?? []),
+    ...mustIncludeEntries(p, r.currency),
+  ]);
   const facts: Record<string, { isApprover: boolean; satisfies: string[] }> = {};
   for (const a of r.approvals) {
     const satisfies: string[] = [];
-    for (const entry of must) if (await matches([entry], a.user, groups)) satisfies.push(entry);
-    facts[a.user] = { isApprover: await hasRole(p, 'approvers', a.user, groups), satisfies };
+    // A delegate's approval counts within the groups and tiers of whom they stood in for (src/away).
+    const people = [a.user, ...(a.for ?? [])];
+    for (const entry of must)
+      for (const who of people)
+        if (await matches([entry], who, groups)) {
+          satisfies.push(entry);
+          break;
+        }
+    let isApprover = false;
+    for (const who of people) if (!isApprover) isApprover = await hasRole(p, 'approvers', who, groups);
+    facts[a.user] = { isApprover, satisfies };
   }
   return facts;
 }

@@ -3,6 +3,7 @@
  * any role look-up, so a settled, expired or own request costs no Slack group call.
  */
 import { hasRole, matches } from '../../policy/people.js';
+import { delegationIn } from '../../away/service.js';
 import { CURRENCIES, lookup } from '../../wallet/enums.js';
 import { feeEstimate } from '../fees.js';
 import { dailyUsage, reservedFor, roleRefusal, stateRefusal, type DailyUsage } from '../rules.js';
@@ -16,6 +17,14 @@ import { factsAsRecorded, missingWords, recheck, valuationNow } from '../recheck
 
 export function queryOps({ store, shell, policy, now, groups, balances, prices }: ServiceDeps) {
   const { stored } = shell;
+  /** An approver, or standing in for one who is away (src/away): may decide. */
+  async function mayDecide(userId: string): Promise<boolean> {
+    const p = policy.current();
+    if (await hasRole(p, 'approvers', userId, groups)) return true;
+    for (const who of delegationIn(store, now()).delegatorsOf(userId))
+      if (await hasRole(p, 'approvers', who, groups)) return true;
+    return false;
+  }
   async function checkDecision(
     id: string,
     userId: string,
@@ -23,9 +32,7 @@ export function queryOps({ store, shell, policy, now, groups, balances, prices }
   ): Promise<DecisionOutcome | undefined> {
     const req = stored(id);
     // The state refusals first: a settled, expired or own request needs no role (maybe a Slack group) lookup.
-    const refusal =
-      stateRefusal(req, userId, now()) ??
-      roleRefusal(req!, userId, kind, await hasRole(policy.current(), 'approvers', userId, groups));
+    const refusal = stateRefusal(req, userId, now()) ?? roleRefusal(req!, userId, kind, await mayDecide(userId));
     return refusal && refusalOutcome(refusal);
   }
 
@@ -33,7 +40,7 @@ export function queryOps({ store, shell, policy, now, groups, balances, prices }
   async function awaitingDecisionBy(userId: string): Promise<WithdrawalRequest[]> {
     const t = now();
     const open = list({ state: 'pending' }).filter((r) => !stateRefusal(r, userId, t));
-    if (!open.length || !(await hasRole(policy.current(), 'approvers', userId, groups))) return [];
+    if (!open.length || !(await mayDecide(userId))) return [];
     const out: WithdrawalRequest[] = [];
     for (const r of open) {
       if (roleRefusal(r, userId, 'approve', true)) continue;

@@ -10,6 +10,7 @@ import { LeadershipLostError, type LeaderSession, openPgStore } from '../../../s
 import { MIGRATIONS } from '../../../src/store/pg/schema.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../../helpers/pg.js';
 import { storeContract } from '../contract.js';
+import { until } from '../../helpers/wait.js';
 
 const opened: Array<{ store: Store; leader: LeaderSession }> = [];
 let url = '';
@@ -89,7 +90,9 @@ describe.skipIf(!pgAvailable)(`PostgreSQL store${pgSkipReason ? ` (${pgSkipReaso
     await first.store.commit((tx) => tx.put(C, 'k', 1));
     let waiting = false;
     const second = openPgStore({ url, onWaiting: () => (waiting = true) });
-    await new Promise((r) => setTimeout(r, 500));
+    // Waited on, not slept on: a fixed 500 ms was too short on a loaded machine, and the opener
+    // left behind then took the lock from the tests after it.
+    await until('the second opener to wait for the lock', () => waiting, 10_000);
     expect(waiting).toBe(true);
     await first.store.close();
     const o = await second;

@@ -1,0 +1,135 @@
+/**
+ * The rolling limits and the new-destination rule as the rule table judges them (pure): what each
+ * limit groups by, unknown values as the strictest case, a hold at the send (released by an admin),
+ * escalation to the top tier on top of the new destination's extra approval, when room returns.
+ */
+import { describe, expect, it } from 'vitest';
+import { parsePolicy } from '../../src/policy/load.js';
+import type { Valuation } from '../../src/prices/types.js';
+import { judge, type RuleFacts } from '../../src/withdrawals/rule-table.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
+
+const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+const H = 3_600_000;
+const policy = (limits: string, extra = '') =>
+  parsePolicy(`
+channels: { approvals: C0APPROVALS, alerts: C0ALERTS }
+people: { requesters: [U0ALICE, U0BOB], approvers: [U0CAROL, U0DAVE, U0ERIN], admins: [U0ERIN] }
+withdrawals:
+  tiers: { default: [{ max: 1000, approvals: 1 }, { max: 50000, approvals: 2 }, { approvals: 3 }] }
+  limits: ${limits}
+${extra}`);
+let n = 0;
+const req = (o: Partial<WithdrawalRequest> = {}): WithdrawalRequest => ({
+  id: `r${++n}`,
+  merchantReference: `m${n}`,
+  requester: 'U0ALICE',
+  amount: '20000',
+  currency: 'USDT',
+  network: 'BSC',
+  destination: '0x2222222222222222222222222222222222222222',
+  clientEmail: 'a@client.example',
+  note: 'x',
+  state: 'pending',
+  tier: { index: 1, max: '50000', approvals: 2, mustInclude: [] },
+  approvals: [],
+  createdAt: new Date(T0).toISOString(),
+  expiresAt: new Date(T0 + 2 * H).toISOString(),
+  allowlist: { status: 'off', neverPaidBefore: true },
+  history: [],
+  ...o,
+});
+const known = (usd: string): Valuation => ({
+  kind: 'known',
+  usd,
+  price: '1',
+  at: new Date(T0).toISOString(),
+  source: 't',
+});
+const facts = (p: ReturnType<typeof policy>, others: WithdrawalRequest[], o: Partial<RuleFacts> = {}): RuleFacts => ({
+  step: 'request',
+  now: T0 + H,
+  policy: p,
+  valuation: known('20000'),
+  prices: {
+    now: T0 + H,
+    maxAgeMs: 10 * H,
+    quotes: { USDT: { price: '1', at: new Date(T0).toISOString(), source: 't' } },
+  },
+  requests: () => others,
+  ...o,
+});
+
+describe('rolling limits', () => {
+  it('each `per` groups its own requests: destination, requester, client, all', () => {
+    const mine = req();
+    const others = [
+      req({
+        destination: '0x3333333333333333333333333333333333333333',
+        requester: 'U0BOB',
+        clientEmail: 'b@client.example',
+      }),
+      req({ requester: 'U0BOB', clientEmail: 'b@client.example' }), // same destination (case differs below)
+      req({ destination: '0x4444444444444444444444444444444444444444', clientEmail: 'A@Client.example ' }),
+    ];
+    others[1]!.destination = others[1]!.destination.toUpperCase().replace('0X', '0x');
+    const used = (per: string) =>
+      judge(mine, facts(policy(`[{ per: ${per}, window: 24h, value: 1000000 }]`), [...others, mine])).limits?.[0]
+        ?.before;
+    expect(used('destination')).toBe('20000.00');
+    expect(used('requester')).toBe('20000.00');
+    expect(used('client')).toBe('20000.00');
+    expect(used('all')).toBe('60000.00');
+  });
+
+  it('refuse: refused at the request with when room returns; held at the send; passes once an admin released the hold', () => {
+    const p = policy('[{ per: destination, window: 7d, value: 50000, action: refuse }]');
+    const a = req({ createdAt: new Date(T0 - 3 * 24 * H).toISOString(), state: 'completed' });
+    const b = req({ createdAt: new Date(T0).toISOString() });
+    const mine = req();
+    const atRequest = judge(mine, facts(p, [a, b]));
+    expect(atRequest.holds[0]!.message).toContain('$40,000.00 is already requested');
+    // a leaves the 7 days at T0 + 4 d: 20k + 20k fits then.
+    expect(atRequest.holds[0]!.message).toContain('room for this request returns at 2030-01-05 00:00 UTC');
+    const atSend = judge(mine, facts(p, [a, b, mine], { step: 'send' }));
+    expect(atSend.holds.map((h) => h.rule)).toEqual(['rolling_limits']);
+    const released = {
+      ...mine,
+      holdReleased: { by: 'U0ERIN', at: '', reason: 'ok', original: mine.id, kind: 'limit' as const },
+    };
+    expect(judge(released, facts(p, [a, b, released], { step: 'send' })).holds).toEqual([]);
+    // Alone above the limit: no room will ever come.
+    const huge = req({ amount: '60000' });
+    expect(judge(huge, facts(p, [], { valuation: known('60000') })).holds[0]!.message).toContain(
+      'this request alone is above it',
+    );
+  });
+
+  it('an unknown value: refused by a refuse limit, the top tier by an escalate one', () => {
+    const unknown: Valuation = { kind: 'unknown', reason: 'no price', since: null };
+    const refuse = judge(req(), facts(policy('[{ per: all, window: 24h, value: 50000 }]'), [], { valuation: unknown }));
+    expect(refuse.holds[0]!.message).toContain('cannot be checked');
+    const esc = judge(
+      req(),
+      facts(policy('[{ per: all, window: 24h, value: 50000, action: escalate }]'), [], { valuation: unknown }),
+    );
+    expect(esc.holds).toEqual([]);
+    expect(esc.tier).toMatchObject({ index: 2, approvals: 3, escalated: true });
+  });
+
+  it('escalated and a new destination: the top tier plus the extra approval', () => {
+    const p = policy(
+      '[{ per: destination, window: 24h, value: 30000, action: escalate }]',
+      '  new_destination: { above: { value: 1000 }, extra_approvals: 2 }',
+    );
+    const j = judge(req(), facts(p, [req()]));
+    expect(j.tier).toMatchObject({ approvals: 5, escalated: true, extra: 2 });
+    // Paid before (a completed withdrawal to it): no extra.
+    const paid = judge(
+      req(),
+      facts(p, [req({ state: 'completed', createdAt: new Date(T0 - 30 * 24 * H).toISOString() })]),
+    );
+    expect(paid.tier).toMatchObject({ approvals: 2 });
+    expect(paid.tier?.extra).toBeUndefined();
+  });
+});
