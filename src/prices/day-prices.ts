@@ -16,7 +16,7 @@
  * The rest say why they have no date price and are valued at today's price, as before.
  *
  * Only a price the source states is used: positive, finite, at most the live feed's bound
- * (judge.ts MAX_PRICE_USD). Nothing here decides money:
+ * (bounds.ts MAX_PRICE_USD). Nothing here decides money:
  * these values are for the books, never for a limit.
  */
 import axios from 'axios';
@@ -28,7 +28,7 @@ import { collection } from '../store/collection.js';
 import type { Store } from '../store/types.js';
 import { keyHeader } from './client.js';
 import { priceIds } from './ids.js';
-import { MAX_PRICE_USD } from './judge.js';
+import { MAX_PRICE_USD } from './bounds.js';
 
 /** Days not yet kept that one export looks up, at most (20 × PAUSE_MS: 42 s at worst). */
 export const MAX_LOOKUPS = 20;
