@@ -7,7 +7,7 @@ import { accountingUsd, accountingValueAt, currentOf, type PriceSnapshot, type V
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
-import { FEE_NOT_REPORTED } from './fee.js';
+import { FEE_FROM_NOTIFICATION, FEE_NOT_REPORTED, type NotifiedFees } from './fee.js';
 import { readClientTransactions } from './client-read.js';
 import { type ClientBook, clientBook } from './clients.js';
 import { csvFile } from './csv.js';
@@ -83,10 +83,17 @@ export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: Cell]> = [
   ['fee', ({ feeFact }) => (feeFact.kind === 'reported' ? feeFact.fee : FEE_NOT_REPORTED)],
   ['feeCurrency', ({ feeFact }) => (feeFact.kind === 'reported' ? feeFact.currency : '')],
   // Deposits debit nothing; a withdrawal without a reported fee: what left the wallet is not known.
+  // A fee from the service's notification says so here (the fee cell stays a number to import).
   [
     'debited',
     ({ r, feeFact }) =>
-      r.type === 'deposit' ? '' : feeFact.kind === 'reported' ? (feeFact.debited ?? '') : FEE_NOT_REPORTED,
+      r.type === 'deposit'
+        ? ''
+        : feeFact.kind !== 'reported'
+          ? FEE_NOT_REPORTED
+          : feeFact.from === 'notification'
+            ? `not reported (fee ${FEE_FROM_NOTIFICATION})`
+            : (feeFact.debited ?? ''),
   ],
   // USD, exact to the cent; the price's time beside it (recordValue above).
   ['value_usd', (_b, _n, { valuation: v }) => (v?.kind === 'known' ? v.usd : '')],
@@ -143,6 +150,8 @@ export interface ExportFacts {
   prices?: PriceSnapshot;
   /** Prices of past days (src/prices/day-prices.ts): the plain CSV values a movement at its date's price. */
   days?: DayPrices;
+  /** The fees the service's notifications carried (fee.ts notificationFees). */
+  notified?: NotifiedFees;
 }
 
 export interface ExportProgress {
@@ -212,6 +221,7 @@ export async function exportTransactions(
     requests: facts.requests,
     clientOf: (r) => book.clientOf(r),
     ...(facts.payeeOf ? { payeeOf: facts.payeeOf } : {}),
+    ...(facts.notified ? { notified: facts.notified } : {}),
   });
   const names = facts.names ? await facts.names(peopleIn(list)) : new Map<string, string>();
   const nameOf: NameOf = (id) => names.get(id) ?? id;

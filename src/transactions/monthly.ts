@@ -19,6 +19,8 @@ import { WITHDRAWALS } from '../withdrawals/shell.js';
 import { allowlistPayee } from './booking.js';
 import { clientBook } from './clients.js';
 import { exportTransactions } from './export.js';
+import { notificationFees } from './fee.js';
+import { ALERT_COLLECTIONS } from '../alerts/types.js';
 import { slackNames } from './names.js';
 import { accountingNotes, type ExportFormat, FORMAT_NAMES } from './formats.js';
 import type { PolicySource } from '../policy/source.js';
@@ -175,6 +177,7 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
         book: clientBook(store, requests),
         payeeOf: allowlistPayee(o.policy.current().withdrawals.allowlist.addresses),
         names: slackNames(o.slack),
+        notified: notificationFees(store.all(ALERT_COLLECTIONS.alerts)),
         // The same valuation as `/tx export` (commands/tx/facts.ts): without it the file's
         // value_usd and value_usd_at were blank with no word of why.
         ...(o.prices ? { prices: o.prices() } : {}),
