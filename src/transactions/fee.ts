@@ -2,9 +2,11 @@
  * A transaction's fee as the service reported it, for the /tx list and the exports (issue 40).
  * The service's transaction record has no fee field (the spec's record: status, type, hash,
  * addresses, amount, network, currency, time, reference); the fee is in its answer to a
- * withdrawal the app sent (`transactionCharge`, src/withdrawals/fees.ts). So a withdrawal the
- * app made has its fee and what was debited; any other record says the service did not report
- * one, rather than an empty cell a reader takes for "no fee".
+ * withdrawal the app sent (`transactionCharge`, src/withdrawals/fees.ts), and in the `charge`
+ * of its notification of a movement (src/alerts/ingest.ts). So a withdrawal the app made has its
+ * fee and what was debited; a record whose confirmed notification carried a charge has that fee,
+ * said to be from the notification; any other record says the service did not report one,
+ * rather than an empty cell a reader takes for "no fee".
  */
 import type { TransactionRecord } from '../wallet/schemas.js';
 import { settlementOf } from '../withdrawals/fees.js';
