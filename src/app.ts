@@ -177,6 +177,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         now,
         explorerNet,
         slack: slackClient.client,
+        files: slackClient.client,
         balances,
         metrics,
         prices: () => prices.snapshot(),

@@ -114,6 +114,8 @@ export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: Cell]> = [
   ['approvers', (b, nameOf) => b.approvers.map(nameOf).join(', ')],
   ['note', (b) => b.note],
   ['explorerUrl', ({ r }) => r.hashUrl ?? ''],
+  // A row of a batch payout (src/batches/): the batch it belongs to, so a file's rows can be found together.
+  ['batchId', (b) => b.request?.batch?.id ?? ''],
 ];
 
 export const CSV_COLUMNS = CSV_TABLE.map(([name]) => name);
