@@ -246,13 +246,13 @@ export function roleRefusal(
  * The tier's must_include entries nobody has satisfied yet, when the remaining approval slots
  * are all reserved for them (so only someone satisfying one may approve); else [].
  */
-export function reservedFor(req: WithdrawalRequest): string[] {
+export function reservedFor(req: Pick<WithdrawalRequest, 'tier' | 'approvals'>): string[] {
   const missing = req.tier.mustInclude.filter((e) => !req.approvals.some((a) => a.satisfies.includes(e)));
   const slotsLeft = req.tier.approvals - req.approvals.length;
   return missing.length >= slotsLeft ? missing : [];
 }
 
-export function approvalsComplete(req: WithdrawalRequest): boolean {
+export function approvalsComplete(req: Pick<WithdrawalRequest, 'tier' | 'approvals'>): boolean {
   if (req.approvals.length < req.tier.approvals) return false;
   return req.tier.mustInclude.every((entry) => req.approvals.some((a) => a.satisfies.includes(entry)));
 }

@@ -6,7 +6,7 @@
  * metrics and balance watch: src/app/withdrawals.ts); there is no second, after-commit channel.
  */
 import { serializeError, type Logger } from '../log.js';
-import { collection, type Store, type Tx } from '../store/index.js';
+import { collection, type Reads, type Store, type Tx } from '../store/index.js';
 import type { PolicySource } from '../policy/source.js';
 import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
@@ -33,6 +33,11 @@ export interface ShellOptions {
   now: () => number;
   logger: Logger;
   onChange?: (event: WithdrawalEvent, tx: Tx) => void;
+  /**
+   * Requests the limits count that are not stored as requests (yet): a pending batch payout's rows
+   * (src/batches/), so a batch waiting for approval fills the windows as a pending request does.
+   */
+  counted?: ((read: Reads) => readonly WithdrawalRequest[]) | undefined;
 }
 
 export type Shell = ReturnType<typeof createShell>;
@@ -43,6 +48,11 @@ export type InCommit = (tx: Tx) => string | undefined;
 export function createShell(o: ShellOptions) {
   const { store, logger } = o;
   const stored = (id: string) => store.get(WITHDRAWALS, id);
+  /** Every request the limits' windows count, as read in this commit: the stored ones, then the counted elsewhere. */
+  const existing = (read: Reads): readonly WithdrawalRequest[] => {
+    const extra = o.counted?.(read);
+    return extra?.length ? [...read.all(WITHDRAWALS), ...extra] : read.all(WITHDRAWALS);
+  };
   const context = (t = o.now(), p = o.policy.current()): DecideContext => ({
     now: t,
     policy: p,
@@ -72,7 +82,7 @@ export function createShell(o: ShellOptions) {
     ctx: DecideContext = context(),
   ): Applied<ReturnType<typeof decide<C>>> {
     // Every other request as stored in this commit: the limits' windows are judged on what is durable with it.
-    const decision = decide(command, cur, { ...ctx, requests: ctx.requests ?? (() => tx.all(WITHDRAWALS)) });
+    const decision = decide(command, cur, { ...ctx, requests: ctx.requests ?? (() => existing(tx)) });
     switch (decision.kind) {
       case 'refused':
       case 'unchanged':
@@ -135,5 +145,5 @@ export function createShell(o: ShellOptions) {
     return { ok: true, request };
   }
 
-  return { store, stored, context, apply, commitOn, commitOnAll, outcomeOf };
+  return { store, stored, existing, context, apply, commitOn, commitOnAll, outcomeOf };
 }
