@@ -228,6 +228,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger,
       now,
       prices: () => prices.snapshot(),
+      ...(prices.days ? { days: prices.days } : {}),
     });
 
     // Registrations and rotations one at a time, each reading the secret in its turn.

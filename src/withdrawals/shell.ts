@@ -45,6 +45,9 @@ export interface ShellOptions {
 
 export type Shell = ReturnType<typeof createShell>;
 
+/** Work done inside a withdrawal's commit before its decision: a message refuses the decision. */
+export type InCommit = (tx: Tx) => string | undefined;
+
 export function createShell(o: ShellOptions) {
   const { store, logger } = o;
   const stored = (id: string) => store.get(WITHDRAWALS, id);
@@ -101,13 +104,25 @@ export function createShell(o: ShellOptions) {
     }
   }
 
-  /** One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now). */
+  /**
+   * One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now).
+   * `first` runs in that same commit before the decision (a passkey's challenge spent with the approval it
+   * proves); a message from it refuses the step-up and decides nothing.
+   */
   function commitOn<C extends WithdrawalCommand>(
     id: string,
     command: C,
     ctx?: DecideContext,
+    first?: InCommit,
   ): Promise<Applied<ReturnType<typeof decide<C>>>> {
-    return store.commit((tx) => apply(tx, command, tx.get(WITHDRAWALS, id), ctx ?? context()));
+    return store.commit((tx) => {
+      const refused = first?.(tx);
+      if (refused !== undefined)
+        return { decision: { kind: 'refused', reason: 'step_up_required', message: refused } } as Applied<
+          ReturnType<typeof decide<C>>
+        >;
+      return apply(tx, command, tx.get(WITHDRAWALS, id), ctx ?? context());
+    });
   }
 
   /** The same command for every request that `due` selects, in one commit; the events of the changes. */
