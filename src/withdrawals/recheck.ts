@@ -7,7 +7,7 @@
 import type { Policy } from '../policy/schema.js';
 import { valueAt } from '../prices/value.js';
 import type { PriceSnapshot, Valuation } from '../prices/types.js';
-import { approvalsComplete, type AllowlistApprovals } from './rules.js';
+import { approvalsComplete, unfilledPlaces, type AllowlistApprovals } from './rules.js';
 import { judge, type RuleName, type Step } from './rule-table.js';
 import type { MissingApprovals, WithdrawalRequest } from './types.js';
 
@@ -95,7 +95,7 @@ export function recheck(
     JSON.stringify([tier, approvals, next.allowlist.status]);
   if (approvalsComplete(next)) return { kind: 'passes', next, changed, holds: j.holds };
   const left = Math.max(0, tier.approvals - approvals.length);
-  const mustInclude = tier.mustInclude.filter((e) => !approvals.some((a) => a.satisfies.includes(e)));
+  const mustInclude = unfilledPlaces(tier.mustInclude, approvals);
   const because: Pick<MissingApprovals, 'because' | 'valueReason'> =
     j.because === 'value-unknown'
       ? { because: 'value-unknown', valueReason: value.kind === 'unknown' ? value.reason : 'no price' }

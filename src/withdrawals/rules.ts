@@ -243,18 +243,50 @@ export function roleRefusal(
 }
 
 /**
- * The tier's must_include entries nobody has satisfied yet, when the remaining approval slots
- * are all reserved for them (so only someone satisfying one may approve); else [].
+ * The must_include entries left unfilled when each approval fills at most one place: a maximum
+ * matching of entries to distinct approvals (an approval may match several entries, e.g. a
+ * delegate for their delegator, or a person named and in a group named; it still is one vote).
+ * Entries are few: a simple augmenting-path matching.
+ */
+export function unfilledPlaces(
+  entries: readonly string[],
+  approvals: readonly { satisfies: readonly string[] }[],
+): string[] {
+  const holder = new Map<number, number>(); // approval index → entry index it fills
+  const place = (e: number, seen: Set<number>): boolean => {
+    for (let i = 0; i < approvals.length; i++) {
+      if (seen.has(i) || !approvals[i]!.satisfies.includes(entries[e]!)) continue;
+      seen.add(i);
+      const other = holder.get(i);
+      if (other === undefined || place(other, seen)) {
+        holder.set(i, e);
+        return true;
+      }
+    }
+    return false;
+  };
+  return entries.filter((_, e) => !place(e, new Set()));
+}
+
+/**
+ * The tier's must_include entries not filled yet (each approval fills one place at most), when
+ * the remaining approval slots are all reserved for them (so only someone filling one may
+ * approve); else [].
  */
 export function reservedFor(req: WithdrawalRequest): string[] {
-  const missing = req.tier.mustInclude.filter((e) => !req.approvals.some((a) => a.satisfies.includes(e)));
+  const missing = unfilledPlaces(req.tier.mustInclude, req.approvals);
   const slotsLeft = req.tier.approvals - req.approvals.length;
   return missing.length >= slotsLeft ? missing : [];
 }
 
+/** Whether one more approval satisfying `satisfies` fills a must_include place still open. */
+export const fillsAPlace = (req: WithdrawalRequest, satisfies: readonly string[]): boolean =>
+  unfilledPlaces(req.tier.mustInclude, [...req.approvals, { satisfies }]).length <
+  unfilledPlaces(req.tier.mustInclude, req.approvals).length;
+
 export function approvalsComplete(req: WithdrawalRequest): boolean {
   if (req.approvals.length < req.tier.approvals) return false;
-  return req.tier.mustInclude.every((entry) => req.approvals.some((a) => a.satisfies.includes(entry)));
+  return unfilledPlaces(req.tier.mustInclude, req.approvals).length === 0;
 }
 
 /** Whether a reminder is due: pending, not reminded yet, within remind_before of an expiry not yet reached. */

@@ -41,8 +41,8 @@ afterEach(async () => {
   for (const a of apps.splice(0)) await a.stop();
 });
 
-async function start(): Promise<TestApp> {
-  const a = await startTestApp({ policy });
+async function start(p = policy): Promise<TestApp> {
+  const a = await startTestApp({ policy: p });
   apps.push(a);
   a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   return a;
@@ -244,6 +244,29 @@ describe('delegation', () => {
     expect(audit(a, 'away_back')).toEqual([
       expect.objectContaining({ actor: dave, details: expect.objectContaining({ delegate: carol }) }),
     ]);
+  }, 60_000);
+
+  it('one vote fills one named place: a delegate named in the tier too does not fill their delegator’s place as well', async () => {
+    const a = await start(
+      parsePolicy(`
+channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
+people: { requesters: [${alice}], approvers: [${carol}, ${dave}, ${erin}], admins: [${erin}] }
+withdrawals:
+  expires_after: 2h
+  tiers:
+    default:
+      - { approvals: 2, must_include: [${erin}, ${dave}] }
+`),
+    );
+    await treasury(a, dave, `away until 3d delegate <@${erin}>`);
+    const r = await request(a, alice);
+    const once = await approve(a, erin, r);
+    expect(once.approvals).toEqual([expect.objectContaining({ user: erin, for: [dave] })]);
+    // Carol fills neither named place: the last slot is still reserved, so her approval is refused.
+    expect((await approve(a, carol, r)).approvals).toHaveLength(1);
+    expect(a.app.deps.withdrawals.get(r.id)!.state).toBe('pending');
+    // Nor is the request complete on Erin's one vote: the card still names a place to fill.
+    expect(visibleText(await cardOf(a, r.id))).toMatch(/must include/);
   }, 60_000);
 
   it('a delegate and the person they stand in for approving at the same moment: one vote is counted', async () => {

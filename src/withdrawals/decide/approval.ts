@@ -3,7 +3,7 @@
  * durable before anything is sent) and a rejection.
  */
 import { proofMeets, stepUpNeed } from '../../stepup/threshold.js';
-import { about, approvalsComplete, decisionRefusal, refused, reservedFor } from '../rules.js';
+import { about, approvalsComplete, decisionRefusal, fillsAPlace, refused, reservedFor } from '../rules.js';
 import type { Refused } from '../rules.js';
 import type { DecisionReason, WithdrawalRequest } from '../types.js';
 import type { AuditRecord, DecideContext, Decision, WithdrawalCommand } from './types.js';
@@ -39,7 +39,7 @@ export function decideApprove(
     );
   const satisfies = cur.tier.mustInclude.filter((e) => c.satisfies.includes(e));
   const reserved = reservedFor(cur);
-  if (reserved.length && !reserved.some((e) => satisfies.includes(e))) {
+  if (reserved.length && !fillsAPlace(cur, satisfies)) {
     return refused(
       'must_include_required',
       `This request still needs the approval of ${reserved.join(', ')} (required by its tier).`,
