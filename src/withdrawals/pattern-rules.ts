@@ -48,15 +48,31 @@ const WINDOW_WORDS: Record<RollingLimit['window'], string> = { '24h': '24 h', '7
 export const limitWords = (l: Pick<LimitUse, 'per' | 'window' | 'limit'>): string =>
   `the limit of ${formatFiat(l.limit)} ${PER_WORDS[l.per]} in ${WINDOW_WORDS[l.window]}`;
 
+const familyOf = (network: string) => {
+  const n = lookup(NETWORKS, network);
+  return n ? addressFamily(n) : undefined;
+};
+
+/**
+ * Whether two requests pay the same destination. An EVM address is one key on every EVM network
+ * (the same holder: splitting payments across BSC and Ethereum must not split a limit), compared
+ * without case (checksum casing); a TRON (base58) or unknown network's address is the same only
+ * on the same network, exactly.
+ */
+export function sameDestination(
+  a: Pick<WithdrawalRequest, 'network' | 'destination'>,
+  b: Pick<WithdrawalRequest, 'network' | 'destination'>,
+): boolean {
+  const fa = familyOf(a.network);
+  if (fa === 'evm' && familyOf(b.network) === 'evm') return sameAddress('evm', a.destination, b.destination);
+  return a.network === b.network && a.destination === b.destination;
+}
+
 /** Whether `o` falls under the same limit as `r`: the same destination, requester, client, or any. */
 function sameGroup(per: RollingLimit['per'], r: WithdrawalRequest, o: WithdrawalRequest): boolean {
   switch (per) {
-    case 'destination': {
-      const network = lookup(NETWORKS, r.network);
-      return (
-        o.network === r.network && sameAddress(network ? addressFamily(network) : 'evm', o.destination, r.destination)
-      );
-    }
+    case 'destination':
+      return sameDestination(o, r);
     case 'requester':
       return o.requester === r.requester;
     case 'client':
@@ -182,23 +198,13 @@ const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
  * `withdrawals.new_destination`: a first payment to a destination (no completed withdrawal to the
- * same address on the same network, read in this step's commit) above the value asks for more
+ * same destination, sameDestination, read in this step's commit) above the value asks for more
  * approvals than its tier; an unknown value is above it.
  */
 export function judgeNewDestination(r: WithdrawalRequest, f: PatternFacts): PatternVerdict {
   const rule = f.policy.withdrawals.new_destination;
   if (!rule) return { kind: 'pass' };
-  const network = lookup(NETWORKS, r.network);
-  const family = network ? addressFamily(network) : 'evm';
-  const paidBefore = f
-    .requests()
-    .some(
-      (o) =>
-        o.id !== r.id &&
-        o.state === 'completed' &&
-        o.network === r.network &&
-        sameAddress(family, o.destination, r.destination),
-    );
+  const paidBefore = f.requests().some((o) => o.id !== r.id && o.state === 'completed' && sameDestination(o, r));
   if (paidBefore || !isAbove({ value: rule.above.value }, r.currency, r.amount, f.valuation)) return { kind: 'pass' };
   return { kind: 'count', extraApprovals: rule.extra_approvals };
 }

@@ -133,3 +133,32 @@ describe('rolling limits', () => {
     expect(paid.tier?.extra).toBeUndefined();
   });
 });
+
+describe('one destination across networks', () => {
+  const EVM = '0x5555555555555555555555555555555555555555';
+  it('an EVM address is one destination on every EVM network (any case); a TRON address only on TRON, exactly', () => {
+    const p = policy('[{ per: destination, window: 24h, value: 50000, action: refuse }]');
+    // $20k on BSC and $20k on Ethereum to the same holder: a third $20k on BSC is over the $50k.
+    const others = [
+      req({ network: 'BSC', destination: EVM }),
+      req({ network: 'ETH', destination: EVM.toUpperCase().replace('0X', '0x') }),
+    ];
+    const j = judge(req({ network: 'BSC', destination: EVM }), facts(p, others));
+    expect(j.holds.map((h) => h.rule)).toEqual(['rolling_limits']);
+    expect(j.holds[0]!.message).toContain('$40,000.00 is already requested');
+    // TRON: base58 is case-sensitive, and is no EVM address.
+    const tron = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
+    const t = judge(
+      req({ network: 'TRON', destination: tron }),
+      facts(p, [req({ network: 'TRON', destination: tron.toLowerCase() }), req({ network: 'BSC', destination: EVM })]),
+    );
+    expect(t.limits?.[0]).toMatchObject({ before: '0.00', over: false });
+  });
+
+  it('paid before on another EVM network: not a new destination', () => {
+    const p = policy('[]', '  new_destination: { above: { value: 1000 }, extra_approvals: 1 }');
+    const paidOnEth = req({ network: 'ETH', destination: EVM, state: 'completed' });
+    const j = judge(req({ network: 'BSC', destination: EVM.toUpperCase().replace('0X', '0x') }), facts(p, [paidOnEth]));
+    expect(j.tier?.extra).toBeUndefined();
+  });
+});
