@@ -197,14 +197,29 @@ function refusalAtRequest(m: Extract<Measured, { kind: 'known' }>, f: PatternFac
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
- * `withdrawals.new_destination`: a first payment to a destination (no completed withdrawal to the
- * same destination, sameDestination, read in this step's commit) above the value asks for more
- * approvals than its tier; an unknown value is above it.
+ * `withdrawals.new_destination`: a first payment to a destination above the value asks for more
+ * approvals than its tier; an unknown value is above it. "Paid before" means completed payments to
+ * the same destination (sameDestination, read in this step's commit) worth at least that value
+ * together: a $1 test payment does not make an address known. What the request was asked for is
+ * fixed at the request: a later step never lowers it (a small payment to the address completing
+ * meanwhile must not remove the extra approval of a large request waiting).
  */
 export function judgeNewDestination(r: WithdrawalRequest, f: PatternFacts): PatternVerdict {
   const rule = f.policy.withdrawals.new_destination;
-  if (!rule) return { kind: 'pass' };
-  const paidBefore = f.requests().some((o) => o.id !== r.id && o.state === 'completed' && sameDestination(o, r));
-  if (paidBefore || !isAbove({ value: rule.above.value }, r.currency, r.amount, f.valuation)) return { kind: 'pass' };
-  return { kind: 'count', extraApprovals: rule.extra_approvals };
+  const asked = f.step === 'request' ? 0 : (r.tier.extra ?? 0);
+  const now = rule && isNewDestination(r, f, rule.above.value) ? rule.extra_approvals : 0;
+  const extra = Math.max(asked, now);
+  return extra ? { kind: 'count', extraApprovals: extra } : { kind: 'pass' };
+}
+
+function isNewDestination(r: WithdrawalRequest, f: PatternFacts, above: string): boolean {
+  if (!isAbove({ value: above }, r.currency, r.amount, f.valuation)) return false;
+  let paid = new Dec(0);
+  for (const o of f.requests()) {
+    if (o.id === r.id || o.state !== 'completed' || !sameDestination(o, r)) continue;
+    // At the policy value now, as the limits count; a payment of unknown value proves nothing.
+    const v = f.valueOf(o);
+    if (v.kind === 'known') paid = paid.plus(v.usd);
+  }
+  return paid.lt(above);
 }

@@ -162,3 +162,27 @@ describe('one destination across networks', () => {
     expect(j.tier?.extra).toBeUndefined();
   });
 });
+
+describe('new destination: fixed at the request, paid before only in earnest', () => {
+  const p = policy('[]', '  new_destination: { above: { value: 1000 }, extra_approvals: 1 }');
+  const small = (usd: string) => req({ amount: usd, state: 'completed' });
+
+  it('a $1 payment to the address completing meanwhile does not lower the $9k request’s extra approval', () => {
+    const nine = req({ amount: '9000' });
+    const made = judge(nine, facts(p, [], { valuation: known('9000') }));
+    expect(made.tier).toMatchObject({ approvals: 3, extra: 1 });
+    const stored = { ...nine, tier: made.tier! };
+    for (const step of ['approve', 'send', 'verify'] as const) {
+      const later = judge(stored, facts(p, [small('1')], { step, valuation: known('9000') }));
+      expect(later.tier, step).toMatchObject({ approvals: 3, extra: 1 });
+    }
+  });
+
+  it('paid before counts only completed payments worth the rule’s value together', () => {
+    const at = (others: WithdrawalRequest[]) =>
+      judge(req({ amount: '5000' }), facts(p, others, { valuation: known('5000') }));
+    expect(at([small('1')]).tier?.extra).toBe(1);
+    expect(at([small('600'), req({ amount: '5000', state: 'pending' })]).tier?.extra).toBe(1);
+    expect(at([small('600'), small('400')]).tier?.extra).toBeUndefined();
+  });
+});
