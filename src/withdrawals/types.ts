@@ -46,6 +46,19 @@ export interface Approval {
    * them, counted within their groups and tiers.
    */
   for?: string[];
+  /**
+   * The delegations it was given under, read in the approval's commit: whom, the away record's
+   * time it was set (its identity), and the must_include places only that person's role filled.
+   * Those places count at the send only while that delegation stands: ended early (`/treasury
+   * back`, an admin, a new away state), they are no longer filled by this approval.
+   */
+  delegations?: Delegated[];
+}
+
+export interface Delegated {
+  user: string;
+  setAt: string;
+  satisfies: string[];
 }
 
 /** One rolling limit of `withdrawals.limits` as it applies to a request (USD text, two decimals). */
