@@ -13,7 +13,7 @@ import type { Valuation } from '../prices/types.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec } from '../money/decimal.js';
-import { sameAddress } from './rules.js';
+import { countsFrom, sameAddress } from './rules.js';
 import type { LimitUse, WithdrawalRequest } from './types.js';
 import { entryFor, isAbove } from '../policy/entries.js';
 import type { TierChoice } from './value-rules.js';
@@ -112,7 +112,7 @@ function measure(limit: RollingLimit, r: WithdrawalRequest, f: PatternFacts): Me
     const v = f.valueOf(o);
     if (v.kind !== 'known')
       return { kind: 'unknown', reason: `the value of an earlier request is unknown (${v.reason})`, limit };
-    earlier.push({ at: Date.parse(o.createdAt), usd: new Dec(v.usd) });
+    earlier.push({ at: countsFrom(o), usd: new Dec(v.usd) });
   }
   const before = earlier.reduce((s, e) => s.plus(e.usd), new Dec(0));
   const used = before.plus(f.valuation.usd);

@@ -119,6 +119,18 @@ export function checkAllowlist(
   return { status: 'unlisted', neverPaidBefore };
 }
 
+/**
+ * When a request starts counting in a rolling window: when it was made; for money gone or going
+ * (executing, unknown, completed), the later of that and when it was claimed for sending, so a
+ * request approved late does not leave the window early (it is paid at the send, not at the ask).
+ */
+export function countsFrom(r: Pick<WithdrawalRequest, 'createdAt' | 'state' | 'history'>): number {
+  const made = Date.parse(r.createdAt);
+  if (r.state !== 'executing' && r.state !== 'unknown' && r.state !== 'completed') return made;
+  const claim = r.history.filter((h) => h.state === 'executing').at(-1);
+  return claim ? Math.max(made, Date.parse(claim.at)) : made;
+}
+
 /** Requests in the rolling 24 h window that count towards the daily limit: every state except rejected, expired, failed. */
 export function countedRequests(
   existing: readonly WithdrawalRequest[],
@@ -127,7 +139,7 @@ export function countedRequests(
 ): WithdrawalRequest[] {
   const since = nowMs - DAY_MS;
   return existing.filter(
-    (r) => r.currency === currency && !NOT_COUNTED_STATES.includes(r.state) && Date.parse(r.createdAt) > since,
+    (r) => r.currency === currency && !NOT_COUNTED_STATES.includes(r.state) && countsFrom(r) > since,
   );
 }
 

@@ -186,3 +186,23 @@ describe('new destination: fixed at the request, paid before only in earnest', (
     expect(at([small('600'), small('400')]).tier?.extra).toBeUndefined();
   });
 });
+
+describe('the rolling window and money sent late', () => {
+  it('a request sent after it was made counts from its send: still in the window at its edge', () => {
+    const p = policy('[{ per: destination, window: 24h, value: 50000, action: refuse }]');
+    const now = T0 + 30 * H;
+    const sent = (claimedAgo: number) =>
+      req({
+        amount: '40000',
+        state: 'completed',
+        // Made 25 h ago (outside the window), claimed for sending `claimedAgo` ago.
+        createdAt: new Date(now - 25 * H).toISOString(),
+        history: [{ at: new Date(now - claimedAgo).toISOString(), state: 'executing', by: 'system' }],
+      });
+    const at = (others: WithdrawalRequest[]) => judge(req(), facts(p, others, { now }));
+    // Claimed 23 h 59 min ago: $40k is in the window, so $20k more is over $50k.
+    expect(at([sent(24 * H - 60_000)]).holds.map((h) => h.rule)).toEqual(['rolling_limits']);
+    // Claimed just over 24 h ago: out of the window.
+    expect(at([sent(24 * H + 60_000)]).holds).toEqual([]);
+  });
+});
