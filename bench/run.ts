@@ -22,6 +22,7 @@ const registry: RegistryEntry[] = [
   { name: 'valuation', load: () => import('./valuation.bench.js') },
   { name: 'db-restart', load: () => import('./db-restart.bench.js') },
   { name: 'inbox', load: () => import('./inbox.bench.js') },
+  { name: 'batch', load: () => import('./batch.bench.js') },
   { name: 'startup', load: () => import('./startup.bench.js') },
 ];
 

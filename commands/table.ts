@@ -32,6 +32,7 @@ export const COMMANDS = [
     usageHint: '[<amount> <currency> <network> <destination> <client-email> [note...]]',
     help: [
       '`/withdraw`: request a withdrawal in a form; or in one line: `/withdraw 250 USDT BSC 0xabc…def alice@client.com invoice 1042`. Nothing is sent before the policy’s approvals.',
+      '`/withdraw batch`: pay many clients from one CSV file (up to 1,000 rows), checked whole and approved once on its total.',
     ],
   },
   {

@@ -177,6 +177,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         now,
         explorerNet,
         slack: slackClient.client,
+        files: slackClient.client,
         balances,
         metrics,
         prices: () => prices.snapshot(),
@@ -230,6 +231,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger,
       now,
       prices: () => prices.snapshot(),
+      ...(prices.days ? { days: prices.days } : {}),
     });
 
     // Registrations and rotations one at a time, each reading the secret in its turn.

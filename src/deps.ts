@@ -2,6 +2,7 @@
  * The parts the app is built from, handed to every command and receiver. Tests build the
  * same parts on test ports instead of importing singletons.
  */
+import type { BatchService } from './batches/index.js';
 import type { Alerts } from './alerts/index.js';
 import type { AwayService } from './away/service.js';
 import type { BalanceBook } from './balances/book.js';
@@ -41,6 +42,8 @@ export interface Deps {
   scheduler: Scheduler;
   outbox: Outbox;
   withdrawals: WithdrawalService;
+  /** Batch payouts (src/batches/): absent where the app part is not built (some tests). */
+  batches?: BatchService;
   /** Authenticator codes for approving large withdrawals (enrolment, checks, lockout, reset). */
   stepUp: StepUpService;
   /** Who is away and whom they hand their approvals to (`/treasury away`, `/treasury back`). */

@@ -9,6 +9,7 @@ import { noteThresholds } from '../../src/withdrawals/index.js';
 import { amountText, newClientWords, onHold, requestedWords, shortRef } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
+import { batchModal } from './batch.js';
 import { parseOneLine, problemsText, spacedAmount, spacedAmountText, USAGE } from './parse.js';
 import { ephemeral } from './replies.js';
 
@@ -27,6 +28,10 @@ export function withdrawCommand(deps: CommandDeps) {
         return;
       }
       if (command.text.trim().toLowerCase() === 'help') return ephemeral(respond, USAGE);
+      if (command.text.trim().toLowerCase() === 'batch') {
+        await client.views.open({ trigger_id: command.trigger_id, view: batchModal() });
+        return;
+      }
       // Five values and a note (the form allows 500 characters of note) fit well within this; a wall of text is not echoed back.
       if (command.text.length > MAX_ONE_LINE) {
         return ephemeral(

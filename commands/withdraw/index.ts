@@ -16,6 +16,8 @@ import { stepUpSubmitted } from './step-up-submitted.js';
 import { newRequest } from './new-request.js';
 import { holdButton, holdSubmitted } from './hold.js';
 import { PREVIEW_ACTION, valuePreview } from './value-preview.js';
+import { BATCH_VIEW, batchButton, batchSubmitted } from './batch.js';
+import { BATCH_ACTIONS } from '../../src/slack/batch/card.js';
 
 export function register(app: Listeners, deps: CommandDeps): void {
   const requireRole = roleMiddleware(deps);
@@ -38,4 +40,9 @@ export function register(app: Listeners, deps: CommandDeps): void {
   app.view<ViewSubmitAction>(VIEWS.hold, holdSubmitted(deps));
   // The form's value line, as the amount or currency changes (no role check: it shows a value, decides nothing).
   app.action<BlockAction>(PREVIEW_ACTION, valuePreview(deps));
+  // Batch payouts: the form, and the card's buttons (whether this person may is the batch service's decision).
+  app.view<ViewSubmitAction>(BATCH_VIEW, batchSubmitted(deps));
+  app.action<BlockAction<ButtonAction>>(BATCH_ACTIONS.approve, batchButton(deps, 'approve'));
+  app.action<BlockAction<ButtonAction>>(BATCH_ACTIONS.reject, batchButton(deps, 'reject'));
+  app.action<BlockAction<ButtonAction>>(BATCH_ACTIONS.stop, requireRole('admins'), batchButton(deps, 'stop'));
 }

@@ -28,9 +28,13 @@ import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService }
 import type { BalancesPart } from '../deps.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import type { CleanupStack } from './cleanup.js';
+import { countedBatchRows, createBatchService, type BatchService } from '../batches/index.js';
+import { batchNotifier, type FileUploader } from '../slack/batch-notify.js';
 
 export interface WithdrawalsPart {
   service: WithdrawalService;
+  /** Batch payouts (src/batches/): their rows are requests of `service`, sent by the batches' paced runner. */
+  batches: BatchService;
   /**
    * Resume or reconcile what was left mid-way (sent, outcome not saved: marked unknown and
    * reconciled, never resent), log what was recovered under `message`, then queue the cards
@@ -44,9 +48,9 @@ export interface WithdrawalsPart {
   /** Requests still short of approvals: the DM at escalate_after, the post at twice it (a job runs it). */
   escalations: Escalations;
   /** The job table's parts this part runs (src/jobs/table.ts). */
-  jobParts: { approvers: ApproverReminders; escalations: Escalations };
+  jobParts: { approvers: ApproverReminders; escalations: Escalations; batches: BatchService };
   /** What the app's deps take from this part: the service, and who is away (`/treasury away`). */
-  inDeps: { withdrawals: WithdrawalService; away: AwayService };
+  inDeps: { withdrawals: WithdrawalService; away: AwayService; batches: BatchService };
   /** Another listener of every change, inside its commit (the App Home's refresher: it only schedules). */
   subscribe(listener: (event: WithdrawalEvent) => void): void;
 }
@@ -68,6 +72,8 @@ export function buildWithdrawals(
     explorerNet: ExplorerNet;
     /** For the cards' permalinks in DMs (chat.getPermalink). */
     slack: PermalinkClient;
+    /** For a batch payout's result file in its card's thread. */
+    files?: FileUploader;
     /** The balances part: facts for the `balance` rule, and a low-balance check after each outcome. */
     balances?: BalancesPart;
     metrics?: Metrics;
@@ -91,9 +97,36 @@ export function buildWithdrawals(
     ...(o.balances ? { balances: o.balances.book } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
     ...(o.sendsFirst ? { goFirst: o.sendsFirst.hold } : {}),
+    // A pending batch payout's rows count in the limits' windows, as a pending request does.
+    counted: countedBatchRows,
     ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
   });
   cleanup.push(() => service.idle());
+  const batches = createBatchService({
+    store: o.store,
+    withdrawals: service,
+    policy: o.policy,
+    groups: o.groups,
+    prices: o.prices,
+    allowlistApprovals: o.allowlistApprovals,
+    now: o.now,
+    logger: o.logger.child({ component: 'batches' }),
+  });
+  const batchCards = batchNotifier({
+    store: o.store,
+    outbox: o.outbox,
+    batches,
+    withdrawals: service,
+    policy: o.policy,
+    logger: o.logger.child({ component: 'batch-cards' }),
+    slack: o.files,
+    now: o.now,
+  });
+  cleanup.push(async () => {
+    batches.close();
+    batchCards.close();
+    await batches.idle();
+  });
   const notifier = withdrawalNotifier({
     store: o.store,
     outbox: o.outbox,
@@ -148,15 +181,18 @@ export function buildWithdrawals(
   }
   return {
     service,
+    batches,
     cardPermalink: notifier.cardPermalink,
     reminders,
     escalations,
-    jobParts: { approvers: reminders, escalations },
+    jobParts: { approvers: reminders, escalations, batches },
     // The away part lives beside the withdrawals it changes the asking of (src/away).
-    inDeps: { withdrawals: service, away: buildAway({ store: o.store, outbox: o.outbox, now: o.now }) },
+    inDeps: { withdrawals: service, away: buildAway({ store: o.store, outbox: o.outbox, now: o.now }), batches },
     subscribe: (listener) => void service.subscribe((event) => listener(event)),
     async recover(message) {
       const r = await service.recover();
+      // After the rows found executing are unknown (never resent): every batch still sending carries on.
+      batches.resume();
       if (r.markedUnknown.length || r.resumed.length) o.logger.warn({ ...r, reconcile: undefined }, message);
       await notifier.heal();
     },

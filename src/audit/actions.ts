@@ -90,6 +90,13 @@ export const AUDIT_ACTION_GROUPS = {
     'escalate_dm',
     'escalate_post',
   ],
+  'Batch payouts (src/batches): the file, its one approval, a stop': [
+    'batch_request',
+    'batch_approve',
+    'batch_reject',
+    'batch_expire',
+    'batch_stop',
+  ],
 } as const;
 
 export const AUDIT_ACTIONS = Object.values(AUDIT_ACTION_GROUPS).flat();

@@ -17,6 +17,7 @@ import type { DigestService } from '../digest/service.js';
 import type { MonthlyExports } from '../transactions/monthly.js';
 import { runExpiryAndReminders, runReconciliation } from '../withdrawals/jobs.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
+import type { BatchService } from '../batches/index.js';
 import type { ApproverReminders } from '../withdrawals/reminders.js';
 import type { Escalations } from '../withdrawals/escalation.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
@@ -30,6 +31,7 @@ import { formatPath, nearestName } from '../policy/unknown-keys.js';
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown' | 'retryHeld'>;
+  batches: Pick<BatchService, 'expireDue' | 'resume'>;
   approvers: Pick<ApproverReminders, 'run'>;
   escalations: Pick<Escalations, 'run'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
@@ -109,6 +111,18 @@ export const JOBS: readonly JobRow[] = [
     schedule: '*/30 * * * * *',
     description: 'Expires requests past their deadline, then reminds approvers of the ones still pending.',
     run: runExpiryAndReminders,
+  }),
+  job({
+    name: 'batches.expire-and-resume',
+    part: 'batches',
+    title: 'Batch payouts: expiry and sends',
+    schedule: '*/30 * * * * *',
+    description:
+      'Expires batch payouts past their deadline, then carries on with the rows of every batch being sent (after a freeze, a limit hold).',
+    run: async (batches) => {
+      await batches.expireDue();
+      batches.resume();
+    },
   }),
   job({
     name: 'approvers.remind-by-dm',

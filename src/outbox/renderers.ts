@@ -44,6 +44,8 @@ export const APP_RENDERERS = {
   'policy-change': 'commands/treasury/policy-change.ts',
   'policy-file-problem': 'commands/treasury/policy-change.ts',
   'webhook-rotated': 'commands/treasury/webhook-rotate.ts',
+  'batch.card': 'src/slack/batch-notify.ts',
+  'batch.result': 'src/slack/batch-notify.ts',
 } as const;
 
 export type AppRendererName = keyof typeof APP_RENDERERS;

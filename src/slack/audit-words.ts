@@ -195,6 +195,12 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
   away_back: () => '👋 back: no longer away',
   escalate_dm: () => '⏰ the approvers still needed were reminded (escalation)',
   escalate_post: () => '📣 escalated: still short of approvals',
+  // Batch payouts (src/batches).
+  batch_request: ({ d }) => `📄 requested a batch payout of ${typeof d.rows === 'number' ? d.rows : 'several'} rows`,
+  batch_approve: ({ d }) => (d.complete ? '✅ approved a batch payout (fully approved)' : '👍 approved a batch payout'),
+  batch_reject: () => '❌ rejected a batch payout',
+  batch_expire: () => '⌛ a batch payout expired before its approvals; nothing was sent',
+  batch_stop: () => '⏹️ stopped the rest of a batch payout',
 };
 
 /**

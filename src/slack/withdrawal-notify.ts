@@ -362,6 +362,9 @@ export function withdrawalNotifier(o: {
     cardPermalink,
     cardPointer,
     onChange(event, tx) {
+      // A batch row has no card of its own: the batch's one card tells its progress (src/batches/).
+      // What an admin must look at (a contradiction, a hold) is still said.
+      if (event.request.batch && !needsAdminAttention(event)) return;
       for (const req of withdrawalMessages(event, o.policy.current(), o.service)) {
         // A card never queued (a family member's, say; heal() posts it, current): nothing to update
         // or reply under, and the outbox would throw, losing this commit (a hold with it).
@@ -372,7 +375,7 @@ export function withdrawalNotifier(o: {
     async heal() {
       // Approvers of requests whose card is posted are asked now (if not yet); the others once it is.
       await Promise.all(o.service.list({ state: 'pending' }).map((r) => askApprovers(r.id)));
-      const missing = o.service.list().filter((r) => !o.outbox.message(cardKey(r.id)));
+      const missing = o.service.list().filter((r) => !r.batch && !o.outbox.message(cardKey(r.id)));
       if (!missing.length) return;
       o.logger.warn({ count: missing.length }, 'posting approval cards that were never queued');
       await o.store.commit((tx) => {

@@ -150,7 +150,11 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
     steps: ALL,
     judge(r, f) {
       if (!lookup(CURRENCIES, r.currency)) return { kind: 'refuse', message: 'its currency is no longer known' };
-      const tier = tierFor(f.policy, r.currency, r.amount, f.valuation);
+      const own = tierFor(f.policy, r.currency, r.amount, f.valuation);
+      // A batch row is judged at least at its batch's tier (chosen on the batch's total value, src/batches/):
+      // splitting a payout into rows never lowers the approvals it needs.
+      const tier =
+        own && r.batch && r.tier.index > own.index ? { ...r.tier, mustInclude: [...r.tier.mustInclude] } : own;
       if (!tier)
         return {
           kind: 'refuse',

@@ -285,18 +285,21 @@ export function unfilledPlaces(
  * the remaining approval slots are all reserved for them (so only someone filling one may
  * approve); else [].
  */
-export function reservedFor(req: WithdrawalRequest): string[] {
+export function reservedFor(req: Pick<WithdrawalRequest, 'tier' | 'approvals'>): string[] {
   const missing = unfilledPlaces(req.tier.mustInclude, req.approvals);
   const slotsLeft = req.tier.approvals - req.approvals.length;
   return missing.length >= slotsLeft ? missing : [];
 }
 
 /** Whether one more approval satisfying `satisfies` fills a must_include place still open. */
-export const fillsAPlace = (req: WithdrawalRequest, satisfies: readonly string[]): boolean =>
+export const fillsAPlace = (
+  req: Pick<WithdrawalRequest, 'tier' | 'approvals'>,
+  satisfies: readonly string[],
+): boolean =>
   unfilledPlaces(req.tier.mustInclude, [...req.approvals, { satisfies }]).length <
   unfilledPlaces(req.tier.mustInclude, req.approvals).length;
 
-export function approvalsComplete(req: WithdrawalRequest): boolean {
+export function approvalsComplete(req: Pick<WithdrawalRequest, 'tier' | 'approvals'>): boolean {
   if (req.approvals.length < req.tier.approvals) return false;
   return unfilledPlaces(req.tier.mustInclude, req.approvals).length === 0;
 }

@@ -7,7 +7,7 @@
  */
 import { AWAY } from '../away/state.js';
 import { serializeError, type Logger } from '../log.js';
-import { collection, type Store, type Tx } from '../store/index.js';
+import { collection, type Reads, type Store, type Tx } from '../store/index.js';
 import type { PolicySource } from '../policy/source.js';
 import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
@@ -34,13 +34,26 @@ export interface ShellOptions {
   now: () => number;
   logger: Logger;
   onChange?: (event: WithdrawalEvent, tx: Tx) => void;
+  /**
+   * Requests the limits count that are not stored as requests (yet): a pending batch payout's rows
+   * (src/batches/), so a batch waiting for approval fills the windows as a pending request does.
+   */
+  counted?: ((read: Reads) => readonly WithdrawalRequest[]) | undefined;
 }
 
 export type Shell = ReturnType<typeof createShell>;
 
+/** Work done inside a withdrawal's commit before its decision: a message refuses the decision. */
+export type InCommit = (tx: Tx) => string | undefined;
+
 export function createShell(o: ShellOptions) {
   const { store, logger } = o;
   const stored = (id: string) => store.get(WITHDRAWALS, id);
+  /** Every request the limits' windows count, as read in this commit: the stored ones, then the counted elsewhere. */
+  const existing = (read: Reads): readonly WithdrawalRequest[] => {
+    const extra = o.counted?.(read);
+    return extra?.length ? [...read.all(WITHDRAWALS), ...extra] : read.all(WITHDRAWALS);
+  };
   const context = (t = o.now(), p = o.policy.current()): DecideContext => ({
     now: t,
     policy: p,
@@ -73,7 +86,7 @@ export function createShell(o: ShellOptions) {
     // The away records too: a delegation is judged as it stands in this commit, not as read before it.
     const decision = decide(command, cur, {
       ...ctx,
-      requests: ctx.requests ?? (() => tx.all(WITHDRAWALS)),
+      requests: ctx.requests ?? (() => existing(tx)),
       away: ctx.away ?? (() => tx.all(AWAY)),
     });
     switch (decision.kind) {
@@ -93,13 +106,25 @@ export function createShell(o: ShellOptions) {
     }
   }
 
-  /** One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now). */
+  /**
+   * One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now).
+   * `first` runs in that same commit before the decision (a passkey's challenge spent with the approval it
+   * proves); a message from it refuses the step-up and decides nothing.
+   */
   function commitOn<C extends WithdrawalCommand>(
     id: string,
     command: C,
     ctx?: DecideContext,
+    first?: InCommit,
   ): Promise<Applied<ReturnType<typeof decide<C>>>> {
-    return store.commit((tx) => apply(tx, command, tx.get(WITHDRAWALS, id), ctx ?? context()));
+    return store.commit((tx) => {
+      const refused = first?.(tx);
+      if (refused !== undefined)
+        return { decision: { kind: 'refused', reason: 'step_up_required', message: refused } } as Applied<
+          ReturnType<typeof decide<C>>
+        >;
+      return apply(tx, command, tx.get(WITHDRAWALS, id), ctx ?? context());
+    });
   }
 
   /** The same command for every request that `due` selects, in one commit; the events of the changes. */
@@ -126,5 +151,5 @@ export function createShell(o: ShellOptions) {
     return { ok: true, request };
   }
 
-  return { store, stored, context, apply, commitOn, commitOnAll, outcomeOf };
+  return { store, stored, existing, context, apply, commitOn, commitOnAll, outcomeOf };
 }

@@ -237,6 +237,8 @@ export interface WithdrawalRequest {
    * have been paid. Recorded once, in the commit of that report; the admins were told.
    */
   doublePaymentRisk?: { original: string; at: string; status: string };
+  /** A batch payout's row (src/batches/): written approved at the batch's last approval, sent by its paced runner. */
+  batch?: { id: string; row: number };
   history: HistoryItem[];
 }
 

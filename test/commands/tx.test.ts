@@ -244,7 +244,7 @@ describe('/tx', () => {
     expect(file.channel).toBe(t.fake.dmChannel(USERS.viewer));
     const rows = parseCsv(file.content.toString('utf8')) as string[][];
     // The issue adds the booking columns (fee, value date, client, note, people, both references);
-    // issue 24 the value in USD and its price's time.
+    // issue 24 the value in USD and its price's time; issue 38 the batch payout a row belongs to.
     expect(rows[0]).toEqual([
       'createdAt',
       'timestamp',
@@ -270,6 +270,7 @@ describe('/tx', () => {
       'approvers',
       'note',
       'explorerUrl',
+      'batchId',
     ]);
     const col = (name: string) => rows[0]!.indexOf(name);
     expect(rows.length).toBe(231);

@@ -14,7 +14,7 @@ import { scheduleWords } from '../../src/schedule/words.js';
 import { tierFor } from '../../src/withdrawals/value-rules.js';
 import { setPrices } from '../helpers/price-control.js';
 import { CHANNELS, startTestApp, TEST_POLICY_YAML, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
-import { until } from '../helpers/wait.js';
+import { until, untilAsync } from '../helpers/wait.js';
 
 const ALLOWLISTED = '0x1111111111111111111111111111111111111111';
 const CLIENT = 'ada@example.com';
@@ -100,7 +100,17 @@ describe('the words, through the app', () => {
 
   it('the card writes a stablecoin’s price with four significant digits ("at $0.9984"), never cents', async () => {
     await setPrices(t, { prices: { USDT: 0.99840704 }, drift: false });
-    await t.app.deps.scheduler.runNow('prices.refresh');
+    // The job's own minute may be running with the old price (a job never overlaps itself): asked
+    // again until the app holds the price set.
+    const usdt = () => t.app.deps.prices.state().assets.find((a) => a.currency === 'USDT')?.current?.price;
+    await untilAsync(
+      'the price set',
+      async () => {
+        if (usdt() !== '0.99840704') await t.app.deps.scheduler.runNow('prices.refresh');
+        return usdt() === '0.99840704';
+      },
+      20_000,
+    );
     await t.command('/withdraw', `60 USDT BSC ${ALLOWLISTED} ${CLIENT} office rent`, USERS.bob);
     const card = await until('the card', () =>
       t.fake.channel(CHANNELS.approvals).find((m) => visibleText(m).includes('60.00 USDT')),

@@ -337,3 +337,36 @@ describe('the local workspace', () => {
     expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' }).host).toBe('0.0.0.0');
   });
 });
+
+describe('a batch payout from the local workspace', () => {
+  it('takes the example file through the form: uploaded by the page, read by the app with files.info, one card', async () => {
+    const { readFileSync } = await import('node:fs');
+    const example = readFileSync(join(import.meta.dirname, '../../docs/examples/batch-payouts.csv'), 'utf8');
+    await post('/local/command', { user: 'U0ALICE', channel: 'C0GENERAL', text: '/withdraw batch' });
+    type Modals = { modals: Array<{ id: string; callback_id?: string; blocks?: unknown[] }> };
+    const form = await eventually('the batch form', async () =>
+      ((await (await fetch(`${app.url}/local/state?user=U0ALICE`)).json()) as Modals).modals.find(
+        (m) => m.callback_id === 'wd_batch_modal',
+      ),
+    );
+    const up = await post('/local/upload', { user: 'U0ALICE', name: 'batch-payouts.csv', content: example });
+    expect(up.status).toBe(200);
+    const { id } = (await up.json()) as { id: string };
+    const res = await post('/local/submit', {
+      user: 'U0ALICE',
+      viewId: form.id,
+      values: { wd_batch_file: { value: { type: 'file_input', files: [{ id }] } } },
+    });
+    expect(res.status).toBe(200);
+    const card = await eventually('the batch card', async () =>
+      (await state('U0CAROL')).channels
+        .find((c) => c.name === 'approvals')
+        ?.messages.find((m) => JSON.stringify(m).includes('Batch payout · 5 rows')),
+    );
+    expect(JSON.stringify(card)).toContain('565.75');
+    // A file over 1 MB is refused by the workspace before it reaches anything.
+    expect(
+      (await post('/local/upload', { user: 'U0ALICE', name: 'big.csv', content: 'x'.repeat(1_000_001) })).status,
+    ).toBe(400);
+  });
+});

@@ -192,6 +192,28 @@ describe('the rule table', () => {
     }
   });
 
+  it('a USD value passkey_above: a value that rose above it after approval needs passkey proof again at the send', () => {
+    const policy = parsePolicy(
+      policyText().replace('  step_up_above:', '  passkey_above: { value: 20000 }\n  step_up_above:'),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 11, max: 19 }), fc.constantFrom('send' as const, 'verify' as const), (k, step) => {
+        // Approved at $k,000 with codes (no passkey needed then); the price rose past the passkey threshold.
+        const req = approvedAt({ amount: '1', price: k * 1000, codes: true, note: 'invoice 7' });
+        const rose = { policy, prices: snapshot({ ETH: 25_000 + k }) };
+        expect(outcome(req, judge(req, { ...facts(req, { policy }), step }))).toBe('goes');
+        expect(outcome(req, judge(req, { ...facts(req, rose), step }))).not.toBe('goes');
+        // The same approvals given with a passkey count at the new value.
+        const withPasskeys = {
+          ...req,
+          approvals: req.approvals.map((a) => ({ ...a, stepUp: 'passkey' as const })),
+        };
+        expect(outcome(withPasskeys, judge(withPasskeys, { ...facts(withPasskeys, rose), step }))).toBe('goes');
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   for (const name of Object.keys(SCENARIOS) as RuleName[]) {
     it(`${name}: a fact it reads that changed between the request and the send changes the outcome at the send and at the callback`, () => {
       fc.assert(

@@ -29,6 +29,26 @@ export function fileHandlers(s: SlackState): Record<string, Handler> {
       return { upload_url: `${s.origin}/upload/v1/${id}`, file_id: id };
     },
 
+    /** A file's metadata; `url_private_download` needs the token again (GET /files-pri/...). */
+    'files.info': (args) => {
+      const id = requireString(args, 'file', 'invalid_arguments');
+      const f = s.uploads.get(id)?.completed;
+      if (!f) throw new ApiError('file_not_found');
+      return {
+        file: {
+          id: f.id,
+          name: f.name,
+          title: f.title,
+          mimetype: mimeType(f.name),
+          filetype: f.name.split('.').pop() ?? '',
+          size: f.content.length,
+          user: s.uploads.get(id)?.user ?? SLACK_IDS.botUserId,
+          url_private: `${s.origin}/files-pri/${f.id}/${encodeURIComponent(f.name)}`,
+          url_private_download: `${s.origin}/files-pri/${f.id}/download/${encodeURIComponent(f.name)}`,
+        },
+      };
+    },
+
     /** Deletes an uploaded file (the app deletes what it uploaded, e.g. an enrolment QR image). */
     'files.delete': (args) => {
       const id = requireString(args, 'file', 'invalid_arguments');
@@ -136,4 +156,25 @@ function mimeType(name: string): string {
     pdf: 'application/pdf',
   };
   return (ext && map[ext]) || 'application/octet-stream';
+}
+
+/** GET /files-pri/<id>/...: a file's bytes, as Slack serves url_private(_download): only with a valid token. */
+export function handlePrivateDownload(s: SlackState, req: IncomingMessage, res: ServerResponse, id: string): void {
+  const token = bearer(req);
+  const call: RecordedCall = { method: 'file_download', args: { file_id: id }, token, at: Date.now() };
+  s.calls.push(call);
+  // Slack answers a request without a valid token with its sign-in page, never the file.
+  if (!token || (s.opts.tokens && !s.opts.tokens.includes(token))) {
+    send(res, call, 302, 'Sign in');
+    return;
+  }
+  const f = s.uploads.get(id)?.completed;
+  if (!f) {
+    send(res, call, 404, 'Not Found');
+    return;
+  }
+  call.status = 200;
+  if (res.destroyed || res.writableEnded) return;
+  res.writeHead(200, { 'content-type': mimeType(f.name), 'content-length': String(f.content.length) });
+  res.end(f.content);
 }

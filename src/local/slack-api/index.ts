@@ -15,7 +15,7 @@
  * state.ts (what is remembered) and types.ts (the public types).
  */
 import type { AddressInfo } from 'node:net';
-import { messageTs } from '../slack-ids.js';
+import { messageTs, slackId } from '../slack-ids.js';
 import { stripUndefined } from '../../util/strip-undefined.js';
 import { chatHandlers } from './chat.js';
 import { failNext } from './failures.js';
@@ -116,6 +116,21 @@ export async function startFakeSlack(opts: FakeSlackOptions = {}): Promise<FakeS
     visibleEphemerals: (user) => visibleEphemerals(s, user),
 
     file: (id) => s.uploads.get(id)?.completed,
+
+    userUpload(user, name, content) {
+      const id = slackId('F');
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      const file = {
+        id,
+        name,
+        title: name,
+        content: bytes,
+        text: bytes.toString('utf8'),
+        declaredLength: bytes.length,
+      };
+      s.uploads.set(id, { id, filename: name, declaredLength: bytes.length, content: bytes, completed: file, user });
+      return id;
+    },
 
     reset: () => resetState(s),
 

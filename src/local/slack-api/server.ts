@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApiError, decodeJson, str, STRUCTURED_FIELDS } from './args.js';
 import { applyFailure } from './failures.js';
-import { handleUpload } from './files.js';
+import { handlePrivateDownload, handleUpload } from './files.js';
 import { handleResponseUrl } from './response-urls.js';
 import { changed, type Handler, type SlackState } from './state.js';
 import type { Json, RecordedCall } from './types.js';
@@ -90,6 +90,8 @@ export async function startServer(s: SlackState, handlers: Record<string, Handle
         if (api) return handleApi(s, handlers, req, res, api[1]!, raw, url.searchParams);
         const upload = req.method === 'POST' ? url.pathname.match(/^\/upload\/v1\/([A-Z0-9]+)$/) : null;
         if (upload) return handleUpload(s, req, res, upload[1]!, raw);
+        const download = req.method === 'GET' ? url.pathname.match(/^\/files-pri\/([A-Z0-9]+)\//) : null;
+        if (download) return handlePrivateDownload(s, req, res, download[1]!);
         const response = req.method === 'POST' ? url.pathname.match(/^\/response\/([A-Za-z0-9-]+)$/) : null;
         if (response) return handleResponseUrl(s, req, res, response[1]!, raw);
         return send(res, undefined, 404, 'Not Found');

@@ -40,6 +40,8 @@ export interface PendingUpload {
   snippet_type?: string;
   content?: Buffer;
   completed?: FakeFile;
+  /** Uploaded by a person (a modal's file_input), not by the app. */
+  user?: string;
 }
 
 export interface ChannelStore {

@@ -252,6 +252,11 @@ export interface FakeSlack {
   /** Every ephemeral `user` can see, oldest first. */
   visibleEphemerals(user: string): VisibleEphemeral[];
   file(id: string): FakeFile | undefined;
+  /**
+   * A file a person uploaded (a modal's file_input): its id, for files.info; its bytes are served
+   * at its url_private_download to a request with a valid token only.
+   */
+  userUpload(user: string, name: string, content: string | Buffer): string;
   /** Forget every call, message, file, view, response and pending failure; keeps users, groups and socket. */
   reset(): void;
   close(): Promise<void>;

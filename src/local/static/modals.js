@@ -91,7 +91,19 @@ export function renderModals(stack) {
  */
 async function submitModal(view, form) {
   try {
-    await post('/local/submit', { user: state.me, viewId: view.id, values: collectValues(form) });
+    const values = collectValues(form);
+    // A file_input: the chosen file goes to the workspace's Slack first; the submission names it by id, as Slack's does.
+    for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (form.querySelectorAll('input[type=file]'))) {
+      const file = input.files?.[0];
+      const actionId = /** @type {string} */ (input.dataset.actionId);
+      const uploaded = file
+        ? /** @type {{ id: string }} */ (
+            await post('/local/upload', { user: state.me, name: file.name, content: await file.text() })
+          )
+        : undefined;
+      values[input.name] = { [actionId]: { type: 'file_input', files: uploaded ? [{ id: uploaded.id }] : [] } };
+    }
+    await post('/local/submit', { user: state.me, viewId: view.id, values });
   } catch (err) {
     status(/** @type {Error} */ (err).message);
   }

@@ -191,6 +191,10 @@ function inputBlock(b, ctx, blockId) {
       h('option', { value: '' }, el.placeholder?.text ?? 'Choose an option'),
       options.map((o) => h('option', { value: o.value, selected: el.initial_option?.value === o.value }, o.text.text)),
     );
+  } else if (el.type === 'file_input') {
+    // The file is read and handed to the workspace's Slack when the form is submitted (modals.js).
+    const accept = (el.filetypes ?? []).map((t) => `.${t}`).join(',');
+    control = h('input', { ...common, type: 'file', ...(accept ? { accept } : {}) });
   } else if (el.multiline) {
     control = h(
       'textarea',

@@ -40,6 +40,8 @@ export interface BlockElement {
   initial_option?: Option;
   initial_value?: string;
   multiline?: boolean;
+  /** file_input: the extensions it takes (csv, txt). */
+  filetypes?: string[];
   max_length?: number;
   /** When an input block with dispatch_action sends its block action (Slack's default: Enter only). */
   dispatch_action_config?: { trigger_actions_on?: string[] };
@@ -162,6 +164,8 @@ export interface FieldValue {
   type?: string;
   value?: string | null;
   selected_option?: { text: { type: string; text: string | null; emoji: boolean }; value: string } | null;
+  /** file_input: the files chosen, by the id the workspace's Slack gave them. */
+  files?: Array<{ id: string }>;
 }
 
 /** view.state.values: block id → action id → value. */

@@ -23,6 +23,7 @@ import {
   BadRequest,
   type ActionBody,
   type CloseBody,
+  type UploadBody,
   type CommandBody,
   type DepositBody,
   type HomeBody,
@@ -163,6 +164,11 @@ export async function submitView(d: ActionDeps, b: SubmitBody): Promise<Json> {
 }
 
 /** Cancel on a modal: only its owner can close it; the app hears of it if the view asked. */
+/** A file a person chose in a modal (file_input): its id, which the submission carries as Slack's does. */
+export async function uploadFile(d: ActionDeps, b: UploadBody): Promise<Json> {
+  return { ok: true, id: d.api.userUpload(b.user, b.name, b.content) };
+}
+
 export async function closeView(d: ActionDeps, b: CloseBody): Promise<Json> {
   const v = d.api.view(b.viewId);
   if (!v || !d.api.openViews(b.user).some((x) => x.id === v.id)) return { ok: true };

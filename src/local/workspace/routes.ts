@@ -10,7 +10,16 @@ import { sendJson, type Route } from '../../http/server.js';
 import type { Logger } from '../../log.js';
 import type { Json } from '../requests.js';
 import { installedEmojiTable } from './emoji.js';
-import { closeView, deposit, openHome, runAction, runCommand, submitView, type ActionDeps } from './actions.js';
+import {
+  closeView,
+  deposit,
+  openHome,
+  runAction,
+  runCommand,
+  submitView,
+  uploadFile,
+  type ActionDeps,
+} from './actions.js';
 import { fileHeaders } from './decide.js';
 import { foreignRequest } from '../../http/same-page.js';
 import type { LiveUpdates } from './live.js';
@@ -24,15 +33,18 @@ import {
   homeBody,
   parse,
   submitBody,
+  uploadBody,
   userId,
 } from './schemas.js';
 import { stateFor, type Sight } from './view.js';
 import { BodyTooLarge, readBody } from '../../http/body.js';
 
 const MAX_BODY = 256 * 1024;
+/** A payout file of up to 1 MB, as JSON text (escapes included). */
+const MAX_UPLOAD_BODY = 2_500_000;
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const body = await readBody(req, MAX_BODY).catch((err: unknown) => {
+async function readJson(req: IncomingMessage, max = MAX_BODY): Promise<unknown> {
+  const body = await readBody(req, max).catch((err: unknown) => {
     throw err instanceof BodyTooLarge ? new BadRequest('the request is too large') : err;
   });
   try {
@@ -44,12 +56,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 /** A JSON post from the page: guarded, parsed with its schema, run; a refusal says why. */
 const post =
-  <T>(log: Logger, schema: z.ZodType<T>, run: (b: T) => Promise<Json>) =>
+  <T>(log: Logger, schema: z.ZodType<T>, run: (b: T) => Promise<Json>, max = MAX_BODY) =>
   async (req: IncomingMessage, res: ServerResponse) => {
     const foreign = foreignRequest(req, true);
     if (foreign) return sendJson(res, 403, { ok: false, error: foreign });
     try {
-      sendJson(res, 200, await run(parse(schema, await readJson(req))));
+      sendJson(res, 200, await run(parse(schema, await readJson(req, max))));
     } catch (err) {
       if (err instanceof BadRequest) return sendJson(res, 400, { ok: false, error: err.message });
       log.warn({ err }, 'a workspace action failed');
@@ -104,6 +116,11 @@ export function workspaceRoutes(d: RouteDeps): Route[] {
     { method: 'POST', path: '/local/action', handler: post(log, actionBody, (b) => runAction(a, b)) },
     { method: 'POST', path: '/local/submit', handler: post(log, submitBody, (b) => submitView(a, b)) },
     { method: 'POST', path: '/local/close', handler: post(log, closeBody, (b) => closeView(a, b)) },
+    {
+      method: 'POST',
+      path: '/local/upload',
+      handler: post(log, uploadBody, (b) => uploadFile(a, b), MAX_UPLOAD_BODY),
+    },
     { method: 'POST', path: '/local/home', handler: post(log, homeBody, (b) => openHome(a, b)) },
     { method: 'POST', path: '/local/deposit', handler: post(log, depositBody, (b) => deposit(a, b)) },
   ];

@@ -50,6 +50,12 @@ export const actionBody = z.discriminatedUnion('source', [
 ]);
 export const submitBody = z.object({ user: userId, viewId: z.string().max(40), values: valuesSchema });
 export const closeBody = z.object({ user: userId, viewId: z.string().max(40) });
+/** A file chosen in a modal's file_input: read by the page, kept by the workspace's Slack for files.info. */
+export const uploadBody = z.object({
+  user: userId,
+  name: z.string().trim().min(1).max(255),
+  content: z.string().max(1_000_000, 'the file is over 1 MB'),
+});
 export const homeBody = z.object({ user: userId });
 export const depositBody = z.object({
   to: z.string().trim().min(3, 'a client e-mail or a generated address').max(200),
@@ -65,6 +71,7 @@ export type CommandBody = z.infer<typeof commandBody>;
 export type ActionBody = z.infer<typeof actionBody>;
 export type SubmitBody = z.infer<typeof submitBody>;
 export type CloseBody = z.infer<typeof closeBody>;
+export type UploadBody = z.infer<typeof uploadBody>;
 export type HomeBody = z.infer<typeof homeBody>;
 export type DepositBody = z.infer<typeof depositBody>;
 

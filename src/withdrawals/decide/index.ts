@@ -22,7 +22,7 @@ import { decideHoldRepeat, decideSettleHold } from '../hold/decide.js';
 import type { DecisionReason, RequestRule, WithdrawalRequest } from '../types.js';
 import type { Decision, DecideContext, WithdrawalCommand } from './types.js';
 import { decideApprove, decideReject } from './approval.js';
-import { decideExpire, decideExpireUnsent, decideMarkUnknown, decideRemind } from './lifecycle.js';
+import { decideExpire, decideExpireUnsent, decideMarkUnknown, decideRemind, decideStopBatchRow } from './lifecycle.js';
 import { decideRequest } from './request.js';
 import { decideClaim, decidePolicyRecheck, decideSendOutcome } from './send.js';
 import { decideReconcile, decideResolve } from './settle.js';
@@ -95,6 +95,8 @@ export function decide(
       return decideHoldRepeat(req, command.original, at, command.basis);
     case 'settle-hold':
       return decideSettleHold(command, req, at);
+    case 'stop-batch-row':
+      return decideStopBatchRow(command.admin, req, at);
     default: {
       const unhandled: never = command;
       throw new Error(`unhandled withdrawal command ${JSON.stringify(unhandled)}`);

@@ -100,3 +100,21 @@ export function decideMarkUnknown(req: WithdrawalRequest | undefined, ctx: Decid
     event: 'unknown',
   };
 }
+
+/** A batch row never claimed, when an admin stops the rest of its batch: rejected, never sent (a claimed one is left to its send). */
+export function decideStopBatchRow(admin: string, req: WithdrawalRequest | undefined, at: string): Decision {
+  if (!req?.batch || req.state !== 'approved') return unchanged(req);
+  const reason = 'the rest of its batch payout was stopped by an admin; nothing was sent';
+  return {
+    kind: 'changed',
+    next: transition(req, 'rejected', admin, at, reason, { rejection: { user: admin, at, reason } }),
+    audit: {
+      at,
+      actor: admin,
+      action: 'reject',
+      subject: req.id,
+      details: { ...about(req), batch: req.batch.id, row: req.batch.row, reason },
+    },
+    event: 'rejected',
+  };
+}

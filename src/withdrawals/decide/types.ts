@@ -121,7 +121,12 @@ export type WithdrawalCommand =
    */
   | { type: 'hold-repeat'; original: WithdrawalRequest; basis: 'notice' | 'service' }
   /** An admin releases ("Send anyway") or rejects a held repeat. */
-  | SettleHoldCommand;
+  | SettleHoldCommand
+  /**
+   * An admin stopped the rest of a batch payout (src/batches/): a row still `approved` (never
+   * claimed) becomes rejected and is never sent; a row already claimed is left to its send.
+   */
+  | { type: 'stop-batch-row'; admin: string };
 
 export interface DecideContext {
   now: number;

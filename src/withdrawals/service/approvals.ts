@@ -11,6 +11,7 @@ import { valuationNow } from '../recheck.js';
 import { mustIncludeEntries } from '../value-rules.js';
 import { oneVoteWith } from '../../away/delegation.js';
 import { delegationIn } from '../../away/service.js';
+import type { InCommit } from '../shell.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
 import { refusalOutcome, type ServiceDeps } from './deps.js';
 
@@ -44,7 +45,7 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
   async function approve(
     id: string,
     userId: string,
-    facts: { stepUp?: 'verified' | 'passkey' | 'not-needed' } = {},
+    facts: { stepUp?: 'verified' | 'passkey' | 'not-needed'; inCommit?: InCommit } = {},
   ): Promise<DecisionOutcome> {
     // Roles and groups (maybe a Slack API call) are looked up only for a request open to decisions;
     // the decider checks everything again inside the commit.
@@ -82,16 +83,21 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
       cur !== undefined &&
       !cur.approvals.some((a) => [a.user, ...(a.for ?? [])].some((u) => stand.oneVote.includes(u))) &&
       cur.approvals.length + 1 >= cur.tier.approvals;
-    const applying = commitOn(id, {
-      type: 'approve',
-      user: userId,
-      isApprover,
-      satisfies,
-      stepUp: facts.stepUp ?? 'not-needed',
-      ...(stand.approvingFor.length ? { for: stand.approvingFor, satisfiesFor } : {}),
-      ...(stand.for.length ? { standsFor: stand.for } : {}),
-      oneVote: stand.oneVote,
-    });
+    const applying = commitOn(
+      id,
+      {
+        type: 'approve',
+        user: userId,
+        isApprover,
+        satisfies,
+        stepUp: facts.stepUp ?? 'not-needed',
+        ...(stand.approvingFor.length ? { for: stand.approvingFor, satisfiesFor } : {}),
+        ...(stand.for.length ? { standsFor: stand.for } : {}),
+        oneVote: stand.oneVote,
+      },
+      undefined,
+      facts.inCommit,
+    );
     // Prepared once the commit is under way, so the read's start does not hold back its write.
     const head = mayComplete && cur ? sender.prepare(cur) : undefined;
     const applied = await applying.catch((err: unknown) => {

@@ -45,7 +45,8 @@ export const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => (
 export const due =
   (sender: Pick<Sender, 'inFlight'>, now: number, action: RecoveryAction) =>
   (r: WithdrawalRequest): boolean =>
-    !sender.inFlight(r.id) && recoveryAction(r, now) === action;
+    // A batch's rows are sent by its paced runner (src/batches/runner.ts), never all at once here.
+    !sender.inFlight(r.id) && recoveryAction(r, now) === action && !(action === 'send' && r.batch);
 
 /** Who of the request's approvers is still an approver, and whom the policy in force's tier must include. */
 export async function recheckFacts(
@@ -55,9 +56,11 @@ export async function recheckFacts(
   valuation?: Valuation,
 ): Promise<RecheckFacts> {
   // The tier chosen by value, and every other of the list: a limit may raise the request to the top tier.
+  // A batch row is judged at its batch's tier (rule-table.ts): whom that tier must include counts too.
   const must = new Set([
     ...(selectTier(p, r.currency, r.amount, valuation ?? r.sendValuation ?? r.valuation)?.mustInclude ?? []),
     ...mustIncludeEntries(p, r.currency),
+    ...(r.batch ? r.tier.mustInclude : []),
   ]);
   const facts: Record<string, { isApprover: boolean; satisfies: string[]; satisfiesFor: Record<string, string[]> }> =
     {};

@@ -19,7 +19,7 @@
  */
 import { createReconciler } from '../reconcile.js';
 import { createSender } from '../sender.js';
-import { createShell } from '../shell.js';
+import { createShell, WITHDRAWALS } from '../shell.js';
 import type { WithdrawalEvent, WithdrawalRequest } from '../types.js';
 import { valueAt, type Valuation } from '../../prices/index.js';
 import { selectTier } from '../rules.js';
@@ -55,6 +55,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     policy,
     ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
+    counted: o.counted,
     now,
     logger,
     onChange: (event, tx) => {
@@ -108,6 +109,17 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     ...noticeOps(deps),
     ...queryOps(deps),
     reconcileUnknown: reconciler.run,
+    sendRow(id) {
+      const r = store.get(WITHDRAWALS, id);
+      return r?.batch && r.state === 'approved' ? sender.start(r) : Promise.resolve(r);
+    },
+    stopBatchRows: (tx, batchId, adminId) =>
+      tx.all(WITHDRAWALS).flatMap((r) => {
+        if (r.batch?.id !== batchId || r.state !== 'approved') return [];
+        const { event } = shell.apply(tx, { type: 'stop-batch-row', admin: adminId }, r);
+        return event ? [event] : [];
+      }),
+    sending: sender.inFlight,
     idle: sender.idle,
     subscribe(fn) {
       listeners.push(fn);

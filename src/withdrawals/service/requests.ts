@@ -37,7 +37,7 @@ export function requestOps({ store, shell, policy, now, groups, logger, balances
         ...(input.repeatOf ? { repeatOf: { id: input.repeatOf, original: tx.get(WITHDRAWALS, input.repeatOf) } } : {}),
         id: randomUUID(),
         merchantReference: randomUUID(),
-        existing: tx.all(WITHDRAWALS),
+        existing: shell.existing(tx),
         newClient: isNewClient(tx, checked.clientEmail),
         ...(balance !== undefined ? { balance } : {}),
         ...(snapshot ? { prices: snapshot } : {}),

@@ -3,7 +3,8 @@ import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 import type { Logger } from '../../log.js';
 import type { GroupResolver } from '../../policy/people.js';
 import type { PolicySource } from '../../policy/source.js';
-import type { Store, Tx } from '../../store/index.js';
+import type { Reads, Store, Tx } from '../../store/index.js';
+import type { InCommit } from '../shell.js';
 import type { WalletClient } from '../../wallet/client.js';
 import type { FeeEstimate } from '../fees.js';
 import type { NoticeThrottleOptions } from '../notice-throttle.js';
@@ -61,6 +62,8 @@ export interface WithdrawalServiceOptions {
   /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
   reconcileMaxPages?: number;
   reconcilePageSize?: number;
+  /** Requests the limits count that are not stored as requests: a pending batch payout's rows (src/batches/). */
+  counted?: (read: Reads) => readonly WithdrawalRequest[];
   /** How often a notification may prompt a question to the service (notice-throttle.ts defaults: 5 s per request). */
   noticeThrottle?: NoticeThrottleOptions;
 }
@@ -91,11 +94,14 @@ export interface WithdrawalEventResult {
 
 export interface WithdrawalService {
   request(input: RequestInput, requesterId: string): Promise<RequestOutcome>;
-  /** `facts.stepUp`: 'verified' once the approver's authenticator code was checked (src/stepup/). */
+  /**
+   * `facts.stepUp`: 'verified' once the approver's authenticator code was checked (src/stepup/).
+   * `facts.inCommit`: written in the approval's own commit (a passkey's challenge spent with it).
+   */
   approve(
     id: string,
     userId: string,
-    facts?: { stepUp?: 'verified' | 'passkey' | 'not-needed' },
+    facts?: { stepUp?: 'verified' | 'passkey' | 'not-needed'; inCommit?: InCommit },
   ): Promise<DecisionOutcome>;
   reject(id: string, userId: string, reason: string): Promise<DecisionOutcome>;
   /** Pending requests past their expiry become expired; returns them. */
@@ -155,6 +161,16 @@ export interface WithdrawalService {
   feeEstimate(currency: string, network: string): FeeEstimate | undefined;
   /** After a policy change: pending requests judged again under the policy in force (audited); returns those that changed. */
   recheckPending(): Promise<WithdrawalRequest[]>;
+  /**
+   * One approved batch row sent (src/batches/runner.ts paces them): the same claim as any request
+   * (approved -> executing, durable before the one wallet call). Resolves (never rejects) with the
+   * request once its outcome is recorded, or at once with it as stored when it is not approved.
+   */
+  sendRow(id: string): Promise<WithdrawalRequest | undefined>;
+  /** Inside the caller's commit: every row of the batch never claimed is rejected (never sent); the events. */
+  stopBatchRows(tx: Tx, batchId: string, adminId: string): WithdrawalEvent[];
+  /** Whether this process is sending the request now (claimed, or about to be). */
+  sending(id: string): boolean;
   /** Waits for sends started by this process to record their results (for shutdown and tests). */
   idle(): Promise<void>;
   /**

@@ -1,0 +1,124 @@
+/**
+ * A batch judged by the one rule table (src/withdrawals/rule-table.ts), on its total: every row is
+ * judged as the request it will become, with the rows before it counted in the limits' windows
+ * (so the batch counts against every limit as a whole, whatever the limits are), and the approval
+ * tier and the step-up are chosen on the batch's total value (per currency, on its total amount
+ * for native tiers): splitting a payout into rows never lowers the approvals it needs.
+ * Pure: the facts (policy, prices, the other requests) are passed in.
+ */
+import type { Policy } from '../policy/schema.js';
+import type { PriceSnapshot, Valuation } from '../money/value.js';
+import { NO_PRICES, sumValues, valueAt } from '../prices/value.js';
+import { needsStepUp } from '../stepup/threshold.js';
+import { formatAmount } from '../format/amount.js';
+import { Dec } from '../money/decimal.js';
+import { judge, type Step } from '../withdrawals/rule-table.js';
+import type { AllowlistApprovals } from '../withdrawals/rules.js';
+import type { WithdrawalRequest } from '../withdrawals/types.js';
+import { tierFor, type TierChoice } from '../withdrawals/value-rules.js';
+import type { BatchError, BatchRow, BatchTotals } from './types.js';
+
+export interface BatchFacts {
+  step: Extract<Step, 'request' | 'approve'>;
+  now: number;
+  policy: Policy;
+  prices: PriceSnapshot | undefined;
+  /** Every stored request, and other pending batches' rows (this batch's own rows excluded). */
+  others: readonly WithdrawalRequest[];
+  allowlistApprovals?: AllowlistApprovals | undefined;
+}
+
+export interface BatchJudgement {
+  /** Rows the policy never allows (an address off an enforced allowlist, a missing note…). */
+  refusals: BatchError[];
+  /** Limits the batch as a whole would cross now (the first row that crosses each, with its words). */
+  holds: string[];
+  /** The tier of the batch's total (absent: no tier covers it, with a refusal). */
+  tier?: TierChoice;
+  stepUp: boolean;
+  newDestinations: number;
+  unlisted: number;
+}
+
+const unknown = (reason: string): Valuation => ({ kind: 'unknown', reason, since: null });
+
+export function totalsOf(rows: readonly BatchRow[], prices: PriceSnapshot | undefined): BatchTotals {
+  const perCurrency: Record<string, Dec> = {};
+  for (const r of rows) perCurrency[r.currency] = (perCurrency[r.currency] ?? new Dec(0)).plus(r.amount);
+  const values = rows.map((r) => (prices ? valueAt(prices, r.currency, r.amount) : r.valuation));
+  return {
+    rows: rows.length,
+    perCurrency: Object.fromEntries(Object.entries(perCurrency).map(([c, d]) => [c, d.toFixed()])),
+    value: rows.length ? sumValues(values) : unknown('no rows'),
+  };
+}
+
+/** The strictest tier of the batch's totals: the most approvals, the highest index, every must_include. */
+export function batchTier(policy: Policy, totals: BatchTotals): TierChoice | { refused: string } {
+  let out: TierChoice | undefined;
+  const must = new Set<string>();
+  for (const [currency, amount] of Object.entries(totals.perCurrency)) {
+    const t = tierFor(policy, currency, amount, totals.value);
+    if (!t)
+      return {
+        refused: `No approval tier of the policy covers the batch's total of ${formatAmount(amount, currency)}.`,
+      };
+    for (const e of t.mustInclude) must.add(e);
+    if (!out || t.approvals > out.approvals || (t.approvals === out.approvals && t.index > out.index)) out = t;
+  }
+  if (!out) return { refused: 'The batch has no rows.' };
+  return { ...out, mustInclude: [...must] };
+}
+
+/** The tier asking more: more approvals, then the higher one; every must_include of both. */
+function stricter(a: TierChoice, b: TierChoice): TierChoice {
+  const top = b.approvals > a.approvals || (b.approvals === a.approvals && b.index > a.index) ? b : a;
+  return { ...top, mustInclude: [...new Set([...a.mustInclude, ...b.mustInclude])] };
+}
+
+export const batchNeedsStepUp = (policy: Policy, totals: BatchTotals): boolean =>
+  Object.entries(totals.perCurrency).some(([c, amount]) => needsStepUp(policy, c, amount, totals.value));
+
+/** `rows`: the batch's rows as the requests they become (rows.ts), in file order. */
+export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTotals, f: BatchFacts): BatchJudgement {
+  const out: BatchJudgement = { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0 };
+  const tier = batchTier(f.policy, totals);
+  if ('refused' in tier) out.refusals.push({ row: 0, column: 'amount', reason: tier.refused });
+  else out.tier = tier;
+  out.stepUp = batchNeedsStepUp(f.policy, totals);
+  const prices = f.prices ?? NO_PRICES;
+  // Row k is judged with the rows before it as already requested: row by row, the windows fill as
+  // they will once every row is stored, and the first row that would cross a limit names it.
+  const all = [...f.others, ...rows];
+  const held = new Set<string>();
+  rows.forEach((r, k) => {
+    const judged = judge(r, {
+      step: f.step,
+      now: f.now,
+      policy: f.policy,
+      valuation: f.prices ? valueAt(prices, r.currency, r.amount) : (r.valuation ?? unknown('no price was read')),
+      prices,
+      requests: () => all.slice(0, f.others.length + k),
+      allowlistApprovals: f.allowlistApprovals,
+    });
+    const row = r.batch?.row ?? k + 1;
+    // The tier rule's refusal is the row's own amount (the batch's tier is judged on the total above).
+    if (judged.refusal)
+      out.refusals.push({
+        row,
+        column: judged.refusal.rule === 'allowlist' ? 'address' : judged.refusal.rule,
+        reason: judged.refusal.message,
+      });
+    for (const h of judged.holds)
+      if (!held.has(h.rule)) {
+        held.add(h.rule);
+        out.holds.push(`row ${row}: ${h.message}`);
+      }
+    // A row's own tier is at least the batch's (rule-table.ts); a limit may raise it, a new destination add
+    // approvals: the batch needs the strictest of them, once.
+    if (judged.tier && out.tier) out.tier = stricter(out.tier, judged.tier);
+    if (judged.allowlist?.neverPaidBefore) out.newDestinations++;
+    if (judged.allowlist?.status === 'unlisted') out.unlisted++;
+  });
+  return out;
+}

@@ -1,0 +1,353 @@
+/**
+ * The batch payout service: the shell around the pure parts (validate.ts, judge.ts, decide.ts).
+ * Each operation resolves what needs I/O (roles, group membership), then inside ONE store commit
+ * reads the batch, judges it by the rule table on its total, and writes the batch, its audit
+ * entry and (at the last approval) every row as an approved withdrawal request, together. The
+ * rows are then sent by the runner (runner.ts), each through the withdrawal service's own claim.
+ */
+import { randomUUID } from 'node:crypto';
+import { appendAudit } from '../audit/log.js';
+import type { Logger } from '../log.js';
+import type { PriceSnapshot } from '../money/value.js';
+import { hasRole, matches, type GroupResolver } from '../policy/people.js';
+import type { PolicySource } from '../policy/source.js';
+import { collection, type Reads, type Store, type Tx } from '../store/index.js';
+import type { AllowlistApprovals } from '../withdrawals/rules.js';
+import { WITHDRAWALS } from '../withdrawals/shell.js';
+import type { WithdrawalService } from '../withdrawals/service/types.js';
+import type { WithdrawalRequest } from '../withdrawals/types.js';
+import { approveBatch, progressOf, rejectBatch, stopBatch, type BatchRefusal, type Progress } from './decide.js';
+import { batchTier, judgeBatch, totalsOf } from './judge.js';
+import { fileSha256, rowRequestId } from './reference.js';
+import { resultCsv } from './results.js';
+import { pendingRows, rowRequest } from './rows.js';
+import type { Batch, BatchError } from './types.js';
+import { validatePayoutFile } from './validate.js';
+
+/** Every batch payout by id; the persisted name must never change. */
+export const BATCHES = collection<Batch>('batches');
+
+/** The same file again within this long is flagged, and needs the requester to confirm. */
+export const REPEAT_WINDOW_MS = 30 * 24 * 3_600_000;
+
+/** For the withdrawal service's `counted`: the rows of every pending batch, as the limits count them. */
+export const countedBatchRows = (read: Reads): WithdrawalRequest[] => read.all(BATCHES).flatMap(pendingRows);
+
+/** Pending batches past their expiry: expired, in one commit (the job), so they stop counting in the windows. */
+function expireIn(tx: Tx, t: number, emit: (tx: Tx, type: BatchEventType, b: Batch) => void): Batch[] {
+  return tx.all(BATCHES).flatMap((b) => {
+    if (b.state !== 'pending' || t < Date.parse(b.expiresAt)) return [];
+    const next: Batch = { ...b, state: 'expired', finishedAt: new Date(t).toISOString() };
+    tx.put(BATCHES, b.id, next);
+    appendAudit(tx, {
+      at: new Date(t).toISOString(),
+      actor: 'system',
+      action: 'batch_expire',
+      subject: b.id,
+      details: { sha256: b.sha256, rows: b.rows.length, approvals: b.approvals.length, required: b.tier.approvals },
+    });
+    emit(tx, 'expired', next);
+    return [next];
+  });
+}
+
+export type BatchEventType =
+  | 'requested'
+  | 'approval-recorded'
+  | 'approved'
+  | 'rejected'
+  | 'expired'
+  | 'stopped'
+  | 'progress'
+  | 'done';
+export interface BatchEvent {
+  type: BatchEventType;
+  batch: Batch;
+}
+/** Heard inside the change's commit (a row's progress: inside the row's commit). */
+export type BatchListener = (event: BatchEvent, tx: Tx) => void;
+
+export interface SubmitInput {
+  text: string;
+  fileName: string;
+  /** The requester confirmed that a file sent within 30 days is meant to be paid again. */
+  confirmRepeat?: boolean;
+}
+
+export type SubmitOutcome =
+  | { ok: true; batch: Batch }
+  /** errors: the file's problems, every one (row, column, reason). */
+  | { ok: false; kind: 'errors'; errors: BatchError[] }
+  /** The same file was submitted within 30 days: submit again with confirmRepeat. */
+  | { ok: false; kind: 'repeat'; repeatOf: { id: string; at: string; state: Batch['state'] }; message: string }
+  | { ok: false; kind: 'refused'; message: string };
+
+export interface BatchServiceOptions {
+  store: Store;
+  withdrawals: WithdrawalService;
+  policy: PolicySource;
+  groups?: GroupResolver | undefined;
+  prices?: (() => PriceSnapshot) | undefined;
+  allowlistApprovals?: (() => AllowlistApprovals | undefined) | undefined;
+  now?: () => number;
+  logger: Logger;
+}
+
+export function batchOps(o: BatchServiceOptions) {
+  const { store, withdrawals, policy, groups, logger } = o;
+  const now = o.now ?? Date.now;
+  const listeners: BatchListener[] = [];
+  const emit = (tx: Tx, type: BatchEventType, batch: Batch) => {
+    for (const l of [...listeners]) l({ type, batch }, tx);
+  };
+  const rowsOf = (read: Reads, b: Batch): WithdrawalRequest[] =>
+    b.rows.flatMap((r) => read.get(WITHDRAWALS, rowRequestId(b.id, r.row)) ?? []);
+  /** Every request the limits count beside this batch's rows: the stored ones and other pending batches' rows. */
+  const othersThan = (read: Reads, id: string): WithdrawalRequest[] => [
+    ...read.all(WITHDRAWALS),
+    ...read.all(BATCHES).flatMap((b) => (b.id === id ? [] : pendingRows(b))),
+  ];
+
+  async function submit(input: SubmitInput, requester: string): Promise<SubmitOutcome> {
+    const p = policy.current();
+    if (!(await hasRole(p, 'requesters', requester, groups)))
+      return {
+        ok: false,
+        kind: 'refused',
+        message: 'You are not allowed to request withdrawals: only the people listed under people.requesters can.',
+      };
+    const snapshot = o.prices?.();
+    const validated = validatePayoutFile(input.text, p, snapshot);
+    if (!validated.ok) return { ok: false, kind: 'errors', errors: validated.errors };
+    const sha256 = fileSha256(input.text);
+    const t = now();
+    const out = await store.commit((tx): SubmitOutcome => {
+      const earlier = tx
+        .all(BATCHES)
+        .filter((b) => b.sha256 === sha256 && Date.parse(b.createdAt) > t - REPEAT_WINDOW_MS)
+        .at(-1);
+      if (earlier && !input.confirmRepeat)
+        return {
+          ok: false,
+          kind: 'repeat',
+          repeatOf: { id: earlier.id, at: earlier.createdAt, state: earlier.state },
+          message: `This exact file was submitted on ${earlier.createdAt.slice(0, 10)} (that batch is ${earlier.state}). Confirm to pay it again.`,
+        };
+      const totals = totalsOf(validated.rows, snapshot);
+      const tier = batchTier(p, totals);
+      if ('refused' in tier)
+        return { ok: false, kind: 'errors', errors: [{ row: 0, column: 'amount', reason: tier.refused }] };
+      const at = new Date(t).toISOString();
+      const draft: Batch = {
+        id: randomUUID(),
+        requester,
+        fileName: input.fileName.slice(0, 200),
+        sha256,
+        state: 'pending',
+        rows: validated.rows,
+        totals,
+        tier,
+        stepUp: false,
+        approvals: [],
+        newDestinations: 0,
+        unlisted: 0,
+        ...(earlier ? { repeatOf: { id: earlier.id, at: earlier.createdAt } } : {}),
+        createdAt: at,
+        expiresAt: new Date(t + p.withdrawals.expires_after).toISOString(),
+      };
+      const judged = judgeBatch(
+        draft.rows.map((r) => rowRequest(draft, r, 'pending', at)),
+        totals,
+        {
+          step: 'request',
+          now: t,
+          policy: p,
+          prices: snapshot,
+          others: othersThan(tx, draft.id),
+          allowlistApprovals: o.allowlistApprovals?.(),
+        },
+      );
+      if (judged.refusals.length) return { ok: false, kind: 'errors', errors: judged.refusals };
+      if (judged.holds.length)
+        return { ok: false, kind: 'refused', message: `The batch would cross a limit: ${judged.holds.join('; ')}.` };
+      const batch: Batch = {
+        ...draft,
+        tier: judged.tier ?? tier,
+        stepUp: judged.stepUp,
+        newDestinations: judged.newDestinations,
+        unlisted: judged.unlisted,
+      };
+      tx.put(BATCHES, batch.id, batch);
+      appendAudit(tx, {
+        at,
+        actor: requester,
+        action: 'batch_request',
+        subject: batch.id,
+        details: {
+          fileName: batch.fileName,
+          sha256,
+          rows: batch.rows.length,
+          totals: batch.totals.perCurrency,
+          value: batch.totals.value,
+          tier: batch.tier,
+          ...(batch.repeatOf ? { repeatOf: batch.repeatOf.id, confirmed: 'the same file again within 30 days' } : {}),
+        },
+      });
+      emit(tx, 'requested', batch);
+      return { ok: true, batch };
+    });
+    if (out.ok) logger.info({ batch: out.batch.id, rows: out.batch.rows.length }, 'batch payout requested');
+    return out;
+  }
+
+  /**
+   * One approval of the whole batch. The last one writes every row as an approved request in
+   * the same commit (the batch is `sending`); the runner then sends them (`sendAll`).
+   */
+  async function approve(
+    id: string,
+    user: string,
+    facts: { stepUpFor?: string } = {},
+  ): Promise<BatchRefusal | { ok: true; batch: Batch; complete: boolean }> {
+    const p = policy.current();
+    const b = store.get(BATCHES, id);
+    const isApprover = await hasRole(p, 'approvers', user, groups);
+    const must = new Set(b?.tier.mustInclude ?? []);
+    if (b) {
+      const t = batchTier(p, totalsOf(b.rows, o.prices?.()));
+      if (!('refused' in t)) for (const e of t.mustInclude) must.add(e);
+    }
+    const satisfies: string[] = [];
+    for (const e of must) if (await matches([e], user, groups)) satisfies.push(e);
+    const t = now();
+    return store.commit((tx) => {
+      const cur = tx.get(BATCHES, id);
+      const snapshot = o.prices?.();
+      const at = new Date(t).toISOString();
+      const judged = cur
+        ? judgeBatch(
+            cur.rows.map((r) => rowRequest(cur, r, 'pending', cur.createdAt)),
+            totalsOf(cur.rows, snapshot),
+            {
+              step: 'approve',
+              now: t,
+              policy: p,
+              prices: snapshot,
+              others: othersThan(tx, id),
+              allowlistApprovals: o.allowlistApprovals?.(),
+            },
+          )
+        : { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0 };
+      const out = approveBatch(cur, { user, now: t, isApprover, satisfies, ...facts }, judged);
+      if (!out.ok) return out;
+      const batch: Batch = out.complete ? { ...out.batch, state: 'sending' } : out.batch;
+      tx.put(BATCHES, id, batch);
+      appendAudit(tx, {
+        at,
+        actor: user,
+        action: 'batch_approve',
+        subject: id,
+        details: {
+          sha256: batch.sha256,
+          rows: batch.rows.length,
+          approvals: batch.approvals.length,
+          required: batch.tier.approvals,
+          complete: out.complete,
+          ...(batch.stepUp ? { stepUp: 'verified', stepUpFor: batch.sha256 } : {}),
+        },
+      });
+      if (out.complete) {
+        // Every row written approved, durable with the last approval: a crash from here on resumes the
+        // sends (runner.ts), each row claimed once. The rows' expiry counts from now.
+        const expiresAt = new Date(t + p.withdrawals.expires_after).toISOString();
+        for (const r of batch.rows) {
+          const req = { ...rowRequest(batch, r, 'approved', at), expiresAt };
+          if (!tx.get(WITHDRAWALS, req.id)) tx.put(WITHDRAWALS, req.id, req);
+        }
+      }
+      emit(tx, out.complete ? 'approved' : 'approval-recorded', batch);
+      return { ok: true as const, batch, complete: out.complete };
+    });
+  }
+
+  async function reject(id: string, user: string, reason: string): Promise<BatchRefusal | { ok: true; batch: Batch }> {
+    const isApprover = await hasRole(policy.current(), 'approvers', user, groups);
+    const t = now();
+    return store.commit((tx) => {
+      const out = rejectBatch(tx.get(BATCHES, id), { user, now: t, isApprover, reason });
+      if (!out.ok) return out;
+      tx.put(BATCHES, id, out.batch);
+      appendAudit(tx, {
+        at: new Date(t).toISOString(),
+        actor: user,
+        action: 'batch_reject',
+        subject: id,
+        details: { sha256: out.batch.sha256, rows: out.batch.rows.length, reason },
+      });
+      emit(tx, 'rejected', out.batch);
+      return out;
+    });
+  }
+
+  /**
+   * An admin stops the rest: in one commit the batch is stopped and every row not yet claimed is
+   * rejected (never sent). Rows already claimed stay with their send; the card lists which.
+   */
+  async function stop(id: string, admin: string): Promise<BatchRefusal | { ok: true; batch: Batch; stopped: number }> {
+    const isAdmin = await hasRole(policy.current(), 'admins', admin, groups);
+    const t = now();
+    return store.commit((tx) => {
+      const out = stopBatch(tx.get(BATCHES, id), { admin, now: t, isAdmin });
+      if (!out.ok) return out;
+      tx.put(BATCHES, id, out.batch);
+      const stopped = withdrawals.stopBatchRows(tx, id, admin).length;
+      appendAudit(tx, {
+        at: new Date(t).toISOString(),
+        actor: admin,
+        action: 'batch_stop',
+        subject: id,
+        details: { sha256: out.batch.sha256, rows: out.batch.rows.length, stopped },
+      });
+      emit(tx, 'stopped', out.batch);
+      return { ...out, stopped };
+    });
+  }
+
+  const get = (id: string) => store.get(BATCHES, id);
+  const progress = (id: string): Progress | undefined => {
+    const b = get(id);
+    return b ? progressOf(b, rowsOf(store, b)) : undefined;
+  };
+
+  return {
+    submit,
+    /** Pending batches past their expiry become expired (nothing was sent); returns them. */
+    async expireDue(): Promise<Batch[]> {
+      const t = now();
+      if (!store.find(BATCHES, (b) => b.state === 'pending' && t >= Date.parse(b.expiresAt)).length) return [];
+      return store.commit((tx) => expireIn(tx, t, emit));
+    },
+    approve,
+    reject,
+    stop,
+    get,
+    list: () => store.all(BATCHES),
+    rows: (id: string) => {
+      const b = get(id);
+      return b ? rowsOf(store, b) : [];
+    },
+    progress,
+    results: (id: string) => {
+      const b = get(id);
+      return b ? resultCsv(b, (rid) => store.get(WITHDRAWALS, rid)) : undefined;
+    },
+    emit,
+    subscribe(fn: BatchListener) {
+      listeners.push(fn);
+      return () => {
+        const i = listeners.indexOf(fn);
+        if (i >= 0) listeners.splice(i, 1);
+      };
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * A batch payout as stored: one file of rows, validated whole, approved once on its total, then
+ * each row sent as a withdrawal request of its own (`WithdrawalRequest.batch` names the batch),
+ * through the same claim as a single withdrawal. A leaf: every batch module imports it.
+ */
+import type { Valuation } from '../money/value.js';
+import type { Approval } from '../withdrawals/types.js';
+import type { TierChoice } from '../withdrawals/value-rules.js';
+
+/**
+ * pending -> sending (same commit as the last approval: the rows are written `approved`)
+ * -> done (no row left to send) | stopped (an admin stopped the rest)
+ * pending -> rejected | expired
+ */
+export type BatchState = 'pending' | 'sending' | 'done' | 'stopped' | 'rejected' | 'expired';
+
+/** One problem of the file: the row (1 = the first row after the header; 0 = the file), the column and why. */
+export interface BatchError {
+  row: number;
+  column: string;
+  reason: string;
+}
+
+/** A row as validated: canonical names and exact decimal text, as it will be sent. */
+export interface BatchRow {
+  /** 1-based, as a spreadsheet shows it below the header. */
+  row: number;
+  address: string;
+  amount: string;
+  currency: string;
+  network: string;
+  clientEmail: string;
+  note: string;
+  label: string;
+  /** The requester's own reference for the row (shown and exported; the service gets ours). */
+  reference: string;
+  /** The row's value when submitted (unknown: the strictest case). */
+  valuation: Valuation;
+}
+
+export interface BatchTotals {
+  rows: number;
+  /** Exact decimal text per currency. */
+  perCurrency: Record<string, string>;
+  /** The whole batch's value in USD at the policy price, or why it is unknown. */
+  value: Valuation;
+}
+
+export interface Batch {
+  id: string;
+  requester: string;
+  fileName: string;
+  /** The file's sha256 (hex): the same file again within 30 days is flagged; step-up is bound to it. */
+  sha256: string;
+  state: BatchState;
+  rows: BatchRow[];
+  totals: BatchTotals;
+  /** The tier judged on the batch's total value (never lower than any row's own). */
+  tier: TierChoice;
+  /** The policy asks for an authenticator code at the batch's total: every approval carries one. */
+  stepUp: boolean;
+  approvals: Approval[];
+  /** Rows to a destination never paid before, and rows to an address not on the allowlist. */
+  newDestinations: number;
+  unlisted: number;
+  /** An earlier batch with the same sha256 within 30 days, which the requester confirmed they mean to pay again. */
+  repeatOf?: { id: string; at: string };
+  createdAt: string;
+  expiresAt: string;
+  rejection?: { user: string; at: string; reason: string };
+  stopped?: { by: string; at: string };
+  /** When the last row settled or was stopped (the result file is then final). */
+  finishedAt?: string;
+}

@@ -1,0 +1,143 @@
+/**
+ * A batch payout's one card in the approvals channel, kept true by its changes: posted in the
+ * commit that records the batch, edited in the commit of each decision, and, while the rows are
+ * sent, edited at most once every PROGRESS_EVERY_MS (12 a minute, well within chat.update's
+ * limit of about 50 a minute, and the outbox paces every post). When it is finished or stopped,
+ * a reply in its thread lists the rows not sent as asked, and the result file is uploaded there.
+ */
+import type { Logger } from '../log.js';
+import { serializeError } from '../log.js';
+import { COLLECTIONS, type Outbox } from '../outbox/index.js';
+import type { PolicySource } from '../policy/source.js';
+import type { Store, Tx } from '../store/index.js';
+import type { WithdrawalService } from '../withdrawals/index.js';
+import { rowStatus } from '../batches/results.js';
+import type { BatchEvent, BatchService } from '../batches/index.js';
+import { editThrottle } from './batch/throttle.js';
+import { BATCH_CARD_RENDERER, BATCH_RESULT_RENDERER, batchCard, batchCardKey, batchResultText } from './batch/card.js';
+
+export interface FileUploader {
+  files: {
+    uploadV2(args: {
+      channel_id: string;
+      thread_ts: string;
+      filename: string;
+      content: string;
+      initial_comment?: string;
+    }): Promise<unknown>;
+  };
+}
+
+export function batchNotifier(o: {
+  store: Store;
+  outbox: Outbox;
+  batches: BatchService;
+  withdrawals: WithdrawalService;
+  policy: PolicySource;
+  logger: Logger;
+  /** For the result file in the card's thread; absent: the thread reply alone. */
+  slack?: FileUploader | undefined;
+  now?: () => number;
+}) {
+  const now = o.now ?? Date.now;
+  const { outbox, batches } = o;
+  const throttle = editThrottle({
+    now,
+    later: (id) => void o.store.commit((tx) => edit(tx, id)).catch(() => undefined),
+  });
+
+  outbox.registerRenderer(BATCH_CARD_RENDERER, (ref) => {
+    const b = batches.get(ref);
+    const p = batches.progress(ref);
+    return b && p ? batchCard(b, p, (c, n) => o.withdrawals.feeEstimate(c, n)?.fee) : null;
+  });
+  outbox.registerRenderer(BATCH_RESULT_RENDERER, (ref) => {
+    const b = batches.get(ref);
+    const p = batches.progress(ref);
+    if (!b || !p) return null;
+    const problems = batches
+      .rows(ref)
+      .filter((r) => r.state !== 'completed')
+      .map((r) => ({
+        row: r.batch?.row ?? 0,
+        status: rowStatus(r),
+        reason: r.error?.message ?? r.rejection?.reason ?? '',
+      }));
+    return { text: batchResultText(b, p, problems) };
+  });
+
+  const key = batchCardKey;
+  const posted = (tx: Tx, id: string) => tx.get(COLLECTIONS.messages, key(id)) !== undefined;
+  const edit = (tx: Tx, id: string) => {
+    if (!posted(tx, id)) return;
+    throttle.edited(id);
+    outbox.enqueue(tx, { op: 'update', renderer: BATCH_CARD_RENDERER, ref: id, key: key(id), priority: 'edit' });
+  };
+
+  async function uploadResult(id: string, tries = 0): Promise<void> {
+    const ts = outbox.message(key(id))?.ts;
+    const channel = outbox.message(key(id))?.channel;
+    const csv = batches.results(id);
+    if (!o.slack || !csv) return;
+    if (!ts || !channel) {
+      // The card is not posted yet (the outbox paces): asked again a little later.
+      if (tries < 20) setTimeout(() => void uploadResult(id, tries + 1), 3_000).unref();
+      return;
+    }
+    try {
+      await o.slack.files.uploadV2({
+        channel_id: channel,
+        thread_ts: ts,
+        filename: `batch-${id.slice(0, 8)}-results.csv`,
+        content: csv,
+        initial_comment:
+          'The result of every row: merchant reference, service reference, status, fee and transaction hash.',
+      });
+    } catch (err) {
+      o.logger.warn({ err: serializeError(err), batch: id }, 'could not upload the result file of a batch payout');
+    }
+  }
+
+  function onEvent(e: BatchEvent, tx: Tx): void {
+    const id = e.batch.id;
+    switch (e.type) {
+      case 'requested':
+        outbox.enqueue(tx, {
+          op: 'post',
+          renderer: BATCH_CARD_RENDERER,
+          ref: id,
+          key: key(id),
+          channel: o.policy.current().channels.approvals,
+        });
+        return;
+      case 'progress':
+        // Throttled (throttle.ts): at most one edit per PROGRESS_EVERY_MS, and one more after the last change.
+        if (throttle.offer(id)) edit(tx, id);
+        return;
+      case 'done':
+      case 'stopped':
+        edit(tx, id);
+        if (posted(tx, id))
+          outbox.enqueue(tx, {
+            op: 'reply',
+            renderer: BATCH_RESULT_RENDERER,
+            ref: id,
+            key: key(id),
+            priority: 'detail',
+          });
+        // Once the rows in flight at a stop have settled, the result file says what each one did.
+        setImmediate(() => void batches.idle().then(() => uploadResult(id)));
+        return;
+      default:
+        edit(tx, id);
+    }
+  }
+
+  const off = batches.subscribe(onEvent);
+  return {
+    close() {
+      off();
+      throttle.close();
+    },
+  };
+}
