@@ -22,7 +22,7 @@ import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { formatAmount } from '../format/amount.js';
 import { Dec } from '../money/decimal.js';
-import { checkAllowlist, DAY_MS } from './rules.js';
+import { checkAllowlist, countsFrom, DAY_MS } from './rules.js';
 import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
 import { judgeLookalike, judgeSanctions, judgeStaleList } from './screening-rules.js';
 import type { ScreeningInfo } from '../screening/types.js';
@@ -69,7 +69,8 @@ export function countedBefore(r: WithdrawalRequest, f: RuleFacts, windowMs = DAY
   const all = f.requests();
   const mine = all.findIndex((o) => o.id === r.id);
   return all.filter((o, i) => {
-    if (o.id === r.id || NOT_COUNTED_STATES.includes(o.state) || !(Date.parse(o.createdAt) > since)) return false;
+    // Money gone or going counts from its claim when that came later than the request (countsFrom).
+    if (o.id === r.id || NOT_COUNTED_STATES.includes(o.state) || !(countsFrom(o) > since)) return false;
     const gone = o.state === 'executing' || o.state === 'completed' || o.state === 'unknown';
     return mine < 0 || i < mine || gone;
   });

@@ -5,6 +5,7 @@
  * is the one hook on a change: the service hands it to its subscribers (the app's notifier,
  * metrics and balance watch: src/app/withdrawals.ts); there is no second, after-commit channel.
  */
+import { AWAY } from '../away/state.js';
 import { serializeError, type Logger } from '../log.js';
 import { collection, type Reads, type Store, type Tx } from '../store/index.js';
 import type { PolicySource } from '../policy/source.js';
@@ -86,7 +87,12 @@ export function createShell(o: ShellOptions) {
     ctx: DecideContext = context(),
   ): Applied<ReturnType<typeof decide<C>>> {
     // Every other request as stored in this commit: the limits' windows are judged on what is durable with it.
-    const decision = decide(command, cur, { ...ctx, requests: ctx.requests ?? (() => existing(tx)) });
+    // The away records too: a delegation is judged as it stands in this commit, not as read before it.
+    const decision = decide(command, cur, {
+      ...ctx,
+      requests: ctx.requests ?? (() => existing(tx)),
+      away: ctx.away ?? (() => tx.all(AWAY)),
+    });
     switch (decision.kind) {
       case 'refused':
       case 'unchanged':

@@ -5,6 +5,8 @@
 
 import type { Valuation } from '../prices/types.js';
 import type { SanctionsStop, ScreeningInfo } from '../screening/types.js';
+import type { Approval } from './approval-record.js';
+export type { Approval, Delegated } from './approval-record.js';
 
 /**
  * pending -> approved (same commit as the last approval) -> executing (durable before the
@@ -31,23 +33,6 @@ export const SYSTEM = 'system';
 export const FINAL_STATES: readonly WithdrawalState[] = ['completed', 'failed', 'rejected', 'expired'];
 /** States whose amount does not count towards the daily limit: no money moved and none will. */
 export const NOT_COUNTED_STATES: readonly WithdrawalState[] = ['rejected', 'expired', 'failed'];
-
-export interface Approval {
-  user: string;
-  at: string;
-  /** The tier's must_include entries (user or group ids) this approver satisfied when approving. */
-  satisfies: string[];
-  /**
-   * Given with a current authenticator code (`verified`) or a passkey confirmation bound to this
-   * withdrawal (`passkey`); a re-check under a lower step_up_above or passkey_above drops approvals without the proof it needs.
-   */
-  stepUp?: 'verified' | 'passkey';
-  /**
-   * Given by a delegate in place of these people, who were away (src/away): one vote for all of
-   * them, counted within their groups and tiers.
-   */
-  for?: string[];
-}
 
 /** One rolling limit of `withdrawals.limits` as it applies to a request (USD text, two decimals). */
 export interface LimitUse {

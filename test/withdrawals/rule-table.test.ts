@@ -209,11 +209,11 @@ const SCENARIOS: Record<RuleName, Scenario> = {
     return { req, before: facts(req, { policy }), after: facts(req, { policy, others: [other] }) };
   }),
   new_destination: fc.integer({ min: 101, max: 900 }).map((n) => {
-    // Paid before 10 days ago (outside every window): no extra approval. That payout found failed: a new destination.
+    // Paid before 10 days ago (outside every window), at least the rule's value: no extra approval. That payout found failed: a new destination.
     const policy = parsePolicy(`${policyText()}  new_destination: { above: { value: 100 }, extra_approvals: 1 }\n`);
     const req = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
     const earlier = {
-      ...approvedAt({ amount: '10', currency: 'USDT', price: 1 }),
+      ...approvedAt({ amount: '150', currency: 'USDT', price: 1 }),
       state: 'completed' as const,
       createdAt: new Date(T0 - 10 * 86_400_000).toISOString(),
     };

@@ -14,7 +14,7 @@ import { formatFiat, formatPrice } from '../../format/fiat.js';
 import { tierWords } from '../../format/tier.js';
 import { judgedWords } from '../../format/judged.js';
 import { marketUsd } from '../../prices/value.js';
-import { formatAmount } from '../../withdrawals/index.js';
+import { formatAmount, unfilledPlaces } from '../../withdrawals/index.js';
 import { statusDetail } from '../../format/status.js';
 import { outside, outsideCode } from '../../format/outside.js';
 import { mayRepeat } from '../../withdrawals/hold/decide.js';
@@ -91,8 +91,7 @@ function approvalsText(r: WithdrawalRequest): string {
     (a) => `:white_check_mark: <@${a.user}>${a.for?.length ? ` (for ${who(a.for)})` : ''} ${slackDate(a.at)}`,
   );
   const missing = Math.max(0, r.tier.approvals - r.approvals.length);
-  const satisfied = new Set(r.approvals.flatMap((a) => a.satisfies));
-  const mustStill = r.tier.mustInclude.filter((m) => !satisfied.has(m));
+  const mustStill = unfilledPlaces(r.tier.mustInclude, r.approvals);
   const need =
     r.state === 'pending'
       ? [

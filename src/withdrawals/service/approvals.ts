@@ -39,12 +39,14 @@ export function approvalOps({
     const p = policy.current();
     const d = delegationIn(store, now());
     const delegators = d.delegatorsOf(userId);
-    const approvingFor: string[] = [];
-    for (const who of delegators) if (await hasRole(p, 'approvers', who, groups)) approvingFor.push(who);
     const own = await hasRole(p, 'approvers', userId, groups);
+    // A delegate is an approver themselves (src/away refuses naming anyone else): one no longer is lends nothing.
+    const approvingFor: string[] = [];
+    if (own) for (const who of delegators) if (await hasRole(p, 'approvers', who, groups)) approvingFor.push(who);
     // Every delegator counts for the own-request rule; only those still approvers lend a vote (and are recorded).
+    // The decider reads the delegations again inside its commit (this is read before it, for the look-ups).
     return {
-      isApprover: own || approvingFor.length > 0,
+      isApprover: own,
       for: delegators,
       approvingFor,
       oneVote: oneVoteWith(d, userId),
@@ -67,6 +69,7 @@ export function approvalOps({
     // against the tier stored and the tier the decider judges now (the value at the policy price now),
     // so a value that rose into a tier with must_include credits the person it names.
     const satisfies: string[] = [];
+    const satisfiesFor: Record<string, string[]> = {};
     const before = stored(id);
     const judged = before ? tierNow(before) : undefined;
     // Every entry of the currency's tiers too: a limit may raise the request to the top tier at this approval.
@@ -75,13 +78,13 @@ export function approvalOps({
       ...(judged?.mustInclude ?? []),
       ...(before ? mustIncludeEntries(policy.current(), before.currency) : []),
     ]);
+    // Each person's places apart: the decider counts a delegator's only while their delegation is in force.
     if (isApprover)
-      for (const entry of entries)
-        for (const who of [userId, ...stand.approvingFor])
-          if (await matches([entry], who, groups)) {
-            satisfies.push(entry);
-            break;
-          }
+      for (const entry of entries) {
+        if (await matches([entry], userId, groups)) satisfies.push(entry);
+        for (const who of stand.approvingFor)
+          if (await matches([entry], who, groups)) satisfiesFor[who] = [...(satisfiesFor[who] ?? []), entry];
+      }
     // The provider is asked before the commit (the rule table reads its answer there): listed since the request, refused.
     if (isApprover && before) await screening?.ask(before.destination);
     // The approval that may complete the quorum gives its send a head start (sender.ts): the
@@ -101,7 +104,7 @@ export function approvalOps({
         isApprover,
         satisfies,
         stepUp: facts.stepUp ?? 'not-needed',
-        ...(stand.approvingFor.length ? { for: stand.approvingFor } : {}),
+        ...(stand.approvingFor.length ? { for: stand.approvingFor, satisfiesFor } : {}),
         ...(stand.for.length ? { standsFor: stand.for } : {}),
         oneVote: stand.oneVote,
       },
