@@ -206,7 +206,12 @@ const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
  */
 export function judgeNewDestination(r: WithdrawalRequest, f: PatternFacts): PatternVerdict {
   const rule = f.policy.withdrawals.new_destination;
-  const asked = f.step === 'request' ? 0 : (r.tier.extra ?? 0);
+  // Only the new destination's own part of the extras is a floor (a look-alike's is judged anew);
+  // a request stored before the parts were kept apart had no other extra.
+  const asked =
+    f.step === 'request'
+      ? 0
+      : (r.tier.newDestinationExtra ?? (r.tier.extra && !r.screening?.lookalike ? r.tier.extra : 0));
   const now = rule && isNewDestination(r, f, rule.above.value) ? rule.extra_approvals : 0;
   const extra = Math.max(asked, now);
   return extra ? { kind: 'count', extraApprovals: extra } : { kind: 'pass' };

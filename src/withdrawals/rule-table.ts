@@ -255,6 +255,7 @@ export interface Judgement {
 export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
   const out: Judgement = { holds: [], approvals: [...r.approvals] };
   let extra = 0;
+  let newDestinationExtra = 0;
   let screening: Partial<ScreeningInfo> | undefined;
   for (const [name, rule] of Object.entries(RULES) as Array<[RuleName, Rule]>) {
     if (!rule.steps.includes(f.step)) continue;
@@ -273,6 +274,7 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
         if (v.allowlist) out.allowlist = v.allowlist;
         if (v.keep) out.approvals = out.approvals.filter(v.keep);
         if (v.extraApprovals) extra += v.extraApprovals;
+        if (v.extraApprovals && name === 'new_destination') newDestinationExtra = v.extraApprovals;
         if (v.screening) screening = { ...screening, ...v.screening };
         if (v.limits) out.limits = v.limits;
         // The first reason wins: the allowlist's, then the code's, then the value's (as the card words them).
@@ -285,7 +287,13 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
     }
   }
   // Extra approvals go on top of whichever tier the rules chose (the top one, when a limit escalated).
-  if (extra && out.tier) out.tier = { ...out.tier, approvals: out.tier.approvals + extra, extra };
+  if (extra && out.tier)
+    out.tier = {
+      ...out.tier,
+      approvals: out.tier.approvals + extra,
+      extra,
+      ...(newDestinationExtra ? { newDestinationExtra } : {}),
+    };
   if (screening) out.screening = screening;
   return out;
 }

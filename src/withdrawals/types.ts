@@ -183,8 +183,10 @@ export interface WithdrawalRequest {
     basis?: 'value';
     /** Raised to the top tier by a rolling limit with `action: escalate` (pattern-rules.ts). */
     escalated?: true;
-    /** Approvals beyond the tier's, included in `approvals`: a first payment to a new destination. */
+    /** Approvals beyond the tier's, included in `approvals`: a new destination, a look-alike. */
     extra?: number;
+    /** The part of `extra` a first payment to a new destination asked (never lowered after the request). */
+    newDestinationExtra?: number;
   };
   /** The rolling limits that apply, as the last step judged them (used / limit, shown on the card). */
   limits?: LimitUse[];

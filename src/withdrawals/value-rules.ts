@@ -22,8 +22,10 @@ export type TierChoice = {
   basis?: 'value';
   /** A rolling limit with `action: escalate` was crossed: the top tier's approvals (pattern-rules.ts). */
   escalated?: true;
-  /** Approvals asked for beyond the tier's: a first payment to a new destination (pattern-rules.ts). */
+  /** Approvals asked for beyond the tier's: a new destination (pattern-rules.ts), a look-alike (screening-rules.ts). */
   extra?: number;
+  /** The part of `extra` the new destination asked: kept apart so it alone is never lowered. */
+  newDestinationExtra?: number;
 };
 
 /**
