@@ -47,6 +47,7 @@ export async function startWorldApp(world: World, o: WorldAppOptions = {}): Prom
     SLACK_SIGNING_SECRET: signingSecret,
     SLACK_API_URL: world.info.fakeSlackUrl,
     WALLET_API_BASE_URL: world.info.sandboxUrl,
+    SANCTIONS_LIST_URL: `${world.info.sandboxUrl}/sanctions/`,
     WALLET_API_KEY: m.apiKey,
     WALLET_PUBLIC_KEY: m.publicKey,
     WALLET_MERCHANT_EMAIL: m.email,

@@ -42,6 +42,8 @@ export function buildPrices(o: {
     fetch: createHistoryFetch(api),
     source,
     sourceKey: url,
+    // The pause keeps a real source's per-minute quota; the embedded sandbox has none to keep.
+    ...(url === o.sandboxUrl ? { pauseMs: 0 } : {}),
     policy: o.policy,
     store: o.store,
     now: o.now,

@@ -6,7 +6,7 @@
  * The global setup (test/pg-global-setup.ts) builds src/, commands/ and test/ with esbuild, file
  * by file as tsx does (no bundling), into a directory under node_modules/.cache (so bare imports
  * find node_modules), with what the code reads beside itself (the page's static files, the worker
- * threads' .mjs, package.json). `nodeArgs` gives a child's argv for a source file: its build when
+ * threads' .mjs, the sanctions snapshot: every file not transpiled, package.json). `nodeArgs` gives a child's argv for a source file: its build when
  * there is one, else the source under tsx (a run without the global setup).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -38,8 +38,9 @@ export async function buildForChildren(): Promise<string> {
   const out = mkdtempSync(path.join(cache, 'test-build-'));
   const dirs = ['src', 'commands', 'test'];
   const all = dirs.flatMap((d) => [...files(path.join(root, d))]);
+  const transpiled = (f: string) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.includes('/static/');
   await build({
-    entryPoints: all.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.includes('/static/')),
+    entryPoints: all.filter(transpiled),
     outdir: out,
     outbase: root,
     bundle: false,
@@ -49,9 +50,9 @@ export async function buildForChildren(): Promise<string> {
     sourcemap: 'inline',
     logLevel: 'error',
   });
-  // What the code finds beside itself at run time (new URL(..., import.meta.url)).
-  for (const f of all.filter((f) => f.endsWith('.mjs') || f.endsWith('.json') || f.includes('/static/')))
-    cpSync(f, path.join(out, path.relative(root, f)));
+  // What the code finds beside itself at run time (new URL(..., import.meta.url)): every file that
+  // is not transpiled (the page's static files, the workers' .mjs, the sanctions list snapshot, …).
+  for (const f of all.filter((f) => !transpiled(f))) cpSync(f, path.join(out, path.relative(root, f)));
   cpSync(path.join(root, 'package.json'), path.join(out, 'package.json'));
   return out;
 }

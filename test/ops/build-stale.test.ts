@@ -26,7 +26,7 @@ beforeAll(() => {
     cpSync(path.join(repo, f), path.join(root, f));
   }
   symlinkSync(path.join(repo, 'node_modules'), path.join(root, 'node_modules'));
-  for (const d of ['src/local/static', 'src/passkeys/web/static', 'commands'])
+  for (const d of ['src/local/static', 'src/passkeys/web/static', 'src/screening/snapshot', 'commands'])
     mkdirSync(path.join(root, d), { recursive: true });
   writeFileSync(path.join(root, 'src/a.ts'), 'export const a = 1;\n');
   writeFileSync(path.join(root, 'src/b.ts'), 'export const b = 2;\n');

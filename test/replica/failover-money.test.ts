@@ -74,6 +74,8 @@ async function replica(name: string, databaseUrl: string, fake: FakeSlack, walle
       SLACK_API_URL: fake.url,
       WEBHOOK_SECRET: SECRET,
       WALLET_API_BASE_URL: walletUrl,
+      // The sandbox serves the sanctions list too: without it the bundled snapshot is stale and refuses above $10,000.
+      SANCTIONS_LIST_URL: `${walletUrl}/sanctions/`,
       WALLET_API_KEY: SANDBOX_MERCHANT.apiKey,
       WALLET_PUBLIC_KEY: SANDBOX_MERCHANT.publicKey,
       WALLET_MERCHANT_EMAIL: SANDBOX_MERCHANT.email,

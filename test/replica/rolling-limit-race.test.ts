@@ -81,6 +81,8 @@ describe.skipIf(!pgAvailable)(`a rolling window raced on PostgreSQL${pgSkipReaso
       webhookSecret: SECRET,
       env: {
         WALLET_API_BASE_URL: sandbox.url,
+        // The sandbox serves the sanctions list too: without it the bundled snapshot is stale and refuses above $10,000.
+        SANCTIONS_LIST_URL: `${sandbox.url}/sanctions/`,
         WALLET_API_KEY: SANDBOX_MERCHANT.apiKey,
         WALLET_PUBLIC_KEY: SANDBOX_MERCHANT.publicKey,
         WALLET_MERCHANT_EMAIL: SANDBOX_MERCHANT.email,

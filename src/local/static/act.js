@@ -36,12 +36,15 @@ export async function act(action, ctx) {
   /** @type {Record<string, unknown>} */
   const body = { source: ctx.source, user: state.me, action };
   if (ctx.source === 'message' || ctx.source === 'ephemeral') Object.assign(body, { channel: ctx.channel, ts: ctx.ts });
-  if (ctx.source === 'view')
+  if (ctx.source === 'view') {
+    // An action inside a modal carries what is typed in it, as Slack's block_actions do; the App
+    // Home is a view too, with no form.
+    const form = document.querySelector('#modals form');
     Object.assign(body, {
       viewId: ctx.viewId,
-      // An action inside a modal carries what is typed in it, as Slack's block_actions do.
-      values: collectValues(/** @type {HTMLFormElement} */ (document.querySelector('#modals form'))),
+      ...(form instanceof HTMLFormElement ? { values: collectValues(form) } : {}),
     });
+  }
   try {
     await post('/local/action', body);
     status('');
