@@ -21,7 +21,8 @@ export function rowRequest(b: Batch, row: BatchRow, state: 'pending' | 'approved
     clientEmail: row.clientEmail,
     note,
     state,
-    tier: b.tier,
+    // Waiting: the batch's base tier (the rule table adds the extras once); approved: the tier its approvals met.
+    tier: state === 'pending' ? (b.floorTier ?? b.tier) : b.tier,
     approvals: state === 'approved' ? [...b.approvals] : [],
     valuation: row.valuation,
     createdAt: b.createdAt,

@@ -147,6 +147,7 @@ export function batchOps(o: BatchServiceOptions) {
         rows: validated.rows,
         totals,
         tier,
+        floorTier: tier,
         stepUp: false,
         approvals: [],
         newDestinations: 0,

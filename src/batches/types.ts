@@ -57,6 +57,11 @@ export interface Batch {
   totals: BatchTotals;
   /** The tier judged on the batch's total value (never lower than any row's own). */
   tier: TierChoice;
+  /**
+   * The tier of the batch's totals alone, with no extra approvals and no escalation: what its rows
+   * are judged at while it waits (judging them at `tier` would add the extras again at every approval).
+   */
+  floorTier?: TierChoice;
   /** The policy asks for an authenticator code at the batch's total: every approval carries one. */
   stepUp: boolean;
   approvals: Approval[];

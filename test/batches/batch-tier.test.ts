@@ -1,0 +1,42 @@
+/**
+ * The approvals a batch needs, judged on its total: the extras for new destinations added once
+ * (not again at every approval), and every row sent once when they are complete.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NewDestinationRule } from '../../src/policy/schema-patterns.js';
+import { batchWorld, payoutFile, type BatchWorld } from './helpers.js';
+
+let w: BatchWorld | undefined;
+afterEach(async () => {
+  await w?.close();
+  w = undefined;
+});
+
+describe('the approvals of a batch payout', () => {
+  it('20 rows of 2,000 to new destinations: the top tier and one extra approval, added once; each row sent once', async () => {
+    w = await batchWorld();
+    w.policy.withdrawals.new_destination = { above: { value: '1000' }, extra_approvals: 1 } as NewDestinationRule;
+    const out = await w.batches.submit({ text: payoutFile(20, '2000'), fileName: 'payouts.csv' }, 'U0ALICE');
+    if (!out.ok) throw new Error(JSON.stringify(out));
+    const b = out.batch;
+    expect(b.tier).toMatchObject({ approvals: 4, extra: 1, mustInclude: ['U0ERIN'] });
+    for (const user of ['U0CAROL', 'U0DAVE', 'U0FRANK']) {
+      expect(await w.batches.approve(b.id, user)).toMatchObject({ ok: true, complete: false });
+      // The approvals asked for stay where they were: no extra added again with each approval.
+      expect(w.batches.get(b.id)?.tier).toMatchObject({ approvals: 4, extra: 1 });
+    }
+    const last = await w.batches.approve(b.id, 'U0ERIN');
+    if (!last.ok || !('execution' in last))
+      throw new Error(`the fourth approval did not complete: ${JSON.stringify(last)}`);
+    await last.execution;
+    await w.batches.idle();
+    expect(w.batches.progress(b.id)).toMatchObject({ rows: 20, completed: 20, failed: 0 });
+    expect(w.posts()).toBe(20);
+    const refs = w.sandbox
+      .transactions()
+      .filter((t) => t.transactionType === 'Withdrawal')
+      .map((t) => t.reference);
+    expect(new Set(refs).size).toBe(20);
+    expect(refs).toHaveLength(20);
+  });
+});
