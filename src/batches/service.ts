@@ -17,6 +17,7 @@ import { WITHDRAWALS } from '../withdrawals/shell.js';
 import type { WithdrawalService } from '../withdrawals/service/types.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { approveBatch, progressOf, rejectBatch, stopBatch, type BatchRefusal, type Progress } from './decide.js';
+import { mustIncludeEntries } from '../withdrawals/value-rules.js';
 import { batchTier, judgeBatch, totalsOf } from './judge.js';
 import { fileSha256, rowRequestId } from './reference.js';
 import { resultCsv } from './results.js';
@@ -213,11 +214,10 @@ export function batchOps(o: BatchServiceOptions) {
     const p = policy.current();
     const b = store.get(BATCHES, id);
     const isApprover = await hasRole(p, 'approvers', user, groups);
+    // Every must_include of each currency's tier list, as the single path asks: the tier judged in the
+    // commit below may be higher than the batch's (a limit escalating it to the top tier).
     const must = new Set(b?.tier.mustInclude ?? []);
-    if (b) {
-      const t = batchTier(p, totalsOf(b.rows, o.prices?.()));
-      if (!('refused' in t)) for (const e of t.mustInclude) must.add(e);
-    }
+    for (const c of Object.keys(b?.totals.perCurrency ?? {})) for (const e of mustIncludeEntries(p, c)) must.add(e);
     const satisfies: string[] = [];
     for (const e of must) if (await matches([e], user, groups)) satisfies.push(e);
     const t = now();

@@ -3,7 +3,7 @@
  * (not again at every approval), and every row sent once when they are complete.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewDestinationRule } from '../../src/policy/schema-patterns.js';
+import type { NewDestinationRule, RollingLimit } from '../../src/policy/schema-patterns.js';
 import { batchWorld, payoutFile, type BatchWorld } from './helpers.js';
 
 let w: BatchWorld | undefined;
@@ -38,5 +38,20 @@ describe('the approvals of a batch payout', () => {
       .map((t) => t.reference);
     expect(new Set(refs).size).toBe(20);
     expect(refs).toHaveLength(20);
+  });
+
+  it('a limit escalating the batch at an approval asks the top tier, and that approval counts for its must_include', async () => {
+    w = await batchWorld();
+    const out = await w.batches.submit({ text: payoutFile(5, '300'), fileName: 'payouts.csv' }, 'U0ALICE');
+    if (!out.ok) throw new Error(JSON.stringify(out));
+    const id = out.batch.id;
+    expect(out.batch.tier).toMatchObject({ approvals: 2, mustInclude: [] });
+    expect(await w.batches.approve(id, 'U0CAROL')).toMatchObject({ ok: true, complete: false });
+    // A rolling limit (unknown value: over it) with `escalate`, in force from U0ERIN's approval on.
+    w.policy.withdrawals.limits = [{ per: 'all', window: '24h', value: '1', action: 'escalate' } as RollingLimit];
+    expect(await w.batches.approve(id, 'U0ERIN')).toMatchObject({ ok: true, complete: false });
+    expect(w.batches.get(id)?.tier).toMatchObject({ approvals: 3, mustInclude: ['U0ERIN'], escalated: true });
+    expect(w.batches.get(id)?.approvals.at(-1)).toMatchObject({ user: 'U0ERIN', satisfies: ['U0ERIN'] });
+    expect(await w.batches.approve(id, 'U0DAVE')).toMatchObject({ ok: true, complete: true });
   });
 });
