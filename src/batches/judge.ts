@@ -67,6 +67,18 @@ export function batchTier(policy: Policy, totals: BatchTotals): TierChoice | { r
     if (!out || t.approvals > out.approvals || (t.approvals === out.approvals && t.index > out.index)) out = t;
   }
   if (!out) return { refused: 'The batch has no rows.' };
+  // Several currencies, each under its own native list, could each fall in a low tier: the batch's
+  // total value is judged by the `value` list too (unknown: its top tier), and the stricter is kept.
+  const currencies = Object.keys(totals.perCurrency);
+  const valueTiers = policy.withdrawals.tiers.value;
+  if (currencies.length > 1 && valueTiers) {
+    const byValue = { ...policy, withdrawals: { ...policy.withdrawals, tiers: { value: valueTiers } } };
+    const t = tierFor(byValue, currencies[0]!, '0', totals.value);
+    if (t) {
+      for (const e of t.mustInclude) must.add(e);
+      if (t.approvals > out.approvals || (t.approvals === out.approvals && t.index > out.index)) out = t;
+    }
+  }
   return { ...out, mustInclude: [...must] };
 }
 

@@ -4,7 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewDestinationRule, RollingLimit } from '../../src/policy/schema-patterns.js';
-import { batchWorld, payoutFile, type BatchWorld } from './helpers.js';
+import type { Policy } from '../../src/policy/schema.js';
+import { CLIENT, DEST } from '../withdrawals/helpers.js';
+import { batchWorld, HEAD, payoutFile, type BatchWorld } from './helpers.js';
 
 let w: BatchWorld | undefined;
 afterEach(async () => {
@@ -53,5 +55,20 @@ describe('the approvals of a batch payout', () => {
     expect(w.batches.get(id)?.tier).toMatchObject({ approvals: 3, mustInclude: ['U0ERIN'], escalated: true });
     expect(w.batches.get(id)?.approvals.at(-1)).toMatchObject({ user: 'U0ERIN', satisfies: ['U0ERIN'] });
     expect(await w.batches.approve(id, 'U0DAVE')).toMatchObject({ ok: true, complete: true });
+  });
+
+  it('two currencies, each low in its own list: the total value is judged by the value list too (unknown: its top tier)', async () => {
+    w = await batchWorld();
+    type Tiers = Policy['withdrawals']['tiers'][string];
+    const tiers = w.policy.withdrawals.tiers as Record<string, Tiers>;
+    tiers.USDT = [{ approvals: 1, must_include: [] }] as unknown as Tiers;
+    tiers.value = [
+      { max: '1000', approvals: 1, must_include: [] },
+      { approvals: 3, must_include: ['U0ERIN'] },
+    ] as unknown as Tiers;
+    const text = [HEAD, `${DEST},10,USDT,BSC,${CLIENT},A-1`, `${DEST},1,ETH,ETH,${CLIENT},A-2`].join('\n');
+    const out = await w.batches.submit({ text, fileName: 'mixed.csv' }, 'U0ALICE');
+    if (!out.ok) throw new Error(JSON.stringify(out));
+    expect(out.batch.tier).toMatchObject({ approvals: 3, mustInclude: ['U0ERIN'], basis: 'value' });
   });
 });
