@@ -19,6 +19,7 @@ import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { approveBatch, progressOf, rejectBatch, stopBatch, type BatchRefusal, type Progress } from './decide.js';
 import { mustIncludeEntries } from '../withdrawals/value-rules.js';
 import { batchTier, judgeBatch, totalsOf } from './judge.js';
+import { payoutsFingerprint } from './fingerprint.js';
 import { fileSha256, rowRequestId } from './reference.js';
 import { resultCsv } from './results.js';
 import { pendingRows, rowRequest } from './rows.js';
@@ -121,11 +122,16 @@ export function batchOps(o: BatchServiceOptions) {
     const validated = validatePayoutFile(input.text, p, snapshot);
     if (!validated.ok) return { ok: false, kind: 'errors', errors: validated.errors };
     const sha256 = fileSha256(input.text);
+    const fingerprint = payoutsFingerprint(validated.rows);
     const t = now();
     const out = await store.commit((tx): SubmitOutcome => {
+      // The same payouts, not only the same bytes (a re-saved or re-sorted file is the same payout run).
       const earlier = tx
         .all(BATCHES)
-        .filter((b) => b.sha256 === sha256 && Date.parse(b.createdAt) > t - REPEAT_WINDOW_MS)
+        .filter(
+          (b) =>
+            (b.fingerprint === fingerprint || b.sha256 === sha256) && Date.parse(b.createdAt) > t - REPEAT_WINDOW_MS,
+        )
         .at(-1);
       if (earlier && !input.confirmRepeat)
         return {
@@ -144,6 +150,7 @@ export function batchOps(o: BatchServiceOptions) {
         requester,
         fileName: input.fileName.slice(0, 200),
         sha256,
+        fingerprint,
         state: 'pending',
         rows: validated.rows,
         totals,

@@ -52,6 +52,8 @@ export interface Batch {
   fileName: string;
   /** The file's sha256 (hex): the same file again within 30 days is flagged; step-up is bound to it. */
   sha256: string;
+  /** The payouts' fingerprint (fingerprint.ts): the same rows again within 30 days, however written, are flagged. */
+  fingerprint?: string;
   state: BatchState;
   rows: BatchRow[];
   totals: BatchTotals;

@@ -10,6 +10,7 @@ import { NO_PRICES } from '../prices/value.js';
 import { checkInput } from '../withdrawals/input.js';
 import type { RequestRule } from '../withdrawals/types.js';
 import { MAX_LABEL, MAX_REFERENCE, parsePayoutFile, type Column } from './csv.js';
+import { canonicalRow } from './fingerprint.js';
 import type { BatchError, BatchRow } from './types.js';
 
 /** The file's column each rule of the single form belongs to. */
@@ -65,9 +66,14 @@ export function validatePayoutFile(text: string, policy: Policy, prices: PriceSn
     }
     // The same payout twice (same address, amount, currency, network, client and reference) is most
     // likely a copy-paste slip: flagged, for the requester to remove or tell apart with a reference.
-    const key = [checked.destination, checked.amount, checked.currency.name, checked.network.name]
-      .concat([checked.clientEmail.toLowerCase(), cells.reference])
-      .join('\u0000');
+    const key = canonicalRow({
+      address: checked.destination,
+      amount: checked.amount,
+      currency: checked.currency.name,
+      network: checked.network.name,
+      clientEmail: checked.clientEmail,
+      reference: cells.reference,
+    });
     const first = seen.get(key);
     if (first !== undefined) {
       errors.push({

@@ -89,6 +89,15 @@ describe('the payout file', () => {
     ]);
     const ok = validatePayoutFile(file([`${line('10')},A`, `${line('10')},B`], `${HEAD},reference`), policy);
     expect(ok.ok).toBe(true);
+    // The same payout written another way: "600" and "600.00", an EVM address in capitals.
+    const upper = `0x${'ab'.repeat(20).toUpperCase()}`;
+    const same = validatePayoutFile(
+      file([line('600', { address: `0x${'ab'.repeat(20)}` }), line('600.00', { address: upper })]),
+      policy,
+    );
+    expect(!same.ok && same.errors).toEqual([
+      { row: 3, column: 'address', reason: expect.stringMatching(/same payout as row 2/) },
+    ]);
   });
 
   it('names a missing or unknown column, an empty file, too many rows, and broken CSV', () => {
