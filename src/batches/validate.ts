@@ -101,11 +101,15 @@ export function validatePayoutFile(text: string, policy: Policy, prices: PriceSn
   return errors.length ? { ok: false, errors } : { ok: true, rows };
 }
 
-/** The errors as a person reads them, one per line ("Row 7, amount: …"), bounded for a message. */
-export function errorLines(errors: readonly BatchError[], max = 50): string[] {
+/**
+ * The errors as a person reads them, one per line ("Row 7, amount: …"), bounded for a message.
+ * A column and a reason may echo the file's own text: `text` escapes them for where they are shown
+ * (the Slack face passes its mrkdwn escaping; the domain knows no Slack).
+ */
+export function errorLines(errors: readonly BatchError[], max = 50, text: (s: string) => string = (s) => s): string[] {
   const lines = errors
     .slice(0, max)
-    .map((e) => (e.row === 0 ? `File: ${e.reason}` : `Row ${e.row}, ${e.column}: ${e.reason}`));
+    .map((e) => (e.row === 0 ? `File: ${text(e.reason)}` : `Row ${e.row}, ${text(e.column)}: ${text(e.reason)}`));
   if (errors.length > max) lines.push(`…and ${errors.length - max} more (fix these first).`);
   return lines;
 }

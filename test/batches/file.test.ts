@@ -105,7 +105,12 @@ describe('the payout file', () => {
     expect(!miss.ok && miss.errors.map((e) => e.column)).toEqual(['email', 'client_email']);
     expect(!validatePayoutFile('', policy).ok).toBe(true);
     const many = validatePayoutFile(file(Array.from({ length: 1001 }, (_, i) => line(`${i + 1}`))), policy);
-    expect(!many.ok && many.errors[0]?.reason).toMatch(/1001 rows; at most 1000/);
+    expect(!many.ok && many.errors[0]?.reason).toMatch(/over 1000 rows; at most 1000/);
+    // Parsing stops past the limit: a far longer file is refused the same way.
+    const huge = validatePayoutFile(file(Array.from({ length: 5000 }, (_, i) => line(`${i + 1}`))), policy);
+    expect(!huge.ok && huge.errors).toEqual([
+      { row: 0, column: 'file', reason: 'The file has over 1000 rows; at most 1000 are taken.' },
+    ]);
     const broken = validatePayoutFile(`${HEAD}\n"${DEST},1,USDT,BSC,${CLIENT}`, policy);
     expect(!broken.ok && broken.errors[0]?.reason).toMatch(/not valid CSV/);
   });
