@@ -245,7 +245,7 @@ export function batchOps(o: BatchServiceOptions) {
               allowlistApprovals: o.allowlistApprovals?.(),
             },
           )
-        : { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0 };
+        : { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0, allowlists: {} };
       const out = approveBatch(cur, { user, now: t, isApprover, satisfies, ...facts }, judged);
       if (!out.ok) return out;
       const batch: Batch = out.complete ? { ...out.batch, state: 'sending' } : out.batch;
@@ -269,7 +269,7 @@ export function batchOps(o: BatchServiceOptions) {
         // sends (runner.ts), each row claimed once. The rows' expiry counts from now.
         const expiresAt = new Date(t + p.withdrawals.expires_after).toISOString();
         for (const r of batch.rows) {
-          const req = { ...rowRequest(batch, r, 'approved', at), expiresAt };
+          const req = { ...rowRequest(batch, r, 'approved', at, judged.allowlists[r.row]), expiresAt };
           if (!tx.get(WITHDRAWALS, req.id)) tx.put(WITHDRAWALS, req.id, req);
         }
       }

@@ -5,7 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewDestinationRule, RollingLimit } from '../../src/policy/schema-patterns.js';
 import type { Policy } from '../../src/policy/schema.js';
-import { CLIENT, DEST } from '../withdrawals/helpers.js';
+import { FREEZES } from '../../src/freeze/state.js';
+import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
+import { ALLOWLISTED, CLIENT, DEST } from '../withdrawals/helpers.js';
 import { batchWorld, HEAD, payoutFile, type BatchWorld } from './helpers.js';
 
 let w: BatchWorld | undefined;
@@ -70,5 +72,24 @@ describe('the approvals of a batch payout', () => {
     const out = await w.batches.submit({ text, fileName: 'mixed.csv' }, 'U0ALICE');
     if (!out.ok) throw new Error(JSON.stringify(out));
     expect(out.batch.tier).toMatchObject({ approvals: 3, mustInclude: ['U0ERIN'], basis: 'value' });
+  });
+
+  it('each row is stored with its allowlist status as judged at the approval', async () => {
+    w = await batchWorld();
+    const text = [HEAD, `${ALLOWLISTED},10,USDT,BSC,${CLIENT},A-1`, `${DEST},10,USDT,BSC,${CLIENT},A-2`].join('\n');
+    const out = await w.batches.submit({ text, fileName: 'mixed.csv' }, 'U0ALICE');
+    if (!out.ok) throw new Error(JSON.stringify(out));
+    // Frozen: the rows as the approval wrote them, before any claim re-judges them.
+    const freeze = { id: 'f1', by: 'U0ERIN', reason: 'incident', at: new Date(w.clock.now).toISOString() };
+    await w.store.commit((tx) => tx.put(FREEZES, 'f1', freeze));
+    expect(await w.batches.approve(out.batch.id, 'U0CAROL')).toMatchObject({ ok: true, complete: true });
+    const rows = w.store
+      .find(WITHDRAWALS, (r) => r.batch?.id === out.batch.id)
+      .sort((a, b) => a.batch!.row - b.batch!.row);
+    expect(rows.map((r) => r.allowlist.status)).toEqual(['listed', 'unlisted']);
+    const at = new Date(w.clock.now).toISOString();
+    await w.store.commit((tx) =>
+      tx.put(FREEZES, 'f1', { ...freeze, unfrozen: { requestedBy: 'U0ERIN', confirmedBy: 'U0DAVE', at } }),
+    );
   });
 });

@@ -154,7 +154,15 @@ describe('the batch judged on its total', () => {
         `${HEAD},reference`,
       ),
     );
-    const clean = { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0, tier: b.tier };
+    const clean = {
+      refusals: [],
+      holds: [],
+      stepUp: false,
+      newDestinations: 0,
+      unlisted: 0,
+      allowlists: {},
+      tier: b.tier,
+    };
     const f = { now: T0, isApprover: true, satisfies: [] as string[] };
     expect(approveBatch(b, { ...f, user: 'U0ALICE' }, clean)).toMatchObject({ ok: false, reason: 'own_request' });
     const one = approveBatch(b, { ...f, user: 'U0CAROL' }, clean);
