@@ -11,7 +11,20 @@ export const shared = {
   // file (that reloading was a third of the run). No test relies on a fresh module state: apps,
   // stores, registries and clocks are made per test, and the two tests that fake timers restore them.
   isolate: false,
+  // Bolt checks the bot token with auth.test the moment an App is built, and awaits that promise
+  // only at the first Slack request (bolt-js App.js, singleAuthorization). A test whose fake Slack
+  // has closed (or never answered) before then leaves it rejected, and with the module cache shared
+  // the rejection surfaces in whichever file runs next. Only that shape is let through: a Web API
+  // request refused by a loopback port; anything else still fails the run. (In production main.ts
+  // logs an unhandled rejection; the first Slack request then reports the unreachable API.)
+  onUnhandledError: (error: unknown) => !isLoopbackSlackRefusal(error),
 } as const;
+
+function isLoopbackSlackRefusal(error: unknown): boolean {
+  const e = error as { code?: unknown; original?: { cause?: { code?: unknown; address?: unknown } } };
+  const cause = e.original?.cause;
+  return e.code === 'slack_webapi_request_error' && cause?.code === 'ECONNREFUSED' && cause.address === '127.0.0.1';
+}
 
 export default defineConfig({
   test: {

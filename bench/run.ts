@@ -24,6 +24,7 @@ const registry: RegistryEntry[] = [
   { name: 'inbox', load: () => import('./inbox.bench.js') },
   { name: 'batch', load: () => import('./batch.bench.js') },
   { name: 'startup', load: () => import('./startup.bench.js') },
+  { name: 'screening', load: () => import('./screening.bench.js') },
 ];
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -7,7 +7,6 @@
  * on one cleanup stack, stopped in reverse on stop or when starting fails half-way. main.ts
  * calls it with the environment; tests call it with test ports and directories.
  */
-import { readFileSync } from 'node:fs';
 import { buildAlerts } from './app/alerts.js';
 import { buildBalances } from './app/balances.js';
 import { CleanupStack } from './app/cleanup.js';
@@ -17,6 +16,8 @@ import { appRoutes } from './app/routes.js';
 import { buildSlackApp, buildSlackTarget } from './app/slack.js';
 import { buildGovernor, loadPolicy } from './app/policy.js';
 import { buildPrices } from './app/prices.js';
+import { buildScreening } from './app/screening.js';
+import { VERSION } from './app/version.js';
 import { buildReports } from './app/reports.js';
 import { buildStepUp, resolveKeys } from './app/step-up.js';
 import { buildPasskeys } from './app/passkeys.js';
@@ -47,14 +48,7 @@ import { registerWebhookRotationRenderer } from '../commands/treasury/webhook-ro
 
 export type { RunningApp, StartOptions } from './app/types.js';
 
-export const VERSION: string = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-      .version;
-  } catch {
-    return 'unknown';
-  }
-})();
+export { VERSION } from './app/version.js';
 
 export async function startApp(o: StartOptions): Promise<RunningApp> {
   const { config } = o;
@@ -144,8 +138,9 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       { target, localMode: config.slack.mode === 'local', store, logger, now, metrics, lease, tuning: o.outbox },
       cleanup,
     );
+    const screening = await buildScreening({ config, wallet, store, outbox, policy, now, logger });
     const governor = buildGovernor(
-      { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path },
+      { store, policy, outbox, groups: slackClient.groups, logger, now, path: policyPlace.path, screening },
       cleanup,
     );
     registerPolicyChangeRenderers(outbox, governor, policy);
@@ -183,6 +178,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         prices: () => prices.snapshot(),
         sendsFirst: order.sendsFirst,
         ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
+        screening,
       },
       cleanup,
     );
@@ -210,6 +206,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         withdrawals: withdrawals.service,
         explorerNet,
         prices: () => prices.snapshot(),
+        screening: { listed: screening.service.listed, tell: screening.tell },
       },
       cleanup,
     );
@@ -231,6 +228,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       logger,
       now,
       prices: () => prices.snapshot(),
+      ...(prices.days ? { days: prices.days } : {}),
     });
 
     // Registrations and rotations one at a time, each reading the secret in its turn.
@@ -259,6 +257,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
       alerts,
       balances,
       prices,
+      screening: screening.service,
       digests,
       cardPermalink: withdrawals.cardPermalink,
       onWithdrawalChange: withdrawals.subscribe,
@@ -288,6 +287,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         digest: digests,
         exports: monthlyExports,
         prices,
+        screening: screening.service,
       },
       policy,
       { refuse: false, logger },
@@ -312,6 +312,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         logger: logger.child({ component: 'verification' }),
         now,
         rules: withdrawals.service.judgedAtCallback,
+        onRefused: screening.onVerifyRefused,
       }),
       metrics,
       passkeys: passkeys.routes(slack?.app.client),

@@ -49,6 +49,8 @@ export interface Config {
   sandboxPort: number;
   /** The price API (src/prices): CoinGecko's or a compatible one; `url` undefined: the embedded sandbox's with the embedded wallet, else CoinGecko's. */
   prices: { url: string | undefined; key: string | undefined; timeoutMs: number };
+  /** Screening (src/screening): the list's source, and a Chainalysis-compatible provider (`url` and `key` together). */
+  screening: { listUrl: string | undefined; apiUrl: string | undefined; apiKey: string | undefined; timeoutMs: number };
   /** Prometheus /metrics; 0: off. */
   metricsPort: number;
 }
@@ -73,6 +75,7 @@ export const SECRET_VARIABLES = [
   'SECRETS_KEY_PREVIOUS',
   'DATABASE_URL',
   'PRICE_API_KEY',
+  'SCREENING_API_KEY',
 ] as const;
 
 /** Rules between variables, checked on the raw text so they are reported with every format problem. */
@@ -87,6 +90,12 @@ function crossFieldProblems(env: NodeJS.ProcessEnv): string[] {
         : 'SLACK_BOT_TOKEN: required when SLACK_SIGNING_SECRET is set',
     );
   }
+  if (set('SCREENING_API_URL') !== set('SCREENING_API_KEY'))
+    problems.push(
+      set('SCREENING_API_URL')
+        ? 'SCREENING_API_KEY: required when SCREENING_API_URL is set'
+        : 'SCREENING_API_URL: required when SCREENING_API_KEY is set',
+    );
   if (set('SLACK_APP_TOKEN') && !set('SLACK_BOT_TOKEN'))
     problems.push('SLACK_BOT_TOKEN: required when SLACK_APP_TOKEN is set (Socket Mode)');
   const base = (env.WALLET_API_BASE_URL ?? '').trim();
@@ -173,6 +182,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sandboxPort: e.SANDBOX_PORT,
     prices: { url: e.PRICE_API_URL?.replace(/\/+$/, ''), key: e.PRICE_API_KEY, timeoutMs: e.PRICE_API_TIMEOUT_MS },
+    screening: {
+      listUrl: e.SANCTIONS_LIST_URL,
+      apiUrl: e.SCREENING_API_URL?.replace(/\/+$/, ''),
+      apiKey: e.SCREENING_API_KEY,
+      timeoutMs: e.SCREENING_API_TIMEOUT_MS,
+    },
     // PORT=0 (a random port: tests, several instances on one host) would make every instance
     // fight for the one default metrics port: then metrics are on only when asked for.
     metricsPort: e.METRICS_PORT !== undefined ? Number(e.METRICS_PORT) : e.PORT === 0 ? 0 : 9464,
@@ -203,5 +218,6 @@ export function configSecrets(c: Config): string[] {
     c.databaseUrl,
     databasePassword(c.databaseUrl),
     c.prices.key,
+    c.screening.apiKey,
   ].filter((v): v is string => typeof v === 'string');
 }

@@ -2,6 +2,7 @@
  * The parts the app is built from, handed to every command and receiver. Tests build the
  * same parts on test ports instead of importing singletons.
  */
+import type { ScreeningService } from './screening/service.js';
 import type { BatchService } from './batches/index.js';
 import type { Alerts } from './alerts/index.js';
 import type { AwayService } from './away/service.js';
@@ -56,6 +57,8 @@ export interface Deps {
   balances: BalancesPart;
   /** The price cache (src/prices): values beside amounts, and its state in /treasury status. */
   prices: Prices;
+  /** Sanctions screening (src/screening): its list and provider in /treasury status. */
+  screening?: Pick<ScreeningService, 'status' | 'listed'>;
   /** The daily digest (/treasury digest, the `digest.daily` job). */
   digests: DigestService;
   /**

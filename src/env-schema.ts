@@ -247,6 +247,32 @@ export const envSchema = z.object({
       '`5000`',
     ),
   ),
+  SANCTIONS_LIST_URL: optionalString
+    .refine((v) => v === undefined || !/^https?:\/\/[^/]*@/.test(v), 'must not contain a user name or password')
+    .meta(
+      doc(
+        'Screening',
+        'Where the OFAC sanctions list is read (and re-read daily): an http(s) URL or a file path, of one file (one address per line, `#` comments, or a JSON array) or of the per-asset `sanctioned_addresses_<ASSET>.txt` files of 0xB10C/ofac-sanctioned-digital-currency-addresses (a base URL or a directory), e.g. `https://raw.githubusercontent.com/0xB10C/ofac-sanctioned-digital-currency-addresses/lists`.',
+        "the snapshot bundled with the app (its age runs from its date, so it turns stale: set this in production); with the embedded sandbox wallet, the sandbox's copy",
+      ),
+    ),
+  SCREENING_API_URL: url('a Chainalysis-compatible sanctions API base').meta(
+    doc(
+      'Screening',
+      'Base URL of a Chainalysis-compatible sanctions API (`GET <base>/api/v1/address/<address>`), asked in addition to the list; answers are kept a day.',
+      "no provider: the list alone decides; with the embedded sandbox wallet, the sandbox's own",
+    ),
+  ),
+  SCREENING_API_KEY: optionalString.meta(
+    doc('Screening', 'The sanctions API key, sent as `X-API-Key`.', 'required when `SCREENING_API_URL` is set'),
+  ),
+  SCREENING_API_TIMEOUT_MS: intInRange(200, 10_000, 1_500).meta(
+    doc(
+      'Screening',
+      'A sanctions API answer later than this (milliseconds) counts as down: the list alone decides, and the card says so.',
+      '`1500`',
+    ),
+  ),
   METRICS_PORT: optionalString
     .refine(
       (v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535),

@@ -1,7 +1,7 @@
 /**
  * pino, configured so that secrets cannot reach the output: known secret-bearing paths
  * are redacted, errors are serialized without request configs or headers, and every
- * line is scrubbed of registered secret values just before it is written.
+ * line is scrubbed of registered secret values (and passkey link tokens, by shape) just before it is written.
  */
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { currentRequest } from './request-context.js';
@@ -76,6 +76,15 @@ export function serializeError(err: unknown, depth = 0): Record<string, unknown>
   return out;
 }
 
+/**
+ * A passkey page's link carries its bearer token in the path: such URLs are masked by their one fixed
+ * shape, so no token has to be registered as a secret (the registry would grow with every link made).
+ */
+const PASSKEY_LINK = /\/(confirm|passkeys\/enrol)\/[A-Za-z0-9_-]{43,}/g;
+
+/** A log line with every passkey link's token masked. */
+export const scrubLinks = (line: string): string => line.replace(PASSKEY_LINK, '/$1/[REDACTED]');
+
 export interface LoggerOptions {
   level?: string;
   destination?: DestinationStream;
@@ -91,7 +100,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       level: opts.level ?? 'info',
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       serializers: { err: serializeError, error: serializeError },
-      hooks: { streamWrite: (line: string) => registry.scrub(line) },
+      hooks: { streamWrite: (line: string) => scrubLinks(registry.scrub(line)) },
       // The request this line was written for (request-context.ts), on every logger and child alike.
       mixin: () => {
         const id = currentRequest()?.id;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.js';
@@ -37,6 +38,32 @@ describe('secret scrubbing', () => {
     expect(out).not.toContain('ApiKey abc');
     // Values too short to be secrets are left alone: scrubbing them would mangle ordinary text.
     expect(registry.scrub('a short note')).toBe('a short note');
+  });
+});
+
+describe('passkey link scrubbing', () => {
+  it('masks the token of any passkey link by its shape, with nothing registered', () => {
+    let out = '';
+    const logger = createLogger({
+      secrets: new SecretRegistry(),
+      destination: new Writable({
+        write: (c, _e, cb) => {
+          out += c.toString();
+          cb();
+        },
+      }),
+    });
+    const token = randomBytes(32).toString('base64url');
+    const other = randomBytes(32).toString('base64url');
+    logger.info(
+      { url: `https://t.example/confirm/${token}/options` },
+      `sent https://t.example/passkeys/enrol/${other}`,
+    );
+    logger.flush();
+    expect(out).not.toContain(token);
+    expect(out).not.toContain(other);
+    expect(out).toContain('/confirm/[REDACTED]/options');
+    expect(out).toContain('/passkeys/enrol/[REDACTED]');
   });
 });
 

@@ -7,7 +7,7 @@
 import { outside } from '../../src/format/outside.js';
 import { utcMinute } from '../../src/format/time.js';
 import { parseUntil } from '../../src/away/until.js';
-import { hasRole } from '../../src/policy/people.js';
+import { hasRole, peopleIn } from '../../src/policy/people.js';
 import { wordsKeepingMentions } from '../../src/slack/text.js';
 import type { VerbContext, VerbRun } from './verb.js';
 
@@ -54,6 +54,8 @@ export const awayVerb: VerbRun = {
       {
         actorIsAdmin: await hasRole(p, 'admins', userId, deps.groups),
         targetIsApprover: await hasRole(p, 'approvers', target, deps.groups),
+        delegateIsApprover: delegate !== undefined && (await hasRole(p, 'approvers', delegate, deps.groups)),
+        admins: await peopleIn(p.people.admins, deps.groups),
         name: (id) => `<@${id}>`,
       },
     );
@@ -61,7 +63,7 @@ export const awayVerb: VerbRun = {
     const r = done.record;
     const who = target === userId ? 'You are' : `<@${target}> is`;
     const hand = r.delegate
-      ? `<@${r.delegate}> is asked in ${target === userId ? 'your' : 'their'} place and approves for ${target === userId ? 'you' : 'them'} (they were told by DM).`
+      ? `<@${r.delegate}> is asked in ${target === userId ? 'your' : 'their'} place and approves for ${target === userId ? 'you' : 'them'} (they and the admins were told by DM).`
       : `Nobody approves in ${target === userId ? 'your' : 'their'} place: requests that need ${target === userId ? 'you' : 'them'} show ${target === userId ? 'you' : 'them'} as away in \`/treasury pending\`.`;
     const told = target === userId ? '' : ` <@${target}> was told by DM.`;
     await say(

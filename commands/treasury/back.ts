@@ -2,7 +2,7 @@
  * `/treasury back`: no longer away (approval DMs again, the delegate no longer stands in). An
  * admin may end someone else's: `/treasury back @person` (audited; they are told by DM).
  */
-import { hasRole } from '../../src/policy/people.js';
+import { hasRole, peopleIn } from '../../src/policy/people.js';
 import { wordsKeepingMentions } from '../../src/slack/text.js';
 import { personNamed } from './away.js';
 import type { VerbRun } from './verb.js';
@@ -19,7 +19,11 @@ export const backVerb: VerbRun = {
     }
     const done = await deps.away.back(
       { actor: userId, target },
-      { actorIsAdmin: await hasRole(deps.policy.current(), 'admins', userId, deps.groups), name: (id) => `<@${id}>` },
+      {
+        actorIsAdmin: await hasRole(deps.policy.current(), 'admins', userId, deps.groups),
+        admins: await peopleIn(deps.policy.current().people.admins, deps.groups),
+        name: (id) => `<@${id}>`,
+      },
     );
     if (!done.ok) return void (await say(`:no_entry: ${done.message}`));
     const was = done.record.delegate ? ` <@${done.record.delegate}> no longer stands in.` : '';

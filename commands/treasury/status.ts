@@ -9,6 +9,7 @@ import { hasRole } from '../../src/policy/people.js';
 import { context, fields, header, section } from '../../src/slack/blocks.js';
 import { jobStatusBlocks, storeSizeLine } from '../../src/slack/job-messages.js';
 import { priceStatusText } from '../../src/slack/price-words.js';
+import { screeningProblem, screeningStatusText } from '../../src/slack/screening-words.js';
 import { storeUnavailableMessage, userMessage } from '../../src/slack/user-errors.js';
 import { isWalletError } from '../../src/wallet/errors.js';
 import { registrationStatus } from '../../src/webhooks/registration.js';
@@ -53,6 +54,8 @@ async function statusLine(deps: CommandDeps): Promise<string> {
     problems.push('the wallet service cannot notify us of deposits (an admin can see why with `/treasury status`)');
   const frozen = currentFreeze(deps.store);
   if (frozen) problems.push(`sends are frozen by <@${frozen.by}>: ${outside(frozen.reason)}`);
+  const stale = screeningProblem(deps.screening?.status(), deps.policy.current().screening.stale_block_above);
+  if (stale) problems.push(stale);
   const unknown = deps.withdrawals.list({ state: 'unknown' }).length;
   if (unknown)
     problems.push(`${unknown} withdrawal${unknown === 1 ? ' has' : 's have'} an unknown outcome and must be checked`);
@@ -109,6 +112,9 @@ export const statusVerb: VerbRun = {
         ]),
         section(
           `*Prices*\n${priceStatusText(deps.prices.state(), deps.policy.current().valuation.max_age, deps.now())}`,
+        ),
+        section(
+          `*Sanctions screening*\n${screeningStatusText(deps.screening?.status(), deps.policy.current().screening.stale_block_above)}`,
         ),
         ...jobStatusBlocks(deps.scheduler.status()),
         context(`Slack mode: ${deps.config.slack.mode}`),

@@ -1,7 +1,9 @@
 /** What the app knows beside the wallet's list, for /tx and its exports (read at the moment of use). */
 import type { App } from '@slack/bolt';
 import { allowlistPayee } from '../../src/transactions/booking.js';
+import { ALERT_COLLECTIONS } from '../../src/alerts/types.js';
 import { clientBook } from '../../src/transactions/clients.js';
+import { notificationFees } from '../../src/transactions/fee.js';
 import type { ExportFacts } from '../../src/transactions/export.js';
 import { slackNames } from '../../src/transactions/names.js';
 import type { CommandDeps } from '../deps.js';
@@ -17,6 +19,7 @@ export function txFacts(
     payeeOf: allowlistPayee(deps.policy.current().withdrawals.allowlist.addresses),
     ...(client ? { names: slackNames(client) } : {}),
     prices: deps.prices.snapshot(),
+    notified: notificationFees(deps.store.all(ALERT_COLLECTIONS.alerts)),
     ...(deps.prices.days ? { days: deps.prices.days } : {}),
   };
 }

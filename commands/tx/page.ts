@@ -1,5 +1,6 @@
 import { readClientTransactions } from '../../src/transactions/client-read.js';
-import { feeOf, requestsByReference } from '../../src/transactions/fee.js';
+import { ALERT_COLLECTIONS } from '../../src/alerts/types.js';
+import { feeOf, notificationFees, requestsByReference } from '../../src/transactions/fee.js';
 import type { RawFilters, TxQuery } from '../../src/transactions/filters.js';
 import type { TransactionPage, TransactionRecord } from '../../src/wallet/schemas.js';
 import type { CommandDeps } from '../deps.js';
@@ -30,7 +31,8 @@ async function clientPage(deps: CommandDeps, q: TxQuery & { client: string }) {
 /** One page from the wallet service, rendered; a page past the end shows the last one and says so. */
 export async function showPage(deps: CommandDeps, raw: RawFilters, q: TxQuery) {
   const requestOf = requestsByReference(deps.withdrawals.list());
-  const facts = { prices: deps.prices.snapshot(), feeOf: (r: TransactionRecord) => feeOf(r, requestOf(r)) };
+  const notified = notificationFees(deps.store.all(ALERT_COLLECTIONS.alerts));
+  const facts = { prices: deps.prices.snapshot(), feeOf: (r: TransactionRecord) => feeOf(r, requestOf(r), notified) };
   if (q.client) {
     const { page, addresses, complete } = await clientPage(deps, { ...q, client: q.client });
     return renderPage(raw, q, page, { asked: q.page, client: { addresses, complete }, ...facts });

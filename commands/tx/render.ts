@@ -8,7 +8,7 @@ import { statusDetail, statusEmoji } from '../../src/format/status.js';
 import { utcMinute } from '../../src/format/time.js';
 import { actions, context, header, link, packLines, section, shorten, LIMITS } from '../../src/slack/blocks.js';
 import { describeFilters, FILTER_KEYS, type RawFilters, type TxQuery } from '../../src/transactions/filters.js';
-import { FEE_NOT_REPORTED, type FeeFact } from '../../src/transactions/fee.js';
+import { FEE_FROM_NOTIFICATION, FEE_NOT_REPORTED, type FeeFact } from '../../src/transactions/fee.js';
 import type { TransactionPage, TransactionRecord } from '../../src/wallet/schemas.js';
 
 export const NAV_ACTIONS = { prev: 'tx_prev', next: 'tx_next' } as const;
@@ -51,7 +51,9 @@ function valueText(r: TransactionRecord, cur: string | undefined, prices: PriceS
 function feeText(r: TransactionRecord, feeOf: PageContext['feeOf']): string {
   if (r.type !== 'withdrawal' || !feeOf) return '';
   const f = feeOf(r);
-  return ` · ${f.kind === 'reported' ? `fee ${outside(formatAmount(f.fee, f.currency), 60)}` : FEE_NOT_REPORTED}`;
+  if (f.kind !== 'reported') return ` · ${FEE_NOT_REPORTED}`;
+  const from = f.from === 'notification' ? ` (${FEE_FROM_NOTIFICATION})` : '';
+  return ` · fee ${outside(formatAmount(f.fee, f.currency), 60)}${from}`;
 }
 
 function recordLine(r: TransactionRecord, prices?: PriceSnapshot, feeOf?: PageContext['feeOf']): string {

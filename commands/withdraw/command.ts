@@ -6,7 +6,7 @@ import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { guarded } from '../../src/slack/guard.js';
 import { words } from '../../src/slack/text.js';
 import { noteThresholds } from '../../src/withdrawals/index.js';
-import { amountText, newClientWords, onHold, requestedWords, shortRef } from '../../src/slack/withdrawal/index.js';
+import { amountText, onHold, requestedWords, requesterFlags, shortRef } from '../../src/slack/withdrawal/index.js';
 import type { CommandDeps } from '../deps.js';
 import { requestModal } from './modals.js';
 import { batchModal } from './batch.js';
@@ -63,7 +63,7 @@ export function withdrawCommand(deps: CommandDeps) {
         respond,
         onHold(r)
           ? `${requestedWords(r, `${amountText(r)} on ${r.network}`, (id) => deps.withdrawals.get(id))} The ${card}`
-          : `⏳ Requested · ${amountText(r)} on ${r.network} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}: the ${card}${newClientWords(r)}`,
+          : `⏳ Requested · ${amountText(r)} on ${r.network} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}: the ${card}${requesterFlags(r)}`,
       );
     });
   };

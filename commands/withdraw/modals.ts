@@ -36,6 +36,22 @@ export function valueLine(text: string): KnownBlock {
   return { type: 'context', block_id: VALUE_BLOCK, elements: [{ type: 'plain_text', text: text.slice(0, 2000) }] };
 }
 
+/**
+ * The form's destination check, under the destination: whether it is on the sanctions list or
+ * looks like a known address (value-preview.ts rewrites it as the destination or network changes).
+ */
+export const DESTINATION_CHECK_BLOCK = 'form_destination_check';
+export const DESTINATION_HINT =
+  'The destination is checked against the OFAC sanctions list and the addresses you pay as you type it.';
+
+export function destinationCheckLine(text: string): KnownBlock {
+  return {
+    type: 'context',
+    block_id: DESTINATION_CHECK_BLOCK,
+    elements: [{ type: 'plain_text', text: text.slice(0, 2000) }],
+  };
+}
+
 /** Where a refusal is shown in the request form: next to the field it is about. */
 export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   not_requester: 'amount',
@@ -46,6 +62,8 @@ export const RULE_FIELD: Record<RequestRule, keyof typeof FIELDS> = {
   client_email: 'client',
   destination: 'destination',
   allowlist: 'destination',
+  sanctions: 'destination',
+  stale_list: 'amount',
   daily_limit: 'amount',
   rolling_limit: 'amount',
   tier: 'amount',
@@ -173,18 +191,27 @@ export function requestModal(
         true,
       ),
       valueLine(valueText),
-      input('network', 'Network', {
-        type: 'static_select',
-        options: options(NETWORKS.map((n) => n.name)),
-        ...selected(prefill?.network),
-      }),
+      input(
+        'network',
+        'Network',
+        { type: 'static_select', options: options(NETWORKS.map((n) => n.name)), ...selected(prefill?.network) },
+        false,
+        undefined,
+        true,
+      ),
       input(
         'destination',
         'Destination address',
-        { type: 'plain_text_input', ...initial(prefill?.destination) },
+        {
+          type: 'plain_text_input',
+          dispatch_action_config: { trigger_actions_on: ['on_character_entered', 'on_enter_pressed'] },
+          ...initial(prefill?.destination),
+        },
         false,
         'Checked against the network’s address format and the allowlist.',
+        true,
       ),
+      destinationCheckLine(DESTINATION_HINT),
       input(
         'client',
         'Client e-mail',

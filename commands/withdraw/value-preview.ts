@@ -6,6 +6,10 @@
  * rule as the decider (`selectTier` with `valueAt`), so the line says what the submission will
  * decide with the prices of this moment.
  *
+ * The destination and network send one too: the line under the destination says whether it is on
+ * the sanctions list, or looks like an address the team pays (issue 36: "the form and the card warn"),
+ * from the list in force and the stored requests only (no network call either).
+ *
  * The update carries the view's hash: when the person typed on meanwhile, Slack answers
  * `hash_conflict` and nothing is written (that newer input sent its own action, whose update
  * carries the newer hash). The inputs keep their block and action ids (`wd_amount`/`value`):
@@ -19,14 +23,30 @@ import { tierWords } from '../../src/format/tier.js';
 import { classifySlackError } from '../../src/outbox/slack-errors.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { valueAt, type PriceSnapshot } from '../../src/prices/index.js';
-import { CURRENCIES, lookup } from '../../src/wallet/enums.js';
+import { CURRENCIES, NETWORKS, lookup } from '../../src/wallet/enums.js';
 import { parseAmount, selectTier } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
-import { FIELDS, VALUE_BLOCK, VALUE_HINT, VIEWS, valueLine } from './modals.js';
+import {
+  DESTINATION_CHECK_BLOCK,
+  DESTINATION_HINT,
+  destinationCheckLine,
+  FIELDS,
+  VALUE_BLOCK,
+  VALUE_HINT,
+  VIEWS,
+  valueLine,
+} from './modals.js';
+import type { ListedVerdict } from '../../src/screening/service.js';
+import { lookalikeOf, shortAddress } from '../../src/screening/lookalike.js';
+import { listName } from '../../src/screening/words.js';
+import { knownAddresses } from '../../src/withdrawals/screening-rules.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 
-/** The inputs whose changes update the value line (their action id stays `value`, as the submission reads it). */
+/** The inputs whose changes update the form's lines (their action id stays `value`, as the submission reads it). */
 export const PREVIEW_ACTION = {
-  block_id: new RegExp(`^(${FIELDS.amount.block}|${FIELDS.currency.block})$`),
+  block_id: new RegExp(
+    `^(${FIELDS.amount.block}|${FIELDS.currency.block}|${FIELDS.network.block}|${FIELDS.destination.block})$`,
+  ),
   action_id: FIELDS.amount.action,
 } as const;
 
@@ -77,16 +97,47 @@ const formView = z.object({
 
 type FormView = z.infer<typeof formView>;
 
-function read(view: FormView, field: 'amount' | 'currency'): string {
+/**
+ * The destination line's words: on the sanctions list (it cannot be requested), or a look-alike
+ * of a known address (it will need more approvals), or the hint. Plain text (a context block).
+ */
+export function destinationCheckText(
+  o: { policy: Policy; now: number; requests: () => readonly WithdrawalRequest[] },
+  listed: ((address: string) => ListedVerdict | undefined) | undefined,
+  destinationTyped: string,
+  networkTyped: string,
+): string {
+  const destination = destinationTyped.trim();
+  const network = lookup(NETWORKS, networkTyped)?.name;
+  if (!destination || !o.policy.screening.enabled) return DESTINATION_HINT;
+  const v = listed?.(destination);
+  if (v)
+    return v.by === 'list'
+      ? `⛔ This address is on ${listName(v.list)}: it cannot be requested.`
+      : '⛔ The sanctions screening service identifies this address as sanctioned: it cannot be requested.';
+  const like = network ? lookalikeOf(destination, network, knownAddresses(o)) : undefined;
+  if (!like) return DESTINATION_HINT;
+  const more = o.policy.screening.lookalike_extra_approvals;
+  return `⚠️ This looks like ${like.label} (${shortAddress(like.address)}), but is a different address: check it against its source.${more ? ` It will need ${more} more approval${more === 1 ? '' : 's'}.` : ''}`;
+}
+
+function read(view: FormView, field: 'amount' | 'currency' | 'network' | 'destination'): string {
   const s = view.state.values[FIELDS[field].block]?.[FIELDS[field].action];
   return (s?.value ?? s?.selected_option?.value ?? '').trim();
 }
 
-/** The form's blocks with the value line replaced (or put under the currency, in a form opened before it existed). */
-function withLine(blocks: FormView['blocks'], line: KnownBlock): unknown[] {
-  if (blocks.some((b) => b.block_id === VALUE_BLOCK)) return blocks.map((b) => (b.block_id === VALUE_BLOCK ? line : b));
-  const at = blocks.findIndex((b) => b.block_id === FIELDS.currency.block);
+/** The form's blocks with a line replaced (or put under `after`, in a form opened before it existed). */
+function withLine(blocks: readonly unknown[], line: KnownBlock & { block_id: string }, after: string): unknown[] {
+  const id = (b: unknown) => (b as { block_id?: string }).block_id;
+  if (blocks.some((b) => id(b) === line.block_id)) return blocks.map((b) => (id(b) === line.block_id ? line : b));
+  const at = blocks.findIndex((b) => id(b) === after);
   return [...blocks.slice(0, at + 1), line, ...blocks.slice(at + 1)];
+}
+
+/** The text of the form's line `blockId`, as shown now. */
+function shownText(blocks: FormView['blocks'], blockId: string): string | undefined {
+  const b = blocks.find((x) => x.block_id === blockId) as { elements?: Array<{ text?: string }> } | undefined;
+  return b?.elements?.[0]?.text;
 }
 
 type PreviewArgs = Pick<SlackActionMiddlewareArgs<BlockAction>, 'ack' | 'body'> & { client: App['client'] };
@@ -106,11 +157,20 @@ export function valuePreview(deps: CommandDeps) {
       read(view, 'amount'),
       read(view, 'currency'),
     );
-    const shown = view.blocks.find((b) => b.block_id === VALUE_BLOCK) as
-      | { elements?: Array<{ text?: string }> }
-      | undefined;
+    const check = destinationCheckText(
+      { policy: deps.policy.current(), now: deps.now(), requests: () => deps.withdrawals.list() },
+      deps.screening?.listed,
+      read(view, 'destination'),
+      read(view, 'network'),
+    );
     // Same words already shown (a character that changes neither value nor tier, e.g. a trailing zero): no call.
-    if (shown?.elements?.[0]?.text === text) return;
+    if (shownText(view.blocks, VALUE_BLOCK) === text && shownText(view.blocks, DESTINATION_CHECK_BLOCK) === check)
+      return;
+    const lines = withLine(
+      withLine(view.blocks, valueLine(text) as KnownBlock & { block_id: string }, FIELDS.currency.block),
+      destinationCheckLine(check) as KnownBlock & { block_id: string },
+      FIELDS.destination.block,
+    );
     try {
       await client.views.update({
         view_id: view.id,
@@ -122,7 +182,7 @@ export function valuePreview(deps: CommandDeps) {
           title: view.title,
           ...(view.submit ? { submit: view.submit } : {}),
           ...(view.close ? { close: view.close } : {}),
-          blocks: withLine(view.blocks, valueLine(text)) as KnownBlock[],
+          blocks: lines as KnownBlock[],
         } as Parameters<App['client']['views']['update']>[0]['view'],
       });
     } catch (err) {

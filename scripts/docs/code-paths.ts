@@ -8,7 +8,8 @@
  * folder with a slash. Docs often name a folder, then files in it ("Prices (`src/prices/`):
  * `client.ts` the call, `judge.ts` the rules"), so within one paragraph, list item or table
  * cell a bare name is looked for in the folders named before it there (a folder, or a named
- * file's folder); with none, anywhere in the repository by its name. A partial path
+ * file's folder); with none, anywhere in the repository by its name, which must then be one
+ * file's (a name several files share is flagged as ambiguous). A partial path
  * (`workspace/guard.ts`) may end any path of the repository. What is not in the repository by
  * design (build output, the data directory, an operator's own `policy.yml`) is not checked.
  */
@@ -129,7 +130,16 @@ export function missingCodePaths(root: string, read: (p: string) => string): Mis
         } else {
           // The folders named before it in the block, then the doc's own folder (a README beside its code).
           found = [...bases, here].map((b) => posix.join(b, clean)).find(exists);
-          if (!found && bases.length === 0) found = files.find((f) => posix.basename(f) === clean.replace(/\/$/, ''));
+          if (!found && bases.length === 0) {
+            // A bare name with no folder before it: one file of that name, or it says nothing
+            // (`decide.ts` names eight): an ambiguous one is flagged until its block names the folder.
+            const named = files.filter((f) => posix.basename(f) === clean.replace(/\/$/, ''));
+            if (named.length > 1) {
+              missing.push({ file, path: `${span} (ambiguous: ${named.length} files of that name; name its folder)` });
+              continue;
+            }
+            found = named[0];
+          }
           if (!found && exists(clean)) found = clean;
         }
         if (!found) {

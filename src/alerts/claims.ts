@@ -21,6 +21,8 @@ export interface Listed {
   status?: string;
   hashUrl?: string;
   addressUrl?: string;
+  /** The record's sender (a deposit's: screened against the sanctions list). */
+  fromAddress?: string;
 }
 
 /**

@@ -75,7 +75,7 @@ export interface WithdrawalEventInfo {
 export interface AlertsDeps
   extends Pick<
     WebhookHandlerDeps,
-    'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now' | 'prices'
+    'store' | 'policy' | 'logger' | 'secret' | 'signatureRequired' | 'maxBodyBytes' | 'now' | 'prices' | 'screening'
   > {
   outbox: Outbox;
   wallet: Pick<WalletClient, 'listTransactions'>;
@@ -126,6 +126,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     logger: deps.logger,
     now,
     ...(deps.ourWithdrawal ? { ourWithdrawal: deps.ourWithdrawal } : {}),
+    ...(deps.screening ? { screening: deps.screening } : {}),
   };
   const verifier = createVerifier(verifyDeps, deps.verifyRetryDelaysMs);
   const sweeper = createSweeper(verifyDeps, deps.sweep);
@@ -156,6 +157,7 @@ export function createAlerts(deps: AlertsDeps): Alerts {
     outbox: deps.outbox,
     policy: deps.policy,
     ...(deps.prices ? { prices: deps.prices } : {}),
+    ...(deps.screening ? { screening: deps.screening } : {}),
     logger: deps.logger,
     secret: deps.secret,
     ...(deps.signatureRequired !== undefined ? { signatureRequired: deps.signatureRequired } : {}),

@@ -3,6 +3,7 @@
  * the duplicate check, the alert write and the outbox entries are one atomic step: two
  * concurrent deliveries of the same notification cannot both create an alert.
  */
+import { screenDeposit, type DepositScreening } from './sanctions.js';
 import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox } from '../outbox/index.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import { currentValueAt } from '../prices/value.js';
@@ -59,6 +60,8 @@ export interface IngestContext {
   now: number;
   /** The price cache now: `@here` by value (alerts.mention_above.value). */
   prices?: PriceSnapshot;
+  /** Deposits from sanctioned senders are flagged (sanctions.ts). */
+  screening?: DepositScreening;
 }
 
 export interface IngestInput {
@@ -182,7 +185,7 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       ctx.prices && event.amount && event.currency
         ? currentValueAt(ctx.prices, event.currency, event.amount)
         : undefined;
-    const alert: Alert = stripUndefined({
+    const fresh: Alert = stripUndefined({
       id: alertId,
       kind: event.kind,
       typeName: event.typeName,
@@ -214,6 +217,8 @@ export function ingestEvent(tx: Tx, input: IngestInput, ctx: IngestContext): Ing
       updatedAt: ctx.now,
       historical: fromHistory ? true : undefined,
     });
+    // Its sender on the sanctions list: flagged, never @here, the admins told (before anything is posted).
+    const alert = screenDeposit(tx, fresh, ctx.screening, ctx.now);
     tx.put(ALERT_COLLECTIONS.alerts, alertId, alert);
     if (!KIND_RULES[event.kind].readable) {
       // Stored and counted; shown in the channel's hourly "unknown shape" message, never one post each.

@@ -16,6 +16,7 @@
  * - During a flood (notices.ts) a new claim is gathered into the channel's summary instead of a
  *   message of its own; if the history later confirms it, it is posted then, as news.
  */
+import { screenDeposit, type DepositScreening } from './sanctions.js';
 import { appendAudit } from '../audit/log.js';
 import { COLLECTIONS as OUTBOX_COLLECTIONS, type Outbox, type OutboxPriority } from '../outbox/index.js';
 import type { Policy } from '../policy/schema.js';
@@ -43,6 +44,8 @@ export interface PostContext {
   outbox: Pick<Outbox, 'enqueue' | 'reprioritize'>;
   policy: Policy;
   now: number;
+  /** Deposits from sanctioned senders are flagged (sanctions.ts). */
+  screening?: DepositScreening;
 }
 
 /** A transaction a webhook told of that the wallet's history has not confirmed (yet), of any kind. */
@@ -82,7 +85,8 @@ export function enqueueAlertPost(tx: Tx, alert: Alert, ctx: PostContext): Alert 
   // A large confirmed one keeps a message of its own; so does a failure, except a deposit's
   // that was never seen pending (it moved no money: a line of a batch message says it).
   const failureOfNote = isFailure(alert.status) && failureIsNews(alert);
-  const own = (alert.mention && confirmed) || failureOfNote;
+  // A deposit from a sanctioned sender too: its flag must not be one line among many.
+  const own = (alert.mention && confirmed) || failureOfNote || !!alert.sanctioned;
   const priority = postPriority(alert);
   ctx.outbox.enqueue(tx, {
     op: 'post',
@@ -190,6 +194,8 @@ export function applyHistory(
     },
     updatedAt: ctx.now,
   };
+  // The history names the sender when the notification did not: a sanctioned one is flagged now.
+  next = screenDeposit(tx, next, ctx.screening, ctx.now, l.fromAddress);
   const wasGathered = cur.gathered;
   if (wasGathered) {
     ungather(tx, wasGathered);

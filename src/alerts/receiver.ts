@@ -3,6 +3,7 @@
  * promises: check, parse, and commit the event (with its outbox entries) durably. Slack
  * and the wallet service are never called here; verification and posting happen after.
  */
+import type { DepositScreening } from './sanctions.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
@@ -22,6 +23,8 @@ export { MAX_WEBHOOK_VALUES } from './webhook-body.js';
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 export interface WebhookHandlerDeps {
+  /** Deposits from sanctioned senders are flagged (sanctions.ts). */
+  screening?: DepositScreening;
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   policy: PolicySource;

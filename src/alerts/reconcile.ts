@@ -4,6 +4,7 @@
  * deposit we know as PENDING but the list shows settled moves forward. Same key space as
  * the webhooks, so a transaction is never alerted twice whichever way it arrives first.
  */
+import type { DepositScreening } from './sanctions.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { PriceSnapshot } from '../prices/types.js';
@@ -17,6 +18,8 @@ import { HISTORY_MESSAGE_KEY, HISTORY_RENDERER, WATERMARK, WATERMARK_SLACK_MS, t
 import type { PolicySource } from '../policy/source.js';
 
 export interface ReconcileDeps {
+  /** Deposits from sanctioned senders are flagged (sanctions.ts). */
+  screening?: DepositScreening;
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   wallet: PagedWallet;
@@ -115,6 +118,7 @@ export async function reconcileDeposits(deps: ReconcileDeps, o: ReconcileOptions
             policy: deps.policy.current(),
             now: now(),
             ...(deps.prices ? { prices: deps.prices() } : {}),
+            ...(deps.screening ? { screening: deps.screening } : {}),
           },
         ),
       );

@@ -123,6 +123,14 @@ export interface Alert extends EventFields {
    * message of its own: shown one by one only once the wallet's history corroborates it.
    */
   gathered?: string;
+  /** Its sender is sanctioned (sanctions.ts): flagged, never @here; `reported`: not yet confirmed by the service, so nobody told yet. */
+  sanctioned?: {
+    address: string;
+    by: 'list' | 'provider';
+    at: string;
+    list: { date: string; sha256: string };
+    reported?: true;
+  };
   createdAt: number;
   updatedAt: number;
 }

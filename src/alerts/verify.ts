@@ -18,6 +18,7 @@ import { walletLink } from './links.js';
 import { applyHistory, flagUnconfirmed, refreshAlert } from './posting.js';
 import { ALERT_COLLECTIONS, type Alert } from './types.js';
 import type { PolicySource } from '../policy/source.js';
+import type { DepositScreening } from './sanctions.js';
 
 export interface VerifyDeps {
   store: Store;
@@ -28,6 +29,8 @@ export interface VerifyDeps {
   now?: () => number;
   /** The app's own withdrawal request under this reference, if it made one (wired in src/app/alerts.ts). */
   ourWithdrawal?: (reads: Reads, merchantReference: string) => OurWithdrawalView | undefined;
+  /** Deposits from sanctioned senders are flagged (sanctions.ts). */
+  screening?: DepositScreening;
 }
 
 export const MAX_VERIFY_ATTEMPTS = 20;
@@ -51,6 +54,7 @@ export function listedOf(rec: TransactionRecord): Listed {
     status: rec.status,
     ...(hashUrl ? { hashUrl } : {}),
     ...(addressUrl ? { addressUrl } : {}),
+    ...(rec.fromAddress ? { fromAddress: rec.fromAddress } : {}),
   };
 }
 
@@ -79,7 +83,7 @@ export async function verifyAlert(deps: VerifyDeps, alertId: string): Promise<Ve
     const cur = tx.get(ALERT_COLLECTIONS.alerts, alertId);
     if (!cur || settled(cur)) return 'skipped';
     const policy = deps.policy.current();
-    const ctx = { outbox: deps.outbox, policy, now: now() };
+    const ctx = { outbox: deps.outbox, policy, now: now(), ...(deps.screening ? { screening: deps.screening } : {}) };
     const ours = oursOf(deps, tx, cur);
     const request = ours && (ours.settled ? { settled: ours.settled } : {});
     const counted: Alert = {

@@ -5,6 +5,7 @@
  * one each: the caller learns the outcome of each only once all of them are durable.
  */
 import { KIND_RULES } from '../alert-kinds.js';
+import type { DepositScreening } from './sanctions.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { PolicySource } from '../policy/source.js';
@@ -14,6 +15,8 @@ import { ingestEvent, type IngestResult } from './ingest.js';
 import type { WebhookEvent } from './parse.js';
 
 export interface WebhookIngestDeps {
+  /** Deposits from sanctioned senders are flagged (sanctions.ts). */
+  screening?: DepositScreening;
   store: Store;
   outbox: Pick<Outbox, 'enqueue' | 'kick' | 'reprioritize'>;
   policy: PolicySource;
@@ -46,6 +49,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
         policy: deps.policy.current(),
         now: at,
         ...(deps.prices ? { prices: deps.prices() } : {}),
+        ...(deps.screening ? { screening: deps.screening } : {}),
       };
       return items.map(({ event, raw }) => {
         const r = ingestEvent(tx, { event, source: 'webhook', raw }, ctx);

@@ -5,6 +5,7 @@
  * event. It settles nothing: once acknowledged, the wallet service is asked, and its answer does;
  * the withdrawal's alert then follows the request's settled outcome.
  */
+import type { DepositScreening } from '../alerts/sanctions.js';
 import { createAlerts, type Alerts } from '../alerts/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -33,6 +34,8 @@ export function buildAlerts(
     explorerNet: ExplorerNet;
     /** The price cache: `@here` by value. */
     prices?: () => PriceSnapshot;
+    /** Deposits from sanctioned senders flagged, the admins told. */
+    screening?: DepositScreening;
   },
   cleanup: CleanupStack,
 ): Alerts {
@@ -42,6 +45,7 @@ export function buildAlerts(
     wallet: o.wallet,
     policy: o.policy,
     ...(o.prices ? { prices: o.prices } : {}),
+    ...(o.screening ? { screening: o.screening } : {}),
     logger: o.logger,
     secret: o.secret,
     signatureRequired: o.config.webhookSignatureRequired,

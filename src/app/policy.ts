@@ -38,6 +38,8 @@ export function buildGovernor(
     logger: Logger;
     now: () => number;
     path: string | undefined;
+    /** Screening: why an address may not be allowlisted (sanctioned), or undefined. */
+    screening?: { sanctioned(address: string): string | undefined };
   },
   cleanup: CleanupStack,
 ): PolicyGovernor {
@@ -51,6 +53,7 @@ export function buildGovernor(
     path: o.path,
     check,
     describe: describePolicyChange,
+    ...(o.screening ? { sanctioned: o.screening.sanctioned } : {}),
   });
   cleanup.push(async () => governor.stop());
   return governor;

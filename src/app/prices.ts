@@ -41,6 +41,7 @@ export function buildPrices(o: {
   prices.days = createDayPrices({
     fetch: createHistoryFetch(api),
     source,
+    sourceKey: url,
     policy: o.policy,
     store: o.store,
     now: o.now,

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { PolicySource } from '../policy/source.js';
+import type { DayPrices } from '../prices/day-prices.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import { registerDigestRenderer } from '../slack/digest-message.js';
 import type { Store } from '../store/index.js';
@@ -29,6 +30,8 @@ export function buildReports(o: {
   now: () => number;
   /** The price cache's snapshot: the digest's values in USD. */
   prices?: () => PriceSnapshot;
+  /** Prices of past days: the monthly CSV's values at each movement's date. */
+  days?: DayPrices;
 }) {
   const { store, wallet, outbox, policy, logger, now } = o;
   const retention = new Retention({
@@ -58,6 +61,8 @@ export function buildReports(o: {
     slack: o.slack,
     logger,
     now,
+    ...(o.prices ? { prices: o.prices } : {}),
+    ...(o.days ? { days: o.days } : {}),
   });
   return { retention, digests, monthlyExports };
 }

@@ -28,6 +28,7 @@ import { createWithdrawalService, type WithdrawalEvent, type WithdrawalService }
 import type { BalancesPart } from '../deps.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import type { CleanupStack } from './cleanup.js';
+import type { ScreeningPart } from './screening.js';
 import { countedBatchRows, createBatchService, type BatchService } from '../batches/index.js';
 import { batchNotifier, type FileUploader } from '../slack/batch-notify.js';
 
@@ -82,6 +83,8 @@ export function buildWithdrawals(
     /** Sends go before the outbox's posts (src/util/give-way.ts). */
     sendsFirst?: GiveWay;
     noticeThrottle?: NoticeThrottleOptions;
+    /** Sanctions screening: facts of every step, and the admins told of a request stopped for it. */
+    screening?: Pick<ScreeningPart, 'withdrawals' | 'onWithdrawal'>;
   },
   cleanup: CleanupStack,
 ): WithdrawalsPart {
@@ -100,7 +103,9 @@ export function buildWithdrawals(
     // A pending batch payout's rows count in the limits' windows, as a pending request does.
     counted: countedBatchRows,
     ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
+    ...(o.screening ? { screening: o.screening.withdrawals } : {}),
   });
+  if (o.screening) service.subscribe(o.screening.onWithdrawal);
   cleanup.push(() => service.idle());
   const batches = createBatchService({
     store: o.store,

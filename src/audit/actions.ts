@@ -90,6 +90,12 @@ export const AUDIT_ACTION_GROUPS = {
     'escalate_dm',
     'escalate_post',
   ],
+  'Sanctions screening (src/screening)': [
+    'sanctions_stop',
+    'sanctions_deposit',
+    'screening_list_refreshed',
+    'screening_list_refresh_failed',
+  ],
   'Batch payouts (src/batches): the file, its one approval, a stop': [
     'batch_request',
     'batch_approve',

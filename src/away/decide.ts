@@ -18,6 +18,12 @@ export interface AwayFacts {
   actorIsAdmin: boolean;
   /** Whether the person set away may approve (directly or through a group): only approvers hand approvals on. */
   targetIsApprover: boolean;
+  /**
+   * Whether the delegate named may approve in their own right. Only an approver may be named: a
+   * hijacked account (the person's or an admin's) must not hand approval power to an account that
+   * has none, which would skip the approvers' second factor and their role.
+   */
+  delegateIsApprover: boolean;
   /** How a person is named in the words (the Slack side mentions them; the domain writes no markup). */
   name: (user: string) => string;
 }
@@ -44,6 +50,11 @@ export function decideAway(
       return {
         ok: false,
         message: `${who === 'You' ? 'You are' : `${who} is`} not an approver: there are no approvals to hand on.`,
+      };
+    if (!f.delegateIsApprover)
+      return {
+        ok: false,
+        message: `${f.name(delegate)} is not an approver: only an approver can approve in someone’s place. Name an approver, or ask an admin to add ${f.name(delegate)} to the approvers in the treasury policy first.`,
       };
     const d = delegation(
       f.records.filter((r) => r.id !== target),

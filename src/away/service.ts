@@ -17,6 +17,9 @@ export interface AwayServiceOptions {
   notify?: (tx: Tx, n: AwayNotice) => void;
 }
 
+/** The admins as user ids (groups expanded by the caller): each is told of every delegation set or ended. */
+type AdminFacts = { admins: readonly string[] };
+
 export type AwayOutcome = { ok: true; record: AwayRecord } | { ok: false; message: string };
 
 export function createAwayService(o: AwayServiceOptions) {
@@ -26,9 +29,14 @@ export function createAwayService(o: AwayServiceOptions) {
     o.notify?.(tx, full);
   };
 
+  /** Each admin but the one who acted (they read the answer) hears of a delegation set or ended: one DM each. */
+  const tellAdmins = (tx: Tx, admins: readonly string[], actor: string, n: Omit<AwayNotice, 'id' | 'at' | 'to'>) => {
+    for (const admin of new Set(admins)) if (admin !== actor) notice(tx, { ...n, to: admin });
+  };
+
   async function setAway(
     input: { actor: string; target: string; until: number; delegate?: string | undefined },
-    facts: Omit<AwayFacts, 'now' | 'records'>,
+    facts: Omit<AwayFacts, 'now' | 'records'> & AdminFacts,
   ): Promise<AwayOutcome> {
     return o.store.commit((tx) => {
       const decided = decideAway(input, { ...facts, now: o.now(), records: tx.all(AWAY) });
@@ -51,14 +59,23 @@ export function createAwayService(o: AwayServiceOptions) {
           until: r.until,
           ...(r.delegate ? { delegate: r.delegate } : {}),
         });
-      if (r.delegate) notice(tx, { kind: 'delegate', to: r.delegate, user: r.id, by: input.actor, until: r.until });
+      if (r.delegate) {
+        notice(tx, { kind: 'delegate', to: r.delegate, user: r.id, by: input.actor, until: r.until });
+        tellAdmins(tx, facts.admins, input.actor, {
+          kind: 'admins-set',
+          user: r.id,
+          by: input.actor,
+          until: r.until,
+          delegate: r.delegate,
+        });
+      }
       return { ok: true as const, record: r };
     });
   }
 
   async function back(
     input: { actor: string; target: string },
-    facts: Pick<AwayFacts, 'actorIsAdmin' | 'name'>,
+    facts: Pick<AwayFacts, 'actorIsAdmin' | 'name'> & AdminFacts,
   ): Promise<AwayOutcome> {
     return o.store.commit((tx) => {
       const decided = decideBack(input, { ...facts, now: o.now(), records: tx.all(AWAY) });
@@ -73,6 +90,13 @@ export function createAwayService(o: AwayServiceOptions) {
       });
       if (input.actor !== input.target)
         notice(tx, { kind: 'back-for-you', to: input.target, user: input.target, by: input.actor });
+      if (decided.was.delegate)
+        tellAdmins(tx, facts.admins, input.actor, {
+          kind: 'admins-ended',
+          user: input.target,
+          by: input.actor,
+          delegate: decided.was.delegate,
+        });
       return { ok: true as const, record: decided.was };
     });
   }

@@ -20,10 +20,11 @@ export interface AwayRecord {
 /** The persisted name must never change. */
 export const AWAY = collection<AwayRecord>('away');
 
-/** What a person is told when someone else changed their away state, or named them delegate. */
+/** What a person is told when someone else changed their away state, or named them delegate; what the admins are told of a delegation. */
 export interface AwayNotice {
   id: string;
-  kind: 'set-for-you' | 'back-for-you' | 'delegate';
+  /** admins-set / admins-ended: a delegation set or ended, told to each admin (a hijacked account could set one). */
+  kind: 'set-for-you' | 'back-for-you' | 'delegate' | 'admins-set' | 'admins-ended';
   /** Whom the DM goes to. */
   to: string;
   /** The person away (or back). */

@@ -23,6 +23,7 @@ import type { Escalations } from '../withdrawals/escalation.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
 import type { Retention } from './retention.js';
 import type { Prices } from '../prices/types.js';
+import type { ScreeningService } from '../screening/service.js';
 import type { Scheduler } from './scheduler.js';
 import type { Job, JobContext, JobTiming } from './types.js';
 import type { PolicySource } from '../policy/source.js';
@@ -40,6 +41,7 @@ export interface JobParts {
   digest: Pick<DigestService, 'runDaily'>;
   exports: Pick<MonthlyExports, 'runMonthly'>;
   prices: Pick<Prices, 'refresh'>;
+  screening: Pick<ScreeningService, 'refresh'>;
 }
 
 type PartName = keyof JobParts;
@@ -191,6 +193,17 @@ export const JOBS: readonly JobRow[] = [
     description:
       'Reads the USD price of every asset in one call to the price API; refused answers keep the last good price until valuation.max_age.',
     run: (prices) => prices.refresh(),
+  }),
+  job({
+    name: 'screening.refresh',
+    part: 'screening',
+    title: 'Sanctions list refresh',
+    // Hourly, at start too: the list is read again once screening.refresh has passed, and every hour while reads fail.
+    schedule: '23 * * * *',
+    description:
+      'Reads the sanctions list again from SANCTIONS_LIST_URL once `screening.refresh` has passed since the last good read (removals count as well as additions), and every hour while reads fail; the last good list is kept.',
+    // Run by hand (an admin, a test): read now, whatever the age.
+    run: (screening, ctx) => screening.refresh({ force: ctx.reason === 'manual' }),
   }),
   job({
     name: 'store.prune',

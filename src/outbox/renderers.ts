@@ -41,6 +41,7 @@ export const APP_RENDERERS = {
   'passkey-notice': 'src/slack/passkey-notices.ts',
   verification_alert: 'src/slack/verification-notice.ts',
   'job-notice': 'src/slack/job-messages.ts',
+  'screening-notice': 'src/slack/screening-notice.ts',
   'policy-change': 'commands/treasury/policy-change.ts',
   'policy-file-problem': 'commands/treasury/policy-change.ts',
   'webhook-rotated': 'commands/treasury/webhook-rotate.ts',

@@ -5,13 +5,15 @@
  * approval only after every check: the challenge it signed is this one and still unused and
  * live, the origin and RP ID are the app's, the credential is the approver's own, the request
  * and policy are still what was bound, and the assertion verifies (signature, user verification,
- * counter). The challenge is spent in one commit with the credential's counter and the audit
- * entry, so an answer counts at most once, on any replica. Every refusal is audited.
+ * counter). The challenge is spent in the approval's own commit with the credential's counter and
+ * the audit entry, so an answer counts at most once, on any replica, and never without its
+ * approval. Every refusal tied to a challenge is audited.
  */
 import { generateAuthenticationOptions, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { decodeClientDataJSON, isoBase64URL, parseAuthenticatorData } from '@simplewebauthn/server/helpers';
 import { randomBytes } from 'node:crypto';
+import type { Tx } from '../store/index.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../withdrawals/index.js';
 import { bindingChallenge, boundFacts, policyVersion } from './binding.js';
 import { audit, iso, newToken, relyingParty, tokenId, type PasskeyPartOptions } from './shared.js';
@@ -29,7 +31,12 @@ import { CONFIRM_WORDS, type ConfirmRefusal } from './words.js';
 export interface ApprovalPath {
   get(id: string): WithdrawalRequest | undefined;
   checkDecision(id: string, userId: string, kind: 'approve'): Promise<DecisionOutcome | undefined>;
-  approve(id: string, userId: string, facts: { stepUp: 'passkey' }): Promise<DecisionOutcome>;
+  /** `inCommit` runs in the approval's own commit, before its decision; a message from it refuses. */
+  approve(
+    id: string,
+    userId: string,
+    facts: { stepUp: 'passkey'; inCommit: (tx: Tx) => string | undefined },
+  ): Promise<DecisionOutcome>;
 }
 
 export type ConfirmOutcome =
@@ -76,15 +83,15 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
   const { store } = o;
   const refusal = (reason: ConfirmRefusal) => ({ ok: false as const, reason, message: CONFIRM_WORDS[reason] });
 
-  /** Spends the challenge (when still live) and records the refusal. */
-  async function refuse(c: PasskeyChallenge | undefined, reason: ConfirmRefusal, more: Record<string, unknown> = {}) {
+  /** Spends the challenge (when still live) and records the refusal: only ever for a challenge that exists. */
+  async function refuse(c: PasskeyChallenge, reason: ConfirmRefusal, more: Record<string, unknown> = {}) {
     const now = o.now();
     await store.commit((tx) => {
-      const cur = c && tx.get(CHALLENGES, c.id);
+      const cur = tx.get(CHALLENGES, c.id);
       if (cur && !cur.consumedAt) tx.put(CHALLENGES, cur.id, { ...cur, consumedAt: iso(now) });
-      audit(tx, now, c?.approver ?? 'unknown', 'passkey_refused', c?.request ?? 'unknown', { why: reason, ...more });
+      audit(tx, now, c.approver, 'passkey_refused', c.request, { why: reason, ...more });
     });
-    o.logger.info({ request: c?.request, user: c?.approver, reason }, 'passkey confirmation refused');
+    o.logger.info({ request: c.request, user: c.approver, reason }, 'passkey confirmation refused');
     return refusal(reason);
   }
 
@@ -158,7 +165,12 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
 
     async confirm(token, response) {
       const c = store.get(CHALLENGES, tokenId(token));
-      if (!c) return refuse(undefined, 'unknown_link');
+      // No such challenge: anyone can post here, so nothing is written (no audit entry, no commit),
+      // or a stranger could grow the audit log and load the one writer at will. Logged, without the token.
+      if (!c) {
+        o.logger.info({ reason: 'unknown_link' }, 'passkey confirmation refused');
+        return refusal('unknown_link');
+      }
       if (c.consumedAt) return refuse(c, 'replayed');
       if (o.now() >= c.expiresAt) return refuse(c, 'expired');
       let client: { challenge: string; origin: string; type: string };
@@ -220,21 +232,24 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
       if (!strict.ok) return refuse(c, strict.why);
       const newCounter = strict.newCounter;
       const at = o.now();
-      const spent = await store.commit((tx): ConfirmRefusal | undefined => {
+      let spent: ConfirmRefusal | undefined;
+      // Spent in the approval's own commit: a crash can never leave `passkey_confirmed` without its approval.
+      const inCommit = (tx: Tx): string | undefined => {
         const cur = tx.get(CHALLENGES, c.id);
-        // Two answers raced (two tabs, two replicas' requests): only the commit that finds it unspent counts.
-        if (!cur || cur.consumedAt) return 'replayed';
         const k = tx.get(CREDENTIALS, cred.id);
-        if (!k) return 'unknown_credential';
-        if ((k.counter > 0 || newCounter > 0) && newCounter <= k.counter) return 'counter';
+        // Two answers raced (two tabs, two replicas' requests): only the commit that finds it unspent counts.
+        if (!cur || cur.consumedAt) spent = 'replayed';
+        else if (!k) spent = 'unknown_credential';
+        else if ((k.counter > 0 || newCounter > 0) && newCounter <= k.counter) spent = 'counter';
+        if (spent || !cur || !k) return CONFIRM_WORDS[spent ?? 'replayed'];
         tx.put(CHALLENGES, cur.id, { ...cur, consumedAt: iso(at) });
         tx.put(CREDENTIALS, k.id, { ...k, counter: newCounter, lastUsedAt: iso(at) });
         audit(tx, at, c.approver, 'passkey_confirmed', c.request, { passkey: k.name });
         return undefined;
-      });
-      if (spent) return refuse(c, spent);
+      };
       // The approval itself: the same path as any approval, which judges every rule again.
-      const outcome = await o.withdrawals.approve(c.request, c.approver, { stepUp: 'passkey' });
+      const outcome = await o.withdrawals.approve(c.request, c.approver, { stepUp: 'passkey', inCommit });
+      if (spent) return refuse(c, spent);
       return { ok: true, request: o.withdrawals.get(c.request) ?? r, outcome };
     },
   };

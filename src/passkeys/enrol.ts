@@ -6,7 +6,6 @@
  */
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { secrets } from '../secrets.js';
 import { open, seal } from '../stepup/seal.js';
 import type { Tx } from '../store/index.js';
 import { audit, iso, newToken, notice, relyingParty, tokenId, type PasskeyPartOptions } from './shared.js';
@@ -58,10 +57,8 @@ function pruneLinks(tx: Tx, now: number): void {
 export function linkUrl(o: Pick<PasskeyPartOptions, 'store' | 'key' | 'base'>, linkId: string): string | undefined {
   const link = o.store.get(LINKS, linkId);
   if (!link) return undefined;
-  const token = open(o.key, link.token, link.user);
-  // Opened in another process than the one that made it (a restart, another replica): scrubbed from logs there too.
-  secrets.add(token);
-  return `${relyingParty(o.base()).base}/passkeys/enrol/${token}`;
+  // Should a log line ever carry this URL, the logger masks it by its shape (log.ts).
+  return `${relyingParty(o.base()).base}/passkeys/enrol/${open(o.key, link.token, link.user)}`;
 }
 
 export function createPasskeyEnrolment(o: PasskeyPartOptions): PasskeyEnrolment {
@@ -158,6 +155,12 @@ export function createPasskeyEnrolment(o: PasskeyPartOptions): PasskeyEnrolment 
         const name = rawName || `Passkey ${mine.length + 1}`;
         if (mine.some((c) => c.name.toLowerCase() === name.toLowerCase())) return refuse('name_taken');
         if (mine.length >= MAX_CREDENTIALS) return refuse('too_many');
+        // With attestation `none` the credential id is whatever the page claims: one already kept (anyone's,
+        // this person's too) is never replaced, or a forged registration could take over another's key record.
+        if (tx.get(CREDENTIALS, info.credential.id)) {
+          audit(tx, now, link.user, 'passkey_enrol_refused', link.user, { why: 'credential_taken' });
+          return refuse('credential_taken');
+        }
         const cred: PasskeyCredential = {
           id: info.credential.id,
           user: link.user,
@@ -181,8 +184,12 @@ export function createPasskeyEnrolment(o: PasskeyPartOptions): PasskeyEnrolment 
       return store.commit((tx) => {
         const cred = tx.all(CREDENTIALS).find((c) => c.user === user && c.name.toLowerCase() === name.toLowerCase());
         if (!cred) return false;
+        const now = o.now();
         tx.delete(CREDENTIALS, cred.id);
-        audit(tx, o.now(), user, 'passkey_removed', user, { name: cred.name });
+        audit(tx, now, user, 'passkey_removed', user, { name: cred.name });
+        // Told as an enrolment is: the admins, and the person by DM (it may not be them typing).
+        notice(o, tx, { kind: 'removed', user, name: cred.name, at: iso(now) });
+        notice(o, tx, { kind: 'removed_dm', user, name: cred.name, at: iso(now) });
         return true;
       });
     },

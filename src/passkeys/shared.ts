@@ -3,7 +3,6 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AuditAction } from '../audit/actions.js';
 import { appendAudit } from '../audit/log.js';
 import type { Logger } from '../log.js';
-import { secrets } from '../secrets.js';
 import type { PolicySource } from '../policy/source.js';
 import type { Store, Tx } from '../store/index.js';
 import { PASSKEY_NOTICES, type PasskeyNotice } from './types.js';
@@ -34,12 +33,8 @@ export interface PasskeyPartOptions {
   notify?: (tx: Tx, notice: PasskeyNotice) => void;
 }
 
-/** A new link token, registered with the log scrubber at once: should a log line ever carry its URL, it is scrubbed. */
-export function newToken(): string {
-  const token = randomBytes(32).toString('base64url');
-  secrets.add(token);
-  return token;
-}
+/** A new link token. Not registered as a secret: the logger masks link URLs by their shape (log.ts). */
+export const newToken = (): string => randomBytes(32).toString('base64url');
 /** Tokens are looked up by their SHA-256: the store never holds a usable link in clear. */
 export const tokenId = (token: string): string => createHash('sha256').update(token).digest('hex');
 /** A token as it can appear in a URL path (43 base64url characters). */

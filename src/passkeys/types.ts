@@ -59,12 +59,15 @@ export interface PasskeyChallenge {
 /** Something a person or the admins must be told, drawn by the outbox from this record. */
 export interface PasskeyNotice {
   id: string;
-  /** link: the enrolment link, by DM; enrolled: the admins; revoked: the person, by DM. */
-  kind: 'link' | 'enrolled' | 'revoked';
+  /**
+   * link: the enrolment link, by DM; enrolled: the admins; revoked: the person, by DM; removed: the admins
+   * and removed_dm: the person, by DM (a hijacked Slack account could remove the owner's key unseen otherwise).
+   */
+  kind: 'link' | 'enrolled' | 'revoked' | 'removed' | 'removed_dm';
   user: string;
   /** link: the link record's id. */
   link?: string;
-  /** enrolled: the credential's name. */
+  /** enrolled, removed, removed_dm: the credential's name. */
   name?: string;
   /** revoked: the admin. */
   by?: string;

@@ -54,7 +54,8 @@ export type EnrolRefusal =
   | 'malformed'
   | 'not_verified'
   | 'name_taken'
-  | 'too_many';
+  | 'too_many'
+  | 'credential_taken';
 
 export const ENROL_WORDS: Readonly<Record<EnrolRefusal, string>> = {
   unknown_link: 'This set-up link is not valid. Type /treasury passkey in Slack for a new one.',
@@ -65,6 +66,8 @@ export const ENROL_WORDS: Readonly<Record<EnrolRefusal, string>> = {
     'The passkey could not be registered: it must verify it is you (PIN, fingerprint or face) and answer for this app’s address. Nothing was saved.',
   name_taken: 'You already have a passkey with that name. Choose another name.',
   too_many: 'You already have 10 passkeys. Remove one with /treasury passkey remove <name> first.',
+  credential_taken:
+    'This passkey could not be set up: that key is already registered with the app. Nothing was saved, and the attempt is on the record. Use another passkey or security key, or ask an admin.',
 };
 
 export const NO_PASSKEY_WORDS =

@@ -24,3 +24,17 @@ export async function hasRole(policy: Policy, role: Role, userId: string, groups
   if (role === 'viewers' && (await matches(policy.people.admins, userId, groups))) return true;
   return matches(policy.people[role], userId, groups);
 }
+
+/**
+ * The people a role's entries name, as user ids: groups expanded ("*", everyone, is nobody to
+ * DM; a group that cannot be read is left out rather than holding back the change).
+ */
+export async function peopleIn(entries: readonly string[], groups?: GroupResolver): Promise<string[]> {
+  const out = new Set<string>();
+  for (const entry of entries) {
+    if (entry === '*') continue;
+    if (!entry.startsWith('S')) out.add(entry);
+    else if (groups) for (const u of await groups.membersOf(entry).catch(() => [])) out.add(u);
+  }
+  return [...out];
+}

@@ -59,7 +59,9 @@ export const patternKeys = {
     ),
   new_destination: newDestinationSchema
     .optional()
-    .describe('More approvals for a first payment to a destination (no completed withdrawal to it before).'),
+    .describe(
+      'More approvals for a first payment to a destination: completed withdrawals to it (an EVM address on any EVM network) worth less than above.value together. Fixed when the request is made: a later payment to it does not lower it.',
+    ),
   escalate_after: durationSchema
     .refine((ms) => ms >= 60_000, 'must be at least 1m')
     .optional()

@@ -22,6 +22,7 @@ import {
   timezoneSchema,
 } from './schema-parts.js';
 import { patternKeys } from './schema-patterns.js';
+import { screeningSchema } from './screening-schema.js';
 
 export { amountSchema, durationSchema } from './schema-parts.js';
 
@@ -292,6 +293,7 @@ export const policySchema = z
       })
       .default({ monthly: 'csv' })
       .describe('Exports sent by the app.'),
+    screening: screeningSchema,
   })
   .superRefine((p, ctx) => {
     // A change nobody can approve would freeze the policy for good.

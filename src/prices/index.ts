@@ -20,7 +20,16 @@ import { highIn, PRICE_HISTORY, recordQuote, type PriceHistory } from './history
 import type { AssetPrice, JudgedPrice, PriceSnapshot, PriceSourceState, Prices, Quote } from './types.js';
 
 export type { PriceSnapshot, PriceSourceState, Prices, Quote, Valuation, JudgedPrice } from './types.js';
-export { valueAt, currentValueAt, currentOf, sumValues, NO_PRICES, marketUsd } from './value.js';
+export {
+  valueAt,
+  currentValueAt,
+  accountingUsd,
+  accountingValueAt,
+  currentOf,
+  sumValues,
+  NO_PRICES,
+  marketUsd,
+} from './value.js';
 export { DEFAULT_PRICE_IDS, priceIds } from './ids.js';
 
 /** One call for every asset at most this often, whatever asks (the job, a start, a test). */

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { Dec } from '../money/decimal.js';
+import { MAX_PRICE_USD } from './bounds.js';
 import type { Quote } from './types.js';
 
 /** The documented /simple/price answer: coin id → { usd, last_updated_at? } (other fields ignored). */
@@ -28,8 +29,8 @@ export const CONFIRM_TOLERANCE = new Dec('0.05');
 export const EARLIEST_SOURCE_TIME_MS = Date.parse('2009-01-01T00:00:00.000Z');
 /** A source clock may run a little ahead of ours; more than this is a bad field. */
 export const SOURCE_CLOCK_SLACK_MS = 60_000;
-/** A price above this (USD per unit) is not a market price. */
-const ABSURD_PRICE = new Dec('1e9');
+/** A price above this (USD per unit) is not a market price (bounds.ts: the past days' bound too). */
+const ABSURD_PRICE = new Dec(MAX_PRICE_USD);
 
 /** A large move seen once (price text, fetch time in ms), waiting for a second answer to confirm it. */
 export interface Sighting {

@@ -86,3 +86,24 @@ export function sumValues(values: readonly Valuation[]): Valuation {
 
 /** A snapshot with no price at all: every value unknown (tests, and parts built without prices). */
 export const NO_PRICES: PriceSnapshot = Object.freeze({ now: 0, maxAgeMs: 0, quotes: Object.freeze({}) });
+
+/**
+ * `amount` × `price` to the cent, half-up: the books' rounding (an accountant's figure, never a
+ * limit's: valueAt rounds up so a limit never loosens by a cent). Undefined when either is no number.
+ */
+export function accountingUsd(amount: string, price: string): string | undefined {
+  try {
+    const v = new Dec(amount).abs().times(price);
+    return v.isFinite() ? v.toFixed(2, Dec.ROUND_HALF_UP) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value at the current price, rounded for the books (accountingUsd): what the exports write. */
+export function accountingValueAt(snapshot: PriceSnapshot, currency: string, amount: string): Valuation {
+  const v = currentValueAt(snapshot, currency, amount);
+  if (v.kind !== 'known') return v;
+  const usd = accountingUsd(amount, v.price);
+  return usd === undefined ? v : { ...v, usd };
+}

@@ -7,6 +7,9 @@
  * (src/verification/decide.ts). Its audit entry is written to `verification_inbox` before the
  * answer; the leader appends it to the audit log (drainVerifications) with the time of the call.
  * The admins' notice of a refused call is raised only by the leader's route (it needs the outbox).
+ * A destination on the sanctions list is refused here too: the list the leader keeps in the store
+ * (`screening_list`, written by its refresh in the same database), or the bundled snapshot when the
+ * leader has not read one yet. The other rules (limits, stale list, provider) are the leader's.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,6 +22,10 @@ import type { Logger } from '../log.js';
 import { collection, type Reads, type Store } from '../store/index.js';
 import { judgeVerification, parseVerificationQuery, verificationAudit } from '../verification/decide.js';
 import { WITHDRAWALS } from '../withdrawals/index.js';
+import { isListed, makeList, type SanctionsList } from '../screening/list.js';
+import { loadBundled } from '../screening/load.js';
+import { SCREENING_LIST } from '../screening/service.js';
+import { listName } from '../screening/words.js';
 
 /** An audit entry a standby wrote, as the leader appends it. */
 interface StandbyAudit {
@@ -39,9 +46,9 @@ const TAKEN = collection<{ at: string }>('standby_verifications');
 async function readFacts(db: pg.Pool, reference: string): Promise<Reads> {
   const { rows } = await db.query<{ collection: string; value: unknown }>(
     `SELECT collection, value FROM store_records
-      WHERE (collection = $1 AND strpos(value::text, $2) > 0) OR collection = $3
+      WHERE (collection = $1 AND strpos(value::text, $2) > 0) OR collection = $3 OR collection = $4
       ORDER BY ord`,
-    [WITHDRAWALS, JSON.stringify(reference), FREEZES],
+    [WITHDRAWALS, JSON.stringify(reference), FREEZES, SCREENING_LIST],
   );
   const matches = (r: { collection: string; value: unknown }) =>
     r.collection !== WITHDRAWALS || (r.value as { merchantReference?: unknown }).merchantReference === reference;
@@ -51,6 +58,23 @@ async function readFacts(db: pg.Pool, reference: string): Promise<Reads> {
     all: ((c: string) => all(c)) as Reads['all'],
     get: (() => undefined) as Reads['get'],
   };
+}
+
+/** The sanctions list the leader keeps in the store, else the bundled snapshot (read once). */
+let bundled: Promise<SanctionsList> | undefined;
+async function sanctionsList(facts: Reads): Promise<SanctionsList> {
+  const [kept] = facts.all(SCREENING_LIST);
+  if (kept && Array.isArray(kept.addresses)) return makeList(kept.addresses, kept);
+  bundled ??= loadBundled({ now: Date.now });
+  return bundled;
+}
+
+/** The sanctions rule as the leader words it at the send: the standby refuses what the leader would. */
+function sanctionsRule(list: SanctionsList) {
+  return (r: { destination: string }) =>
+    isListed(list, r.destination)
+      ? `the destination ${r.destination} is now on ${listName(list)}: nothing may be sent to it`
+      : undefined;
 }
 
 export function standbyVerification(o: {
@@ -75,13 +99,15 @@ export function standbyVerification(o: {
       o.logger.warn({ route: '/webhooks/wallet/:secret/verify' }, 'verification call with a wrong secret refused');
       return sendJson(res, 404, { error: 'not found' });
     }
+    let list: SanctionsList;
     try {
       facts = await readFacts(o.db, q.reference);
+      list = await sanctionsList(facts);
     } catch (err) {
       o.logger.warn({ err }, 'standby: could not read the database for a verification call');
       return sendJson(res, 503, { error: 'unavailable, retry' });
     }
-    const judged = judgeVerification(facts, q, o.secretKey);
+    const judged = judgeVerification(facts, q, o.secretKey, sanctionsRule(list));
     const entry: StandbyAudit = { at: new Date().toISOString(), ...verificationAudit(q, judged) };
     try {
       await o.db.query('INSERT INTO verification_inbox (key, item) VALUES ($1, $2)', [

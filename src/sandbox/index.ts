@@ -16,6 +16,7 @@ import { createVariety, varietySeed } from './variety.js';
 import { formatMoney, parseMoney } from './money.js';
 import { sandboxRoutes } from './routes.js';
 import { createSandboxPrices } from './prices.js';
+import { createSandboxScreening } from './screening.js';
 import { seedSandbox } from './seed.js';
 import { SandboxState, type KybName, type Role, type TransactionRecord } from './state.js';
 import { MAX_PAGE_SIZE, type TimestampUnit } from './transactions.js';
@@ -99,6 +100,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
   const forgery: Forgery = { unavailable: new Set() };
   let keyField = false;
   const prices = createSandboxPrices();
+  const screening = createSandboxScreening();
   const sim = { state, webhooks, now };
   const seed = varietySeed(opts.variety);
   const routes = sandboxRoutes(
@@ -119,6 +121,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       forgery,
       keyField: () => keyField,
       prices,
+      screening,
     },
     seed === undefined ? undefined : createVariety(seed),
   );
@@ -160,6 +163,7 @@ export async function createSandbox(opts: SandboxOptions = {}): Promise<Sandbox>
       })();
       return closing;
     },
+    screening,
     addMerchant: (m) => {
       const kyb = m.kyb === undefined ? 'Approved' : lookup(KYB_STATUSES, m.kyb)?.name;
       if (!kyb) throw new Error(`unknown KYB status ${m.kyb}`);

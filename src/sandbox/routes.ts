@@ -37,6 +37,15 @@ import {
   simplePrice,
   type SandboxPrices,
 } from './prices.js';
+import {
+  SANCTIONS_PREFIX,
+  SCREENING_API_PREFIX,
+  SCREENING_CONTROL_PATH,
+  sanctionsFile,
+  screeningAnswer,
+  screeningControlRoute,
+  type ScreeningState,
+} from './screening.js';
 
 /** What each endpoint answers, for variety.ts. */
 const ANSWERS: Readonly<Record<string, Answer>> = {
@@ -67,6 +76,7 @@ export interface RouteParts {
   forgery: Forgery;
   keyField: () => boolean;
   prices: SandboxPrices;
+  screening: ScreeningState;
 }
 
 function authRoutes(p: RouteParts): Route[] {
@@ -153,6 +163,21 @@ function walletRoutes(p: RouteParts): Route[] {
           r,
         ),
     },
+    // The sanctions list and a Chainalysis-compatible sanctions API (screening.ts), for the app's screening.
+    {
+      methods: ['GET'],
+      path: SANCTIONS_PREFIX,
+      prefix: true,
+      envelope: 'control',
+      handle: (r) => sanctionsFile(p.screening, r),
+    },
+    {
+      methods: ['GET'],
+      path: SCREENING_API_PREFIX,
+      prefix: true,
+      envelope: 'control',
+      handle: (r) => screeningAnswer(p.screening, r),
+    },
     // CoinGecko's price API shape (prices.ts), for the app's price cache.
     { methods: ['GET'], path: SIMPLE_PRICE_PATH, envelope: 'control', handle: (r) => simplePrice(p.prices, r, p.now) },
     {
@@ -189,6 +214,12 @@ function controlRoutes(p: RouteParts): Route[] {
       path: STATUS_CONTROL_PATH,
       envelope: 'control',
       handle: (r) => statusControlRoute({ overrides: p.statusOverrides, forgery: p.forgery }, r),
+    },
+    {
+      methods: ['POST'],
+      path: SCREENING_CONTROL_PATH,
+      envelope: 'control',
+      handle: (r) => screeningControlRoute(p.screening, r),
     },
     {
       methods: ['POST'],

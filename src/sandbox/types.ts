@@ -2,6 +2,7 @@
  * What the embedded sandbox takes and gives: its options, its counters and its test controls.
  * Apart from createSandbox (index.ts) so the route table and the controls can name them.
  */
+import type { SandboxScreening } from './screening.js';
 import type { Logger } from '../log.js';
 import type { DepositInput, RemittanceInput } from './deposits.js';
 import type { Fault } from './faults.js';
@@ -107,6 +108,8 @@ export interface Sandbox {
   /** Stops the server, timers, pending webhook retries. Idempotent. */
   close(): Promise<void>;
   addMerchant(m: NewMerchant): void;
+  /** The sanctions list and provider it serves (screening.ts): tests list, delist and take them down. */
+  screening: SandboxScreening;
   setKyb(email: string, kyb: string): void;
   lastOtp(email: string): string | undefined;
   /** Lifetime of access tokens issued from now on. */

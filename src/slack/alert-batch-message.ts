@@ -13,7 +13,14 @@ import { outside, outsidePlain } from '../format/outside.js';
 import { statusWord } from '../format/status.js';
 import { slackDate } from '../format/time.js';
 import { explorerTxUrl } from '../wallet/explorers.js';
-import { amountText, valueBeside, valueTotal, type RenderedMessage, type RenderOptions } from './alert-parts.js';
+import {
+  amountText,
+  valueBeside,
+  valueTotal,
+  type RenderedMessage,
+  type RenderOptions,
+  SANCTIONED_WORDS,
+} from './alert-parts.js';
 import { KIND_WORDS } from './alert-kind-words.js';
 import { lineEmoji, lineStatus } from './alert-trust-messages.js';
 import { context, header, LIMITS, link, section, shorten, truncate } from './blocks.js';
@@ -39,6 +46,7 @@ export function batchLine(a: Alert, opts: RenderOptions = {}): string {
   const hashUrl = a.verification.hashUrl ?? explorerTxUrl(a.hash, a.currency, a.network, opts.explorer);
   const parts = [
     `${lineEmoji(a)} *${outside(amountText(a), 80)}*${valueBeside(a)}`,
+    a.sanctioned ? SANCTIONED_WORDS : undefined,
     a.network ? outside(a.network, 30) : undefined,
     a.clientEmail ? outside(a.clientEmail, 80) : undefined,
     lineStatus(a),

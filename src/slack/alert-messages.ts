@@ -41,7 +41,7 @@ export type { RenderedMessage, RenderOptions } from './alert-parts.js';
 import { formatAmount } from '../format/amount.js';
 import { outside, outsideCode, outsidePlain } from '../format/outside.js';
 import { statusDetail } from '../format/status.js';
-import { slackDate } from '../format/time.js';
+import { slackDate, utcDay } from '../format/time.js';
 import type { Outbox } from '../outbox/index.js';
 import type { Store } from '../store/index.js';
 import { explorerTxUrl } from '../wallet/explorers.js';
@@ -108,9 +108,17 @@ export function renderAlert(a: Alert, opts: RenderOptions = {}): RenderedMessage
       : `${title} of ${x(amountText(a), 120)}${a.network ? ` on ${x(a.network, 40)}` : ''}`;
   // No @here in an alert: a large deposit's mention is a post of its own once the history confirms it.
   const label = statusLabel(a).replace(/^:[a-z_]+: /, '');
-  const text = `${failed || warning ? 'Warning: ' : ''}${headlineOf(outside)}: ${label}`;
+  const flagged = failed || warning || a.sanctioned;
+  const text = `${flagged ? 'Warning: ' : ''}${headlineOf(outside)}${a.sanctioned ? ` ${a.sanctioned.reported ? 'reported from' : 'from'} an address on the OFAC sanctions list` : ''}: ${label}`;
 
-  const blocks: unknown[] = [header(`${failed || warning ? '⚠️ ' : ''}${headlineOf(outsidePlain)}`)];
+  const blocks: unknown[] = [header(`${a.sanctioned ? '⛔ ' : flagged ? '⚠️ ' : ''}${headlineOf(outsidePlain)}`)];
+  // A sanctioned sender first: the admins were told in private; nothing here calls the channel.
+  if (a.sanctioned)
+    blocks.push(
+      section(
+        `:no_entry: *${a.sanctioned.reported ? 'Reported from' : 'From'} an address on the OFAC sanctions list* (${a.sanctioned.by === 'list' ? `the list of ${utcDay(a.sanctioned.list.date)}` : 'identified by the sanctions screening service'}): ${code(a.sanctioned.address)}. ${a.sanctioned.reported ? 'Being checked with the wallet service: it has not confirmed this deposit yet.' : 'The admins have been told; decide with compliance before these funds are used.'}`,
+      ),
+    );
   if (warning) blocks.push(section(warning));
   if (a.mention && a.verification.state === 'confirmed')
     blocks.push(section(`Large ${title.toLowerCase()}: *${outside(amountText(a), 120)}*${valueBeside(a)}`));

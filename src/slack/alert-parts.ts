@@ -25,6 +25,9 @@ export interface RenderOptions {
   policy?: PolicySource;
 }
 
+/** A deposit whose sender is sanctioned, as its alert says it (src/alerts/sanctions.ts). */
+export const SANCTIONED_WORDS = ':no_entry: *from an address on the OFAC sanctions list*';
+
 export function amountText(a: Alert): string {
   return a.amount ? formatAmount(a.amount, a.currency) : 'amount not given';
 }

@@ -146,6 +146,13 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
   policy_recheck_waits: () => '🔁 back to waiting: the policy in force asks for more',
   policy_recheck_refused: () => '⛔ refused by the policy in force',
   policy_recheck_approved: () => 'approved under the policy in force',
+  // Sanctions screening (src/screening).
+  sanctions_stop: ({ d }) =>
+    `🛑 stopped at the ${str(d.step) === 'verify' ? 'verification' : (str(d.step) ?? 'send')}: the destination is sanctioned`,
+  sanctions_deposit: () => '🛑 a deposit came from a sanctioned address',
+  screening_list_refreshed: ({ d }) =>
+    `sanctions list refreshed (${typeof d.count === 'number' ? d.count : '?'} addresses, ${typeof d.added === 'number' ? d.added : 0} added, ${typeof d.removed === 'number' ? d.removed : 0} removed)`,
+  screening_list_refresh_failed: () => '⚠️ the sanctions list could not be refreshed',
   // The gates (src/verification, src/freeze).
   verification: ({ d }) =>
     d.verdict === 'verified'

@@ -19,6 +19,14 @@ export function renderAwayNotice(n: AwayNotice): { text: string } {
       };
     case 'back-for-you':
       return { text: `👋 <@${n.by}> set you as back: you are asked to approve withdrawals again.` };
+    case 'admins-set':
+      return {
+        text: `🤝 <@${n.user}> is away until ${until} and <@${n.delegate}> approves withdrawals in their place (set by <@${n.by}>). If that is not what they meant, their Slack account may be in someone else’s hands: end it with \`/treasury back @person\`.`,
+      };
+    case 'admins-ended':
+      return {
+        text: `👋 <@${n.user}> is back (set by <@${n.by}>): <@${n.delegate}> no longer approves withdrawals in their place.`,
+      };
     case 'delegate':
       return {
         text: `🤝 <@${n.user}> is away until ${until} and handed their withdrawal approvals to you: you are asked in their place, and your approval counts for them (one vote for both of you). You never decide on a request either of you made.`,

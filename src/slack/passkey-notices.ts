@@ -2,7 +2,8 @@
  * What people are told about passkeys, drawn by the outbox from the notice records the passkey
  * service writes in the same commit as the change: the set-up link to the person by DM (drawn
  * from its sealed record, so a crash re-sends the same link), a new passkey to the admins (a
- * hijacked Slack account could enrol a key of its own), a revocation to the person by DM.
+ * hijacked Slack account could enrol a key of its own), a removal to the admins and to the person
+ * by DM (or it could remove the owner's unseen), a revocation to the person by DM.
  */
 import type { Outbox, OutboxRequest } from '../outbox/index.js';
 import { PASSKEY_NOTICES, type PasskeyNotice } from '../passkeys/index.js';
@@ -31,18 +32,26 @@ export function renderPasskeyNotice(
         'If you did not ask for it, ignore it and tell an admin.',
     };
   }
-  if (n.kind === 'enrolled') {
+  const named = n.name ? ` (“${outside(n.name, 40)}”)` : '';
+  if (n.kind === 'enrolled' || n.kind === 'removed') {
     const others = policy.people.admins
       .filter((a) => a !== n.user)
       .map((a) => mention(a))
       .join(' ');
+    const text =
+      n.kind === 'enrolled'
+        ? `:key: <@${n.user}> set up a passkey${named} for approving large withdrawals (${utcTime(n.at)}). ` +
+          'If they did not, their Slack account may be in someone else’s hands: revoke it with `/treasury passkey revoke @person` and check their account.'
+        : `:key: <@${n.user}> removed their passkey${named} for approving large withdrawals (${utcTime(n.at)}). ` +
+          'If they did not, their Slack account may be in someone else’s hands: check their account.';
+    return { text: text + (others ? ` ${others}` : '') };
+  }
+  if (n.kind === 'removed_dm')
     return {
       text:
-        `:key: <@${n.user}> set up a passkey${n.name ? ` (“${outside(n.name, 40)}”)` : ''} for approving large withdrawals (${utcTime(n.at)}). ` +
-        'If they did not, their Slack account may be in someone else’s hands: revoke it with `/treasury passkey revoke @person` and check their account.' +
-        (others ? ` ${others}` : ''),
+        `:key: Your passkey${named} for approving large withdrawals was removed (${utcTime(n.at)}): it no longer works. ` +
+        'If you did not remove it, tell an admin now: someone may be using your Slack account.',
     };
-  }
   return {
     text:
       `:key: <@${n.by}> revoked your passkeys for approving large withdrawals: they no longer work. ` +
@@ -51,7 +60,7 @@ export function renderPasskeyNotice(
 }
 
 export function passkeyNoticeRequest(n: PasskeyNotice, policy: Policy): OutboxRequest {
-  return n.kind === 'enrolled'
+  return n.kind === 'enrolled' || n.kind === 'removed'
     ? { op: 'post', renderer: PASSKEY_NOTICE_RENDERER, ref: n.id, channel: policy.channels.alerts }
     : { op: 'dm', renderer: PASSKEY_NOTICE_RENDERER, ref: n.id, user: n.user };
 }

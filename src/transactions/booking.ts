@@ -10,7 +10,7 @@
 import { statusDetail } from '../format/status.js';
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
-import { type FeeFact, feeOf, requestsByReference } from './fee.js';
+import { type FeeFact, feeOf, type NotifiedFees, requestsByReference } from './fee.js';
 import { whenOf } from './values.js';
 
 export interface Booking {
@@ -46,6 +46,8 @@ export interface BookingSources {
   clientOf?: (r: TransactionRecord) => string | undefined;
   /** The allowlist's label for an address on a network. */
   payeeOf?: (network: string, address: string) => string | undefined;
+  /** The fees the service's notifications carried (fee.ts notificationFees). */
+  notified?: NotifiedFees;
 }
 
 const networkOf = (r: TransactionRecord) => r.network?.name ?? r.networkName;
@@ -60,7 +62,7 @@ export function bookings(records: readonly TransactionRecord[], s: BookingSource
   return records.map((r) => {
     const request = requestOf(r);
     const at = whenOf(r);
-    const feeFact = feeOf(r, request);
+    const feeFact = feeOf(r, request, s.notified);
     // A fee line for the accounting formats only where one was charged.
     const charged = feeFact.kind === 'reported' && feeFact.fee !== '0' ? feeFact : undefined;
     const deposit = r.type === 'deposit';

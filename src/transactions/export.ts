@@ -3,12 +3,11 @@
  * Amounts are written exactly as the service sent them, never re-formatted.
  */
 import { type DayLookup, type DayPrices, dayKey } from '../prices/day-prices.js';
-import { currentOf, currentValueAt, type PriceSnapshot, type Valuation } from '../prices/index.js';
-import { Dec } from '../money/decimal.js';
+import { accountingUsd, accountingValueAt, currentOf, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
-import { FEE_NOT_REPORTED } from './fee.js';
+import { FEE_FROM_NOTIFICATION, FEE_NOT_REPORTED, type NotifiedFees } from './fee.js';
 import { readClientTransactions } from './client-read.js';
 import { type ClientBook, clientBook } from './clients.js';
 import { csvFile } from './csv.js';
@@ -46,23 +45,14 @@ export function recordValue(
   const currency = b.r.currency?.name ?? b.r.currencyName;
   const day = b.valueDate && currency ? days?.get(dayKey(currency, b.valueDate)) : undefined;
   if (day?.kind === 'known' && b.r.amount) {
-    const usd = usdOf(b.r.amount, day.usd);
+    const usd = accountingUsd(b.r.amount, day.usd);
     if (usd !== undefined) return { valuation: { kind: 'known', usd, price: day.usd, at: day.at, source: day.source } };
   }
-  const today = prices && currency && b.r.amount ? currentValueAt(prices, currency, b.r.amount) : undefined;
+  // Rounded half-up as the date's price is (one rounding for the books), not up as a limit's value.
+  const today = prices && currency && b.r.amount ? accountingValueAt(prices, currency, b.r.amount) : undefined;
   // Only a past day's record is looked up: today's is at today's price, as it should be.
   const note = day?.kind === 'unknown' ? `today's price: none for ${b.valueDate} (${day.reason})` : undefined;
   return { valuation: today, ...(note ? { note } : {}) };
-}
-
-/** amount × price to the cent, or undefined when either is no number. */
-function usdOf(amount: string, price: string): string | undefined {
-  try {
-    const v = new Dec(amount).abs().times(price);
-    return v.isFinite() ? v.toFixed(2, Dec.ROUND_HALF_UP) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The (currency, day) pairs whose price of the day the plain CSV would use. */
@@ -93,10 +83,17 @@ export const CSV_TABLE: ReadonlyArray<readonly [name: string, cell: Cell]> = [
   ['fee', ({ feeFact }) => (feeFact.kind === 'reported' ? feeFact.fee : FEE_NOT_REPORTED)],
   ['feeCurrency', ({ feeFact }) => (feeFact.kind === 'reported' ? feeFact.currency : '')],
   // Deposits debit nothing; a withdrawal without a reported fee: what left the wallet is not known.
+  // A fee from the service's notification says so here (the fee cell stays a number to import).
   [
     'debited',
     ({ r, feeFact }) =>
-      r.type === 'deposit' ? '' : feeFact.kind === 'reported' ? (feeFact.debited ?? '') : FEE_NOT_REPORTED,
+      r.type === 'deposit'
+        ? ''
+        : feeFact.kind !== 'reported'
+          ? FEE_NOT_REPORTED
+          : feeFact.from === 'notification'
+            ? `not reported (fee ${FEE_FROM_NOTIFICATION})`
+            : (feeFact.debited ?? ''),
   ],
   // USD, exact to the cent; the price's time beside it (recordValue above).
   ['value_usd', (_b, _n, { valuation: v }) => (v?.kind === 'known' ? v.usd : '')],
@@ -155,6 +152,8 @@ export interface ExportFacts {
   prices?: PriceSnapshot;
   /** Prices of past days (src/prices/day-prices.ts): the plain CSV values a movement at its date's price. */
   days?: DayPrices;
+  /** The fees the service's notifications carried (fee.ts notificationFees). */
+  notified?: NotifiedFees;
 }
 
 export interface ExportProgress {
@@ -224,6 +223,7 @@ export async function exportTransactions(
     requests: facts.requests,
     clientOf: (r) => book.clientOf(r),
     ...(facts.payeeOf ? { payeeOf: facts.payeeOf } : {}),
+    ...(facts.notified ? { notified: facts.notified } : {}),
   });
   const names = facts.names ? await facts.names(peopleIn(list)) : new Map<string, string>();
   const nameOf: NameOf = (id) => names.get(id) ?? id;

@@ -19,9 +19,13 @@ import { WITHDRAWALS } from '../withdrawals/shell.js';
 import { allowlistPayee } from './booking.js';
 import { clientBook } from './clients.js';
 import { exportTransactions } from './export.js';
+import { notificationFees } from './fee.js';
+import { ALERT_COLLECTIONS } from '../alerts/types.js';
 import { slackNames } from './names.js';
 import { accountingNotes, type ExportFormat, FORMAT_NAMES } from './formats.js';
 import type { PolicySource } from '../policy/source.js';
+import type { DayPrices } from '../prices/day-prices.js';
+import type { PriceSnapshot } from '../prices/types.js';
 
 export interface MonthlyDelivery {
   key: string;
@@ -49,6 +53,10 @@ export interface MonthlyExportOptions {
   slack: Pick<WebClient, 'files' | 'conversations' | 'users'>;
   logger: Logger;
   now: () => number;
+  /** The price cache at the run: the plain CSV's value_usd where no date price can be had. */
+  prices?: () => PriceSnapshot;
+  /** Prices of past days: the plain CSV values each movement at its date's price, as `/tx export` does. */
+  days?: DayPrices;
 }
 
 export interface MonthlyExports {
@@ -169,6 +177,11 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
         book: clientBook(store, requests),
         payeeOf: allowlistPayee(o.policy.current().withdrawals.allowlist.addresses),
         names: slackNames(o.slack),
+        notified: notificationFees(store.all(ALERT_COLLECTIONS.alerts)),
+        // The same valuation as `/tx export` (commands/tx/facts.ts): without it the file's
+        // value_usd and value_usd_at were blank with no word of why.
+        ...(o.prices ? { prices: o.prices() } : {}),
+        ...(o.days ? { days: o.days } : {}),
       });
       // A month's file that misses records is not sent as if it were the month: the delivery is
       // retried (and, given up, says why), and `/tx export` can make it by hand meanwhile.

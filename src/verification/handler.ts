@@ -18,7 +18,7 @@ import { sendJson } from '../http/server.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import { noteRequest } from '../request-context.js';
-import type { Store } from '../store/index.js';
+import type { Store, Tx } from '../store/index.js';
 import { WITHDRAWALS, type WithdrawalRequest } from '../withdrawals/index.js';
 import {
   refusalKind,
@@ -46,6 +46,12 @@ export interface VerificationDeps {
   now: () => number;
   /** The withdrawal rule table judged at the callback (the withdrawals service): why it may not go now, or undefined. */
   rules?: (req: WithdrawalRequest) => string | undefined;
+  /**
+   * A withdrawal of ours refused here by the rule table (`rules`: its words), inside the commit, once
+   * per reference (with the alert): the
+   * screening part tells the admins in private when its destination is sanctioned.
+   */
+  onRefused?: (tx: Tx, req: WithdrawalRequest, rules: string) => void;
 }
 
 export function verificationHandler(d: VerificationDeps) {
@@ -92,6 +98,7 @@ export function verificationHandler(d: VerificationDeps) {
             ...(mismatches.length ? { asked: askedSummary(mismatches) } : {}),
           };
           tx.put(VERIFICATION_ALERTS, alertId, alert);
+          if (cur && judged.policy) d.onRefused?.(tx, cur, judged.policy);
           d.outbox.enqueue(tx, {
             op: 'post',
             renderer: VERIFICATION_ALERT_RENDERER,

@@ -150,7 +150,8 @@ export function createEscalations(o: {
                 policy.people.admins.flatMap((a) => (a.startsWith('S') ? [...(groups.get(a) ?? [])] : [a])),
               );
               for (const admin of admins) {
-                if (!mayNudge(tx, admin, now)) continue;
+                // An admin away is not told (nobody would read it): the others are; with all away, the next run tries again.
+                if (away.away(admin) || !mayNudge(tx, admin, now)) continue;
                 notice({ kind: 'dm', user: admin, stage: 'post', requests: ids });
                 tx.put(PERSON_NUDGES, admin, { id: admin, at });
                 reached = true;

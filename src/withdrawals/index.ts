@@ -30,6 +30,7 @@ export {
   admitRequest,
   decisionRefusal,
   reservedFor,
+  unfilledPlaces,
   type DailyUsage,
   type Refusal,
   type Refused,

@@ -13,7 +13,7 @@ import type { Valuation } from '../prices/types.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec } from '../money/decimal.js';
-import { sameAddress } from './rules.js';
+import { countsFrom, sameAddress } from './rules.js';
 import type { LimitUse, WithdrawalRequest } from './types.js';
 import { entryFor, isAbove } from '../policy/entries.js';
 import type { TierChoice } from './value-rules.js';
@@ -48,15 +48,31 @@ const WINDOW_WORDS: Record<RollingLimit['window'], string> = { '24h': '24 h', '7
 export const limitWords = (l: Pick<LimitUse, 'per' | 'window' | 'limit'>): string =>
   `the limit of ${formatFiat(l.limit)} ${PER_WORDS[l.per]} in ${WINDOW_WORDS[l.window]}`;
 
+const familyOf = (network: string) => {
+  const n = lookup(NETWORKS, network);
+  return n ? addressFamily(n) : undefined;
+};
+
+/**
+ * Whether two requests pay the same destination. An EVM address is one key on every EVM network
+ * (the same holder: splitting payments across BSC and Ethereum must not split a limit), compared
+ * without case (checksum casing); a TRON (base58) or unknown network's address is the same only
+ * on the same network, exactly.
+ */
+export function sameDestination(
+  a: Pick<WithdrawalRequest, 'network' | 'destination'>,
+  b: Pick<WithdrawalRequest, 'network' | 'destination'>,
+): boolean {
+  const fa = familyOf(a.network);
+  if (fa === 'evm' && familyOf(b.network) === 'evm') return sameAddress('evm', a.destination, b.destination);
+  return a.network === b.network && a.destination === b.destination;
+}
+
 /** Whether `o` falls under the same limit as `r`: the same destination, requester, client, or any. */
 function sameGroup(per: RollingLimit['per'], r: WithdrawalRequest, o: WithdrawalRequest): boolean {
   switch (per) {
-    case 'destination': {
-      const network = lookup(NETWORKS, r.network);
-      return (
-        o.network === r.network && sameAddress(network ? addressFamily(network) : 'evm', o.destination, r.destination)
-      );
-    }
+    case 'destination':
+      return sameDestination(o, r);
     case 'requester':
       return o.requester === r.requester;
     case 'client':
@@ -96,7 +112,7 @@ function measure(limit: RollingLimit, r: WithdrawalRequest, f: PatternFacts): Me
     const v = f.valueOf(o);
     if (v.kind !== 'known')
       return { kind: 'unknown', reason: `the value of an earlier request is unknown (${v.reason})`, limit };
-    earlier.push({ at: Date.parse(o.createdAt), usd: new Dec(v.usd) });
+    earlier.push({ at: countsFrom(o), usd: new Dec(v.usd) });
   }
   const before = earlier.reduce((s, e) => s.plus(e.usd), new Dec(0));
   const used = before.plus(f.valuation.usd);
@@ -181,24 +197,29 @@ function refusalAtRequest(m: Extract<Measured, { kind: 'known' }>, f: PatternFac
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
- * `withdrawals.new_destination`: a first payment to a destination (no completed withdrawal to the
- * same address on the same network, read in this step's commit) above the value asks for more
- * approvals than its tier; an unknown value is above it.
+ * `withdrawals.new_destination`: a first payment to a destination above the value asks for more
+ * approvals than its tier; an unknown value is above it. "Paid before" means completed payments to
+ * the same destination (sameDestination, read in this step's commit) worth at least that value
+ * together: a $1 test payment does not make an address known. What the request was asked for is
+ * fixed at the request: a later step never lowers it (a small payment to the address completing
+ * meanwhile must not remove the extra approval of a large request waiting).
  */
 export function judgeNewDestination(r: WithdrawalRequest, f: PatternFacts): PatternVerdict {
   const rule = f.policy.withdrawals.new_destination;
-  if (!rule) return { kind: 'pass' };
-  const network = lookup(NETWORKS, r.network);
-  const family = network ? addressFamily(network) : 'evm';
-  const paidBefore = f
-    .requests()
-    .some(
-      (o) =>
-        o.id !== r.id &&
-        o.state === 'completed' &&
-        o.network === r.network &&
-        sameAddress(family, o.destination, r.destination),
-    );
-  if (paidBefore || !isAbove({ value: rule.above.value }, r.currency, r.amount, f.valuation)) return { kind: 'pass' };
-  return { kind: 'count', extraApprovals: rule.extra_approvals };
+  const asked = f.step === 'request' ? 0 : (r.tier.extra ?? 0);
+  const now = rule && isNewDestination(r, f, rule.above.value) ? rule.extra_approvals : 0;
+  const extra = Math.max(asked, now);
+  return extra ? { kind: 'count', extraApprovals: extra } : { kind: 'pass' };
+}
+
+function isNewDestination(r: WithdrawalRequest, f: PatternFacts, above: string): boolean {
+  if (!isAbove({ value: above }, r.currency, r.amount, f.valuation)) return false;
+  let paid = new Dec(0);
+  for (const o of f.requests()) {
+    if (o.id === r.id || o.state !== 'completed' || !sameDestination(o, r)) continue;
+    // At the policy value now, as the limits count; a payment of unknown value proves nothing.
+    const v = f.valueOf(o);
+    if (v.kind === 'known') paid = paid.plus(v.usd);
+  }
+  return paid.lt(above);
 }

@@ -5,7 +5,7 @@
  * the same rule the approval decider applies (rules.ts: reservedFor, approvalsComplete).
  */
 import type { Policy } from '../policy/schema.js';
-import { reservedFor } from './rules.js';
+import { reservedFor, unfilledPlaces } from './rules.js';
 import { NOBODY_AWAY, votedBy, type Delegation } from '../away/delegation.js';
 import type { WithdrawalRequest, WithdrawalState } from './types.js';
 
@@ -72,8 +72,7 @@ export function stillNeeds(
     if (r.hold && r.state === 'approved') return { kind: 'admin', why: 'hold', who: admins };
     return frozen && r.state === 'approved' ? { kind: 'unfreeze', who: admins } : { kind: 'sending' };
   }
-  const satisfied = new Set(r.approvals.flatMap((a) => a.satisfies));
-  const mustInclude = r.tier.mustInclude.filter((m) => !satisfied.has(m));
+  const mustInclude = unfilledPlaces(r.tier.mustInclude, r.approvals);
   const reserved = reservedFor(r);
   // A delegate's approval is their delegator's vote too (src/away).
   const approved = votedBy(r.approvals);

@@ -14,17 +14,19 @@
  * Adding a rule is adding one entry here (docs/contributing.md); the compiler names a missing one.
  * Pure: the facts are passed in.
  */
-import type { Policy } from '../policy/schema.js';
 import { valueAt } from '../prices/value.js';
-import type { PriceSnapshot, Valuation } from '../prices/types.js';
+import type { Valuation } from '../prices/types.js';
 import { proofMeets, stepUpNeed } from '../stepup/threshold.js';
 import { formatFiat } from '../format/fiat.js';
 import { addressFamily } from '../wallet/addresses.js';
 import { CURRENCIES, NETWORKS, lookup } from '../wallet/enums.js';
 import { formatAmount } from '../format/amount.js';
 import { Dec } from '../money/decimal.js';
-import { checkAllowlist, DAY_MS, type AllowlistApprovals } from './rules.js';
+import { checkAllowlist, countsFrom, DAY_MS } from './rules.js';
 import { noteMissing, tierFor, type TierChoice } from './value-rules.js';
+import { judgeLookalike, judgeSanctions, judgeStaleList } from './screening-rules.js';
+import type { ScreeningInfo } from '../screening/types.js';
+import type { Rule, RuleFacts, Step, Verdict } from './rule-types.js';
 import { judgeNewDestination, judgeRollingLimits, type PatternFacts } from './pattern-rules.js';
 import {
   NOT_COUNTED_STATES,
@@ -35,55 +37,19 @@ import {
   type WithdrawalRequest,
 } from './types.js';
 
-/** Where a withdrawal is judged: every rule runs at every step it names. */
-export type Step = 'request' | 'approve' | 'send' | 'verify';
-
-export interface RuleFacts {
-  step: Step;
-  now: number;
-  policy: Policy;
-  /** The request's value now, at the policy price (unknown: the strictest case). */
-  valuation: Valuation;
-  /** The price cache now: earlier requests count at their policy value now, not as recorded. */
-  prices: PriceSnapshot | undefined;
-  /** Every stored request (this one is skipped by id), read only by the rules that need them. */
-  requests: () => readonly WithdrawalRequest[];
-  allowlistApprovals?: AllowlistApprovals | undefined;
-  /** The freeze in force, read in the same commit. */
-  frozen?: { by: string; reason: string } | undefined;
-}
-
-export type Verdict =
-  | { kind: 'pass' }
-  | { kind: 'refuse'; message: string }
-  | { kind: 'hold'; message: string; until: 'release' | 'unfreeze' }
-  | {
-      kind: 'count';
-      tier?: TierChoice;
-      /** Which of the given approvals still count under this rule. */
-      keep?: (a: Approval) => boolean;
-      because?: MissingApprovals['because'];
-      allowlist?: AllowlistInfo;
-      /** Approvals asked for beyond the tier's (a new destination), added once every rule has counted. */
-      extraApprovals?: number;
-      /** The rolling limits that apply, as used / limit, for the card. */
-      limits?: LimitUse[];
-    };
-
-export interface Rule {
-  /** The steps it runs at. */
-  steps: readonly Step[];
-  judge(r: WithdrawalRequest, f: RuleFacts): Verdict;
-}
+export type { Rule, RuleFacts, Step, Verdict } from './rule-types.js';
 
 export type RuleName =
+  | 'sanctions'
   | 'freeze'
   | 'allowlist'
   | 'tier'
+  | 'lookalike'
   | 'step_up'
   | 'note'
   | 'daily_limit'
   | 'daily_value_limit'
+  | 'stale_list'
   | 'rolling_limits'
   | 'new_destination';
 
@@ -103,7 +69,8 @@ export function countedBefore(r: WithdrawalRequest, f: RuleFacts, windowMs = DAY
   const all = f.requests();
   const mine = all.findIndex((o) => o.id === r.id);
   return all.filter((o, i) => {
-    if (o.id === r.id || NOT_COUNTED_STATES.includes(o.state) || !(Date.parse(o.createdAt) > since)) return false;
+    // Money gone or going counts from its claim when that came later than the request (countsFrom).
+    if (o.id === r.id || NOT_COUNTED_STATES.includes(o.state) || !(countsFrom(o) > since)) return false;
     const gone = o.state === 'executing' || o.state === 'completed' || o.state === 'unknown';
     return mine < 0 || i < mine || gone;
   });
@@ -123,6 +90,8 @@ const patternFacts = (f: RuleFacts, r: WithdrawalRequest): PatternFacts => ({
 });
 
 export const RULES: Readonly<Record<RuleName, Rule>> = {
+  // First: a sanctioned destination's refusal is the one a person reads, whatever else is wrong.
+  sanctions: { steps: ALL, judge: judgeSanctions },
   freeze: {
     steps: ['send', 'verify'],
     judge: (_r, f) => (f.frozen ? { kind: 'hold', message: 'sends are frozen', until: 'unfreeze' } : PASS),
@@ -177,6 +146,7 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
       };
     },
   },
+  lookalike: { steps: ALL, judge: judgeLookalike },
   step_up: {
     steps: ['approve', 'send', 'verify'],
     judge(r, f) {
@@ -267,6 +237,8 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
     steps: ALL,
     judge: (r, f) => judgeNewDestination(r, patternFacts(f, r)),
   },
+  // Not at the approvals: an approval changes nothing that is sent; the send and the callback hold it.
+  stale_list: { steps: ['request', 'send', 'verify'], judge: judgeStaleList },
 };
 
 /** What the table says of a request at one step: the first refusal, the holds, and how approvals count. */
@@ -279,6 +251,8 @@ export interface Judgement {
   approvals: Approval[];
   allowlist?: AllowlistInfo;
   because?: MissingApprovals['because'];
+  /** What the screening rules found (absent: the app screens nothing, or screening is off). */
+  screening?: ScreeningInfo;
   /** The rolling limits that apply (used / limit), when the policy has any. */
   limits?: LimitUse[];
 }
@@ -287,6 +261,7 @@ export interface Judgement {
 export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
   const out: Judgement = { holds: [], approvals: [...r.approvals] };
   let extra = 0;
+  let screening: Partial<ScreeningInfo> | undefined;
   for (const [name, rule] of Object.entries(RULES) as Array<[RuleName, Rule]>) {
     if (!rule.steps.includes(f.step)) continue;
     const v = rule.judge(r, f);
@@ -304,6 +279,7 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
         if (v.allowlist) out.allowlist = v.allowlist;
         if (v.keep) out.approvals = out.approvals.filter(v.keep);
         if (v.extraApprovals) extra += v.extraApprovals;
+        if (v.screening) screening = { ...screening, ...v.screening };
         if (v.limits) out.limits = v.limits;
         // The first reason wins: the allowlist's, then the code's, then the value's (as the card words them).
         if (v.because && (!out.because || out.because.startsWith('value'))) out.because = v.because;
@@ -316,5 +292,6 @@ export function judge(r: WithdrawalRequest, f: RuleFacts): Judgement {
   }
   // Extra approvals go on top of whichever tier the rules chose (the top one, when a limit escalated).
   if (extra && out.tier) out.tier = { ...out.tier, approvals: out.tier.approvals + extra, extra };
+  if (screening) out.screening = screening;
   return out;
 }

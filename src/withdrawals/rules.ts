@@ -119,6 +119,18 @@ export function checkAllowlist(
   return { status: 'unlisted', neverPaidBefore };
 }
 
+/**
+ * When a request starts counting in a rolling window: when it was made; for money gone or going
+ * (executing, unknown, completed), the later of that and when it was claimed for sending, so a
+ * request approved late does not leave the window early (it is paid at the send, not at the ask).
+ */
+export function countsFrom(r: Pick<WithdrawalRequest, 'createdAt' | 'state' | 'history'>): number {
+  const made = Date.parse(r.createdAt);
+  if (r.state !== 'executing' && r.state !== 'unknown' && r.state !== 'completed') return made;
+  const claim = r.history.filter((h) => h.state === 'executing').at(-1);
+  return claim ? Math.max(made, Date.parse(claim.at)) : made;
+}
+
 /** Requests in the rolling 24 h window that count towards the daily limit: every state except rejected, expired, failed. */
 export function countedRequests(
   existing: readonly WithdrawalRequest[],
@@ -127,7 +139,7 @@ export function countedRequests(
 ): WithdrawalRequest[] {
   const since = nowMs - DAY_MS;
   return existing.filter(
-    (r) => r.currency === currency && !NOT_COUNTED_STATES.includes(r.state) && Date.parse(r.createdAt) > since,
+    (r) => r.currency === currency && !NOT_COUNTED_STATES.includes(r.state) && countsFrom(r) > since,
   );
 }
 
@@ -245,18 +257,53 @@ export function roleRefusal(
 }
 
 /**
- * The tier's must_include entries nobody has satisfied yet, when the remaining approval slots
- * are all reserved for them (so only someone satisfying one may approve); else [].
+ * The must_include entries left unfilled when each approval fills at most one place: a maximum
+ * matching of entries to distinct approvals (an approval may match several entries, e.g. a
+ * delegate for their delegator, or a person named and in a group named; it still is one vote).
+ * Entries are few: a simple augmenting-path matching.
+ */
+export function unfilledPlaces(
+  entries: readonly string[],
+  approvals: readonly { satisfies: readonly string[] }[],
+): string[] {
+  const holder = new Map<number, number>(); // approval index → entry index it fills
+  const place = (e: number, seen: Set<number>): boolean => {
+    for (let i = 0; i < approvals.length; i++) {
+      if (seen.has(i) || !approvals[i]!.satisfies.includes(entries[e]!)) continue;
+      seen.add(i);
+      const other = holder.get(i);
+      if (other === undefined || place(other, seen)) {
+        holder.set(i, e);
+        return true;
+      }
+    }
+    return false;
+  };
+  return entries.filter((_, e) => !place(e, new Set()));
+}
+
+/**
+ * The tier's must_include entries not filled yet (each approval fills one place at most), when
+ * the remaining approval slots are all reserved for them (so only someone filling one may
+ * approve); else [].
  */
 export function reservedFor(req: Pick<WithdrawalRequest, 'tier' | 'approvals'>): string[] {
-  const missing = req.tier.mustInclude.filter((e) => !req.approvals.some((a) => a.satisfies.includes(e)));
+  const missing = unfilledPlaces(req.tier.mustInclude, req.approvals);
   const slotsLeft = req.tier.approvals - req.approvals.length;
   return missing.length >= slotsLeft ? missing : [];
 }
 
+/** Whether one more approval satisfying `satisfies` fills a must_include place still open. */
+export const fillsAPlace = (
+  req: Pick<WithdrawalRequest, 'tier' | 'approvals'>,
+  satisfies: readonly string[],
+): boolean =>
+  unfilledPlaces(req.tier.mustInclude, [...req.approvals, { satisfies }]).length <
+  unfilledPlaces(req.tier.mustInclude, req.approvals).length;
+
 export function approvalsComplete(req: Pick<WithdrawalRequest, 'tier' | 'approvals'>): boolean {
   if (req.approvals.length < req.tier.approvals) return false;
-  return req.tier.mustInclude.every((entry) => req.approvals.some((a) => a.satisfies.includes(entry)));
+  return unfilledPlaces(req.tier.mustInclude, req.approvals).length === 0;
 }
 
 /** Whether a reminder is due: pending, not reminded yet, within remind_before of an expiry not yet reached. */

@@ -4,6 +4,7 @@
  * once with the merchantReference fixed at creation, record the outcome. Never retried: an
  * answer that may hide a send becomes `unknown`, for reconciliation.
  */
+import type { WithdrawalScreening } from '../screening/types.js';
 import { serializeError, type Logger } from '../log.js';
 import type { WalletClient } from '../wallet/client.js';
 import { frozenFact } from '../freeze/state.js';
@@ -52,6 +53,8 @@ export function createSender(
     valuation?: (req: WithdrawalRequest) => Valuation | undefined;
     /** Holds the outbox's posts back from a send's start until its wallet call is on its way. */
     goFirst?: () => () => void;
+    /** The sanctions provider asked about the destination before the claim (its answer is then a fact of it). */
+    screening?: Pick<WithdrawalScreening, 'ask'>;
   },
 ): Sender {
   const { wallet, hooks, logger } = o;
@@ -80,6 +83,7 @@ export function createSender(
     // The value read once: the re-check and the claim (its recorded sendValuation) judge the same price.
     const valuation = o.valuation?.(approved);
     const recheck = o.recheckFacts ? await o.recheckFacts(approved, valuation) : undefined;
+    await o.screening?.ask(approved.destination);
     // The balance checked again for the send (a fact for the claim; unreadable: sent anyway), read
     // from its last approval on: beside that approval's commit when it gave the send a head start.
     const balance = approved.state === 'approved' ? await (head.balance ?? readBalance(approved)) : undefined;

@@ -5,6 +5,7 @@
  * is the one hook on a change: the service hands it to its subscribers (the app's notifier,
  * metrics and balance watch: src/app/withdrawals.ts); there is no second, after-commit channel.
  */
+import { AWAY } from '../away/state.js';
 import { serializeError, type Logger } from '../log.js';
 import { collection, type Reads, type Store, type Tx } from '../store/index.js';
 import type { PolicySource } from '../policy/source.js';
@@ -12,6 +13,7 @@ import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
 import type { AllowlistApprovals } from './rules.js';
 import type { PriceSnapshot } from '../prices/types.js';
+import type { ScreeningFacts } from '../screening/types.js';
 import type { DecisionOutcome, WithdrawalEvent, WithdrawalRequest } from './types.js';
 
 /** Every withdrawal request by id; the persisted name must never change. */
@@ -30,6 +32,8 @@ export interface ShellOptions {
   allowlistApprovals?: () => AllowlistApprovals | undefined;
   /** The price cache, read at each decision (the rule table's values at the policy price). */
   prices?: (() => PriceSnapshot) | undefined;
+  /** The sanctions list and the provider's cached answers, read at each decision (src/screening). */
+  screening?: (() => ScreeningFacts) | undefined;
   now: () => number;
   logger: Logger;
   onChange?: (event: WithdrawalEvent, tx: Tx) => void;
@@ -41,6 +45,9 @@ export interface ShellOptions {
 }
 
 export type Shell = ReturnType<typeof createShell>;
+
+/** Work done inside a withdrawal's commit before its decision: a message refuses the decision. */
+export type InCommit = (tx: Tx) => string | undefined;
 
 export function createShell(o: ShellOptions) {
   const { store, logger } = o;
@@ -55,6 +62,7 @@ export function createShell(o: ShellOptions) {
     policy: p,
     allowlistApprovals: o.allowlistApprovals?.(),
     prices: o.prices?.(),
+    screening: o.screening?.(),
   });
 
   /** Writes the request and hands the change to onChange inside the same transaction. */
@@ -79,7 +87,12 @@ export function createShell(o: ShellOptions) {
     ctx: DecideContext = context(),
   ): Applied<ReturnType<typeof decide<C>>> {
     // Every other request as stored in this commit: the limits' windows are judged on what is durable with it.
-    const decision = decide(command, cur, { ...ctx, requests: ctx.requests ?? (() => existing(tx)) });
+    // The away records too: a delegation is judged as it stands in this commit, not as read before it.
+    const decision = decide(command, cur, {
+      ...ctx,
+      requests: ctx.requests ?? (() => existing(tx)),
+      away: ctx.away ?? (() => tx.all(AWAY)),
+    });
     switch (decision.kind) {
       case 'refused':
       case 'unchanged':
@@ -97,13 +110,25 @@ export function createShell(o: ShellOptions) {
     }
   }
 
-  /** One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now). */
+  /**
+   * One command on one stored request, in its own commit (a compare-and-set: decided on what is stored now).
+   * `first` runs in that same commit before the decision (a passkey's challenge spent with the approval it
+   * proves); a message from it refuses the step-up and decides nothing.
+   */
   function commitOn<C extends WithdrawalCommand>(
     id: string,
     command: C,
     ctx?: DecideContext,
+    first?: InCommit,
   ): Promise<Applied<ReturnType<typeof decide<C>>>> {
-    return store.commit((tx) => apply(tx, command, tx.get(WITHDRAWALS, id), ctx ?? context()));
+    return store.commit((tx) => {
+      const refused = first?.(tx);
+      if (refused !== undefined)
+        return { decision: { kind: 'refused', reason: 'step_up_required', message: refused } } as Applied<
+          ReturnType<typeof decide<C>>
+        >;
+      return apply(tx, command, tx.get(WITHDRAWALS, id), ctx ?? context());
+    });
   }
 
   /** The same command for every request that `due` selects, in one commit; the events of the changes. */

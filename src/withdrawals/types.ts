@@ -4,6 +4,9 @@
  */
 
 import type { Valuation } from '../prices/types.js';
+import type { SanctionsStop, ScreeningInfo } from '../screening/types.js';
+import type { Approval } from './approval-record.js';
+export type { Approval, Delegated } from './approval-record.js';
 
 /**
  * pending -> approved (same commit as the last approval) -> executing (durable before the
@@ -30,23 +33,6 @@ export const SYSTEM = 'system';
 export const FINAL_STATES: readonly WithdrawalState[] = ['completed', 'failed', 'rejected', 'expired'];
 /** States whose amount does not count towards the daily limit: no money moved and none will. */
 export const NOT_COUNTED_STATES: readonly WithdrawalState[] = ['rejected', 'expired', 'failed'];
-
-export interface Approval {
-  user: string;
-  at: string;
-  /** The tier's must_include entries (user or group ids) this approver satisfied when approving. */
-  satisfies: string[];
-  /**
-   * Given with a current authenticator code (`verified`) or a passkey confirmation bound to this
-   * withdrawal (`passkey`); a re-check under a lower step_up_above or passkey_above drops approvals without the proof it needs.
-   */
-  stepUp?: 'verified' | 'passkey';
-  /**
-   * Given by a delegate in place of these people, who were away (src/away): one vote for all of
-   * them, counted within their groups and tiers.
-   */
-  for?: string[];
-}
 
 /** One rolling limit of `withdrawals.limits` as it applies to a request (USD text, two decimals). */
 export interface LimitUse {
@@ -212,6 +198,9 @@ export interface WithdrawalRequest {
   expiresAt: string;
   reminderSentAt?: string;
   allowlist: AllowlistInfo;
+  /** Screening at the last step judged (list, provider, look-alike); `sanctioned`: stopped later for a listed destination. */
+  screening?: ScreeningInfo;
+  sanctioned?: SanctionsStop;
   /**
    * The app had no record of the client when it was requested (no address generated through it,
    * no confirmed deposit, no completed withdrawal: src/clients/known.ts). The service has no call
@@ -270,21 +259,15 @@ export interface RepeatHold {
    * never sent until an admin releases it or the window makes room (rule-table.ts).
    */
   kind: 'original_reported_sent' | 'retyped' | 'notified' | 'limit';
+  /** `limit`: the rules that hold it (rule-table.ts names); `stale_list` alone lifts when the list is read again. */
+  rules?: string[];
   original: string;
   status: string;
   at: string;
   earlierState?: WithdrawalState;
 }
 
-/**
- * The origin accounts' balances, as facts for the `balance` rule (src/balances/book.ts
- * implements it). `read` asks the wallet service now; `last` is the last reading, for renderers.
- */
-export interface BalanceSource {
-  /** Exact decimal text, or undefined when it cannot be read (never throws). */
-  read(currency: string, network: string): Promise<string | undefined>;
-  last(currency: string, network: string): string | undefined;
-}
+export type { BalanceSource } from './balance-source.js';
 
 export interface RequestInput {
   /**
@@ -320,6 +303,8 @@ export type RequestRule =
   | 'tier'
   | 'note'
   | 'balance'
+  | 'sanctions' // screening: a listed destination; a stale list above stale_block_above
+  | 'stale_list'
   /** A repeat of a request that is no longer "never executed" (the service reported it after all). */
   | 'repeat';
 

@@ -17,11 +17,12 @@ const rec = (id: string, delegate?: string, days = 3): AwayRecord => ({
   setBy: id,
   at: new Date(T0).toISOString(),
 });
-const facts = (records: AwayRecord[], o: { admin?: boolean; approver?: boolean } = {}) => ({
+const facts = (records: AwayRecord[], o: { admin?: boolean; approver?: boolean; delegateApprover?: boolean } = {}) => ({
   now: T0,
   records,
   actorIsAdmin: o.admin ?? false,
   targetIsApprover: o.approver ?? true,
+  delegateIsApprover: o.delegateApprover ?? true,
   name: (u: string) => `@${u}`,
 });
 const away = (actor: string, target: string, delegate?: string, until = T0 + DAY) => ({
@@ -57,6 +58,13 @@ describe('decideAway', () => {
     expect(decideAway(away('A', 'A', undefined, T0 - 1), facts([])).ok).toBe(false);
     expect(decideAway(away('A', 'A', undefined, T0 + 91 * DAY), facts([])).ok).toBe(false);
     expect(decideAway(away('A', 'A', 'B'), facts([], { approver: false })).ok).toBe(false);
+  });
+  it('refuses a delegate who is not an approver, set by the person or by an admin, in words that say why', () => {
+    const own = decideAway(away('A', 'A', 'B'), facts([], { delegateApprover: false }));
+    expect(own).toMatchObject({ ok: false, message: expect.stringContaining('@B is not an approver') });
+    expect(decideAway(away('X', 'A', 'B'), facts([], { admin: true, delegateApprover: false })).ok).toBe(false);
+    // Away without a delegate needs nobody's role.
+    expect(decideAway(away('A', 'A'), facts([], { delegateApprover: false })).ok).toBe(true);
   });
   it('back: only when away; someone else’s only by an admin', () => {
     expect(decideBack({ actor: 'A', target: 'A' }, facts([])).ok).toBe(false);

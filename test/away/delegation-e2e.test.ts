@@ -41,8 +41,8 @@ afterEach(async () => {
   for (const a of apps.splice(0)) await a.stop();
 });
 
-async function start(): Promise<TestApp> {
-  const a = await startTestApp({ policy });
+async function start(p = policy): Promise<TestApp> {
+  const a = await startTestApp({ policy: p });
   apps.push(a);
   a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   return a;
@@ -212,40 +212,61 @@ describe('delegation', () => {
     expect(pending).toMatch(new RegExp(`<@${dave}> is away until [^;]* \\(<@${carol}> approves for them\\)`));
   }, 60_000);
 
-  it('a delegate who is no approver themselves approves within the delegator’s tiers, is asked, and is answered why not on the delegator’s own request', async () => {
+  it('a delegate must be an approver, whether named by the person or an admin; every delegation set or ended is told to the admins and audited', async () => {
     const a = await start();
     const { bob } = USERS;
-    // Erin (in must_include of the top tier) hands her approvals to Bob, who is no approver.
-    await treasury(a, erin, `away until 3d delegate <@${bob}>`);
+    // Bob is no approver: a hijacked account of Dave's (or an admin's) cannot hand him approval power.
+    expect(await treasury(a, dave, `away until 3d delegate <@${bob}>`)).toContain(`<@${bob}> is not an approver`);
+    expect(await treasury(a, erin, `away <@${dave}> until 3d delegate <@${bob}>`)).toContain(
+      `<@${bob}> is not an approver`,
+    );
+    expect(a.app.deps.store.all(AWAY)).toEqual([]);
+    expect(audit(a, 'away_set')).toEqual([]);
+    // So Bob is never asked, and his click counts for nobody.
     const big = await request(a, alice, '20000');
-    expect(big.tier).toMatchObject({ approvals: 3, mustInclude: [erin] });
-    await until('the DMs', () => asks(a, bob, big).length === 1);
-    // Bob's Home asks for his decision too, in Erin's place.
-    expect(await home(a, bob)).toContain('*Waiting for your decision* (1)');
-    expect(asks(a, erin, big)).toEqual([]);
-    const once = await approve(a, bob, big);
-    // Bob's approval satisfies Erin's place in the tier.
-    expect(once.approvals).toEqual([expect.objectContaining({ user: bob, for: [erin], satisfies: [erin] })]);
-    await approve(a, carol, big);
-    await approve(a, dave, big);
-    // Sent: judged again at the send, Bob's approval still counts (as Erin's).
-    await until('sent', () => a.app.deps.withdrawals.get(big.id)!.state === 'completed');
+    await until('the DMs', () => asks(a, erin, big).length === 1);
+    expect(asks(a, bob, big)).toEqual([]);
+    expect((await approve(a, bob, big)).approvals).toEqual([]);
 
-    // On a request Erin made, Bob is told why not.
-    await treasury(a, erin, 'back');
-    await treasury(a, dave, `away until 3d delegate <@${bob}>`);
-    const daves = await request(a, dave);
-    const c = await cardOf(a, daves.id);
-    const { responseUrl } = await a.click(
-      bob,
-      { actionId: 'wd_approve', value: daves.id },
-      { channel: CHANNELS.approvals, message: { ts: c.ts, blocks: c.blocks } },
+    // An approver may be named: the admin (Erin) is told by DM, and again when it ends; both audited.
+    const erinsDms = () => a.fake.channel(a.fake.dmChannel(erin)).map((m) => m.text ?? '');
+    await treasury(a, dave, `away until 3d delegate <@${carol}>`);
+    await a.app.deps.outbox.drain(5000);
+    expect(erinsDms().filter((t) => t.includes(`<@${carol}> approves withdrawals in their place`))).toHaveLength(1);
+    expect(audit(a, 'away_set')).toEqual([
+      expect.objectContaining({ actor: dave, details: expect.objectContaining({ delegate: carol }) }),
+    ]);
+    await treasury(a, dave, 'back');
+    await a.app.deps.outbox.drain(5000);
+    expect(
+      erinsDms().filter((t) => t.includes(`<@${carol}> no longer approves withdrawals in their place`)),
+    ).toHaveLength(1);
+    expect(audit(a, 'away_back')).toEqual([
+      expect.objectContaining({ actor: dave, details: expect.objectContaining({ delegate: carol }) }),
+    ]);
+  }, 60_000);
+
+  it('one vote fills one named place: a delegate named in the tier too does not fill their delegator’s place as well', async () => {
+    const a = await start(
+      parsePolicy(`
+channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
+people: { requesters: [${alice}], approvers: [${carol}, ${dave}, ${erin}], admins: [${erin}] }
+withdrawals:
+  expires_after: 2h
+  tiers:
+    default:
+      - { approvals: 2, must_include: [${erin}, ${dave}] }
+`),
     );
-    await until('the answer', () => a.fake.responseMessages(responseUrl).length > 0);
-    expect(JSON.stringify(a.fake.responseMessages(responseUrl))).toContain(
-      'You stand in for the person who made this request',
-    );
-    expect(a.app.deps.withdrawals.get(daves.id)!.approvals).toEqual([]);
+    await treasury(a, dave, `away until 3d delegate <@${erin}>`);
+    const r = await request(a, alice);
+    const once = await approve(a, erin, r);
+    expect(once.approvals).toEqual([expect.objectContaining({ user: erin, for: [dave] })]);
+    // Carol fills neither named place: the last slot is still reserved, so her approval is refused.
+    expect((await approve(a, carol, r)).approvals).toHaveLength(1);
+    expect(a.app.deps.withdrawals.get(r.id)!.state).toBe('pending');
+    // Nor is the request complete on Erin's one vote: the card still names a place to fill.
+    expect(visibleText(await cardOf(a, r.id))).toMatch(/must include/);
   }, 60_000);
 
   it('a delegate and the person they stand in for approving at the same moment: one vote is counted', async () => {

@@ -95,7 +95,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the local page, as live as Slack', () =>
     await modal.getByLabel('Amount').pressSequentially('60', { delay: 40 });
     await expect.poll(line).toContain('Choose the currency');
     await modal.getByLabel('Currency').selectOption('USDT');
-    await expect.poll(line).toMatch(/^≈ \$(59\.\d\d|60\.\d\d) .*, up to \$1,000\.00: 1 approval$/);
+    // The sandbox's USDT drifts around $1; the policy's words follow the value when it judged above the market.
+    await expect.poll(line).toMatch(/^≈ \$(59|60)\.\d\d(?: .*)?, up to \$1,000\.00: 1 approval$/);
     await modal.getByLabel('Amount').focus();
     await page.keyboard.press('End');
     await page.keyboard.type('000', { delay: 40 });

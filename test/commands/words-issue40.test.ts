@@ -103,10 +103,14 @@ describe('the words, through the app', () => {
     // The job's own minute may be running with the old price (a job never overlaps itself): asked
     // again until the app holds the price set.
     const usdt = () => t.app.deps.prices.state().assets.find((a) => a.currency === 'USDT')?.current?.price;
-    await untilAsync('the price set', async () => {
-      if (usdt() !== '0.99840704') await t.app.deps.scheduler.runNow('prices.refresh');
-      return usdt() === '0.99840704';
-    });
+    await untilAsync(
+      'the price set',
+      async () => {
+        if (usdt() !== '0.99840704') await t.app.deps.scheduler.runNow('prices.refresh');
+        return usdt() === '0.99840704';
+      },
+      20_000,
+    );
     await t.command('/withdraw', `60 USDT BSC ${ALLOWLISTED} ${CLIENT} office rent`, USERS.bob);
     const card = await until('the card', () =>
       t.fake.channel(CHANNELS.approvals).find((m) => visibleText(m).includes('60.00 USDT')),

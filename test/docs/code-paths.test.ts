@@ -43,6 +43,27 @@ describe('source paths named in the docs', () => {
     ]);
   });
 
+  it('a bare name several files share is flagged unless its block names the folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-paths-'));
+    for (const d of ['src/withdrawals/decide', 'src/policy', 'docs']) mkdirSync(join(dir, d), { recursive: true });
+    writeFileSync(join(dir, 'src/withdrawals/decide/decide.ts'), '');
+    writeFileSync(join(dir, 'src/policy/decide.ts'), '');
+    writeFileSync(join(dir, 'src/policy/only.ts'), '');
+    writeFileSync(
+      join(dir, 'docs/a.md'),
+      [
+        '# A',
+        '',
+        'The rules are in `decide.ts`; `only.ts` is one file.',
+        '',
+        'Policy (`src/policy/`): `decide.ts` decides.',
+      ].join('\n'),
+    );
+    expect(missingCodePaths(dir, read)).toEqual([
+      { file: 'docs/a.md', path: 'decide.ts (ambiguous: 2 files of that name; name its folder)' },
+    ]);
+  });
+
   it('tells a path from the other things docs put in backticks', () => {
     for (const p of ['src/app.ts', 'commands/withdraw/', 'decide.ts', 'workspace/guard.ts', 'qr-worker.mjs'])
       expect(isPath(p), p).toBe(true);

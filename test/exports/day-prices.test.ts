@@ -9,6 +9,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALERT_COLLECTIONS, type Alert } from '../../src/alerts/index.js';
 import { DEFAULT_PRICE_IDS } from '../../src/prices/ids.js';
 import { sandboxDayPrice } from '../../src/sandbox/prices.js';
 import { FEE_NOT_REPORTED } from '../../src/transactions/fee.js';
@@ -126,5 +127,58 @@ describe('exports at the price of the transaction date', () => {
     const { responseUrl } = await t.command('/tx', '', USERS.viewer);
     const page = await t.repliesUntil(responseUrl, (r) => /Transactions/.test(String(r.text)), 15_000);
     expect(JSON.stringify(page.at(-1))).toMatch(/400\.00 USDT\* ≈ \$[\d,.]+ · fee not reported by the service · BSC/);
+  });
+
+  it('a fee the service’s notification carried (a confirmed alert, joined by hash) is shown, said to be from it', async () => {
+    const hash = `0x${'f'.repeat(64)}`;
+    const other = `0x${'e'.repeat(64)}`;
+    t.app.sandbox!.resetTransactions([
+      {
+        reference: 'wd-n',
+        transactionType: 'Withdrawal',
+        amount: '250',
+        currency: 'USDT',
+        transactionHash: hash,
+        transactionTimeStamp: OCT_20,
+      },
+      {
+        reference: 'wd-u',
+        transactionType: 'Withdrawal',
+        amount: '260',
+        currency: 'USDT',
+        transactionHash: other,
+        transactionTimeStamp: OCT_20,
+      },
+    ]);
+    const alert = (id: string, h: string, state: string) =>
+      ({
+        id,
+        kind: 'withdrawal',
+        hash: h,
+        amount: '250',
+        charge: '1.5',
+        currency: 'USDT',
+        network: 'BSC',
+        verification: { state, attempts: 1 },
+      }) as unknown as Alert;
+    await t.app.deps.store.commit((tx) => {
+      tx.put(ALERT_COLLECTIONS.alerts, 'alert-n', alert('alert-n', hash, 'confirmed'));
+      // Not confirmed by the wallet's history: a claim, its charge not shown.
+      tx.put(ALERT_COLLECTIONS.alerts, 'alert-u', alert('alert-u', other, 'unverified'));
+    });
+    const rows = await exportCsv();
+    const wd = byRef(rows, 'wd-n');
+    expect([wd.fee, wd.feeCurrency, wd.debited]).toEqual([
+      '1.5',
+      'USDT',
+      "not reported (fee from the service's notification)",
+    ]);
+    const u = byRef(rows, 'wd-u');
+    expect([u.fee, u.debited]).toEqual([FEE_NOT_REPORTED, FEE_NOT_REPORTED]);
+    const { responseUrl } = await t.command('/tx', '', USERS.viewer);
+    const page = await t.repliesUntil(responseUrl, (r) => /Transactions/.test(String(r.text)), 15_000);
+    expect(JSON.stringify(page.at(-1))).toMatch(
+      /250\.00 USDT\* ≈ \$[\d,.]+ · fee 1\.50 USDT \(from the service's notification\) · BSC/,
+    );
   });
 });

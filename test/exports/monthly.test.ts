@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
 import { parsePolicy } from '../../src/policy/load.js';
+import { DEFAULT_PRICE_IDS } from '../../src/prices/ids.js';
+import { sandboxDayPrice } from '../../src/sandbox/prices.js';
+import { setPrices } from '../helpers/price-control.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { FINANCE_GROUP, startTestApp, TEST_POLICY_YAML, USERS, type TestApp } from '../helpers/treasury-app.js';
 
@@ -109,6 +113,22 @@ describe('the monthly export', () => {
     const rows = parseCsv(monthlyFiles(USERS.erin)[0]!.content.toString('utf8')) as string[][];
     expect(rows[0]![0]).toBe('createdAt');
     expect(rows).toHaveLength(3);
+  });
+
+  it("values the plain CSV's rows at each movement's date price, as /tx export does (value columns not blank)", async () => {
+    t = await start('csv');
+    await setPrices(t, { prices: { USDT: 1 }, drift: false });
+    await t.app.deps.scheduler.runNow('prices.refresh');
+    await t.app.deps.scheduler.runNow('exports.monthly');
+    const rows = parseCsv(monthlyFiles(USERS.erin)[0]!.content.toString('utf8'), { columns: true }) as Array<
+      Record<string, string>
+    >;
+    // The deposit of 1 November (a date the sandbox's history has, whatever the machine's date).
+    const dep = rows.find((r) => r.type === 'deposit')!;
+    expect([dep.value_usd, dep.value_usd_at]).toEqual([
+      new Decimal('10.5').times(sandboxDayPrice(1, DEFAULT_PRICE_IDS.USDT!, '2026-11-01')).toFixed(2),
+      '2026-11-01T00:00:00.000Z',
+    ]);
   });
 
   it('sends nothing when the policy says off', async () => {

@@ -87,6 +87,23 @@ describe('the plain CSV values each record in USD, with the price time', () => {
     expect(rowsOf(toCsv(list, undefined, prices))).toEqual([{ value: '4992.00', at: '2026-03-03T07:04:00.000Z' }]);
   });
 
+  it("one rounding for the books: today's price and a date's price both round half-up (not up, as a limit does)", () => {
+    // 10.001 × 1.0001 = 10.0020001: a limit's value rounds it up to 10.01; the books write 10.00.
+    const small = transactionRecord({ amount: '10.001', currencyName: 'USDT', hash: '0xs', timestamp: AT });
+    const list = bookings([small], { requests: [] });
+    expect(rowsOf(toCsv(list, undefined, prices))).toEqual([{ value: '10.00', at: PRICE_AT }]);
+    const days = new Map([
+      ['USDT 2026-03-03', { kind: 'known' as const, usd: '1.0001', at: '2026-03-03T00:00:00.000Z', source: 'test' }],
+    ]);
+    expect(rowsOf(toCsv(list, undefined, prices, days))).toEqual([{ value: '10.00', at: '2026-03-03T00:00:00.000Z' }]);
+    // Half-up, not down: 10.005 × 1 is 10.01 on both paths.
+    const half = transactionRecord({ amount: '10.005', currencyName: 'USDT', hash: '0xh', timestamp: AT });
+    const one: PriceSnapshot = { ...prices, quotes: { USDT: { price: '1', at: PRICE_AT, source: 'test' } } };
+    expect(rowsOf(toCsv(bookings([half], { requests: [] }), undefined, one))).toEqual([
+      { value: '10.01', at: PRICE_AT },
+    ]);
+  });
+
   it('no fresh price: both cells empty, never 0', () => {
     const stale: PriceSnapshot = { ...prices, now: NOW + 3_600_000 };
     const list = bookings([deposit], { requests: [] });

@@ -308,3 +308,35 @@ describe('governance decide: approve and reject', () => {
     }
   });
 });
+
+describe('a sanctioned address added to the allowlist (issue 36)', () => {
+  const sanctioned = (a: string) => (a === NEW_ADDR ? 'it is on the OFAC sanctions list of 2026-11-27' : undefined);
+
+  it('cannot be proposed: the file is refused as unusable, the admins told, nothing proposed', () => {
+    const d = decide(given(), { type: 'file-changed', reading: CHANGED }, { ...facts, sanctioned });
+    expect(d.result).toMatchObject({ kind: 'invalid' });
+    expect(d.writes.proposals).toEqual([]);
+    expect(d.writes.problem?.error).toContain(
+      `${NEW_ADDR} (desk) cannot be allowlisted: it is on the OFAC sanctions list`,
+    );
+    expect(d.audit.map((a) => a.action)).toEqual(['policy_invalid']);
+    expect(d.notices.length).toBeGreaterThan(0);
+    // An address already allowlisted is not judged again here (the rule table refuses withdrawals to it).
+    const kept = decide(
+      given(),
+      { type: 'file-changed', reading: usable(yaml({ limit: '5000' })) },
+      {
+        ...facts,
+        sanctioned: (a) => (a === ADDR ? 'listed' : undefined),
+      },
+    );
+    expect(kept.result).toMatchObject({ kind: 'proposed' });
+  });
+
+  it('listed after it was proposed: the approval is refused and the proposal set aside', () => {
+    const d = decide(given({ pending: proposal() }), vote('approve', 'U0ERIN', proposal()), { ...facts, sanctioned });
+    expect(d.result).toMatchObject({ ok: false, message: expect.stringContaining('cannot be allowlisted') });
+    expect(d.writes.proposals.map((p) => p.state)).toEqual(['superseded']);
+    expect(d.applied).toBeUndefined();
+  });
+});

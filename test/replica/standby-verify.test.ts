@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recentAudit } from '../../src/audit/index.js';
 import { verifyAudit } from '../../src/audit/log.js';
 import { SANDBOX_MERCHANT } from '../../src/sandbox/index.js';
+import { makeList } from '../../src/screening/list.js';
+import { SCREENING_LIST } from '../../src/screening/service.js';
 import { ACTIONS } from '../../src/slack/withdrawal/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
@@ -125,6 +127,23 @@ describe.skipIf(!pgAvailable)(
       expect(got.map((e) => e.details.verdict).sort()).toEqual(['refused', 'refused', 'refused', 'verified']);
       expect(got.find((e) => e.details.verdict === 'verified')?.subject).toBe(r.id);
       expect(verifyAudit(a.app.deps.store).ok).toBe(true);
+
+      // the destination listed since (the list the leader keeps in the database): the standby refuses it too
+      const listed = new pg.Client({ connectionString: url });
+      await listed.connect();
+      const served = makeList([DEST], {
+        source: 'test',
+        date: new Date().toISOString(),
+        fetchedAt: new Date().toISOString(),
+      });
+      await listed.query(
+        `INSERT INTO store_records (collection, id, ord, value) VALUES ($1, 'current', 999999998, $2::json)
+           ON CONFLICT (collection, id) DO UPDATE SET value = EXCLUDED.value`,
+        [SCREENING_LIST, JSON.stringify({ ...served, addresses: [...served.addresses] })],
+      );
+      expect((await verify(r.merchantReference)).body).toEqual({ isVerified: false, checksum: '' });
+      await listed.query(`DELETE FROM store_records WHERE collection = $1`, [SCREENING_LIST]);
+      await listed.end();
 
       // released: the leader's own route verifies it and the send completes
       g.held[0]!.release();

@@ -70,13 +70,17 @@ describe('message metadata on cards and alerts', () => {
       outbox_id: expect.any(String),
     });
     // The hash, once the service gave it, on the card's latest edit.
-    const hash = t.app.deps.withdrawals.get(request.id)!.result?.transactionHash;
-    if (hash)
-      await until('the card with the hash', () =>
-        t.fake
-          .channel(CHANNELS.approvals)
-          .some((m) => (m.metadata as Meta | undefined)?.event_payload.transaction_hash === hash),
-      );
+    // Waited for, then asserted: a hash not yet recorded must not skip the check.
+    const hash = await until(
+      'the transaction hash',
+      () => t.app.deps.withdrawals.get(request.id)!.result?.transactionHash,
+    );
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+    await until('the card with the hash', () =>
+      t.fake
+        .channel(CHANNELS.approvals)
+        .some((m) => (m.metadata as Meta | undefined)?.event_payload.transaction_hash === hash),
+    );
     expect(personal(meta)).toBeNull();
   });
 

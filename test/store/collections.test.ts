@@ -12,6 +12,7 @@ import { AUDIT_COLLECTION, AUDIT_HEAD_COLLECTION } from '../../src/audit/log.js'
 import { COLLECTIONS as OUTBOX_COLLECTIONS } from '../../src/outbox/types.js';
 import { openStore, type Tx } from '../../src/store/index.js';
 import { SETTINGS } from '../../src/webhooks/settings.js';
+import { SCREENING_LIST } from '../../src/screening/service.js';
 import { WITHDRAWALS } from '../../src/withdrawals/shell.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 
@@ -31,6 +32,7 @@ const ALL: Record<string, string> = {
   'outbox bursts': OUTBOX_COLLECTIONS.bursts,
   'outbox batches': OUTBOX_COLLECTIONS.batches,
   'outbox meta': OUTBOX_COLLECTIONS.meta,
+  'sanctions list': SCREENING_LIST,
 };
 
 // Compile-time checks, never called: `tsc --noEmit` (run by .ci/run) fails unless each
@@ -64,6 +66,7 @@ describe('collection handles', () => {
       'outbox bursts': 'outbox_bursts',
       'outbox batches': 'outbox_batches',
       'outbox meta': 'outbox_meta',
+      'sanctions list': 'screening_list',
     });
   });
 

@@ -13,11 +13,20 @@ import {
   type Decision,
   type WithdrawalCommand,
 } from '../../src/withdrawals/decide/index.js';
-import { admitRequest, decisionRefusal, reservedFor, roleRefusal, stateRefusal } from '../../src/withdrawals/rules.js';
+import {
+  admitRequest,
+  approvalsComplete,
+  decisionRefusal,
+  reservedFor,
+  roleRefusal,
+  stateRefusal,
+  unfilledPlaces,
+} from '../../src/withdrawals/rules.js';
 import { deriveAddress } from '../../src/wallet/addresses.js';
 import type { ListedTransaction, WithdrawAnswer } from '../../src/withdrawals/wallet-answer.js';
 import { FINAL_STATES, type RequestInput, type WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { DEST, T0, testPolicy, usdt } from './helpers.js';
+import { parsePolicy } from '../../src/policy/load.js';
 
 const policy = testPolicy({ remindBefore: '30m' });
 const ctx = (now = T0, p = policy): DecideContext => ({ now, policy: p });
@@ -230,6 +239,50 @@ describe('decide: approve and reject', () => {
     const d = changed(decide({ type: 'approve', user: 'U0ERIN', isApprover: true, satisfies: ['U0ERIN'] }, two, ctx()));
     expect(d.event).toBe('approved');
     expect(d.next.approvals.at(-1)?.satisfies).toEqual(['U0ERIN']);
+  });
+
+  it('each approval fills one must_include place at most: completion needs the places matched to distinct approvals', () => {
+    // One approval matching both places (a delegate for their delegator, or a person named and in a group named).
+    expect(unfilledPlaces(['U0ERIN', 'U0DAVE'], [{ satisfies: ['U0ERIN', 'U0DAVE'] }])).toHaveLength(1);
+    expect(unfilledPlaces(['U0ERIN', 'S0OPS'], [{ satisfies: ['U0ERIN', 'S0OPS'] }, { satisfies: [] }])).toHaveLength(
+      1,
+    );
+    // A second approval that can fill only the first place: the first moves to the other (a matching, not first come).
+    expect(
+      unfilledPlaces(['U0ERIN', 'U0DAVE'], [{ satisfies: ['U0ERIN', 'U0DAVE'] }, { satisfies: ['U0ERIN'] }]),
+    ).toEqual([]);
+    const p = parsePolicy(`
+channels: { approvals: C0APPROVALS, alerts: C0ALERTS }
+people: { requesters: [U0ALICE], approvers: [U0CAROL, U0DAVE, U0ERIN], admins: [U0ERIN] }
+withdrawals:
+  tiers:
+    default:
+      - { approvals: 2, must_include: [U0ERIN, U0DAVE] }
+`);
+    const admitted = admitRequest(p, usdt('5000'), true);
+    if (!admitted.ok) throw new Error(admitted.message);
+    const made = changed(
+      decide(
+        { type: 'request', requester: 'U0ALICE', checked: admitted, id: 'w1', merchantReference: 'r', existing: [] },
+        undefined,
+        ctx(T0, p),
+      ),
+    ).next;
+    expect(made.tier).toMatchObject({ approvals: 2, mustInclude: ['U0ERIN', 'U0DAVE'] });
+    // Erin approves, also for Dave (away, naming her): one place filled, the last slot reserved for the other.
+    const once = changed(
+      decide(
+        { type: 'approve', user: 'U0ERIN', isApprover: true, satisfies: ['U0ERIN', 'U0DAVE'], for: ['U0DAVE'] },
+        made,
+        ctx(T0 + 1, p),
+      ),
+    ).next;
+    expect(approvalsComplete(once)).toBe(false);
+    expect(reservedFor(once)).toHaveLength(1);
+    refusedWith(
+      decide({ type: 'approve', user: 'U0CAROL', isApprover: true, satisfies: [] }, once, ctx(T0 + 2, p)),
+      'must_include_required',
+    );
   });
 
   it('a must_include member may take an unreserved slot too; only entries of the tier are recorded', () => {

@@ -189,4 +189,38 @@ withdrawals:
     expect(erins()[0]).toContain('a withdrawal request is still short of approvals');
     expect(erins()[0]).toContain('Needs 2 more of');
   }, 60_000);
+
+  it('without channels.escalation, an admin who is away is not DMed; the others are', async () => {
+    let offset = 0;
+    const { bob } = USERS;
+    const a = await startTestApp({
+      policy: parsePolicy(
+        `
+channels: { approvals: ${CHANNELS.approvals}, alerts: ${CHANNELS.alerts} }
+people: { requesters: [${alice}], approvers: [${carol}, ${dave}], admins: [${erin}, ${bob}] }
+withdrawals:
+  expires_after: 8h
+  escalate_after: 30m
+  tiers: { default: [{ approvals: 2 }] }
+`,
+      ),
+      now: () => Date.now() + offset,
+    });
+    cleanup.push(() => a.stop());
+    a.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '100000');
+    const { responseUrl } = await a.command('/treasury', 'away until 3d', erin);
+    expect(visibleText((await a.replies(responseUrl))[0]!)).toContain('You are away until');
+    await a.command('/withdraw', `500 USDT BSC ${DEST} ${CLIENT} invoice`, alice);
+    await until('the request', () => a.app.deps.withdrawals.list()[0]);
+    offset = 61 * MIN;
+    await a.app.deps.scheduler.runNow(JOB);
+    await a.app.deps.outbox.drain(5000);
+    const escalations = (user: string) =>
+      a.fake
+        .channel(a.fake.dmChannel(user))
+        .map((m) => m.text ?? '')
+        .filter((t) => t.startsWith('📣 Escalation'));
+    expect(escalations(erin)).toEqual([]);
+    expect(escalations(bob)).toHaveLength(1);
+  }, 60_000);
 });

@@ -133,3 +133,76 @@ describe('rolling limits', () => {
     expect(paid.tier?.extra).toBeUndefined();
   });
 });
+
+describe('one destination across networks', () => {
+  const EVM = '0x5555555555555555555555555555555555555555';
+  it('an EVM address is one destination on every EVM network (any case); a TRON address only on TRON, exactly', () => {
+    const p = policy('[{ per: destination, window: 24h, value: 50000, action: refuse }]');
+    // $20k on BSC and $20k on Ethereum to the same holder: a third $20k on BSC is over the $50k.
+    const others = [
+      req({ network: 'BSC', destination: EVM }),
+      req({ network: 'ETH', destination: EVM.toUpperCase().replace('0X', '0x') }),
+    ];
+    const j = judge(req({ network: 'BSC', destination: EVM }), facts(p, others));
+    expect(j.holds.map((h) => h.rule)).toEqual(['rolling_limits']);
+    expect(j.holds[0]!.message).toContain('$40,000.00 is already requested');
+    // TRON: base58 is case-sensitive, and is no EVM address.
+    const tron = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
+    const t = judge(
+      req({ network: 'TRON', destination: tron }),
+      facts(p, [req({ network: 'TRON', destination: tron.toLowerCase() }), req({ network: 'BSC', destination: EVM })]),
+    );
+    expect(t.limits?.[0]).toMatchObject({ before: '0.00', over: false });
+  });
+
+  it('paid before on another EVM network: not a new destination', () => {
+    const p = policy('[]', '  new_destination: { above: { value: 1000 }, extra_approvals: 1 }');
+    const paidOnEth = req({ network: 'ETH', destination: EVM, state: 'completed' });
+    const j = judge(req({ network: 'BSC', destination: EVM.toUpperCase().replace('0X', '0x') }), facts(p, [paidOnEth]));
+    expect(j.tier?.extra).toBeUndefined();
+  });
+});
+
+describe('new destination: fixed at the request, paid before only in earnest', () => {
+  const p = policy('[]', '  new_destination: { above: { value: 1000 }, extra_approvals: 1 }');
+  const small = (usd: string) => req({ amount: usd, state: 'completed' });
+
+  it('a $1 payment to the address completing meanwhile does not lower the $9k request’s extra approval', () => {
+    const nine = req({ amount: '9000' });
+    const made = judge(nine, facts(p, [], { valuation: known('9000') }));
+    expect(made.tier).toMatchObject({ approvals: 3, extra: 1 });
+    const stored = { ...nine, tier: made.tier! };
+    for (const step of ['approve', 'send', 'verify'] as const) {
+      const later = judge(stored, facts(p, [small('1')], { step, valuation: known('9000') }));
+      expect(later.tier, step).toMatchObject({ approvals: 3, extra: 1 });
+    }
+  });
+
+  it('paid before counts only completed payments worth the rule’s value together', () => {
+    const at = (others: WithdrawalRequest[]) =>
+      judge(req({ amount: '5000' }), facts(p, others, { valuation: known('5000') }));
+    expect(at([small('1')]).tier?.extra).toBe(1);
+    expect(at([small('600'), req({ amount: '5000', state: 'pending' })]).tier?.extra).toBe(1);
+    expect(at([small('600'), small('400')]).tier?.extra).toBeUndefined();
+  });
+});
+
+describe('the rolling window and money sent late', () => {
+  it('a request sent after it was made counts from its send: still in the window at its edge', () => {
+    const p = policy('[{ per: destination, window: 24h, value: 50000, action: refuse }]');
+    const now = T0 + 30 * H;
+    const sent = (claimedAgo: number) =>
+      req({
+        amount: '40000',
+        state: 'completed',
+        // Made 25 h ago (outside the window), claimed for sending `claimedAgo` ago.
+        createdAt: new Date(now - 25 * H).toISOString(),
+        history: [{ at: new Date(now - claimedAgo).toISOString(), state: 'executing', by: 'system' }],
+      });
+    const at = (others: WithdrawalRequest[]) => judge(req(), facts(p, others, { now }));
+    // Claimed 23 h 59 min ago: $40k is in the window, so $20k more is over $50k.
+    expect(at([sent(24 * H - 60_000)]).holds.map((h) => h.rule)).toEqual(['rolling_limits']);
+    // Claimed just over 24 h ago: out of the window.
+    expect(at([sent(24 * H + 60_000)]).holds).toEqual([]);
+  });
+});

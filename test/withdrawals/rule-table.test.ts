@@ -13,6 +13,8 @@ import { judge, RULES, type Judgement, type RuleFacts, type RuleName } from '../
 import { approvalsComplete } from '../../src/withdrawals/rules.js';
 import { tierFor } from '../../src/withdrawals/value-rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
+import { makeList } from '../../src/screening/list.js';
+import type { ScreeningFacts } from '../../src/screening/types.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const LISTED = '0x1111111111111111111111111111111111111111';
@@ -34,6 +36,14 @@ withdrawals:
     addresses: [${o.listed === false ? '' : `{ address: "${LISTED}", network: ETH, label: "Desk" }`}]
 `;
 const POLICY = parsePolicy(policyText());
+
+/** A sanctions list read `ageMs` before the send's facts (T0 + 1 min), holding `addresses`. */
+const screened = (addresses: string[], ageMs = 0): ScreeningFacts => {
+  const at = new Date(T0 + 60_000 - ageMs).toISOString();
+  return { list: makeList(addresses, { source: 'test', date: at, fetchedAt: at }) };
+};
+/** Another address with the same first and last four characters after 0x. */
+const lookalikeOf = (a: string) => `${a.slice(0, 6)}${'9'.repeat(a.length - 10)}${a.slice(-4)}`;
 
 const snapshot = (prices: Record<string, number>): PriceSnapshot => ({
   now: T0,
@@ -91,6 +101,7 @@ function facts(
     valuation: o.valuation ?? valueAt(prices, req.currency, req.amount),
     requests: () => [...(o.others ?? []), req],
     ...(o.frozen ? { frozen: o.frozen } : {}),
+    ...(o.screening ? { screening: o.screening } : {}),
   };
   return f;
 }
@@ -107,6 +118,36 @@ function outcome(req: WithdrawalRequest, j: Judgement): string {
 type Scenario = fc.Arbitrary<{ req: WithdrawalRequest; before: RuleFacts; after: RuleFacts }>;
 
 const SCENARIOS: Record<RuleName, Scenario> = {
+  sanctions: fc.integer({ min: 1, max: 900 }).map((n) => {
+    const req = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
+    // The destination was listed (in other casing: EVM addresses compare case-insensitively) after the request.
+    const listed = screened([
+      '0xAbCdEf0000000000000000000000000000000001',
+      req.destination.toUpperCase().replace('0X', '0x'),
+    ]);
+    return { req, before: facts(req, { screening: screened([]) }), after: facts(req, { screening: listed }) };
+  }),
+  stale_list: fc.integer({ min: 10_001, max: 19_999 }).map((n) => {
+    // Above stale_block_above ($10,000): fresh list at the request, not refreshed for three days at the send.
+    const req = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
+    return {
+      req,
+      before: facts(req, { screening: screened([]) }),
+      after: facts(req, { screening: screened([], 3 * 86_400_000) }),
+    };
+  }),
+  lookalike: fc.integer({ min: 1, max: 900 }).map((n) => {
+    // A destination nobody had paid; since, a payment went to an address it imitates: it needs one more approval.
+    const dest = '0x2222333344445555666677778888999900001111';
+    const base = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
+    const req = { ...base, destination: dest, allowlist: { status: 'unlisted' as const, neverPaidBefore: true } };
+    const paid = {
+      ...approvedAt({ amount: '5', currency: 'USDT', price: 1 }),
+      destination: lookalikeOf(dest),
+      state: 'completed' as const,
+    };
+    return { req, before: facts(req), after: facts(req, { others: [paid] }) };
+  }),
   freeze: fc.integer({ min: 1, max: 900 }).map((n) => {
     const req = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
     return { req, before: facts(req), after: facts(req, { frozen: { by: 'U0ERIN', reason: 'incident' } }) };
@@ -168,11 +209,11 @@ const SCENARIOS: Record<RuleName, Scenario> = {
     return { req, before: facts(req, { policy }), after: facts(req, { policy, others: [other] }) };
   }),
   new_destination: fc.integer({ min: 101, max: 900 }).map((n) => {
-    // Paid before 10 days ago (outside every window): no extra approval. That payout found failed: a new destination.
+    // Paid before 10 days ago (outside every window), at least the rule's value: no extra approval. That payout found failed: a new destination.
     const policy = parsePolicy(`${policyText()}  new_destination: { above: { value: 100 }, extra_approvals: 1 }\n`);
     const req = approvedAt({ amount: String(n), currency: 'USDT', price: 1 });
     const earlier = {
-      ...approvedAt({ amount: '10', currency: 'USDT', price: 1 }),
+      ...approvedAt({ amount: '150', currency: 'USDT', price: 1 }),
       state: 'completed' as const,
       createdAt: new Date(T0 - 10 * 86_400_000).toISOString(),
     };
@@ -192,6 +233,28 @@ describe('the rule table', () => {
     }
   });
 
+  it('a USD value passkey_above: a value that rose above it after approval needs passkey proof again at the send', () => {
+    const policy = parsePolicy(
+      policyText().replace('  step_up_above:', '  passkey_above: { value: 20000 }\n  step_up_above:'),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 11, max: 19 }), fc.constantFrom('send' as const, 'verify' as const), (k, step) => {
+        // Approved at $k,000 with codes (no passkey needed then); the price rose past the passkey threshold.
+        const req = approvedAt({ amount: '1', price: k * 1000, codes: true, note: 'invoice 7' });
+        const rose = { policy, prices: snapshot({ ETH: 25_000 + k }) };
+        expect(outcome(req, judge(req, { ...facts(req, { policy }), step }))).toBe('goes');
+        expect(outcome(req, judge(req, { ...facts(req, rose), step }))).not.toBe('goes');
+        // The same approvals given with a passkey count at the new value.
+        const withPasskeys = {
+          ...req,
+          approvals: req.approvals.map((a) => ({ ...a, stepUp: 'passkey' as const })),
+        };
+        expect(outcome(withPasskeys, judge(withPasskeys, { ...facts(withPasskeys, rose), step }))).toBe('goes');
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   for (const name of Object.keys(SCENARIOS) as RuleName[]) {
     it(`${name}: a fact it reads that changed between the request and the send changes the outcome at the send and at the callback`, () => {
       fc.assert(
@@ -207,4 +270,23 @@ describe('the rule table', () => {
       );
     });
   }
+});
+
+describe('screening.enabled: false', () => {
+  it('switches off the provider and the look-alikes, never the sanctions list', () => {
+    const off = parsePolicy(`${policyText()}screening: { enabled: false }\n`);
+    const req = approvedAt({ amount: '500', currency: 'USDT', price: 1 });
+    const listed = screened([req.destination]);
+    for (const step of ['send', 'verify'] as const)
+      expect(outcome(req, judge(req, { ...facts(req, { policy: off, screening: listed }), step }))).toBe(
+        'refused:sanctions',
+      );
+    const provider = {
+      name: 'test provider',
+      answer: () => ({ kind: 'listed' as const, names: ['x'], at: T0 }),
+    } as unknown as ScreeningFacts['provider'];
+    const clean = { ...screened([]), provider };
+    expect(outcome(req, judge(req, facts(req, { policy: off, screening: clean })))).toBe('goes');
+    expect(outcome(req, judge(req, facts(req, { screening: clean })))).toBe('refused:sanctions');
+  });
 });

@@ -154,7 +154,15 @@ export function passkeyRoutes(o: PasskeyRouteOptions): Route[] {
         if (!name.success)
           return json(res, 400, { ok: false, message: `That name cannot be used: ${name.error.issues[0]!.message}.` });
         const done = await o.enrolment.register(t, body.data.response, name.data);
-        if (!done.ok) return json(res, done.reason === 'name_taken' ? 409 : 400, { ok: false, message: done.message });
+        if (!done.ok) {
+          const status =
+            done.reason === 'name_taken' || done.reason === 'credential_taken'
+              ? 409
+              : done.reason === 'unknown_link'
+                ? 404
+                : 400;
+          return json(res, status, { ok: false, message: done.message });
+        }
         json(res, 200, {
           ok: true,
           message: `Your passkey “${done.name}” is set up. You can close this page; approvals that need it will ask for it.`,

@@ -13,6 +13,7 @@
  * Applying is the approval that completes the quorum, in the same commit, so it is not a
  * command of its own.
  */
+import { sanctionedAdditions, type SanctionedFact } from './sanctioned.js';
 import type { AuditInput } from '../../audit/log.js';
 import type { OutboxRequest } from '../../outbox/types.js';
 import { PolicyError, parsePolicy } from '../load.js';
@@ -58,6 +59,8 @@ export type GovernanceCommand =
 
 export interface GovernanceFacts {
   now: number;
+  /** Why an address may not be allowlisted (it is on the sanctions list: src/screening), or undefined. */
+  sanctioned?: SanctionedFact;
   /** A fresh id, used when the decision creates a proposal or a problem record. */
   newId: string;
   /**
@@ -197,8 +200,10 @@ function fileChanged(
   if (state.seenHash === reading.rawHash) return nothing({ kind: 'unchanged' });
   const at = iso(facts.now);
   const seen = { hash: reading.rawHash, at };
-  if (!reading.ok) {
-    const { error } = reading;
+  // A sanctioned address added to the allowlist: the file is refused as unusable, so nobody can approve it.
+  const sanctioned = reading.ok && state.policy ? sanctionedAdditions(state.policy, reading.policy, facts) : undefined;
+  if (!reading.ok || sanctioned) {
+    const error = reading.ok ? sanctioned! : reading.error;
     const id = facts.newId;
     return {
       result: { kind: 'invalid', error },
@@ -318,6 +323,14 @@ function decideOn(
     if (!(err instanceof PolicyError)) throw err;
     const d = refused(`This policy change cannot be applied: ${err.message}\nFix the file; it is checked again.`);
     supersede(d, p, at, 'it is not a valid policy for this version of the app');
+    d.writes.seen = null;
+    return d;
+  }
+  // Listed since it was proposed: the address it adds to the allowlist is sanctioned now.
+  const sanctioned = sanctionedAdditions(inForcePolicy(state), nextPolicy, facts);
+  if (sanctioned) {
+    const d = refused(`This policy change cannot be applied: ${sanctioned}`);
+    supersede(d, p, at, 'an address it adds to the allowlist is sanctioned now');
     d.writes.seen = null;
     return d;
   }

@@ -58,6 +58,8 @@ export interface PolicyGovernorOptions {
   check?: (policy: Policy) => string[];
   /** A change in words for its proposal (Slack's words: the app passes src/slack/policy-change-words.ts). */
   describe: (from: Policy, to: Policy) => string[];
+  /** Why an address may not be allowlisted (sanctioned: src/screening), or undefined. */
+  sanctioned?: (address: string) => string | undefined;
 }
 
 /** Proposals, approvals and the file watch; the policy itself is read from the PolicySource (in-force.ts). */
@@ -101,7 +103,12 @@ export function createPolicyGovernor(o: PolicyGovernorOptions): PolicyGovernor {
 
   const inForce = () => store.get(POLICY_IN_FORCE, IN_FORCE_ID);
   const pending = () => store.find(POLICY_PROPOSALS, (p) => p.state === 'pending').at(-1);
-  const facts = (): GovernanceFacts => ({ now: o.now(), newId: randomUUID(), describe: o.describe });
+  const facts = (): GovernanceFacts => ({
+    now: o.now(),
+    newId: randomUUID(),
+    describe: o.describe,
+    ...(o.sanctioned ? { sanctioned: o.sanctioned } : {}),
+  });
   /** The state as seen by `reads`: the store, or a commit's tx (`pending` needs find, which only the store has). */
   const stateOf = (reads: Pick<Tx, 'get'>): GovernanceState => ({
     policy: policy.current(),

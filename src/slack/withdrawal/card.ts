@@ -14,7 +14,7 @@ import { formatFiat, formatPrice } from '../../format/fiat.js';
 import { tierWords } from '../../format/tier.js';
 import { judgedWords } from '../../format/judged.js';
 import { marketUsd } from '../../prices/value.js';
-import { formatAmount } from '../../withdrawals/index.js';
+import { formatAmount, unfilledPlaces } from '../../withdrawals/index.js';
 import { statusDetail } from '../../format/status.js';
 import { outside, outsideCode } from '../../format/outside.js';
 import { mayRepeat } from '../../withdrawals/hold/decide.js';
@@ -27,6 +27,7 @@ import {
   earlierText,
   feeBeforeText,
   holdWhy,
+  limitLiftWords,
   neverExecuted,
   neverExecutedContradicted,
   noticeText,
@@ -44,7 +45,7 @@ function holdText(r: WithdrawalRequest, facts: CardFacts): string {
   const h = r.hold!;
   // A limit crossed at the send: status first ("Held: today's withdrawals would reach …"), then what may lift it.
   if (h.kind === 'limit')
-    return `:double_vertical_bar: *Held:* ${holdWhy(h, facts.get)} Nothing is sent until the window makes room or an admin chooses *Send anyway* (or *Reject*).`;
+    return `:double_vertical_bar: *Held:* ${holdWhy(h, facts.get)} Nothing is sent until ${limitLiftWords(h)} or an admin chooses *Send anyway* (or *Reject*).`;
   const wait =
     r.state === 'approved'
       ? 'Every approval is in, but nothing is sent'
@@ -90,8 +91,7 @@ function approvalsText(r: WithdrawalRequest): string {
     (a) => `:white_check_mark: <@${a.user}>${a.for?.length ? ` (for ${who(a.for)})` : ''} ${slackDate(a.at)}`,
   );
   const missing = Math.max(0, r.tier.approvals - r.approvals.length);
-  const satisfied = new Set(r.approvals.flatMap((a) => a.satisfies));
-  const mustStill = r.tier.mustInclude.filter((m) => !satisfied.has(m));
+  const mustStill = unfilledPlaces(r.tier.mustInclude, r.approvals);
   const need =
     r.state === 'pending'
       ? [

@@ -9,7 +9,7 @@ import { stateWords } from '../../withdrawals/rules.js';
 import { waitingAgainNote } from '../../withdrawals/recheck.js';
 import { link, mention } from '../blocks.js';
 import { callText, decodeThreadLine } from './thread-ref.js';
-import { amountText, holdWhy, shortRef, stateLabel, transferWord } from './words.js';
+import { amountText, holdWhy, limitLiftWords, shortRef, stateLabel, transferWord } from './words.js';
 
 /** A must_include entry named as this line has always named it: a user group, or `<@id>`. */
 const mustIncludeMention = (id: string) => mention(id, `<@${id}>`);
@@ -46,7 +46,7 @@ export function renderThread(
     case 'held':
       if (r.hold?.kind === 'limit')
         return {
-          text: `⏸️ Held: ${holdWhy(r.hold, get)} Nothing is sent until the window makes room or an admin sends it anyway. ${callText(line.mentions)}`.trim(),
+          text: `⏸️ Held: ${holdWhy(r.hold, get)} Nothing is sent until ${limitLiftWords(r.hold)} or an admin sends it anyway. ${callText(line.mentions)}`.trim(),
         };
       return {
         text: `⏸️ On hold: ${r.hold ? holdWhy(r.hold, get) : ''} Paying this one too may pay the client twice: an admin must check the wallet service, then send it anyway or reject it.${r.hold?.kind === 'retyped' ? ' If this is a separate payout (a recurring one, say), an admin can send it anyway.' : ''} ${callText(line.mentions)}`.trim(),

@@ -3,7 +3,11 @@
  * is held, and the names the card's buttons and renderers go by. Shared by the card, its thread,
  * the DMs, the App Home and the commands.
  */
+import type { ScreeningInfo } from '../../screening/types.js';
+import { shortAddress } from '../../screening/lookalike.js';
+import { ageWords, listName } from '../../screening/words.js';
 import type { FeeEstimate, WithdrawalRequest } from '../../withdrawals/index.js';
+import type { RepeatHold } from '../../withdrawals/types.js';
 import { expectedSettlement, formatAmount, recognisedClaim, settlementOf } from '../../withdrawals/index.js';
 import { slackDate } from '../../format/time.js';
 import { outside } from '../../format/outside.js';
@@ -86,6 +90,13 @@ export function holdWhy(
       : `${same} ${earlier} that a notification named after the wallet service had no record of it (not confirmed by the service; it may be forged, but it may have been paid).`;
 }
 
+/** What lifts a limit hold, in words: the window's room, or (a stale sanctions list alone) the list read again. */
+export function limitLiftWords(h: Pick<RepeatHold, 'rules'>): string {
+  return h.rules?.length && h.rules.every((r) => r === 'stale_list')
+    ? 'the sanctions list is read again'
+    : 'the window makes room';
+}
+
 /**
  * What the requester reads when the request is made (the command's answer, the form's DM): the
  * approvals it waits for, or, made on hold (retyped while its payout is under way or reported),
@@ -97,8 +108,14 @@ export function requestedWords(
   get?: (id: string) => WithdrawalRequest | undefined,
 ): string {
   if (onHold(r) && r.hold)
-    return `⏸️ Requested, on hold · ${what}: ${holdWhy(r.hold, get)} Nothing is sent until an admin chooses *Send anyway* or *Reject*; approvals can still be given.${newClientWords(r)}`;
-  return `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}.${newClientWords(r)}`;
+    return `⏸️ Requested, on hold · ${what}: ${holdWhy(r.hold, get)} Nothing is sent until an admin chooses *Send anyway* or *Reject*; approvals can still be given.${requesterFlags(r)}`;
+  return `⏳ Requested · ${what} is waiting for ${r.tier.approvals} approval${r.tier.approvals > 1 ? 's' : ''}.${requesterFlags(r)}`;
+}
+
+/** What the requester must check, under their answer: the screening's warnings (a look-alike first), then a new client. */
+export function requesterFlags(r: Pick<WithdrawalRequest, 'newClient' | 'clientEmail' | 'screening'>): string {
+  const s = screeningFlags(r.screening);
+  return `${s.length ? `\n⚠️ Check the destination: ${s.join(' · ')}.` : ''}${newClientWords(r)}`;
 }
 
 /** The flag on a request whose client the app had never seen, for the requester's answer; '' otherwise. */
@@ -159,12 +176,33 @@ export function stateLabel(
 export const shortRef = (r: Pick<WithdrawalRequest, 'merchantReference'>) => r.merchantReference.slice(0, 8);
 
 /** Risk flags the approver must see first; empty when there are none. */
-export function riskFlags(r: Pick<WithdrawalRequest, 'allowlist' | 'newClient'>): string[] {
-  const out: string[] = [];
+export function riskFlags(r: Pick<WithdrawalRequest, 'allowlist' | 'newClient' | 'screening'>): string[] {
+  // Screening first: a look-alike destination is the likeliest loss on this card.
+  const out: string[] = screeningFlags(r.screening);
   if (r.allowlist.status === 'unlisted')
     out.push(r.allowlist.usableFrom ? 'allowlisted address still cooling off' : 'not on the allowlist');
   if (r.allowlist.neverPaidBefore) out.push('never paid before');
   if (r.newClient) out.push('new client: no address or transaction on record');
+  return out;
+}
+
+/** What the screening found that an approver must weigh (src/screening): a look-alike, a stale list, the provider down. */
+export function screeningFlags(s: ScreeningInfo | undefined): string[] {
+  if (!s) return [];
+  const out: string[] = [];
+  if (s.lookalike) {
+    const more = s.lookalike.extraApprovals
+      ? `: it needs ${s.lookalike.extraApprovals} more approval${s.lookalike.extraApprovals === 1 ? '' : 's'}`
+      : '';
+    out.push(
+      `looks like *${outside(s.lookalike.label, 100)}* (${outside(shortAddress(s.lookalike.address), 20)}), but is a different address${more}`,
+    );
+  }
+  if (s.stale)
+    out.push(
+      `the sanctions list is ${ageWords(s.stale.ageMs)} old${s.list ? ` (${listName(s.list)})` : ''}: it could not be refreshed`,
+    );
+  if (s.provider === 'down') out.push('the sanctions screening service could not be reached: the list alone decided');
   return out;
 }
 

@@ -15,6 +15,9 @@ import { NO_PRICES } from '../../prices/value.js';
 
 /** The request's refusal code for each rule of the table (what callers and tests read). */
 const REQUEST_RULE: Record<RuleName, RequestRule> = {
+  sanctions: 'sanctions',
+  stale_list: 'stale_list',
+  lookalike: 'tier',
   freeze: 'daily_limit',
   allowlist: 'allowlist',
   tier: 'tier',
@@ -79,6 +82,7 @@ export function decideRequest(
     prices: c.prices ?? ctx.prices ?? NO_PRICES,
     requests: () => c.existing,
     allowlistApprovals: ctx.allowlistApprovals,
+    screening: ctx.screening,
   });
   if (judged.refusal) return refused(REQUEST_RULE[judged.refusal.rule], judged.refusal.message);
   const over = judged.holds[0];
@@ -98,6 +102,7 @@ export function decideRequest(
     ...(judged.limits ? { limits: judged.limits } : {}),
     valuation,
     allowlist,
+    ...(judged.screening ? { screening: judged.screening } : {}),
     ...(c.newClient ? { newClient: true as const } : {}),
     ...(c.balance !== undefined ? { balanceAtRequest: { balance: c.balance, at } } : {}),
     ...(repeatOf ? { repeatOf: repeatOf.id } : {}),
@@ -126,6 +131,7 @@ export function decideRequest(
         allowlist,
         expiresAt,
         value: valuation,
+        ...(req.screening ? { screening: req.screening } : {}),
         ...(req.balanceAtRequest ? { balance: req.balanceAtRequest.balance } : {}),
         ...(req.newClient ? { newClient: 'no address or transaction on record for this client' } : {}),
         ...(req.repeatOf ? { repeatOf: req.repeatOf } : {}),

@@ -15,6 +15,7 @@ import {
 } from '../recheck.js';
 import type { Step } from '../rule-table.js';
 import type { Valuation } from '../../prices/types.js';
+import { listRef } from '../../screening/list.js';
 
 import { about, checkBalance } from '../rules.js';
 import { claimRefusedOnHold } from '../hold/decide.js';
@@ -67,7 +68,10 @@ export function decideClaim(
     const status = limits.map((h) => h.message).join('; ');
     return {
       kind: 'changed',
-      next: { ...again.next, hold: { kind: 'limit', original: req.id, status, at } },
+      next: {
+        ...again.next,
+        hold: { kind: 'limit', original: req.id, status, at, rules: limits.map((h) => h.rule) },
+      },
       audit: {
         at,
         actor: SYSTEM,
@@ -171,16 +175,36 @@ export function decideRecheck(
   const r = recheck(req, ctx, facts, valuation, step);
   if (r.kind === 'passes') return r;
   if (r.kind === 'refused') {
-    const reason = `No longer allowed by the treasury policy in force: ${r.reason}`;
+    // A destination sanctioned since the request is stopped by the law, not by the policy: said so, and kept on the request.
+    const sanctioned = r.rule === 'sanctions';
+    const reason = sanctioned
+      ? `Stopped: ${r.reason}.`
+      : `No longer allowed by the treasury policy in force: ${r.reason}`;
+    const list = ctx.screening?.list;
+    const stop =
+      sanctioned && step !== 'request'
+        ? {
+            sanctioned: {
+              at,
+              step,
+              reason: r.reason,
+              ...(list ? { list: { date: list.date, sha256: list.sha256 } } : {}),
+            },
+          }
+        : {};
     return {
       kind: 'changed',
-      next: transition(req, 'rejected', SYSTEM, at, reason, { rejection: { user: SYSTEM, at, reason } }),
+      next: transition(req, 'rejected', SYSTEM, at, reason, { rejection: { user: SYSTEM, at, reason }, ...stop }),
       audit: {
         at,
         actor: SYSTEM,
-        action: 'policy_recheck_refused',
+        action: sanctioned ? 'sanctions_stop' : 'policy_recheck_refused',
         subject: req.id,
-        details: { ...about(req), reason },
+        details: {
+          ...about(req),
+          reason,
+          ...(sanctioned ? { step, ...(list ? { list: listRef(list) } : {}) } : {}),
+        },
       },
       event: 'rejected',
     };

@@ -5,8 +5,10 @@
  * the dispatcher back.
  */
 import type { AuditAction } from '../../audit/actions.js';
+import type { AwayRecord } from '../../away/state.js';
 import type { Policy } from '../../policy/schema.js';
 import type { PriceSnapshot, Valuation } from '../../prices/types.js';
+import type { ScreeningFacts } from '../../screening/types.js';
 import type { WithdrawalStatus } from '../../wallet/client/withdrawal-status.js';
 import type { RecheckFacts } from '../recheck.js';
 import type { AllowlistApprovals, CheckedInput, Refused } from '../rules.js';
@@ -75,6 +77,8 @@ export type WithdrawalCommand =
       standsFor?: readonly string[];
       /** Whose approval is one vote with this user's (src/away `oneVoteWith`): any of theirs already counts for them. */
       oneVote?: readonly string[];
+      /** Per person in `for`: the must_include entries their role matches (groups resolved by the shell). */
+      satisfiesFor?: Readonly<Record<string, readonly string[]>>;
     }
   | { type: 'reject'; user: string; isApprover: boolean; reason: string }
   /**
@@ -137,6 +141,10 @@ export interface DecideContext {
    */
   prices?: PriceSnapshot | undefined;
   requests?: (() => readonly WithdrawalRequest[]) | undefined;
+  /** The sanctions list and the provider's cached answers now (src/screening); absent: nothing is screened. */
+  screening?: ScreeningFacts | undefined;
+  /** The away records as stored in this commit (src/away): who stands in for whom at this step. */
+  away?: (() => readonly AwayRecord[]) | undefined;
 }
 
 export interface AuditRecord {

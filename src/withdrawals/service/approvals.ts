@@ -11,10 +11,22 @@ import { valuationNow } from '../recheck.js';
 import { mustIncludeEntries } from '../value-rules.js';
 import { oneVoteWith } from '../../away/delegation.js';
 import { delegationIn } from '../../away/service.js';
+import type { InCommit } from '../shell.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../types.js';
 import { refusalOutcome, type ServiceDeps } from './deps.js';
 
-export function approvalOps({ store, shell, sender, policy, now, groups, logger, hooks, prices }: ServiceDeps) {
+export function approvalOps({
+  store,
+  shell,
+  sender,
+  policy,
+  now,
+  groups,
+  logger,
+  hooks,
+  prices,
+  screening,
+}: ServiceDeps) {
   const { stored, commitOn, outcomeOf } = shell;
   const tierNow = (r: WithdrawalRequest) =>
     selectTier(policy.current(), r.currency, r.amount, valuationNow(r, prices?.()));
@@ -27,12 +39,14 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
     const p = policy.current();
     const d = delegationIn(store, now());
     const delegators = d.delegatorsOf(userId);
-    const approvingFor: string[] = [];
-    for (const who of delegators) if (await hasRole(p, 'approvers', who, groups)) approvingFor.push(who);
     const own = await hasRole(p, 'approvers', userId, groups);
+    // A delegate is an approver themselves (src/away refuses naming anyone else): one no longer is lends nothing.
+    const approvingFor: string[] = [];
+    if (own) for (const who of delegators) if (await hasRole(p, 'approvers', who, groups)) approvingFor.push(who);
     // Every delegator counts for the own-request rule; only those still approvers lend a vote (and are recorded).
+    // The decider reads the delegations again inside its commit (this is read before it, for the look-ups).
     return {
-      isApprover: own || approvingFor.length > 0,
+      isApprover: own,
       for: delegators,
       approvingFor,
       oneVote: oneVoteWith(d, userId),
@@ -42,7 +56,7 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
   async function approve(
     id: string,
     userId: string,
-    facts: { stepUp?: 'verified' | 'passkey' | 'not-needed' } = {},
+    facts: { stepUp?: 'verified' | 'passkey' | 'not-needed'; inCommit?: InCommit } = {},
   ): Promise<DecisionOutcome> {
     // Roles and groups (maybe a Slack API call) are looked up only for a request open to decisions;
     // the decider checks everything again inside the commit.
@@ -55,6 +69,7 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
     // against the tier stored and the tier the decider judges now (the value at the policy price now),
     // so a value that rose into a tier with must_include credits the person it names.
     const satisfies: string[] = [];
+    const satisfiesFor: Record<string, string[]> = {};
     const before = stored(id);
     const judged = before ? tierNow(before) : undefined;
     // Every entry of the currency's tiers too: a limit may raise the request to the top tier at this approval.
@@ -63,13 +78,15 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
       ...(judged?.mustInclude ?? []),
       ...(before ? mustIncludeEntries(policy.current(), before.currency) : []),
     ]);
+    // Each person's places apart: the decider counts a delegator's only while their delegation is in force.
     if (isApprover)
-      for (const entry of entries)
-        for (const who of [userId, ...stand.approvingFor])
-          if (await matches([entry], who, groups)) {
-            satisfies.push(entry);
-            break;
-          }
+      for (const entry of entries) {
+        if (await matches([entry], userId, groups)) satisfies.push(entry);
+        for (const who of stand.approvingFor)
+          if (await matches([entry], who, groups)) satisfiesFor[who] = [...(satisfiesFor[who] ?? []), entry];
+      }
+    // The provider is asked before the commit (the rule table reads its answer there): listed since the request, refused.
+    if (isApprover && before) await screening?.ask(before.destination);
     // The approval that may complete the quorum gives its send a head start (sender.ts): the
     // balance read runs beside this commit. Only an approver's click may start one, so nobody
     // else can make the app call the service.
@@ -79,16 +96,21 @@ export function approvalOps({ store, shell, sender, policy, now, groups, logger,
       cur !== undefined &&
       !cur.approvals.some((a) => [a.user, ...(a.for ?? [])].some((u) => stand.oneVote.includes(u))) &&
       cur.approvals.length + 1 >= cur.tier.approvals;
-    const applying = commitOn(id, {
-      type: 'approve',
-      user: userId,
-      isApprover,
-      satisfies,
-      stepUp: facts.stepUp ?? 'not-needed',
-      ...(stand.approvingFor.length ? { for: stand.approvingFor } : {}),
-      ...(stand.for.length ? { standsFor: stand.for } : {}),
-      oneVote: stand.oneVote,
-    });
+    const applying = commitOn(
+      id,
+      {
+        type: 'approve',
+        user: userId,
+        isApprover,
+        satisfies,
+        stepUp: facts.stepUp ?? 'not-needed',
+        ...(stand.approvingFor.length ? { for: stand.approvingFor, satisfiesFor } : {}),
+        ...(stand.for.length ? { standsFor: stand.for } : {}),
+        oneVote: stand.oneVote,
+      },
+      undefined,
+      facts.inCommit,
+    );
     // Prepared once the commit is under way, so the read's start does not hold back its write.
     const head = mayComplete && cur ? sender.prepare(cur) : undefined;
     const applied = await applying.catch((err: unknown) => {

@@ -9,6 +9,7 @@ import type { Policy } from '../../policy/schema.js';
 import type { PolicySource } from '../../policy/source.js';
 import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 import type { Store } from '../../store/index.js';
+import type { WithdrawalScreening } from '../../screening/types.js';
 import { recoveryAction, type RecoveryAction } from '../decide/index.js';
 import type { RecheckFacts } from '../recheck.js';
 import type { Reconciler } from '../reconcile.js';
@@ -30,6 +31,7 @@ export interface ServiceDeps {
   hooks: WithdrawalHooks;
   balances: BalanceSource | undefined;
   prices: (() => PriceSnapshot) | undefined;
+  screening: WithdrawalScreening | undefined;
 }
 
 export const refusalOutcome = (r: Refused<DecisionReason>): DecisionOutcome => ({
@@ -62,20 +64,27 @@ export async function recheckFacts(
     ...mustIncludeEntries(p, r.currency),
     ...(r.batch ? r.tier.mustInclude : []),
   ]);
-  const facts: Record<string, { isApprover: boolean; satisfies: string[] }> = {};
+  const facts: Record<string, { isApprover: boolean; satisfies: string[]; satisfiesFor: Record<string, string[]> }> =
+    {};
   for (const a of r.approvals) {
     const satisfies: string[] = [];
-    // A delegate's approval counts within the groups and tiers of whom they stood in for (src/away).
-    const people = [a.user, ...(a.for ?? [])];
-    for (const entry of must)
-      for (const who of people)
+    const satisfiesFor: Record<string, string[]> = {};
+    // A delegate's approval counts within the groups and tiers of whom they stood in for (src/away): each
+    // recorded delegation's places apart (recheck.ts counts them only while it stands); older approvals as one.
+    const recorded = new Set((a.delegations ?? []).map((d) => d.user));
+    const own = [a.user, ...(a.for ?? []).filter((u) => !recorded.has(u))];
+    for (const entry of must) {
+      for (const who of own)
         if (await matches([entry], who, groups)) {
           satisfies.push(entry);
           break;
         }
+      for (const who of recorded)
+        if (await matches([entry], who, groups)) satisfiesFor[who] = [...(satisfiesFor[who] ?? []), entry];
+    }
     let isApprover = false;
-    for (const who of people) if (!isApprover) isApprover = await hasRole(p, 'approvers', who, groups);
-    facts[a.user] = { isApprover, satisfies };
+    for (const who of own) if (!isApprover) isApprover = await hasRole(p, 'approvers', who, groups);
+    facts[a.user] = { isApprover, satisfies, satisfiesFor };
   }
   return facts;
 }

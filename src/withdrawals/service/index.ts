@@ -55,6 +55,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     policy,
     ...(o.allowlistApprovals ? { allowlistApprovals: o.allowlistApprovals } : {}),
     ...(o.prices ? { prices: o.prices } : {}),
+    ...(o.screening ? { screening: o.screening.facts } : {}),
     counted: o.counted,
     now,
     logger,
@@ -81,6 +82,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     valuation: valuationNow,
     ...(o.balances ? { balances: o.balances } : {}),
     ...(o.goFirst ? { goFirst: o.goFirst } : {}),
+    ...(o.screening ? { screening: o.screening } : {}),
   });
   const reconciler = createReconciler(shell, {
     wallet: o.wallet,
@@ -101,6 +103,7 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     hooks: o.hooks ?? {},
     balances: o.balances,
     prices,
+    screening: o.screening,
   };
   return {
     ...requestOps(deps),

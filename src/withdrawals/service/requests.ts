@@ -12,8 +12,9 @@ import type { RequestInput, RequestOutcome } from '../types.js';
 import { clientOnRecord } from '../../clients/known.js';
 import type { Reads } from '../../store/index.js';
 import type { ServiceDeps } from './deps.js';
+import { listRef } from '../../screening/list.js';
 
-export function requestOps({ store, shell, policy, now, groups, logger, balances, prices }: ServiceDeps) {
+export function requestOps({ store, shell, policy, now, groups, logger, balances, prices, screening }: ServiceDeps) {
   const { context } = shell;
   async function request(input: RequestInput, requesterId: string): Promise<RequestOutcome> {
     const p = policy.current();
@@ -26,6 +27,8 @@ export function requestOps({ store, shell, policy, now, groups, logger, balances
     const balance = balances
       ? ((await readWithin(balances, checked.currency.name, checked.network.name, REQUEST_BALANCE_WAIT_MS)) ?? null)
       : undefined;
+    // The sanctions provider, when there is one, is asked before the commit too (its answer is a fact there).
+    await screening?.ask(checked.destination);
     const { decision, event } = await store.commit((tx) => {
       const command = {
         type: 'request',
@@ -46,7 +49,9 @@ export function requestOps({ store, shell, policy, now, groups, logger, balances
       // The balance gate's refusal, and the repeat gate's (one payout, one request: hold/decide.ts), are
       // decisions of their own: audited with why (the other rules refuse input).
       const gate = applied.decision.kind === 'refused' ? applied.decision.reason : undefined;
-      if (applied.decision.kind === 'refused' && (gate === 'balance' || gate === 'repeat'))
+      const screened = gate === 'sanctions' || gate === 'stale_list';
+      const list = screened ? screening?.facts().list : undefined;
+      if (applied.decision.kind === 'refused' && (gate === 'balance' || gate === 'repeat' || screened))
         appendAudit(tx, {
           at: new Date(now()).toISOString(),
           actor: requesterId,
@@ -60,8 +65,25 @@ export function requestOps({ store, shell, policy, now, groups, logger, balances
             rule: gate,
             ...(gate === 'balance' ? { balance } : {}),
             ...(input.repeatOf ? { repeatOf: input.repeatOf } : {}),
+            // The list the refusal was judged with, by its fingerprint.
+            ...(list ? { list: listRef(list) } : {}),
             reason: applied.decision.message,
           },
+        });
+      // A sanctioned destination: the admins are told at once, in private (a stale list's refusal is the requester's to read).
+      if (applied.decision.kind === 'refused' && gate === 'sanctions')
+        screening?.tell?.(tx, {
+          kind: 'request-refused',
+          at: new Date(now()).toISOString(),
+          address: checked.destination,
+          amount: checked.amount,
+          currency: checked.currency.name,
+          network: checked.network.name,
+          requester: requesterId,
+          reason: applied.decision.message,
+          ...(list ? { list: { date: list.date, sha256: list.sha256 } } : {}),
+          // A form submitted twice (Slack timed out the first answer) is one refusal for the admins.
+          ...(input.idempotencyKey ? { once: `refused:${requesterId}:${input.idempotencyKey}` } : {}),
         });
       return applied;
     });

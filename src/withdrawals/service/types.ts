@@ -1,9 +1,11 @@
 import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 /** What the withdrawal service is given and what it offers (service/index.ts builds it). */
+import type { WithdrawalScreening } from '../../screening/types.js';
 import type { Logger } from '../../log.js';
 import type { GroupResolver } from '../../policy/people.js';
 import type { PolicySource } from '../../policy/source.js';
 import type { Reads, Store, Tx } from '../../store/index.js';
+import type { InCommit } from '../shell.js';
 import type { WalletClient } from '../../wallet/client.js';
 import type { FeeEstimate } from '../fees.js';
 import type { NoticeThrottleOptions } from '../notice-throttle.js';
@@ -58,6 +60,8 @@ export interface WithdrawalServiceOptions {
    * at request time, and recomputed before the send. Absent: values unknown (strictest `value` rules).
    */
   prices?: () => PriceSnapshot;
+  /** Sanctions screening (src/screening): the list and the provider, read at every step the rule table runs. */
+  screening?: WithdrawalScreening;
   /** Transaction-list pages searched per unknown request during reconciliation (default 10, 100 records each). */
   reconcileMaxPages?: number;
   reconcilePageSize?: number;
@@ -93,11 +97,14 @@ export interface WithdrawalEventResult {
 
 export interface WithdrawalService {
   request(input: RequestInput, requesterId: string): Promise<RequestOutcome>;
-  /** `facts.stepUp`: 'verified' once the approver's authenticator code was checked (src/stepup/). */
+  /**
+   * `facts.stepUp`: 'verified' once the approver's authenticator code was checked (src/stepup/).
+   * `facts.inCommit`: written in the approval's own commit (a passkey's challenge spent with it).
+   */
   approve(
     id: string,
     userId: string,
-    facts?: { stepUp?: 'verified' | 'passkey' | 'not-needed' },
+    facts?: { stepUp?: 'verified' | 'passkey' | 'not-needed'; inCommit?: InCommit },
   ): Promise<DecisionOutcome>;
   reject(id: string, userId: string, reason: string): Promise<DecisionOutcome>;
   /** Pending requests past their expiry become expired; returns them. */
