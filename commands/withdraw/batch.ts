@@ -10,6 +10,7 @@ import type { KnownBlock, View } from '@slack/types';
 import axios from 'axios';
 import { z } from 'zod';
 import { errorLines, MAX_BYTES, MAX_ROWS, type SubmitOutcome } from '../../src/batches/index.js';
+import { outside } from '../../src/format/outside.js';
 import { formatAmount } from '../../src/withdrawals/index.js';
 import { packLines, section } from '../../src/slack/blocks.js';
 import { guarded } from '../../src/slack/guard.js';
@@ -133,7 +134,8 @@ function outcomeView(out: SubmitOutcome, approvals: string): View {
         section(
           `:no_entry: Not requested: ${out.errors.length} problem${out.errors.length === 1 ? '' : 's'} in the file. Fix them (or remove those rows) and submit it again.`,
         ),
-        ...packLines(errorLines(out.errors, 40)).slice(0, 40),
+        // The file's own text (a column name, an address) escaped before it reaches mrkdwn.
+        ...packLines(errorLines(out.errors, 40, (s) => outside(s, 300))).slice(0, 40),
       ],
       false,
     );

@@ -37,6 +37,8 @@ export function parsePayoutFile(text: string): ParsedFile {
       skip_empty_lines: true,
       trim: true,
       relax_column_count: true,
+      // The header, the most rows taken, and one more to tell the file is over: nothing past it is parsed.
+      to: MAX_ROWS + 2,
     }) as unknown as typeof records;
   } catch (err) {
     const line = (err as { lines?: number }).lines;
@@ -59,7 +61,11 @@ export function parsePayoutFile(text: string): ParsedFile {
     if (!names.includes(c)) errors.push({ row: 1, column: c, reason: `The header has no "${c}" column.` });
   if (!body.length) errors.push({ row: 0, column: 'file', reason: 'The file has a header but no payout rows.' });
   if (body.length > MAX_ROWS)
-    errors.push({ row: 0, column: 'file', reason: `The file has ${body.length} rows; at most ${MAX_ROWS} are taken.` });
+    errors.push({
+      row: 0,
+      column: 'file',
+      reason: `The file has over ${MAX_ROWS} rows; at most ${MAX_ROWS} are taken.`,
+    });
   if (errors.length) return { ok: false, errors };
   const rows = body.map(({ record, info }) => {
     const cells = Object.fromEntries(KNOWN.map((c) => [c, ''])) as Record<Column, string>;

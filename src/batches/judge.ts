@@ -14,7 +14,7 @@ import { formatAmount } from '../format/amount.js';
 import { Dec } from '../money/decimal.js';
 import { judge, type Step } from '../withdrawals/rule-table.js';
 import type { AllowlistApprovals } from '../withdrawals/rules.js';
-import type { WithdrawalRequest } from '../withdrawals/types.js';
+import type { AllowlistInfo, WithdrawalRequest } from '../withdrawals/types.js';
 import { tierFor, type TierChoice } from '../withdrawals/value-rules.js';
 import type { BatchError, BatchRow, BatchTotals } from './types.js';
 
@@ -38,6 +38,8 @@ export interface BatchJudgement {
   stepUp: boolean;
   newDestinations: number;
   unlisted: number;
+  /** Each row's allowlist status as judged now, by row number: what the row is stored with once approved. */
+  allowlists: Record<number, AllowlistInfo>;
 }
 
 const unknown = (reason: string): Valuation => ({ kind: 'unknown', reason, since: null });
@@ -67,6 +69,18 @@ export function batchTier(policy: Policy, totals: BatchTotals): TierChoice | { r
     if (!out || t.approvals > out.approvals || (t.approvals === out.approvals && t.index > out.index)) out = t;
   }
   if (!out) return { refused: 'The batch has no rows.' };
+  // Several currencies, each under its own native list, could each fall in a low tier: the batch's
+  // total value is judged by the `value` list too (unknown: its top tier), and the stricter is kept.
+  const currencies = Object.keys(totals.perCurrency);
+  const valueTiers = policy.withdrawals.tiers.value;
+  if (currencies.length > 1 && valueTiers) {
+    const byValue = { ...policy, withdrawals: { ...policy.withdrawals, tiers: { value: valueTiers } } };
+    const t = tierFor(byValue, currencies[0]!, '0', totals.value);
+    if (t) {
+      for (const e of t.mustInclude) must.add(e);
+      if (t.approvals > out.approvals || (t.approvals === out.approvals && t.index > out.index)) out = t;
+    }
+  }
   return { ...out, mustInclude: [...must] };
 }
 
@@ -81,7 +95,14 @@ export const batchNeedsStepUp = (policy: Policy, totals: BatchTotals): boolean =
 
 /** `rows`: the batch's rows as the requests they become (rows.ts), in file order. */
 export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTotals, f: BatchFacts): BatchJudgement {
-  const out: BatchJudgement = { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0 };
+  const out: BatchJudgement = {
+    refusals: [],
+    holds: [],
+    stepUp: false,
+    newDestinations: 0,
+    unlisted: 0,
+    allowlists: {},
+  };
   const tier = batchTier(f.policy, totals);
   if ('refused' in tier) out.refusals.push({ row: 0, column: 'amount', reason: tier.refused });
   else out.tier = tier;
@@ -117,6 +138,7 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
     // A row's own tier is at least the batch's (rule-table.ts); a limit may raise it, a new destination add
     // approvals: the batch needs the strictest of them, once.
     if (judged.tier && out.tier) out.tier = stricter(out.tier, judged.tier);
+    if (judged.allowlist) out.allowlists[row] = judged.allowlist;
     if (judged.allowlist?.neverPaidBefore) out.newDestinations++;
     if (judged.allowlist?.status === 'unlisted') out.unlisted++;
   });

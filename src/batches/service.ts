@@ -17,7 +17,9 @@ import { WITHDRAWALS } from '../withdrawals/shell.js';
 import type { WithdrawalService } from '../withdrawals/service/types.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { approveBatch, progressOf, rejectBatch, stopBatch, type BatchRefusal, type Progress } from './decide.js';
+import { mustIncludeEntries } from '../withdrawals/value-rules.js';
 import { batchTier, judgeBatch, totalsOf } from './judge.js';
+import { payoutsFingerprint } from './fingerprint.js';
 import { fileSha256, rowRequestId } from './reference.js';
 import { resultCsv } from './results.js';
 import { pendingRows, rowRequest } from './rows.js';
@@ -120,11 +122,16 @@ export function batchOps(o: BatchServiceOptions) {
     const validated = validatePayoutFile(input.text, p, snapshot);
     if (!validated.ok) return { ok: false, kind: 'errors', errors: validated.errors };
     const sha256 = fileSha256(input.text);
+    const fingerprint = payoutsFingerprint(validated.rows);
     const t = now();
     const out = await store.commit((tx): SubmitOutcome => {
+      // The same payouts, not only the same bytes (a re-saved or re-sorted file is the same payout run).
       const earlier = tx
         .all(BATCHES)
-        .filter((b) => b.sha256 === sha256 && Date.parse(b.createdAt) > t - REPEAT_WINDOW_MS)
+        .filter(
+          (b) =>
+            (b.fingerprint === fingerprint || b.sha256 === sha256) && Date.parse(b.createdAt) > t - REPEAT_WINDOW_MS,
+        )
         .at(-1);
       if (earlier && !input.confirmRepeat)
         return {
@@ -143,10 +150,12 @@ export function batchOps(o: BatchServiceOptions) {
         requester,
         fileName: input.fileName.slice(0, 200),
         sha256,
+        fingerprint,
         state: 'pending',
         rows: validated.rows,
         totals,
         tier,
+        floorTier: tier,
         stepUp: false,
         approvals: [],
         newDestinations: 0,
@@ -212,11 +221,10 @@ export function batchOps(o: BatchServiceOptions) {
     const p = policy.current();
     const b = store.get(BATCHES, id);
     const isApprover = await hasRole(p, 'approvers', user, groups);
+    // Every must_include of each currency's tier list, as the single path asks: the tier judged in the
+    // commit below may be higher than the batch's (a limit escalating it to the top tier).
     const must = new Set(b?.tier.mustInclude ?? []);
-    if (b) {
-      const t = batchTier(p, totalsOf(b.rows, o.prices?.()));
-      if (!('refused' in t)) for (const e of t.mustInclude) must.add(e);
-    }
+    for (const c of Object.keys(b?.totals.perCurrency ?? {})) for (const e of mustIncludeEntries(p, c)) must.add(e);
     const satisfies: string[] = [];
     for (const e of must) if (await matches([e], user, groups)) satisfies.push(e);
     const t = now();
@@ -237,7 +245,7 @@ export function batchOps(o: BatchServiceOptions) {
               allowlistApprovals: o.allowlistApprovals?.(),
             },
           )
-        : { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0 };
+        : { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0, allowlists: {} };
       const out = approveBatch(cur, { user, now: t, isApprover, satisfies, ...facts }, judged);
       if (!out.ok) return out;
       const batch: Batch = out.complete ? { ...out.batch, state: 'sending' } : out.batch;
@@ -261,7 +269,7 @@ export function batchOps(o: BatchServiceOptions) {
         // sends (runner.ts), each row claimed once. The rows' expiry counts from now.
         const expiresAt = new Date(t + p.withdrawals.expires_after).toISOString();
         for (const r of batch.rows) {
-          const req = { ...rowRequest(batch, r, 'approved', at), expiresAt };
+          const req = { ...rowRequest(batch, r, 'approved', at, judged.allowlists[r.row]), expiresAt };
           if (!tx.get(WITHDRAWALS, req.id)) tx.put(WITHDRAWALS, req.id, req);
         }
       }

@@ -52,11 +52,18 @@ export interface Batch {
   fileName: string;
   /** The file's sha256 (hex): the same file again within 30 days is flagged; step-up is bound to it. */
   sha256: string;
+  /** The payouts' fingerprint (fingerprint.ts): the same rows again within 30 days, however written, are flagged. */
+  fingerprint?: string;
   state: BatchState;
   rows: BatchRow[];
   totals: BatchTotals;
   /** The tier judged on the batch's total value (never lower than any row's own). */
   tier: TierChoice;
+  /**
+   * The tier of the batch's totals alone, with no extra approvals and no escalation: what its rows
+   * are judged at while it waits (judging them at `tier` would add the extras again at every approval).
+   */
+  floorTier?: TierChoice;
   /** The policy asks for an authenticator code at the batch's total: every approval carries one. */
   stepUp: boolean;
   approvals: Approval[];

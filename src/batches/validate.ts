@@ -10,6 +10,7 @@ import { NO_PRICES } from '../prices/value.js';
 import { checkInput } from '../withdrawals/input.js';
 import type { RequestRule } from '../withdrawals/types.js';
 import { MAX_LABEL, MAX_REFERENCE, parsePayoutFile, type Column } from './csv.js';
+import { canonicalRow } from './fingerprint.js';
 import type { BatchError, BatchRow } from './types.js';
 
 /** The file's column each rule of the single form belongs to. */
@@ -65,9 +66,14 @@ export function validatePayoutFile(text: string, policy: Policy, prices: PriceSn
     }
     // The same payout twice (same address, amount, currency, network, client and reference) is most
     // likely a copy-paste slip: flagged, for the requester to remove or tell apart with a reference.
-    const key = [checked.destination, checked.amount, checked.currency.name, checked.network.name]
-      .concat([checked.clientEmail.toLowerCase(), cells.reference])
-      .join('\u0000');
+    const key = canonicalRow({
+      address: checked.destination,
+      amount: checked.amount,
+      currency: checked.currency.name,
+      network: checked.network.name,
+      clientEmail: checked.clientEmail,
+      reference: cells.reference,
+    });
     const first = seen.get(key);
     if (first !== undefined) {
       errors.push({
@@ -95,11 +101,15 @@ export function validatePayoutFile(text: string, policy: Policy, prices: PriceSn
   return errors.length ? { ok: false, errors } : { ok: true, rows };
 }
 
-/** The errors as a person reads them, one per line ("Row 7, amount: …"), bounded for a message. */
-export function errorLines(errors: readonly BatchError[], max = 50): string[] {
+/**
+ * The errors as a person reads them, one per line ("Row 7, amount: …"), bounded for a message.
+ * A column and a reason may echo the file's own text: `text` escapes them for where they are shown
+ * (the Slack face passes its mrkdwn escaping; the domain knows no Slack).
+ */
+export function errorLines(errors: readonly BatchError[], max = 50, text: (s: string) => string = (s) => s): string[] {
   const lines = errors
     .slice(0, max)
-    .map((e) => (e.row === 0 ? `File: ${e.reason}` : `Row ${e.row}, ${e.column}: ${e.reason}`));
+    .map((e) => (e.row === 0 ? `File: ${text(e.reason)}` : `Row ${e.row}, ${text(e.column)}: ${text(e.reason)}`));
   if (errors.length > max) lines.push(`…and ${errors.length - max} more (fix these first).`);
   return lines;
 }

@@ -121,8 +121,14 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
       const own = tierFor(f.policy, r.currency, r.amount, f.valuation);
       // A batch row is judged at least at its batch's tier (chosen on the batch's total value, src/batches/):
       // splitting a payout into rows never lowers the approvals it needs.
-      const tier =
-        own && r.batch && r.tier.index > own.index ? { ...r.tier, mustInclude: [...r.tier.mustInclude] } : own;
+      // The batch's tier without the approvals added on top of it (`extra`): judge adds them once, below.
+      const { extra: _added, ...floor } = r.tier;
+      const base = {
+        ...floor,
+        approvals: r.tier.approvals - (r.tier.extra ?? 0),
+        mustInclude: [...r.tier.mustInclude],
+      };
+      const tier = own && r.batch && r.tier.index > own.index ? base : own;
       if (!tier)
         return {
           kind: 'refuse',

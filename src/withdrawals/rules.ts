@@ -223,6 +223,8 @@ export function stateRefusal(
   now: number,
 ): Refused<DecisionReason> | undefined {
   if (!req) return refused('not_found', 'There is no such withdrawal request.');
+  // A batch row is decided only with its batch, on the batch card: never one row at a time.
+  if (req.batch) return refused('not_pending', 'This payment is part of a batch payout: decide on the batch card.');
   if (req.state !== 'pending')
     return refused(
       'not_pending',

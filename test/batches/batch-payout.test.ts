@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAudit } from '../../src/audit/index.js';
 import { bookings } from '../../src/transactions/booking.js';
 import { toCsv } from '../../src/transactions/export.js';
-import { usdt } from '../withdrawals/helpers.js';
+import { CLIENT, usdt } from '../withdrawals/helpers.js';
 import { FREEZES } from '../../src/freeze/state.js';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
-import { batchWorld, payoutFile, type BatchWorld } from './helpers.js';
+import { batchWorld, HEAD, payoutFile, type BatchWorld } from './helpers.js';
 
 let w: BatchWorld | undefined;
 const until = async (ok: () => boolean) => {
@@ -92,6 +92,17 @@ describe('a batch payout', () => {
     w.clock.now += 31 * 24 * 3_600_000;
     const later = await w.batches.submit({ text, fileName: 'next-month.csv' }, 'U0BOB');
     expect(later.ok).toBe(true);
+  });
+
+  it('flags the same payouts re-saved: rows re-sorted, the address in capitals, "10" written "10.00", CRLF line ends', async () => {
+    w = await batchWorld();
+    const hex = 'abcdef0000000000000000000000000000000001';
+    const row = (address: string, amount: string, ref: string) => `${address},${amount},USDT,BSC,${CLIENT},${ref}`;
+    const text = [HEAD, row(`0x${hex}`, '10', 'A'), row(`0x${hex}`, '20', 'B')].join('\n');
+    const first = await submitted(w, text);
+    const resaved = [HEAD, row(`0x${hex.toUpperCase()}`, '20.00', 'B'), row(`0x${hex.toUpperCase()}`, '10.0', 'A')];
+    const again = await w.batches.submit({ text: resaved.join('\r\n'), fileName: 'resaved.csv' }, 'U0BOB');
+    expect(again).toMatchObject({ ok: false, kind: 'repeat', repeatOf: { id: first.id } });
   });
 
   it('answers a file with bad rows with every error, and requests nothing', async () => {

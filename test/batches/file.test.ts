@@ -89,6 +89,15 @@ describe('the payout file', () => {
     ]);
     const ok = validatePayoutFile(file([`${line('10')},A`, `${line('10')},B`], `${HEAD},reference`), policy);
     expect(ok.ok).toBe(true);
+    // The same payout written another way: "600" and "600.00", an EVM address in capitals.
+    const upper = `0x${'ab'.repeat(20).toUpperCase()}`;
+    const same = validatePayoutFile(
+      file([line('600', { address: `0x${'ab'.repeat(20)}` }), line('600.00', { address: upper })]),
+      policy,
+    );
+    expect(!same.ok && same.errors).toEqual([
+      { row: 3, column: 'address', reason: expect.stringMatching(/same payout as row 2/) },
+    ]);
   });
 
   it('names a missing or unknown column, an empty file, too many rows, and broken CSV', () => {
@@ -96,7 +105,12 @@ describe('the payout file', () => {
     expect(!miss.ok && miss.errors.map((e) => e.column)).toEqual(['email', 'client_email']);
     expect(!validatePayoutFile('', policy).ok).toBe(true);
     const many = validatePayoutFile(file(Array.from({ length: 1001 }, (_, i) => line(`${i + 1}`))), policy);
-    expect(!many.ok && many.errors[0]?.reason).toMatch(/1001 rows; at most 1000/);
+    expect(!many.ok && many.errors[0]?.reason).toMatch(/over 1000 rows; at most 1000/);
+    // Parsing stops past the limit: a far longer file is refused the same way.
+    const huge = validatePayoutFile(file(Array.from({ length: 5000 }, (_, i) => line(`${i + 1}`))), policy);
+    expect(!huge.ok && huge.errors).toEqual([
+      { row: 0, column: 'file', reason: 'The file has over 1000 rows; at most 1000 are taken.' },
+    ]);
     const broken = validatePayoutFile(`${HEAD}\n"${DEST},1,USDT,BSC,${CLIENT}`, policy);
     expect(!broken.ok && broken.errors[0]?.reason).toMatch(/not valid CSV/);
   });
@@ -140,7 +154,15 @@ describe('the batch judged on its total', () => {
         `${HEAD},reference`,
       ),
     );
-    const clean = { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0, tier: b.tier };
+    const clean = {
+      refusals: [],
+      holds: [],
+      stepUp: false,
+      newDestinations: 0,
+      unlisted: 0,
+      allowlists: {},
+      tier: b.tier,
+    };
     const f = { now: T0, isApprover: true, satisfies: [] as string[] };
     expect(approveBatch(b, { ...f, user: 'U0ALICE' }, clean)).toMatchObject({ ok: false, reason: 'own_request' });
     const one = approveBatch(b, { ...f, user: 'U0CAROL' }, clean);

@@ -98,6 +98,14 @@ describe('/withdraw batch', () => {
     expect(shown).toContain('Row 2, amount');
     expect(shown).toContain('Row 40, amount');
     expect(t.app.deps.batches!.list()).toEqual([]);
+  });
+
+  it('escapes the file’s own text in the errors it shows (no mention, link or formatting from the file)', async () => {
+    t = await startTestApp();
+    const shown = await submitFile(t, 'bad.csv', `${HEAD},<!channel>\n${DEST},10,USDT,BSC,${CLIENT},A,x`);
+    expect(shown).toContain('&lt;!channel&gt;');
+    expect(shown).not.toContain('<!channel>');
+    expect(t.app.deps.batches!.list()).toEqual([]);
     expect(t.fake.channel(CHANNELS.approvals)).toEqual([]);
   });
 });

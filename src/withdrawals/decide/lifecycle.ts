@@ -101,9 +101,12 @@ export function decideMarkUnknown(req: WithdrawalRequest | undefined, ctx: Decid
   };
 }
 
-/** A batch row never claimed, when an admin stops the rest of its batch: rejected, never sent (a claimed one is left to its send). */
+/**
+ * A batch row never claimed, when an admin stops the rest of its batch: rejected, never sent,
+ * whatever unsent state it is in (waiting, approved, held). A claimed one is left to its send.
+ */
 export function decideStopBatchRow(admin: string, req: WithdrawalRequest | undefined, at: string): Decision {
-  if (!req?.batch || req.state !== 'approved') return unchanged(req);
+  if (!req?.batch || (req.state !== 'approved' && req.state !== 'pending')) return unchanged(req);
   const reason = 'the rest of its batch payout was stopped by an admin; nothing was sent';
   return {
     kind: 'changed',

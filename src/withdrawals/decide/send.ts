@@ -19,7 +19,7 @@ import { listRef } from '../../screening/list.js';
 
 import { about, checkBalance } from '../rules.js';
 import { claimRefusedOnHold } from '../hold/decide.js';
-import { SYSTEM, type WithdrawalRequest, type WithdrawalResultRecord } from '../types.js';
+import { SYSTEM, type MissingApprovals, type WithdrawalRequest, type WithdrawalResultRecord } from '../types.js';
 import { answerMismatches, classifySendError, type SendOutcome } from '../wallet-answer.js';
 import type { DecideContext, Decision, WithdrawalCommand } from './types.js';
 import { iso, transition, unchanged } from './transition.js';
@@ -139,7 +139,8 @@ export function decidePolicyRecheck(
   ctx: DecideContext,
 ): Decision {
   const at = iso(ctx.now);
-  if (req?.state !== 'pending') return unchanged(req);
+  // A batch row is approved only with its batch, never on its own.
+  if (req?.state !== 'pending' || req.batch) return unchanged(req);
   const again = decideRecheck(req, command.facts, ctx, at, command.valuation, 'approve');
   if (again.kind !== 'passes') return again;
   if (!again.changed) return unchanged(req);
@@ -214,6 +215,7 @@ export function decideRecheck(
       JSON.stringify([r.next.tier, r.next.approvals, r.next.allowlist.status])
   )
     return unchanged(req);
+  if (req.batch) return batchRowNeedsReapproval(req, r.missing, at);
   // Waiting again: with time to gather what is missing, and a fresh reminder.
   const expiresAt =
     req.state === 'approved'
@@ -244,6 +246,27 @@ export function decideRecheck(
 }
 
 const plainId = (id: string) => id;
+
+/**
+ * A batch row the policy in force asks more approvals of: never reopened on its own (that would
+ * let it go on one approval, past a Stop). It fails, not sent, and the batch card lists it with
+ * the reason: the batch needs approving again, as a new batch.
+ */
+function batchRowNeedsReapproval(req: WithdrawalRequest, missing: MissingApprovals, at: string): Decision {
+  const message = `Not sent: the batch needs re-approval, the treasury policy in force now needs ${missingWords(missing, plainId)}`;
+  return {
+    kind: 'changed',
+    next: transition(req, 'failed', SYSTEM, at, message, { error: { kind: 'not_sent', message } }),
+    audit: {
+      at,
+      actor: SYSTEM,
+      action: 'policy_recheck_refused',
+      subject: req.id,
+      details: { ...about(req), batch: req.batch?.id ?? null, needs: missing, reason: message },
+    },
+    event: 'failed',
+  };
+}
 
 export function decideSendOutcome(
   requestId: string,

@@ -118,7 +118,8 @@ export function createWithdrawalService(o: WithdrawalServiceOptions): Withdrawal
     },
     stopBatchRows: (tx, batchId, adminId) =>
       tx.all(WITHDRAWALS).flatMap((r) => {
-        if (r.batch?.id !== batchId || r.state !== 'approved') return [];
+        // Every unsent row: waiting, approved or held (a held row is `approved` with a hold).
+        if (r.batch?.id !== batchId || (r.state !== 'approved' && r.state !== 'pending')) return [];
         const { event } = shell.apply(tx, { type: 'stop-batch-row', admin: adminId }, r);
         return event ? [event] : [];
       }),

@@ -58,7 +58,8 @@ export function recoveryOps({ store, shell, sender, reconciler, policy, groups, 
   /** After a policy change: every pending request judged under the policy in force; those now complete are sent. */
   async function recheckPending(): Promise<WithdrawalRequest[]> {
     const changed: WithdrawalRequest[] = [];
-    for (const r of store.find(WITHDRAWALS, (x) => x.state === 'pending')) {
+    for (const r of store.find(WITHDRAWALS, (x) => x.state === 'pending' && !x.batch)) {
+      // Batch rows are never approved one at a time (decidePolicyRecheck refuses them too).
       // The facts against the tier at the value now: the decider judges the request at it.
       const facts = await recheckFacts(policy.current(), groups, r, valuationNow(r, prices?.()));
       const applied = await commitOn(r.id, { type: 'recheck', facts });
