@@ -9,7 +9,7 @@
 import type { Policy } from '../policy/schema.js';
 import type { PriceSnapshot, Valuation } from '../money/value.js';
 import { NO_PRICES, sumValues, valueAt } from '../prices/value.js';
-import { needsStepUp } from '../stepup/threshold.js';
+import { stepUpNeed, type StepUpNeed } from '../stepup/threshold.js';
 import { formatAmount } from '../format/amount.js';
 import { Dec } from '../money/decimal.js';
 import { judge, type Step } from '../withdrawals/rule-table.js';
@@ -36,6 +36,8 @@ export interface BatchJudgement {
   /** The tier of the batch's total (absent: no tier covers it, with a refusal). */
   tier?: TierChoice;
   stepUp: boolean;
+  /** What confirms an approval at the batch's total: none, a code (or a passkey), or a passkey only. */
+  stepUpNeed: StepUpNeed;
   newDestinations: number;
   unlisted: number;
   /** Each row's allowlist status as judged now, by row number: what the row is stored with once approved. */
@@ -90,8 +92,15 @@ function stricter(a: TierChoice, b: TierChoice): TierChoice {
   return { ...top, mustInclude: [...new Set([...a.mustInclude, ...b.mustInclude])] };
 }
 
-export const batchNeedsStepUp = (policy: Policy, totals: BatchTotals): boolean =>
-  Object.entries(totals.perCurrency).some(([c, amount]) => needsStepUp(policy, c, amount, totals.value));
+const NEED_RANK: Record<StepUpNeed, number> = { none: 0, code: 1, passkey: 2 };
+/** The stricter of two needs (a passkey over a code over none). */
+export const stricterNeed = (a: StepUpNeed, b: StepUpNeed): StepUpNeed => (NEED_RANK[b] > NEED_RANK[a] ? b : a);
+
+/** The confirmation the batch's total needs: the strictest over its currencies, each judged on its total. */
+export const batchStepUpNeed = (policy: Policy, totals: BatchTotals): StepUpNeed =>
+  Object.entries(totals.perCurrency)
+    .map(([c, amount]) => stepUpNeed(policy, c, amount, totals.value))
+    .reduce(stricterNeed, 'none');
 
 /** `rows`: the batch's rows as the requests they become (rows.ts), in file order. */
 export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTotals, f: BatchFacts): BatchJudgement {
@@ -99,6 +108,7 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
     refusals: [],
     holds: [],
     stepUp: false,
+    stepUpNeed: 'none',
     newDestinations: 0,
     unlisted: 0,
     allowlists: {},
@@ -106,7 +116,8 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
   const tier = batchTier(f.policy, totals);
   if ('refused' in tier) out.refusals.push({ row: 0, column: 'amount', reason: tier.refused });
   else out.tier = tier;
-  out.stepUp = batchNeedsStepUp(f.policy, totals);
+  out.stepUpNeed = batchStepUpNeed(f.policy, totals);
+  out.stepUp = out.stepUpNeed !== 'none';
   const prices = f.prices ?? NO_PRICES;
   // Row k is judged with the rows before it as already requested: row by row, the windows fill as
   // they will once every row is stored, and the first row that would cross a limit names it.

@@ -64,8 +64,13 @@ export interface Batch {
    * are judged at while it waits (judging them at `tier` would add the extras again at every approval).
    */
   floorTier?: TierChoice;
-  /** The policy asks for an authenticator code at the batch's total: every approval carries one. */
+  /** The policy asks for an authenticator code (or a passkey) at the batch's total: every approval carries one. */
   stepUp: boolean;
+  /**
+   * Which confirmation the batch's total needs when requested: a code (or a passkey), or above
+   * `passkey_above` a passkey only. Absent on batches stored before it: `stepUp` alone (a code).
+   */
+  stepUpNeed?: 'code' | 'passkey';
   approvals: Approval[];
   /** Rows to a destination never paid before, and rows to an address not on the allowlist. */
   newDestinations: number;

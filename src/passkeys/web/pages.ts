@@ -9,6 +9,7 @@ import { formatAmount } from '../../format/amount.js';
 import { currentAndJudged } from '../../format/judged.js';
 import { networkWithStandard } from '../../format/network.js';
 import { utcMinute } from '../../format/time.js';
+import type { Batch } from '../../batches/types.js';
 import type { WithdrawalRequest } from '../../withdrawals/types.js';
 import type { Valuation } from '../../prices/types.js';
 
@@ -85,7 +86,7 @@ export interface ConfirmFacts {
 export function confirmPage(f: ConfirmFacts): string {
   const r = f.request;
   const label = r.allowlist.label;
-  const rows: Array<[string, string]> = [
+  return confirmBody(f, 'this withdrawal', [
     ['Amount', formatAmount(r.amount, r.currency)],
     ['Value', valueWords(f.valuation, r.currency)],
     ['Network', networkWithStandard(r.network)],
@@ -94,10 +95,32 @@ export function confirmPage(f: ConfirmFacts): string {
     ['Client', r.clientEmail],
     ['Requested by', f.requesterName],
     ['Note', r.note || '(none)'],
-  ];
+  ]);
+}
+
+/** A batch payout's approval: its rows, its total, the file and its sha256, which the passkey signs. */
+export function batchConfirmPage(f: Omit<ConfirmFacts, 'request' | 'valuation'> & { batch: Batch }): string {
+  const b = f.batch;
+  const totals = Object.entries(b.totals.perCurrency).map(([c, a]) => formatAmount(a, c));
+  return confirmBody(f, 'this batch payout', [
+    ['Rows', String(b.rows.length)],
+    ['Total', totals.join(', ')],
+    ['Value', valueWords(b.totals.value, Object.keys(b.totals.perCurrency)[0] ?? '')],
+    ['File', b.fileName],
+    ['File SHA-256', b.sha256],
+    ['New destinations', `${b.newDestinations} of ${b.rows.length} rows`],
+    ['Requested by', f.requesterName],
+  ]);
+}
+
+function confirmBody(
+  f: Pick<ConfirmFacts, 'token' | 'approverName' | 'expiresAt'>,
+  what: string,
+  rows: Array<[string, string]>,
+): string {
   return page(
     'Confirm your approval',
-    `<p><strong>${escapeHtml(f.approverName)}</strong>, you are approving this withdrawal. Check every line: your passkey signs exactly these.</p>
+    `<p><strong>${escapeHtml(f.approverName)}</strong>, you are approving ${what}. Check every line: your passkey signs exactly these.</p>
 <dl id="summary">
 ${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('\n')}
 </dl>

@@ -100,7 +100,14 @@ export function batchCard(
         `⚠️ The same file (sha256) was submitted on ${b.repeatOf.at.slice(0, 10)}; the requester confirmed it is paid again.`,
       ),
     );
-  if (b.stepUp) blocks.push(context('🔐 Each approval needs an authenticator code confirmed for this file.'));
+  if (b.stepUp)
+    blocks.push(
+      context(
+        b.stepUpNeed === 'passkey'
+          ? '🔐 Each approval needs a passkey confirmed for this file and its total.'
+          : '🔐 Each approval needs an authenticator code (or a passkey) confirmed for this file.',
+      ),
+    );
   blocks.push(context(`File sha256 \`${b.sha256.slice(0, 16)}…\` · every row is sent once, with its own reference`));
   if (b.state === 'pending')
     blocks.push(
