@@ -114,6 +114,7 @@ export function buildWithdrawals(
     groups: o.groups,
     prices: o.prices,
     allowlistApprovals: o.allowlistApprovals,
+    screening: o.screening?.withdrawals,
     now: o.now,
     logger: o.logger.child({ component: 'batches' }),
   });

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { PriceSnapshot } from '../money/value.js';
 import type { GroupResolver } from '../policy/people.js';
 import type { PolicySource } from '../policy/source.js';
+import type { WithdrawalScreening } from '../screening/types.js';
 import type { Store, Tx } from '../store/index.js';
 import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import type { WithdrawalService } from '../withdrawals/service/types.js';
@@ -49,6 +50,8 @@ export interface BatchServiceOptions {
   groups?: GroupResolver | undefined;
   prices?: (() => PriceSnapshot) | undefined;
   allowlistApprovals?: (() => AllowlistApprovals | undefined) | undefined;
+  /** Sanctions screening (src/screening): every row judged as a request is; the admins told of a sanctioned one. */
+  screening?: WithdrawalScreening | undefined;
   now?: () => number;
   logger: Logger;
 }

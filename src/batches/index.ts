@@ -18,4 +18,4 @@ export { MAX_BYTES, MAX_ROWS, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from './csv.j
 export { DEFAULT_PACE, type Pace } from './pace.js';
 export { rowReference, rowRequestId, fileSha256 } from './reference.js';
 export { resultCsv, RESULT_COLUMNS } from './results.js';
-export type { Batch, BatchError, BatchRow, BatchState } from './types.js';
+export type { Batch, BatchError, BatchRow, BatchScreening, BatchState } from './types.js';

@@ -12,11 +12,12 @@ import { NO_PRICES, sumValues, valueAt } from '../prices/value.js';
 import { stepUpNeed, type StepUpNeed } from '../stepup/threshold.js';
 import { formatAmount } from '../format/amount.js';
 import { Dec } from '../money/decimal.js';
-import { judge, type Step } from '../withdrawals/rule-table.js';
+import { judge, type Judgement, type Step } from '../withdrawals/rule-table.js';
 import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import type { AllowlistInfo, WithdrawalRequest } from '../withdrawals/types.js';
 import { tierFor, type TierChoice } from '../withdrawals/value-rules.js';
-import type { BatchError, BatchRow, BatchTotals } from './types.js';
+import type { ScreeningFacts } from '../screening/types.js';
+import type { BatchError, BatchRow, BatchScreening, BatchTotals } from './types.js';
 
 export interface BatchFacts {
   step: Extract<Step, 'request' | 'approve'>;
@@ -26,6 +27,8 @@ export interface BatchFacts {
   /** Every stored request, and other pending batches' rows (this batch's own rows excluded). */
   others: readonly WithdrawalRequest[];
   allowlistApprovals?: AllowlistApprovals | undefined;
+  /** The sanctions list and the provider's cached answers (absent: the app screens nothing). */
+  screening?: ScreeningFacts | undefined;
 }
 
 export interface BatchJudgement {
@@ -42,7 +45,12 @@ export interface BatchJudgement {
   unlisted: number;
   /** Each row's allowlist status as judged now, by row number: what the row is stored with once approved. */
   allowlists: Record<number, AllowlistInfo>;
+  /** What screening found across the rows (absent: the app screens nothing). */
+  screening?: BatchScreening;
 }
+
+/** Rules whose refusal is about the row's address: the column named in the error. */
+const ADDRESS_RULES = new Set<string>(['allowlist', 'sanctions']);
 
 const unknown = (reason: string): Valuation => ({ kind: 'unknown', reason, since: null });
 
@@ -118,6 +126,7 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
   else out.tier = tier;
   out.stepUpNeed = batchStepUpNeed(f.policy, totals);
   out.stepUp = out.stepUpNeed !== 'none';
+  if (f.screening) out.screening = { lookalikes: [], sanctioned: [] };
   const prices = f.prices ?? NO_PRICES;
   // Row k is judged with the rows before it as already requested: row by row, the windows fill as
   // they will once every row is stored, and the first row that would cross a limit names it.
@@ -132,13 +141,15 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
       prices,
       requests: () => all.slice(0, f.others.length + k),
       allowlistApprovals: f.allowlistApprovals,
+      screening: f.screening,
     });
     const row = r.batch?.row ?? k + 1;
+    if (out.screening) screened(out.screening, row, judged);
     // The tier rule's refusal is the row's own amount (the batch's tier is judged on the total above).
     if (judged.refusal)
       out.refusals.push({
         row,
-        column: judged.refusal.rule === 'allowlist' ? 'address' : judged.refusal.rule,
+        column: ADDRESS_RULES.has(judged.refusal.rule) ? 'address' : judged.refusal.rule,
         reason: judged.refusal.message,
       });
     for (const h of judged.holds)
@@ -154,4 +165,15 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
     if (judged.allowlist?.status === 'unlisted') out.unlisted++;
   });
   return out;
+}
+
+/** One row's screening added to the batch's: the list, the provider's worst word, a stale list, a look-alike, a sanction. */
+function screened(s: BatchScreening, row: number, j: Judgement): void {
+  if (j.refusal?.rule === 'sanctions') s.sanctioned.push(row);
+  const x = j.screening;
+  if (!x) return;
+  if (x.list) s.list = x.list;
+  if (x.provider && s.provider !== 'down') s.provider = x.provider;
+  if (x.stale) s.stale = x.stale;
+  if (x.lookalike) s.lookalikes.push({ row, ...x.lookalike });
 }

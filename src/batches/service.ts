@@ -29,6 +29,7 @@ import { fileSha256, rowRequestId } from './reference.js';
 import { resultCsv } from './results.js';
 import { pendingRows, rowRequest } from './rows.js';
 import type { Batch } from './types.js';
+import { askAll, tellSanctioned } from './screening.js';
 import type {
   BatchEvent,
   BatchEventType,
@@ -106,6 +107,8 @@ export function batchOps(o: BatchServiceOptions) {
     const snapshot = o.prices?.();
     const validated = validatePayoutFile(input.text, p, snapshot);
     if (!validated.ok) return { ok: false, kind: 'errors', errors: validated.errors };
+    // The provider, when there is one, is asked about each destination before the commit (its answers are facts there).
+    if (o.screening) await askAll(o.screening, validated.rows);
     const sha256 = fileSha256(input.text);
     const fingerprint = payoutsFingerprint(validated.rows);
     const t = now();
@@ -159,8 +162,11 @@ export function batchOps(o: BatchServiceOptions) {
           prices: snapshot,
           others: othersThan(tx, draft.id),
           allowlistApprovals: o.allowlistApprovals?.(),
+          screening: o.screening?.facts(),
         },
       );
+      // A sanctioned destination: the admins are told at once, in private, as for a single request.
+      for (const row of judged.screening?.sanctioned ?? []) tellSanctioned(o.screening, tx, draft, row, judged);
       if (judged.refusals.length) return { ok: false, kind: 'errors', errors: judged.refusals };
       if (judged.holds.length)
         return { ok: false, kind: 'refused', message: `The batch would cross a limit: ${judged.holds.join('; ')}.` };
@@ -171,6 +177,7 @@ export function batchOps(o: BatchServiceOptions) {
         ...(judged.stepUpNeed !== 'none' ? { stepUpNeed: judged.stepUpNeed } : {}),
         newDestinations: judged.newDestinations,
         unlisted: judged.unlisted,
+        ...(judged.screening ? { screening: judged.screening } : {}),
       };
       tx.put(BATCHES, batch.id, batch);
       appendAudit(tx, {
@@ -211,6 +218,7 @@ export function batchOps(o: BatchServiceOptions) {
         prices: snapshot,
         others: othersThan(read, cur.id),
         allowlistApprovals: o.allowlistApprovals?.(),
+        screening: o.screening?.facts(),
       },
     );
 

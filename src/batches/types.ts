@@ -4,6 +4,7 @@
  * through the same claim as a single withdrawal. A leaf: every batch module imports it.
  */
 import type { Valuation } from '../money/value.js';
+import type { ListRef } from '../screening/list.js';
 import type { Approval } from '../withdrawals/types.js';
 import type { TierChoice } from '../withdrawals/value-rules.js';
 
@@ -46,6 +47,20 @@ export interface BatchTotals {
   value: Valuation;
 }
 
+/** What screening found across the rows (src/withdrawals/screening-rules.ts, each row judged as a request). */
+export interface BatchScreening {
+  /** The sanctions list the rows were judged with. */
+  list?: ListRef;
+  /** The provider's word: `down` when it could not be reached for some row (the list alone decided). */
+  provider?: 'clean' | 'down';
+  /** The list was older than screening.max_age (every row below stale_block_above): its age. */
+  stale?: { ageMs: number };
+  /** Rows whose destination imitates a known address: each adds approvals (once, to the batch). */
+  lookalikes: Array<{ row: number; label: string; address: string; extraApprovals: number }>;
+  /** Rows refused for a sanctioned destination (the file is then not requested). */
+  sanctioned: number[];
+}
+
 export interface Batch {
   id: string;
   requester: string;
@@ -75,6 +90,8 @@ export interface Batch {
   /** Rows to a destination never paid before, and rows to an address not on the allowlist. */
   newDestinations: number;
   unlisted: number;
+  /** Screening's results at the request (absent: the app screens nothing). */
+  screening?: BatchScreening;
   /** An earlier batch with the same sha256 within 30 days, which the requester confirmed they mean to pay again. */
   repeatOf?: { id: string; at: string };
   createdAt: string;
