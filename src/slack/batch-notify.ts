@@ -4,6 +4,7 @@
  * sent, edited at most once every PROGRESS_EVERY_MS (12 a minute, well within chat.update's
  * limit of about 50 a minute, and the outbox paces every post). When it is finished or stopped,
  * a reply in its thread lists the rows not sent as asked, and the result file is uploaded there.
+ * The full rows file goes in the same thread as soon as the card is posted.
  */
 import type { Logger } from '../log.js';
 import { serializeError } from '../log.js';
@@ -11,7 +12,7 @@ import { COLLECTIONS, type Outbox } from '../outbox/index.js';
 import type { PolicySource } from '../policy/source.js';
 import type { Store, Tx } from '../store/index.js';
 import type { WithdrawalService } from '../withdrawals/index.js';
-import { rowStatus } from '../batches/results.js';
+import { rowStatus, rowsCsv } from '../batches/results.js';
 import type { BatchEvent, BatchService } from '../batches/index.js';
 import { editThrottle } from './batch/throttle.js';
 import { BATCH_CARD_RENDERER, BATCH_RESULT_RENDERER, batchCard, batchCardKey, batchResultText } from './batch/card.js';
@@ -26,6 +27,13 @@ export interface FileUploader {
       initial_comment?: string;
     }): Promise<unknown>;
   };
+}
+
+interface ThreadFile {
+  kind: 'rows' | 'results';
+  name: string;
+  content: () => string | undefined;
+  comment: string;
 }
 
 export function batchNotifier(o: {
@@ -74,29 +82,46 @@ export function batchNotifier(o: {
     outbox.enqueue(tx, { op: 'update', renderer: BATCH_CARD_RENDERER, ref: id, key: key(id), priority: 'edit' });
   };
 
-  async function uploadResult(id: string, tries = 0): Promise<void> {
+  /** A file in the card's thread: the rows at the request, the results at the end. */
+  async function uploadToThread(id: string, file: ThreadFile, tries = 0): Promise<void> {
     const ts = outbox.message(key(id))?.ts;
     const channel = outbox.message(key(id))?.channel;
-    const csv = batches.results(id);
-    if (!o.slack || !csv) return;
+    const content = file.content();
+    if (!o.slack || !content) return;
     if (!ts || !channel) {
-      // The card is not posted yet (the outbox paces): asked again a little later.
-      if (tries < 20) setTimeout(() => void uploadResult(id, tries + 1), 3_000).unref();
+      // The card is not posted yet (the outbox paces): asked again a little later, soon at first (about a minute in all).
+      if (tries < 25)
+        setTimeout(() => void uploadToThread(id, file, tries + 1), Math.min(3_000, 250 * 2 ** tries)).unref();
       return;
     }
     try {
       await o.slack.files.uploadV2({
         channel_id: channel,
         thread_ts: ts,
-        filename: `batch-${id.slice(0, 8)}-results.csv`,
-        content: csv,
-        initial_comment:
-          'The result of every row: merchant reference, service reference, status, fee and transaction hash.',
+        filename: file.name,
+        content,
+        initial_comment: file.comment,
       });
     } catch (err) {
-      o.logger.warn({ err: serializeError(err), batch: id }, 'could not upload the result file of a batch payout');
+      o.logger.warn({ err: serializeError(err), batch: id, file: file.kind }, 'could not upload a batch payout file');
     }
   }
+
+  const resultFile = (id: string): ThreadFile => ({
+    kind: 'results',
+    name: `batch-${id.slice(0, 8)}-results.csv`,
+    content: () => batches.results(id),
+    comment: 'The result of every row: merchant reference, service reference, status, fee and transaction hash.',
+  });
+  const rowsFile = (id: string): ThreadFile => ({
+    kind: 'rows',
+    name: `batch-${id.slice(0, 8)}-rows.csv`,
+    content: () => {
+      const b = batches.get(id);
+      return b ? rowsCsv(b) : undefined;
+    },
+    comment: 'Every row of this batch payout as it will be sent: address, amount, client, value and reference.',
+  });
 
   function onEvent(e: BatchEvent, tx: Tx): void {
     const id = e.batch.id;
@@ -109,6 +134,8 @@ export function batchNotifier(o: {
           key: key(id),
           channel: o.policy.current().channels.approvals,
         });
+        // The full rows beside the card (it shows the five largest), once the card is posted.
+        setImmediate(() => void uploadToThread(id, rowsFile(id)));
         return;
       case 'progress':
         // Throttled (throttle.ts): at most one edit per PROGRESS_EVERY_MS, and one more after the last change.
@@ -126,7 +153,7 @@ export function batchNotifier(o: {
             priority: 'detail',
           });
         // Once the rows in flight at a stop have settled, the result file says what each one did.
-        setImmediate(() => void batches.idle().then(() => uploadResult(id)));
+        setImmediate(() => void batches.idle().then(() => uploadToThread(id, resultFile(id))));
         return;
       default:
         edit(tx, id);
