@@ -97,6 +97,10 @@ describe('/withdraw batch', () => {
     expect(lines).toHaveLength(30);
     expect(lines.every((l) => l.status === 'sent')).toBe(true);
     expect(a.logs()).not.toContain(a.botToken);
+    // The digest names the batch and its rows sent, with their total.
+    const { responseUrl } = await a.command('/treasury', 'digest', USERS.viewer);
+    const [digest] = await a.replies(responseUrl);
+    expect(visibleText(digest!)).toContain('*Batch payouts*: 1 requested · 1 finished · 30 rows sent (18,000.00 USDT)');
   });
 
   it('answers a file with 20 bad rows with 20 precise errors in the form, and requests nothing', async () => {
