@@ -16,6 +16,6 @@ export { errorLines, validatePayoutFile } from './validate.js';
 export { progressWords, type Progress } from './decide.js';
 export { MAX_BYTES, MAX_ROWS, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from './csv.js';
 export { DEFAULT_PACE, type Pace } from './pace.js';
-export { rowReference, rowRequestId, fileSha256 } from './reference.js';
-export { resultCsv, RESULT_COLUMNS } from './results.js';
+export { batchRef, rowReference, rowRequestId, fileSha256 } from './reference.js';
+export { resultCsv, RESULT_COLUMNS, rowStatus, rowsCsv, ROWS_COLUMNS } from './results.js';
 export type { Batch, BatchError, BatchRow, BatchScreening, BatchState } from './types.js';

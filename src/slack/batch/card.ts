@@ -9,7 +9,7 @@ import type { KnownBlock } from '@slack/types';
 import type { Batch, BatchScreening, Progress } from '../../batches/index.js';
 import { shortAddress } from '../../screening/lookalike.js';
 import { ageWords, listName } from '../../screening/words.js';
-import { progressWords } from '../../batches/index.js';
+import { batchRef, progressWords } from '../../batches/index.js';
 import { formatFiat } from '../../format/fiat.js';
 import { outside, outsideCode } from '../../format/outside.js';
 import { Dec } from '../../money/decimal.js';
@@ -114,7 +114,11 @@ export function batchCard(
           : '🔐 Each approval needs an authenticator code (or a passkey) confirmed for this file.',
       ),
     );
-  blocks.push(context(`File sha256 \`${b.sha256.slice(0, 16)}…\` · every row is sent once, with its own reference`));
+  blocks.push(
+    context(
+      `Batch \`${batchRef(b)}\` (\`/tx batch ${batchRef(b)}\` shows its rows) · file sha256 \`${b.sha256.slice(0, 16)}…\` · every row is sent once, with its own reference`,
+    ),
+  );
   if (b.state === 'pending')
     blocks.push(
       actions('batch_decide', [
