@@ -17,6 +17,7 @@ import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import type { AllowlistInfo, WithdrawalRequest } from '../withdrawals/types.js';
 import { tierFor, type TierChoice } from '../withdrawals/value-rules.js';
 import type { ScreeningFacts } from '../screening/types.js';
+import type { PaidSummary } from '../withdrawals/paid-summary.js';
 import type { BatchError, BatchRow, BatchScreening, BatchTotals } from './types.js';
 
 export interface BatchFacts {
@@ -29,6 +30,8 @@ export interface BatchFacts {
   allowlistApprovals?: AllowlistApprovals | undefined;
   /** The sanctions list and the provider's cached answers (absent: the app screens nothing). */
   screening?: ScreeningFacts | undefined;
+  /** What completed payments no longer in memory tell (paid-summary.ts); absent: nothing known paid. */
+  paid?: PaidSummary | undefined;
 }
 
 export interface BatchJudgement {
@@ -142,6 +145,7 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
       requests: () => all.slice(0, f.others.length + k),
       allowlistApprovals: f.allowlistApprovals,
       screening: f.screening,
+      paid: f.paid,
     });
     const row = r.batch?.row ?? k + 1;
     if (out.screening) screened(out.screening, row, judged);

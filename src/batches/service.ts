@@ -10,6 +10,7 @@ import { appendAudit } from '../audit/log.js';
 import { hasRole, matches } from '../policy/people.js';
 import { collection, type Reads, type Tx } from '../store/index.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
+import { paidSummary } from '../withdrawals/paid-summary.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import {
   approveBatch,
@@ -163,6 +164,7 @@ export function batchOps(o: BatchServiceOptions) {
           others: othersThan(tx, draft.id),
           allowlistApprovals: o.allowlistApprovals?.(),
           screening: o.screening?.facts(),
+          paid: paidSummary(tx),
         },
       );
       // A sanctioned destination: the admins are told at once, in private, as for a single request.
@@ -219,6 +221,7 @@ export function batchOps(o: BatchServiceOptions) {
         others: othersThan(read, cur.id),
         allowlistApprovals: o.allowlistApprovals?.(),
         screening: o.screening?.facts(),
+        paid: paidSummary(read),
       },
     );
 
