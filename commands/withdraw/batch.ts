@@ -250,9 +250,9 @@ export function batchStepUpSubmitted(deps: CommandDeps) {
       const code = codeSchema.safeParse(view.state.values[CODE_BLOCK]?.[CODE_ACTION]?.value ?? '');
       if (!code.success) return await inline(INVALID_CODE);
       // A code is not spent on a batch this person cannot approve, nor on another file's modal.
-      const refused = await deps.batches.check(meta.data.id, user, meta.data.sha256);
-      if (refused) return await inline(refused.message);
-      if (deps.batches.stepUpNeed(meta.data.id) === 'passkey')
+      const may = await deps.batches.check(meta.data.id, user, meta.data.sha256);
+      if (may.refusal) return await inline(may.refusal.message);
+      if (may.need === 'passkey')
         return await inline('At this batch payout’s total only a passkey counts: press Approve on its card again.');
       const checked = await deps.stepUp.verify(user, code.data, meta.data.id);
       if (!checked.ok) return await inline(checked.message);

@@ -290,20 +290,27 @@ export function batchOps(o: BatchServiceOptions) {
   }
 
   /**
-   * Would `user`'s approval be refused for a reason other than its confirmation? Asked before a code is
-   * spent or a passkey page opened (as the single path's checkDecision). `stepUpFor`: the file the
+   * What confirms `user`'s approval now (none, a code or a passkey, judged as the approval will be), and
+   * whether it would be refused for a reason other than its confirmation: asked before a code is spent
+   * or a passkey page opened (as the single path's checkDecision). `stepUpFor`: the file the
    * confirmation is being asked for; another file's is refused here already.
    */
-  async function check(id: string, user: string, stepUpFor?: string): Promise<BatchRefusal | undefined> {
+  async function check(
+    id: string,
+    user: string,
+    stepUpFor?: string,
+  ): Promise<{ need: StepUpNeed; refusal?: BatchRefusal }> {
     const p = policy.current();
     const b = store.get(BATCHES, id);
-    if (b && stepUpFor !== undefined && stepUpFor !== b.sha256)
-      return { ok: false, reason: 'step_up_required', message: OTHER_FILE };
     const who = await approverFacts(b, user, p);
     const t = now();
+    // One judgement for both answers: a thousand rows take a while, and Slack's trigger lives 3 seconds.
     const judged = b ? judgeNow(store, b, t, p) : NOTHING_JUDGED;
+    const need = b ? needOf(b, judged) : 'none';
+    if (b && stepUpFor !== undefined && stepUpFor !== b.sha256)
+      return { need, refusal: { ok: false, reason: 'step_up_required', message: OTHER_FILE } };
     const out = approveBatch(b, { user, now: t, ...who, stepUpFor: b?.sha256, proof: 'passkey' }, judged);
-    return out.ok ? undefined : out;
+    return out.ok ? { need } : { need, refusal: out };
   }
 
   async function reject(id: string, user: string, reason: string): Promise<BatchRefusal | { ok: true; batch: Batch }> {
@@ -365,11 +372,6 @@ export function batchOps(o: BatchServiceOptions) {
     },
     approve,
     check,
-    /** What confirms an approval of the batch now: none, a code (or a passkey), or a passkey only. */
-    stepUpNeed(id: string): StepUpNeed {
-      const b = get(id);
-      return b ? needOf(b, judgeNow(store, b, now(), policy.current())) : 'none';
-    },
     reject,
     stop,
     get,

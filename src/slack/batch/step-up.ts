@@ -95,11 +95,12 @@ export async function batchStepUpGate(
   const batches = deps.batches;
   const b = batches?.get(o.batchId);
   if (!batches || !b) return { kind: 'not-needed' };
+  // Judged now, as the approval will be: the total's value may have crossed a threshold since it was requested.
+  const checked = await batches.check(b.id, o.user);
   return confirmationGate(deps, o, {
-    // Judged now, as the approval will be: the total's value may have crossed a threshold since it was requested.
-    need: batches.stepUpNeed(b.id),
+    need: checked.need,
     what: 'this batch payout',
-    refusal: async () => (await batches.check(b.id, o.user))?.message,
+    refusal: async () => checked.refusal?.message,
     startPasskey: async () => (await deps.passkeys.confirmation.startBatch(b.id, o.user)).url,
     modal: () => batchStepUpModal(b),
   });
