@@ -72,6 +72,7 @@ export function approveBatch(
   if (!f.isApprover) return no('not_approver', 'You are not an approver in the treasury policy.');
   if (b.approvals.some((a) => a.user === f.user))
     return no('already_approved', 'You have already approved this batch payout.');
+  if (judged.staleList) return no('policy', judged.staleList);
   const first = judged.refusals[0];
   if (first)
     return no('policy', `The policy in force refuses it now: row ${first.row}, ${first.column}: ${first.reason}`);

@@ -17,6 +17,9 @@ import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import type { AllowlistInfo, WithdrawalRequest } from '../withdrawals/types.js';
 import { tierFor, type TierChoice } from '../withdrawals/value-rules.js';
 import type { ScreeningFacts } from '../screening/types.js';
+import { ageWords } from '../screening/words.js';
+import { formatFiat } from '../format/fiat.js';
+import { aboveStaleBlock, staleListOf } from '../withdrawals/screening-rules.js';
 import type { PaidSummary } from '../withdrawals/paid-summary.js';
 import type { BatchError, BatchRow, BatchScreening, BatchTotals } from './types.js';
 
@@ -39,6 +42,8 @@ export interface BatchJudgement {
   refusals: BatchError[];
   /** Limits the batch as a whole would cross now (the first row that crosses each, with its words). */
   holds: string[];
+  /** The sanctions list is stale and the batch's total above screening.stale_block_above: why nothing may move. */
+  staleList?: string;
   /** The tier of the batch's total (absent: no tier covers it, with a refusal). */
   tier?: TierChoice;
   stepUp: boolean;
@@ -134,7 +139,13 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
   // Row k is judged with the rows before it as already requested: row by row, the windows fill as
   // they will once every row is stored, and the first row that would cross a limit names it.
   const all = [...f.others, ...rows];
-  const held = new Set<string>();
+  const held = new Set<string>(['stale_list']);
+  const stale = staleListOf(f);
+  if (stale) {
+    if (out.screening) out.screening.stale = { ageMs: stale.ageMs };
+    // Judged once, on the batch's total (unknown: above): 100 rows of $600 are one $60,000 payout.
+    if (aboveStaleBlock(f, totals.value)) out.staleList = staleWords(stale, totals, f);
+  }
   rows.forEach((r, k) => {
     const judged = judge(r, {
       step: f.step,
@@ -169,6 +180,16 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
     if (judged.allowlist?.status === 'unlisted') out.unlisted++;
   });
   return out;
+}
+
+function staleWords(stale: NonNullable<ReturnType<typeof staleListOf>>, totals: BatchTotals, f: BatchFacts): string {
+  const v = totals.value;
+  const worth = v.kind === 'known' ? `is ${formatFiat(v.usd, { approx: true })}` : 'has no known value now';
+  const limit = formatFiat(f.policy.screening.stale_block_above);
+  const head = `The sanctions list is ${ageWords(stale.ageMs)} old (${stale.since}), and this batch payout's total ${worth}`;
+  return f.step === 'request'
+    ? `Nothing was requested: ${head.charAt(0).toLowerCase()}${head.slice(1)}. Above ${limit} no batch can be requested ${stale.until}.`
+    : `${head}. Above ${limit} it cannot be approved ${stale.until}.`;
 }
 
 /** One row's screening added to the batch's: the list, the provider's worst word, a stale list, a look-alike, a sanction. */

@@ -170,6 +170,7 @@ export function batchOps(o: BatchServiceOptions) {
       // A sanctioned destination: the admins are told at once, in private, as for a single request.
       for (const row of judged.screening?.sanctioned ?? []) tellSanctioned(o.screening, tx, draft, row, judged);
       if (judged.refusals.length) return { ok: false, kind: 'errors', errors: judged.refusals };
+      if (judged.staleList) return { ok: false, kind: 'refused', message: judged.staleList };
       if (judged.holds.length)
         return { ok: false, kind: 'refused', message: `The batch would cross a limit: ${judged.holds.join('; ')}.` };
       const batch: Batch = {

@@ -53,7 +53,7 @@ export interface BatchScreening {
   list?: ListRef;
   /** The provider's word: `down` when it could not be reached for some row (the list alone decided). */
   provider?: 'clean' | 'down';
-  /** The list was older than screening.max_age (every row below stale_block_above): its age. */
+  /** The list was older than screening.max_age (the batch's total below stale_block_above, judged once on the whole file): its age. */
   stale?: { ageMs: number };
   /** Rows whose destination imitates a known address: each adds approvals (once, to the batch). */
   lookalikes: Array<{ row: number; label: string; address: string; extraApprovals: number }>;
