@@ -58,6 +58,26 @@ export function batchStateRefusal(b: Batch | undefined, user: string, now: numbe
 }
 
 /**
+ * Before an authenticator code is spent on a batch: its state, the approver's role, an approval
+ * already given and the file the form was opened for, from the stored batch alone. No judgement
+ * of the rows here (a thousand take about a second, and Slack's modal lives 3 seconds): the
+ * approval that follows judges them in its commit, and its refusal is shown at the code.
+ */
+export function precheckBatch(
+  b: Batch | undefined,
+  f: { user: string; now: number; isApprover: boolean; stepUpFor: string; otherFile: string },
+): BatchRefusal | undefined {
+  const refusal = batchStateRefusal(b, f.user, f.now);
+  if (refusal || !b) return refusal ?? no('not_found', 'There is no such batch payout.');
+  if (!f.isApprover) return no('not_approver', 'You are not an approver in the treasury policy.');
+  if (b.approvals.some((a) => a.user === f.user))
+    return no('already_approved', 'You have already approved this batch payout.');
+  if (f.stepUpFor !== b.sha256) return no('step_up_required', f.otherFile);
+  if (needOf(b) === 'passkey') return no('step_up_required', STEP_UP_WORDS.passkey);
+  return undefined;
+}
+
+/**
  * One approval of the whole batch, judged again by the rule table at this moment (`judged`: the
  * tier may have risen with the prices, a limit may be crossed now). The batch after it, and
  * whether it completed the approvals.

@@ -8,13 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { appendAudit } from '../audit/log.js';
 import { hasRole, matches } from '../policy/people.js';
-import { collection, type Reads, type Tx } from '../store/index.js';
+import type { Reads, Tx } from '../store/index.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
 import { paidSummary } from '../withdrawals/paid-summary.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import {
   approveBatch,
   needOf,
+  precheckBatch,
   progressOf,
   rejectBatch,
   stopBatch,
@@ -31,6 +32,9 @@ import { resultCsv } from './results.js';
 import { pendingRows, rowRequest } from './rows.js';
 import type { Batch } from './types.js';
 import { askAll, tellSanctioned } from './screening.js';
+import { BATCHES, expireIn } from './expire.js';
+
+export { BATCHES };
 import type {
   BatchEvent,
   BatchEventType,
@@ -40,9 +44,6 @@ import type {
   SubmitOutcome,
 } from './events.js';
 import { validatePayoutFile } from './validate.js';
-
-/** Every batch payout by id; the persisted name must never change. */
-export const BATCHES = collection<Batch>('batches');
 
 const NOTHING_JUDGED: BatchJudgement = {
   refusals: [],
@@ -61,24 +62,6 @@ export const REPEAT_WINDOW_MS = 30 * 24 * 3_600_000;
 
 /** For the withdrawal service's `counted`: the rows of every pending batch, as the limits count them. */
 export const countedBatchRows = (read: Reads): WithdrawalRequest[] => read.all(BATCHES).flatMap(pendingRows);
-
-/** Pending batches past their expiry: expired, in one commit (the job), so they stop counting in the windows. */
-function expireIn(tx: Tx, t: number, emit: (tx: Tx, type: BatchEventType, b: Batch) => void): Batch[] {
-  return tx.all(BATCHES).flatMap((b) => {
-    if (b.state !== 'pending' || t < Date.parse(b.expiresAt)) return [];
-    const next: Batch = { ...b, state: 'expired', finishedAt: new Date(t).toISOString() };
-    tx.put(BATCHES, b.id, next);
-    appendAudit(tx, {
-      at: new Date(t).toISOString(),
-      actor: 'system',
-      action: 'batch_expire',
-      subject: b.id,
-      details: { sha256: b.sha256, rows: b.rows.length, approvals: b.approvals.length, required: b.tier.approvals },
-    });
-    emit(tx, 'expired', next);
-    return [next];
-  });
-}
 
 export type { BatchEvent, BatchEventType, BatchListener, BatchServiceOptions, SubmitInput, SubmitOutcome };
 
@@ -314,6 +297,13 @@ export function batchOps(o: BatchServiceOptions) {
     return out.ok ? { need } : { need, refusal: out };
   }
 
+  /** Before a code is spent: the cheap checks of the stored batch (decide.ts precheckBatch); approve judges the rows. */
+  async function precheck(id: string, user: string, stepUpFor: string): Promise<BatchRefusal | undefined> {
+    const b = store.get(BATCHES, id);
+    const isApprover = await hasRole(policy.current(), 'approvers', user, groups);
+    return precheckBatch(b, { user, now: now(), isApprover, stepUpFor, otherFile: OTHER_FILE });
+  }
+
   async function reject(id: string, user: string, reason: string): Promise<BatchRefusal | { ok: true; batch: Batch }> {
     const isApprover = await hasRole(policy.current(), 'approvers', user, groups);
     const t = now();
@@ -373,6 +363,7 @@ export function batchOps(o: BatchServiceOptions) {
     },
     approve,
     check,
+    precheck,
     reject,
     stop,
     get,

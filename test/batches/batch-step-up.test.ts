@@ -5,7 +5,7 @@
  * to the batch's file; a code confirmed for another file approves nothing, and is not even spent.
  */
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import type { Batch } from '../../src/batches/index.js';
 import { parsePolicy } from '../../src/policy/load.js';
@@ -122,9 +122,14 @@ describe('approving a batch payout above step_up_above', () => {
     expect(a.app.deps.batches!.get(one.b.id)!.approvals).toEqual([]);
     expect(a.app.sandbox!.stats.withdrawals).toBe(0);
 
-    // The code of this file: approved once (the one approval its tier needs), then every row sent.
+    // The code of this file: approved once (the one approval its tier needs), then every row sent. The
+    // rows are judged once, by the approval (a full check before the code too came close to Slack's 3 s).
+    const judgements = vi.spyOn(a.app.deps.batches!, 'check');
+    const approvals = vi.spyOn(a.app.deps.batches!, 'approve');
     const ok = await submitCode(a, USERS.carol, { id: one.b.id, sha256: one.b.sha256 }, freshCode(secret));
     expect(ok.body).toBe('');
+    expect(judgements).not.toHaveBeenCalled();
+    expect(approvals).toHaveBeenCalledTimes(1);
     await until('every row sent', () => a.app.deps.batches!.get(one.b.id)?.state === 'done', 30_000);
     expect(a.app.sandbox!.stats.withdrawals).toBe(5);
     expect(a.app.deps.batches!.get(one.b.id)!.approvals).toMatchObject([{ user: USERS.carol, stepUp: 'verified' }]);
