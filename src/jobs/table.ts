@@ -32,7 +32,8 @@ import { formatPath, nearestName } from '../policy/unknown-keys.js';
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown' | 'retryHeld'>;
-  batches: Pick<BatchService, 'expireDue' | 'resume'>;
+  /** `uploadOwed`: the files owed to batch cards' threads (src/slack/batch/thread-files.ts), after a restart. */
+  batches: Pick<BatchService, 'expireDue' | 'resume'> & { uploadOwed?: () => Promise<void> };
   approvers: Pick<ApproverReminders, 'run'>;
   escalations: Pick<Escalations, 'run'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
@@ -120,10 +121,11 @@ export const JOBS: readonly JobRow[] = [
     title: 'Batch payouts: expiry and sends',
     schedule: '*/30 * * * * *',
     description:
-      'Expires batch payouts past their deadline, then carries on with the rows of every batch being sent (after a freeze, a limit hold).',
+      'Expires batch payouts past their deadline, carries on with the rows of every batch being sent (after a freeze, a limit hold), and uploads the rows and result files still owed to the cards’ threads (after a restart).',
     run: async (batches) => {
       await batches.expireDue();
       batches.resume();
+      await batches.uploadOwed?.();
     },
   }),
   job({

@@ -4,10 +4,10 @@
  * sent, edited at most once every PROGRESS_EVERY_MS (12 a minute, well within chat.update's
  * limit of about 50 a minute, and the outbox paces every post). When it is finished or stopped,
  * a reply in its thread lists the rows not sent as asked, and the result file is uploaded there.
- * The full rows file goes in the same thread as soon as the card is posted.
+ * The full rows file goes in the same thread as soon as the card is posted. Both files are owed
+ * durably (batch/thread-files.ts): a restart uploads them by the batches job.
  */
 import type { Logger } from '../log.js';
-import { serializeError } from '../log.js';
 import { COLLECTIONS, type Outbox } from '../outbox/index.js';
 import type { PolicySource } from '../policy/source.js';
 import type { Store, Tx } from '../store/index.js';
@@ -15,26 +15,10 @@ import type { WithdrawalService } from '../withdrawals/index.js';
 import { rowStatus, rowsCsv } from '../batches/results.js';
 import type { BatchEvent, BatchService } from '../batches/index.js';
 import { editThrottle } from './batch/throttle.js';
+import { BATCH_FILES, oweFile, threadFiles, type FileUploader, type ThreadFile } from './batch/thread-files.js';
 import { BATCH_CARD_RENDERER, BATCH_RESULT_RENDERER, batchCard, batchCardKey, batchResultText } from './batch/card.js';
 
-export interface FileUploader {
-  files: {
-    uploadV2(args: {
-      channel_id: string;
-      thread_ts: string;
-      filename: string;
-      content: string;
-      initial_comment?: string;
-    }): Promise<unknown>;
-  };
-}
-
-interface ThreadFile {
-  kind: 'rows' | 'results';
-  name: string;
-  content: () => string | undefined;
-  comment: string;
-}
+export type { FileUploader };
 
 export function batchNotifier(o: {
   store: Store;
@@ -82,39 +66,39 @@ export function batchNotifier(o: {
     outbox.enqueue(tx, { op: 'update', renderer: BATCH_CARD_RENDERER, ref: id, key: key(id), priority: 'edit' });
   };
 
-  /** A file in the card's thread: the rows at the request, the results at the end. */
-  async function uploadToThread(id: string, file: ThreadFile, tries = 0): Promise<void> {
-    const ts = outbox.message(key(id))?.ts;
-    const channel = outbox.message(key(id))?.channel;
-    const content = file.content();
-    if (!o.slack || !content) return;
-    if (!ts || !channel) {
-      // The card is not posted yet (the outbox paces): asked again a little later, soon at first (about a minute in all).
-      if (tries < 25)
-        setTimeout(() => void uploadToThread(id, file, tries + 1), Math.min(3_000, 250 * 2 ** tries)).unref();
-      return;
-    }
-    try {
-      await o.slack.files.uploadV2({
-        channel_id: channel,
-        thread_ts: ts,
-        filename: file.name,
-        content,
-        initial_comment: file.comment,
-      });
-    } catch (err) {
-      o.logger.warn({ err: serializeError(err), batch: id, file: file.kind }, 'could not upload a batch payout file');
-    }
+  const files = threadFiles({
+    store: o.store,
+    outbox,
+    slack: o.slack,
+    logger: o.logger,
+    now,
+    cardKey: batchCardKey,
+    file: (id, kind) => (kind === 'rows' ? rowsFile(id) : resultFile(id)),
+  });
+  /** Soon after the event, a few times while the card waits for its turn; the batches job catches up after a restart. */
+  let closed = false;
+  function soon(id: string, tries = 0): void {
+    if (closed) return;
+    files
+      .uploadOwed(id)
+      .then(() => {
+        const left = o.store.find(BATCH_FILES, (f) => f.batch === id && f.state !== 'uploaded').length;
+        if (left && tries < 25 && !closed)
+          setTimeout(() => soon(id, tries + 1), Math.min(3_000, 250 * 2 ** tries)).unref();
+      })
+      .catch(() => undefined);
   }
 
   const resultFile = (id: string): ThreadFile => ({
-    kind: 'results',
     name: `batch-${id.slice(0, 8)}-results.csv`,
-    content: () => batches.results(id),
+    // Final only once the rows in flight at a stop have settled: until then a later call uploads it.
+    content: () => {
+      const p = batches.progress(id);
+      return p && p.sending === 0 && p.toSend === 0 ? batches.results(id) : undefined;
+    },
     comment: 'The result of every row: merchant reference, service reference, status, fee and transaction hash.',
   });
   const rowsFile = (id: string): ThreadFile => ({
-    kind: 'rows',
     name: `batch-${id.slice(0, 8)}-rows.csv`,
     content: () => {
       const b = batches.get(id);
@@ -134,8 +118,9 @@ export function batchNotifier(o: {
           key: key(id),
           channel: o.policy.current().channels.approvals,
         });
-        // The full rows beside the card (it shows the five largest), once the card is posted.
-        setImmediate(() => void uploadToThread(id, rowsFile(id)));
+        // The full rows beside the card (it shows the five largest), owed in this commit, uploaded once the card is posted.
+        oweFile(tx, id, 'rows', new Date(now()).toISOString());
+        setImmediate(() => soon(id));
         return;
       case 'progress':
         // Throttled (throttle.ts): at most one edit per PROGRESS_EVERY_MS, and one more after the last change.
@@ -153,7 +138,8 @@ export function batchNotifier(o: {
             priority: 'detail',
           });
         // Once the rows in flight at a stop have settled, the result file says what each one did.
-        setImmediate(() => void batches.idle().then(() => uploadToThread(id, resultFile(id))));
+        oweFile(tx, id, 'results', new Date(now()).toISOString());
+        setImmediate(() => void batches.idle().then(() => soon(id)));
         return;
       default:
         edit(tx, id);
@@ -162,7 +148,10 @@ export function batchNotifier(o: {
 
   const off = batches.subscribe(onEvent);
   return {
+    /** Every file owed to a thread whose card is posted, uploaded (the batches job, after a restart). */
+    uploadOwed: () => files.uploadOwed(),
     close() {
+      closed = true;
       off();
       throttle.close();
     },
