@@ -14,6 +14,7 @@ import { paidSummary } from '../withdrawals/paid-summary.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import {
   approveBatch,
+  batchStateRefusal,
   needOf,
   precheckBatch,
   progressOf,
@@ -31,7 +32,7 @@ import { fileSha256, rowRequestId } from './reference.js';
 import { resultCsv } from './results.js';
 import { pendingRows, rowRequest } from './rows.js';
 import type { Batch } from './types.js';
-import { askAll, tellSanctioned } from './screening.js';
+import { askAll, sanctionedSince, tellSanctioned } from './screening.js';
 import { BATCHES, expireIn } from './expire.js';
 
 export { BATCHES };
@@ -188,10 +189,6 @@ export function batchOps(o: BatchServiceOptions) {
     return out;
   }
 
-  /**
-   * One approval of the whole batch. The last one writes every row as an approved request in
-   * the same commit (the batch is `sending`); the runner then sends them (`sendAll`).
-   */
   /** The batch judged by the rule table now, as an approval would be (the tier and the step-up may have risen). */
   const judgeNow = (read: Reads, cur: Batch, t: number, p: Policy, snapshot = o.prices?.()): BatchJudgement =>
     judgeBatch(
@@ -231,7 +228,10 @@ export function batchOps(o: BatchServiceOptions) {
     facts: { stepUpFor?: string; proof?: StepUpProof; inCommit?: (tx: Tx) => string | undefined } = {},
   ): Promise<BatchRefusal | { ok: true; batch: Batch; complete: boolean }> {
     const p = policy.current();
-    const who = await approverFacts(store.get(BATCHES, id), user, p);
+    const before = store.get(BATCHES, id);
+    const who = await approverFacts(before, user, p);
+    // The provider is asked before the commit (its answers are facts there), as the single path does.
+    if (o.screening && before?.state === 'pending' && who.isApprover) await askAll(o.screening, before.rows);
     const t = now();
     const { inCommit, ...proof } = facts;
     return store.commit((tx) => {
@@ -241,6 +241,13 @@ export function batchOps(o: BatchServiceOptions) {
       const cur = tx.get(BATCHES, id);
       const at = new Date(t).toISOString();
       const judged = cur ? judgeNow(tx, cur, t, p) : NOTHING_JUDGED;
+      // Listed since the request: the batch is rejected, as a single request is, and the admins told.
+      const listed = cur && who.isApprover && !batchStateRefusal(cur, user, t);
+      const gone = listed ? sanctionedSince(o.screening, tx, cur, judged, at) : undefined;
+      if (gone) {
+        emit(tx, 'rejected', gone.batch);
+        return { ok: false as const, reason: 'policy' as const, message: gone.message };
+      }
       const out = approveBatch(cur, { user, now: t, ...who, ...proof }, judged);
       if (!out.ok) return out;
       const batch: Batch = out.complete ? { ...out.batch, state: 'sending' } : out.batch;

@@ -41,7 +41,10 @@ function statusLine(b: Batch, p: Progress): string {
     case 'stopped':
       return `⏹️ Stopped by <@${b.stopped?.by ?? ''}> · ${progressWords(p)}`;
     case 'rejected':
-      return `❌ Rejected by <@${b.rejection?.user ?? ''}>: ${outside(b.rejection?.reason ?? '')} · nothing was sent`;
+      // Rejected by the app itself (a destination sanctioned since the request): no person to name.
+      return b.rejection?.user === 'system'
+        ? `❌ Rejected: a destination is on the sanctions list since the request (${outside(b.rejection.reason)}) · nothing was sent`
+        : `❌ Rejected by <@${b.rejection?.user ?? ''}>: ${outside(b.rejection?.reason ?? '')} · nothing was sent`;
     case 'expired':
       return '⌛ Expired before its approvals · nothing was sent';
     default: {
