@@ -297,6 +297,8 @@ export function createPasskeyConfirmation(
       // The approval itself: the same path as any approval, which judges every rule again. A batch's is
       // bound to the file its challenge bound (unchanged: checked just above).
       const batch = c.kind === 'batch' ? o.batches?.get(c.request) : undefined;
+      // A batch's challenge whose batch is gone (or batch payouts off) approves nothing: never a withdrawal of that id.
+      if (c.kind === 'batch' && !batch) return refuse(c, 'changed');
       const outcome = batch
         ? await o.batches!.approve(c.request, c.approver, { stepUpFor: batch.sha256, proof: 'passkey', inCommit })
         : await o.withdrawals.approve(c.request, c.approver, { stepUp: 'passkey', inCommit });

@@ -8,10 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import type { Batch } from '../../src/batches/index.js';
 import { parsePolicy } from '../../src/policy/load.js';
+import { ACTIONS } from '../../src/slack/withdrawal/index.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 import { startTestApp, TEST_POLICY_YAML, USERS, type TestApp } from '../helpers/treasury-app.js';
 import { until, untilAsync } from '../helpers/wait.js';
 
@@ -52,6 +54,43 @@ async function approveLink(b: Batch): Promise<string> {
   const m = /"url":"(http:\/\/localhost:\d+\/confirm\/[A-Za-z0-9_-]{43})"/.exec(JSON.stringify(reply));
   if (!m) throw new Error(`no passkey button in ${JSON.stringify(reply)}`);
   return m[1]!;
+}
+
+/** The page's signed answer for `url`, captured before it reaches the app. */
+async function captured(url: string): Promise<string> {
+  const path = new URL(url).pathname;
+  let body: string | undefined;
+  await page.route(`**${path}`, async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    body = route.request().postData() ?? '';
+    return route.abort();
+  });
+  await page.goto(url);
+  await page.locator('#go').click();
+  const signed = await until('the assertion', () => body);
+  await page.unroute(`**${path}`);
+  return signed;
+}
+
+const post = async (url: string, body: string) => {
+  const res = await fetch(url.replace('://localhost:', '://127.0.0.1:'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  return { status: res.status, reason: ((await res.json()) as { reason?: string }).reason };
+};
+
+/** A single withdrawal above passkey_above, and Carol's passkey link for it. */
+async function withdrawalLink(): Promise<{ r: WithdrawalRequest; url: string }> {
+  const before = new Set(t.app.deps.withdrawals.list().map((r) => r.id));
+  await t.command('/withdraw', `600 USDT BSC ${DEST} ${CLIENT} invoice 9`, USERS.alice);
+  const r = await until('the request', () => t.app.deps.withdrawals.list().find((x) => !before.has(x.id)));
+  const { responseUrl } = await t.click(USERS.carol, { actionId: ACTIONS.approve, value: r.id });
+  const [reply] = await t.replies(responseUrl, 1);
+  const m = /"url":"(http:\/\/localhost:\d+\/confirm\/[A-Za-z0-9_-]{43})"/.exec(JSON.stringify(reply));
+  if (!m) throw new Error(`no passkey button in ${JSON.stringify(reply)}`);
+  return { r, url: m[1]! };
 }
 
 describe.skipIf(!existsSync(CHROMIUM))('a batch payout confirmed with a passkey', () => {
@@ -144,5 +183,37 @@ describe.skipIf(!existsSync(CHROMIUM))('a batch payout confirmed with a passkey'
     expect(audits('passkey_refused', two.id).at(-1)?.details).toMatchObject({ why: 'other_request' });
     for (const b of [one, two])
       expect(t.app.deps.batches!.get(b.id)).toMatchObject({ state: 'pending', approvals: [] });
+  });
+
+  it('a withdrawal’s passkey answer approves no batch, and a batch’s approves no withdrawal', async () => {
+    const b = await submitted('three.csv', 'D');
+    const w = await withdrawalLink();
+    const forWithdrawal = await captured(w.url);
+    expect(await post(await approveLink(b), forWithdrawal)).toMatchObject({ status: 403, reason: 'other_request' });
+    const forBatch = await captured(await approveLink(b));
+    expect(await post(w.url, forBatch)).toMatchObject({ status: 403, reason: 'other_request' });
+    expect(t.app.deps.batches!.get(b.id)).toMatchObject({ state: 'pending', approvals: [] });
+    expect(t.app.deps.withdrawals.get(w.r.id)?.approvals).toEqual([]);
+  });
+
+  it('a batch gone while its answer is checked: refused as changed, never taken for a withdrawal of that id', async () => {
+    const b = await submitted('four.csv', 'E');
+    const url = await approveLink(b);
+    // The batch is there when the challenge is bound again, then gone (the second look, at the approval).
+    await page.goto(url);
+    const real = t.app.deps.batches!.get.bind(t.app.deps.batches);
+    let looks = 0;
+    const get = vi.spyOn(t.app.deps.batches!, 'get').mockImplementation((id) => (++looks > 1 ? undefined : real(id)));
+    const withdrawalApprovals = vi.spyOn(t.app.deps.withdrawals, 'approve');
+    try {
+      await page.locator('#go').click();
+      await expect.poll(() => page.locator('#status').innerText()).not.toMatch(/^(|Waiting for your passkey…)$/);
+    } finally {
+      get.mockRestore();
+    }
+    expect(withdrawalApprovals).not.toHaveBeenCalled();
+    withdrawalApprovals.mockRestore();
+    expect(audits('passkey_refused', b.id).at(-1)?.details).toMatchObject({ why: 'changed' });
+    expect(t.app.deps.batches!.get(b.id)).toMatchObject({ state: 'pending', approvals: [] });
   });
 });
