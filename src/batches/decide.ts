@@ -6,7 +6,9 @@
 import { proofMeets, type StepUpNeed, type StepUpProof } from '../stepup/threshold.js';
 import { approvalsComplete, reservedFor } from '../withdrawals/rules.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
-import { stricterNeed, type BatchJudgement } from './judge.js';
+import type { Policy } from '../policy/schema.js';
+import type { PriceSnapshot } from '../prices/types.js';
+import { batchStepUpNeed, stricterNeed, totalsOf, type BatchJudgement } from './judge.js';
 import type { Batch } from './types.js';
 
 export type BatchRefusal = { ok: false; reason: BatchRefusalReason; message: string };
@@ -40,6 +42,10 @@ export interface ApproveFacts {
 /** What confirms an approval of `b` now: what it needed when requested, or more if the policy or prices say so now. */
 export const needOf = (b: Batch, judged?: Pick<BatchJudgement, 'stepUpNeed'>): StepUpNeed =>
   stricterNeed(b.stepUpNeed ?? (b.stepUp ? 'code' : 'none'), judged?.stepUpNeed ?? 'none');
+
+/** The need now from the totals alone (no judgement of the rows): cheap enough for every render of the card. */
+export const needNow = (b: Batch | undefined, policy: Policy, prices: PriceSnapshot | undefined): StepUpNeed =>
+  b ? needOf(b, { stepUpNeed: batchStepUpNeed(policy, totalsOf(b.rows, prices)) }) : 'none';
 
 const STEP_UP_WORDS: Record<Exclude<StepUpNeed, 'none'>, string> = {
   code: 'Approving this batch payout needs a code from your authenticator app (or your passkey), confirmed for this file.',

@@ -15,6 +15,7 @@ import type { WithdrawalRequest } from '../withdrawals/types.js';
 import {
   approveBatch,
   batchStateRefusal,
+  needNow,
   needOf,
   precheckBatch,
   progressOf,
@@ -369,6 +370,8 @@ export function batchOps(o: BatchServiceOptions) {
       return store.commit((tx) => expireIn(tx, t, emit));
     },
     approve,
+    /** What confirms an approval now, from the totals (the card's 🔐 line follows it). */
+    needNow: (id: string): StepUpNeed => needNow(get(id), policy.current(), o.prices?.()),
     check,
     precheck,
     reject,

@@ -41,7 +41,7 @@ export function batchNotifier(o: {
   outbox.registerRenderer(BATCH_CARD_RENDERER, (ref) => {
     const b = batches.get(ref);
     const p = batches.progress(ref);
-    return b && p ? batchCard(b, p, (c, n) => o.withdrawals.feeEstimate(c, n)?.fee) : null;
+    return b && p ? batchCard(b, p, (c, n) => o.withdrawals.feeEstimate(c, n)?.fee, batches.needNow(ref)) : null;
   });
   outbox.registerRenderer(BATCH_RESULT_RENDERER, (ref) => {
     const b = batches.get(ref);

@@ -4,7 +4,10 @@
  * the approval and each row's send. Pure: judge.ts and the rule table with their facts.
  */
 import { describe, expect, it } from 'vitest';
+import { needNow, progressOf } from '../../src/batches/decide.js';
 import { judgeBatch, totalsOf } from '../../src/batches/judge.js';
+import { batchConfirmPage } from '../../src/passkeys/web/pages.js';
+import { batchCard } from '../../src/slack/batch/card.js';
 import { rowRequest } from '../../src/batches/rows.js';
 import type { Batch, BatchRow } from '../../src/batches/types.js';
 import { parsePolicy } from '../../src/policy/load.js';
@@ -13,6 +16,7 @@ import { valueAt } from '../../src/prices/value.js';
 import { makeList } from '../../src/screening/list.js';
 import type { ScreeningFacts } from '../../src/screening/types.js';
 import { judge } from '../../src/withdrawals/rule-table.js';
+import type { StepUpNeed } from '../../src/stepup/threshold.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 const DAY = 86_400_000;
@@ -125,5 +129,42 @@ describe('a batch weighed whole', () => {
     expect(one.tier).toMatchObject({ approvals: 3, extra: 1 });
     // The same total spread over 100 destinations: each first payment is $600, below new_destination's $10,000.
     expect(judged(batchOf(100, '600', true), 'request').tier).toMatchObject({ approvals: 2 });
+  });
+
+  it('the card’s 🔐 line follows the need now: a passkey once passkey_above is below the total', () => {
+    const b = { ...batchOf(10, '600', true), stepUp: true, stepUpNeed: 'code' as const };
+    const words = (need?: StepUpNeed) => JSON.stringify(batchCard(b, progressOf(b, []), undefined, need).blocks);
+    const policy = structuredClone(POLICY);
+    policy.withdrawals.step_up_above = { value: '1000' };
+    expect(needNow(b, policy, PRICES)).toBe('code');
+    expect(words(needNow(b, policy, PRICES))).toContain('an authenticator code (or a passkey)');
+    policy.withdrawals.passkey_above = { value: '5000' };
+    expect(needNow(b, policy, PRICES)).toBe('passkey');
+    expect(words(needNow(b, policy, PRICES))).toContain('needs a passkey confirmed for this file');
+  });
+
+  it('the passkey page’s Value line lists each currency’s total of a mixed batch with its value', () => {
+    const b = batchOf(2, '600', true);
+    const prices: PriceSnapshot = {
+      ...PRICES,
+      quotes: { ...PRICES.quotes, ETH: { price: '3000', at: new Date(T0).toISOString(), source: 'test' } },
+    };
+    const eth = {
+      ...b.rows[1]!,
+      currency: 'ETH',
+      network: 'ETH',
+      amount: '0.5',
+      valuation: valueAt(prices, 'ETH', '0.5'),
+    };
+    const mixed: Batch = { ...b, rows: [b.rows[0]!, eth], totals: totalsOf([b.rows[0]!, eth], prices) };
+    const html = batchConfirmPage({
+      token: 't'.repeat(43),
+      batch: mixed,
+      requesterName: 'Alice',
+      approverName: 'Carol',
+      expiresAt: T0 + DAY,
+    });
+    const value = /<dt>Value<\/dt><dd>([^<]*)<\/dd>/.exec(html)?.[1];
+    expect(value).toBe('≈ $2,100.00 in all (600.00 USDT: ≈ $600.00; 0.5 ETH: ≈ $1,500.00)');
   });
 });

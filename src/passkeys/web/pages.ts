@@ -12,6 +12,7 @@ import { utcMinute } from '../../format/time.js';
 import type { Batch } from '../../batches/types.js';
 import type { WithdrawalRequest } from '../../withdrawals/types.js';
 import type { Valuation } from '../../prices/types.js';
+import { sumValues } from '../../prices/value.js';
 
 /** Text as HTML text or a quoted attribute value. */
 export function escapeHtml(s: string): string {
@@ -98,6 +99,20 @@ export function confirmPage(f: ConfirmFacts): string {
   ]);
 }
 
+/**
+ * The batch's value: one currency as a single request's; several, their value in all and each
+ * currency's total with its own value (a mixed batch's sum alone hides which part is worth what).
+ */
+function batchValueWords(b: Batch): string {
+  const currencies = Object.entries(b.totals.perCurrency);
+  if (currencies.length < 2) return valueWords(b.totals.value, currencies[0]?.[0] ?? '');
+  const parts = currencies.map(([c, amount]) => {
+    const v = sumValues(b.rows.filter((r) => r.currency === c).map((r) => r.valuation));
+    return `${formatAmount(amount, c)}: ${valueWords(v, c)}`;
+  });
+  return `${valueWords(b.totals.value, '')} in all (${parts.join('; ')})`;
+}
+
 /** A batch payout's approval: its rows, its total, the file and its sha256, which the passkey signs. */
 export function batchConfirmPage(f: Omit<ConfirmFacts, 'request' | 'valuation'> & { batch: Batch }): string {
   const b = f.batch;
@@ -105,7 +120,7 @@ export function batchConfirmPage(f: Omit<ConfirmFacts, 'request' | 'valuation'> 
   return confirmBody(f, 'this batch payout', [
     ['Rows', String(b.rows.length)],
     ['Total', totals.join(', ')],
-    ['Value', valueWords(b.totals.value, Object.keys(b.totals.perCurrency)[0] ?? '')],
+    ['Value', batchValueWords(b)],
     ['File', b.fileName],
     ['File SHA-256', b.sha256],
     ['New destinations', `${b.newDestinations} of ${b.rows.length} rows`],

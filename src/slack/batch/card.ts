@@ -5,6 +5,7 @@
  * then the progress of the sends, and the buttons of the moment (Approve / Reject while it waits,
  * Stop for admins while it is sent). Outside text (file name, addresses, labels) is escaped.
  */
+import type { StepUpNeed } from '../../stepup/threshold.js';
 import type { KnownBlock } from '@slack/types';
 import type { Batch, BatchScreening, Progress } from '../../batches/index.js';
 import { shortAddress } from '../../screening/lookalike.js';
@@ -58,6 +59,8 @@ export function batchCard(
   b: Batch,
   p: Progress,
   feeOf: FeeOf = () => undefined,
+  /** What confirms an approval now (it may have risen since the request); absent: as stored. */
+  need?: StepUpNeed,
 ): { text: string; blocks: KnownBlock[] } {
   const totals = Object.entries(b.totals.perCurrency).map(([c, a]) => formatAmount(a, c));
   const value = b.totals.value.kind === 'known' ? formatFiat(b.totals.value.usd) : 'unknown (no fresh price)';
@@ -109,10 +112,11 @@ export function batchCard(
         `⚠️ The same file (sha256) was submitted on ${b.repeatOf.at.slice(0, 10)}; the requester confirmed it is paid again.`,
       ),
     );
-  if (b.stepUp)
+  const confirm = need ?? b.stepUpNeed ?? (b.stepUp ? 'code' : 'none');
+  if (confirm !== 'none')
     blocks.push(
       context(
-        b.stepUpNeed === 'passkey'
+        confirm === 'passkey'
           ? '🔐 Each approval needs a passkey confirmed for this file and its total.'
           : '🔐 Each approval needs an authenticator code (or a passkey) confirmed for this file.',
       ),
