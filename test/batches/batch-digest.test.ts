@@ -6,8 +6,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BATCHES } from '../../src/batches/index.js';
 import { buildDigest } from '../../src/digest/build.js';
+import { FREEZES } from '../../src/freeze/state.js';
 import { renderDigest } from '../../src/slack/digest-message.js';
 import { visibleText } from '../helpers/treasury-app.js';
+import { until } from '../helpers/wait.js';
 import { batchWorld, HEAD, payoutFile, type BatchWorld } from './helpers.js';
 
 let w: BatchWorld | undefined;
@@ -43,10 +45,24 @@ describe('batch payouts in the digest', () => {
     await w.batches.approve(sent.id, 'U0CAROL');
     await w.batches.idle();
     // Stopped by an admin after some rows.
+    // In the commit of its second row completed, sends are frozen: the runner offers no further row, so
+    // the stop finds the batch sending with exactly two rows sent, however fast or slow the runner is.
     const stopped = await submit(payoutFile(30, '1', 'S'), 'stopped.csv');
+    const at = new Date(w.clock.now).toISOString();
+    const freeze = { id: 'f1', by: 'U0ERIN', reason: 'hold the rest', at };
+    let done = 0;
+    const off = w.service.subscribe((e, tx) => {
+      if (e.type === 'completed' && e.request.batch?.id === stopped.id && ++done === 2) tx.put(FREEZES, 'f1', freeze);
+    });
     await w.batches.approve(stopped.id, 'U0CAROL');
-    while ((w.batches.progress(stopped.id)?.completed ?? 0) < 2) await new Promise((r) => setTimeout(r, 5));
+    await until('two rows sent', () => w!.store.get(FREEZES, 'f1'));
+    off();
+    await w.batches.idle();
+    expect(w.batches.get(stopped.id)?.state).toBe('sending');
     expect((await w.batches.stop(stopped.id, 'U0ERIN')).ok).toBe(true);
+    await w.store.commit((tx) =>
+      tx.put(FREEZES, 'f1', { ...freeze, unfrozen: { requestedBy: 'U0ERIN', confirmedBy: 'U0DAVE', at } }),
+    );
     await w.batches.idle();
     // Rejected; and one still waiting.
     const rejected = await submit(payoutFile(2, '3', 'R'), 'rejected.csv');
@@ -57,6 +73,7 @@ describe('batch payouts in the digest', () => {
     );
 
     const p = w.batches.progress(stopped.id)!;
+    expect(p).toMatchObject({ completed: 2, notSent: 28 });
     const d = digestOf(w);
     expect(d.batches).toEqual({
       requested: 4,
