@@ -7,11 +7,12 @@ export const shared = {
   hookTimeout: 30_000,
   pool: 'forks',
   maxWorkers: 2,
-  // Each file loads src/ afresh. Sharing the module cache (isolate: false) cut import time from
-  // 222 s to 30 s, but state kept in modules leaked between files once every issue had landed (the
-  // local page's value line and a price test failed only after other files in the same worker), so
-  // it stays off until that state is found.
-  isolate: true,
+  // The files of a worker share its module cache: src/ is loaded once per worker, not once per
+  // file (that reloading was most of a run's import time: 222 s summed with isolate on, 30 s
+  // off). So no module of src/ or test/ may keep state a later file could see: apps, stores,
+  // sandboxes (their price drift included), registries and clocks are made per instance, and a
+  // test that fakes timers restores them in a finally.
+  isolate: false,
   // Bolt checks the bot token with auth.test the moment an App is built, and awaits that promise
   // only at the first Slack request (bolt-js App.js, singleAuthorization). A test whose fake Slack
   // has closed (or never answered) before then leaves it rejected, and the rejection may surface in
