@@ -45,6 +45,22 @@ export function tellSanctioned(
 }
 
 /**
+ * The provider asked about every destination, waited for at most `budgetMs`: an approval answers
+ * a Slack modal within 3 seconds, and a thousand uncached destinations could take longer. An answer
+ * not back by then counts as not reached (the list alone decides for that row, as the card says);
+ * the asks go on and fill the cache for the next step.
+ */
+export async function askWithin(screening: WithdrawalScreening, rows: readonly BatchRow[], budgetMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, budgetMs);
+    timer.unref();
+  });
+  await Promise.race([askAll(screening, rows), budget]);
+  clearTimeout(timer);
+}
+
+/**
  * At an approval: a row whose destination is sanctioned since the request rejects the whole batch,
  * as a single request is rejected (src/withdrawals/decide), and the admins are told of each such
  * row, in the same commit. The batch after it, and the words for the approver; undefined: no row listed.

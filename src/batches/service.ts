@@ -33,7 +33,7 @@ import { fileSha256, rowRequestId } from './reference.js';
 import { resultCsv } from './results.js';
 import { pendingRows, rowRequest } from './rows.js';
 import type { Batch } from './types.js';
-import { askAll, sanctionedSince, tellSanctioned } from './screening.js';
+import { askAll, askWithin, sanctionedSince, tellSanctioned } from './screening.js';
 import { BATCHES, expireIn } from './expire.js';
 
 export { BATCHES };
@@ -231,8 +231,8 @@ export function batchOps(o: BatchServiceOptions) {
     const p = policy.current();
     const before = store.get(BATCHES, id);
     const who = await approverFacts(before, user, p);
-    // The provider is asked before the commit (its answers are facts there), as the single path does.
-    if (o.screening && before?.state === 'pending' && who.isApprover) await askAll(o.screening, before.rows);
+    // The provider is asked before the commit (its answers are facts there), as the single path does, for at most a second.
+    if (o.screening && before?.state === 'pending' && who.isApprover) await askWithin(o.screening, before.rows, 1_000);
     const t = now();
     const { inCommit, ...proof } = facts;
     return store.commit((tx) => {

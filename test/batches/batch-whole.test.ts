@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { needNow, progressOf } from '../../src/batches/decide.js';
+import { askWithin } from '../../src/batches/screening.js';
 import { judgeBatch, totalsOf } from '../../src/batches/judge.js';
 import { batchConfirmPage } from '../../src/passkeys/web/pages.js';
 import { batchCard } from '../../src/slack/batch/card.js';
@@ -166,5 +167,20 @@ describe('a batch weighed whole', () => {
     });
     const value = /<dt>Value<\/dt><dd>([^<]*)<\/dd>/.exec(html)?.[1];
     expect(value).toBe('≈ $2,100.00 in all (600.00 USDT: ≈ $600.00; 0.5 ETH: ≈ $1,500.00)');
+  });
+
+  it('at an approval the provider is waited for at most the budget: an answer not back counts as not reached', async () => {
+    const asked: string[] = [];
+    const never = {
+      facts: () => list(0),
+      ask: (a: string) => {
+        asked.push(a);
+        return new Promise<unknown>(() => undefined);
+      },
+    };
+    const started = Date.now();
+    await askWithin(never, batchOf(20, '600', true).rows, 50);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(asked).toHaveLength(8);
   });
 });
