@@ -29,7 +29,7 @@ export class MigrationError extends Error {
 }
 
 /** Reads the directory as the store would open it (snapshot + journal), ids included. */
-async function readSource(dir: string): Promise<Collections> {
+export async function readSource(dir: string): Promise<Collections> {
   const snapshotFile = new DurableJsonFile<SnapshotData>(path.join(dir, SNAPSHOT_FILE));
   const low = new Low<SnapshotData>(snapshotFile, { version: SNAPSHOT_VERSION, seq: 0, collections: {} });
   return (await loadFromDisk(low, snapshotFile, path.join(dir, JOURNAL_FILE))).collections;
