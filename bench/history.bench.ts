@@ -30,7 +30,7 @@ import { nowMs, percentile, result, type Bench, type BenchResult } from './lib.j
 
 const BENCH = 'history';
 const BASE = 10_000;
-const EMBEDDED_MAX = 100_000;
+const EMBEDDED_MAX = 30_000;
 const TEMPLATE = 20;
 const LOOKUPS = 100;
 const WARMUP = 5;

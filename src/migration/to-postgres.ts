@@ -1,8 +1,17 @@
 /**
- * Copies an embedded store (a DATA_DIR) into an empty PostgreSQL database, as one commit, then
+ * Copies an embedded store (a DATA_DIR) into an empty PostgreSQL database in batches, then
  * proves the copy: the database is read back by a fresh leader session and every collection's
  * count, every record, and the audit hash chain must match the source. The source is held with
  * its directory lock throughout (a running app refuses to start on it, and the copy waits for none).
+ *
+ * Batches, resumable: years of history do not fit one transaction well (one commit of a
+ * million records holds them all in the leader's memory and in one WAL burst), so records go
+ * in commits of `batch` (default 5,000), in a fixed order, each commit also writing how far
+ * the copy got (a `store_migration` record: the source's identity and the records done). A
+ * copy stopped half-way (killed, database gone) resumes where its last commit ended when run
+ * again on the same, unchanged source; a source that changed since (the app ran on it) is
+ * refused, naming what to do. The last batch deletes the progress record in its own commit, so
+ * a finished copy is exactly the source's records, and a second run finds the database in use.
  */
 import path from 'node:path';
 import fs from 'node:fs/promises';
@@ -18,15 +27,39 @@ import type { Collections } from '../store/memory.js';
 import { collection } from '../store/collection.js';
 import { openPgStore } from '../store/pg/index.js';
 
+export const DEFAULT_BATCH = 5_000;
+const CHECK_WAIT_MS = 120_000;
+
 export interface MigrationReport {
   counts: Record<string, number>;
   records: number;
   auditEntries: number;
+  /** Records found already copied by an earlier, interrupted run (0 for a fresh copy). */
+  resumedAt: number;
+}
+
+export interface MigrationProgress {
+  done: number;
+  total: number;
+  /** Records an earlier, interrupted run had copied (the copy resumed after them). */
+  resumedAt: number;
 }
 
 export class MigrationError extends Error {
   override name = 'MigrationError';
 }
+
+/** How far a copy got, written in each batch's commit; deleted by the last one. */
+interface CopyProgress {
+  /** The source's real path, its last commit's sequence number and its record count. */
+  source: string;
+  seq: number;
+  total: number;
+  done: number;
+  startedAt: string;
+}
+const PROGRESS = collection<CopyProgress>('store_migration');
+const PROGRESS_ID = 'copy';
 
 /** Reads the directory as the store would open it (snapshot + journal), ids included. */
 export async function readSource(dir: string): Promise<Collections> {
@@ -43,17 +76,25 @@ export async function migrateToPostgres(o: {
   signal?: AbortSignal;
   /** Called once if the database is not reachable at once, or a replica holds its lock. */
   onWaiting?: () => void;
+  /** Records per commit; default DEFAULT_BATCH. */
+  batch?: number;
+  /** After each batch is committed (durable in the database). */
+  onProgress?: (p: MigrationProgress) => void;
 }): Promise<MigrationReport> {
+  const batch = o.batch ?? DEFAULT_BATCH;
+  if (!Number.isInteger(batch) || batch < 1) throw new MigrationError(`a batch is at least 1 record, not ${batch}`);
   const dir = await fs.realpath(o.from).catch(() => {
     throw new MigrationError(`${o.from} does not exist: nothing to copy`);
   });
   // First as the app opens it (torn tail dropped, the chain checked), then the records with their ids.
   const source = await openStore({ dir, logger: o.logger });
   let auditEntries: number;
+  let seq: number;
   try {
     const chain = verifyAudit(source);
     if (!chain.ok) throw new MigrationError(`the source's audit log does not verify (${chain.reason}): not copied`);
     auditEntries = chain.count;
+    seq = source.stats().seq;
   } finally {
     await source.close();
   }
@@ -62,24 +103,42 @@ export async function migrateToPostgres(o: {
     const collections = await readSource(dir);
     const counts: Record<string, number> = {};
     for (const [name, m] of collections) if (m.size > 0) counts[name] = m.size;
-    const records = Object.values(counts).reduce((a, b) => a + b, 0);
+    // One fixed order (collections, then ids, as stored), so a resumed copy knows what is done.
+    const rows: Array<[string, string, unknown]> = [];
+    for (const [name, m] of collections) for (const [id, v] of m) rows.push([name, id, v]);
+    const total = rows.length;
 
     const target = await openPgStore({ url: o.url, logger: o.logger, signal: o.signal, onWaiting: o.onWaiting });
+    let resumedAt = 0;
     try {
-      if (target.store.stats().records > 0) {
-        throw new MigrationError(
-          `the database already holds ${target.store.stats().records} records: copy only into an empty database`,
-        );
+      resumedAt = resumePoint(target.store, { source: dir, seq, total });
+      for (let done = resumedAt; done < total; ) {
+        const end = Math.min(total, done + batch);
+        const from = done;
+        await target.store.commit((tx) => {
+          for (let i = from; i < end; i++) {
+            const [name, id, v] = rows[i]!;
+            tx.put(collection<unknown>(name), id, v);
+          }
+          if (end < total) {
+            const started = tx.get(PROGRESS, PROGRESS_ID)?.startedAt ?? new Date().toISOString();
+            tx.put(PROGRESS, PROGRESS_ID, { source: dir, seq, total, done: end, startedAt: started });
+          } else tx.delete(PROGRESS, PROGRESS_ID);
+        });
+        done = end;
+        o.onProgress?.({ done, total, resumedAt });
       }
-      await target.store.commit((tx) => {
-        for (const [name, m] of collections) for (const [id, v] of m) tx.put(collection<unknown>(name), id, v);
-      });
+      // An empty source: nothing to commit, and nothing left of an earlier attempt.
+      if (total === 0 && target.store.get(PROGRESS, PROGRESS_ID))
+        await target.store.commit((tx) => tx.delete(PROGRESS, PROGRESS_ID));
     } finally {
       await target.store.close();
     }
 
-    // Read back by a new session: what the database holds, not this process's memory.
-    const check = await openPgStore({ url: o.url, logger: o.logger, signal: o.signal });
+    // Read back by a new session: what the database holds, not this process's memory. Its own
+    // wait: the caller's may have run out during a long copy, and only a replica started
+    // meanwhile could hold the lock now.
+    const check = await openPgStore({ url: o.url, logger: o.logger, signal: AbortSignal.timeout(CHECK_WAIT_MS) });
     try {
       const got = check.store.counts();
       for (const name of new Set([...Object.keys(counts), ...Object.keys(got)])) {
@@ -100,8 +159,36 @@ export async function migrateToPostgres(o: {
     } finally {
       await check.store.close();
     }
-    return { counts, records, auditEntries };
+    return { counts, records: total, auditEntries, resumedAt };
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * Where the copy starts: 0 in an empty database; where an interrupted copy of this same,
+ * unchanged source stopped; refused otherwise (a database in use, or another source's copy).
+ */
+function resumePoint(
+  store: { stats(): { records: number }; get(c: typeof PROGRESS, id: string): CopyProgress | undefined },
+  me: { source: string; seq: number; total: number },
+): number {
+  const held = store.stats().records;
+  if (held === 0) return 0;
+  const p = store.get(PROGRESS, PROGRESS_ID);
+  if (!p) throw new MigrationError(`the database already holds ${held} records: copy only into an empty database`);
+  if (p.source !== me.source)
+    throw new MigrationError(
+      `the database holds an unfinished copy of ${p.source}, not of ${me.source}: finish that one, or start again on an empty database`,
+    );
+  if (p.seq !== me.seq || p.total !== me.total)
+    throw new MigrationError(
+      'the source changed since the interrupted copy (the app ran on it): start again on an empty database (drop and create it)',
+    );
+  // The records copied and the progress record itself.
+  if (held !== p.done + 1)
+    throw new MigrationError(
+      `the database holds ${held - 1} records besides the unfinished copy's ${p.done}: start again on an empty database`,
+    );
+  return p.done;
 }
