@@ -10,10 +10,9 @@ import { utcMinute } from '../format/time.js';
 import { LIMIT_WINDOWS, type RollingLimit } from '../policy/schema-patterns.js';
 import type { Policy } from '../policy/schema.js';
 import type { Valuation } from '../prices/types.js';
-import { addressFamily } from '../wallet/addresses.js';
-import { NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec } from '../money/decimal.js';
-import { countsFrom, sameAddress } from './rules.js';
+import type { PaidSummary } from './paid-summary.js';
+import { countsFrom, sameDestination } from './rules.js';
 import type { LimitUse, WithdrawalRequest } from './types.js';
 import { entryFor, isAbove } from '../policy/entries.js';
 import type { TierChoice } from './value-rules.js';
@@ -27,6 +26,10 @@ export interface PatternFacts {
   requests: () => readonly WithdrawalRequest[];
   /** Another request's value now, at the policy price. */
   valueOf: (o: WithdrawalRequest) => Valuation;
+  /** An amount's value now, at the policy price (no prices: unknown). */
+  valueOfAmount: (currency: string, amount: string) => Valuation;
+  /** What the completed payments no longer in memory tell (paid-summary.ts). */
+  paid?: PaidSummary | undefined;
   /** The requests a limit counts against this one within `windowMs` (rule-table.ts `countedBefore`). */
   counted: (windowMs: number) => WithdrawalRequest[];
 }
@@ -47,26 +50,6 @@ const WINDOW_WORDS: Record<RollingLimit['window'], string> = { '24h': '24 h', '7
 /** "the limit of $50,000.00 to one destination in 7 days": how a person reads one rolling limit. */
 export const limitWords = (l: Pick<LimitUse, 'per' | 'window' | 'limit'>): string =>
   `the limit of ${formatFiat(l.limit)} ${PER_WORDS[l.per]} in ${WINDOW_WORDS[l.window]}`;
-
-const familyOf = (network: string) => {
-  const n = lookup(NETWORKS, network);
-  return n ? addressFamily(n) : undefined;
-};
-
-/**
- * Whether two requests pay the same destination. An EVM address is one key on every EVM network
- * (the same holder: splitting payments across BSC and Ethereum must not split a limit), compared
- * without case (checksum casing); a TRON (base58) or unknown network's address is the same only
- * on the same network, exactly.
- */
-export function sameDestination(
-  a: Pick<WithdrawalRequest, 'network' | 'destination'>,
-  b: Pick<WithdrawalRequest, 'network' | 'destination'>,
-): boolean {
-  const fa = familyOf(a.network);
-  if (fa === 'evm' && familyOf(b.network) === 'evm') return sameAddress('evm', a.destination, b.destination);
-  return a.network === b.network && a.destination === b.destination;
-}
 
 /** Whether `o` falls under the same limit as `r`: the same destination, requester, client, or any. */
 function sameGroup(per: RollingLimit['per'], r: WithdrawalRequest, o: WithdrawalRequest): boolean {
@@ -224,6 +207,11 @@ function isNewDestination(r: WithdrawalRequest, f: PatternFacts, above: string):
     if (o.id === r.id || o.state !== 'completed' || !sameDestination(o, r)) continue;
     // At the policy value now, as the limits count; a payment of unknown value proves nothing.
     const v = f.valueOf(o);
+    if (v.kind === 'known') paid = paid.plus(v.usd);
+  }
+  // And the payments no longer in memory, summed per currency (a sum values as its parts at one price).
+  for (const [currency, amount] of Object.entries(f.paid?.destination(r)?.amounts ?? {})) {
+    const v = f.valueOfAmount(currency, amount);
     if (v.kind === 'known') paid = paid.plus(v.usd);
   }
   return paid.lt(above);

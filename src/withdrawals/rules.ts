@@ -4,7 +4,8 @@
  * Pure functions over the policy and the requests already stored, so the service can run
  * the stateful ones (daily limit, "never paid before") inside its commit.
  */
-import type { AddressFamily } from '../wallet/addresses.js';
+import { sameAddress, sameDestination } from './destinations.js';
+import type { PaidSummary } from './paid-summary.js';
 import type { Policy } from '../policy/schema.js';
 import { formatAmount } from '../format/amount.js';
 import { Dec, sumAmounts } from '../money/decimal.js';
@@ -53,6 +54,7 @@ export type Refused<Reason extends string> = { kind: 'refused'; reason: Reason; 
 
 // The input's rules live in input.ts (every field checked at once); re-exported for the callers of this module.
 export { checkInput, selectTier, type CheckedInput, type Problem, type Refusal } from './input.js';
+export { sameAddress, sameDestination } from './destinations.js';
 
 const refuse = (rule: RequestRule, message: string): Refusal => ({ ok: false, rule, message });
 export const refused = <Reason extends string>(reason: Reason, message: string): Refused<Reason> => ({
@@ -60,10 +62,6 @@ export const refused = <Reason extends string>(reason: Reason, message: string):
   reason,
   message,
 });
-export function sameAddress(family: AddressFamily, a: string, b: string): boolean {
-  // Hex is case-insensitive (checksum casing); base58 (TRON) is not.
-  return family === 'tron' ? a === b : a.toLowerCase() === b.toLowerCase();
-}
 
 /** When each allowlisted address was approved, by addressKey (governed policy); absent: usable at once. */
 export type AllowlistApprovals = Readonly<Record<string, AddressApproval>>;
@@ -92,12 +90,13 @@ export function checkAllowlist(
   c: Pick<CheckedInput, 'family' | 'destination' | 'network'>,
   existing: readonly WithdrawalRequest[],
   cooling?: { now: number; approvals: AllowlistApprovals | undefined },
+  paid?: PaidSummary,
 ): AllowlistInfo | Refusal {
   const { mode, addresses } = policy.withdrawals.allowlist;
-  const neverPaidBefore = !existing.some(
-    (r) =>
-      r.state === 'completed' && r.network === c.network.name && sameAddress(c.family, r.destination, c.destination),
-  );
+  // The same grouping as the limits and the new-destination rule: an EVM address paid on one EVM network was paid.
+  const to = { network: c.network.name, destination: c.destination };
+  const neverPaidBefore =
+    !paid?.destination(to) && !existing.some((r) => r.state === 'completed' && sameDestination(r, to));
   if (mode === 'off') return { status: 'off', neverPaidBefore };
   const entry = addresses.find((a) => a.network === c.network.name && sameAddress(c.family, a.address, c.destination));
   const from = entry && cooling ? usableFrom(policy, entry, cooling.approvals) : undefined;
