@@ -3,7 +3,8 @@
  * records by collection (scraped over HTTP from the running app), and the embedded store's
  * ceiling watch tells the admins once, by DM and in the audit log, when the records pass 80%
  * of the ceiling (lowered here to a few hundred records), not again while they stay there (a
- * restart included), and again after they fell under 70% and crossed once more.
+ * restart included), and again after they fell under 70% and crossed once more. With
+ * PostgreSQL there is no ceiling: the watch is not scheduled, and the gauge is served all the same.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION } from '../../src/audit/log.js';
 import { collection } from '../../src/store/index.js';
+import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { freePort, startTestApp, USERS, visibleText, type TestApp } from '../helpers/treasury-app.js';
 import { until } from '../helpers/wait.js';
 
@@ -119,5 +121,16 @@ describe('the embedded store ceiling watch', () => {
       t = undefined;
       rmSync(dataDir, { recursive: true, force: true });
     }
+  }, 60_000);
+});
+
+describe.skipIf(!pgAvailable)(`with PostgreSQL${pgSkipReason ? ` (${pgSkipReason})` : ''}`, () => {
+  it('has no ceiling watch, and serves treasury_store_records', async () => {
+    const url = await createTestDatabase('store_size');
+    t = await startTestApp({ env: { DATABASE_URL: url, METRICS_PORT: String(await freePort()) }, storeCeiling: 1 });
+    expect(t.app.deps.scheduler.names()).not.toContain(JOB);
+    expect(t.app.deps.scheduler.names()).toContain('store.prune');
+    await setFillers(t, 3);
+    expect((await storeRecords(t.app.metricsUrl!)).get('test_filler')).toBe(3);
   }, 60_000);
 });
