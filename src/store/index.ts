@@ -46,6 +46,7 @@ export {
 } from './errors.js';
 export { collection, singletons, type AnyCollection, type Collection, type Singletons } from './collection.js';
 export type { Reads, Store, StoreHealth, StoreOptions, StoreStats, Tx } from './types.js';
+export type { HistoryField, HistoryPage, HistoryQuery, HistoryReads } from './history-types.js';
 
 export const SNAPSHOT_FILE = 'state.json';
 export const JOURNAL_FILE = 'journal.jsonl';
