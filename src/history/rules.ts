@@ -1,0 +1,92 @@
+/**
+ * Which records leave memory for the store's history (src/store/history.ts), one row per
+ * collection: when a record is cold, and why no decision can need it any more.
+ *
+ * Money-safety invariant: nothing a decision reads may leave memory. Decisions read open
+ * requests, the rolling limits' windows (up to 30 days), the destinations paid in the last 90
+ * days (look-alike screening), every completed payment (a new destination's "paid before" and a
+ * new client, with no window), the dedup keys of recent alerts and the outbox's pending entries.
+ * So:
+ * - an audit entry is cold once older than AUDIT_HOT_DAYS: no decision reads the log (it is
+ *   written, verified and shown, all through history);
+ * - a withdrawal request is cold once closed (final state) longer than WITHDRAWAL_HOT_DAYS, well
+ *   past every windowed rule, a late notification about it and a repeat of it; a COMPLETED one
+ *   never (yet): "paid before" and "known client" read every completed payment, with no window,
+ *   and would change if one left. It may go once those two read a per-destination and
+ *   per-client summary instead (the design's next step, docs/architecture.md).
+ * Alerts, events and delivered outbox entries are not here: retention deletes them (src/jobs/retention.ts).
+ */
+import { AUDIT_COLLECTION, type AuditEntry, auditId } from '../audit/log.js';
+import type { Collection, Store } from '../store/index.js';
+import { WITHDRAWALS } from '../withdrawals/shell.js';
+import { FINAL_STATES, type WithdrawalRequest } from '../withdrawals/types.js';
+
+const DAY_MS = 86_400_000;
+/** Audit entries stay in memory this long: `/treasury audit` shows the newest from memory. */
+export const AUDIT_HOT_DAYS = 7;
+/** The longest lookback of any rule (90 days: look-alikes of destinations paid), and a month more. */
+export const WITHDRAWAL_HOT_DAYS = 120;
+
+export interface HistoryRule<T> {
+  collection: Collection<T>;
+  idOf: (v: T) => string;
+  /** Whether nothing decides on the record any more at `now`. */
+  cold: (v: T, now: number) => boolean;
+}
+
+/** When a request closed: its last step (a final state is its last). */
+export function closedAt(r: WithdrawalRequest): number {
+  let at = Date.parse(r.createdAt);
+  for (const h of r.history) at = Math.max(at, Date.parse(h.at));
+  return at;
+}
+
+export function withdrawalIsCold(r: WithdrawalRequest, now: number): boolean {
+  if (!FINAL_STATES.includes(r.state) || r.state === 'completed') return false;
+  return closedAt(r) < now - WITHDRAWAL_HOT_DAYS * DAY_MS;
+}
+
+export const AUDIT_RULE: HistoryRule<AuditEntry> = {
+  collection: AUDIT_COLLECTION,
+  idOf: (e) => auditId(e.seq),
+  cold: (e, now) => Date.parse(e.at) < now - AUDIT_HOT_DAYS * DAY_MS,
+};
+
+export const WITHDRAWAL_RULE: HistoryRule<WithdrawalRequest> = {
+  collection: WITHDRAWALS,
+  idOf: (r) => r.id,
+  cold: withdrawalIsCold,
+};
+
+/** The table: each row moves its collection's cold records (typed per row, no casts). */
+export const HISTORY_RULES: ReadonlyArray<{ name: string; move: (store: Store, now: number) => Promise<number> }> = [
+  { name: AUDIT_COLLECTION, move: (store, now) => moveCold(store, AUDIT_RULE, now) },
+  { name: WITHDRAWALS, move: (store, now) => moveCold(store, WITHDRAWAL_RULE, now) },
+];
+
+/** Evicts per commit: keeps each group write and each pause of the event loop small. */
+const CHUNK = 2_000;
+
+/**
+ * Moves a collection's cold records out of memory, a chunk per commit, each record judged again
+ * inside its commit (one changed since the scan stays). On the embedded store nothing leaves
+ * memory (evict is a no-op there) and the count is of what would have.
+ */
+export async function moveCold<T>(store: Store, rule: HistoryRule<T>, now: number): Promise<number> {
+  const ids = store.find(rule.collection, (v) => rule.cold(v, now)).map(rule.idOf);
+  let moved = 0;
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const slice = ids.slice(i, i + CHUNK);
+    moved += await store.commit((tx) => {
+      let n = 0;
+      for (const id of slice) {
+        const v = tx.get(rule.collection, id);
+        if (v === undefined || !rule.cold(v, now)) continue;
+        tx.evict(rule.collection, id);
+        n++;
+      }
+      return n;
+    });
+  }
+  return moved;
+}
