@@ -10,10 +10,11 @@
  * - an audit entry is cold once older than AUDIT_HOT_DAYS: no decision reads the log (it is
  *   written, verified and shown, all through history);
  * - a withdrawal request is cold once closed (final state) longer than WITHDRAWAL_HOT_DAYS, well
- *   past every windowed rule, a late notification about it and a repeat of it; a COMPLETED one
- *   never (yet): "paid before" and "known client" read every completed payment, with no window,
- *   and would change if one left. It may go once those two read a per-destination and
- *   per-client summary instead (the design's next step, docs/architecture.md).
+ *   past every windowed rule and a late notification about it. Not (yet): a COMPLETED one ("paid
+ *   before", the allowlist's "never paid before", a known client and the fee estimate read every
+ *   completed payment, with no window, and would change if one left: it may go once those read a
+ *   per-destination and per-client summary instead, docs/architecture.md), a failure the service
+ *   never executed (what a repeat is matched against), a batch's row (read with its batch).
  * Alerts, events and delivered outbox entries are not here: retention deletes them (src/jobs/retention.ts).
  */
 import { AUDIT_COLLECTION, type AuditEntry, auditId } from '../audit/log.js';
@@ -43,6 +44,11 @@ export function closedAt(r: WithdrawalRequest): number {
 
 export function withdrawalIsCold(r: WithdrawalRequest, now: number): boolean {
   if (!FINAL_STATES.includes(r.state) || r.state === 'completed') return false;
+  // A failure the service never executed is what a repeat of the payout is matched against, with
+  // no window (hold/: a retyped repeat is held): it stays.
+  if (r.error?.kind === 'never_executed') return false;
+  // A batch's rows are read with the batch (its result file, synchronously): they stay while it does.
+  if (r.batch) return false;
   return closedAt(r) < now - WITHDRAWAL_HOT_DAYS * DAY_MS;
 }
 
