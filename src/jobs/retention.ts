@@ -7,7 +7,9 @@
  *   message (so it can no longer be edited: nothing will edit it any more);
  * - webhook events whose alert is gone (or that never had one);
  * - outbox entries that were delivered (`done`) that long ago, and batch records none of whose
- *   lines still has a message record.
+ *   lines still has a message record;
+ * - escalation and away notices whose message was delivered, reminder times, and the escalation
+ *   marks of requests no longer waiting (retention-notices.ts).
  * Never pruned: the audit log, withdrawal requests (and their cards' message records), job
  * records, settings, and any outbox entry not yet delivered (`pending`, or `failed`: parked
  * for an admin to requeue). An alert with a message still waiting in the outbox is kept too.
@@ -34,6 +36,7 @@ import type { Store, Tx } from '../store/index.js';
 import { checkAuditSinceCheckpoint } from '../audit/verify.js';
 import { HISTORY_RULES } from '../history/rules.js';
 import type { PolicySource } from '../policy/source.js';
+import { pruneNotices, type NoticePruneResult } from './retention-notices.js';
 
 /**
  * The longest span over which the wallet service may deliver (or retry) a webhook. The spec
@@ -47,7 +50,7 @@ const DAY_MS = 86_400_000;
 /** Deletes per commit: keeps each journal line and each pause of the event loop small. */
 const CHUNK = 2_000;
 
-export interface PruneResult {
+export interface PruneResult extends NoticePruneResult {
   days: number;
   cutoff: number;
   alerts: number;
@@ -103,6 +106,9 @@ export class Retention {
       outboxEntries: 0,
       outboxMessages: 0,
       outboxBatches: 0,
+      notices: 0,
+      marks: 0,
+      nudges: 0,
       history: {},
       audit: { ok: true, walked: 0 },
       bytesBefore: before.snapshotBytes + before.journalBytes,
@@ -176,6 +182,8 @@ export class Retention {
       if (own && tx.get(OUTBOX.entries, own.entryId)?.state !== 'pending') tx.delete(OUTBOX.messages, key);
       return true;
     });
+
+    Object.assign(result, await pruneNotices(store, cutoff, (ids, del) => this.deleteIds(ids, del)));
 
     for (const rule of HISTORY_RULES) result.history[rule.name] = await rule.move(store, this.d.now());
     const check = await checkAuditSinceCheckpoint(store, this.d.now);

@@ -10,10 +10,8 @@ import { utcMinute } from '../format/time.js';
 import { LIMIT_WINDOWS, type RollingLimit } from '../policy/schema-patterns.js';
 import type { Policy } from '../policy/schema.js';
 import type { Valuation } from '../prices/types.js';
-import { addressFamily } from '../wallet/addresses.js';
-import { NETWORKS, lookup } from '../wallet/enums.js';
 import { Dec } from '../money/decimal.js';
-import { countsFrom, sameAddress } from './rules.js';
+import { countsFrom, sameDestination } from './rules.js';
 import type { LimitUse, WithdrawalRequest } from './types.js';
 import { entryFor, isAbove } from '../policy/entries.js';
 import type { TierChoice } from './value-rules.js';
@@ -47,26 +45,6 @@ const WINDOW_WORDS: Record<RollingLimit['window'], string> = { '24h': '24 h', '7
 /** "the limit of $50,000.00 to one destination in 7 days": how a person reads one rolling limit. */
 export const limitWords = (l: Pick<LimitUse, 'per' | 'window' | 'limit'>): string =>
   `the limit of ${formatFiat(l.limit)} ${PER_WORDS[l.per]} in ${WINDOW_WORDS[l.window]}`;
-
-const familyOf = (network: string) => {
-  const n = lookup(NETWORKS, network);
-  return n ? addressFamily(n) : undefined;
-};
-
-/**
- * Whether two requests pay the same destination. An EVM address is one key on every EVM network
- * (the same holder: splitting payments across BSC and Ethereum must not split a limit), compared
- * without case (checksum casing); a TRON (base58) or unknown network's address is the same only
- * on the same network, exactly.
- */
-export function sameDestination(
-  a: Pick<WithdrawalRequest, 'network' | 'destination'>,
-  b: Pick<WithdrawalRequest, 'network' | 'destination'>,
-): boolean {
-  const fa = familyOf(a.network);
-  if (fa === 'evm' && familyOf(b.network) === 'evm') return sameAddress('evm', a.destination, b.destination);
-  return a.network === b.network && a.destination === b.destination;
-}
 
 /** Whether `o` falls under the same limit as `r`: the same destination, requester, client, or any. */
 function sameGroup(per: RollingLimit['per'], r: WithdrawalRequest, o: WithdrawalRequest): boolean {

@@ -4,7 +4,8 @@
  * Pure functions over the policy and the requests already stored, so the service can run
  * the stateful ones (daily limit, "never paid before") inside its commit.
  */
-import type { AddressFamily } from '../wallet/addresses.js';
+import { addressFamily, type AddressFamily } from '../wallet/addresses.js';
+import { NETWORKS, lookup } from '../wallet/enums.js';
 import type { Policy } from '../policy/schema.js';
 import { formatAmount } from '../format/amount.js';
 import { Dec, sumAmounts } from '../money/decimal.js';
@@ -65,6 +66,26 @@ export function sameAddress(family: AddressFamily, a: string, b: string): boolea
   return family === 'tron' ? a === b : a.toLowerCase() === b.toLowerCase();
 }
 
+const familyOf = (network: string) => {
+  const n = lookup(NETWORKS, network);
+  return n ? addressFamily(n) : undefined;
+};
+
+/**
+ * Whether two requests pay the same destination. An EVM address is one key on every EVM network
+ * (the same holder: splitting payments across BSC and Ethereum must not split a limit), compared
+ * without case (checksum casing); a TRON (base58) or unknown network's address is the same only
+ * on the same network, exactly.
+ */
+export function sameDestination(
+  a: Pick<WithdrawalRequest, 'network' | 'destination'>,
+  b: Pick<WithdrawalRequest, 'network' | 'destination'>,
+): boolean {
+  const fa = familyOf(a.network);
+  if (fa === 'evm' && familyOf(b.network) === 'evm') return sameAddress('evm', a.destination, b.destination);
+  return a.network === b.network && a.destination === b.destination;
+}
+
 /** When each allowlisted address was approved, by addressKey (governed policy); absent: usable at once. */
 export type AllowlistApprovals = Readonly<Record<string, AddressApproval>>;
 
@@ -94,9 +115,9 @@ export function checkAllowlist(
   cooling?: { now: number; approvals: AllowlistApprovals | undefined },
 ): AllowlistInfo | Refusal {
   const { mode, addresses } = policy.withdrawals.allowlist;
+  // The same grouping as the limits and the new-destination rule: an EVM address paid on one EVM network was paid.
   const neverPaidBefore = !existing.some(
-    (r) =>
-      r.state === 'completed' && r.network === c.network.name && sameAddress(c.family, r.destination, c.destination),
+    (r) => r.state === 'completed' && sameDestination(r, { network: c.network.name, destination: c.destination }),
   );
   if (mode === 'off') return { status: 'off', neverPaidBefore };
   const entry = addresses.find((a) => a.network === c.network.name && sameAddress(c.family, a.address, c.destination));

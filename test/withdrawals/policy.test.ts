@@ -81,8 +81,14 @@ describe('request rules', () => {
     expect(approved.ok && (await approved.execution)?.state).toBe('completed');
     const second = await w.service.request(usdt('10'), 'U0BOB');
     expect(second.ok && second.request.allowlist).toEqual({ status: 'unlisted', neverPaidBefore: false });
+    // The same EVM address on another EVM network is the same holder, paid already (as the limits group it).
     const otherNetwork = await w.service.request(usdt('10', { network: 'POLYGON' }), 'U0BOB');
-    expect(otherNetwork.ok && otherNetwork.request.allowlist.neverPaidBefore).toBe(true);
+    expect(otherNetwork.ok && otherNetwork.request.allowlist.neverPaidBefore).toBe(false);
+    const otherCase = await w.service.request(
+      usdt('10', { destination: first.request.destination.toUpperCase().replace('0X', '0x') }),
+      'U0BOB',
+    );
+    expect(otherCase.ok && otherCase.request.allowlist.neverPaidBefore).toBe(false);
     await w.close();
 
     w = await world({ policy: { allowlist: 'off' } });
