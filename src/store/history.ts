@@ -58,6 +58,10 @@ export class MemoryHistory implements HistoryReads {
     return this.findNow(c, field, value, q).map(([, v]) => v);
   }
 
+  async findAny<T>(c: Collection<T>, field: HistoryField, values: readonly string[]): Promise<T[]> {
+    return this.findAnyNow(c, field, values).map(([, v]) => v);
+  }
+
   async page<T>(c: Collection<T>, after: string | undefined, limit: number): Promise<HistoryPage<T>> {
     const rows = this.pageNow(c, after, limit);
     return { records: rows.map(([, v]) => v), next: rows.length < limit ? undefined : rows.at(-1)?.[0] };
@@ -69,6 +73,18 @@ export class MemoryHistory implements HistoryReads {
     const m = this.collections.get(c);
     if (m) for (const [id, v] of m) if (matches(v, field, value, q.prefix ?? false)) out.push([id, v as T]);
     return out.sort((a, b) => byId(a[0], b[0])).slice(0, q.limit ?? DEFAULT_FIND_LIMIT);
+  }
+
+  findAnyNow<T>(c: Collection<T>, field: HistoryField, values: readonly string[]): Array<[string, T]> {
+    const wanted = new Set(values);
+    const out: Array<[string, T]> = [];
+    const m = this.collections.get(c);
+    if (m && wanted.size > 0)
+      for (const [id, v] of m) {
+        const f = fieldOf(v, field);
+        if (f !== undefined && wanted.has(f)) out.push([id, v as T]);
+      }
+    return out.sort((a, b) => byId(a[0], b[0]));
   }
 
   pageNow<T>(c: Collection<T>, after: string | undefined, limit: number): Array<[string, T]> {

@@ -40,6 +40,8 @@ export function likePrefix(s: string): string {
 }
 
 type Row = { id: string; value: unknown };
+/** Values per `= ANY` query of findAny. */
+const ANY_CHUNK = 1_000;
 
 export class PgHistory implements HistoryReads {
   private readonly memory: MemoryHistory;
@@ -81,6 +83,27 @@ export class PgHistory implements HistoryReads {
       [c, arg, limit],
     );
     return mergeById(hot, cold, limit).map(([, v]) => v);
+  }
+
+  async findAny<T>(c: Collection<T>, field: HistoryField, values: readonly string[]): Promise<T[]> {
+    const hot = this.memory.findAnyNow(c, field, values);
+    const cold: Array<[string, T]> = [];
+    const unique = [...new Set(values)];
+    for (let i = 0; i < unique.length; i += ANY_CHUNK) {
+      const chunk = unique.slice(i, i + ANY_CHUNK);
+      const where =
+        field === 'merchantReference'
+          ? `${FIELD_SQL[field]} = ANY($2::text[]) AND ${EXACT_SQL[field]} = ANY($3::text[])`
+          : `${FIELD_SQL[field]} = ANY($2::text[])`;
+      const params = field === 'merchantReference' ? [c, chunk.map((v) => v.toLowerCase()), chunk] : [c, chunk];
+      cold.push(
+        ...(await this.cold<T>(
+          `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY id`,
+          params,
+        )),
+      );
+    }
+    return mergeById(hot, cold, Number.POSITIVE_INFINITY).map(([, v]) => v);
   }
 
   async page<T>(c: Collection<T>, after: string | undefined, limit: number): Promise<HistoryPage<T>> {

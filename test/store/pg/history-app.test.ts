@@ -15,7 +15,15 @@ import { migrateToPostgres } from '../../../src/migration/to-postgres.js';
 import { WITHDRAWALS, type WithdrawalRequest } from '../../../src/withdrawals/index.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../../helpers/pg.js';
-import { FINANCE_GROUP, freePort, startTestApp, type TestApp, USERS, visibleText } from '../../helpers/treasury-app.js';
+import {
+  CHANNELS,
+  FINANCE_GROUP,
+  freePort,
+  startTestApp,
+  type TestApp,
+  USERS,
+  visibleText,
+} from '../../helpers/treasury-app.js';
 import { until } from '../../helpers/wait.js';
 
 const CLIENT = 'payouts@client.example';
@@ -143,6 +151,36 @@ describe.skipIf(!pgAvailable)(
       expect(c.app.deps.store.count(WITHDRAWALS)).toBe(0);
       await expectFound(c, r);
     }, 120_000);
+
+    it('a transaction export joins our request even once it has left memory', async () => {
+      const a = await start({ DATABASE_URL: await createTestDatabase('history_export') });
+      const { responseUrl } = await a.command('/withdraw', `50 USDT BSC ${DEST} ${CLIENT} rent`, USERS.alice);
+      await a.replies(responseUrl);
+      const r = a.app.deps.withdrawals.list()[0]!;
+      const card = await until('the card', () => a.fake.channel(CHANNELS.approvals)[0]);
+      await a.click(
+        USERS.carol,
+        { actionId: 'wd_approve', value: r.id },
+        { channel: CHANNELS.approvals, message: { ts: card.ts, blocks: card.blocks } },
+      );
+      await until('completed', () => a.app.deps.withdrawals.get(r.id)?.state === 'completed');
+      // Through the store's own operation (the rules keep completed ones: this is the read path).
+      await a.app.deps.store.commit((tx) => tx.evict(WITHDRAWALS, r.id));
+      expect(a.app.deps.withdrawals.get(r.id)).toBeUndefined();
+
+      const before = a.fake.files().length;
+      await a.command('/tx', 'export', USERS.viewer);
+      const file = await until('the export', () => a.fake.files().slice(before)[0], 15_000);
+      const [head, ...rows] = file.text.split(/\r?\n/).filter(Boolean);
+      const cols = head!.split(',');
+      const row = rows
+        .map((l) => l.split(','))
+        .find((c) => c[cols.indexOf('merchantReference')] === r.merchantReference);
+      expect(row, file.text).toBeDefined();
+      expect(row![cols.indexOf('note')]).toBe('rent');
+      expect(row![cols.indexOf('client')]).toBe(CLIENT);
+      expect(row![cols.indexOf('approvers')]).not.toBe('');
+    }, 60_000);
 
     it('after a migration from the embedded store, the same: moved out of memory, still found', async () => {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'history-migrate-'));

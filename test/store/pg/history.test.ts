@@ -106,6 +106,15 @@ describe.skipIf(!pgAvailable)(`history on PostgreSQL${pgSkipReason ? ` (${pgSkip
     ).toEqual(['r1', 'r10']);
     expect(await store.history.findBy(REQS, 'merchantReference', 'refX1', { prefix: true })).toEqual([]);
     expect((await store.history.findBy(LOG, 'subject', 'r5')).map((e) => e.seq)).toEqual([5]);
+    // Many at once (an export's references): cold and hot, exact only, each once.
+    const many = await store.history.findAny(REQS, 'merchantReference', [
+      'Ref_9-x',
+      'Ref_2-x',
+      'ref_3-x',
+      'nope',
+      'Ref_2-x',
+    ]);
+    expect(many.map((r) => r.id)).toEqual(['r2', 'r9']);
     // Pages walk cold and hot in id order, each once.
     expect(await allPages(store, 3)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     // New ids go after every row, the cold ones too: a put does not take an old place.
@@ -180,6 +189,11 @@ describe.skipIf(!pgAvailable)(`history's indexes${pgSkipReason ? ` (${pgSkipReas
       expect(
         await plan(
           "collection = 'w' AND cold AND lower(value->>'merchantReference') = lower('Ab') AND value->>'merchantReference' = 'Ab'",
+        ),
+      ).toMatch(/store_records_reference/);
+      expect(
+        await plan(
+          "collection = 'w' AND cold AND lower(value->>'merchantReference') = ANY(ARRAY['ab']) AND value->>'merchantReference' = ANY(ARRAY['Ab'])",
         ),
       ).toMatch(/store_records_reference/);
       expect(await plan("collection = 'a' AND cold AND (value->>'subject') = 'x'")).toMatch(/store_records_subject/);
