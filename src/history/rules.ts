@@ -75,24 +75,23 @@ const CHUNK = 2_000;
 
 /**
  * Moves a collection's cold records out of memory, a chunk per commit, each record judged again
- * inside its commit (one changed since the scan stays). On the embedded store nothing leaves
- * memory (evict is a no-op there) and the count is of what would have.
+ * inside its commit (one changed since the scan stays). Returns how many left memory: none on
+ * the embedded store, which keeps everything (evict is a no-op there).
  */
 export async function moveCold<T>(store: Store, rule: HistoryRule<T>, now: number): Promise<number> {
   const ids = store.find(rule.collection, (v) => rule.cold(v, now)).map(rule.idOf);
   let moved = 0;
   for (let i = 0; i < ids.length; i += CHUNK) {
     const slice = ids.slice(i, i + CHUNK);
-    moved += await store.commit((tx) => {
-      let n = 0;
-      for (const id of slice) {
+    const evicted = await store.commit((tx) =>
+      slice.filter((id) => {
         const v = tx.get(rule.collection, id);
-        if (v === undefined || !rule.cold(v, now)) continue;
+        if (v === undefined || !rule.cold(v, now)) return false;
         tx.evict(rule.collection, id);
-        n++;
-      }
-      return n;
-    });
+        return true;
+      }),
+    );
+    moved += evicted.filter((id) => store.get(rule.collection, id) === undefined).length;
   }
   return moved;
 }

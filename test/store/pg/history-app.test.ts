@@ -70,9 +70,20 @@ async function closeLongAgo(a: TestApp): Promise<WithdrawalRequest> {
   return r;
 }
 
+/** What the last run of the daily job says it moved out of memory, per collection. */
+function movedByJob(a: TestApp): Record<string, number> {
+  const runs = a
+    .logs()
+    .split('\n')
+    .filter((l) => l.includes('pruned records older than the retention period'));
+  return JSON.parse(runs.at(-1)!).history;
+}
+
 async function moveHistory(a: TestApp, r: WithdrawalRequest): Promise<void> {
   offset += 121 * DAY;
   await a.app.deps.scheduler.runNow('store.prune');
+  expect(movedByJob(a).withdrawals).toBe(1);
+  expect(movedByJob(a).audit).toBeGreaterThanOrEqual(2);
   const store = a.app.deps.store;
   expect(store.get(WITHDRAWALS, r.id)).toBeUndefined();
   expect(store.find(AUDIT_COLLECTION, (e) => e.subject === r.id)).toEqual([]);
