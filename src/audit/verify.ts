@@ -75,10 +75,19 @@ export async function verifyAuditChain(
     from = cp.seq;
   }
   const end = head?.seq ?? Number.POSITIVE_INFINITY;
+  const size = o.pageSize ?? AUDIT_PAGE;
+  const fetch = (after: string | undefined) => {
+    const p = store.history.page(AUDIT_COLLECTION, after, size);
+    p.catch(() => {}); // a walk that stops early leaves its prefetch unread
+    return p;
+  };
   let walked = 0;
-  let after = expected > 1 ? auditId(expected - 1) : undefined;
-  while (expected <= end) {
-    const page = await store.history.page(AUDIT_COLLECTION, after, o.pageSize ?? AUDIT_PAGE);
+  let next = expected <= end ? fetch(expected > 1 ? auditId(expected - 1) : undefined) : undefined;
+  while (next) {
+    const page = await next;
+    // The next page is read while this one is hashed: the walk takes the longer of the two, not their sum.
+    const last = page.records.at(-1)?.seq ?? end;
+    next = page.next !== undefined && last < end ? fetch(page.next) : undefined;
     for (const e of page.records) {
       if (expected > end) break; // written after the walk began
       const problem = entryProblem(e, expected, prev);
@@ -87,8 +96,6 @@ export async function verifyAuditChain(
       expected++;
       walked++;
     }
-    if (page.next === undefined || expected > end) break;
-    after = page.next;
   }
   return { ...headProblem(head, expected - 1, prev), walked, from };
 }

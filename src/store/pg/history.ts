@@ -40,6 +40,8 @@ export function likePrefix(s: string): string {
 }
 
 type Row = { id: string; value: unknown };
+/** Ids in byte order, as memory sorts them (whatever the database's locale): store_records_cold_id. */
+const BY_ID = 'id COLLATE "C"';
 /** Values per `= ANY` query of findAny. */
 const ANY_CHUNK = 1_000;
 
@@ -79,7 +81,7 @@ export class PgHistory implements HistoryReads {
       arg = value;
     }
     const cold = await this.cold<T>(
-      `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY id LIMIT $3`,
+      `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY ${BY_ID} LIMIT $3`,
       [c, arg, limit],
     );
     return mergeById(hot, cold, limit).map(([, v]) => v);
@@ -98,7 +100,7 @@ export class PgHistory implements HistoryReads {
       const params = field === 'merchantReference' ? [c, chunk.map((v) => v.toLowerCase()), chunk] : [c, chunk];
       cold.push(
         ...(await this.cold<T>(
-          `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY id`,
+          `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY ${BY_ID}`,
           params,
         )),
       );
@@ -110,8 +112,8 @@ export class PgHistory implements HistoryReads {
     const hot = this.memory.pageNow(c, after, limit);
     const cold = await this.cold<T>(
       after === undefined
-        ? 'SELECT id, value FROM store_records WHERE collection = $1 AND cold ORDER BY id LIMIT $2'
-        : 'SELECT id, value FROM store_records WHERE collection = $1 AND cold AND id > $3 ORDER BY id LIMIT $2',
+        ? `SELECT id, value FROM store_records WHERE collection = $1 AND cold ORDER BY ${BY_ID} LIMIT $2`
+        : `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${BY_ID} > $3 ORDER BY ${BY_ID} LIMIT $2`,
       after === undefined ? [c, limit] : [c, limit, after],
     );
     const rows = mergeById(hot, cold, limit);
