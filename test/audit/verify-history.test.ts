@@ -4,6 +4,9 @@
  * the routine check walks only what is new since its checkpoint yet still catches an edit of
  * the checkpoint's own entry, and an entry written during a walk waits for the next one.
  */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit, AUDIT_COLLECTION, auditId } from '../../src/audit/log.js';
@@ -15,7 +18,7 @@ import {
   readRecentAudit,
   verifyAuditChain,
 } from '../../src/audit/verify.js';
-import type { Store } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { openPgStore } from '../../src/store/pg/index.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../helpers/pg.js';
 
@@ -120,6 +123,29 @@ describe.skipIf(!pgAvailable)(`the audit chain from history${pgSkipReason ? ` ($
       expect(await verifyAuditChain(store)).toMatchObject({ ok: true, count: 8 });
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('the routine check on a store refusing writes', () => {
+  it('still says the chain verifies: the checkpoint waits for the next check', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'audit-full-'));
+    let refuse = false;
+    const full = () => Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    const store = await openStore({
+      dir,
+      probeIntervalMs: 60_000,
+      writeGate: (stage) => (refuse && stage !== 'cut' && stage !== 'dirsync' ? full() : undefined),
+    });
+    try {
+      await write(store, 3);
+      refuse = true;
+      expect(await checkAuditSinceCheckpoint(store)).toMatchObject({ ok: true, count: 3, walked: 3 });
+      expect(store.get(AUDIT_CHECKPOINT, 'checkpoint')).toBeUndefined();
+      refuse = false;
+    } finally {
+      await store.close().catch(() => {});
+      await fs.rm(dir, { recursive: true, force: true });
     }
   });
 });
