@@ -57,24 +57,31 @@ export interface FeeEstimate {
   chargedAt: string;
 }
 
+/** What a completed request tells of the fee: only the service's own answer counts. */
+export function chargedFee(r: WithdrawalRequest): FeeEstimate | undefined {
+  if (r.state !== 'completed' || r.result?.source !== 'wallet') return undefined;
+  const s = settlementOf(r);
+  if (!s?.fee || !s.feeCurrency || !s.mode) return undefined;
+  return { fee: s.fee, feeCurrency: s.feeCurrency, mode: s.mode, chargedAt: r.history.at(-1)?.at ?? r.createdAt };
+}
+
+/** The later of two estimates (either may be missing). */
+export const laterFee = (a: FeeEstimate | undefined, b: FeeEstimate | undefined): FeeEstimate | undefined =>
+  !a ? b : !b ? a : b.chargedAt > a.chargedAt ? b : a;
+
 /**
  * The fee of the latest withdrawal the service completed (with its own answer) in this currency
- * on this network, or undefined ("unknown yet").
+ * on this network, or undefined ("unknown yet"). `older`: the latest of those no longer in memory
+ * (paid-summary.ts).
  */
 export function feeEstimate(
   requests: readonly WithdrawalRequest[],
   currency: string,
   network: string,
+  older?: FeeEstimate,
 ): FeeEstimate | undefined {
-  let best: FeeEstimate | undefined;
-  for (const r of requests) {
-    if (r.state !== 'completed' || r.currency !== currency || r.network !== network || r.result?.source !== 'wallet')
-      continue;
-    const s = settlementOf(r);
-    if (!s?.fee || !s.feeCurrency || !s.mode) continue;
-    const chargedAt = r.history.at(-1)?.at ?? r.createdAt;
-    if (!best || chargedAt > best.chargedAt) best = { fee: s.fee, feeCurrency: s.feeCurrency, mode: s.mode, chargedAt };
-  }
+  let best = older;
+  for (const r of requests) if (r.currency === currency && r.network === network) best = laterFee(best, chargedFee(r));
   return best;
 }
 

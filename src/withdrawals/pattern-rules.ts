@@ -11,6 +11,7 @@ import { LIMIT_WINDOWS, type RollingLimit } from '../policy/schema-patterns.js';
 import type { Policy } from '../policy/schema.js';
 import type { Valuation } from '../prices/types.js';
 import { Dec } from '../money/decimal.js';
+import type { PaidSummary } from './paid-summary.js';
 import { countsFrom, sameDestination } from './rules.js';
 import type { LimitUse, WithdrawalRequest } from './types.js';
 import { entryFor, isAbove } from '../policy/entries.js';
@@ -25,6 +26,10 @@ export interface PatternFacts {
   requests: () => readonly WithdrawalRequest[];
   /** Another request's value now, at the policy price. */
   valueOf: (o: WithdrawalRequest) => Valuation;
+  /** An amount's value now, at the policy price (no prices: unknown). */
+  valueOfAmount: (currency: string, amount: string) => Valuation;
+  /** What the completed payments no longer in memory tell (paid-summary.ts). */
+  paid?: PaidSummary | undefined;
   /** The requests a limit counts against this one within `windowMs` (rule-table.ts `countedBefore`). */
   counted: (windowMs: number) => WithdrawalRequest[];
 }
@@ -202,6 +207,11 @@ function isNewDestination(r: WithdrawalRequest, f: PatternFacts, above: string):
     if (o.id === r.id || o.state !== 'completed' || !sameDestination(o, r)) continue;
     // At the policy value now, as the limits count; a payment of unknown value proves nothing.
     const v = f.valueOf(o);
+    if (v.kind === 'known') paid = paid.plus(v.usd);
+  }
+  // And the payments no longer in memory, summed per currency (a sum values as its parts at one price).
+  for (const [currency, amount] of Object.entries(f.paid?.destination(r)?.amounts ?? {})) {
+    const v = f.valueOfAmount(currency, amount);
     if (v.kind === 'known') paid = paid.plus(v.usd);
   }
   return paid.lt(above);

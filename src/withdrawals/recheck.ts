@@ -4,6 +4,7 @@
  * request when a policy change applies. Pure: whatever needs I/O (who is still an approver, whom
  * the new tier's must_include entries match, the prices, the other requests) is passed in.
  */
+import type { PaidSummary } from './paid-summary.js';
 import type { Policy } from '../policy/schema.js';
 import { valueAt } from '../prices/value.js';
 import type { PriceSnapshot, Valuation } from '../prices/types.js';
@@ -101,6 +102,8 @@ export interface RecheckContext {
   prices?: PriceSnapshot | undefined;
   /** Read lazily: only the limits' windows need them. */
   requests?: (() => readonly WithdrawalRequest[]) | undefined;
+  /** What the completed payments no longer in memory tell (paid-summary.ts); absent: nothing known paid (the strict reading). */
+  paid?: PaidSummary | undefined;
   frozen?: { by: string; reason: string } | undefined;
   screening?: ScreeningFacts | undefined;
   /** The away records in this commit: whether each delegation an approval was given under still stands. */
@@ -132,6 +135,7 @@ export function recheck(
     valuation: value,
     prices: ctx.prices,
     requests: ctx.requests ?? (() => []),
+    paid: ctx.paid,
     allowlistApprovals: ctx.allowlistApprovals,
     frozen: ctx.frozen,
     screening: ctx.screening,

@@ -86,6 +86,7 @@ const unknownValue: Valuation = { kind: 'unknown', reason: 'no price was read', 
 const patternFacts = (f: RuleFacts, r: WithdrawalRequest): PatternFacts => ({
   ...f,
   valueOf: (o) => valueNow(o, f),
+  valueOfAmount: (currency, amount) => (f.prices ? valueAt(f.prices, currency, amount) : unknownValue),
   counted: (windowMs) => countedBefore(r, f, windowMs),
 });
 
@@ -106,6 +107,7 @@ export const RULES: Readonly<Record<RuleName, Rule>> = {
         { family: addressFamily(network), destination: r.destination, network },
         f.step === 'request' ? f.requests() : [],
         { now: f.now, approvals: f.allowlistApprovals },
+        f.paid,
       );
       if ('ok' in allow) return { kind: 'refuse', message: allow.message };
       const info = f.step === 'request' ? allow : { ...allow, neverPaidBefore: r.allowlist.neverPaidBefore };

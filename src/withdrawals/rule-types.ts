@@ -5,6 +5,7 @@
 import type { Policy } from '../policy/schema.js';
 import type { PriceSnapshot, Valuation } from '../prices/types.js';
 import type { ScreeningFacts, ScreeningInfo } from '../screening/types.js';
+import type { PaidSummary } from './paid-summary.js';
 import type { AllowlistApprovals } from './rules.js';
 import type { TierChoice } from './value-rules.js';
 import type { AllowlistInfo, Approval, LimitUse, MissingApprovals, WithdrawalRequest } from './types.js';
@@ -22,6 +23,8 @@ export interface RuleFacts {
   prices: PriceSnapshot | undefined;
   /** Every stored request (this one is skipped by id), read only by the rules that need them. */
   requests: () => readonly WithdrawalRequest[];
+  /** What the completed payments no longer in memory tell (paid-summary.ts); absent: nothing known paid (the strict reading). */
+  paid?: PaidSummary | undefined;
   allowlistApprovals?: AllowlistApprovals | undefined;
   /** The freeze in force, read in the same commit. */
   frozen?: { by: string; reason: string } | undefined;

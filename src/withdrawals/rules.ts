@@ -4,8 +4,8 @@
  * Pure functions over the policy and the requests already stored, so the service can run
  * the stateful ones (daily limit, "never paid before") inside its commit.
  */
-import { addressFamily, type AddressFamily } from '../wallet/addresses.js';
-import { NETWORKS, lookup } from '../wallet/enums.js';
+import { sameAddress, sameDestination } from './destinations.js';
+import type { PaidSummary } from './paid-summary.js';
 import type { Policy } from '../policy/schema.js';
 import { formatAmount } from '../format/amount.js';
 import { Dec, sumAmounts } from '../money/decimal.js';
@@ -54,6 +54,7 @@ export type Refused<Reason extends string> = { kind: 'refused'; reason: Reason; 
 
 // The input's rules live in input.ts (every field checked at once); re-exported for the callers of this module.
 export { checkInput, selectTier, type CheckedInput, type Problem, type Refusal } from './input.js';
+export { sameAddress, sameDestination } from './destinations.js';
 
 const refuse = (rule: RequestRule, message: string): Refusal => ({ ok: false, rule, message });
 export const refused = <Reason extends string>(reason: Reason, message: string): Refused<Reason> => ({
@@ -61,30 +62,6 @@ export const refused = <Reason extends string>(reason: Reason, message: string):
   reason,
   message,
 });
-export function sameAddress(family: AddressFamily, a: string, b: string): boolean {
-  // Hex is case-insensitive (checksum casing); base58 (TRON) is not.
-  return family === 'tron' ? a === b : a.toLowerCase() === b.toLowerCase();
-}
-
-const familyOf = (network: string) => {
-  const n = lookup(NETWORKS, network);
-  return n ? addressFamily(n) : undefined;
-};
-
-/**
- * Whether two requests pay the same destination. An EVM address is one key on every EVM network
- * (the same holder: splitting payments across BSC and Ethereum must not split a limit), compared
- * without case (checksum casing); a TRON (base58) or unknown network's address is the same only
- * on the same network, exactly.
- */
-export function sameDestination(
-  a: Pick<WithdrawalRequest, 'network' | 'destination'>,
-  b: Pick<WithdrawalRequest, 'network' | 'destination'>,
-): boolean {
-  const fa = familyOf(a.network);
-  if (fa === 'evm' && familyOf(b.network) === 'evm') return sameAddress('evm', a.destination, b.destination);
-  return a.network === b.network && a.destination === b.destination;
-}
 
 /** When each allowlisted address was approved, by addressKey (governed policy); absent: usable at once. */
 export type AllowlistApprovals = Readonly<Record<string, AddressApproval>>;
@@ -113,12 +90,13 @@ export function checkAllowlist(
   c: Pick<CheckedInput, 'family' | 'destination' | 'network'>,
   existing: readonly WithdrawalRequest[],
   cooling?: { now: number; approvals: AllowlistApprovals | undefined },
+  paid?: PaidSummary,
 ): AllowlistInfo | Refusal {
   const { mode, addresses } = policy.withdrawals.allowlist;
   // The same grouping as the limits and the new-destination rule: an EVM address paid on one EVM network was paid.
-  const neverPaidBefore = !existing.some(
-    (r) => r.state === 'completed' && sameDestination(r, { network: c.network.name, destination: c.destination }),
-  );
+  const to = { network: c.network.name, destination: c.destination };
+  const neverPaidBefore =
+    !paid?.destination(to) && !existing.some((r) => r.state === 'completed' && sameDestination(r, to));
   if (mode === 'off') return { status: 'off', neverPaidBefore };
   const entry = addresses.find((a) => a.network === c.network.name && sameAddress(c.family, a.address, c.destination));
   const from = entry && cooling ? usableFrom(policy, entry, cooling.approvals) : undefined;

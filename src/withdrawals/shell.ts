@@ -11,6 +11,7 @@ import { collection, type Reads, type Store, type Tx } from '../store/index.js';
 import type { PolicySource } from '../policy/source.js';
 import { appendAudit } from '../audit/log.js';
 import { decide, type DecideContext, type Decision, type WithdrawalCommand } from './decide/index.js';
+import { paidSummary } from './paid-summary.js';
 import type { AllowlistApprovals } from './rules.js';
 import type { PriceSnapshot } from '../prices/types.js';
 import type { ScreeningFacts } from '../screening/types.js';
@@ -91,6 +92,7 @@ export function createShell(o: ShellOptions) {
     const decision = decide(command, cur, {
       ...ctx,
       requests: ctx.requests ?? (() => existing(tx)),
+      paid: ctx.paid ?? paidSummary(tx),
       away: ctx.away ?? (() => tx.all(AWAY)),
     });
     switch (decision.kind) {

@@ -187,6 +187,35 @@ describe('new destination: fixed at the request, paid before only in earnest', (
   });
 });
 
+describe('paid before, from payments no longer in memory (paid-summary.ts)', () => {
+  const EVM = '0x6666666666666666666666666666666666666666';
+  const p = policy('[]', '  new_destination: { above: { value: 1000 }, extra_approvals: 1 }');
+  const summary = (amounts: Record<string, string>): RuleFacts['paid'] => ({
+    destination: (d) =>
+      d.destination.toLowerCase() === EVM.toLowerCase() ? { id: 'k', amounts, payments: 1, lastAt: '' } : undefined,
+    client: () => false,
+    fee: () => undefined,
+  });
+  const at = (others: WithdrawalRequest[], paid?: RuleFacts['paid']) =>
+    judge(req({ amount: '5000', destination: EVM }), facts(p, others, { valuation: known('5000'), paid }));
+
+  it('the summary counts at the policy price, together with the payments still in memory', () => {
+    expect(at([], summary({ USDT: '999' })).tier?.extra).toBe(1);
+    expect(at([], summary({ USDT: '1000' })).tier?.extra).toBeUndefined();
+    const hot = req({ amount: '400', destination: EVM, state: 'completed' });
+    expect(at([hot], summary({ USDT: '600' })).tier?.extra).toBeUndefined();
+    // A currency with no price proves nothing.
+    expect(at([], summary({ DOGE: '1000000' })).tier?.extra).toBe(1);
+    // No summary given: nothing is known paid (the strict reading).
+    expect(at([]).tier?.extra).toBe(1);
+  });
+
+  it('the allowlist’s "never paid before" reads it too', () => {
+    expect(at([], summary({ USDT: '1' })).allowlist?.neverPaidBefore).toBe(false);
+    expect(at([]).allowlist?.neverPaidBefore).toBe(true);
+  });
+});
+
 describe('the rolling window and money sent late', () => {
   it('a request sent after it was made counts from its send: still in the window at its edge', () => {
     const p = policy('[{ per: destination, window: 24h, value: 50000, action: refuse }]');

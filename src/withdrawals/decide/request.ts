@@ -81,6 +81,7 @@ export function decideRequest(
     valuation,
     prices: c.prices ?? ctx.prices ?? NO_PRICES,
     requests: () => c.existing,
+    paid: ctx.paid,
     allowlistApprovals: ctx.allowlistApprovals,
     screening: ctx.screening,
   });

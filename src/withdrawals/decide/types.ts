@@ -10,6 +10,7 @@ import type { Policy } from '../../policy/schema.js';
 import type { PriceSnapshot, Valuation } from '../../prices/types.js';
 import type { ScreeningFacts } from '../../screening/types.js';
 import type { WithdrawalStatus } from '../../wallet/client/withdrawal-status.js';
+import type { PaidSummary } from '../paid-summary.js';
 import type { RecheckFacts } from '../recheck.js';
 import type { AllowlistApprovals, CheckedInput, Refused } from '../rules.js';
 import type { DecisionReason, WithdrawalEventType, WithdrawalRequest } from '../types.js';
@@ -141,6 +142,8 @@ export interface DecideContext {
    */
   prices?: PriceSnapshot | undefined;
   requests?: (() => readonly WithdrawalRequest[]) | undefined;
+  /** What the completed payments no longer in memory tell (paid-summary.ts); absent: nothing known paid (the strict reading). */
+  paid?: PaidSummary | undefined;
   /** The sanctions list and the provider's cached answers now (src/screening); absent: nothing is screened. */
   screening?: ScreeningFacts | undefined;
   /** The away records as stored in this commit (src/away): who stands in for whom at this step. */

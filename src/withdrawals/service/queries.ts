@@ -13,6 +13,7 @@ import { refusalOutcome, type ServiceDeps } from './deps.js';
 import type { DailyValue, ListFilter } from './types.js';
 import { currentValueAt, NO_PRICES, type Valuation } from '../../prices/index.js';
 import { dailyValueUsed } from '../value-rules.js';
+import { paidSummary } from '../paid-summary.js';
 import { factsAsRecorded, missingWords, recheck, valuationNow } from '../recheck.js';
 
 export function queryOps({ store, shell, policy, now, groups, balances, prices }: ServiceDeps) {
@@ -86,7 +87,8 @@ export function queryOps({ store, shell, policy, now, groups, balances, prices }
     pendingCount: () => store.find(WITHDRAWALS, (r) => r.state === 'pending').length,
     dailyUsage: (currency: string): DailyUsage =>
       dailyUsage(policy.current(), store.all(WITHDRAWALS), lookup(CURRENCIES, currency)?.name ?? currency, now()),
-    feeEstimate: (currency: string, network: string) => feeEstimate(store.all(WITHDRAWALS), currency, network),
+    feeEstimate: (currency: string, network: string) =>
+      feeEstimate(store.all(WITHDRAWALS), currency, network, paidSummary(store).fee(currency, network)),
     lastBalance: (currency: string, network: string) =>
       balances ? (balances.last(currency, network) ?? null) : undefined,
     // The value the rule table judges a request at now (the policy price): the same as the decider's.
@@ -106,7 +108,7 @@ export function queryOps({ store, shell, policy, now, groups, balances, prices }
      * on the callback's path).
      */
     judgedAtCallback: (req: WithdrawalRequest): string | undefined => {
-      const ctx = { ...shell.context(), requests: () => store.all(WITHDRAWALS) };
+      const ctx = { ...shell.context(), requests: () => store.all(WITHDRAWALS), paid: paidSummary(store) };
       const r = recheck(req, ctx, factsAsRecorded(req), undefined, 'verify');
       if (r.kind === 'refused') return r.reason;
       if (r.kind === 'waits') return `it now needs ${missingWords(r.missing, (id) => id)}`;

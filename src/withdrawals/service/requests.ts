@@ -7,6 +7,7 @@ import { appendAudit } from '../../audit/log.js';
 import { readWithin, REQUEST_BALANCE_WAIT_MS } from '../../balances/book.js';
 import { hasRole } from '../../policy/people.js';
 import { admitRequest } from '../rules.js';
+import { paidSummary } from '../paid-summary.js';
 import { WITHDRAWALS } from '../shell.js';
 import type { RequestInput, RequestOutcome } from '../types.js';
 import { clientOnRecord } from '../../clients/known.js';
@@ -106,5 +107,5 @@ export function isNewClient(read: Reads, email: string): boolean {
   const completedFrom = read
     .all(WITHDRAWALS)
     .some((r) => r.state === 'completed' && r.clientEmail.trim().toLowerCase() === wanted);
-  return clientOnRecord(read, email, completedFrom) === undefined;
+  return clientOnRecord(read, email, completedFrom || paidSummary(read).client(email)) === undefined;
 }
