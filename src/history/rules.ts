@@ -10,15 +10,18 @@
  * - an audit entry is cold once older than AUDIT_HOT_DAYS: no decision reads the log (it is
  *   written, verified and shown, all through history);
  * - a withdrawal request is cold once closed (final state) longer than WITHDRAWAL_HOT_DAYS, well
- *   past every windowed rule and a late notification about it. Not (yet): a COMPLETED one ("paid
- *   before", the allowlist's "never paid before", a known client and the fee estimate read every
- *   completed payment, with no window, and would change if one left: it may go once those read a
- *   per-destination and per-client summary instead, docs/architecture.md), a failure the service
- *   never executed (what a repeat is matched against), a batch's row (read with its batch).
+ *   past every windowed rule and a late notification about it. A completed one is folded into
+ *   the paid summary (src/withdrawals/paid-summary.ts) by the commit that evicts it: "paid before",
+ *   the allowlist's "never paid before", a known client and the fee estimate read every completed
+ *   payment with no window, and read the summary for those no longer in memory. Never: a failure
+ *   the service never executed, and any request of a repeated payout (`repeatOf`, hold/: a repeat
+ *   is refused or held by its family's members, found through those links, with no window), nor a
+ *   batch's row (read with its batch).
  * Alerts, events and delivered outbox entries are not here: retention deletes them (src/jobs/retention.ts).
  */
 import { AUDIT_COLLECTION, type AuditEntry, auditId } from '../audit/log.js';
-import type { Collection, Store } from '../store/index.js';
+import type { Collection, Store, Tx } from '../store/index.js';
+import { foldPaid } from '../withdrawals/paid-summary.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
 import { FINAL_STATES, type WithdrawalRequest } from '../withdrawals/types.js';
 
@@ -33,6 +36,8 @@ export interface HistoryRule<T> {
   idOf: (v: T) => string;
   /** Whether nothing decides on the record any more at `now`. */
   cold: (v: T, now: number) => boolean;
+  /** Inside the commit that evicts it: what must stay known of it in memory (a summary). */
+  onEvict?: (tx: Tx, v: T) => void;
 }
 
 /** When a request closed: its last step (a final state is its last). */
@@ -43,10 +48,11 @@ export function closedAt(r: WithdrawalRequest): number {
 }
 
 export function withdrawalIsCold(r: WithdrawalRequest, now: number): boolean {
-  if (!FINAL_STATES.includes(r.state) || r.state === 'completed') return false;
+  if (!FINAL_STATES.includes(r.state)) return false;
   // A failure the service never executed is what a repeat of the payout is matched against, with
-  // no window (hold/: a retyped repeat is held): it stays.
-  if (r.error?.kind === 'never_executed') return false;
+  // no window (hold/: a retyped repeat is held), and a repeat's family is walked through its links:
+  // a completed member missing from it would let the payout be requested and paid again.
+  if (r.error?.kind === 'never_executed' || r.repeatOf !== undefined || r.repeatLinked !== undefined) return false;
   // A batch's rows are read with the batch (its result file, synchronously): they stay while it does.
   if (r.batch) return false;
   return closedAt(r) < now - WITHDRAWAL_HOT_DAYS * DAY_MS;
@@ -62,6 +68,8 @@ export const WITHDRAWAL_RULE: HistoryRule<WithdrawalRequest> = {
   collection: WITHDRAWALS,
   idOf: (r) => r.id,
   cold: withdrawalIsCold,
+  // Each completed payment counts exactly once for the rules: in memory, or in the summary.
+  onEvict: foldPaid,
 };
 
 /** The table: each row moves its collection's cold records (typed per row, no casts). */
@@ -75,10 +83,13 @@ const CHUNK = 2_000;
 
 /**
  * Moves a collection's cold records out of memory, a chunk per commit, each record judged again
- * inside its commit (one changed since the scan stays). Returns how many left memory: none on
- * the embedded store, which keeps everything (evict is a no-op there).
+ * inside its commit (one changed since the scan stays), with what its rule keeps of it (onEvict)
+ * in that same commit. Returns how many left memory: none on the embedded store, which keeps
+ * everything (and so folds nothing).
  */
 export async function moveCold<T>(store: Store, rule: HistoryRule<T>, now: number): Promise<number> {
+  // Where nothing leaves memory, nothing is folded into a summary either (it would count twice).
+  if (!store.evicts) return 0;
   const ids = store.find(rule.collection, (v) => rule.cold(v, now)).map(rule.idOf);
   let moved = 0;
   for (let i = 0; i < ids.length; i += CHUNK) {
@@ -87,6 +98,7 @@ export async function moveCold<T>(store: Store, rule: HistoryRule<T>, now: numbe
       slice.filter((id) => {
         const v = tx.get(rule.collection, id);
         if (v === undefined || !rule.cold(v, now)) return false;
+        rule.onEvict?.(tx, v);
         tx.evict(rule.collection, id);
         return true;
       }),

@@ -62,6 +62,7 @@ interface StoreParts {
 export class DurableStore extends CollectionReads implements Store {
   /** Everything stays in memory here (evict is a no-op), so memory is the whole history. */
   readonly history = new MemoryHistory(this.collections);
+  readonly evicts = false;
   private readonly dir: string;
   private readonly lock: DirLock;
   private readonly low: Low<SnapshotData>;

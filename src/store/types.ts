@@ -97,6 +97,12 @@ export interface Tx extends Reads {
 export interface Store extends Reads {
   /** Hot and cold records alike, read on demand (history.ts). */
   readonly history: HistoryReads;
+  /**
+   * Whether `tx.evict` takes records out of memory (PostgreSQL) or keeps them (the embedded store:
+   * a no-op). What an eviction folds into a summary must be folded only where the record leaves,
+   * or it would count twice.
+   */
+  readonly evicts: boolean;
   find<T>(c: Collection<T>, pred: (v: T) => boolean): T[];
   count(c: AnyCollection): number;
   count(collection: string): number;

@@ -81,6 +81,7 @@ export class PgStore extends CollectionReads implements Store {
   private durableSeq = 0;
   private pending: Array<PendingOp | PendingEvict> = [];
   readonly history: PgHistory;
+  readonly evicts = true;
   private pendingSeq = 0;
   private waiters: Waiter[] = [];
   private loop: Promise<void> | undefined;

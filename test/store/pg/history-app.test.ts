@@ -3,7 +3,8 @@
  * fake Slack Web API, the embedded sandbox): once the daily `store.prune` job has moved it and its
  * audit entries out of memory, the leader's start no longer loads them, yet `/treasury withdrawal
  * <ref>` still tells its story and the audit export and chain check still hold it: after a
- * restart, after a takeover by a standby, and after a migration from the embedded store.
+ * restart, after a takeover by a standby, and after a migration from the embedded store. A
+ * completed payment leaves too, folded into the paid summary, and `/tx export` still joins it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { AUDIT_COLLECTION } from '../../../src/audit/log.js';
 import { AUDIT_CHECKPOINT } from '../../../src/audit/verify.js';
 import { migrateToPostgres } from '../../../src/migration/to-postgres.js';
 import { WITHDRAWALS, type WithdrawalRequest } from '../../../src/withdrawals/index.js';
+import { PAID_DESTINATIONS } from '../../../src/withdrawals/paid-summary.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/fake-slack.js';
 import { createTestDatabase, pgAvailable, pgSkipReason } from '../../helpers/pg.js';
 import {
@@ -163,7 +165,7 @@ describe.skipIf(!pgAvailable)(
       await expectFound(c, r);
     }, 120_000);
 
-    it('a transaction export joins our request even once it has left memory', async () => {
+    it('a payment completed long ago leaves memory, still counts as paid, and exports join it', async () => {
       const a = await start({ DATABASE_URL: await createTestDatabase('history_export') });
       const { responseUrl } = await a.command('/withdraw', `50 USDT BSC ${DEST} ${CLIENT} rent`, USERS.alice);
       await a.replies(responseUrl);
@@ -175,9 +177,13 @@ describe.skipIf(!pgAvailable)(
         { channel: CHANNELS.approvals, message: { ts: card.ts, blocks: card.blocks } },
       );
       await until('completed', () => a.app.deps.withdrawals.get(r.id)?.state === 'completed');
-      // Through the store's own operation (the rules keep completed ones: this is the read path).
-      await a.app.deps.store.commit((tx) => tx.evict(WITHDRAWALS, r.id));
+      offset += 121 * DAY;
+      await a.app.deps.scheduler.runNow('store.prune');
+      expect(movedByJob(a).withdrawals).toBe(1);
       expect(a.app.deps.withdrawals.get(r.id)).toBeUndefined();
+      // Folded into the paid summary by the commit that took it out: the destination was paid.
+      expect(a.app.deps.store.all(PAID_DESTINATIONS).map((d) => d.amounts)).toEqual([{ USDT: '50' }]);
+      expect(await say(a, `withdrawal ${r.merchantReference}`)).toContain('✅ The wallet service accepted it');
 
       const before = a.fake.files().length;
       await a.command('/tx', 'export', USERS.viewer);
@@ -191,6 +197,16 @@ describe.skipIf(!pgAvailable)(
       expect(row![cols.indexOf('note')]).toBe('rent');
       expect(row![cols.indexOf('client')]).toBe(CLIENT);
       expect(row![cols.indexOf('approvers')]).not.toBe('');
+
+      // A new request to the same destination: not "never paid before" (the summary says it was).
+      // (Read afresh after the clock's jump: the sanctions list and the prices.)
+      await a.app.deps.scheduler.runNow('screening.refresh');
+      await a.app.deps.scheduler.runNow('prices.refresh');
+      const again = await a.command('/withdraw', `60 USDT BSC ${DEST} ${CLIENT} rent again`, USERS.alice);
+      const answer = visibleText((await a.replies(again.responseUrl))[0]!);
+      const next = a.app.deps.withdrawals.list().find((x) => x.id !== r.id);
+      expect(next, answer).toBeDefined();
+      expect(next!.allowlist.neverPaidBefore).toBe(false);
     }, 60_000);
 
     it('after a migration from the embedded store, the same: moved out of memory, still found', async () => {
