@@ -216,7 +216,7 @@ export const JOBS: readonly JobRow[] = [
     schedule: '0 3 * * *',
     catchUp: true,
     description:
-      'Deletes events, alerts and delivered messages older than the retention period, then compacts the store.',
+      'Deletes events, alerts and delivered messages older than the retention period, moves closed history out of memory (kept in the database), verifies the audit entries written since the last check, then compacts the store.',
     run: async (retention) => {
       await retention.prune();
     },

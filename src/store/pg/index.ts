@@ -1,6 +1,6 @@
 /**
  * PostgreSQL as the system of record (DATABASE_URL). `openPgStore` waits to lead (leader.ts),
- * migrates, loads every record and returns a Store with the embedded store's semantics
+ * migrates, loads the hot records (not the history: ../history.ts) and returns a Store with the embedded store's semantics
  * (pg-store.ts); its `leader` answers the lease checks made before each wallet POST and Slack post.
  */
 import os from 'node:os';
@@ -37,8 +37,9 @@ export async function openPgStore(o: PgStoreOpen): Promise<{ store: Store; leade
     o.signal,
   );
   try {
-    const { collections, records, nextOrd } = await loadRecords(leader);
-    o.logger?.info({ where, records, epoch: leader.epoch }, 'store opened');
+    const { collections, records, nextOrd, cold } = await loadRecords(leader);
+    // Only the hot set is loaded; the history (cold rows, an estimate) stays in the database.
+    o.logger?.info({ where, records, history: cold, epoch: leader.epoch }, 'store opened');
     return { store: new PgStore(leader, collections, records, nextOrd, where, o), leader };
   } catch (err) {
     await leader.close();
