@@ -58,7 +58,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   // or a database not up yet, would otherwise make it wait without a word, for ever.
   const signal = AbortSignal.timeout(waitS * 1000);
   // The wait's timer keeps running during the copy: only a failure before the first batch is "gave up waiting".
-  let copying = false;
+  let copying: MigrationProgress | undefined;
   const printProgress = progressPrinter((line) => process.stdout.write(`${line}\n`));
   try {
     const r = await migrateToPostgres({
@@ -68,7 +68,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       signal,
       batch,
       onProgress: (p) => {
-        copying = true;
+        copying = p;
         printProgress(p);
       },
       onWaiting: () =>
@@ -92,6 +92,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       return 1;
     }
     process.stderr.write(`Not migrated: ${(err as Error).message}\n`);
+    // The database now holds part of the source, and the app refuses to lead on it (store/pg/index.ts).
+    if (copying)
+      process.stderr.write(
+        `${count(copying.done)} of ${count(copying.total)} records copied; run the same command again to resume; ` +
+          'do not start the app on this database.\n',
+      );
     return 1;
   }
 }
@@ -104,9 +110,12 @@ const count = (n: number) => n.toLocaleString('en-US');
  */
 export function progressPrinter(print: (line: string) => void): (p: MigrationProgress) => void {
   let said = -1;
+  let resumeSaid = false;
   return (p) => {
-    if (said < 0 && p.resumedAt > 0)
+    if (!resumeSaid && p.resumedAt > 0) {
+      resumeSaid = true;
       print(`Resuming an interrupted copy: ${count(p.resumedAt)} of ${count(p.total)} records were already copied.`);
+    }
     const percent = Math.floor((p.done / p.total) * 100);
     if (p.done < p.total && percent < said + 5) return;
     said = percent;

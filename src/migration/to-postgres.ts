@@ -4,14 +4,16 @@
  * count, every record, and the audit hash chain must match the source. The source is held with
  * its directory lock throughout (a running app refuses to start on it, and the copy waits for none).
  *
- * Batches, resumable: years of history do not fit one transaction well (one commit of a
- * million records holds them all in the leader's memory and in one WAL burst), so records go
- * in commits of `batch` (default 5,000), in a fixed order, each commit also writing how far
- * the copy got (a `store_migration` record: the source's identity and the records done). A
- * copy stopped half-way (killed, database gone) resumes where its last commit ended when run
- * again on the same, unchanged source; a source that changed since (the app ran on it) is
- * refused, naming what to do. The last batch deletes the progress record in its own commit, so
- * a finished copy is exactly the source's records, and a second run finds the database in use.
+ * Batches, resumable: years of history in one transaction make one long transaction and one
+ * WAL burst that a failure throws away whole, so records go in commits of `batch` (default
+ * 5,000), in a fixed order, each commit also writing how far the copy got (a `store_migration`
+ * record: the source's identity and the records done). The batches shrink the transactions,
+ * not the memory: the source is read whole first, and the database's leader session keeps what
+ * it wrote. A copy stopped half-way (killed, database gone) resumes where its last commit ended
+ * when run again on the same, unchanged source; a source that changed since (the app ran on
+ * it) is refused, naming what to do. The progress record outlives the last batch: it is
+ * deleted only once the read-back check has passed, so until then the app refuses to lead on
+ * the database (store/pg/index.ts), and a second run after that finds the database in use.
  */
 import path from 'node:path';
 import fs from 'node:fs/promises';
@@ -25,7 +27,7 @@ import { acquireLock } from '../store/lock.js';
 import { loadFromDisk, SNAPSHOT_VERSION, type SnapshotData } from '../store/load.js';
 import type { Collections } from '../store/memory.js';
 import { collection } from '../store/collection.js';
-import { openPgStore } from '../store/pg/index.js';
+import { openPgStore, UNFINISHED_COPY } from '../store/pg/index.js';
 
 export const DEFAULT_BATCH = 5_000;
 const CHECK_WAIT_MS = 120_000;
@@ -58,14 +60,20 @@ interface CopyProgress {
   done: number;
   startedAt: string;
 }
-const PROGRESS = collection<CopyProgress>('store_migration');
+const PROGRESS = collection<CopyProgress>(UNFINISHED_COPY);
 const PROGRESS_ID = 'copy';
 
 /** Reads the directory as the store would open it (snapshot + journal), ids included. */
 export async function readSource(dir: string): Promise<Collections> {
+  return (await loadSource(dir)).collections;
+}
+
+/** The records and the sequence number of the last commit, read in one pass. */
+async function loadSource(dir: string): Promise<{ collections: Collections; seq: number }> {
   const snapshotFile = new DurableJsonFile<SnapshotData>(path.join(dir, SNAPSHOT_FILE));
   const low = new Low<SnapshotData>(snapshotFile, { version: SNAPSHOT_VERSION, seq: 0, collections: {} });
-  return (await loadFromDisk(low, snapshotFile, path.join(dir, JOURNAL_FILE))).collections;
+  const { collections, seq } = await loadFromDisk(low, snapshotFile, path.join(dir, JOURNAL_FILE));
+  return { collections, seq };
 }
 
 export async function migrateToPostgres(o: {
@@ -89,18 +97,18 @@ export async function migrateToPostgres(o: {
   // First as the app opens it (torn tail dropped, the chain checked), then the records with their ids.
   const source = await openStore({ dir, logger: o.logger });
   let auditEntries: number;
-  let seq: number;
   try {
     const chain = verifyAudit(source);
     if (!chain.ok) throw new MigrationError(`the source's audit log does not verify (${chain.reason}): not copied`);
     auditEntries = chain.count;
-    seq = source.stats().seq;
   } finally {
     await source.close();
   }
   const lock = await acquireLock(dir, o.logger);
   try {
-    const collections = await readSource(dir);
+    // The commit number is read under the lock, with the records: an app that wrote between
+    // the check above and the lock is in both, so a resumed copy compares the source it copies.
+    const { collections, seq } = await loadSource(dir);
     const counts: Record<string, number> = {};
     for (const [name, m] of collections) if (m.size > 0) counts[name] = m.size;
     // One fixed order (collections, then ids, as stored), so a resumed copy knows what is done.
@@ -108,7 +116,13 @@ export async function migrateToPostgres(o: {
     for (const [name, m] of collections) for (const [id, v] of m) rows.push([name, id, v]);
     const total = rows.length;
 
-    const target = await openPgStore({ url: o.url, logger: o.logger, signal: o.signal, onWaiting: o.onWaiting });
+    const target = await openPgStore({
+      url: o.url,
+      logger: o.logger,
+      signal: o.signal,
+      onWaiting: o.onWaiting,
+      unfinishedCopy: 'open',
+    });
     let resumedAt = 0;
     try {
       resumedAt = resumePoint(target.store, { source: dir, seq, total });
@@ -120,17 +134,13 @@ export async function migrateToPostgres(o: {
             const [name, id, v] = rows[i]!;
             tx.put(collection<unknown>(name), id, v);
           }
-          if (end < total) {
-            const started = tx.get(PROGRESS, PROGRESS_ID)?.startedAt ?? new Date().toISOString();
-            tx.put(PROGRESS, PROGRESS_ID, { source: dir, seq, total, done: end, startedAt: started });
-          } else tx.delete(PROGRESS, PROGRESS_ID);
+          // Written by the last batch too: the check below deletes it once the copy is proven.
+          const started = tx.get(PROGRESS, PROGRESS_ID)?.startedAt ?? new Date().toISOString();
+          tx.put(PROGRESS, PROGRESS_ID, { source: dir, seq, total, done: end, startedAt: started });
         });
         done = end;
         o.onProgress?.({ done, total, resumedAt });
       }
-      // An empty source: nothing to commit, and nothing left of an earlier attempt.
-      if (total === 0 && target.store.get(PROGRESS, PROGRESS_ID))
-        await target.store.commit((tx) => tx.delete(PROGRESS, PROGRESS_ID));
     } finally {
       await target.store.close();
     }
@@ -138,9 +148,14 @@ export async function migrateToPostgres(o: {
     // Read back by a new session: what the database holds, not this process's memory. Its own
     // wait: the caller's may have run out during a long copy, and only a replica started
     // meanwhile could hold the lock now.
-    const check = await openPgStore({ url: o.url, logger: o.logger, signal: AbortSignal.timeout(CHECK_WAIT_MS) });
+    const check = await openPgStore({
+      url: o.url,
+      logger: o.logger,
+      signal: AbortSignal.timeout(CHECK_WAIT_MS),
+      unfinishedCopy: 'open',
+    });
     try {
-      const got = check.store.counts();
+      const { [PROGRESS]: _marker, ...got } = check.store.counts();
       for (const name of new Set([...Object.keys(counts), ...Object.keys(got)])) {
         if ((got[name] ?? 0) !== (counts[name] ?? 0))
           throw new MigrationError(`${name}: ${counts[name] ?? 0} records in the source, ${got[name] ?? 0} copied`);
@@ -156,6 +171,8 @@ export async function migrateToPostgres(o: {
         throw new MigrationError(
           `the copied audit log does not verify (${chain.ok ? `${chain.count} of ${auditEntries} entries` : chain.reason})`,
         );
+      // Proven: only now may the app lead on this database.
+      if (check.store.get(PROGRESS, PROGRESS_ID)) await check.store.commit((tx) => tx.delete(PROGRESS, PROGRESS_ID));
     } finally {
       await check.store.close();
     }

@@ -30,7 +30,7 @@ async function embedded(): Promise<string> {
 }
 
 async function held(url: string): Promise<Record<string, number>> {
-  const { store } = await openPgStore({ url });
+  const { store } = await openPgStore({ url, unfinishedCopy: 'open' });
   try {
     return store.counts();
   } finally {
