@@ -9,10 +9,16 @@
  * What a copy holds: the withdrawal, its audit entries, its card's permalink and its card's
  * message key: the records kept for ever. Its outbox entries, alerts and webhook events are
  * pruned after the retention window (`retention.days`, store.prune), so years of history hold none.
+ *
+ * Where the store evicts (PostgreSQL), the fill leaves history as the daily job leaves it
+ * (src/history/rules.ts): in each fill commit, a withdrawal closed longer ago than the hot window
+ * is evicted (a completed one folded into the paid summary first, as the job's rule does), and
+ * so is every audit entry older than the audit's hot days. The embedded store keeps everything.
  */
 import { appendAudit } from '../../src/audit/log.js';
+import { AUDIT_RULE, type HistoryRule, WITHDRAWAL_RULE } from '../../src/history/rules.js';
 import type { AuditAction } from '../../src/audit/actions.js';
-import { collection, type Store } from '../../src/store/index.js';
+import { collection, type Store, type Tx } from '../../src/store/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { Template } from './template.js';
 
@@ -39,7 +45,7 @@ export interface Fill {
     store: Store,
     from: number,
     to: number,
-    o?: { batch?: number; onBatch?: (done: number) => void },
+    o?: { batch?: number; onBatch?: (done: number) => void; now?: number },
   ): Promise<void>;
   /** The merchant reference of withdrawal n (what `/treasury withdrawal` is given). */
   reference(n: number): string;
@@ -100,6 +106,13 @@ export function prepareFill(template: Template, ids: readonly string[], total: n
     },
     async write(store, from, to, o = {}) {
       const batch = o.batch ?? 500;
+      const now = o.now ?? Date.now();
+      // The daily job's rules, applied as each record is written (an evicting store only).
+      const evict = <T>(tx: Tx, rule: HistoryRule<T>, v: T) => {
+        if (!store.evicts || !rule.cold(v, now)) return;
+        rule.onEvict?.(tx, v);
+        tx.evict(rule.collection, rule.idOf(v));
+      };
       for (let start = from; start < to; start += batch) {
         const end = Math.min(to, start + batch);
         await store.commit((tx) => {
@@ -107,20 +120,21 @@ export function prepareFill(template: Template, ids: readonly string[], total: n
             const g = n % groups.length;
             const group = groups[g]!;
             const shift = shiftOf(n);
-            for (const r of group.records)
-              tx.put(
-                collections.get(r.name as (typeof KEPT)[number])!,
-                remap(g, n, r.id, shift),
-                JSON.parse(remap(g, n, r.json, shift)),
-              );
-            for (const e of group.audit)
-              appendAudit(tx, {
+            for (const r of group.records) {
+              const value = JSON.parse(remap(g, n, r.json, shift));
+              tx.put(collections.get(r.name as (typeof KEPT)[number])!, remap(g, n, r.id, shift), value);
+              if (r.name === 'withdrawals') evict(tx, WITHDRAWAL_RULE, value as WithdrawalRequest);
+            }
+            for (const e of group.audit) {
+              const entry = appendAudit(tx, {
                 actor: e.actor,
                 action: e.action,
                 subject: remap(g, n, e.subject, shift),
                 details: JSON.parse(remap(g, n, e.details, shift)),
                 at: remap(g, n, e.at, shift),
               });
+              evict(tx, AUDIT_RULE, entry);
+            }
           }
         });
         o.onBatch?.(end - from);
