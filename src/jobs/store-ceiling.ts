@@ -15,6 +15,7 @@
 import { appendAudit } from '../audit/log.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
+import { adminsNotifier } from './notices.js';
 import type { Policy } from '../policy/schema.js';
 import type { PolicySource } from '../policy/source.js';
 import { collection, type Store } from '../store/index.js';
@@ -62,6 +63,7 @@ export function createStoreCeilingWatch(o: {
   ceiling?: number;
 }): StoreCeilingWatch {
   const ceiling = o.ceiling ?? EMBEDDED_CEILING_RECORDS;
+  const tell = adminsNotifier(o.outbox, o.policy, STORE_CEILING_RENDERER);
   return {
     check: () =>
       o.store.commit((tx) => {
@@ -82,18 +84,7 @@ export function createStoreCeilingWatch(o: {
           details: { records, ceiling, share: records / ceiling },
           at,
         });
-        const p = o.policy.current();
-        const ref = JSON.stringify({ records, ceiling });
-        const people = p.people.admins.filter((a) => /^[UW][A-Z0-9]+$/.test(a));
-        for (const user of people) o.outbox.enqueue(tx, { op: 'dm', renderer: STORE_CEILING_RENDERER, ref, user });
-        // Admins named only by user groups: one post in the alerts channel that mentions them.
-        if (people.length === 0)
-          o.outbox.enqueue(tx, {
-            op: 'post',
-            renderer: STORE_CEILING_RENDERER,
-            ref: JSON.stringify({ records, ceiling, mention: p.people.admins }),
-            channel: p.channels.alerts,
-          });
+        tell(tx, { records, ceiling } satisfies CeilingNotice);
         o.logger.warn(
           { records, ceiling },
           'the embedded store passed 80% of its ceiling: admins told to move to PostgreSQL',

@@ -22,7 +22,7 @@ export function storeCeilingText(n: CeilingNotice): string {
     `${who}:warning: The app's records have reached ${share}% of what its built-in storage holds well ` +
     `(${count(n.records)} of ${count(n.ceiling)}). Past that, the app takes longer to start and needs more memory. ` +
     'Nothing is lost and everything still works. Plan the move to PostgreSQL, which keeps years of history ' +
-    'without slowing down: see “Moving to PostgreSQL” in the production guide (docs/guides/production.md).'
+    'without slowing down: see “Moving from the embedded store” in the “Run two replicas” guide.'
   );
 }
 
