@@ -1,4 +1,25 @@
+import path from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+import { testTiers } from './test/quick-files.js';
+
+/**
+ * The files that take longest start first (test/quick-files.ts sorts them by what they do), the
+ * quick ones last, so the run ends on small files instead of a failover test left to one worker.
+ * Within a tier vitest's own order holds: slowest first by the last run's durations, or on a
+ * fresh clone (no such record) largest first.
+ */
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const tiers = testTiers();
+    const tier = (s: TestSpecification) => tiers.get(path.relative(import.meta.dirname, s.moduleId)) ?? 1;
+    const ordered = await super.sort(files);
+    return ordered
+      .map((spec, i) => ({ spec, i, tier: tier(spec) }))
+      .sort((a, b) => a.tier - b.tier || a.i - b.i)
+      .map((x) => x.spec);
+  }
+}
 
 /** What every run shares (vitest.quick.config.ts narrows the files). */
 export const shared = {
@@ -6,12 +27,15 @@ export const shared = {
   testTimeout: 30_000,
   hookTimeout: 30_000,
   pool: 'forks',
-  maxWorkers: 2,
-  // Each file loads src/ afresh. Sharing the module cache (isolate: false) cut import time from
-  // 222 s to 30 s, but state kept in modules leaked between files once every issue had landed (the
-  // local page's value line and a price test failed only after other files in the same worker), so
-  // it stays off until that state is found.
-  isolate: true,
+  // Three workers on two cores: much of a run is waiting (failovers, timeouts, polling a fake
+  // Slack), so a third file runs while two wait. The timing tests hold under far heavier load.
+  maxWorkers: 3,
+  // The files of a worker share its module cache: src/ is loaded once per worker, not once per
+  // file (that reloading was most of a run's import time: 222 s summed with isolate on, 30 s
+  // off). So no module of src/ or test/ may keep state a later file could see: apps, stores,
+  // sandboxes (their price drift included), registries and clocks are made per instance, and a
+  // test that fakes timers restores them in a finally.
+  isolate: false,
   // Bolt checks the bot token with auth.test the moment an App is built, and awaits that promise
   // only at the first Slack request (bolt-js App.js, singleAuthorization). A test whose fake Slack
   // has closed (or never answered) before then leaves it rejected, and the rejection may surface in
@@ -19,6 +43,7 @@ export const shared = {
   // request refused by a loopback port; anything else still fails the run. (In production main.ts
   // logs an unhandled rejection; the first Slack request then reports the unreachable API.)
   onUnhandledError: (error: unknown) => !isLoopbackSlackRefusal(error),
+  sequence: { sequencer: SlowestFirst },
 } as const;
 
 function isLoopbackSlackRefusal(error: unknown): boolean {

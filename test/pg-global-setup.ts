@@ -1,8 +1,8 @@
 /**
- * Vitest global setup for the PostgreSQL tests: it only names a directory for one throwaway
- * cluster. The cluster itself is made and started lazily by the first test file that asks for a
- * database (test/helpers/pg.ts), so a run that selects no PostgreSQL test never pays for
- * `initdb`; teardown stops it (if it was started) and removes the directory.
+ * Vitest global setup for the PostgreSQL tests: it only names a directory for the run's
+ * throwaway clusters, one per worker (test/helpers/pg.ts says why). Each is made and started
+ * lazily by its worker's first test file that asks for a database, so a run that selects no
+ * PostgreSQL test never pays for `initdb`; teardown stops those started and removes the directory.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +13,7 @@ import { clusterPaths, postgresBinDir, runAsOwner } from './helpers/pg-cluster.j
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Where test/helpers/pg.ts makes the run's one cluster (data dir, unix socket, lock). */
+    /** Where test/helpers/pg.ts makes the run's clusters, one per worker (data dir, unix socket, lock). */
     pgBase: string;
   }
 }
@@ -24,9 +24,10 @@ export default function setup(project: TestProject): () => void {
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', base]);
   project.provide('pgBase', base);
   return () => {
-    const { data } = clusterPaths(base);
     const bin = postgresBinDir();
-    if (bin && fs.existsSync(path.join(data, 'postmaster.pid'))) {
+    for (const worker of fs.readdirSync(base)) {
+      const { data } = clusterPaths(path.join(base, worker));
+      if (!bin || !fs.existsSync(path.join(data, 'postmaster.pid'))) continue;
       try {
         runAsOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } catch {

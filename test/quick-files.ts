@@ -16,6 +16,14 @@ const root = path.resolve(import.meta.dirname, '..');
 const HEAVY =
   /\b(startTestApp|startApp|createTestDatabase|ownCluster|spawnReplica|spawn|spawnSync|execFile|execFileSync|fork)\s*\(|playwright-core|\bmadge\b/;
 
+/**
+ * What makes a test slowest: another process, a PostgreSQL cluster or a browser (failovers,
+ * crashes, the page). These files start first in `npm test` (vitest.config.ts), so that none of
+ * them is left to run alone at the end.
+ */
+const SLOWEST =
+  /\b(createTestDatabase|ownCluster|spawnReplica|spawn|spawnSync|execFile|execFileSync|fork)\s*\(|playwright-core/;
+
 function walk(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
@@ -28,7 +36,7 @@ function walk(dir: string): string[] {
  * The exported helpers of test/ that do something heavy, directly or through another such helper:
  * each module is cut at its `export`s, and a piece that does (or calls one that does) names one.
  */
-function heavyHelpers(helpers: string[]): RegExp | undefined {
+function heavyHelpers(helpers: string[], heavyCall: RegExp): RegExp | undefined {
   const pieces = helpers.flatMap((f) =>
     fs
       .readFileSync(f, 'utf8')
@@ -45,7 +53,7 @@ function heavyHelpers(helpers: string[]): RegExp | undefined {
     const calls = heavy.size ? new RegExp(`\\b(${[...heavy].join('|')})\\s*\\(`) : undefined;
     for (const { name, piece } of pieces) {
       if (heavy.has(name)) continue;
-      if (HEAVY.test(piece) || calls?.test(piece)) {
+      if (heavyCall.test(piece) || calls?.test(piece)) {
         heavy.add(name);
         grew = true;
       }
@@ -54,17 +62,38 @@ function heavyHelpers(helpers: string[]): RegExp | undefined {
   return heavy.size ? new RegExp(`\\b(${[...heavy].join('|')})\\s*\\(`) : undefined;
 }
 
+/** Each test file (relative to the repository) with what it does: see HEAVY and SLOWEST. */
+function sortedTests(): { file: string; heavy: boolean; slowest: boolean; random: boolean }[] {
+  const all = walk(path.join(root, 'test'));
+  const helpers = all.filter((f) => !f.endsWith('.test.ts'));
+  const heavyCalls = heavyHelpers(helpers, HEAVY);
+  const slowestCalls = heavyHelpers(helpers, SLOWEST);
+  return all
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => {
+      const text = fs.readFileSync(f, 'utf8');
+      return {
+        file: path.relative(root, f),
+        heavy: HEAVY.test(text) || !!heavyCalls?.test(text),
+        slowest: SLOWEST.test(text) || !!slowestCalls?.test(text),
+        random: f.includes(`${path.sep}fuzz${path.sep}`) || f.endsWith('.property.test.ts'),
+      };
+    })
+    .sort((a, b) => a.file.localeCompare(b.file));
+}
+
 /** The quick test files, relative to the repository (globs for vitest's `include`). */
 export function quickTestFiles(): string[] {
-  const all = walk(path.join(root, 'test'));
-  const tests = all.filter((f) => f.endsWith('.test.ts'));
-  const calls = heavyHelpers(all.filter((f) => !f.endsWith('.test.ts')));
-  return tests
-    .filter((f) => !f.includes(`${path.sep}fuzz${path.sep}`) && !f.endsWith('.property.test.ts'))
-    .filter((f) => {
-      const text = fs.readFileSync(f, 'utf8');
-      return !HEAVY.test(text) && !calls?.test(text);
-    })
-    .map((f) => path.relative(root, f))
-    .sort();
+  return sortedTests()
+    .filter((t) => !t.heavy && !t.random)
+    .map((t) => t.file);
+}
+
+/**
+ * When each test file should start in a full run, by file (relative to the repository): 0 for
+ * those that start processes, PostgreSQL or a browser, 1 for the other app-booting and
+ * property tests, 2 for the quick ones.
+ */
+export function testTiers(): Map<string, number> {
+  return new Map(sortedTests().map((t) => [t.file, t.slowest ? 0 : t.heavy || t.random ? 1 : 2]));
 }

@@ -107,3 +107,10 @@ export async function moveCold<T>(store: Store, rule: HistoryRule<T>, now: numbe
   }
   return moved;
 }
+
+/** Runs the whole table (the daily job; a migration or a bench after filling a store): what left memory, per collection. */
+export async function moveHistory(store: Store, now: number): Promise<Record<string, number>> {
+  const moved: Record<string, number> = {};
+  for (const rule of HISTORY_RULES) moved[rule.name] = await rule.move(store, now);
+  return moved;
+}

@@ -34,7 +34,7 @@ import { COLLECTIONS as OUTBOX } from '../outbox/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import { checkAuditSinceCheckpoint } from '../audit/verify.js';
-import { HISTORY_RULES } from '../history/rules.js';
+import { moveHistory } from '../history/rules.js';
 import type { PolicySource } from '../policy/source.js';
 import { pruneNotices, type NoticePruneResult } from './retention-notices.js';
 
@@ -185,7 +185,7 @@ export class Retention {
 
     Object.assign(result, await pruneNotices(store, cutoff, (ids, del) => this.deleteIds(ids, del)));
 
-    for (const rule of HISTORY_RULES) result.history[rule.name] = await rule.move(store, this.d.now());
+    result.history = await moveHistory(store, this.d.now());
     const check = await checkAuditSinceCheckpoint(store, this.d.now);
     result.audit = { ok: check.ok, walked: check.walked };
     if (!check.ok)

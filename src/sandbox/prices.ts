@@ -20,7 +20,7 @@ import { DEFAULT_PRICE_IDS } from '../prices/ids.js';
 import { describeIssues, header, jsonObject, parseMediaType } from './body.js';
 import { controlError, type Reply } from './envelopes.js';
 import type { SandboxRequest } from './http.js';
-import { createRng } from './prng.js';
+import { createRng, type Rng } from './prng.js';
 import { stringifyJson } from '../wallet/json.js';
 
 export const PRICES_CONTROL_PATH = '/sandbox/prices';
@@ -62,6 +62,11 @@ export interface SandboxPrices {
   answers: number;
   /** Answers of /coins/{id}/history (a test sees what the app's cache spared). */
   historyAnswers: number;
+  /**
+   * The drift's draws. Per sandbox, not per module: each sandbox drifts the same way from its
+   * start, whatever other sandboxes in the process answered before it.
+   */
+  rng: Rng;
 }
 
 export function createSandboxPrices(): SandboxPrices {
@@ -73,10 +78,9 @@ export function createSandboxPrices(): SandboxPrices {
     drift: true,
     answers: 0,
     historyAnswers: 0,
+    rng: createRng(0x5eed),
   };
 }
-
-const rng = createRng(0x5eed);
 
 /** One answer of /simple/price. */
 export async function simplePrice(p: SandboxPrices, req: SandboxRequest, now: () => number): Promise<Reply> {
@@ -98,7 +102,7 @@ export async function simplePrice(p: SandboxPrices, req: SandboxRequest, now: ()
     if (base === undefined) continue;
     let price = p.current.get(id) ?? base;
     if (p.drift) {
-      price *= 1 + (rng.next() - 0.5) * 0.004;
+      price *= 1 + (p.rng.next() - 0.5) * 0.004;
       price = Math.min(base * 1.05, Math.max(base * 0.95, price));
     } else price = base;
     p.current.set(id, price);

@@ -3,7 +3,7 @@
  * per run instead of by tsx in every child: a child started with tsx spent about a second of CPU
  * compiling before it ran, and the PostgreSQL failover and chaos tests alone start dozens.
  *
- * The global setup (test/pg-global-setup.ts) builds src/, commands/ and test/ with esbuild, file
+ * The global setup (test/build-global-setup.ts) builds src/, commands/ and test/ with esbuild, file
  * by file as tsx does (no bundling), into a directory under node_modules/.cache (so bare imports
  * find node_modules), with what the code reads beside itself (the page's static files, the worker
  * threads' .mjs, the sanctions snapshot: every file not transpiled, package.json). `nodeArgs` gives a child's argv for a source file: its build when

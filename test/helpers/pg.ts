@@ -1,13 +1,19 @@
 /**
- * One PostgreSQL database per test file, on the run's one throwaway cluster. The cluster is
- * made by whichever test file asks first (a lock directory keeps two workers from both
- * running initdb); the global setup (test/pg-global-setup.ts) stops it after the run.
+ * One PostgreSQL database per test file, on its worker's throwaway cluster: one cluster per
+ * vitest worker, not one per run. A worker runs its files one at a time, so what a file does to
+ * the whole cluster reaches no file running beside it: the store's lease test ends every idle
+ * session named for the app (pg_stat_activity spans databases), and on a shared cluster that
+ * once ended a replica test's sessions in another worker mid-start. The cluster is made by the
+ * worker's first file that asks (a lock directory keeps two starts apart all the same); the
+ * global setup (test/pg-global-setup.ts) stops every one after the run.
  *
  * Without PostgreSQL installed, `pg.available` is false and the file's tests skip, saying
  * why; under CI=true that is an error instead, so CI never passes by skipping them.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { inject } from 'vitest';
 import { clusterPaths, createDatabaseOn, postgresBinDir, startCluster } from './pg-cluster.js';
 
@@ -49,10 +55,21 @@ async function ensureCluster(base: string): Promise<void> {
   }
 }
 
-/** Makes a fresh database on the run's cluster (starting the cluster if nobody has yet); its URL. */
+/** This worker's cluster directory, under the run's (test/pg-global-setup.ts stops what is in it). */
+function workerBase(): string {
+  const base = path.join(inject('pgBase'), `worker-${process.env.VITEST_POOL_ID ?? '0'}`);
+  if (!fs.existsSync(base)) {
+    fs.mkdirSync(base, { recursive: true });
+    // initdb refuses to run as root: the cluster belongs to `postgres` when we are root.
+    if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', base]);
+  }
+  return base;
+}
+
+/** Makes a fresh database on this worker's cluster (starting the cluster if it is not yet); its URL. */
 export async function createTestDatabase(prefix = 't'): Promise<string> {
   if (!bin) throw new Error(pgSkipReason);
-  const base = inject('pgBase');
+  const base = workerBase();
   await ensureCluster(base);
   return createDatabaseOn(base, `${prefix}_${randomBytes(6).toString('hex')}`);
 }

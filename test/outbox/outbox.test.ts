@@ -217,7 +217,7 @@ describe('outbox', () => {
 
   it('a lost response (timeout after Slack posted) never yields a second message: the earlier post is adopted', async () => {
     // Slack holds the answer past our timeout, then posts anyway; the lookup waits out that window.
-    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 1_500 }, 100);
     fake.failNext('chat.postMessage', { delayMs: 250 });
     await post(ob, 'a', 'slow slack');
     ob.start();
@@ -231,7 +231,7 @@ describe('outbox', () => {
   });
 
   it('onPosted: told once per keyed post, after its ts is recorded (adopted ones too), never for edits', async () => {
-    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 1_500 }, 100);
     const told: Array<{ key: string; ts: string | undefined }> = [];
     ob.onPosted((key) => {
       told.push({ key, ts: ob.message(key)?.ts });
@@ -274,7 +274,7 @@ describe('outbox', () => {
   it("an edit queued while a post's outcome was unknown still reaches Slack after the post is adopted", async () => {
     // The post lands (late) with what was true then; the edit made meanwhile must not be
     // counted as drawn by it: the adopted message shows the first attempt's render.
-    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 1_500 }, 100);
     fake.failNext('chat.postMessage', { delayMs: 250 });
     await post(ob, 'a', 'PENDING');
     ob.start();
@@ -291,7 +291,7 @@ describe('outbox', () => {
   });
 
   it('a timeout where Slack did NOT post leads to exactly one post after the lookup', async () => {
-    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 1_500 }, 100);
     fake.failNext('chat.postMessage', { delayMs: 250, status: 500 });
     await post(ob, 'a', 'not posted the first time');
     ob.start();
@@ -302,7 +302,7 @@ describe('outbox', () => {
   });
 
   it('a failed duplicate check (history answers 429) never lifts the doubt: the earlier post is adopted, not repeated', async () => {
-    const ob = makeOutbox({ unknownOutcomeDelayMs: 400 }, 100);
+    const ob = makeOutbox({ unknownOutcomeDelayMs: 1_500 }, 100);
     fake.failNext('chat.postMessage', { delayMs: 250 }); // lands, but after we gave up waiting
     fake.failNext('conversations.history', { retryAfter: 0 });
     await post(ob, 'a', 'slow slack, busy history');

@@ -30,7 +30,12 @@ afterEach(async () => {
 
 async function app(): Promise<TestApp> {
   // The genuine webhooks: PENDING at once, the final one shortly after (as the real service does, sooner).
-  t = await startTestApp({ sandbox: { webhook: { confirmAfterMs: 400, retryBaseMs: 50 } } });
+  // A short gap between two notice-prompted questions about one request (5 s in production): a
+  // second forged claim is asked about after 50 ms, not 5 s.
+  t = await startTestApp({
+    sandbox: { webhook: { confirmAfterMs: 400, retryBaseMs: 50 } },
+    noticeThrottle: { minIntervalMs: 50 },
+  });
   t.app.sandbox!.setBalance(CLIENT, 'USDT', 'BSC', '1000000');
   await until('the webhook URL registered', () => t!.app.sandbox!.webhook.url());
   return t;
