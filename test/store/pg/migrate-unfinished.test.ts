@@ -4,6 +4,7 @@
  * the read-back check has passed, and a resume is refused where it would mix sources or records.
  */
 import { spawn } from 'node:child_process';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appendAudit } from '../../../src/audit/log.js';
 import { progressPrinter } from '../../../src/migration/cli.js';
@@ -123,6 +124,26 @@ describe.skipIf(!pgAvailable)(`an unfinished copy${pgSkipReason ? ` (${pgSkipRea
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Not migrated: the database holds an unfinished copy of /);
     expect(r.stderr).not.toMatch(/records copied/);
+
+    // A copy that fails after a batch went in (the database refuses a record of the second).
+    const failing = await createTestDatabase('unfinished');
+    await (await openPgStore({ url: failing })).store.close();
+    const db = new pg.Client({ connectionString: failing });
+    await db.connect();
+    await db.query(`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.id = 'i15' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`);
+    await db.query('CREATE TRIGGER refuse BEFORE INSERT ON store_records FOR EACH ROW EXECUTE FUNCTION refuse()');
+    await db.end();
+    const cut = spawn(
+      process.execPath,
+      [...nodeArgs('src/migration/cli.ts'), '--from', await embedded(), '--batch', '10'],
+      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: failing }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const c = await collect(cut);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toContain(
+      '10 of 51 records copied; run the same command again to resume; do not start the app on this database.',
+    );
 
     const lines: string[] = [];
     const print = progressPrinter((l) => lines.push(l));
