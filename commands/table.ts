@@ -73,10 +73,15 @@ export const TREASURY_VERBS = {
   policy: { usage: 'policy', summary: 'the treasury policy in force', role: 'admins' },
   audit: {
     usage: 'audit',
-    summary: 'the latest entries of the audit log, and whether its hash chain verifies',
+    summary:
+      'the latest entries of the audit log, and whether its hash chain verifies (checked from the last verified entry on)',
     role: 'admins',
   },
-  'audit export': { usage: 'audit export', summary: 'the whole audit log as a CSV file, in a DM', role: 'admins' },
+  'audit export': {
+    usage: 'audit export',
+    summary: 'the whole audit log as a CSV file, in a DM, with a full check of its hash chain',
+    role: 'admins',
+  },
   digest: {
     usage: 'digest [days]',
     summary:

@@ -1,5 +1,11 @@
-/** `/treasury audit`: the latest audit entries and whether the hash chain verifies (admins). */
-import { recentAudit, verifyAudit } from '../../src/audit/index.js';
+/**
+ * `/treasury audit`: the latest audit entries and whether the hash chain verifies (admins). The
+ * check walks the entries written since the last verified checkpoint (src/audit/verify.ts);
+ * `/treasury audit export` walks the whole chain.
+ */
+import { checkAuditSinceCheckpoint, readRecentAudit } from '../../src/audit/index.js';
+import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import { WITHDRAWALS } from '../../src/withdrawals/index.js';
 import { utcMinute } from '../../src/format/time.js';
 import { auditRowText } from '../../src/slack/audit-words.js';
 import { context, header, packLines, section } from '../../src/slack/blocks.js';
@@ -7,12 +13,18 @@ import type { VerbRun } from './verb.js';
 
 export const auditVerb: VerbRun = {
   run: async ({ deps, respond }) => {
-    const check = verifyAudit(deps.store);
-    const entries = recentAudit(deps.store, 20);
+    const check = await checkAuditSinceCheckpoint(deps.store, deps.now);
+    const entries = await readRecentAudit(deps.store, 20);
+    // The requests the rows name, closed ones too (from history when they have left memory).
+    const requests = new Map<string, WithdrawalRequest>();
+    for (const id of new Set(entries.map((e) => e.subject))) {
+      const r = deps.withdrawals.get(id) ?? (await deps.store.history.get(WITHDRAWALS, id));
+      if (r) requests.set(id, r);
+    }
     // Each row stands alone: who, what (in the card's words), amount, payee, reference, reason.
     const lines = entries.map(
       (e) =>
-        `\`#${e.seq}\` ${utcMinute(Date.parse(e.at))} · ${e.actor === 'system' ? 'the app' : `<@${e.actor}>`} · ${auditRowText(e, (id) => deps.withdrawals.get(id))}`,
+        `\`#${e.seq}\` ${utcMinute(Date.parse(e.at))} · ${e.actor === 'system' ? 'the app' : `<@${e.actor}>`} · ${auditRowText(e, (id) => requests.get(id))}`,
     );
     await respond({
       response_type: 'ephemeral',

@@ -15,7 +15,7 @@ import { userMessage } from '../../src/slack/user-errors.js';
 import { auditWhat } from '../../src/slack/audit-words.js';
 import { amountText, shortRef, stateLabel, transferWord } from '../../src/slack/withdrawal/index.js';
 import type { WithdrawalStatusName } from '../../src/wallet/index.js';
-import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import { WITHDRAWALS, type WithdrawalRequest } from '../../src/withdrawals/index.js';
 import type { CommandDeps } from '../deps.js';
 import type { VerbRun } from './verb.js';
 
@@ -34,6 +34,41 @@ export function findByReference(all: readonly WithdrawalRequest[], ref: string):
   if (exact.length) return exact;
   const lower = ref.toLowerCase();
   return all.filter((r) => r.merchantReference.toLowerCase().startsWith(lower));
+}
+
+/** At most this many requests a prefix lists (the message shows 10 and the count). */
+const MATCHES = 100;
+
+/**
+ * The requests a reference names, open and closed alike: a closed request may have left memory
+ * for the store's history (src/store/history.ts), which is searched by its indexed reference.
+ * Newest first, as the list of open ones.
+ */
+async function requestsNamed(deps: CommandDeps, ref: string): Promise<WithdrawalRequest[]> {
+  const hot = findByReference(deps.withdrawals.list(), ref);
+  const h = deps.store.history;
+  const byId = await h.get(WITHDRAWALS, ref);
+  const exact = [...(byId ? [byId] : []), ...(await h.findBy(WITHDRAWALS, 'merchantReference', ref))];
+  const found = exact.length
+    ? exact
+    : await h.findBy(WITHDRAWALS, 'merchantReference', ref, { prefix: true, limit: MATCHES });
+  const all = new Map<string, WithdrawalRequest>();
+  // Memory's copy first: it is the newest.
+  for (const r of [...hot, ...found]) if (!all.has(r.id)) all.set(r.id, r);
+  const list = findByReference([...all.values()], ref);
+  return list.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}
+
+/** Every audit entry about the request, from history: step-up entries name it in `details.request`. */
+async function stepsOf(deps: CommandDeps, id: string): Promise<AuditEntry[]> {
+  const h = deps.store.history;
+  const q = { limit: 1_000 };
+  const entries = [
+    ...(await h.findBy(AUDIT_COLLECTION, 'subject', id, q)),
+    ...(await h.findBy(AUDIT_COLLECTION, 'request', id, q)),
+  ];
+  const bySeq = new Map(entries.map((e) => [e.seq, e]));
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
 const who = (actor: string) => (actor === 'system' ? 'the app' : `<@${actor}>`);
@@ -113,7 +148,7 @@ export const withdrawalVerb: VerbRun = {
       return void (await say(
         `:warning: “${echo(raw)}” is not a reference: ${parsed.error.issues[0]!.message}. ${USAGE}`,
       ));
-    const found = findByReference(deps.withdrawals.list(), parsed.data);
+    const found = await requestsNamed(deps, parsed.data);
     if (!found.length) return void (await say(`:mag: No withdrawal request has the reference “${echo(raw)}”.`));
     if (found.length > 1) {
       const lines = found
@@ -127,11 +162,7 @@ export const withdrawalVerb: VerbRun = {
       ));
     }
     const r = found[0]!;
-    const steps = deps.store
-      // Step-up entries are about the approver (their subject) and name the request they were for.
-      .find(AUDIT_COLLECTION, (e) => e.subject === r.id || e.details.request === r.id)
-      .sort((a, b) => a.seq - b.seq)
-      .map((e) => `${utcMinute(e.at)} · ${stepText(e, r)}`);
+    const steps = (await stepsOf(deps, r.id)).map((e) => `${utcMinute(e.at)} · ${stepText(e, r)}`);
     const status = await serviceStatus(deps, r);
     await respond({
       response_type: 'ephemeral',

@@ -7,6 +7,7 @@ import { notificationFees } from '../../src/transactions/fee.js';
 import type { ExportFacts } from '../../src/transactions/export.js';
 import { slackNames } from '../../src/transactions/names.js';
 import type { CommandDeps } from '../deps.js';
+import { WITHDRAWALS, type WithdrawalRequest } from '../../src/withdrawals/index.js';
 
 export function txFacts(
   deps: CommandDeps,
@@ -21,5 +22,11 @@ export function txFacts(
     prices: deps.prices.snapshot(),
     notified: notificationFees(deps.store.all(ALERT_COLLECTIONS.alerts)),
     ...(deps.prices.days ? { days: deps.prices.days } : {}),
+    closedRequests: (references) => closedRequests(deps, references),
   };
+}
+
+/** Our closed requests for these references, from the store's history (indexed, a query per 1,000). */
+function closedRequests(deps: CommandDeps, references: string[]): Promise<WithdrawalRequest[]> {
+  return deps.store.history.findAny(WITHDRAWALS, 'merchantReference', references);
 }

@@ -1,2 +1,3 @@
 export * from './log.js';
 export * from './actions.js';
+export * from './verify.js';

@@ -44,7 +44,7 @@ export interface AuditInput {
   at?: Date | number | string;
 }
 
-interface AuditHead {
+export interface AuditHead {
   seq: number;
   hash: string;
 }
@@ -95,37 +95,27 @@ export function appendAudit(tx: Tx, input: AuditInput): AuditEntry {
   return entry;
 }
 
-/** The newest n entries, oldest first. */
-export function recentAudit(store: Store, n: number): AuditEntry[] {
-  if (n <= 0) return [];
-  const all = store.all(AUDIT_COLLECTION);
-  return all.slice(Math.max(0, all.length - n));
+/** Why an entry breaks the chain (it should be entry `expected`, linking to `prev`), or undefined. */
+export function entryProblem(
+  e: AuditEntry,
+  expected: number,
+  prev: string,
+): { seq: number; reason: string } | undefined {
+  if (e.seq !== expected) return { seq: expected, reason: `entry ${expected} is missing (found ${e.seq} next)` };
+  if (e.prevHash !== prev) return { seq: e.seq, reason: `entry ${e.seq} does not link to the entry before it` };
+  let actual: string;
+  try {
+    actual = hashAuditEntry(e);
+  } catch {
+    return { seq: e.seq, reason: `entry ${e.seq} cannot be serialized` };
+  }
+  if (actual !== e.hash)
+    return { seq: e.seq, reason: `entry ${e.seq} was altered (its hash does not match its content)` };
+  return undefined;
 }
 
-/** Walks the whole chain: contiguous seqs from 1, each prevHash links, each hash recomputes, and the head matches the end. */
-export function verifyAudit(store: Store): AuditVerification {
-  const entries = [...store.all(AUDIT_COLLECTION)].sort((a, b) => a.seq - b.seq);
-  let prev = GENESIS_HASH;
-  let expected = 1;
-  for (const e of entries) {
-    if (e.seq !== expected) {
-      return { ok: false, seq: expected, reason: `entry ${expected} is missing (found ${e.seq} next)` };
-    }
-    if (e.prevHash !== prev)
-      return { ok: false, seq: e.seq, reason: `entry ${e.seq} does not link to the entry before it` };
-    let actual: string;
-    try {
-      actual = hashAuditEntry(e);
-    } catch {
-      return { ok: false, seq: e.seq, reason: `entry ${e.seq} cannot be serialized` };
-    }
-    if (actual !== e.hash)
-      return { ok: false, seq: e.seq, reason: `entry ${e.seq} was altered (its hash does not match its content)` };
-    prev = e.hash;
-    expected++;
-  }
-  const head = store.get(AUDIT_HEAD_COLLECTION, HEAD_ID);
-  const last = expected - 1;
+/** Whether the chain walked (ending at entry `last` with hash `prev`) ends where the head says. */
+export function headProblem(head: AuditHead | undefined, last: number, prev: string): AuditVerification {
   if (!head) {
     if (last === 0) return { ok: true, count: 0 };
     return { ok: false, seq: last, reason: 'the audit head record is missing' };
@@ -140,13 +130,53 @@ export function verifyAudit(store: Store): AuditVerification {
   return { ok: true, count: last };
 }
 
+export function auditHead(store: Pick<Store, 'get'>): AuditHead | undefined {
+  return store.get(AUDIT_HEAD_COLLECTION, HEAD_ID);
+}
+
+/** The newest n entries held in memory, oldest first (commands read history: readRecentAudit, verify.ts). */
+export function recentAudit(store: Store, n: number): AuditEntry[] {
+  if (n <= 0) return [];
+  const all = store.all(AUDIT_COLLECTION);
+  return all.slice(Math.max(0, all.length - n));
+}
+
+/** The log held in memory as CSV (commands read history: exportAuditCsv, verify.ts). */
+export function auditCsv(store: Store): string {
+  return auditCsvRows(store.all(AUDIT_COLLECTION), true);
+}
+
+/**
+ * Walks the chain held in memory: for a store that keeps every entry there (the embedded store,
+ * the migration's source). A store with history verifies with verifyAuditChain (verify.ts).
+ */
+export function verifyAudit(store: Store): AuditVerification {
+  const entries = [...store.all(AUDIT_COLLECTION)].sort((a, b) => a.seq - b.seq);
+  let prev = GENESIS_HASH;
+  let expected = 1;
+  for (const e of entries) {
+    const problem = entryProblem(e, expected, prev);
+    if (problem) return { ok: false, ...problem };
+    prev = e.hash;
+    expected++;
+  }
+  return headProblem(auditHead(store), expected - 1, prev);
+}
+
 export const AUDIT_CSV_COLUMNS = ['seq', 'at', 'actor', 'action', 'subject', 'details', 'prevHash', 'hash'] as const;
 
-/** The whole log as CSV (header row included); details as canonical JSON. */
-export function auditCsv(store: Store): string {
-  const rows = store
-    .all(AUDIT_COLLECTION)
-    .map((e) => [e.seq, e.at, e.actor, e.action, e.subject, canonical(e.details) ?? '{}', e.prevHash, e.hash]);
+/** Entries as CSV rows (the header row first when `header`); details as canonical JSON. */
+export function auditCsvRows(entries: readonly AuditEntry[], header: boolean): string {
+  const rows = entries.map((e) => [
+    e.seq,
+    e.at,
+    e.actor,
+    e.action,
+    e.subject,
+    canonical(e.details) ?? '{}',
+    e.prevHash,
+    e.hash,
+  ]);
   // escape_formulas: a cell a spreadsheet would run as a formula gets a leading ' (details are JSON, never affected).
-  return csvStringify(rows, { header: true, columns: [...AUDIT_CSV_COLUMNS], escape_formulas: true });
+  return csvStringify(rows, { header, columns: [...AUDIT_CSV_COLUMNS], escape_formulas: true });
 }

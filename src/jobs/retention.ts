@@ -20,6 +20,10 @@
  * the service lands while the alert is still there. A notification replayed after that (months
  * later) is treated as a new one.
  *
+ * Then closed history leaves memory (src/history/rules.ts says what, and why no decision needs
+ * it): on PostgreSQL it stays in the database, read on demand; and the audit chain's entries
+ * written since the last checkpoint are verified (src/audit/verify.ts), a failure logged as an error.
+ *
  * Deletes go through ordinary commits (durable, all-or-nothing per chunk; an alert and what
  * serves it are always in the same chunk), so a crash leaves a consistent prefix and the next
  * run finishes. Then the store is compacted so the files shrink.
@@ -29,6 +33,8 @@ import type { Logger } from '../log.js';
 import { COLLECTIONS as OUTBOX } from '../outbox/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
+import { checkAuditSinceCheckpoint } from '../audit/verify.js';
+import { moveHistory } from '../history/rules.js';
 import type { PolicySource } from '../policy/source.js';
 import { pruneNotices, type NoticePruneResult } from './retention-notices.js';
 
@@ -53,6 +59,10 @@ export interface PruneResult extends NoticePruneResult {
   outboxEntries: number;
   outboxMessages: number;
   outboxBatches: number;
+  /** Records that left memory for the store's history, per collection (src/history/rules.ts). */
+  history: Record<string, number>;
+  /** The audit chain's check from its checkpoint: whether it verified, and how many entries it walked. */
+  audit: { ok: boolean; walked: number };
   /** Bytes of state file + journal before and after (after the compaction). */
   bytesBefore: number;
   bytesAfter: number;
@@ -99,6 +109,8 @@ export class Retention {
       notices: 0,
       marks: 0,
       nudges: 0,
+      history: {},
+      audit: { ok: true, walked: 0 },
       bytesBefore: before.snapshotBytes + before.journalBytes,
       bytesAfter: 0,
     };
@@ -172,6 +184,15 @@ export class Retention {
     });
 
     Object.assign(result, await pruneNotices(store, cutoff, (ids, del) => this.deleteIds(ids, del)));
+
+    result.history = await moveHistory(store, this.d.now());
+    const check = await checkAuditSinceCheckpoint(store, this.d.now);
+    result.audit = { ok: check.ok, walked: check.walked };
+    if (!check.ok)
+      logger.error(
+        { seq: check.seq, reason: check.reason },
+        'the audit log does not verify: run /treasury audit export for a full check',
+      );
 
     await store.compact();
     const after = store.stats();

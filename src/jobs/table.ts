@@ -22,6 +22,7 @@ import type { ApproverReminders } from '../withdrawals/reminders.js';
 import type { Escalations } from '../withdrawals/escalation.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
 import type { Retention } from './retention.js';
+import type { StoreCeilingWatch } from './store-ceiling.js';
 import type { Prices } from '../prices/types.js';
 import type { ScreeningService } from '../screening/service.js';
 import type { Scheduler } from './scheduler.js';
@@ -39,6 +40,8 @@ export interface JobParts {
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
   balances: Pick<LowBalanceWatch, 'check'>;
   store: Pick<Retention, 'prune'>;
+  /** The embedded store's size against its ceiling; absent with PostgreSQL (no ceiling to watch). */
+  capacity: Pick<StoreCeilingWatch, 'check'>;
   digest: Pick<DigestService, 'runDaily'>;
   exports: Pick<MonthlyExports, 'runMonthly'>;
   prices: Pick<Prices, 'refresh'>;
@@ -215,9 +218,21 @@ export const JOBS: readonly JobRow[] = [
     schedule: '0 3 * * *',
     catchUp: true,
     description:
-      'Deletes events, alerts and delivered messages older than the retention period, then compacts the store.',
+      'Deletes events, alerts and delivered messages older than the retention period, moves closed history out of memory (kept in the database), verifies the audit entries written since the last check, then compacts the store.',
     run: async (retention) => {
       await retention.prune();
+    },
+  }),
+  job({
+    name: 'capacity.embedded-store',
+    part: 'capacity',
+    title: 'Embedded store size watch',
+    // Hourly, and at start: history grows by a day's work at most between two runs.
+    schedule: '41 * * * *',
+    description:
+      'With the embedded store: once its records pass 80% of the size it holds well (docs/guides/production.md), tells the admins once to move to PostgreSQL (audited). Not run with PostgreSQL.',
+    run: async (watch) => {
+      await watch.check();
     },
   }),
   job({

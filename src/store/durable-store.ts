@@ -16,6 +16,7 @@ import { encodeLine } from './journal.js';
 import { fsyncDir, writeAll, writeFileSynced } from './durable-fs.js';
 import { StoreClosedError, StoreFailedError, StoreUnavailableError } from './errors.js';
 import { applyOps, CollectionReads, runCommitFn, type CommitChanges, type Collections } from './memory.js';
+import { MemoryHistory } from './history.js';
 import { loadFromDisk, SNAPSHOT_VERSION, type Loaded, type SnapshotData } from './load.js';
 import type { Store, StoreHealth, StoreOptions, StoreStats, Tx } from './types.js';
 
@@ -59,6 +60,9 @@ interface StoreParts {
 }
 
 export class DurableStore extends CollectionReads implements Store {
+  /** Everything stays in memory here (evict is a no-op), so memory is the whole history. */
+  readonly history = new MemoryHistory(this.collections);
+  readonly evicts = false;
   private readonly dir: string;
   private readonly lock: DirLock;
   private readonly low: Low<SnapshotData>;

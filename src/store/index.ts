@@ -22,8 +22,13 @@
  * Files in the directory: LOCK (lock.ts), state.json `{version, seq, collections}`,
  * journal.jsonl, and transient *.tmp files (probe.tmp among them) that are deleted on open.
  *
+ * History (history.ts): `tx.evict` takes a record nothing decides on out of memory and
+ * `store.history` reads it on demand. Here it is a no-op: the embedded store keeps every record in
+ * memory (up to its measured ceiling, docs/guides/production.md); on PostgreSQL (pg/) the record's
+ * row is marked cold and the leader's start loads only the hot rows.
+ *
  * Modules: collection.ts (typed collection handles), types.ts (the API), memory.ts (state and
- * transactions), load.ts (reading the disk), durable-store.ts (commits, journal, snapshots,
+ * transactions), history.ts and history-types.ts (hot and cold reads), load.ts (reading the disk), durable-store.ts (commits, journal, snapshots,
  * recovery), journal.ts, lock.ts, durable-fs.ts, durable-json-file.ts, errors.ts.
  */
 import fs from 'node:fs/promises';
@@ -46,6 +51,7 @@ export {
 } from './errors.js';
 export { collection, singletons, type AnyCollection, type Collection, type Singletons } from './collection.js';
 export type { Reads, Store, StoreHealth, StoreOptions, StoreStats, Tx } from './types.js';
+export type { HistoryField, HistoryPage, HistoryQuery, HistoryReads } from './history-types.js';
 
 export const SNAPSHOT_FILE = 'state.json';
 export const JOURNAL_FILE = 'journal.jsonl';

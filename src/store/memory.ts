@@ -21,6 +21,30 @@ export function freezeOp(op: JournalOp): JournalOp {
   return op;
 }
 
+const idVersions = new WeakMap<Map<string, unknown>, number>();
+
+/** Changes each time an id is added to or removed from the map (history's sorted ids are kept until then). */
+export function idVersion(m: Map<string, unknown>): number {
+  return idVersions.get(m) ?? 0;
+}
+
+function idsChanged(m: Map<string, unknown>): void {
+  idVersions.set(m, idVersion(m) + 1);
+}
+
+/** Takes records out of memory (PostgreSQL's evictions); returns how many left. */
+export function removeIds(collections: Collections, ids: readonly { c: string; id: string }[]): number {
+  let n = 0;
+  for (const { c, id } of ids) {
+    const m = collections.get(c);
+    if (m?.delete(id)) {
+      idsChanged(m);
+      n++;
+    }
+  }
+  return n;
+}
+
 /** Applies ops in order; returns the change in record count. */
 export function applyOps(collections: Collections, ops: readonly JournalOp[]): number {
   let delta = 0;
@@ -31,10 +55,14 @@ export function applyOps(collections: Collections, ops: readonly JournalOp[]): n
         m = new Map();
         collections.set(op.c, m);
       }
-      if (!m.has(op.id)) delta++;
+      if (!m.has(op.id)) {
+        delta++;
+        idsChanged(m);
+      }
       m.set(op.id, op.v);
     } else if (m?.delete(op.id)) {
       delta--;
+      idsChanged(m);
     }
   }
   return delta;
@@ -46,6 +74,8 @@ type Write = { json: string; value: unknown } | typeof DELETED;
 /** Buffers a commit's writes so that a throwing fn leaves the store untouched. */
 export class Transaction implements Tx {
   readonly writes = new Map<string, Map<string, Write>>();
+  /** Records to take out of memory once this commit applies (history.ts); reads in the commit still see them. */
+  readonly evictions: Array<{ c: string; id: string }> = [];
   active = true;
 
   constructor(private readonly base: Collections) {}
@@ -103,6 +133,11 @@ export class Transaction implements Tx {
     this.overlay(c).set(id, DELETED);
   }
 
+  evict(c: AnyCollection, id: string): void {
+    this.check(c, id, true);
+    this.evictions.push({ c, id });
+  }
+
   private overlay(c: string): Map<string, Write> {
     let m = this.writes.get(c);
     if (!m) {
@@ -118,6 +153,8 @@ export interface CommitChanges<R> {
   result: R;
   ops: JournalOp[];
   encoded: EncodedOp[];
+  /** Records to take out of memory after the ops (only those that exist then); backends that keep everything ignore them. */
+  evictions: Array<{ c: string; id: string }>;
 }
 
 /**
@@ -160,7 +197,17 @@ export function runCommitFn<R>(
       }
     }
   }
-  return { result, ops, encoded };
+  const evictions: Array<{ c: string; id: string }> = [];
+  const seen = new Set<string>();
+  for (const e of tx.evictions) {
+    const key = `${e.c}\u0000${e.id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const w = tx.writes.get(e.c)?.get(e.id);
+    const exists = w === undefined ? collections.get(e.c)?.has(e.id) === true : w !== DELETED;
+    if (exists) evictions.push(e);
+  }
+  return { result, ops, encoded, evictions };
 }
 
 /**

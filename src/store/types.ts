@@ -3,6 +3,7 @@ import type { WriteGate } from './durable-fs.js';
 import type { Logger } from '../log.js';
 import type { AnyCollection, Collection, Singletons } from './collection.js';
 import type { StoreFailedError, StoreUnavailableError } from './errors.js';
+import type { HistoryReads } from './history-types.js';
 
 export interface StoreOptions {
   dir: string;
@@ -73,6 +74,13 @@ export interface Tx extends Reads {
   put<T>(c: Collection<T>, id: string, value: NoInfer<T>): void;
   put<M, K extends keyof M & string>(c: Singletons<M>, id: K, value: NoInfer<M[K]>): void;
   delete(c: AnyCollection, id: string): void;
+  /**
+   * Takes the record out of memory once this commit applies, keeping it in the store's history
+   * (history.ts): on PostgreSQL its row is marked cold in the same group commit; the embedded
+   * store keeps it in memory (a no-op). Only for what no decision reads any more: after the
+   * commit, get/all/find no longer see it, `store.history` does. Reads in this commit still see it.
+   */
+  evict(c: AnyCollection, id: string): void;
 }
 
 /**
@@ -87,6 +95,14 @@ export interface Tx extends Reads {
  * for the commit's promise, never act on what a read shows.
  */
 export interface Store extends Reads {
+  /** Hot and cold records alike, read on demand (history.ts). */
+  readonly history: HistoryReads;
+  /**
+   * Whether `tx.evict` takes records out of memory (PostgreSQL) or keeps them (the embedded store:
+   * a no-op). What an eviction folds into a summary must be folded only where the record leaves,
+   * or it would count twice.
+   */
+  readonly evicts: boolean;
   find<T>(c: Collection<T>, pred: (v: T) => boolean): T[];
   count(c: AnyCollection): number;
   count(collection: string): number;

@@ -5,6 +5,7 @@
 import { type DayLookup, type DayPrices, dayKey } from '../prices/day-prices.js';
 import { accountingUsd, accountingValueAt, currentOf, type PriceSnapshot, type Valuation } from '../prices/index.js';
 import { incompleteNote, type PagedRead, readAllTransactions, type PagedWallet } from '../wallet/pager.js';
+import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
 import { type Booking, bookings, peopleIn } from './booking.js';
 import { FEE_FROM_NOTIFICATION, FEE_NOT_REPORTED, type NotifiedFees } from './fee.js';
@@ -154,6 +155,20 @@ export interface ExportFacts {
   days?: DayPrices;
   /** The fees the service's notifications carried (fee.ts notificationFees). */
   notified?: NotifiedFees;
+  /**
+   * Our requests for these merchant references that `requests` lacks: closed ones that left
+   * memory for the store's history (src/store/history.ts), read once the records are known.
+   */
+  closedRequests?: (references: string[]) => Promise<WithdrawalRequest[]>;
+}
+
+/** `facts.requests`, with the closed requests the records name that it lacks (ExportFacts.closedRequests). */
+async function requestsFor(records: readonly TransactionRecord[], facts: ExportFacts): Promise<WithdrawalRequest[]> {
+  if (!facts.closedRequests) return [...facts.requests];
+  const known = new Set(facts.requests.map((w) => w.merchantReference));
+  const missing = new Set<string>();
+  for (const r of records) if (r.type !== 'deposit' && r.reference && !known.has(r.reference)) missing.add(r.reference);
+  return missing.size ? [...facts.requests, ...(await facts.closedRequests([...missing]))] : [...facts.requests];
 }
 
 export interface ExportProgress {
@@ -219,9 +234,13 @@ export async function exportTransactions(
     : await readAllTransactions(wallet, filters, { onPage });
   const { records } = read;
   book.learn(records);
+  const requests = await requestsFor(records, facts);
+  // A closed request's client, as the book tells ours by reference (it was built before they were read).
+  const closedClient = new Map(requests.map((w) => [w.merchantReference, w.clientEmail]));
   const list = bookings(records, {
-    requests: facts.requests,
-    clientOf: (r) => book.clientOf(r),
+    requests,
+    clientOf: (r) =>
+      book.clientOf(r) ?? (r.type !== 'deposit' && r.reference ? closedClient.get(r.reference) : undefined),
     ...(facts.payeeOf ? { payeeOf: facts.payeeOf } : {}),
     ...(facts.notified ? { notified: facts.notified } : {}),
   });

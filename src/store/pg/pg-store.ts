@@ -11,9 +11,26 @@
  */
 import { performance } from 'node:perf_hooks';
 import { StoreClosedError, StoreFailedError, StoreUnavailableError } from '../errors.js';
-import { applyOps, CollectionReads, deepFreeze, runCommitFn, type CommitChanges, type Collections } from '../memory.js';
+import {
+  applyOps,
+  CollectionReads,
+  deepFreeze,
+  removeIds,
+  runCommitFn,
+  type CommitChanges,
+  type Collections,
+} from '../memory.js';
 import type { Store, StoreHealth, StoreOptions, StoreStats, Tx } from '../types.js';
-import { DELETE_SQL, KEEP_ORD, type PendingOp, reduceBatch, UPSERT_SQL } from './batch.js';
+import {
+  DELETE_SQL,
+  EVICT_SQL,
+  KEEP_ORD,
+  type PendingEvict,
+  type PendingOp,
+  reduceBatch,
+  UPSERT_SQL,
+} from './batch.js';
+import { PgHistory } from './history.js';
 import type { LeaderSession } from './leader.js';
 
 interface Waiter {
@@ -24,16 +41,25 @@ interface Waiter {
 
 export type PgStoreOptions = Pick<StoreOptions, 'logger' | 'onFailure' | 'onCommitDurable'>;
 
-/** Reads every record, in insertion order, on the leader's connection. */
+/**
+ * Reads the hot records (not evicted: src/store/history.ts), in insertion order, on the leader's
+ * connection: what start and takeover load does not grow with history.
+ */
 export async function loadRecords(
   session: LeaderSession,
-): Promise<{ collections: Collections; records: number; nextOrd: number }> {
+): Promise<{ collections: Collections; records: number; nextOrd: number; cold: number }> {
   return session.run(async (c) => {
     const { rows } = await c.query<{ collection: string; id: string; value: unknown; ord: string }>(
-      'SELECT collection, id, value, ord FROM store_records ORDER BY ord',
+      'SELECT collection, id, value, ord FROM store_records WHERE NOT cold ORDER BY ord',
+    );
+    // Places in insertion order continue after every row's, cold ones included (index-only: store_records_ord).
+    const top = await c.query<{ ord: string | null }>('SELECT max(ord) AS ord FROM store_records');
+    // An estimate (the planner's), so start never counts the history row by row.
+    const est = await c.query<{ n: string }>(
+      "SELECT GREATEST(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = 'store_records'::regclass",
     );
     const collections: Collections = new Map();
-    let nextOrd = 1;
+    let nextOrd = Number(top.rows[0]?.ord ?? 0) + 1;
     for (const r of rows) {
       let m = collections.get(r.collection);
       if (!m) {
@@ -43,7 +69,7 @@ export async function loadRecords(
       m.set(r.id, deepFreeze(r.value));
       nextOrd = Math.max(nextOrd, Number(r.ord) + 1);
     }
-    return { collections, records: rows.length, nextOrd };
+    return { collections, records: rows.length, nextOrd, cold: Math.max(0, Number(est.rows[0]?.n ?? 0) - rows.length) };
   });
 }
 
@@ -53,7 +79,9 @@ export class PgStore extends CollectionReads implements Store {
   private flushes = 0;
   private seq = 0;
   private durableSeq = 0;
-  private pending: PendingOp[] = [];
+  private pending: Array<PendingOp | PendingEvict> = [];
+  readonly history: PgHistory;
+  readonly evicts = true;
   private pendingSeq = 0;
   private waiters: Waiter[] = [];
   private loop: Promise<void> | undefined;
@@ -71,6 +99,7 @@ export class PgStore extends CollectionReads implements Store {
   ) {
     super(collections);
     session.onLost((err) => this.fail(err));
+    this.history = new PgHistory(collections, session, () => this.commit(() => undefined));
   }
 
   health(): StoreHealth {
@@ -87,9 +116,9 @@ export class PgStore extends CollectionReads implements Store {
     } catch (err) {
       return Promise.reject(err);
     }
-    const { result, ops, encoded } = changes;
+    const { result, ops, encoded, evictions } = changes;
     this.commits++;
-    if (ops.length > 0) {
+    if (ops.length > 0 || evictions.length > 0) {
       // Places in insertion order are decided now, against memory: only the leader writes.
       encoded.forEach((op, i) => {
         const absent = !this.collections.get(op.c)?.has(op.id);
@@ -97,6 +126,10 @@ export class PgStore extends CollectionReads implements Store {
         // applied one by one so the next op's "absent" sees this one
         this.records += applyOps(this.collections, [ops[i]!]);
       });
+      // Out of memory now, cold in the database with this same group commit: history reads wait
+      // for it to be durable before asking the database, so a record is always in one or the other.
+      this.records -= removeIds(this.collections, evictions);
+      for (const e of evictions) this.pending.push({ evict: e });
       this.pendingSeq = ++this.seq;
       this.kick();
     }
@@ -133,6 +166,8 @@ export class PgStore extends CollectionReads implements Store {
           if (batch.deletes.ids.length > 0) await c.query(DELETE_SQL, [batch.deletes.collections, batch.deletes.ids]);
           const u = batch.upserts;
           if (u.ids.length > 0) await c.query(UPSERT_SQL, [u.collections, u.ids, u.ords, u.values]);
+          const e = batch.evicts;
+          if (e.ids.length > 0) await c.query(EVICT_SQL, [e.collections, e.ids]);
         });
       } catch (err) {
         this.fail(err);

@@ -69,6 +69,25 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; what: string; sql: str
       CREATE INDEX webhook_inbox_drain ON webhook_inbox (priority, seq) WHERE refused_at IS NULL;
     `,
   },
+  {
+    version: 5,
+    // src/store/history.ts. A constant default makes the new column a catalog change, not a rewrite.
+    // The leader loads \`NOT cold\` rows in ord order (store_records_hot); history reads cold rows
+    // by id (the primary key), and by the fields of HISTORY_FIELDS (one expression index each,
+    // lower() + text_pattern_ops so a reference's exact and prefix lookups both use it). Pages go by
+    // id in byte order (COLLATE "C", store_records_cold_id), the order memory sorts its ids in, so
+    // a page of memory and a page of rows merge into one order whatever the database's locale.
+    what: 'closed records leave memory: the cold flag and the indexes history reads need',
+    sql: `
+      ALTER TABLE store_records ADD COLUMN cold boolean NOT NULL DEFAULT false;
+      CREATE INDEX store_records_hot ON store_records (ord) WHERE NOT cold;
+      CREATE INDEX store_records_cold_id ON store_records (collection, id COLLATE "C") WHERE cold;
+      CREATE INDEX store_records_reference ON store_records
+        (collection, lower(value->>'merchantReference') text_pattern_ops) WHERE cold;
+      CREATE INDEX store_records_subject ON store_records (collection, (value->>'subject')) WHERE cold;
+      CREATE INDEX store_records_request ON store_records (collection, (value->'details'->>'request')) WHERE cold;
+    `,
+  },
 ];
 
 /** Applies the migrations this database lacks, each in its own transaction. Caller holds the leader lock. */

@@ -1,0 +1,128 @@
+/**
+ * History on PostgreSQL (src/store/history.ts): memory first, then the cold rows.
+ *
+ * A record is always in one place or the other: an eviction takes it out of memory at commit and
+ * marks its row cold in that commit's group write. So each read takes memory's matches first, then
+ * waits until every commit made so far is durable (an eviction that emptied memory is then in the
+ * database), then asks for cold rows; a record that went cold between the two is in both, and
+ * memory's copy wins (mergeById). Queries run on the leader's connection after the writes queued
+ * before them; each is one index lookup (schema.ts, version 5) of at most `limit` rows.
+ */
+import { deepFreeze, type Collections } from '../memory.js';
+import type { Collection } from '../collection.js';
+import {
+  DEFAULT_FIND_LIMIT,
+  type HistoryField,
+  type HistoryPage,
+  type HistoryQuery,
+  type HistoryReads,
+  MemoryHistory,
+  mergeById,
+} from '../history.js';
+import type { LeaderSession } from './leader.js';
+
+/** The SQL of each field of HISTORY_FIELDS, exactly as its index is written (or the index is not used). */
+const FIELD_SQL: Record<HistoryField, string> = {
+  merchantReference: "lower(value->>'merchantReference')",
+  subject: "(value->>'subject')",
+  request: "(value->'details'->>'request')",
+};
+/** The field itself, for the exact comparison after the index narrowed by lower(). */
+const EXACT_SQL: Record<HistoryField, string> = {
+  merchantReference: "value->>'merchantReference'",
+  subject: "value->>'subject'",
+  request: "value->'details'->>'request'",
+};
+
+/** A LIKE pattern matching what starts with `s` (its own %, _ and \ taken literally). */
+export function likePrefix(s: string): string {
+  return `${s.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+type Row = { id: string; value: unknown };
+/** Ids in byte order, as memory sorts them (whatever the database's locale): store_records_cold_id. */
+const BY_ID = 'id COLLATE "C"';
+/** Values per `= ANY` query of findAny. */
+const ANY_CHUNK = 1_000;
+
+export class PgHistory implements HistoryReads {
+  private readonly memory: MemoryHistory;
+
+  constructor(
+    private readonly collections: Collections,
+    private readonly session: LeaderSession,
+    /** Resolves once every commit made before the call is durable. */
+    private readonly durable: () => Promise<unknown>,
+  ) {
+    this.memory = new MemoryHistory(collections);
+  }
+
+  async get<T>(c: Collection<T>, id: string): Promise<T | undefined> {
+    const hot = this.collections.get(c)?.get(id);
+    if (hot !== undefined) return hot as T;
+    const rows = await this.cold('SELECT id, value FROM store_records WHERE collection = $1 AND id = $2 AND cold', [
+      c,
+      id,
+    ]);
+    return rows[0]?.[1] as T | undefined;
+  }
+
+  async findBy<T>(c: Collection<T>, field: HistoryField, value: string, q: HistoryQuery = {}): Promise<T[]> {
+    const limit = q.limit ?? DEFAULT_FIND_LIMIT;
+    const hot = this.memory.findNow(c, field, value, q);
+    const lowered = field === 'merchantReference';
+    let where: string;
+    let arg: string;
+    if (q.prefix) {
+      where = lowered ? `${FIELD_SQL[field]} LIKE $2` : `lower(${EXACT_SQL[field]}) LIKE $2`;
+      arg = likePrefix(value.toLowerCase());
+    } else {
+      where = lowered ? `${FIELD_SQL[field]} = lower($2) AND ${EXACT_SQL[field]} = $2` : `${FIELD_SQL[field]} = $2`;
+      arg = value;
+    }
+    const cold = await this.cold<T>(
+      `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY ${BY_ID} LIMIT $3`,
+      [c, arg, limit],
+    );
+    return mergeById(hot, cold, limit).map(([, v]) => v);
+  }
+
+  async findAny<T>(c: Collection<T>, field: HistoryField, values: readonly string[]): Promise<T[]> {
+    const hot = this.memory.findAnyNow(c, field, values);
+    const cold: Array<[string, T]> = [];
+    const unique = [...new Set(values)];
+    for (let i = 0; i < unique.length; i += ANY_CHUNK) {
+      const chunk = unique.slice(i, i + ANY_CHUNK);
+      const where =
+        field === 'merchantReference'
+          ? `${FIELD_SQL[field]} = ANY($2::text[]) AND ${EXACT_SQL[field]} = ANY($3::text[])`
+          : `${FIELD_SQL[field]} = ANY($2::text[])`;
+      const params = field === 'merchantReference' ? [c, chunk.map((v) => v.toLowerCase()), chunk] : [c, chunk];
+      cold.push(
+        ...(await this.cold<T>(
+          `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY ${BY_ID}`,
+          params,
+        )),
+      );
+    }
+    return mergeById(hot, cold, Number.POSITIVE_INFINITY).map(([, v]) => v);
+  }
+
+  async page<T>(c: Collection<T>, after: string | undefined, limit: number): Promise<HistoryPage<T>> {
+    const hot = this.memory.pageNow(c, after, limit);
+    const cold = await this.cold<T>(
+      after === undefined
+        ? `SELECT id, value FROM store_records WHERE collection = $1 AND cold ORDER BY ${BY_ID} LIMIT $2`
+        : `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${BY_ID} > $3 ORDER BY ${BY_ID} LIMIT $2`,
+      after === undefined ? [c, limit] : [c, limit, after],
+    );
+    const rows = mergeById(hot, cold, limit);
+    return { records: rows.map(([, v]) => v), next: rows.length < limit ? undefined : rows.at(-1)?.[0] };
+  }
+
+  private async cold<T>(sql: string, params: unknown[]): Promise<Array<[string, T]>> {
+    await this.durable();
+    const { rows } = await this.session.run((client) => client.query<Row>(sql, params));
+    return rows.map((r) => [r.id, deepFreeze(r.value) as T]);
+  }
+}
