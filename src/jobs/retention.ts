@@ -34,7 +34,7 @@ import { COLLECTIONS as OUTBOX } from '../outbox/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import { checkAuditSinceCheckpoint } from '../audit/verify.js';
-import { moveHistory } from '../history/rules.js';
+import { moveHistory, type HistoryRow } from '../history/rules.js';
 import type { PolicySource } from '../policy/source.js';
 import { pruneNotices, type NoticePruneResult } from './retention-notices.js';
 
@@ -69,6 +69,8 @@ export interface PruneResult extends NoticePruneResult {
 }
 
 export interface RetentionDeps {
+  /** History rows the app adds after the table's (src/history/rules.ts `moveHistory`). */
+  historyRows?: readonly HistoryRow[];
   store: Store;
   policy: PolicySource<Pick<Policy, 'retention'>>;
   logger: Logger;
@@ -185,7 +187,7 @@ export class Retention {
 
     Object.assign(result, await pruneNotices(store, cutoff, (ids, del) => this.deleteIds(ids, del)));
 
-    result.history = await moveHistory(store, this.d.now());
+    result.history = await moveHistory(store, this.d.now(), this.d.historyRows);
     const check = await checkAuditSinceCheckpoint(store, this.d.now);
     result.audit = { ok: check.ok, walked: check.walked };
     if (!check.ok)

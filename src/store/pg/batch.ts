@@ -4,6 +4,7 @@
  * order, and whether it ends cold (evicted after its last put: src/store/history.ts). Pure; the
  * store's memory applies the same ops in the same order.
  */
+import { fieldOf } from '../history.js';
 import type { EncodedOp } from '../journal.js';
 
 /** `ord` is a new place for a record that was absent (or deleted earlier in the batch); KEEP_ORD keeps its place. */
@@ -14,21 +15,42 @@ export interface PendingOp {
   ord: number;
 }
 
-/** A record taken out of memory: its row is marked cold. */
+/** The fields history searches (HISTORY_FIELDS), as the row's columns ref, subject, request hold them. */
+export type ColdKeys = [ref: string | null, subject: string | null, request: string | null];
+
+/** A record taken out of memory: its row is marked cold, its searched fields copied to columns. */
 export interface PendingEvict {
-  evict: { c: string; id: string };
+  evict: { c: string; id: string; keys: ColdKeys };
+}
+
+/** PostgreSQL text cannot hold NUL: it is taken out here and of every value searched for (history.ts). */
+export const textOf = (s: string | undefined): string | null => (s === undefined ? null : s.replaceAll('\u0000', ''));
+
+/** A record's searched fields, read in JS when it is evicted: no json operator on stored values in SQL. */
+export function coldKeys(value: unknown): ColdKeys {
+  return [
+    textOf(fieldOf(value, 'merchantReference')),
+    textOf(fieldOf(value, 'subject')),
+    textOf(fieldOf(value, 'request')),
+  ];
 }
 
 export interface Batch {
   upserts: { collections: string[]; ids: string[]; ords: number[]; values: string[] };
   deletes: { collections: string[]; ids: string[] };
   /** Marked cold after the upserts (a record put and evicted in one batch is written, then cold). */
-  evicts: { collections: string[]; ids: string[] };
+  evicts: {
+    collections: string[];
+    ids: string[];
+    refs: Array<string | null>;
+    subjects: Array<string | null>;
+    requests: Array<string | null>;
+  };
 }
 
 export function reduceBatch(ops: ReadonlyArray<PendingOp | PendingEvict>): Batch {
   const last = new Map<string, PendingOp>();
-  const cold = new Map<string, { c: string; id: string }>();
+  const cold = new Map<string, PendingEvict['evict']>();
   for (const p of ops) {
     if ('evict' in p) {
       cold.set(`${p.evict.c}\u0000${p.evict.id}`, p.evict);
@@ -49,11 +71,14 @@ export function reduceBatch(ops: ReadonlyArray<PendingOp | PendingEvict>): Batch
   const b: Batch = {
     upserts: { collections: [], ids: [], ords: [], values: [] },
     deletes: { collections: [], ids: [] },
-    evicts: { collections: [], ids: [] },
+    evicts: { collections: [], ids: [], refs: [], subjects: [], requests: [] },
   };
-  for (const { c, id } of cold.values()) {
+  for (const { c, id, keys } of cold.values()) {
     b.evicts.collections.push(c);
     b.evicts.ids.push(id);
+    b.evicts.refs.push(keys[0]);
+    b.evicts.subjects.push(keys[1]);
+    b.evicts.requests.push(keys[2]);
   }
   for (const { op, ord } of last.values()) {
     if (op.op === 'put') {
@@ -77,7 +102,8 @@ export const UPSERT_SQL = `
       cold = false`;
 
 export const EVICT_SQL = `
-  UPDATE store_records r SET cold = true FROM unnest($1::text[], $2::text[]) AS u(c, i)
+  UPDATE store_records r SET cold = true, ref = u.f, subject = u.s, request = u.q
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(c, i, f, s, q)
   WHERE r.collection = u.c AND r.id = u.i`;
 
 export const DELETE_SQL = `

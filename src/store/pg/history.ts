@@ -17,21 +17,27 @@ import {
   type HistoryQuery,
   type HistoryReads,
   MemoryHistory,
+  fieldOf,
+  matches,
   mergeById,
 } from '../history.js';
+import { textOf } from './batch.js';
 import type { LeaderSession } from './leader.js';
 
-/** The SQL of each field of HISTORY_FIELDS, exactly as its index is written (or the index is not used). */
+/**
+ * The column of each field of HISTORY_FIELDS (copied from the value when the row went cold, NUL
+ * taken out: batch.ts coldKeys), exactly as its index is written (or the index is not used).
+ */
 const FIELD_SQL: Record<HistoryField, string> = {
-  merchantReference: "lower(value->>'merchantReference')",
-  subject: "(value->>'subject')",
-  request: "(value->'details'->>'request')",
+  merchantReference: 'lower(ref)',
+  subject: 'subject',
+  request: 'request',
 };
-/** The field itself, for the exact comparison after the index narrowed by lower(). */
+/** The column itself, for the exact comparison after the index narrowed by lower(). */
 const EXACT_SQL: Record<HistoryField, string> = {
-  merchantReference: "value->>'merchantReference'",
-  subject: "value->>'subject'",
-  request: "value->'details'->>'request'",
+  merchantReference: 'ref',
+  subject: 'subject',
+  request: 'request',
 };
 
 /** A LIKE pattern matching what starts with `s` (its own %, _ and \ taken literally). */
@@ -75,16 +81,18 @@ export class PgHistory implements HistoryReads {
     let arg: string;
     if (q.prefix) {
       where = lowered ? `${FIELD_SQL[field]} LIKE $2` : `lower(${EXACT_SQL[field]}) LIKE $2`;
-      arg = likePrefix(value.toLowerCase());
+      arg = likePrefix(textOf(value)!.toLowerCase());
     } else {
       where = lowered ? `${FIELD_SQL[field]} = lower($2) AND ${EXACT_SQL[field]} = $2` : `${FIELD_SQL[field]} = $2`;
-      arg = value;
+      arg = textOf(value)!;
     }
     const cold = await this.cold<T>(
       `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY ${BY_ID} LIMIT $3`,
       [c, arg, limit],
     );
-    return mergeById(hot, cold, limit).map(([, v]) => v);
+    // The columns lost any NUL: the value itself decides (a row matched only without it is not a match).
+    const real = cold.filter(([, v]) => matches(v, field, value, q.prefix ?? false));
+    return mergeById(hot, real, limit).map(([, v]) => v);
   }
 
   async findAny<T>(c: Collection<T>, field: HistoryField, values: readonly string[]): Promise<T[]> {
@@ -97,7 +105,8 @@ export class PgHistory implements HistoryReads {
         field === 'merchantReference'
           ? `${FIELD_SQL[field]} = ANY($2::text[]) AND ${EXACT_SQL[field]} = ANY($3::text[])`
           : `${FIELD_SQL[field]} = ANY($2::text[])`;
-      const params = field === 'merchantReference' ? [c, chunk.map((v) => v.toLowerCase()), chunk] : [c, chunk];
+      const texts = chunk.map((v) => textOf(v)!);
+      const params = field === 'merchantReference' ? [c, texts.map((v) => v.toLowerCase()), texts] : [c, texts];
       cold.push(
         ...(await this.cold<T>(
           `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${where} ORDER BY ${BY_ID}`,
@@ -105,7 +114,9 @@ export class PgHistory implements HistoryReads {
         )),
       );
     }
-    return mergeById(hot, cold, Number.POSITIVE_INFINITY).map(([, v]) => v);
+    const wanted = new Set(values);
+    const real = cold.filter(([, v]) => wanted.has(fieldOf(v, field) as string));
+    return mergeById(hot, real, Number.POSITIVE_INFINITY).map(([, v]) => v);
   }
 
   async page<T>(c: Collection<T>, after: string | undefined, limit: number): Promise<HistoryPage<T>> {

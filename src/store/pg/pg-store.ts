@@ -23,6 +23,7 @@ import {
 import type { Store, StoreHealth, StoreOptions, StoreStats, Tx } from '../types.js';
 import {
   DELETE_SQL,
+  coldKeys,
   EVICT_SQL,
   KEEP_ORD,
   type PendingEvict,
@@ -128,8 +129,13 @@ export class PgStore extends CollectionReads implements Store {
       });
       // Out of memory now, cold in the database with this same group commit: history reads wait
       // for it to be durable before asking the database, so a record is always in one or the other.
+      // The searched fields are read from memory's copy first; a record not in memory (already
+      // cold, or deleted) has nothing to mark.
+      for (const e of evictions) {
+        const v = this.collections.get(e.c)?.get(e.id);
+        if (v !== undefined) this.pending.push({ evict: { ...e, keys: coldKeys(v) } });
+      }
       this.records -= removeIds(this.collections, evictions);
-      for (const e of evictions) this.pending.push({ evict: e });
       this.pendingSeq = ++this.seq;
       this.kick();
     }
@@ -167,7 +173,7 @@ export class PgStore extends CollectionReads implements Store {
           const u = batch.upserts;
           if (u.ids.length > 0) await c.query(UPSERT_SQL, [u.collections, u.ids, u.ords, u.values]);
           const e = batch.evicts;
-          if (e.ids.length > 0) await c.query(EVICT_SQL, [e.collections, e.ids]);
+          if (e.ids.length > 0) await c.query(EVICT_SQL, [e.collections, e.ids, e.refs, e.subjects, e.requests]);
         });
       } catch (err) {
         this.fail(err);

@@ -73,19 +73,24 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; what: string; sql: str
     version: 5,
     // src/store/history.ts. A constant default makes the new column a catalog change, not a rewrite.
     // The leader loads \`NOT cold\` rows in ord order (store_records_hot); history reads cold rows
-    // by id (the primary key), and by the fields of HISTORY_FIELDS (one expression index each,
-    // lower() + text_pattern_ops so a reference's exact and prefix lookups both use it). Pages go by
+    // by id (the primary key), and by the fields of HISTORY_FIELDS, copied into plain columns by the
+    // commit that evicts a row (batch.ts, coldKeys: NUL taken out). No json operator runs on a stored
+    // value here or in a commit's SQL: \`value->>'…'\` fails on any row holding \u0000 (json keeps
+    // it, text cannot), which would fail the group commit and every replica after it. lower() +
+    // text_pattern_ops so a reference's exact and prefix lookups both use one index. Pages go by
     // id in byte order (COLLATE "C", store_records_cold_id), the order memory sorts its ids in, so
     // a page of memory and a page of rows merge into one order whatever the database's locale.
-    what: 'closed records leave memory: the cold flag and the indexes history reads need',
+    what: 'closed records leave memory: the cold flag, the fields history searches, and their indexes',
     sql: `
       ALTER TABLE store_records ADD COLUMN cold boolean NOT NULL DEFAULT false;
+      ALTER TABLE store_records ADD COLUMN ref text;
+      ALTER TABLE store_records ADD COLUMN subject text;
+      ALTER TABLE store_records ADD COLUMN request text;
       CREATE INDEX store_records_hot ON store_records (ord) WHERE NOT cold;
       CREATE INDEX store_records_cold_id ON store_records (collection, id COLLATE "C") WHERE cold;
-      CREATE INDEX store_records_reference ON store_records
-        (collection, lower(value->>'merchantReference') text_pattern_ops) WHERE cold;
-      CREATE INDEX store_records_subject ON store_records (collection, (value->>'subject')) WHERE cold;
-      CREATE INDEX store_records_request ON store_records (collection, (value->'details'->>'request')) WHERE cold;
+      CREATE INDEX store_records_reference ON store_records (collection, lower(ref) text_pattern_ops) WHERE cold;
+      CREATE INDEX store_records_subject ON store_records (collection, subject) WHERE cold;
+      CREATE INDEX store_records_request ON store_records (collection, request) WHERE cold;
     `,
   },
 ];

@@ -199,27 +199,26 @@ describe.skipIf(!pgAvailable)(`history's indexes${pgSkipReason ? ` (${pgSkipReas
     await c.connect();
     try {
       await c.query('SET enable_seqscan = off');
+      // Cold rows with distinct fields, analyzed: on an empty table every index costs the same.
+      await c.query(
+        `INSERT INTO store_records (collection, id, ord, value, cold, ref, subject, request)
+         SELECT c, c || g, g, '{}'::json, true, 'r' || g, 's' || g, 'q' || g
+         FROM generate_series(1, 3000) g, unnest(ARRAY['w', 'a']) c`,
+      );
+      await c.query('ANALYZE store_records');
       const plan = async (where: string) =>
         (await c.query(`EXPLAIN SELECT id, value FROM store_records WHERE ${where} ORDER BY id LIMIT 10`)).rows
           .map((r: Record<string, string>) => Object.values(r)[0])
           .join('\n');
-      expect(await plan("collection = 'w' AND cold AND lower(value->>'merchantReference') LIKE 'ab%'")).toMatch(
+      expect(await plan("collection = 'w' AND cold AND lower(ref) LIKE 'r12%'")).toMatch(/store_records_reference/);
+      expect(await plan("collection = 'w' AND cold AND lower(ref) = lower('Ab') AND ref = 'Ab'")).toMatch(
         /store_records_reference/,
       );
       expect(
-        await plan(
-          "collection = 'w' AND cold AND lower(value->>'merchantReference') = lower('Ab') AND value->>'merchantReference' = 'Ab'",
-        ),
+        await plan("collection = 'w' AND cold AND lower(ref) = ANY(ARRAY['ab']) AND ref = ANY(ARRAY['Ab'])"),
       ).toMatch(/store_records_reference/);
-      expect(
-        await plan(
-          "collection = 'w' AND cold AND lower(value->>'merchantReference') = ANY(ARRAY['ab']) AND value->>'merchantReference' = ANY(ARRAY['Ab'])",
-        ),
-      ).toMatch(/store_records_reference/);
-      expect(await plan("collection = 'a' AND cold AND (value->>'subject') = 'x'")).toMatch(/store_records_subject/);
-      expect(await plan("collection = 'a' AND cold AND (value->'details'->>'request') = 'x'")).toMatch(
-        /store_records_request/,
-      );
+      expect(await plan("collection = 'a' AND cold AND subject = 'x'")).toMatch(/store_records_subject/);
+      expect(await plan("collection = 'a' AND cold AND request = 'x'")).toMatch(/store_records_request/);
       const pages = await c.query(
         `EXPLAIN SELECT id, value FROM store_records WHERE collection = 'a' AND cold AND id COLLATE "C" > '0001' ORDER BY id COLLATE "C" LIMIT 10`,
       );
