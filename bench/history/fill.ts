@@ -13,13 +13,15 @@
  * Where the store evicts (PostgreSQL), the fill leaves history as the daily job leaves it
  * (src/history/rules.ts): in each fill commit, a withdrawal closed longer ago than the hot window
  * is evicted (a completed one folded into the paid summary first, as the job's rule does), and
- * so is every audit entry older than the audit's hot days. The embedded store keeps everything.
+ * so is every audit entry older than the audit's hot days, and the card records of an evicted
+ * withdrawal (its message records and permalink). The embedded store keeps everything.
  */
 import { appendAudit } from '../../src/audit/log.js';
 import { AUDIT_RULE, type HistoryRule, WITHDRAWAL_RULE } from '../../src/history/rules.js';
 import type { AuditAction } from '../../src/audit/actions.js';
 import { collection, type Store, type Tx } from '../../src/store/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
+import { cardOwner } from '../../src/slack/withdrawal-history.js';
 import type { Template } from './template.js';
 
 /** The collections a closed withdrawal keeps for ever (besides the audit log). */
@@ -120,10 +122,22 @@ export function prepareFill(template: Template, ids: readonly string[], total: n
             const g = n % groups.length;
             const group = groups[g]!;
             const shift = shiftOf(n);
+            const gone = new Set<string>();
             for (const r of group.records) {
               const value = JSON.parse(remap(g, n, r.json, shift));
               tx.put(collections.get(r.name as (typeof KEPT)[number])!, remap(g, n, r.id, shift), value);
-              if (r.name === 'withdrawals') evict(tx, WITHDRAWAL_RULE, value as WithdrawalRequest);
+              if (r.name !== 'withdrawals') continue;
+              const w = value as WithdrawalRequest;
+              evict(tx, WITHDRAWAL_RULE, w);
+              // (An eviction applies when the commit does: a read in it still sees the record.)
+              if (store.evicts && WITHDRAWAL_RULE.cold(w, now)) gone.add(w.id);
+            }
+            // Its card's records follow it out (src/slack/withdrawal-history.ts, the row the app adds to the table).
+            for (const r of group.records) {
+              const id = remap(g, n, r.id, shift);
+              const owner =
+                r.name === 'outbox_messages' ? cardOwner(id) : r.name === 'withdrawal_card_links' ? id : undefined;
+              if (owner && gone.has(owner)) tx.evict(collections.get(r.name as (typeof KEPT)[number])!, id);
             }
             for (const e of group.audit) {
               const entry = appendAudit(tx, {
