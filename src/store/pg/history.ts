@@ -46,6 +46,8 @@ export function likePrefix(s: string): string {
 }
 
 type Row = { id: string; value: unknown };
+/** Runs one read on history's own connections (openPgStore's pool), never on the leader's write session. */
+export type ColdReader = (sql: string, params: unknown[]) => Promise<Row[]>;
 /** Ids in byte order, as memory sorts them (whatever the database's locale): store_records_cold_id. */
 const BY_ID = 'id COLLATE "C"';
 /** Values per `= ANY` query of findAny. */
@@ -59,6 +61,7 @@ export class PgHistory implements HistoryReads {
     private readonly session: LeaderSession,
     /** Resolves once every commit made before the call is durable. */
     private readonly durable: () => Promise<unknown>,
+    private readonly reader: ColdReader,
   ) {
     this.memory = new MemoryHistory(collections);
   }
@@ -131,9 +134,47 @@ export class PgHistory implements HistoryReads {
     return { records: rows.map(([, v]) => v), next: rows.length < limit ? undefined : rows.at(-1)?.[0] };
   }
 
+  async *scan<T>(c: Collection<T>, after: string | undefined, pageSize: number): AsyncIterable<T[]> {
+    const read = (from: string | undefined) => {
+      // Memory first, then (once what is committed is durable) the rows, as cold() does: a record
+      // evicted in between is in one or the other.
+      const hot = this.memory.pageNow<T>(c, from, pageSize);
+      const cold = this.durable().then(() =>
+        this.reader(
+          from === undefined
+            ? `SELECT id, value FROM store_records WHERE collection = $1 AND cold ORDER BY ${BY_ID} LIMIT $2`
+            : `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${BY_ID} > $3 ORDER BY ${BY_ID} LIMIT $2`,
+          from === undefined ? [c, pageSize] : [c, pageSize, from],
+        ),
+      );
+      cold.catch(() => {}); // a walk that stops early leaves its prefetch unread
+      return { hot, cold };
+    };
+    let next = read(after);
+    for (;;) {
+      const rows = merged(
+        next.hot,
+        (await next.cold).map((r): [string, T] => [r.id, r.value as T]),
+        pageSize,
+      );
+      const done = rows.length < pageSize;
+      // The next page is read while the caller handles this one.
+      if (!done) next = read(rows.at(-1)?.[0]);
+      if (rows.length > 0) yield rows.map(([, v]) => v);
+      if (done) return;
+    }
+  }
+
   private async cold<T>(sql: string, params: unknown[]): Promise<Array<[string, T]>> {
     await this.durable();
     const { rows } = await this.session.run((client) => client.query<Row>(sql, params));
     return rows.map((r) => [r.id, deepFreeze(r.value) as T]);
   }
+}
+
+/** mergeById, without its sort where memory's page lies wholly after the rows' (an audit walk's old pages). */
+function merged<T>(hot: Array<[string, T]>, cold: Array<[string, T]>, limit: number): Array<[string, T]> {
+  const lastCold = cold.at(-1)?.[0];
+  const inRange = cold.length < limit || lastCold === undefined ? hot : hot.filter(([id]) => id <= lastCold);
+  return inRange.length === 0 ? cold : mergeById(inRange, cold, limit);
 }
