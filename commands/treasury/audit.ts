@@ -3,13 +3,23 @@
  * check walks the entries written since the last verified checkpoint (src/audit/verify.ts);
  * `/treasury audit export` walks the whole chain.
  */
-import { checkAuditSinceCheckpoint, readRecentAudit } from '../../src/audit/index.js';
+import { type ChainCheck, checkAuditSinceCheckpoint, readRecentAudit } from '../../src/audit/index.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/index.js';
 import { WITHDRAWALS } from '../../src/withdrawals/index.js';
 import { utcMinute } from '../../src/format/time.js';
 import { auditRowText } from '../../src/slack/audit-words.js';
 import { context, header, packLines, section } from '../../src/slack/blocks.js';
 import type { VerbRun } from './verb.js';
+
+/**
+ * What the check covered, in plain words: from a checkpoint it checked only the entries written
+ * since that check (an older entry edited since is for the full check), so it does not say "all".
+ */
+function verifiedText(check: Extract<ChainCheck, { ok: true }>): string {
+  if (check.since === undefined) return `:white_check_mark: Hash chain verified: all ${check.count} entries.`;
+  const n = check.walked === 1 ? '1 new entry' : `${check.walked} new entries`;
+  return `:white_check_mark: ${n} since ${utcMinute(Date.parse(check.since))} verified (a full check: \`/treasury audit export\`).`;
+}
 
 export const auditVerb: VerbRun = {
   run: async ({ deps, respond }) => {
@@ -33,7 +43,7 @@ export const auditVerb: VerbRun = {
         header('Audit log'),
         section(
           check.ok
-            ? `:white_check_mark: Hash chain verified: ${check.count} entries.`
+            ? verifiedText(check)
             : `:rotating_light: *The audit log does not verify* at entry #${check.seq}: ${check.reason}`,
         ),
         ...packLines(lines.length ? lines : ['_No entries yet._']),

@@ -165,18 +165,16 @@ export function verifyAudit(store: Store): AuditVerification {
 
 export const AUDIT_CSV_COLUMNS = ['seq', 'at', 'actor', 'action', 'subject', 'details', 'prevHash', 'hash'] as const;
 
-/** Entries as CSV rows (the header row first when `header`); details as canonical JSON. */
+/** One entry as a CSV row's cells (AUDIT_CSV_COLUMNS); details as canonical JSON. */
+export function auditCsvCells(e: AuditEntry): Array<string | number> {
+  return [e.seq, e.at, e.actor, e.action, e.subject, canonical(e.details) ?? '{}', e.prevHash, e.hash];
+}
+
+/** csv-stringify's options for the log (sync here, streamed by the export: verify.ts). */
+// escape_formulas: a cell a spreadsheet would run as a formula gets a leading ' (details are JSON, never affected).
+export const AUDIT_CSV_OPTIONS = { columns: [...AUDIT_CSV_COLUMNS], escape_formulas: true };
+
+/** Entries as CSV rows (the header row first when `header`). */
 export function auditCsvRows(entries: readonly AuditEntry[], header: boolean): string {
-  const rows = entries.map((e) => [
-    e.seq,
-    e.at,
-    e.actor,
-    e.action,
-    e.subject,
-    canonical(e.details) ?? '{}',
-    e.prevHash,
-    e.hash,
-  ]);
-  // escape_formulas: a cell a spreadsheet would run as a formula gets a leading ' (details are JSON, never affected).
-  return csvStringify(rows, { header, columns: [...AUDIT_CSV_COLUMNS], escape_formulas: true });
+  return csvStringify(entries.map(auditCsvCells), { header, ...AUDIT_CSV_OPTIONS });
 }

@@ -2,19 +2,28 @@
  * Reading the audit log without holding it: old entries leave memory (src/history/rules.ts) and
  * are read from the store's history in pages, in seq order (ids are zero-padded seqs).
  *
- * Verification walks the chain page by page and never loads it whole. A checkpoint (the seq and
- * hash of an entry a walk verified, kept in the store) lets the routine check (`/treasury audit`,
- * the daily `store.prune` job) walk only the entries written since: it re-hashes the checkpoint's
- * own entry (so the chain still has to reach it) and links on from there. The full walk from
- * entry 1 (`/treasury audit export`, `fullAuditCheck` for the bench) is always available.
+ * Verification walks the chain page by page (history's scan: on PostgreSQL a connection of its
+ * own, the next page read while one is hashed) and never loads it whole. A checkpoint (the seq
+ * and hash of an entry a walk verified, kept in the store) lets the interactive check
+ * (`/treasury audit`) walk only the entries written since: it re-hashes the checkpoint's own entry
+ * (so the chain still has to reach it) and links on from there. That is not a full check (an
+ * entry before the checkpoint edited in the database goes unseen), so the daily `store.prune` job
+ * walks the whole chain (checkFullAudit) and logs the head's hash, a record kept outside the
+ * database; `/treasury audit export` walks it whole too, in the same pass that writes the CSV.
  */
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
 import { collection, type Store } from '../store/index.js';
 import {
   AUDIT_COLLECTION,
   type AuditEntry,
+  type AuditHead,
   type AuditVerification,
-  auditCsvRows,
+  AUDIT_CSV_OPTIONS,
+  auditCsvCells,
   auditHead,
   auditId,
   entryProblem,
@@ -32,17 +41,49 @@ export interface AuditCheckpoint {
 
 export const AUDIT_CHECKPOINT = collection<AuditCheckpoint>('audit_checkpoint');
 const CHECKPOINT_ID = 'checkpoint';
-/** Entries per page: one index range scan each on PostgreSQL. */
-export const AUDIT_PAGE = 2_000;
+/** Entries per page: one index range scan each on PostgreSQL (a few MB). */
+export const AUDIT_PAGE = 10_000;
 
 export type ChainCheck = AuditVerification & {
   /** Entries hashed by this walk (all of them for a full check, the new ones from a checkpoint). */
   walked: number;
   /** Where the walk began: 0 for a full check. */
   from: number;
+  /** When the checkpoint it began from was verified (ISO 8601); undefined for a full check. */
+  since?: string;
+  /** The hash of the last entry it verified (the head's when the chain verified). */
+  lastHash: string;
 };
 
 type HistoryStore = Pick<Store, 'get' | 'history'>;
+
+/** Links entries in order from `prev` (the hash of the entry before `expected`) up to `end`. */
+class ChainWalk {
+  walked = 0;
+  problem: { seq: number; reason: string } | undefined;
+  constructor(
+    public prev: string,
+    public expected: number,
+    private readonly end: number,
+  ) {}
+
+  /** False once the walk is done: past `end` (written after it began) or at a problem. */
+  link(e: AuditEntry): boolean {
+    if (this.problem || this.expected > this.end) return false;
+    this.problem = entryProblem(e, this.expected, this.prev);
+    if (this.problem) return false;
+    this.prev = e.hash;
+    this.expected++;
+    this.walked++;
+    return true;
+  }
+
+  result(head: AuditHead | undefined, from: number, since?: string): ChainCheck {
+    const base = { walked: this.walked, from, since, lastHash: this.prev };
+    if (this.problem) return { ok: false, ...this.problem, ...base };
+    return { ...headProblem(head, this.expected - 1, this.prev), ...base };
+  }
+}
 
 /**
  * Walks the chain in pages up to the head as it was when the walk began (entries written during
@@ -54,76 +95,69 @@ export async function verifyAuditChain(
 ): Promise<ChainCheck> {
   const head = auditHead(store);
   const cp = o.from === 'checkpoint' ? store.get(AUDIT_CHECKPOINT, CHECKPOINT_ID) : undefined;
-  let prev = GENESIS_HASH;
-  let expected = 1;
-  let from = 0;
-  if (cp && head && cp.seq <= head.seq) {
-    const at = await store.history.get(AUDIT_COLLECTION, auditId(cp.seq));
-    if (!at) return { ok: false, seq: cp.seq, reason: `entry ${cp.seq} is missing`, walked: 0, from: cp.seq };
-    const problem = entryProblem(at, cp.seq, at.prevHash);
-    if (problem) return { ok: false, ...problem, walked: 1, from: cp.seq };
-    if (at.hash !== cp.hash)
-      return {
-        ok: false,
-        seq: cp.seq,
-        reason: `entry ${cp.seq} was altered after it was verified`,
-        walked: 1,
-        from: cp.seq,
-      };
-    prev = cp.hash;
-    expected = cp.seq + 1;
-    from = cp.seq;
-  }
   const end = head?.seq ?? Number.POSITIVE_INFINITY;
-  const size = o.pageSize ?? AUDIT_PAGE;
-  const fetch = (after: string | undefined) => {
-    const p = store.history.page(AUDIT_COLLECTION, after, size);
-    p.catch(() => {}); // a walk that stops early leaves its prefetch unread
-    return p;
-  };
-  let walked = 0;
-  let next = expected <= end ? fetch(expected > 1 ? auditId(expected - 1) : undefined) : undefined;
-  while (next) {
-    const page = await next;
-    // The next page is read while this one is hashed: the walk takes the longer of the two, not their sum.
-    const last = page.records.at(-1)?.seq ?? end;
-    next = page.next !== undefined && last < end ? fetch(page.next) : undefined;
-    for (const e of page.records) {
-      if (expected > end) break; // written after the walk began
-      const problem = entryProblem(e, expected, prev);
-      if (problem) return { ok: false, ...problem, walked, from };
-      prev = e.hash;
-      expected++;
-      walked++;
-    }
+  let walk = new ChainWalk(GENESIS_HASH, 1, end);
+  let from = 0;
+  let since: string | undefined;
+  if (cp && head && cp.seq <= head.seq) {
+    const fail = (walked: number, p: { seq: number; reason: string }): ChainCheck => ({
+      ok: false,
+      ...p,
+      walked,
+      from: cp.seq,
+      since: cp.at,
+      lastHash: cp.hash,
+    });
+    const at = await store.history.get(AUDIT_COLLECTION, auditId(cp.seq));
+    if (!at) return fail(0, { seq: cp.seq, reason: `entry ${cp.seq} is missing` });
+    const problem = entryProblem(at, cp.seq, at.prevHash);
+    if (problem) return fail(1, problem);
+    if (at.hash !== cp.hash)
+      return fail(1, { seq: cp.seq, reason: `entry ${cp.seq} was altered after it was verified` });
+    walk = new ChainWalk(cp.hash, cp.seq + 1, end);
+    from = cp.seq;
+    since = cp.at;
   }
-  return { ...headProblem(head, expected - 1, prev), walked, from };
+  if (walk.expected <= end) {
+    const after = walk.expected > 1 ? auditId(walk.expected - 1) : undefined;
+    pages: for await (const page of store.history.scan(AUDIT_COLLECTION, after, o.pageSize ?? AUDIT_PAGE))
+      for (const e of page) if (!walk.link(e)) break pages;
+  }
+  return walk.result(head, from, since);
+}
+
+/** Moves the checkpoint to the entry a walk verified last (only forward). */
+async function moveCheckpoint(store: Store, check: ChainCheck, now: () => number): Promise<void> {
+  if (!check.ok || check.count === 0) return;
+  // The checkpoint only saves the next walk some work: a store refusing writes (disk full) must
+  // not turn a check that verified into a failure, so a refused write is left for the next check.
+  await store
+    .commit((tx) => {
+      const cur = tx.get(AUDIT_CHECKPOINT, CHECKPOINT_ID);
+      if (!cur || cur.seq < check.count)
+        tx.put(AUDIT_CHECKPOINT, CHECKPOINT_ID, {
+          seq: check.count,
+          hash: check.lastHash,
+          at: new Date(now()).toISOString(),
+        });
+    })
+    .catch(() => undefined);
 }
 
 /**
- * The routine check: from the checkpoint, then the checkpoint moves to where this walk ended (only
- * when the chain verified). What `/treasury audit` and the daily job run.
+ * The interactive check (`/treasury audit`): from the checkpoint, which then moves to where this
+ * walk ended (only when the chain verified). Not a full check: see checkFullAudit.
  */
 export async function checkAuditSinceCheckpoint(store: Store, now: () => number = Date.now): Promise<ChainCheck> {
   const check = await verifyAuditChain(store, { from: 'checkpoint' });
-  // The walk verified entries 1 to count against the head it began with (later ones wait for the next walk).
-  if (check.ok && check.count > 0) {
-    const verified = await store.history.get(AUDIT_COLLECTION, auditId(check.count));
-    // The checkpoint only saves the next walk some work: a store refusing writes (disk full) must
-    // not turn a check that verified into a failure, so a refused write is left for the next check.
-    if (verified)
-      await store
-        .commit((tx) => {
-          const cur = tx.get(AUDIT_CHECKPOINT, CHECKPOINT_ID);
-          if (!cur || cur.seq < verified.seq)
-            tx.put(AUDIT_CHECKPOINT, CHECKPOINT_ID, {
-              seq: verified.seq,
-              hash: verified.hash,
-              at: new Date(now()).toISOString(),
-            });
-        })
-        .catch(() => undefined);
-  }
+  await moveCheckpoint(store, check, now);
+  return check;
+}
+
+/** The daily check: the whole chain from entry 1; the checkpoint moves to its end. */
+export async function checkFullAudit(store: Store, now: () => number = Date.now): Promise<ChainCheck> {
+  const check = await verifyAuditChain(store, { from: 'start' });
+  await moveCheckpoint(store, check, now);
   return check;
 }
 
@@ -147,15 +181,25 @@ export async function readRecentAudit(store: HistoryStore, n: number): Promise<A
   return page.records;
 }
 
-/** The whole log as CSV (header row included), read page by page. */
-export async function exportAuditCsv(store: HistoryStore, pageSize = AUDIT_PAGE): Promise<string> {
-  const parts: string[] = [];
-  let after: string | undefined;
-  for (;;) {
-    const page = await store.history.page(AUDIT_COLLECTION, after, pageSize);
-    if (parts.length === 0 || page.records.length > 0) parts.push(auditCsvRows(page.records, parts.length === 0));
-    if (page.next === undefined) break;
-    after = page.next;
+/**
+ * The whole log as CSV (header row included) streamed into `out` (never one string: a log of
+ * millions of entries exceeds what a string may hold), and a full check of the chain in the same
+ * walk (up to the head as it was when the walk began). `out` is ended.
+ */
+export async function exportAuditCsv(store: HistoryStore, out: Writable, pageSize = AUDIT_PAGE): Promise<ChainCheck> {
+  const head = auditHead(store);
+  const walk = new ChainWalk(GENESIS_HASH, 1, head?.seq ?? Number.POSITIVE_INFINITY);
+  const csv = stringify({ header: true, ...AUDIT_CSV_OPTIONS });
+  csv.pipe(out);
+  const done = finished(out);
+  done.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
+  for await (const page of store.history.scan(AUDIT_COLLECTION, undefined, pageSize)) {
+    for (const e of page) {
+      walk.link(e);
+      if (!csv.write(auditCsvCells(e))) await once(csv, 'drain');
+    }
   }
-  return parts.join('');
+  csv.end();
+  await done;
+  return walk.result(head, 0);
 }

@@ -20,7 +20,7 @@
  * Alerts, events and delivered outbox entries are not here: retention deletes them (src/jobs/retention.ts).
  */
 import { AUDIT_COLLECTION, type AuditEntry, auditId } from '../audit/log.js';
-import type { Collection, Store, Tx } from '../store/index.js';
+import { type Collection, collection, type Store, type Tx } from '../store/index.js';
 import { foldPaid } from '../withdrawals/paid-summary.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
 import { FINAL_STATES, type WithdrawalRequest } from '../withdrawals/types.js';
@@ -64,12 +64,28 @@ export const AUDIT_RULE: HistoryRule<AuditEntry> = {
   cold: (e, now) => Date.parse(e.at) < now - AUDIT_HOT_DAYS * DAY_MS,
 };
 
+/**
+ * The completed requests already folded into the paid summary, by request id (persisted name:
+ * never change it). A request put again after it left memory (hot once more) and evicted again
+ * must not count twice: the commit that folds checks and writes its mark. The marks stay in
+ * memory (a check inside a commit cannot wait for the database): a few dozen bytes per completed
+ * payment, against the request's kilobytes that leave.
+ */
+export const PAID_FOLDED = collection<{ id: string }>('paid_folded');
+
+/** Folds a completed request into the paid summary once, whatever how often it is evicted. */
+export function foldPaidOnce(tx: Tx, r: WithdrawalRequest): void {
+  if (r.state !== 'completed' || tx.get(PAID_FOLDED, r.id)) return;
+  foldPaid(tx, r);
+  tx.put(PAID_FOLDED, r.id, { id: r.id });
+}
+
 export const WITHDRAWAL_RULE: HistoryRule<WithdrawalRequest> = {
   collection: WITHDRAWALS,
   idOf: (r) => r.id,
   cold: withdrawalIsCold,
   // Each completed payment counts exactly once for the rules: in memory, or in the summary.
-  onEvict: foldPaid,
+  onEvict: foldPaidOnce,
 };
 
 /** A row of the table: moves its collection's cold records, returns how many left memory. */

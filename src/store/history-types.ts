@@ -39,4 +39,12 @@ export interface HistoryReads {
   findAny<T>(c: Collection<T>, field: HistoryField, values: readonly string[]): Promise<T[]>;
   /** One page of the collection in id order, ids after `after` (all from the start when undefined). */
   page<T>(c: Collection<T>, after: string | undefined, limit: number): Promise<HistoryPage<T>>;
+  /**
+   * The collection from `after` on, in id order, in pages of `pageSize` (the last one shorter), for
+   * a caller that walks all of it once and only reads (the audit chain's check and export): a
+   * page's cold records are not frozen; on PostgreSQL they are read on a connection of their own
+   * (not the leader's write session, so a walk never queues in front of commits), the next page
+   * while the caller handles this one.
+   */
+  scan<T>(c: Collection<T>, after: string | undefined, pageSize: number): AsyncIterable<T[]>;
 }

@@ -67,6 +67,16 @@ export class MemoryHistory implements HistoryReads {
     return { records: rows.map(([, v]) => v), next: rows.length < limit ? undefined : rows.at(-1)?.[0] };
   }
 
+  async *scan<T>(c: Collection<T>, after: string | undefined, pageSize: number): AsyncIterable<T[]> {
+    let from = after;
+    for (;;) {
+      const rows = this.pageNow<T>(c, from, pageSize);
+      if (rows.length > 0) yield rows.map(([, v]) => v);
+      if (rows.length < pageSize) return;
+      from = rows.at(-1)?.[0];
+    }
+  }
+
   /** Synchronous, with ids: what PostgreSQL's history merges with the database's rows. */
   findNow<T>(c: Collection<T>, field: HistoryField, value: string, q: HistoryQuery): Array<[string, T]> {
     const out: Array<[string, T]> = [];

@@ -7,12 +7,14 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendAudit, AUDIT_COLLECTION, auditId } from '../../src/audit/log.js';
 import {
   AUDIT_CHECKPOINT,
   checkAuditSinceCheckpoint,
+  checkFullAudit,
   exportAuditCsv,
   fullAuditCheck,
   readRecentAudit,
@@ -27,6 +29,18 @@ async function write(store: Store, n: number): Promise<void> {
     for (let i = 0; i < n; i++)
       appendAudit(tx, { actor: 'system', action: 'request', subject: `w${i}`, details: { i }, at: 1_700_000_000_000 });
   });
+}
+
+async function exportToText(store: Store, pageSize: number) {
+  const chunks: Buffer[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      chunks.push(chunk);
+      cb();
+    },
+  });
+  const check = await exportAuditCsv(store, out, pageSize);
+  return { check, text: Buffer.concat(chunks).toString('utf8') };
 }
 
 async function evictUpTo(store: Store, seq: number): Promise<void> {
@@ -55,10 +69,14 @@ describe.skipIf(!pgAvailable)(`the audit chain from history${pgSkipReason ? ` ($
       expect(store.count(AUDIT_COLLECTION)).toBe(5);
 
       const full = await verifyAuditChain(store, { from: 'start', pageSize: 4 });
-      expect(full).toEqual({ ok: true, count: 25, walked: 25, from: 0 });
+      expect(full).toMatchObject({ ok: true, count: 25, walked: 25, from: 0 });
       expect((await readRecentAudit(store, 7)).map((e) => e.seq)).toEqual([19, 20, 21, 22, 23, 24, 25]);
-      const csv = await exportAuditCsv(store, 6);
-      expect(csv.trimEnd().split('\n')).toHaveLength(26);
+      // Streamed in pages of 3 (9 pages), verified in the same walk: the header, then every entry in order.
+      const exported = await exportToText(store, 3);
+      expect(exported.check).toMatchObject({ ok: true, count: 25, walked: 25 });
+      const lines = exported.text.trimEnd().split('\n');
+      expect(lines[0]).toBe('seq,at,actor,action,subject,details,prevHash,hash');
+      expect(lines.slice(1).map((l) => Number(l.split(',')[0]))).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
 
       // No checkpoint yet: the first routine check walks everything, then keeps one at the head.
       expect(await checkAuditSinceCheckpoint(store)).toMatchObject({ ok: true, count: 25, walked: 25 });
@@ -73,10 +91,17 @@ describe.skipIf(!pgAvailable)(`the audit chain from history${pgSkipReason ? ` ($
            'hash', value->'hash') WHERE collection = 'audit' AND id = $1`,
         [auditId(5)],
       );
-      expect((await checkAuditSinceCheckpoint(store)).ok).toBe(true);
+      expect(await checkAuditSinceCheckpoint(store)).toMatchObject({ ok: true, walked: 0, since: expect.any(String) });
+      // The daily job's check walks the whole chain: it catches the edit.
+      expect(await checkFullAudit(store)).toMatchObject({ ok: false, seq: 5 });
       expect(await fullAuditCheck(store, 4)).toMatchObject({
         check: { ok: false, seq: 5, reason: 'entry 5 was altered (its hash does not match its content)' },
       });
+      // The export still holds every entry, and says where the chain breaks.
+      const broken = await exportToText(store, 4);
+      expect(broken.check).toMatchObject({ ok: false, seq: 5 });
+      expect(broken.text.trimEnd().split('\n')).toHaveLength(29);
+      expect(broken.text).toContain('U0EVIL');
     } finally {
       await store.close();
     }

@@ -619,7 +619,7 @@ describe('/withdraw: outcomes', () => {
     expect(only(a)).toMatchObject({ state: 'failed', resolution: { by: USERS.erin, outcome: 'not_sent' } });
     const { responseUrl } = await a.command('/treasury', 'audit', USERS.erin);
     const audit = visibleText((await a.replies(responseUrl))[0]!);
-    expect(audit).toMatch(/Hash chain verified: \d+ entries/);
+    expect(audit).toMatch(/Hash chain verified: all \d+ entries/);
     expect(audit).toContain(`<@${USERS.erin}> · ❌ resolved as not sent · 50.00 USDT on BSC to \`0x2222…2222\``);
     expect(audit).toContain('“Checked the dashboard: not there”');
     expect(a.app.sandbox!.stats.withdrawalsCommitted).toBe(0);

@@ -5,8 +5,10 @@
  * marks its row cold in that commit's group write. So each read takes memory's matches first, then
  * waits until every commit made so far is durable (an eviction that emptied memory is then in the
  * database), then asks for cold rows; a record that went cold between the two is in both, and
- * memory's copy wins (mergeById). Queries run on the leader's connection after the writes queued
- * before them; each is one index lookup (schema.ts, version 5) of at most `limit` rows.
+ * memory's copy wins (mergeById). Memory is read again after the query: a record put again (hot
+ * once more) meanwhile may have left the cold rows, and its copy in memory is the newest. Lookups
+ * run on the leader's connection after the writes queued before them, each one index lookup
+ * (schema.ts, version 5) of at most `limit` rows; `scan` (a whole walk) on a connection of its own.
  */
 import { deepFreeze, type Collections } from '../memory.js';
 import type { Collection } from '../collection.js';
@@ -46,6 +48,8 @@ export function likePrefix(s: string): string {
 }
 
 type Row = { id: string; value: unknown };
+/** Runs one read on history's own connections (openPgStore's pool), never on the leader's write session. */
+export type ColdReader = (sql: string, params: unknown[]) => Promise<Row[]>;
 /** Ids in byte order, as memory sorts them (whatever the database's locale): store_records_cold_id. */
 const BY_ID = 'id COLLATE "C"';
 /** Values per `= ANY` query of findAny. */
@@ -59,6 +63,7 @@ export class PgHistory implements HistoryReads {
     private readonly session: LeaderSession,
     /** Resolves once every commit made before the call is durable. */
     private readonly durable: () => Promise<unknown>,
+    private readonly reader: ColdReader,
   ) {
     this.memory = new MemoryHistory(collections);
   }
@@ -66,11 +71,12 @@ export class PgHistory implements HistoryReads {
   async get<T>(c: Collection<T>, id: string): Promise<T | undefined> {
     const hot = this.collections.get(c)?.get(id);
     if (hot !== undefined) return hot as T;
-    const rows = await this.cold('SELECT id, value FROM store_records WHERE collection = $1 AND id = $2 AND cold', [
+    const rows = await this.cold<T>('SELECT id, value FROM store_records WHERE collection = $1 AND id = $2 AND cold', [
       c,
       id,
     ]);
-    return rows[0]?.[1] as T | undefined;
+    // Put again (hot once more) while the query ran: memory's copy now is the newest, and its row may no longer be cold.
+    return (this.collections.get(c)?.get(id) as T | undefined) ?? rows[0]?.[1];
   }
 
   async findBy<T>(c: Collection<T>, field: HistoryField, value: string, q: HistoryQuery = {}): Promise<T[]> {
@@ -92,7 +98,7 @@ export class PgHistory implements HistoryReads {
     );
     // The columns lost any NUL: the value itself decides (a row matched only without it is not a match).
     const real = cold.filter(([, v]) => matches(v, field, value, q.prefix ?? false));
-    return mergeById(hot, real, limit).map(([, v]) => v);
+    return mergeById(this.memory.findNow(c, field, value, q), mergeById(hot, real, limit), limit).map(([, v]) => v);
   }
 
   async findAny<T>(c: Collection<T>, field: HistoryField, values: readonly string[]): Promise<T[]> {
@@ -116,7 +122,8 @@ export class PgHistory implements HistoryReads {
     }
     const wanted = new Set(values);
     const real = cold.filter(([, v]) => wanted.has(fieldOf(v, field) as string));
-    return mergeById(hot, real, Number.POSITIVE_INFINITY).map(([, v]) => v);
+    const all = Number.POSITIVE_INFINITY;
+    return mergeById(this.memory.findAnyNow(c, field, values), mergeById(hot, real, all), all).map(([, v]) => v);
   }
 
   async page<T>(c: Collection<T>, after: string | undefined, limit: number): Promise<HistoryPage<T>> {
@@ -127,8 +134,39 @@ export class PgHistory implements HistoryReads {
         : `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${BY_ID} > $3 ORDER BY ${BY_ID} LIMIT $2`,
       after === undefined ? [c, limit] : [c, limit, after],
     );
-    const rows = mergeById(hot, cold, limit);
+    const rows = mergeById(this.memory.pageNow(c, after, limit), mergeById(hot, cold, limit), limit);
     return { records: rows.map(([, v]) => v), next: rows.length < limit ? undefined : rows.at(-1)?.[0] };
+  }
+
+  async *scan<T>(c: Collection<T>, after: string | undefined, pageSize: number): AsyncIterable<T[]> {
+    const read = (from: string | undefined) => {
+      // Memory first, then (once what is committed is durable) the rows, as cold() does: a record
+      // evicted in between is in one or the other.
+      const hot = this.memory.pageNow<T>(c, from, pageSize);
+      const cold = this.durable().then(() =>
+        this.reader(
+          from === undefined
+            ? `SELECT id, value FROM store_records WHERE collection = $1 AND cold ORDER BY ${BY_ID} LIMIT $2`
+            : `SELECT id, value FROM store_records WHERE collection = $1 AND cold AND ${BY_ID} > $3 ORDER BY ${BY_ID} LIMIT $2`,
+          from === undefined ? [c, pageSize] : [c, pageSize, from],
+        ),
+      );
+      cold.catch(() => {}); // a walk that stops early leaves its prefetch unread
+      return { hot, cold };
+    };
+    let next = read(after);
+    for (;;) {
+      const rows = merged(
+        next.hot,
+        (await next.cold).map((r): [string, T] => [r.id, r.value as T]),
+        pageSize,
+      );
+      const done = rows.length < pageSize;
+      // The next page is read while the caller handles this one.
+      if (!done) next = read(rows.at(-1)?.[0]);
+      if (rows.length > 0) yield rows.map(([, v]) => v);
+      if (done) return;
+    }
   }
 
   private async cold<T>(sql: string, params: unknown[]): Promise<Array<[string, T]>> {
@@ -136,4 +174,11 @@ export class PgHistory implements HistoryReads {
     const { rows } = await this.session.run((client) => client.query<Row>(sql, params));
     return rows.map((r) => [r.id, deepFreeze(r.value) as T]);
   }
+}
+
+/** mergeById, without its sort where memory's page lies wholly after the rows' (an audit walk's old pages). */
+function merged<T>(hot: Array<[string, T]>, cold: Array<[string, T]>, limit: number): Array<[string, T]> {
+  const lastCold = cold.at(-1)?.[0];
+  const inRange = cold.length < limit || lastCold === undefined ? hot : hot.filter(([id]) => id <= lastCold);
+  return inRange.length === 0 ? cold : mergeById(inRange, cold, limit);
 }

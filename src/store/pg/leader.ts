@@ -56,6 +56,7 @@ export class LeaderSession {
   private closed = false;
   private readonly lostListeners: Array<(err: LeadershipLostError) => void> = [];
   private readonly leaseNs: bigint;
+  private readPool: pg.Pool | undefined;
 
   constructor(
     private readonly client: pg.Client,
@@ -107,6 +108,27 @@ export class LeaderSession {
     return next;
   }
 
+  /**
+   * One read on a connection of its own (history's walks: 10,000-row pages), made on first use:
+   * it never queues in front of the leader's writes. It sees only what is durable (callers wait
+   * for that first) and writes nothing, so it needs no fencing.
+   */
+  async read<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> {
+    if (this.lostError) throw this.lostError;
+    if (this.closed) throw new LeadershipLostError('the store is closed');
+    if (!this.readPool) {
+      const app = `treasury-slack ${this.o.holder} history`;
+      this.readPool = new pg.Pool({
+        ...clientConfig(this.o.url, { application: app }),
+        max: 2,
+        idleTimeoutMillis: 10_000,
+      });
+      // An idle reader ended by the server is replaced on the next read; it is no reason to stop.
+      this.readPool.on('error', (err) => this.o.logger?.warn({ err }, 'a history read connection failed'));
+    }
+    return (await this.readPool.query<R>(sql, params)).rows;
+  }
+
   /** One transaction on the leader's write connection, fenced by the epoch. */
   transaction<T>(fn: (c: pg.ClientBase) => Promise<T>): Promise<T> {
     return this.run(async (c) => {
@@ -155,6 +177,7 @@ export class LeaderSession {
     if (this.closed) return;
     await this.chain;
     this.closed = true;
+    await this.readPool?.end().catch(() => {});
     await this.client.end().catch(() => {});
     await this.lock.close();
   }

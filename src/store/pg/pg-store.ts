@@ -100,7 +100,12 @@ export class PgStore extends CollectionReads implements Store {
   ) {
     super(collections);
     session.onLost((err) => this.fail(err));
-    this.history = new PgHistory(collections, session, () => this.commit(() => undefined));
+    this.history = new PgHistory(
+      collections,
+      session,
+      () => this.commit(() => undefined),
+      (sql, params) => session.read(sql, params),
+    );
   }
 
   health(): StoreHealth {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_COLLECTION } from '../../../src/audit/log.js';
+import { AUDIT_COLLECTION, auditHead } from '../../../src/audit/log.js';
 import { AUDIT_CHECKPOINT } from '../../../src/audit/verify.js';
 import { migrateToPostgres } from '../../../src/migration/to-postgres.js';
 import { COLLECTIONS as OUTBOX } from '../../../src/outbox/types.js';
@@ -94,6 +94,13 @@ async function moveHistory(a: TestApp, r: WithdrawalRequest): Promise<void> {
   expect(movedByJob(a)['withdrawal cards']).toBeGreaterThanOrEqual(1);
   expect(store.get(OUTBOX.messages, card)).toBeUndefined();
   expect((await store.history.get(OUTBOX.messages, card))?.ts).toBeDefined();
+  // The job walked the whole chain (not from a checkpoint) and logged the head's hash.
+  const full = a
+    .logs()
+    .split('\n')
+    .filter((l) => l.includes('the whole audit log verifies'))
+    .map((l) => JSON.parse(l));
+  expect(full.at(-1)).toMatchObject({ entries: auditHead(store)?.seq, headHash: auditHead(store)?.hash });
   expect(store.get(WITHDRAWALS, r.id)).toBeUndefined();
   expect(store.find(AUDIT_COLLECTION, (e) => e.subject === r.id)).toEqual([]);
 }
@@ -107,7 +114,10 @@ async function expectFound(a: TestApp, r: WithdrawalRequest): Promise<void> {
   // The card's short reference (a prefix) finds it too.
   expect(await say(a, `withdrawal ${r.merchantReference.slice(0, 8).toUpperCase()}`)).toMatch(/⌛ Expired/);
 
-  expect(await say(a, 'audit')).toMatch(/:white_check_mark: Hash chain verified: \d+ entries\./);
+  // After the daily job's full check, the routine check covers only what is new, and says so.
+  expect(await say(a, 'audit')).toMatch(
+    /:white_check_mark: \d+ new entr(y|ies) since \d{4}-\d\d-\d\d \d\d:\d\d UTC verified \(a full check: `\/treasury audit export`\)\./,
+  );
   const before = a.fake.files().length;
   const completed = () => a.fake.calls('files.completeUploadExternal');
   const uploads = completed().length;
