@@ -4,7 +4,7 @@
  *
  * Money-safety invariant: nothing a decision reads may leave memory. Decisions read open
  * requests, the rolling limits' windows (up to 30 days), the destinations paid in the last 90
- * days (look-alike screening), every completed payment (a new destination's "paid before" and a
+ * days (look-alike screening: the summary's latest payment per destination beyond memory), every completed payment (a new destination's "paid before" and a
  * new client, with no window), the dedup keys of recent alerts and the outbox's pending entries.
  * So:
  * - an audit entry is cold once older than AUDIT_HOT_DAYS: no decision reads the log (it is
@@ -20,7 +20,7 @@
  * Alerts, events and delivered outbox entries are not here: retention deletes them (src/jobs/retention.ts).
  */
 import { AUDIT_COLLECTION, type AuditEntry, auditId } from '../audit/log.js';
-import { type Collection, collection, type Store, type Tx } from '../store/index.js';
+import type { Collection, Store, Tx } from '../store/index.js';
 import { foldPaid } from '../withdrawals/paid-summary.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
 import { FINAL_STATES, type WithdrawalRequest } from '../withdrawals/types.js';
@@ -28,8 +28,12 @@ import { FINAL_STATES, type WithdrawalRequest } from '../withdrawals/types.js';
 const DAY_MS = 86_400_000;
 /** Audit entries stay in memory this long: `/treasury audit` shows the newest from memory. */
 export const AUDIT_HOT_DAYS = 7;
-/** The longest lookback of any rule (90 days: look-alikes of destinations paid), and a month more. */
-export const WITHDRAWAL_HOT_DAYS = 120;
+/**
+ * The longest window anything reads requests in memory for (a rolling limit's 30 days; a digest's
+ * 31), and two weeks more. Longer lookbacks read the paid summary instead: look-alikes of
+ * destinations paid in 90 days, and every completed payment for "paid before".
+ */
+export const WITHDRAWAL_HOT_DAYS = 45;
 
 export interface HistoryRule<T> {
   collection: Collection<T>;
@@ -65,19 +69,16 @@ export const AUDIT_RULE: HistoryRule<AuditEntry> = {
 };
 
 /**
- * The completed requests already folded into the paid summary, by request id (persisted name:
- * never change it). A request put again after it left memory (hot once more) and evicted again
- * must not count twice: the commit that folds checks and writes its mark. The marks stay in
- * memory (a check inside a commit cannot wait for the database): a few dozen bytes per completed
- * payment, against the request's kilobytes that leave.
+ * Folds a completed request into the paid summary once, however often it leaves memory: the
+ * commit that folds it writes the request back marked `paidFolded` (then evicts it, so the marked
+ * copy is the one in the database). A request put again from that copy (hot once more) and evicted
+ * again is not counted twice. The mark travels with the request, so nothing per payment stays in
+ * memory (a separate mark per request would grow with the years, as the requests did).
  */
-export const PAID_FOLDED = collection<{ id: string }>('paid_folded');
-
-/** Folds a completed request into the paid summary once, whatever how often it is evicted. */
 export function foldPaidOnce(tx: Tx, r: WithdrawalRequest): void {
-  if (r.state !== 'completed' || tx.get(PAID_FOLDED, r.id)) return;
+  if (r.state !== 'completed' || r.paidFolded) return;
   foldPaid(tx, r);
-  tx.put(PAID_FOLDED, r.id, { id: r.id });
+  tx.put(WITHDRAWALS, r.id, { ...r, paidFolded: true });
 }
 
 export const WITHDRAWAL_RULE: HistoryRule<WithdrawalRequest> = {

@@ -182,6 +182,8 @@ export function createMonthlyExports(o: MonthlyExportOptions): MonthlyExports {
         // value_usd and value_usd_at were blank with no word of why.
         ...(o.prices ? { prices: o.prices() } : {}),
         ...(o.days ? { days: o.days } : {}),
+        // Last month's requests may have left memory (src/history/: 45 days after closing): read from history.
+        closedRequests: (references) => store.history.findAny(WITHDRAWALS, 'merchantReference', references),
       });
       // A month's file that misses records is not sent as if it were the month: the delivery is
       // retried (and, given up, says why), and `/tx export` can make it by hand meanwhile.

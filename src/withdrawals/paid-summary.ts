@@ -24,6 +24,9 @@ export interface PaidDestination {
   amounts: Record<string, string>;
   payments: number;
   lastAt: string;
+  /** The address and network of the latest payment (what look-alike screening compares with). */
+  destination: string;
+  network: string;
 }
 export interface PaidClient {
   /** The client's e-mail, trimmed and lowercased. */
@@ -55,7 +58,9 @@ export function foldPaid(tx: Tx, r: WithdrawalRequest): void {
     id: key,
     amounts: { ...d?.amounts, [r.currency]: new Dec(before).plus(r.amount).toFixed() },
     payments: (d?.payments ?? 0) + 1,
-    lastAt: d && d.lastAt > at ? d.lastAt : at,
+    ...(d && d.lastAt > at
+      ? { lastAt: d.lastAt, destination: d.destination, network: d.network }
+      : { lastAt: at, destination: r.destination, network: r.network }),
   });
   const c = tx.get(PAID_CLIENTS, clientKey(r.clientEmail));
   if (!c || c.lastAt < at) tx.put(PAID_CLIENTS, clientKey(r.clientEmail), { id: clientKey(r.clientEmail), lastAt: at });
@@ -72,9 +77,12 @@ export interface PaidSummary {
   destination(d: Pick<WithdrawalRequest, 'network' | 'destination'>): PaidDestination | undefined;
   client(email: string): boolean;
   fee(currency: string, network: string): FeeEstimate | undefined;
+  /** Destinations last paid after `since` (ms): look-alike screening's references beyond memory. */
+  paidSince(since: number): PaidDestination[];
 }
 
-export const paidSummary = (read: Pick<Reads, 'get'>): PaidSummary => ({
+export const paidSummary = (read: Pick<Reads, 'get' | 'all'>): PaidSummary => ({
+  paidSince: (since) => read.all(PAID_DESTINATIONS).filter((d) => Date.parse(d.lastAt) > since),
   destination: (d) => read.get(PAID_DESTINATIONS, destinationKey(d)),
   client: (email) => !!read.get(PAID_CLIENTS, clientKey(email)),
   fee: (currency, network) => {

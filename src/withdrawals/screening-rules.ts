@@ -113,7 +113,10 @@ export function judgeStaleList(r: WithdrawalRequest, f: RuleFacts): Verdict {
 }
 
 /** The addresses the team knows by name: the allowlist's, and destinations paid in the last 90 days. */
-export function knownAddresses(f: Pick<RuleFacts, 'policy' | 'now' | 'requests'>, except?: string): KnownAddress[] {
+export function knownAddresses(
+  f: Pick<RuleFacts, 'policy' | 'now' | 'requests' | 'paid'>,
+  except?: string,
+): KnownAddress[] {
   const listed = f.policy.withdrawals.allowlist.addresses.map((a) => ({
     address: a.address,
     network: a.network,
@@ -128,7 +131,13 @@ export function knownAddresses(f: Pick<RuleFacts, 'policy' | 'now' | 'requests'>
       network: o.network,
       label: `a destination paid on ${utcDay(o.sendStartedAt ?? o.createdAt)}`,
     }));
-  return [...listed, ...paid];
+  // And those paid in the window that have left memory (src/history/): the summary keeps each one's latest payment.
+  const older = (f.paid?.paidSince(since) ?? []).map((d) => ({
+    address: d.destination,
+    network: d.network,
+    label: `a destination paid on ${utcDay(d.lastAt)}`,
+  }));
+  return [...listed, ...paid, ...older];
 }
 
 /** A destination that imitates a known one: the card warns, and it needs lookalike_extra_approvals more. */

@@ -211,6 +211,8 @@ export interface WithdrawalRequest {
   newClient?: true;
   /** When the state became executing (the send was about to happen, or happened). */
   sendStartedAt?: string;
+  /** Counted in the paid summary (src/history/rules.ts foldPaidOnce): written by the commit that took it out of memory. */
+  paidFolded?: true;
   result?: WithdrawalResultRecord;
   error?: WithdrawalError;
   /** Why the outcome is unknown (timeout, connection lost, restart...). */

@@ -6,7 +6,7 @@
  * not be. Real PostgreSQL (only a store that evicts folds).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { moveCold, PAID_FOLDED, WITHDRAWAL_HOT_DAYS, WITHDRAWAL_RULE } from '../../src/history/rules.js';
+import { moveCold, WITHDRAWAL_HOT_DAYS, WITHDRAWAL_RULE } from '../../src/history/rules.js';
 import type { Valuation } from '../../src/money/value.js';
 import type { Store } from '../../src/store/index.js';
 import { openPgStore } from '../../src/store/pg/index.js';
@@ -82,7 +82,7 @@ describe.skipIf(!pgAvailable)(`a payment folded once${pgSkipReason ? ` (${pgSkip
     store = await open();
     expect(store.get(WITHDRAWALS, paid.id)).toBeUndefined();
     expect(store.all(PAID_DESTINATIONS).map((d) => [d.amounts, d.payments])).toEqual([[{ USDT: '250' }, 1]]);
-    expect(store.get(PAID_FOLDED, paid.id)).toEqual({ id: paid.id });
+    expect((await store.history.get(WITHDRAWALS, paid.id))?.paidFolded).toBe(true);
     // $250 paid before, below $400: the 500 USDT request is still to a new destination.
     expect(verdict(store)).toEqual({ kind: 'count', extraApprovals: 1 });
   }, 60_000);

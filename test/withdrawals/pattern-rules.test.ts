@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { Valuation } from '../../src/prices/types.js';
 import { judge, type RuleFacts } from '../../src/withdrawals/rule-table.js';
+import { knownAddresses } from '../../src/withdrawals/screening-rules.js';
 import type { WithdrawalRequest } from '../../src/withdrawals/types.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -190,11 +191,19 @@ describe('new destination: fixed at the request, paid before only in earnest', (
 describe('paid before, from payments no longer in memory (paid-summary.ts)', () => {
   const EVM = '0x6666666666666666666666666666666666666666';
   const p = policy('[]', '  new_destination: { above: { value: 1000 }, extra_approvals: 1 }');
-  const summary = (amounts: Record<string, string>): RuleFacts['paid'] => ({
-    destination: (d) =>
-      d.destination.toLowerCase() === EVM.toLowerCase() ? { id: 'k', amounts, payments: 1, lastAt: '' } : undefined,
+  const paidTo = (amounts: Record<string, string>, lastAt = new Date(T0).toISOString()) => ({
+    id: `evm:${EVM}`,
+    amounts,
+    payments: 1,
+    lastAt,
+    destination: EVM,
+    network: 'ETH',
+  });
+  const summary = (amounts: Record<string, string>, lastAt?: string): RuleFacts['paid'] => ({
+    destination: (d) => (d.destination.toLowerCase() === EVM.toLowerCase() ? paidTo(amounts, lastAt) : undefined),
     client: () => false,
     fee: () => undefined,
+    paidSince: (since) => [paidTo(amounts, lastAt)].filter((d) => Date.parse(d.lastAt) > since),
   });
   const at = (others: WithdrawalRequest[], paid?: RuleFacts['paid']) =>
     judge(req({ amount: '5000', destination: EVM }), facts(p, others, { valuation: known('5000'), paid }));
@@ -208,6 +217,15 @@ describe('paid before, from payments no longer in memory (paid-summary.ts)', () 
     expect(at([], summary({ DOGE: '1000000' })).tier?.extra).toBe(1);
     // No summary given: nothing is known paid (the strict reading).
     expect(at([]).tier?.extra).toBe(1);
+  });
+
+  it('look-alike screening compares with destinations paid in 90 days that left memory', () => {
+    const f = (lastAt: string) => facts(p, [], { paid: summary({ USDT: '1' }, lastAt) });
+    const daysAgo = (d: number) => new Date(T0 + H - d * 86_400_000).toISOString();
+    expect(knownAddresses(f(daysAgo(60)))).toEqual([
+      { address: EVM, network: 'ETH', label: expect.stringMatching(/^a destination paid on /) },
+    ]);
+    expect(knownAddresses(f(daysAgo(100)))).toEqual([]);
   });
 
   it('the allowlist’s "never paid before" reads it too', () => {
