@@ -25,9 +25,14 @@ const registry: RegistryEntry[] = [
   { name: 'batch', load: () => import('./batch.bench.js') },
   { name: 'startup', load: () => import('./startup.bench.js') },
   { name: 'screening', load: () => import('./screening.bench.js') },
+  { name: 'history', load: () => import('./history.bench.js') },
 ];
 
-const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+/** Options that take a value (`--sizes 10k,100k`): the value is not a bench's name. */
+const VALUED = new Set(['--sizes', '--stores']);
+
+const args = process.argv.slice(2);
+const filters = args.filter((a, i) => !a.startsWith('-') && !VALUED.has(args[i - 1] ?? ''));
 const selected = filters.length ? registry.filter((b) => filters.some((f) => b.name.includes(f))) : registry;
 if (selected.length === 0) {
   console.error(`no benchmark matches ${filters.join(', ')}; known: ${registry.map((b) => b.name).join(', ')}`);

@@ -39,11 +39,12 @@ export const COMMANDS = [
     name: '/tx',
     description: 'Look up or export transactions',
     usageHint:
-      '[export [format=csv|xero|quickbooks|cryptio]] [currency=..] [network=..] [status=confirmed|failed] [type=deposit|withdrawal] [hash=..] [address=..] [client=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N]',
+      '[export [format=csv|xero|quickbooks|cryptio]] [currency=..] [network=..] [status=confirmed|failed] [type=deposit|withdrawal] [hash=..] [address=..] [client=..] [from=YYYY-MM-DD] [to=YYYY-MM-DD] [page=N] [size=N] | batch [reference]',
     help: [
       '`/tx [filters]`: transactions, newest first. Examples: `/tx currency=USDT status=failed`, `/tx type=deposit from=2026-11-01 to=2026-11-15 size=50`, `/tx hash=0x…`',
       '`/tx export [filters]`: every matching transaction as a CSV file, sent to you in a direct message.',
       '`/tx export format=xero|quickbooks|cryptio [filters]`: the same, as the accounting tool imports it (Xero bank statement, QuickBooks Online bank upload, Cryptio custom import). Example: `/tx export format=xero currency=USDT from=2026-11-01 to=2026-11-30`',
+      '`/tx batch`: the recent batch payouts with their references; `/tx batch <reference>`: one of them row by row, with each row not sent and why. In an export, each row of a batch is one line with its batch id.',
     ],
   },
   {

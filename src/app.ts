@@ -36,6 +36,8 @@ import { buildMetrics } from './app/metrics.js';
 import { buildOutbox } from './app/outbox.js';
 import { buildScheduler } from './app/jobs.js';
 import { attachSources } from './metrics/sources.js';
+import { createStoreCeilingWatch } from './jobs/store-ceiling.js';
+import { registerStoreCeilingRenderer } from './slack/store-ceiling-words.js';
 import { resolvePolicyPath } from './policy/load.js';
 import { registerPolicyChangeRenderers } from '../commands/treasury/policy-change.js';
 import { secrets } from './secrets.js';
@@ -145,6 +147,7 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
     );
     registerPolicyChangeRenderers(outbox, governor, policy);
     registerWebhookRotationRenderer(outbox);
+    registerStoreCeilingRenderer(outbox);
     const stepUp = await buildStepUp({ keys, store, outbox, policy, logger, now });
     const scheduler = buildScheduler({ store, now, outbox, policy, logger }, cleanup);
 
@@ -288,6 +291,19 @@ export async function startApp(o: StartOptions): Promise<RunningApp> {
         exports: monthlyExports,
         prices,
         screening: screening.service,
+        // Only the embedded store has a ceiling: PostgreSQL keeps history in its tables.
+        ...(config.databaseUrl
+          ? {}
+          : {
+              capacity: createStoreCeilingWatch({
+                store,
+                outbox,
+                policy,
+                logger: logger.child({ component: 'store-ceiling' }),
+                now,
+                ceiling: o.storeCeiling,
+              }),
+            }),
       },
       policy,
       { refuse: false, logger },

@@ -5,6 +5,7 @@ import type { DestinationStream } from 'pino';
 import { createLogger } from './log.js';
 import { PolicyError } from './policy/load.js';
 import { StoreLockedError } from './store/index.js';
+import { UnfinishedCopyError } from './store/pg/index.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     startDone(undefined);
     // Stopped while waiting to lead: the stop above finishes (exit 0).
     if (stopping) return;
-    if (err instanceof PolicyError || err instanceof StoreLockedError) {
+    if (err instanceof PolicyError || err instanceof StoreLockedError || err instanceof UnfinishedCopyError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(2);
     }

@@ -1,5 +1,6 @@
 /**
- * /tx [filters]: one page of transactions; /tx export [filters]: all of them as a CSV file.
+ * /tx [filters]: one page of transactions; /tx export [filters]: all of them as a CSV file;
+ * /tx batch [reference]: batch payouts and their rows (batch.ts).
  * Runs behind `requireRole('viewers')`, which acks.
  */
 import type { App, SlackCommandMiddlewareArgs } from '@slack/bolt';
@@ -11,12 +12,13 @@ import { EXPORT_FORMATS, type ExportFormat, isExportFormat } from '../../src/tra
 import type { CommandDeps } from '../deps.js';
 import { exportToDm } from './export.js';
 import { showPage } from './page.js';
+import { BATCH_USAGE, batchReply } from './batch.js';
 
 /** Longer than any sensible filter list (ten filters with 128-character hashes fit). */
 const MAX_TEXT = 2_000;
 /** As many as there are filter keys: a person fixing a command sees every problem of it. */
 const MAX_ERRORS = 10;
-const USAGE = `Usage: \`/tx [${FILTER_HELP}]\` or \`/tx export [format=${EXPORT_FORMATS.join('|')}] [filters]\``;
+const USAGE = `Usage: \`/tx [${FILTER_HELP}]\` or \`/tx export [format=${EXPORT_FORMATS.join('|')}] [filters]\` or ${BATCH_USAGE}`;
 
 /** `format=…` of `/tx export`, taken out of the words before the filters are read. */
 function takeFormat(words: string[]): { format: ExportFormat; rest: string[] } | { error: string } {
@@ -43,6 +45,12 @@ export function txCommand(deps: CommandDeps) {
           response_type: 'ephemeral',
           text: `:warning: That is ${command.text.length.toLocaleString('en')} characters; \`/tx\` takes at most ${MAX_TEXT} (a few key=value filters).\n${USAGE}`,
         }));
+      }
+      // A batch payout's rows: read from the app's own records (the service's list does not know batches).
+      if (w[0]?.toLowerCase() === 'batch') {
+        if (w.length > 2)
+          return void (await respond({ response_type: 'ephemeral', text: `:warning: Usage: ${BATCH_USAGE}` }));
+        return void (await respond({ response_type: 'ephemeral', ...batchReply(deps, w[1]) }));
       }
       const taken = isExport ? takeFormat(w.slice(1)) : { format: 'csv' as const, rest: w };
       if ('error' in taken)

@@ -17,6 +17,8 @@ import { guarded } from '../../src/slack/guard.js';
 import type { CommandDeps } from '../deps.js';
 import type { ButtonArgs } from './approve.js';
 import { ephemeral } from './replies.js';
+import { batchPasskeyPrompt, batchStepUpGate, batchStepUpMetaSchema } from '../../src/slack/batch/step-up.js';
+import { CODE_ACTION, CODE_BLOCK, codeSchema, INVALID_CODE } from '../../src/slack/step-up-approve.js';
 
 export const BATCH_VIEW = 'wd_batch_modal';
 const FILE = 'wd_batch_file';
@@ -197,23 +199,77 @@ export function batchSubmitted(deps: CommandDeps) {
 }
 
 export function batchButton(deps: CommandDeps, what: 'approve' | 'reject' | 'stop') {
-  return async ({ ack, body, action, respond }: ButtonArgs): Promise<void> => {
+  return async ({ ack, body, action, respond, client }: ButtonArgs & { client?: App['client'] }): Promise<void> => {
     await ack();
     await guarded(deps.logger, respond, 'Batch payout', async () => {
       const batches = deps.batches;
       if (!batches) return ephemeral(respond, ':no_entry: Batch payouts are not available.');
       const id = action.value ?? '';
+      if (what === 'approve') {
+        // Above step_up_above / passkey_above on the batch's total: a code modal, or the passkey page, bound to its file.
+        const gate = await batchStepUpGate(deps, {
+          batchId: id,
+          user: body.user.id,
+          triggerId: body.trigger_id,
+          client,
+        });
+        if (gate.kind === 'refused') return ephemeral(respond, `:no_entry: ${gate.message}`);
+        if (gate.kind === 'opened') return;
+        const b = batches.get(id);
+        if (gate.kind === 'passkey' && b)
+          return void (await respond({
+            response_type: 'ephemeral',
+            replace_original: false,
+            ...batchPasskeyPrompt(b, gate.url),
+          }));
+      }
       const out =
         what === 'approve'
           ? await batches.approve(id, body.user.id)
           : what === 'reject'
             ? await batches.reject(id, body.user.id, 'rejected on the card')
             : await batches.stop(id, body.user.id);
-      if (!out.ok)
-        return ephemeral(
-          respond,
-          `:no_entry: ${out.message}${out.reason === 'step_up_required' ? ' (Approving a batch with a code from Slack is not available yet: this batch cannot be approved from Slack.)' : ''}`,
-        );
+      if (!out.ok) return ephemeral(respond, `:no_entry: ${out.message}`);
     });
   };
+}
+
+/**
+ * The code modal of a batch submitted: the code checked (single use, lockout) only once the person
+ * may approve this batch and the modal's file is still this batch's; then the approval, bound to the
+ * file the modal named. Every refusal is shown next to the code field.
+ */
+export function batchStepUpSubmitted(deps: CommandDeps) {
+  return async ({ ack, body, view }: Pick<SlackViewMiddlewareArgs<ViewSubmitAction>, 'ack' | 'body' | 'view'>) => {
+    const inline = (text: string) => ack({ response_action: 'errors', errors: { [CODE_BLOCK]: text.slice(0, 2000) } });
+    const user = body.user.id;
+    try {
+      const meta = batchStepUpMetaSchema.safeParse(safeJson(view.private_metadata));
+      if (!meta.success || !deps.batches)
+        return await inline('This form is out of date. Close it and press Approve on the card again.');
+      const code = codeSchema.safeParse(view.state.values[CODE_BLOCK]?.[CODE_ACTION]?.value ?? '');
+      if (!code.success) return await inline(INVALID_CODE);
+      // A code is not spent on a batch this person cannot approve, nor on another file's modal. Only the
+      // stored batch is read here: the approval below judges the rows once (two judgements of 1,000 rows
+      // came close to the 3 seconds Slack gives this answer), and its refusal is shown at the code.
+      const refused = await deps.batches.precheck(meta.data.id, user, meta.data.sha256);
+      if (refused) return await inline(refused.message);
+      const checked = await deps.stepUp.verify(user, code.data, meta.data.id);
+      if (!checked.ok) return await inline(checked.message);
+      const out = await deps.batches.approve(meta.data.id, user, { stepUpFor: meta.data.sha256, proof: 'verified' });
+      if (!out.ok) return await inline(out.message);
+      await ack();
+    } catch (err) {
+      deps.logger.error({ err }, 'batch payout step-up approval failed');
+      await inline('Something went wrong on our side; nothing was approved. Try again.');
+    }
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

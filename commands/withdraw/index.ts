@@ -16,7 +16,8 @@ import { stepUpSubmitted } from './step-up-submitted.js';
 import { newRequest } from './new-request.js';
 import { holdButton, holdSubmitted } from './hold.js';
 import { PREVIEW_ACTION, valuePreview } from './value-preview.js';
-import { BATCH_VIEW, batchButton, batchSubmitted } from './batch.js';
+import { BATCH_VIEW, batchButton, batchStepUpSubmitted, batchSubmitted } from './batch.js';
+import { BATCH_STEP_UP_VIEW } from '../../src/slack/batch/step-up.js';
 import { BATCH_ACTIONS } from '../../src/slack/batch/card.js';
 
 export function register(app: Listeners, deps: CommandDeps): void {
@@ -43,6 +44,7 @@ export function register(app: Listeners, deps: CommandDeps): void {
   // Batch payouts: the form, and the card's buttons (whether this person may is the batch service's decision).
   app.view<ViewSubmitAction>(BATCH_VIEW, batchSubmitted(deps));
   app.action<BlockAction<ButtonAction>>(BATCH_ACTIONS.approve, batchButton(deps, 'approve'));
+  app.view<ViewSubmitAction>(BATCH_STEP_UP_VIEW, batchStepUpSubmitted(deps));
   app.action<BlockAction<ButtonAction>>(BATCH_ACTIONS.reject, batchButton(deps, 'reject'));
   app.action<BlockAction<ButtonAction>>(BATCH_ACTIONS.stop, requireRole('admins'), batchButton(deps, 'stop'));
 }

@@ -10,6 +10,7 @@ import { COMMANDS, TREASURY_VERBS } from '../../commands/table.js';
 import { AUDIT_ACTION_GROUPS } from '../../src/audit/actions.js';
 import { envSchema, envVariables, SECRET_VARIABLES } from '../../src/config.js';
 import { createMetrics } from '../../src/metrics/registry.js';
+import { EMBEDDED_CEILING_RECORDS, WARN_SHARE } from '../../src/jobs/store-ceiling.js';
 import { policySchema } from '../../src/policy/schema.js';
 import { auditWhat } from '../../src/slack/audit-words.js';
 import { type Row, schemaRows, table } from './schema-rows.js';
@@ -134,6 +135,14 @@ async function metricsPage(): Promise<string> {
     '',
     table(['Metric', 'Type', 'Labels', 'Meaning'], rows),
     '',
+    "## The embedded store's ceiling",
+    '',
+    `\`sum(treasury_store_records)\` is the figure the embedded store's ceiling is stated in: ${EMBEDDED_CEILING_RECORDS.toLocaleString('en-US')} records`,
+    '(src/jobs/store-ceiling.ts), the size at which the app, on 2 cores, is no longer ready within 10 s of its start',
+    `with under 1 GiB of resident memory. ${ceilingMeasured()} At`,
+    `${Math.round(WARN_SHARE * 100)}% of it the job \`capacity.embedded-store\` tells the admins once to move to PostgreSQL, which has no`,
+    'such ceiling. The measurements and the criterion: [run in production](../guides/production.md#history-and-the-embedded-stores-ceiling).',
+    '',
   ].join('\n');
 }
 
@@ -208,3 +217,33 @@ export async function generatedPages(): Promise<Record<string, string>> {
 }
 
 export { envSchema };
+
+/**
+ * The embedded store's figures at 10k withdrawals and at its ceiling, from the history bench's
+ * latest run in bench/results.json (so the page says what that run measured, and when).
+ */
+function ceilingMeasured(): string {
+  const file = JSON.parse(readFileSync('bench/results.json', 'utf8')) as {
+    ranAt?: Record<string, string>;
+    results: Array<{ bench: string; case: string; metric: string; value: number }>;
+  };
+  const at = (size: string) => {
+    const pick = (metric: string) =>
+      file.results.find(
+        (r) =>
+          r.bench === 'history' && r.case.startsWith(`${size} withdrawals, embedded`) && r.metric.startsWith(metric),
+      );
+    const memory = pick('resident memory');
+    const ready = pick('spawn to ready');
+    const records = memory && /\((\d+) records/.exec(memory.case)?.[1];
+    if (!memory || !ready || !records) return undefined;
+    return `${Number(records).toLocaleString('en-US')} records, ${Math.round(memory.value).toLocaleString('en-US')} MiB and ready in ${(ready.value / 1000).toFixed(1)} s`;
+  };
+  const base = at('10k');
+  const ceiling = at('27k');
+  if (!base || !ceiling) return 'Measured by `npm run bench history` (bench/results.json holds no embedded run now).';
+  return (
+    `Measured by \`npm run bench history\` (its run of ${file.ranAt?.history?.slice(0, 10) ?? 'an unknown date'}, medians of 3 starts): ` +
+    `${base} at 10,000 closed withdrawals with their audit entries; ${ceiling} at 27,000, the ceiling.`
+  );
+}

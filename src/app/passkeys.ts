@@ -11,6 +11,7 @@ import {
   createPasskeyEnrolment,
   linkUrl,
   type ApprovalPath,
+  type BatchApprovalPath,
   type Passkeys,
 } from '../passkeys/index.js';
 import type { PolicySource } from '../policy/source.js';
@@ -37,7 +38,7 @@ export function buildPasskeys(o: {
   config: Pick<Config, 'publicUrl'>;
   /** This server's own address, known once it listens. */
   address: { url: string };
-  withdrawals: { service: ApprovalPath & Pick<WithdrawalService, 'valueForRules'> };
+  withdrawals: { service: ApprovalPath & Pick<WithdrawalService, 'valueForRules'>; batches?: BatchApprovalPath };
 }): PasskeyPart {
   const base = () => passkeyBase(o.config.publicUrl, o.address.url ? Number(new URL(o.address.url).port) : undefined);
   const notify = passkeyNotices({
@@ -49,7 +50,11 @@ export function buildPasskeys(o: {
   const logger = o.logger.child({ component: 'passkeys' });
   const part = { store: o.store, key: o.keys.key, policy: o.policy, now: o.now, logger, base, notify };
   const enrolment = createPasskeyEnrolment(part);
-  const confirmation = createPasskeyConfirmation({ ...part, withdrawals: o.withdrawals.service });
+  const confirmation = createPasskeyConfirmation({
+    ...part,
+    withdrawals: o.withdrawals.service,
+    batches: o.withdrawals.batches,
+  });
   return {
     enrolment,
     confirmation,

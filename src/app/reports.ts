@@ -3,6 +3,7 @@
  * the daily digest (its message registered from the Slack side, src/slack/digest-message.ts)
  * and the monthly export. Each reads the policy in force at the moment of use.
  */
+import { moveCardRecords } from '../slack/withdrawal-history.js';
 import type { WebClient } from '@slack/web-api';
 import { createDigests } from '../digest/service.js';
 import { Retention } from '../jobs/retention.js';
@@ -36,6 +37,7 @@ export function buildReports(o: {
   const { store, wallet, outbox, policy, logger, now } = o;
   const retention = new Retention({
     store,
+    historyRows: [{ name: 'withdrawal cards', move: (s) => moveCardRecords(s) }],
     policy,
     logger: logger.child({ component: 'retention' }),
     now,

@@ -38,6 +38,8 @@ export interface StartOptions {
   signal?: AbortSignal;
   /** Store tuning and its write seam (tests of a failing disk where no real one can be made). */
   store?: Pick<StoreOptions, 'probeIntervalMs' | 'writeGate'>;
+  /** The embedded store's ceiling in records (tests lower it); default EMBEDDED_CEILING_RECORDS. */
+  storeCeiling?: number;
   /** Options of the embedded sandbox (tests shorten its webhook delays). */
   sandbox?: Partial<SandboxOptions>;
   /** Tuning the tests need (pacing, backoff); production uses the outbox's defaults. */

@@ -49,7 +49,11 @@ export interface WithdrawalsPart {
   /** Requests still short of approvals: the DM at escalate_after, the post at twice it (a job runs it). */
   escalations: Escalations;
   /** The job table's parts this part runs (src/jobs/table.ts). */
-  jobParts: { approvers: ApproverReminders; escalations: Escalations; batches: BatchService };
+  jobParts: {
+    approvers: ApproverReminders;
+    escalations: Escalations;
+    batches: Pick<BatchService, 'expireDue' | 'resume'> & { uploadOwed: () => Promise<void> };
+  };
   /** What the app's deps take from this part: the service, and who is away (`/treasury away`). */
   inDeps: { withdrawals: WithdrawalService; away: AwayService; batches: BatchService };
   /** Another listener of every change, inside its commit (the App Home's refresher: it only schedules). */
@@ -114,6 +118,7 @@ export function buildWithdrawals(
     groups: o.groups,
     prices: o.prices,
     allowlistApprovals: o.allowlistApprovals,
+    screening: o.screening?.withdrawals,
     now: o.now,
     logger: o.logger.child({ component: 'batches' }),
   });
@@ -190,7 +195,15 @@ export function buildWithdrawals(
     cardPermalink: notifier.cardPermalink,
     reminders,
     escalations,
-    jobParts: { approvers: reminders, escalations, batches },
+    jobParts: {
+      approvers: reminders,
+      escalations,
+      batches: {
+        expireDue: () => batches.expireDue(),
+        resume: () => batches.resume(),
+        uploadOwed: () => batchCards.uploadOwed(),
+      },
+    },
     // The away part lives beside the withdrawals it changes the asking of (src/away).
     inDeps: { withdrawals: service, away: buildAway({ store: o.store, outbox: o.outbox, now: o.now }), batches },
     subscribe: (listener) => void service.subscribe((event) => listener(event)),

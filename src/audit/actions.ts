@@ -103,6 +103,7 @@ export const AUDIT_ACTION_GROUPS = {
     'batch_expire',
     'batch_stop',
   ],
+  "The embedded store's size (src/jobs/store-ceiling.ts)": ['store_ceiling_warning'],
 } as const;
 
 export const AUDIT_ACTIONS = Object.values(AUDIT_ACTION_GROUPS).flat();

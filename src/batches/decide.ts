@@ -3,9 +3,12 @@
  * its total), its rejection and its stop, and when it is finished. The rows' own sends are the
  * withdrawal decider's (the same claim as a single request); here only the batch's record moves.
  */
+import { proofMeets, type StepUpNeed, type StepUpProof } from '../stepup/threshold.js';
 import { approvalsComplete, reservedFor } from '../withdrawals/rules.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
-import type { BatchJudgement } from './judge.js';
+import type { Policy } from '../policy/schema.js';
+import type { PriceSnapshot } from '../prices/types.js';
+import { batchStepUpNeed, stricterNeed, totalsOf, type BatchJudgement } from './judge.js';
 import type { Batch } from './types.js';
 
 export type BatchRefusal = { ok: false; reason: BatchRefusalReason; message: string };
@@ -32,7 +35,23 @@ export interface ApproveFacts {
   satisfies: readonly string[];
   /** The sha256 of the file the approver's authenticator code (or passkey) was confirmed for. */
   stepUpFor?: string;
+  /** How it was confirmed: a code, or a passkey (whose challenge bound this batch). */
+  proof?: StepUpProof;
 }
+
+/** What confirms an approval of `b` now: what it needed when requested, or more if the policy or prices say so now. */
+export const needOf = (b: Batch, judged?: Pick<BatchJudgement, 'stepUpNeed'>): StepUpNeed =>
+  stricterNeed(b.stepUpNeed ?? (b.stepUp ? 'code' : 'none'), judged?.stepUpNeed ?? 'none');
+
+/** The need now from the totals alone (no judgement of the rows): cheap enough for every render of the card. */
+export const needNow = (b: Batch | undefined, policy: Policy, prices: PriceSnapshot | undefined): StepUpNeed =>
+  b ? needOf(b, { stepUpNeed: batchStepUpNeed(policy, totalsOf(b.rows, prices)) }) : 'none';
+
+const STEP_UP_WORDS: Record<Exclude<StepUpNeed, 'none'>, string> = {
+  code: 'Approving this batch payout needs a code from your authenticator app (or your passkey), confirmed for this file.',
+  passkey:
+    'Approving this batch payout needs your passkey, confirmed for this file: a code is not enough at its total.',
+};
 
 /** Who may decide on the batch now, before any look-up about the user. */
 export function batchStateRefusal(b: Batch | undefined, user: string, now: number): BatchRefusal | undefined {
@@ -41,6 +60,26 @@ export function batchStateRefusal(b: Batch | undefined, user: string, now: numbe
     return no('not_pending', `This batch payout is no longer waiting for decisions: it is ${b.state}.`);
   if (now >= Date.parse(b.expiresAt)) return no('expired', 'This batch payout has expired.');
   if (b.requester === user) return no('own_request', 'You cannot decide on your own batch payout.');
+  return undefined;
+}
+
+/**
+ * Before an authenticator code is spent on a batch: its state, the approver's role, an approval
+ * already given and the file the form was opened for, from the stored batch alone. No judgement
+ * of the rows here (a thousand take about a second, and Slack's modal lives 3 seconds): the
+ * approval that follows judges them in its commit, and its refusal is shown at the code.
+ */
+export function precheckBatch(
+  b: Batch | undefined,
+  f: { user: string; now: number; isApprover: boolean; stepUpFor: string; otherFile: string },
+): BatchRefusal | undefined {
+  const refusal = batchStateRefusal(b, f.user, f.now);
+  if (refusal || !b) return refusal ?? no('not_found', 'There is no such batch payout.');
+  if (!f.isApprover) return no('not_approver', 'You are not an approver in the treasury policy.');
+  if (b.approvals.some((a) => a.user === f.user))
+    return no('already_approved', 'You have already approved this batch payout.');
+  if (f.stepUpFor !== b.sha256) return no('step_up_required', f.otherFile);
+  if (needOf(b) === 'passkey') return no('step_up_required', STEP_UP_WORDS.passkey);
   return undefined;
 }
 
@@ -59,19 +98,19 @@ export function approveBatch(
   if (!f.isApprover) return no('not_approver', 'You are not an approver in the treasury policy.');
   if (b.approvals.some((a) => a.user === f.user))
     return no('already_approved', 'You have already approved this batch payout.');
+  if (judged.staleList) return no('policy', judged.staleList);
   const first = judged.refusals[0];
   if (first)
     return no('policy', `The policy in force refuses it now: row ${first.row}, ${first.column}: ${first.reason}`);
   if (judged.holds.length) return no('policy', `It would cross a limit now: ${judged.holds.join('; ')}.`);
   const tier = judged.tier ?? b.tier;
-  // The code is bound to this file: a code confirmed for another file (or none) is no approval of this one.
-  const stepUp = b.stepUp || judged.stepUp;
-  if (stepUp && f.stepUpFor !== b.sha256)
-    return no(
-      'step_up_required',
-      'Approving this batch payout needs a code from your authenticator app, confirmed for this file.',
-    );
-  const cur = { ...b, tier, stepUp };
+  // The confirmation is bound to this file: one confirmed for another file (or none, or a code where only a
+  // passkey counts) is no approval of this one.
+  const need = needOf(b, judged);
+  if (need !== 'none' && (f.stepUpFor !== b.sha256 || !proofMeets(need, f.proof)))
+    return no('step_up_required', STEP_UP_WORDS[need]);
+  const stepUp = need !== 'none';
+  const cur: Batch = { ...b, tier, stepUp, ...(stepUp ? { stepUpNeed: need } : {}) };
   const satisfies = tier.mustInclude.filter((e) => f.satisfies.includes(e));
   const reserved = reservedFor(cur);
   if (reserved.length && !reserved.some((e) => satisfies.includes(e)))
@@ -82,7 +121,7 @@ export function approveBatch(
   const at = new Date(f.now).toISOString();
   const batch: Batch = {
     ...cur,
-    approvals: [...b.approvals, { user: f.user, at, satisfies, ...(stepUp ? { stepUp: 'verified' as const } : {}) }],
+    approvals: [...b.approvals, { user: f.user, at, satisfies, ...(stepUp ? { stepUp: f.proof ?? 'verified' } : {}) }],
   };
   return { ok: true, batch, complete: approvalsComplete(batch) };
 }

@@ -9,14 +9,19 @@
 import type { Policy } from '../policy/schema.js';
 import type { PriceSnapshot, Valuation } from '../money/value.js';
 import { NO_PRICES, sumValues, valueAt } from '../prices/value.js';
-import { needsStepUp } from '../stepup/threshold.js';
+import { stepUpNeed, type StepUpNeed } from '../stepup/threshold.js';
 import { formatAmount } from '../format/amount.js';
 import { Dec } from '../money/decimal.js';
-import { judge, type Step } from '../withdrawals/rule-table.js';
+import { judge, type Judgement, type Step } from '../withdrawals/rule-table.js';
 import type { AllowlistApprovals } from '../withdrawals/rules.js';
 import type { AllowlistInfo, WithdrawalRequest } from '../withdrawals/types.js';
 import { tierFor, type TierChoice } from '../withdrawals/value-rules.js';
-import type { BatchError, BatchRow, BatchTotals } from './types.js';
+import type { ScreeningFacts } from '../screening/types.js';
+import { ageWords } from '../screening/words.js';
+import { formatFiat } from '../format/fiat.js';
+import { aboveStaleBlock, staleListOf } from '../withdrawals/screening-rules.js';
+import type { PaidSummary } from '../withdrawals/paid-summary.js';
+import type { BatchError, BatchRow, BatchScreening, BatchTotals } from './types.js';
 
 export interface BatchFacts {
   step: Extract<Step, 'request' | 'approve'>;
@@ -26,6 +31,10 @@ export interface BatchFacts {
   /** Every stored request, and other pending batches' rows (this batch's own rows excluded). */
   others: readonly WithdrawalRequest[];
   allowlistApprovals?: AllowlistApprovals | undefined;
+  /** The sanctions list and the provider's cached answers (absent: the app screens nothing). */
+  screening?: ScreeningFacts | undefined;
+  /** What completed payments no longer in memory tell (paid-summary.ts); absent: nothing known paid. */
+  paid?: PaidSummary | undefined;
 }
 
 export interface BatchJudgement {
@@ -33,14 +42,23 @@ export interface BatchJudgement {
   refusals: BatchError[];
   /** Limits the batch as a whole would cross now (the first row that crosses each, with its words). */
   holds: string[];
+  /** The sanctions list is stale and the batch's total above screening.stale_block_above: why nothing may move. */
+  staleList?: string;
   /** The tier of the batch's total (absent: no tier covers it, with a refusal). */
   tier?: TierChoice;
   stepUp: boolean;
+  /** What confirms an approval at the batch's total: none, a code (or a passkey), or a passkey only. */
+  stepUpNeed: StepUpNeed;
   newDestinations: number;
   unlisted: number;
   /** Each row's allowlist status as judged now, by row number: what the row is stored with once approved. */
   allowlists: Record<number, AllowlistInfo>;
+  /** What screening found across the rows (absent: the app screens nothing). */
+  screening?: BatchScreening;
 }
+
+/** Rules whose refusal is about the row's address: the column named in the error. */
+const ADDRESS_RULES = new Set<string>(['allowlist', 'sanctions']);
 
 const unknown = (reason: string): Valuation => ({ kind: 'unknown', reason, since: null });
 
@@ -90,8 +108,15 @@ function stricter(a: TierChoice, b: TierChoice): TierChoice {
   return { ...top, mustInclude: [...new Set([...a.mustInclude, ...b.mustInclude])] };
 }
 
-export const batchNeedsStepUp = (policy: Policy, totals: BatchTotals): boolean =>
-  Object.entries(totals.perCurrency).some(([c, amount]) => needsStepUp(policy, c, amount, totals.value));
+const NEED_RANK: Record<StepUpNeed, number> = { none: 0, code: 1, passkey: 2 };
+/** The stricter of two needs (a passkey over a code over none). */
+export const stricterNeed = (a: StepUpNeed, b: StepUpNeed): StepUpNeed => (NEED_RANK[b] > NEED_RANK[a] ? b : a);
+
+/** The confirmation the batch's total needs: the strictest over its currencies, each judged on its total. */
+export const batchStepUpNeed = (policy: Policy, totals: BatchTotals): StepUpNeed =>
+  Object.entries(totals.perCurrency)
+    .map(([c, amount]) => stepUpNeed(policy, c, amount, totals.value))
+    .reduce(stricterNeed, 'none');
 
 /** `rows`: the batch's rows as the requests they become (rows.ts), in file order. */
 export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTotals, f: BatchFacts): BatchJudgement {
@@ -99,6 +124,7 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
     refusals: [],
     holds: [],
     stepUp: false,
+    stepUpNeed: 'none',
     newDestinations: 0,
     unlisted: 0,
     allowlists: {},
@@ -106,12 +132,20 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
   const tier = batchTier(f.policy, totals);
   if ('refused' in tier) out.refusals.push({ row: 0, column: 'amount', reason: tier.refused });
   else out.tier = tier;
-  out.stepUp = batchNeedsStepUp(f.policy, totals);
+  out.stepUpNeed = batchStepUpNeed(f.policy, totals);
+  out.stepUp = out.stepUpNeed !== 'none';
+  if (f.screening) out.screening = { lookalikes: [], sanctioned: [] };
   const prices = f.prices ?? NO_PRICES;
   // Row k is judged with the rows before it as already requested: row by row, the windows fill as
   // they will once every row is stored, and the first row that would cross a limit names it.
   const all = [...f.others, ...rows];
-  const held = new Set<string>();
+  const held = new Set<string>(['stale_list']);
+  const stale = staleListOf(f);
+  if (stale) {
+    if (out.screening) out.screening.stale = { ageMs: stale.ageMs };
+    // Judged once, on the batch's total (unknown: above): 100 rows of $600 are one $60,000 payout.
+    if (aboveStaleBlock(f, totals.value)) out.staleList = staleWords(stale, totals, f);
+  }
   rows.forEach((r, k) => {
     const judged = judge(r, {
       step: f.step,
@@ -121,13 +155,16 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
       prices,
       requests: () => all.slice(0, f.others.length + k),
       allowlistApprovals: f.allowlistApprovals,
+      screening: f.screening,
+      paid: f.paid,
     });
     const row = r.batch?.row ?? k + 1;
+    if (out.screening) screened(out.screening, row, judged);
     // The tier rule's refusal is the row's own amount (the batch's tier is judged on the total above).
     if (judged.refusal)
       out.refusals.push({
         row,
-        column: judged.refusal.rule === 'allowlist' ? 'address' : judged.refusal.rule,
+        column: ADDRESS_RULES.has(judged.refusal.rule) ? 'address' : judged.refusal.rule,
         reason: judged.refusal.message,
       });
     for (const h of judged.holds)
@@ -143,4 +180,25 @@ export function judgeBatch(rows: readonly WithdrawalRequest[], totals: BatchTota
     if (judged.allowlist?.status === 'unlisted') out.unlisted++;
   });
   return out;
+}
+
+function staleWords(stale: NonNullable<ReturnType<typeof staleListOf>>, totals: BatchTotals, f: BatchFacts): string {
+  const v = totals.value;
+  const worth = v.kind === 'known' ? `is ${formatFiat(v.usd, { approx: true })}` : 'has no known value now';
+  const limit = formatFiat(f.policy.screening.stale_block_above);
+  const head = `The sanctions list is ${ageWords(stale.ageMs)} old (${stale.since}), and this batch payout's total ${worth}`;
+  return f.step === 'request'
+    ? `Nothing was requested: ${head.charAt(0).toLowerCase()}${head.slice(1)}. Above ${limit} no batch can be requested ${stale.until}.`
+    : `${head}. Above ${limit} it cannot be approved ${stale.until}.`;
+}
+
+/** One row's screening added to the batch's: the list, the provider's worst word, a stale list, a look-alike, a sanction. */
+function screened(s: BatchScreening, row: number, j: Judgement): void {
+  if (j.refusal?.rule === 'sanctions') s.sanctioned.push(row);
+  const x = j.screening;
+  if (!x) return;
+  if (x.list) s.list = x.list;
+  if (x.provider && s.provider !== 'down') s.provider = x.provider;
+  if (x.stale) s.stale = x.stale;
+  if (x.lookalike) s.lookalikes.push({ row, ...x.lookalike });
 }

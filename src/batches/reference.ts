@@ -21,3 +21,6 @@ export const rowRequestId = (batchId: string, row: number): string => uuidOf(`ba
 
 /** The file's fingerprint: the same bytes, the same file. */
 export const fileSha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The batch's reference for people: the first 8 characters of its id (`/tx batch <reference>`, the card). */
+export const batchRef = (b: { id: string }): string => b.id.slice(0, 8);

@@ -1,12 +1,13 @@
 /**
- * The batch's result file, posted in its card's thread once the rows are settled: one line per
+ * The batch's rows file, posted in its card's thread when it is requested (every row as validated,
+ * with the merchant reference it will be sent with and its value), and its result file, posted in its card's thread once the rows are settled: one line per
  * row, in file order, with our merchant reference and the wallet service's own, so it reconciles
  * line by line with the service's transaction list. Written by the one CSV writer of the exports
  * (src/transactions/csv.ts: formula-safe, RFC 4180).
  */
 import { csvFile } from '../transactions/csv.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
-import { rowRequestId } from './reference.js';
+import { rowReference, rowRequestId } from './reference.js';
 import type { Batch } from './types.js';
 
 export const RESULT_COLUMNS = [
@@ -73,4 +74,36 @@ export function resultCsv(b: Batch, get: (id: string) => WithdrawalRequest | und
     ];
   });
   return csvFile([[...RESULT_COLUMNS], ...lines], ['amount', 'fee']);
+}
+
+export const ROWS_COLUMNS = [
+  'row',
+  'address',
+  'amount',
+  'currency',
+  'network',
+  'client_email',
+  'note',
+  'label',
+  'reference',
+  'value_usd',
+  'merchant_reference',
+] as const;
+
+/** Every row of the batch as the approvers judge it: what the card's five largest rows stand for. */
+export function rowsCsv(b: Batch): string {
+  const lines = b.rows.map((r) => [
+    String(r.row),
+    r.address,
+    r.amount,
+    r.currency,
+    r.network,
+    r.clientEmail,
+    r.note,
+    r.label,
+    r.reference,
+    r.valuation.kind === 'known' ? r.valuation.usd : '',
+    rowReference(b.id, r.row),
+  ]);
+  return csvFile([[...ROWS_COLUMNS], ...lines], ['amount', 'value_usd']);
 }

@@ -3,9 +3,31 @@
  * every row), and, once the batch is approved, what is stored and sent, each row through the same
  * claim as a single withdrawal. Pure.
  */
+import { Dec } from '../money/decimal.js';
+import { destinationKey } from '../withdrawals/destinations.js';
 import type { AllowlistInfo, WithdrawalRequest } from '../withdrawals/types.js';
 import { rowReference, rowRequestId } from './reference.js';
 import type { Batch, BatchRow } from './types.js';
+
+/** Per destination (destinationKey: sameDestination's grouping), the batch's amounts to it per currency. */
+const byDestination = new WeakMap<readonly BatchRow[], Map<string, Record<string, string>>>();
+function destinationTotals(rows: readonly BatchRow[]): Map<string, Record<string, string>> {
+  const known = byDestination.get(rows);
+  if (known) return known;
+  const sums = new Map<string, Record<string, Dec>>();
+  for (const r of rows) {
+    const key = destinationKey({ network: r.network, destination: r.address });
+    const per = sums.get(key) ?? {};
+    per[r.currency] = (per[r.currency] ?? new Dec(0)).plus(r.amount);
+    sums.set(key, per);
+  }
+  const out = new Map(
+    [...sums].map(([k, per]) => [k, Object.fromEntries(Object.entries(per).map(([c, d]) => [c, d.toFixed()]))]),
+  );
+  // Keyed by the rows array, shared by every copy of the batch: a judgement of 1,000 rows sums once.
+  byDestination.set(rows, out);
+  return out;
+}
 
 /** A row as a request of the batch's requester, at the batch's tier, with the batch's approvals. */
 export function rowRequest(
@@ -35,7 +57,13 @@ export function rowRequest(
     createdAt: b.createdAt,
     expiresAt: b.expiresAt,
     allowlist,
-    batch: { id: b.id, row: row.row },
+    // The batch's total and its rows to this destination: what the stale list and 'new destination' weigh, at every step.
+    batch: {
+      id: b.id,
+      row: row.row,
+      total: b.totals.perCurrency,
+      toDestination: destinationTotals(b.rows).get(destinationKey({ network: row.network, destination: row.address })),
+    },
     history: [
       { at: b.createdAt, state: 'pending', by: b.requester, note: `row ${row.row} of a batch payout` },
       ...(state === 'approved'

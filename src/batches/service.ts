@@ -7,27 +7,57 @@
  */
 import { randomUUID } from 'node:crypto';
 import { appendAudit } from '../audit/log.js';
-import type { Logger } from '../log.js';
-import type { PriceSnapshot } from '../money/value.js';
-import { hasRole, matches, type GroupResolver } from '../policy/people.js';
-import type { PolicySource } from '../policy/source.js';
-import { collection, type Reads, type Store, type Tx } from '../store/index.js';
-import type { AllowlistApprovals } from '../withdrawals/rules.js';
+import { hasRole, matches } from '../policy/people.js';
+import type { Reads, Tx } from '../store/index.js';
 import { WITHDRAWALS } from '../withdrawals/shell.js';
-import type { WithdrawalService } from '../withdrawals/service/types.js';
+import { paidSummary } from '../withdrawals/paid-summary.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
-import { approveBatch, progressOf, rejectBatch, stopBatch, type BatchRefusal, type Progress } from './decide.js';
+import {
+  approveBatch,
+  batchStateRefusal,
+  needNow,
+  needOf,
+  precheckBatch,
+  progressOf,
+  rejectBatch,
+  stopBatch,
+  type BatchRefusal,
+  type Progress,
+} from './decide.js';
+import type { Policy } from '../policy/schema.js';
+import type { StepUpNeed, StepUpProof } from '../stepup/threshold.js';
 import { mustIncludeEntries } from '../withdrawals/value-rules.js';
-import { batchTier, judgeBatch, totalsOf } from './judge.js';
+import { batchTier, judgeBatch, totalsOf, type BatchJudgement } from './judge.js';
 import { payoutsFingerprint } from './fingerprint.js';
 import { fileSha256, rowRequestId } from './reference.js';
 import { resultCsv } from './results.js';
 import { pendingRows, rowRequest } from './rows.js';
-import type { Batch, BatchError } from './types.js';
+import type { Batch } from './types.js';
+import { askAll, askWithin, sanctionedSince, tellSanctioned } from './screening.js';
+import { BATCHES, expireIn } from './expire.js';
+
+export { BATCHES };
+import type {
+  BatchEvent,
+  BatchEventType,
+  BatchListener,
+  BatchServiceOptions,
+  SubmitInput,
+  SubmitOutcome,
+} from './events.js';
 import { validatePayoutFile } from './validate.js';
 
-/** Every batch payout by id; the persisted name must never change. */
-export const BATCHES = collection<Batch>('batches');
+const NOTHING_JUDGED: BatchJudgement = {
+  refusals: [],
+  holds: [],
+  stepUp: false,
+  stepUpNeed: 'none',
+  newDestinations: 0,
+  unlisted: 0,
+  allowlists: {},
+};
+const OTHER_FILE =
+  'This confirmation was asked for another file: it approves nothing here. Press Approve on this batch payout’s card again.';
 
 /** The same file again within this long is flagged, and needs the requester to confirm. */
 export const REPEAT_WINDOW_MS = 30 * 24 * 3_600_000;
@@ -35,65 +65,7 @@ export const REPEAT_WINDOW_MS = 30 * 24 * 3_600_000;
 /** For the withdrawal service's `counted`: the rows of every pending batch, as the limits count them. */
 export const countedBatchRows = (read: Reads): WithdrawalRequest[] => read.all(BATCHES).flatMap(pendingRows);
 
-/** Pending batches past their expiry: expired, in one commit (the job), so they stop counting in the windows. */
-function expireIn(tx: Tx, t: number, emit: (tx: Tx, type: BatchEventType, b: Batch) => void): Batch[] {
-  return tx.all(BATCHES).flatMap((b) => {
-    if (b.state !== 'pending' || t < Date.parse(b.expiresAt)) return [];
-    const next: Batch = { ...b, state: 'expired', finishedAt: new Date(t).toISOString() };
-    tx.put(BATCHES, b.id, next);
-    appendAudit(tx, {
-      at: new Date(t).toISOString(),
-      actor: 'system',
-      action: 'batch_expire',
-      subject: b.id,
-      details: { sha256: b.sha256, rows: b.rows.length, approvals: b.approvals.length, required: b.tier.approvals },
-    });
-    emit(tx, 'expired', next);
-    return [next];
-  });
-}
-
-export type BatchEventType =
-  | 'requested'
-  | 'approval-recorded'
-  | 'approved'
-  | 'rejected'
-  | 'expired'
-  | 'stopped'
-  | 'progress'
-  | 'done';
-export interface BatchEvent {
-  type: BatchEventType;
-  batch: Batch;
-}
-/** Heard inside the change's commit (a row's progress: inside the row's commit). */
-export type BatchListener = (event: BatchEvent, tx: Tx) => void;
-
-export interface SubmitInput {
-  text: string;
-  fileName: string;
-  /** The requester confirmed that a file sent within 30 days is meant to be paid again. */
-  confirmRepeat?: boolean;
-}
-
-export type SubmitOutcome =
-  | { ok: true; batch: Batch }
-  /** errors: the file's problems, every one (row, column, reason). */
-  | { ok: false; kind: 'errors'; errors: BatchError[] }
-  /** The same file was submitted within 30 days: submit again with confirmRepeat. */
-  | { ok: false; kind: 'repeat'; repeatOf: { id: string; at: string; state: Batch['state'] }; message: string }
-  | { ok: false; kind: 'refused'; message: string };
-
-export interface BatchServiceOptions {
-  store: Store;
-  withdrawals: WithdrawalService;
-  policy: PolicySource;
-  groups?: GroupResolver | undefined;
-  prices?: (() => PriceSnapshot) | undefined;
-  allowlistApprovals?: (() => AllowlistApprovals | undefined) | undefined;
-  now?: () => number;
-  logger: Logger;
-}
+export type { BatchEvent, BatchEventType, BatchListener, BatchServiceOptions, SubmitInput, SubmitOutcome };
 
 export function batchOps(o: BatchServiceOptions) {
   const { store, withdrawals, policy, groups, logger } = o;
@@ -121,6 +93,8 @@ export function batchOps(o: BatchServiceOptions) {
     const snapshot = o.prices?.();
     const validated = validatePayoutFile(input.text, p, snapshot);
     if (!validated.ok) return { ok: false, kind: 'errors', errors: validated.errors };
+    // The provider, when there is one, is asked about each destination before the commit (its answers are facts there).
+    if (o.screening) await askAll(o.screening, validated.rows);
     const sha256 = fileSha256(input.text);
     const fingerprint = payoutsFingerprint(validated.rows);
     const t = now();
@@ -174,17 +148,24 @@ export function batchOps(o: BatchServiceOptions) {
           prices: snapshot,
           others: othersThan(tx, draft.id),
           allowlistApprovals: o.allowlistApprovals?.(),
+          screening: o.screening?.facts(),
+          paid: paidSummary(tx),
         },
       );
+      // A sanctioned destination: the admins are told at once, in private, as for a single request.
+      for (const row of judged.screening?.sanctioned ?? []) tellSanctioned(o.screening, tx, draft, row, judged);
       if (judged.refusals.length) return { ok: false, kind: 'errors', errors: judged.refusals };
+      if (judged.staleList) return { ok: false, kind: 'refused', message: judged.staleList };
       if (judged.holds.length)
         return { ok: false, kind: 'refused', message: `The batch would cross a limit: ${judged.holds.join('; ')}.` };
       const batch: Batch = {
         ...draft,
         tier: judged.tier ?? tier,
         stepUp: judged.stepUp,
+        ...(judged.stepUpNeed !== 'none' ? { stepUpNeed: judged.stepUpNeed } : {}),
         newDestinations: judged.newDestinations,
         unlisted: judged.unlisted,
+        ...(judged.screening ? { screening: judged.screening } : {}),
       };
       tx.put(BATCHES, batch.id, batch);
       appendAudit(tx, {
@@ -209,6 +190,35 @@ export function batchOps(o: BatchServiceOptions) {
     return out;
   }
 
+  /** The batch judged by the rule table now, as an approval would be (the tier and the step-up may have risen). */
+  const judgeNow = (read: Reads, cur: Batch, t: number, p: Policy, snapshot = o.prices?.()): BatchJudgement =>
+    judgeBatch(
+      cur.rows.map((r) => rowRequest(cur, r, 'pending', cur.createdAt)),
+      totalsOf(cur.rows, snapshot),
+      {
+        step: 'approve',
+        now: t,
+        policy: p,
+        prices: snapshot,
+        others: othersThan(read, cur.id),
+        allowlistApprovals: o.allowlistApprovals?.(),
+        screening: o.screening?.facts(),
+        paid: paidSummary(read),
+      },
+    );
+
+  /** Whether `user` is an approver, and the must_include entries they match (I/O: group membership). */
+  async function approverFacts(b: Batch | undefined, user: string, p: Policy) {
+    const isApprover = await hasRole(p, 'approvers', user, groups);
+    // Every must_include of each currency's tier list, as the single path asks: the tier judged at the
+    // approval may be higher than the batch's (a limit escalating it to the top tier).
+    const must = new Set(b?.tier.mustInclude ?? []);
+    for (const c of Object.keys(b?.totals.perCurrency ?? {})) for (const e of mustIncludeEntries(p, c)) must.add(e);
+    const satisfies: string[] = [];
+    for (const e of must) if (await matches([e], user, groups)) satisfies.push(e);
+    return { isApprover, satisfies };
+  }
+
   /**
    * One approval of the whole batch. The last one writes every row as an approved request in
    * the same commit (the batch is `sending`); the runner then sends them (`sendAll`).
@@ -216,37 +226,30 @@ export function batchOps(o: BatchServiceOptions) {
   async function approve(
     id: string,
     user: string,
-    facts: { stepUpFor?: string } = {},
+    facts: { stepUpFor?: string; proof?: StepUpProof; inCommit?: (tx: Tx) => string | undefined } = {},
   ): Promise<BatchRefusal | { ok: true; batch: Batch; complete: boolean }> {
     const p = policy.current();
-    const b = store.get(BATCHES, id);
-    const isApprover = await hasRole(p, 'approvers', user, groups);
-    // Every must_include of each currency's tier list, as the single path asks: the tier judged in the
-    // commit below may be higher than the batch's (a limit escalating it to the top tier).
-    const must = new Set(b?.tier.mustInclude ?? []);
-    for (const c of Object.keys(b?.totals.perCurrency ?? {})) for (const e of mustIncludeEntries(p, c)) must.add(e);
-    const satisfies: string[] = [];
-    for (const e of must) if (await matches([e], user, groups)) satisfies.push(e);
+    const before = store.get(BATCHES, id);
+    const who = await approverFacts(before, user, p);
+    // The provider is asked before the commit (its answers are facts there), as the single path does, for at most a second.
+    if (o.screening && before?.state === 'pending' && who.isApprover) await askWithin(o.screening, before.rows, 1_000);
     const t = now();
+    const { inCommit, ...proof } = facts;
     return store.commit((tx) => {
+      // A passkey's challenge is spent in this commit, before the decision: an answer counts at most once.
+      const spent = inCommit?.(tx);
+      if (spent) return { ok: false as const, reason: 'step_up_required' as const, message: spent };
       const cur = tx.get(BATCHES, id);
-      const snapshot = o.prices?.();
       const at = new Date(t).toISOString();
-      const judged = cur
-        ? judgeBatch(
-            cur.rows.map((r) => rowRequest(cur, r, 'pending', cur.createdAt)),
-            totalsOf(cur.rows, snapshot),
-            {
-              step: 'approve',
-              now: t,
-              policy: p,
-              prices: snapshot,
-              others: othersThan(tx, id),
-              allowlistApprovals: o.allowlistApprovals?.(),
-            },
-          )
-        : { refusals: [], holds: [], stepUp: false, newDestinations: 0, unlisted: 0, allowlists: {} };
-      const out = approveBatch(cur, { user, now: t, isApprover, satisfies, ...facts }, judged);
+      const judged = cur ? judgeNow(tx, cur, t, p) : NOTHING_JUDGED;
+      // Listed since the request: the batch is rejected, as a single request is, and the admins told.
+      const listed = cur && who.isApprover && !batchStateRefusal(cur, user, t);
+      const gone = listed ? sanctionedSince(o.screening, tx, cur, judged, at) : undefined;
+      if (gone) {
+        emit(tx, 'rejected', gone.batch);
+        return { ok: false as const, reason: 'policy' as const, message: gone.message };
+      }
+      const out = approveBatch(cur, { user, now: t, ...who, ...proof }, judged);
       if (!out.ok) return out;
       const batch: Batch = out.complete ? { ...out.batch, state: 'sending' } : out.batch;
       tx.put(BATCHES, id, batch);
@@ -261,7 +264,7 @@ export function batchOps(o: BatchServiceOptions) {
           approvals: batch.approvals.length,
           required: batch.tier.approvals,
           complete: out.complete,
-          ...(batch.stepUp ? { stepUp: 'verified', stepUpFor: batch.sha256 } : {}),
+          ...(batch.stepUp ? { stepUp: proof.proof ?? 'verified', stepUpFor: batch.sha256 } : {}),
         },
       });
       if (out.complete) {
@@ -276,6 +279,37 @@ export function batchOps(o: BatchServiceOptions) {
       emit(tx, out.complete ? 'approved' : 'approval-recorded', batch);
       return { ok: true as const, batch, complete: out.complete };
     });
+  }
+
+  /**
+   * What confirms `user`'s approval now (none, a code or a passkey, judged as the approval will be), and
+   * whether it would be refused for a reason other than its confirmation: asked before a code is spent
+   * or a passkey page opened (as the single path's checkDecision). `stepUpFor`: the file the
+   * confirmation is being asked for; another file's is refused here already.
+   */
+  async function check(
+    id: string,
+    user: string,
+    stepUpFor?: string,
+  ): Promise<{ need: StepUpNeed; refusal?: BatchRefusal }> {
+    const p = policy.current();
+    const b = store.get(BATCHES, id);
+    const who = await approverFacts(b, user, p);
+    const t = now();
+    // One judgement for both answers: a thousand rows take a while, and Slack's trigger lives 3 seconds.
+    const judged = b ? judgeNow(store, b, t, p) : NOTHING_JUDGED;
+    const need = b ? needOf(b, judged) : 'none';
+    if (b && stepUpFor !== undefined && stepUpFor !== b.sha256)
+      return { need, refusal: { ok: false, reason: 'step_up_required', message: OTHER_FILE } };
+    const out = approveBatch(b, { user, now: t, ...who, stepUpFor: b?.sha256, proof: 'passkey' }, judged);
+    return out.ok ? { need } : { need, refusal: out };
+  }
+
+  /** Before a code is spent: the cheap checks of the stored batch (decide.ts precheckBatch); approve judges the rows. */
+  async function precheck(id: string, user: string, stepUpFor: string): Promise<BatchRefusal | undefined> {
+    const b = store.get(BATCHES, id);
+    const isApprover = await hasRole(policy.current(), 'approvers', user, groups);
+    return precheckBatch(b, { user, now: now(), isApprover, stepUpFor, otherFile: OTHER_FILE });
   }
 
   async function reject(id: string, user: string, reason: string): Promise<BatchRefusal | { ok: true; batch: Batch }> {
@@ -336,6 +370,10 @@ export function batchOps(o: BatchServiceOptions) {
       return store.commit((tx) => expireIn(tx, t, emit));
     },
     approve,
+    /** What confirms an approval now, from the totals (the card's 🔐 line follows it). */
+    needNow: (id: string): StepUpNeed => needNow(get(id), policy.current(), o.prices?.()),
+    check,
+    precheck,
     reject,
     stop,
     get,

@@ -4,6 +4,7 @@
  * through the same claim as a single withdrawal. A leaf: every batch module imports it.
  */
 import type { Valuation } from '../money/value.js';
+import type { ListRef } from '../screening/list.js';
 import type { Approval } from '../withdrawals/types.js';
 import type { TierChoice } from '../withdrawals/value-rules.js';
 
@@ -46,6 +47,20 @@ export interface BatchTotals {
   value: Valuation;
 }
 
+/** What screening found across the rows (src/withdrawals/screening-rules.ts, each row judged as a request). */
+export interface BatchScreening {
+  /** The sanctions list the rows were judged with. */
+  list?: ListRef;
+  /** The provider's word: `down` when it could not be reached for some row (the list alone decided). */
+  provider?: 'clean' | 'down';
+  /** The list was older than screening.max_age (the batch's total below stale_block_above, judged once on the whole file): its age. */
+  stale?: { ageMs: number };
+  /** Rows whose destination imitates a known address: each adds approvals (once, to the batch). */
+  lookalikes: Array<{ row: number; label: string; address: string; extraApprovals: number }>;
+  /** Rows refused for a sanctioned destination (the file is then not requested). */
+  sanctioned: number[];
+}
+
 export interface Batch {
   id: string;
   requester: string;
@@ -64,12 +79,19 @@ export interface Batch {
    * are judged at while it waits (judging them at `tier` would add the extras again at every approval).
    */
   floorTier?: TierChoice;
-  /** The policy asks for an authenticator code at the batch's total: every approval carries one. */
+  /** The policy asks for an authenticator code (or a passkey) at the batch's total: every approval carries one. */
   stepUp: boolean;
+  /**
+   * Which confirmation the batch's total needs when requested: a code (or a passkey), or above
+   * `passkey_above` a passkey only. Absent on batches stored before it: `stepUp` alone (a code).
+   */
+  stepUpNeed?: 'code' | 'passkey';
   approvals: Approval[];
   /** Rows to a destination never paid before, and rows to an address not on the allowlist. */
   newDestinations: number;
   unlisted: number;
+  /** Screening's results at the request (absent: the app screens nothing). */
+  screening?: BatchScreening;
   /** An earlier batch with the same sha256 within 30 days, which the requester confirmed they mean to pay again. */
   repeatOf?: { id: string; at: string };
   createdAt: string;

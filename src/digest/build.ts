@@ -6,6 +6,8 @@
  */
 import type { TransactionRecord } from '../wallet/schemas.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
+import type { Batch } from '../batches/types.js';
+import { digestBatches } from './batches.js';
 import { Dec } from '../money/decimal.js';
 import { currentValueAt, type PriceSnapshot } from '../prices/index.js';
 import {
@@ -48,6 +50,8 @@ export interface DigestInput {
   payeeOf?: (network: string, address: string) => string | undefined;
   /** The price cache when the digest is built: values in USD (absent: no values). */
   prices?: PriceSnapshot;
+  /** Every batch payout (their rows are among `withdrawals`); absent: the digest says nothing of batches. */
+  batches?: readonly Batch[];
 }
 
 /** USD text of an amount at the snapshot's price, or undefined without a fresh one. */
@@ -334,6 +338,7 @@ export function buildDigest(input: DigestInput): Digest {
     return t === undefined || (t >= from && t <= to);
   });
   const top = largest(inPeriod, input);
+  const batches = input.batches ? digestBatches(input.batches, input.withdrawals, from, to) : undefined;
   return withValues(
     {
       period: { from, to, days: input.days },
@@ -347,6 +352,7 @@ export function buildDigest(input: DigestInput): Digest {
         expired: input.withdrawals.filter((w) => expiredIn(w, from, to)).length,
         unknown: input.withdrawals.filter((w) => w.state === 'unknown').length,
       },
+      ...(batches ? { batches } : {}),
       largest: top.movements,
       largestBy: top.by,
       chart: chart(input.records, to, input.days, input.prices),

@@ -20,6 +20,7 @@ import type { WithdrawalService } from '../withdrawals/index.js';
 import { dayIn, type SlotTime } from '../schedule/slots.js';
 import { allowlistPayee } from '../transactions/booking.js';
 import { buildDigest, utcDayOf } from './build.js';
+import { BATCHES } from '../batches/service.js';
 import { renderChart } from './chart.js';
 import { chartAltText } from './message.js';
 import {
@@ -145,6 +146,7 @@ export function createDigests(o: DigestOptions): DigestService {
       clients: clients(),
       payeeOf: allowlistPayee(o.policy.current().withdrawals.allowlist.addresses),
       ...(o.prices ? { prices: o.prices() } : {}),
+      batches: o.store.all(BATCHES),
     });
     if (balances) {
       const snapshot: BalanceSnapshot = { day: today, at: now, lines: balances };

@@ -4,6 +4,7 @@
  * and the daily balance snapshots the change of balances is measured against.
  */
 import { collection } from '../store/collection.js';
+import type { DigestBatches } from './batches.js';
 
 /** One origin-account balance, as the wallet client's `originBalances()` gives it. */
 export interface BalanceLine {
@@ -76,6 +77,8 @@ export interface Digest {
   /** undefined: balances unavailable (no source, or it failed). */
   balances?: { lines: DigestBalance[]; since?: number; value?: DigestValueTotal };
   approvals: { pending: number; expired: number; unknown: number };
+  /** Batch payouts of the period (batches.ts); absent when there were none, and in digests stored before. */
+  batches?: DigestBatches;
   largest: DigestMovement[];
   /**
    * How `largest` was ranked (issue 40): `value`, by USD value across currencies at the digest's

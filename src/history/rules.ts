@@ -88,8 +88,14 @@ export const WITHDRAWAL_RULE: HistoryRule<WithdrawalRequest> = {
   onEvict: foldPaidOnce,
 };
 
+/** A row of the table: moves its collection's cold records, returns how many left memory. */
+export interface HistoryRow {
+  name: string;
+  move: (store: Store, now: number) => Promise<number>;
+}
+
 /** The table: each row moves its collection's cold records (typed per row, no casts). */
-export const HISTORY_RULES: ReadonlyArray<{ name: string; move: (store: Store, now: number) => Promise<number> }> = [
+export const HISTORY_RULES: readonly HistoryRow[] = [
   { name: AUDIT_COLLECTION, move: (store, now) => moveCold(store, AUDIT_RULE, now) },
   { name: WITHDRAWALS, move: (store, now) => moveCold(store, WITHDRAWAL_RULE, now) },
 ];
@@ -125,8 +131,13 @@ export async function moveCold<T>(store: Store, rule: HistoryRule<T>, now: numbe
 }
 
 /** Runs the whole table (the daily job; a migration or a bench after filling a store): what left memory, per collection. */
-export async function moveHistory(store: Store, now: number): Promise<Record<string, number>> {
+export async function moveHistory(
+  store: Store,
+  now: number,
+  /** Rows the app adds after the table's own (what the Slack side keeps per request: src/slack/withdrawal-history.ts). */
+  after: readonly HistoryRow[] = [],
+): Promise<Record<string, number>> {
   const moved: Record<string, number> = {};
-  for (const rule of HISTORY_RULES) moved[rule.name] = await rule.move(store, now);
+  for (const rule of [...HISTORY_RULES, ...after]) moved[rule.name] = await rule.move(store, now);
   return moved;
 }

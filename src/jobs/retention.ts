@@ -34,7 +34,7 @@ import { COLLECTIONS as OUTBOX } from '../outbox/types.js';
 import type { Policy } from '../policy/schema.js';
 import type { Store, Tx } from '../store/index.js';
 import { checkFullAudit } from '../audit/verify.js';
-import { moveHistory } from '../history/rules.js';
+import { moveHistory, type HistoryRow } from '../history/rules.js';
 import type { PolicySource } from '../policy/source.js';
 import { pruneNotices, type NoticePruneResult } from './retention-notices.js';
 
@@ -69,6 +69,8 @@ export interface PruneResult extends NoticePruneResult {
 }
 
 export interface RetentionDeps {
+  /** History rows the app adds after the table's (src/history/rules.ts `moveHistory`). */
+  historyRows?: readonly HistoryRow[];
   store: Store;
   policy: PolicySource<Pick<Policy, 'retention'>>;
   logger: Logger;
@@ -185,7 +187,7 @@ export class Retention {
 
     Object.assign(result, await pruneNotices(store, cutoff, (ids, del) => this.deleteIds(ids, del)));
 
-    result.history = await moveHistory(store, this.d.now());
+    result.history = await moveHistory(store, this.d.now(), this.d.historyRows);
     // The whole chain, every day (a check from the checkpoint misses an edit made before it); the
     // head's hash goes to the log, a record kept outside the database to compare a restore against.
     const check = await checkFullAudit(store, this.d.now);

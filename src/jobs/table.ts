@@ -22,6 +22,7 @@ import type { ApproverReminders } from '../withdrawals/reminders.js';
 import type { Escalations } from '../withdrawals/escalation.js';
 import type { LowBalanceWatch } from '../balances/watch.js';
 import type { Retention } from './retention.js';
+import type { StoreCeilingWatch } from './store-ceiling.js';
 import type { Prices } from '../prices/types.js';
 import type { ScreeningService } from '../screening/service.js';
 import type { Scheduler } from './scheduler.js';
@@ -32,12 +33,15 @@ import { formatPath, nearestName } from '../policy/unknown-keys.js';
 /** The parts jobs run on, each only as much of it as its jobs call. */
 export interface JobParts {
   withdrawals: Pick<WithdrawalService, 'expireDue' | 'remindersDue' | 'reconcileUnknown' | 'retryHeld'>;
-  batches: Pick<BatchService, 'expireDue' | 'resume'>;
+  /** `uploadOwed`: the files owed to batch cards' threads (src/slack/batch/thread-files.ts), after a restart. */
+  batches: Pick<BatchService, 'expireDue' | 'resume'> & { uploadOwed?: () => Promise<void> };
   approvers: Pick<ApproverReminders, 'run'>;
   escalations: Pick<Escalations, 'run'>;
   alerts: Pick<Alerts, 'reconcile' | 'verifyPending'>;
   balances: Pick<LowBalanceWatch, 'check'>;
   store: Pick<Retention, 'prune'>;
+  /** The embedded store's size against its ceiling; absent with PostgreSQL (no ceiling to watch). */
+  capacity: Pick<StoreCeilingWatch, 'check'>;
   digest: Pick<DigestService, 'runDaily'>;
   exports: Pick<MonthlyExports, 'runMonthly'>;
   prices: Pick<Prices, 'refresh'>;
@@ -120,10 +124,11 @@ export const JOBS: readonly JobRow[] = [
     title: 'Batch payouts: expiry and sends',
     schedule: '*/30 * * * * *',
     description:
-      'Expires batch payouts past their deadline, then carries on with the rows of every batch being sent (after a freeze, a limit hold).',
+      'Expires batch payouts past their deadline, carries on with the rows of every batch being sent (after a freeze, a limit hold), and uploads the rows and result files still owed to the cards’ threads (after a restart).',
     run: async (batches) => {
       await batches.expireDue();
       batches.resume();
+      await batches.uploadOwed?.();
     },
   }),
   job({
@@ -216,6 +221,18 @@ export const JOBS: readonly JobRow[] = [
       'Deletes events, alerts and delivered messages older than the retention period, moves closed history out of memory (kept in the database), verifies the audit entries written since the last check, then compacts the store.',
     run: async (retention) => {
       await retention.prune();
+    },
+  }),
+  job({
+    name: 'capacity.embedded-store',
+    part: 'capacity',
+    title: 'Embedded store size watch',
+    // Hourly, and at start: history grows by a day's work at most between two runs.
+    schedule: '41 * * * *',
+    description:
+      'With the embedded store: once its records pass 80% of the size it holds well (docs/guides/production.md), tells the admins once to move to PostgreSQL (audited). Not run with PostgreSQL.',
+    run: async (watch) => {
+      await watch.check();
     },
   }),
   job({

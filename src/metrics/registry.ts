@@ -40,6 +40,8 @@ export interface MetricSources {
   outbox?: () => { pending: Partial<Record<(typeof OUTBOX_LANES)[number], number>>; oldestAgeSeconds: number };
   withdrawalsPending?: () => number;
   storeWritable?: () => boolean;
+  /** Records per collection (the store's counts()): what the app keeps, history included. */
+  storeRecords?: () => Record<string, number> | Promise<Record<string, number>>;
   freezeActive?: () => boolean;
   /** Per job (names from the job table): last success (Unix seconds) and the interval of its schedule. */
   jobs?: () => Array<{ job: string; lastSuccess?: number; intervalSeconds?: number }>;
@@ -182,6 +184,20 @@ export function createMetrics(o: { database?: boolean } = {}) {
     registers,
     collect() {
       this.set(sources.storeWritable?.() === false ? 0 : 1);
+    },
+  });
+  new Gauge({
+    name: 'treasury_store_records',
+    help: "Records the store holds, by collection (sum them for the total the embedded store's ceiling is stated in).",
+    // By collection, not only the total: it says what grows (the audit log and withdrawals for
+    // ever, the outbox and alerts until pruned), and collection names are the app's own, a
+    // fixed set declared in code, never data.
+    labelNames: ['collection'] as const,
+    registers,
+    async collect() {
+      const counts = (await sources.storeRecords?.()) ?? {};
+      this.reset();
+      for (const [collection, n] of Object.entries(counts)) this.set({ collection }, n);
     },
   });
   new Gauge({

@@ -32,7 +32,7 @@ export function laneRole(lane: string, policy: Policy | undefined): Lane {
 export function attachSources(
   m: Metrics,
   o: {
-    store: Pick<Store, 'find' | 'get' | 'health'>;
+    store: Pick<Store, 'find' | 'get' | 'health' | 'counts'>;
     policy: PolicySource;
     freezeActive: () => boolean;
     scheduler: Pick<Scheduler, 'status'>;
@@ -52,6 +52,7 @@ export function attachSources(
   };
   m.sources.withdrawalsPending = () => o.store.find(WITHDRAWALS, (r) => r.state === 'pending').length;
   m.sources.storeWritable = () => o.store.health().writable;
+  m.sources.storeRecords = () => o.store.counts();
   m.sources.freezeActive = o.freezeActive;
   // Job names come from the app's own job table, a fixed set.
   const lastOk = new Map<string, number>();

@@ -47,6 +47,7 @@ export const APP_RENDERERS = {
   'webhook-rotated': 'commands/treasury/webhook-rotate.ts',
   'batch.card': 'src/slack/batch-notify.ts',
   'batch.result': 'src/slack/batch-notify.ts',
+  'store.ceiling': 'src/slack/store-ceiling-words.ts',
 } as const;
 
 export type AppRendererName = keyof typeof APP_RENDERERS;

@@ -6,11 +6,13 @@
  *               destination, approver, policy version, nonce, expiry}))
  *
  * Recomputed from the request as it is when the answer arrives: a changed amount, destination or
- * policy gives another challenge, so the signature no longer matches it. Pure.
+ * policy gives another challenge, so the signature no longer matches it. A batch payout's approval
+ * binds the batch, its file's sha256 and its total instead (batchBoundFacts). Pure.
  */
 import { createHash } from 'node:crypto';
 import type { Policy } from '../policy/schema.js';
 import type { WithdrawalRequest } from '../withdrawals/types.js';
+import type { Batch } from '../batches/types.js';
 
 export interface BoundFacts {
   requestId: string;
@@ -34,7 +36,7 @@ export function canonicalJson(facts: Readonly<Record<string, string>>): string {
   return `{${sorted.map((k) => `${JSON.stringify(k)}:${JSON.stringify(facts[k])}`).join(',')}}`;
 }
 
-export function bindingChallenge(f: BoundFacts): string {
+export function bindingChallenge(f: BoundFacts | BatchBoundFacts): string {
   return createHash('sha256')
     .update(canonicalJson({ ...f }))
     .digest('base64url');
@@ -50,6 +52,42 @@ export function boundFacts(
     currency: r.currency,
     network: r.network,
     destination: r.destination,
+    approver: o.approver,
+    policyVersion: o.policyVersion,
+    nonce: o.nonce,
+    expiry: new Date(o.expiresAt).toISOString(),
+  };
+}
+
+/**
+ * A batch payout's approval: the batch, its file's sha256, its total (exact text per currency, and its
+ * USD value as judged), the approver, the policy version, the nonce and the expiry. `kind` keeps a
+ * batch's challenge from ever equalling a withdrawal's.
+ */
+export interface BatchBoundFacts {
+  kind: 'batch';
+  batchId: string;
+  sha256: string;
+  totals: string;
+  value: string;
+  rows: string;
+  approver: string;
+  policyVersion: string;
+  nonce: string;
+  expiry: string;
+}
+
+export function batchBoundFacts(
+  b: Pick<Batch, 'id' | 'sha256' | 'totals'>,
+  o: { approver: string; policyVersion: string; nonce: string; expiresAt: number },
+): BatchBoundFacts {
+  return {
+    kind: 'batch',
+    batchId: b.id,
+    sha256: b.sha256,
+    totals: canonicalJson(b.totals.perCurrency),
+    value: b.totals.value.kind === 'known' ? b.totals.value.usd : 'unknown',
+    rows: String(b.totals.rows),
     approver: o.approver,
     policyVersion: o.policyVersion,
     nonce: o.nonce,

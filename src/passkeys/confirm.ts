@@ -15,7 +15,8 @@ import { decodeClientDataJSON, isoBase64URL, parseAuthenticatorData } from '@sim
 import { randomBytes } from 'node:crypto';
 import type { Tx } from '../store/index.js';
 import type { DecisionOutcome, WithdrawalRequest } from '../withdrawals/index.js';
-import { bindingChallenge, boundFacts, policyVersion } from './binding.js';
+import type { Batch } from '../batches/types.js';
+import { batchBoundFacts, bindingChallenge, boundFacts, policyVersion } from './binding.js';
 import { audit, iso, newToken, relyingParty, tokenId, type PasskeyPartOptions } from './shared.js';
 import {
   CHALLENGE_TTL_MS,
@@ -39,8 +40,19 @@ export interface ApprovalPath {
   ): Promise<DecisionOutcome>;
 }
 
+/** What confirming needs of batch payouts: the same path as any approval of a batch, bound to its file. */
+export interface BatchApprovalPath {
+  get(id: string): Batch | undefined;
+  /** `inCommit` as above; `stepUpFor`: the file the passkey's challenge bound. */
+  approve(
+    id: string,
+    userId: string,
+    facts: { stepUpFor: string; proof: 'passkey'; inCommit: (tx: Tx) => string | undefined },
+  ): Promise<{ ok: true } | { ok: false; message: string }>;
+}
+
 export type ConfirmOutcome =
-  | { ok: true; request: WithdrawalRequest; outcome: DecisionOutcome }
+  | { ok: true; request?: WithdrawalRequest; outcome: { ok: boolean; message?: string } }
   | { ok: false; reason: ConfirmRefusal; message: string };
 
 export interface PasskeyConfirmation {
@@ -50,11 +62,14 @@ export interface PasskeyConfirmation {
   usableFrom(user: string): number | undefined;
   /** A new confirmation of `approver`'s approval of `requestId`: the page's URL. */
   start(requestId: string, approver: string): Promise<{ url: string; expiresAt: number }>;
-  /** The confirmation and its request, for the page, while it can still be answered. */
+  /** A new confirmation of `approver`'s approval of the batch payout `batchId`, bound to its file and total. */
+  startBatch(batchId: string, approver: string): Promise<{ url: string; expiresAt: number }>;
+  /** The confirmation and its request (or batch), for the page, while it can still be answered. */
   view(
     token: string,
   ):
-    | { ok: true; challenge: PasskeyChallenge; request: WithdrawalRequest }
+    | { ok: true; challenge: PasskeyChallenge; request: WithdrawalRequest; batch?: undefined }
+    | { ok: true; challenge: PasskeyChallenge; batch: Batch; request?: undefined }
     | { ok: false; reason: ConfirmRefusal; message: string };
   /** The WebAuthn request options: the bound challenge, the approver's credentials, user verification required. */
   options(
@@ -79,7 +94,9 @@ async function verified(
   }
 }
 
-export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals: ApprovalPath }): PasskeyConfirmation {
+export function createPasskeyConfirmation(
+  o: PasskeyPartOptions & { withdrawals: ApprovalPath; batches?: BatchApprovalPath | undefined },
+): PasskeyConfirmation {
   const { store } = o;
   const refusal = (reason: ConfirmRefusal) => ({ ok: false as const, reason, message: CONFIRM_WORDS[reason] });
 
@@ -107,6 +124,56 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
   const usableAt = (c: PasskeyCredential) => Date.parse(c.createdAt) + o.policy.current().withdrawals.passkey_cooloff;
   const usableNow = (c: PasskeyCredential) => usableAt(c) <= o.now();
 
+  /** A new challenge for `subject`, bound by `bind` to what it is, single use, kept in the store. */
+  async function begin(
+    subject: string,
+    approver: string,
+    kind: 'batch' | undefined,
+    bind: (f: { approver: string; policyVersion: string; nonce: string; expiresAt: number }) => string,
+  ): Promise<{ url: string; expiresAt: number }> {
+    const now = o.now();
+    const token = newToken();
+    const expiresAt = now + CHALLENGE_TTL_MS;
+    const version = policyVersion(o.policy.current());
+    const nonce = randomBytes(16).toString('base64url');
+    const c: PasskeyChallenge = {
+      id: tokenId(token),
+      request: subject,
+      ...(kind ? { kind } : {}),
+      approver,
+      nonce,
+      expiresAt,
+      policyVersion: version,
+      challenge: bind({ approver, policyVersion: version, nonce, expiresAt }),
+      createdAt: iso(now),
+    };
+    await store.commit((tx) => {
+      for (const old of tx.all(CHALLENGES)) if (old.expiresAt + KEEP_SPENT_MS < now) tx.delete(CHALLENGES, old.id);
+      tx.put(CHALLENGES, c.id, c);
+      audit(tx, now, approver, 'passkey_confirm_started', subject, {
+        expires: iso(expiresAt),
+        ...(kind ? { batch: true } : {}),
+      });
+    });
+    return { url: `${relyingParty(o.base()).base}/confirm/${token}`, expiresAt };
+  }
+
+  /** The challenge recomputed from its subject as it is now (another amount, file or policy: another challenge). */
+  function rebound(c: PasskeyChallenge): string | undefined {
+    const f = {
+      approver: c.approver,
+      policyVersion: policyVersion(o.policy.current()),
+      nonce: c.nonce,
+      expiresAt: c.expiresAt,
+    };
+    if (c.kind === 'batch') {
+      const b = o.batches?.get(c.request);
+      return b ? bindingChallenge(batchBoundFacts(b, f)) : undefined;
+    }
+    const r = o.withdrawals.get(c.request);
+    return r ? bindingChallenge(boundFacts(r, f)) : undefined;
+  }
+
   return {
     hasPasskey: (user) => store.find(CREDENTIALS, (c) => c.user === user).length > 0,
 
@@ -115,35 +182,25 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
       return times.length ? Math.min(...times) : undefined;
     },
 
-    async start(requestId, approver) {
+    start(requestId, approver) {
       const r = o.withdrawals.get(requestId);
       if (!r) throw new Error(`no withdrawal request ${requestId}`);
-      const now = o.now();
-      const token = newToken();
-      const expiresAt = now + CHALLENGE_TTL_MS;
-      const version = policyVersion(o.policy.current());
-      const nonce = randomBytes(16).toString('base64url');
-      const c: PasskeyChallenge = {
-        id: tokenId(token),
-        request: r.id,
-        approver,
-        nonce,
-        expiresAt,
-        policyVersion: version,
-        challenge: bindingChallenge(boundFacts(r, { approver, policyVersion: version, nonce, expiresAt })),
-        createdAt: iso(now),
-      };
-      await store.commit((tx) => {
-        for (const old of tx.all(CHALLENGES)) if (old.expiresAt + KEEP_SPENT_MS < now) tx.delete(CHALLENGES, old.id);
-        tx.put(CHALLENGES, c.id, c);
-        audit(tx, now, approver, 'passkey_confirm_started', r.id, { expires: iso(expiresAt) });
-      });
-      return { url: `${relyingParty(o.base()).base}/confirm/${token}`, expiresAt };
+      return begin(r.id, approver, undefined, (f) => bindingChallenge(boundFacts(r, f)));
+    },
+
+    startBatch(batchId, approver) {
+      const b = o.batches?.get(batchId);
+      if (!b) throw new Error(`no batch payout ${batchId}`);
+      return begin(b.id, approver, 'batch', (f) => bindingChallenge(batchBoundFacts(b, f)));
     },
 
     view(token) {
       const l = live(token);
       if (!l.ok) return l;
+      if (l.c.kind === 'batch') {
+        const batch = o.batches?.get(l.c.request);
+        return batch ? { ok: true, challenge: l.c, batch } : refusal('unknown_link');
+      }
       const request = o.withdrawals.get(l.c.request);
       return request ? { ok: true, challenge: l.c, request } : refusal('unknown_link');
     },
@@ -205,18 +262,8 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
       // Echoed only into the audit entry (bounded): a relaying page's address is evidence.
       if (client.origin !== rp.origin)
         return refuse(c, 'wrong_origin', { origin: String(client.origin).slice(0, 200) });
-      const r = o.withdrawals.get(c.request);
-      const now = r
-        ? bindingChallenge(
-            boundFacts(r, {
-              approver: c.approver,
-              policyVersion: policyVersion(o.policy.current()),
-              nonce: c.nonce,
-              expiresAt: c.expiresAt,
-            }),
-          )
-        : undefined;
-      if (!r || now !== c.challenge) return refuse(c, 'changed');
+      const now = rebound(c);
+      if (now === undefined || now !== c.challenge) return refuse(c, 'changed');
       if (!flags.uv) return refuse(c, 'no_user_verification');
       // Then the library once more with every expectation exact: the challenge, the origin, the RP ID, user verification.
       const strict = await verified(() =>
@@ -247,10 +294,17 @@ export function createPasskeyConfirmation(o: PasskeyPartOptions & { withdrawals:
         audit(tx, at, c.approver, 'passkey_confirmed', c.request, { passkey: k.name });
         return undefined;
       };
-      // The approval itself: the same path as any approval, which judges every rule again.
-      const outcome = await o.withdrawals.approve(c.request, c.approver, { stepUp: 'passkey', inCommit });
+      // The approval itself: the same path as any approval, which judges every rule again. A batch's is
+      // bound to the file its challenge bound (unchanged: checked just above).
+      const batch = c.kind === 'batch' ? o.batches?.get(c.request) : undefined;
+      // A batch's challenge whose batch is gone (or batch payouts off) approves nothing: never a withdrawal of that id.
+      if (c.kind === 'batch' && !batch) return refuse(c, 'changed');
+      const outcome = batch
+        ? await o.batches!.approve(c.request, c.approver, { stepUpFor: batch.sha256, proof: 'passkey', inCommit })
+        : await o.withdrawals.approve(c.request, c.approver, { stepUp: 'passkey', inCommit });
       if (spent) return refuse(c, spent);
-      return { ok: true, request: o.withdrawals.get(c.request) ?? r, outcome };
+      const request = batch ? undefined : o.withdrawals.get(c.request);
+      return { ok: true, ...(request ? { request } : {}), outcome };
     },
   };
 }

@@ -2,6 +2,7 @@ export { bindingChallenge, boundFacts, canonicalJson, policyVersion, type BoundF
 export {
   createPasskeyConfirmation,
   type ApprovalPath,
+  type BatchApprovalPath,
   type ConfirmOutcome,
   type PasskeyConfirmation,
 } from './confirm.js';

@@ -43,7 +43,10 @@ export interface PasskeyLink {
  */
 export interface PasskeyChallenge {
   id: string;
+  /** The withdrawal request's id, or the batch payout's (`kind: 'batch'`). */
   request: string;
+  /** A batch payout's approval (src/batches): bound to its file and total (binding.ts batchBoundFacts). */
+  kind?: 'batch';
   approver: string;
   nonce: string;
   /** Epoch ms. */

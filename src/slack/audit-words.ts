@@ -208,6 +208,9 @@ const WORDS: Record<StoredAuditAction, (f: Facts) => string> = {
   batch_reject: () => '❌ rejected a batch payout',
   batch_expire: () => '⌛ a batch payout expired before its approvals; nothing was sent',
   batch_stop: () => '⏹️ stopped the rest of a batch payout',
+  // The embedded store's size (src/jobs/store-ceiling.ts).
+  store_ceiling_warning: ({ d }) =>
+    `📦 admins told to move to PostgreSQL: ${typeof d.records === 'number' ? d.records.toLocaleString('en-US') : 'many'} records, past 80% of what the built-in storage holds well`,
 };
 
 /**

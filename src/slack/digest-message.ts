@@ -5,6 +5,7 @@
  * registered as the outbox renderer of the scheduled digest and used by `/treasury digest`.
  */
 import { DIGEST_COLLECTIONS, type Digest, type DigestMovement, type DigestValueTotal } from '../digest/types.js';
+import type { DigestBatches } from '../digest/batches.js';
 import { formatFiat } from '../format/fiat.js';
 import { periodWords } from '../digest/message.js';
 import { DIGEST_RENDERER } from '../digest/service.js';
@@ -96,12 +97,26 @@ export function renderDigest(d: Digest): Rendered {
       section(
         `*Waiting for approval*: ${a.pending} · *Expired unapproved in the period*: ${a.expired}${a.unknown ? ` · :warning: *${count(a.unknown, 'withdrawal')} with an unknown outcome* (see their cards)` : ''}`,
       ),
+      ...(d.batches ? [section(batchWords(d.batches))] : []),
       ...packLines(largest),
       context(
         `From ${count(d.records, 'transaction')} in the wallet's history${d.truncated ? ` (${d.incomplete ? outside(d.incomplete, 300) : 'incomplete'}: \`/tx export\` has everything)` : ''}, ${utcMinute(d.period.from)} to ${utcMinute(d.period.to)}.`,
       ),
     ],
   };
+}
+
+/** "Batch payouts: 2 requested · 1 waiting for approval · … · 530 rows sent (12,000.00 USDT) · 2 rows failed". */
+function batchWords(b: DigestBatches): string {
+  const parts = [`${b.requested} requested`];
+  if (b.waiting) parts.push(`${b.waiting} waiting for approval`);
+  if (b.finished) parts.push(`${b.finished} finished`);
+  if (b.stopped) parts.push(`:octagonal_sign: ${b.stopped} stopped by an admin`);
+  if (b.notApproved) parts.push(`${b.notApproved} rejected or expired (nothing sent)`);
+  const totals = Object.entries(b.sent.totals).map(([c, a]) => money(a, c));
+  parts.push(`${count(b.sent.rows, 'row')} sent${totals.length ? ` (${totals.join(', ')})` : ''}`);
+  if (b.failed) parts.push(`:x: ${count(b.failed, 'row')} failed (see the batch's result file)`);
+  return `*Batch payouts*: ${parts.join(' · ')}`;
 }
 
 /** The scheduled digest's message, drawn from its record when the outbox sends it. */

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { section, shorten } from './blocks.js';
 import { outside } from '../format/outside.js';
 import { amountText } from './withdrawal/index.js';
-import { lockedWords, stepUpNeed } from '../stepup/index.js';
+import { lockedWords, stepUpNeed, type StepUpNeed } from '../stepup/index.js';
 import { NO_PASSKEY_WORDS, passkeyTooNewWords } from '../passkeys/index.js';
 import { utcMinute } from '../format/time.js';
 import type { WithdrawalRequest } from '../withdrawals/index.js';
@@ -107,6 +107,19 @@ export function stepUpModal(r: WithdrawalRequest, requestedBy: string): View {
   };
 }
 
+/** What one confirmation is for: a withdrawal, or a whole batch payout (src/slack/batch/step-up.ts). */
+export interface ConfirmTarget {
+  need: StepUpNeed;
+  /** Words for the refusal: "this withdrawal", "this batch payout". */
+  what: string;
+  /** Why this person may not approve it now (asked before any code or passkey): undefined when they may. */
+  refusal(): Promise<string | undefined>;
+  /** Starts a passkey confirmation bound to it: the page's URL. */
+  startPasskey(): Promise<string>;
+  /** The code modal for it. */
+  modal(): View;
+}
+
 /**
  * Whether this click needs a code, and if so: the refusal to show, or the modal opened.
  * `client` is absent only where no modal can be opened (then a code-sized request is refused).
@@ -119,9 +132,29 @@ export async function stepUpGate(
   // The value the decider judges the approval at (the policy price now), so the button asks for a code exactly when it will.
   const need = r ? stepUpNeed(deps.policy.current(), r.currency, r.amount, deps.withdrawals.valueForRules(r)) : 'none';
   if (!r || need === 'none') return { kind: 'not-needed' };
+  return confirmationGate(deps, o, {
+    need,
+    what: 'this withdrawal',
+    refusal: async () => {
+      const refused = await deps.withdrawals.checkDecision(r.id, o.user, 'approve');
+      return refused && !refused.ok ? refused.message : undefined;
+    },
+    startPasskey: async () => (await deps.passkeys.confirmation.start(r.id, o.user)).url,
+    modal: () => stepUpModal(r, r.requester),
+  });
+}
+
+/** The route of one confirmation, whatever it is for: a passkey, a code, or why neither can be asked for. */
+export async function confirmationGate(
+  deps: CommandDeps,
+  o: { user: string; triggerId: string | undefined; client: App['client'] | undefined },
+  target: ConfirmTarget,
+): Promise<StepUpGate> {
+  const { need } = target;
+  if (need === 'none') return { kind: 'not-needed' };
   // The rules first: someone who may not approve this is told why, not asked for a code.
-  const refused = await deps.withdrawals.checkDecision(r.id, o.user, 'approve');
-  if (refused && !refused.ok) return { kind: 'refused', message: refused.message };
+  const refused = await target.refusal();
+  if (refused) return { kind: 'refused', message: refused };
   const from = deps.passkeys.confirmation.usableFrom(o.user);
   const usable = from !== undefined && from <= deps.now();
   const status = deps.stepUp.status(o.user);
@@ -129,8 +162,7 @@ export async function stepUpGate(
   if (need === 'passkey' || usable) {
     if (from === undefined) return { kind: 'refused', message: NO_PASSKEY_WORDS };
     if (!usable) return { kind: 'refused', message: passkeyTooNewWords(utcMinute(from)) };
-    const started = await deps.passkeys.confirmation.start(r.id, o.user);
-    return { kind: 'passkey', url: started.url };
+    return { kind: 'passkey', url: await target.startPasskey() };
   }
   // A code is enough here; a passkey still in its waiting time says so when no code is set up.
   if (from !== undefined && status.state !== 'active')
@@ -139,7 +171,7 @@ export async function stepUpGate(
     return {
       kind: 'refused',
       message:
-        'Approving this withdrawal needs a code from an authenticator app, and you have not set one up yet: ' +
+        `Approving ${target.what} needs a code from an authenticator app, and you have not set one up yet: ` +
         'open the Treasury app’s Home tab, press “Set up authenticator codes” and scan the QR code with your authenticator app ' +
         '(or set up a passkey with /treasury passkey). Then press Approve again.',
     };
@@ -149,7 +181,7 @@ export async function stepUpGate(
       message: lockedWords(status.lockedUntil, deps.now()),
     };
   if (!o.client || !o.triggerId)
-    return { kind: 'refused', message: 'Approving this withdrawal needs a code: use the Approve button on its card.' };
-  await o.client.views.open({ trigger_id: o.triggerId, view: stepUpModal(r, r.requester) });
+    return { kind: 'refused', message: `Approving ${target.what} needs a code: use the Approve button on its card.` };
+  await o.client.views.open({ trigger_id: o.triggerId, view: target.modal() });
   return { kind: 'opened' };
 }

@@ -200,8 +200,26 @@ export function judgeNewDestination(r: WithdrawalRequest, f: PatternFacts): Patt
   return extra ? { kind: 'count', extraApprovals: extra } : { kind: 'pass' };
 }
 
+/**
+ * A batch's row is weighed with the batch's other rows to the same destination: 100 rows of $600
+ * to one never-paid address are one $60,000 first payment, as a single request of it would be.
+ */
+function weighed(r: WithdrawalRequest, f: PatternFacts, above: string): boolean {
+  if (isAbove({ value: above }, r.currency, r.amount, f.valuation)) return true;
+  const parts = Object.entries(r.batch?.toDestination ?? {});
+  if (!parts.length) return false;
+  let sum = new Dec(0);
+  for (const [currency, amount] of parts) {
+    const v = f.valueOfAmount(currency, amount);
+    // An unknown value is above it, as for a single request.
+    if (v.kind !== 'known') return true;
+    sum = sum.plus(v.usd);
+  }
+  return sum.gt(above);
+}
+
 function isNewDestination(r: WithdrawalRequest, f: PatternFacts, above: string): boolean {
-  if (!isAbove({ value: above }, r.currency, r.amount, f.valuation)) return false;
+  if (!weighed(r, f, above)) return false;
   let paid = new Dec(0);
   for (const o of f.requests()) {
     if (o.id === r.id || o.state !== 'completed' || !sameDestination(o, r)) continue;

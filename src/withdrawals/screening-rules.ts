@@ -11,6 +11,8 @@ import { utcDay, utcMinute } from '../format/time.js';
 import { isListed, listAge, listRef } from '../screening/list.js';
 import { lookalikeOf, type KnownAddress } from '../screening/lookalike.js';
 import type { ScreeningInfo } from '../screening/types.js';
+import type { Valuation } from '../prices/types.js';
+import { sumValues, valueAt } from '../prices/value.js';
 import { ageWords, listName } from '../screening/words.js';
 import type { RuleFacts, Verdict } from './rule-types.js';
 import type { WithdrawalRequest } from './types.js';
@@ -54,27 +56,59 @@ export function judgeSanctions(r: WithdrawalRequest, f: RuleFacts): Verdict {
   return { kind: 'count', screening: { list: listRef(s.list), ...(provider ? { provider } : {}) } };
 }
 
-/** A list older than max_age: above stale_block_above (or of unknown value) refused at the request, held at the send. */
-export function judgeStaleList(_r: WithdrawalRequest, f: RuleFacts): Verdict {
+/** The list's age when older than max_age, and in words since when (absent: fresh, or nothing screened). */
+export function staleListOf(
+  f: Pick<RuleFacts, 'screening' | 'policy' | 'now'>,
+): { ageMs: number; since: string; until: string } | undefined {
   const s = f.screening;
   const p = f.policy.screening;
-  if (!s || !p.enabled) return PASS;
+  if (!s || !p.enabled) return undefined;
   const ageMs = listAge(s.list, f.now);
-  if (ageMs <= p.max_age) return PASS;
-  const above = f.valuation.kind !== 'known' || new Dec(f.valuation.usd).gt(p.stale_block_above);
-  if (!above) return { kind: 'count', screening: { stale: { ageMs } } };
+  if (ageMs <= p.max_age) return undefined;
   const since = s.bundled
     ? `it is the snapshot shipped with the app, dated ${utcDay(s.list.date)}`
     : `it could not be refreshed since ${utcMinute(s.list.fetchedAt)}`;
-  const value =
-    f.valuation.kind === 'known' ? `is ${formatFiat(f.valuation.usd, { approx: true })}` : 'has no known value now';
+  const until = s.unsourced
+    ? 'until an admin sets SANCTIONS_LIST_URL to refresh the list'
+    : 'until the list is refreshed';
+  return { ageMs, since, until };
+}
+
+/** Whether a value is above stale_block_above: an unknown one is. */
+export const aboveStaleBlock = (f: Pick<RuleFacts, 'policy'>, v: Valuation): boolean =>
+  v.kind !== 'known' || new Dec(v.usd).gt(f.policy.screening.stale_block_above);
+
+/** A batch row's whole batch, valued now at the policy price (no prices: unknown). */
+function batchValue(r: WithdrawalRequest, f: RuleFacts): Valuation | undefined {
+  const total = r.batch?.total;
+  if (!total) return undefined;
+  const prices = f.prices;
+  if (!prices) return { kind: 'unknown', reason: 'no price was read', since: null };
+  return sumValues(Object.entries(total).map(([c, a]) => valueAt(prices, c, a)));
+}
+
+/**
+ * A list older than max_age: above stale_block_above (or of unknown value) refused at the request, held at the send.
+ * A batch's row is judged on the larger of itself and its batch (batches/judge.ts judges the batch once at its request).
+ */
+export function judgeStaleList(r: WithdrawalRequest, f: RuleFacts): Verdict {
+  const stale = staleListOf(f);
+  if (!stale) return PASS;
+  const { ageMs, since, until } = stale;
+  const whole = batchValue(r, f);
+  const batchAbove = whole !== undefined && aboveStaleBlock(f, whole);
+  if (!aboveStaleBlock(f, f.valuation) && !batchAbove) return { kind: 'count', screening: { stale: { ageMs } } };
+  const limit = formatFiat(f.policy.screening.stale_block_above);
+  const v = batchAbove ? whole : f.valuation;
+  const worth = v.kind === 'known' ? `is ${formatFiat(v.usd, { approx: true })}` : 'has no known value now';
+  const value = batchAbove ? `the batch payout this withdrawal is a row of ${worth}` : `this withdrawal ${worth}`;
   return {
     kind: 'hold',
     until: 'release',
     message:
       f.step === 'request'
-        ? `The sanctions list is ${ageWords(ageMs)} old (${since}), and this request ${value}: above ${formatFiat(p.stale_block_above)} nothing can be requested ${s.unsourced ? 'until an admin sets SANCTIONS_LIST_URL to refresh the list' : 'until the list is refreshed'}.`
-        : `the sanctions list is ${ageWords(ageMs)} old (${since}) and this withdrawal ${value}, above ${formatFiat(p.stale_block_above)}`,
+        ? `The sanctions list is ${ageWords(ageMs)} old (${since}), and this request ${batchAbove ? `is a row of a batch payout that ${worth}` : worth}: above ${limit} nothing can be requested ${until}.`
+        : `the sanctions list is ${ageWords(ageMs)} old (${since}) and ${value}, above ${limit}`,
   };
 }
 

@@ -244,7 +244,18 @@ export interface WithdrawalRequest {
    */
   doublePaymentRisk?: { original: string; at: string; status: string };
   /** A batch payout's row (src/batches/): written approved at the batch's last approval, sent by its paced runner. */
-  batch?: { id: string; row: number };
+  batch?: {
+    id: string;
+    row: number;
+    /**
+     * The whole batch's amounts per currency: a stale sanctions list is judged at the send and the
+     * verification on the larger of the row and its batch (100 rows of $600 are a $60,000 payout).
+     * Absent on rows stored before it: the row alone.
+     */
+    total?: Record<string, string>;
+    /** The batch's rows to this row's destination (sameDestination), per currency: what 'new destination' weighs. */
+    toDestination?: Record<string, string>;
+  };
   history: HistoryItem[];
 }
 

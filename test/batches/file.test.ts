@@ -158,6 +158,7 @@ describe('the batch judged on its total', () => {
       refusals: [],
       holds: [],
       stepUp: false,
+      stepUpNeed: 'none' as const,
       newDestinations: 0,
       unlisted: 0,
       allowlists: {},
@@ -179,7 +180,24 @@ describe('the batch judged on its total', () => {
     expect(approveBatch(stepped, { ...f, user: 'U0CAROL', stepUpFor: 'other' }, clean)).toMatchObject({
       reason: 'step_up_required',
     });
-    expect(approveBatch(stepped, { ...f, user: 'U0CAROL', stepUpFor: b.sha256 }, clean).ok).toBe(true);
+    // No proof named: no approval, even for this file.
+    expect(approveBatch(stepped, { ...f, user: 'U0CAROL', stepUpFor: b.sha256 }, clean)).toMatchObject({
+      reason: 'step_up_required',
+    });
+    const coded = approveBatch(stepped, { ...f, user: 'U0CAROL', stepUpFor: b.sha256, proof: 'verified' }, clean);
+    expect(coded.ok && coded.batch.approvals[0]?.stepUp).toBe('verified');
+    // Above passkey_above (stored, or judged now) only a passkey counts.
+    const keyed = { ...b, stepUp: true, stepUpNeed: 'passkey' as const };
+    const byCode = { ...f, user: 'U0CAROL', stepUpFor: b.sha256, proof: 'verified' as const };
+    expect(approveBatch(keyed, byCode, clean)).toMatchObject({ reason: 'step_up_required' });
+    expect(approveBatch(stepped, byCode, { ...clean, stepUpNeed: 'passkey' })).toMatchObject({
+      reason: 'step_up_required',
+    });
+    const passkeyed = approveBatch(keyed, { ...byCode, proof: 'passkey' }, clean);
+    expect(passkeyed.ok && passkeyed.batch.approvals[0]?.stepUp).toBe('passkey');
+    expect(approveBatch(keyed, { ...byCode, proof: 'passkey', stepUpFor: 'other' }, clean)).toMatchObject({
+      reason: 'step_up_required',
+    });
   });
 
   it('words the progress as the card shows it', () => {

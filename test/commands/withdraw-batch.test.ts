@@ -62,6 +62,14 @@ describe('/withdraw batch', () => {
     const batch = a.app.deps.batches!.list()[0]!;
     let m = await card(a);
     expect(visibleText(m)).toMatch(/Waiting for 3 more approvals/);
+    // The full rows are in the card's thread from the start (the card shows the five largest).
+    const rowsFile = await until('the rows file', () =>
+      a.fake.files().find((f) => f.thread_ts === m.ts && f.name.endsWith('-rows.csv')),
+    );
+    const listed = parse(rowsFile.text, { columns: true }) as Array<Record<string, string>>;
+    expect(listed).toHaveLength(30);
+    expect(listed.map((l) => l.reference)).toEqual(Array.from({ length: 30 }, (_, i) => `INV-${i + 1}`));
+    expect(listed.every((l) => l.amount === '600' && l.address === DEST)).toBe(true);
     expect(visibleText(m)).toContain('18,000');
     expect(visibleText(m)).toContain('Five largest rows');
     await click(a, USERS.carol, 'batch_approve', batch.id, m);
@@ -80,11 +88,19 @@ describe('/withdraw batch', () => {
     );
     // No card of its own for any row: the batch's card is the one message in the channel.
     expect(a.fake.channel(CHANNELS.approvals).filter((x) => !x.thread_ts || x.thread_ts === x.ts)).toHaveLength(1);
-    const result = await until('the result file', () => a.fake.files().find((f) => f.thread_ts === m.ts), 20_000);
+    const result = await until(
+      'the result file',
+      () => a.fake.files().find((f) => f.thread_ts === m.ts && f.name.endsWith('-results.csv')),
+      20_000,
+    );
     const lines = parse(result.text, { columns: true }) as Array<Record<string, string>>;
     expect(lines).toHaveLength(30);
     expect(lines.every((l) => l.status === 'sent')).toBe(true);
     expect(a.logs()).not.toContain(a.botToken);
+    // The digest names the batch and its rows sent, with their total.
+    const { responseUrl } = await a.command('/treasury', 'digest', USERS.viewer);
+    const [digest] = await a.replies(responseUrl);
+    expect(visibleText(digest!)).toContain('*Batch payouts*: 1 requested · 1 finished · 30 rows sent (18,000.00 USDT)');
   });
 
   it('answers a file with 20 bad rows with 20 precise errors in the form, and requests nothing', async () => {

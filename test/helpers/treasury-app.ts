@@ -131,6 +131,8 @@ export interface TestAppOptions {
   /** Store tuning and write seam (disk-full tests). */
   store?: StartOptions['store'];
   noticeThrottle?: StartOptions['noticeThrottle'];
+  /** The embedded store's ceiling in records (the size watch's tests lower it). */
+  storeCeiling?: number;
 }
 
 export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
@@ -171,6 +173,7 @@ export async function startTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     now: o.now,
     store: o.store,
     ...(o.noticeThrottle ? { noticeThrottle: o.noticeThrottle } : {}),
+    ...(o.storeCeiling ? { storeCeiling: o.storeCeiling } : {}),
     watchPolicyFile: o.watchPolicyFile ?? false,
   });
 

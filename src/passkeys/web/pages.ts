@@ -9,8 +9,10 @@ import { formatAmount } from '../../format/amount.js';
 import { currentAndJudged } from '../../format/judged.js';
 import { networkWithStandard } from '../../format/network.js';
 import { utcMinute } from '../../format/time.js';
+import type { Batch } from '../../batches/types.js';
 import type { WithdrawalRequest } from '../../withdrawals/types.js';
 import type { Valuation } from '../../prices/types.js';
+import { sumValues } from '../../prices/value.js';
 
 /** Text as HTML text or a quoted attribute value. */
 export function escapeHtml(s: string): string {
@@ -85,7 +87,7 @@ export interface ConfirmFacts {
 export function confirmPage(f: ConfirmFacts): string {
   const r = f.request;
   const label = r.allowlist.label;
-  const rows: Array<[string, string]> = [
+  return confirmBody(f, 'this withdrawal', [
     ['Amount', formatAmount(r.amount, r.currency)],
     ['Value', valueWords(f.valuation, r.currency)],
     ['Network', networkWithStandard(r.network)],
@@ -94,10 +96,46 @@ export function confirmPage(f: ConfirmFacts): string {
     ['Client', r.clientEmail],
     ['Requested by', f.requesterName],
     ['Note', r.note || '(none)'],
-  ];
+  ]);
+}
+
+/**
+ * The batch's value: one currency as a single request's; several, their value in all and each
+ * currency's total with its own value (a mixed batch's sum alone hides which part is worth what).
+ */
+function batchValueWords(b: Batch): string {
+  const currencies = Object.entries(b.totals.perCurrency);
+  if (currencies.length < 2) return valueWords(b.totals.value, currencies[0]?.[0] ?? '');
+  const parts = currencies.map(([c, amount]) => {
+    const v = sumValues(b.rows.filter((r) => r.currency === c).map((r) => r.valuation));
+    return `${formatAmount(amount, c)}: ${valueWords(v, c)}`;
+  });
+  return `${valueWords(b.totals.value, '')} in all (${parts.join('; ')})`;
+}
+
+/** A batch payout's approval: its rows, its total, the file and its sha256, which the passkey signs. */
+export function batchConfirmPage(f: Omit<ConfirmFacts, 'request' | 'valuation'> & { batch: Batch }): string {
+  const b = f.batch;
+  const totals = Object.entries(b.totals.perCurrency).map(([c, a]) => formatAmount(a, c));
+  return confirmBody(f, 'this batch payout', [
+    ['Rows', String(b.rows.length)],
+    ['Total', totals.join(', ')],
+    ['Value', batchValueWords(b)],
+    ['File', b.fileName],
+    ['File SHA-256', b.sha256],
+    ['New destinations', `${b.newDestinations} of ${b.rows.length} rows`],
+    ['Requested by', f.requesterName],
+  ]);
+}
+
+function confirmBody(
+  f: Pick<ConfirmFacts, 'token' | 'approverName' | 'expiresAt'>,
+  what: string,
+  rows: Array<[string, string]>,
+): string {
   return page(
     'Confirm your approval',
-    `<p><strong>${escapeHtml(f.approverName)}</strong>, you are approving this withdrawal. Check every line: your passkey signs exactly these.</p>
+    `<p><strong>${escapeHtml(f.approverName)}</strong>, you are approving ${what}. Check every line: your passkey signs exactly these.</p>
 <dl id="summary">
 ${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('\n')}
 </dl>

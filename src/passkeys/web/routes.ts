@@ -23,7 +23,7 @@ import type { PasskeyConfirmation } from '../confirm.js';
 import type { PasskeyEnrolment } from '../enrol.js';
 import { TOKEN_PATTERN } from '../shared.js';
 import { CONFIRM_WORDS, ENROL_WORDS } from '../words.js';
-import { confirmPage, enrolPage, messagePage, PAGE_CSP } from './pages.js';
+import { batchConfirmPage, confirmPage, enrolPage, messagePage, PAGE_CSP } from './pages.js';
 import { authenticationBody, passkeyName, registrationBody } from './schemas.js';
 
 const MAX_BODY = 64 * 1024;
@@ -177,21 +177,18 @@ export function passkeyRoutes(o: PasskeyRouteOptions): Route[] {
         const v = t ? o.confirmation.view(t) : undefined;
         if (!t || !v) return sendHtml(res, 404, messagePage('Confirm your approval', CONFIRM_WORDS.unknown_link));
         if (!v.ok) return sendHtml(res, statusOf(v.reason), messagePage('Confirm your approval', v.message));
+        const subject = v.request ?? v.batch;
         const [requesterName, approverName] = await Promise.all([
-          o.nameOf(v.request.requester),
+          o.nameOf(subject.requester),
           o.nameOf(v.challenge.approver),
         ]);
+        const common = { token: t, requesterName, approverName, expiresAt: v.challenge.expiresAt };
         sendHtml(
           res,
           200,
-          confirmPage({
-            token: t,
-            request: v.request,
-            valuation: o.valueForRules(v.request),
-            requesterName,
-            approverName,
-            expiresAt: v.challenge.expiresAt,
-          }),
+          v.request
+            ? confirmPage({ ...common, request: v.request, valuation: o.valueForRules(v.request) })
+            : batchConfirmPage({ ...common, batch: v.batch }),
         );
       },
     },

@@ -1,12 +1,16 @@
 /**
  * The one card of a batch payout: status first, then what the approvers judge (rows, totals per
- * currency, total value, estimated fees, new destinations, the allowlist, the five largest rows),
+ * currency, total value, estimated fees, new destinations, the allowlist, screening (the list, the
+ * provider, a stale list, each look-alike row), the five largest rows),
  * then the progress of the sends, and the buttons of the moment (Approve / Reject while it waits,
  * Stop for admins while it is sent). Outside text (file name, addresses, labels) is escaped.
  */
+import type { StepUpNeed } from '../../stepup/threshold.js';
 import type { KnownBlock } from '@slack/types';
-import type { Batch, Progress } from '../../batches/index.js';
-import { progressWords } from '../../batches/index.js';
+import type { Batch, BatchScreening, Progress } from '../../batches/index.js';
+import { shortAddress } from '../../screening/lookalike.js';
+import { ageWords, listName } from '../../screening/words.js';
+import { batchRef, progressWords } from '../../batches/index.js';
 import { formatFiat } from '../../format/fiat.js';
 import { outside, outsideCode } from '../../format/outside.js';
 import { Dec } from '../../money/decimal.js';
@@ -38,7 +42,10 @@ function statusLine(b: Batch, p: Progress): string {
     case 'stopped':
       return `⏹️ Stopped by <@${b.stopped?.by ?? ''}> · ${progressWords(p)}`;
     case 'rejected':
-      return `❌ Rejected by <@${b.rejection?.user ?? ''}>: ${outside(b.rejection?.reason ?? '')} · nothing was sent`;
+      // Rejected by the app itself (a destination sanctioned since the request): no person to name.
+      return b.rejection?.user === 'system'
+        ? `❌ Rejected: a destination is on the sanctions list since the request (${outside(b.rejection.reason)}) · nothing was sent`
+        : `❌ Rejected by <@${b.rejection?.user ?? ''}>: ${outside(b.rejection?.reason ?? '')} · nothing was sent`;
     case 'expired':
       return '⌛ Expired before its approvals · nothing was sent';
     default: {
@@ -52,6 +59,8 @@ export function batchCard(
   b: Batch,
   p: Progress,
   feeOf: FeeOf = () => undefined,
+  /** What confirms an approval now (it may have risen since the request); absent: as stored. */
+  need?: StepUpNeed,
 ): { text: string; blocks: KnownBlock[] } {
   const totals = Object.entries(b.totals.perCurrency).map(([c, a]) => formatAmount(a, c));
   const value = b.totals.value.kind === 'known' ? formatFiat(b.totals.value.usd) : 'unknown (no fresh price)';
@@ -90,18 +99,33 @@ export function batchCard(
       ['Estimated fees', fees.join('\n')],
       ['New destinations', `${b.newDestinations} of ${b.rows.length} rows`],
       ['Allowlist', b.unlisted ? `${b.unlisted} rows to addresses not on it` : 'every row listed, or not used'],
+      ['Screening', screeningWords(b.screening)],
       ['Approvals', `${b.approvals.map((a) => `<@${a.user}>`).join(', ') || 'none yet'} (${b.tier.approvals} needed)`],
     ]),
     section(`*Five largest rows*\n${largest.join('\n')}`),
   ];
+  const flagged = lookalikeLines(b.screening);
+  if (flagged) blocks.push(section(flagged));
   if (b.repeatOf)
     blocks.push(
       context(
         `⚠️ The same file (sha256) was submitted on ${b.repeatOf.at.slice(0, 10)}; the requester confirmed it is paid again.`,
       ),
     );
-  if (b.stepUp) blocks.push(context('🔐 Each approval needs an authenticator code confirmed for this file.'));
-  blocks.push(context(`File sha256 \`${b.sha256.slice(0, 16)}…\` · every row is sent once, with its own reference`));
+  const confirm = need ?? b.stepUpNeed ?? (b.stepUp ? 'code' : 'none');
+  if (confirm !== 'none')
+    blocks.push(
+      context(
+        confirm === 'passkey'
+          ? '🔐 Each approval needs a passkey confirmed for this file and its total.'
+          : '🔐 Each approval needs an authenticator code (or a passkey) confirmed for this file.',
+      ),
+    );
+  blocks.push(
+    context(
+      `Batch \`${batchRef(b)}\` (\`/tx batch ${batchRef(b)}\` shows its rows) · file sha256 \`${b.sha256.slice(0, 16)}…\` · every row is sent once, with its own reference`,
+    ),
+  );
   if (b.state === 'pending')
     blocks.push(
       actions('batch_decide', [
@@ -116,6 +140,35 @@ export function batchCard(
       ]),
     );
   return { text: `Batch payout of ${b.rows.length} rows (${totals.join(', ')}): ${status}`, blocks };
+}
+
+/** The screening's field: the list judged with, the provider's word, a stale list, the look-alikes' count. */
+function screeningWords(s: BatchScreening | undefined): string {
+  if (!s) return 'not screened (no sanctions list)';
+  const out = [s.list ? `No row on ${listName(s.list)}` : 'No row on the sanctions list'];
+  if (s.provider === 'clean') out.push('none flagged by the screening service');
+  if (s.provider === 'down') out.push('⚠️ the screening service could not be reached: the list alone decided');
+  if (s.stale) out.push(`⚠️ the list is ${ageWords(s.stale.ageMs)} old: it could not be refreshed`);
+  if (s.lookalikes.length) {
+    const extra = Math.max(...s.lookalikes.map((l) => l.extraApprovals));
+    out.push(
+      `⚠️ ${s.lookalikes.length} row${s.lookalikes.length === 1 ? '' : 's'} look${s.lookalikes.length === 1 ? 's' : ''} like a known address${extra ? ` (+${extra} approval${extra === 1 ? '' : 's'}, once)` : ''}`,
+    );
+  }
+  return out.join('\n');
+}
+
+/** Each look-alike row (the first ten), as a single withdrawal's card words it. */
+function lookalikeLines(s: BatchScreening | undefined): string | undefined {
+  if (!s?.lookalikes.length) return undefined;
+  const lines = s.lookalikes
+    .slice(0, 10)
+    .map(
+      (l) =>
+        `Row ${l.row} · looks like *${outside(l.label, 80)}* (${outside(shortAddress(l.address), 20)}), but is a different address`,
+    );
+  if (s.lookalikes.length > 10) lines.push(`…and ${s.lookalikes.length - 10} more (see the rows file)`);
+  return `*⚠️ Look-alike destinations*\n${lines.join('\n')}`;
 }
 
 /** The thread reply once the batch is finished or stopped: the counts, and each row not sent as asked. */

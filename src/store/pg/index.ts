@@ -20,6 +20,25 @@ export interface PgStoreOpen extends PgStoreOptions {
   leaseMs?: number;
   maxStallMs?: number;
   signal?: AbortSignal;
+  /**
+   * 'open' only for store:migrate, which resumes and checks its own copy. Anything else (the
+   * app) refuses a database holding an unfinished copy: leading on it would post and send from
+   * a half-copied history (withdrawals missing, limits and the audit chain short).
+   */
+  unfinishedCopy?: 'refuse' | 'open';
+}
+
+/** The record store:migrate keeps while a copy is not finished and proven (migration/to-postgres.ts). */
+export const UNFINISHED_COPY = 'store_migration';
+
+export class UnfinishedCopyError extends Error {
+  override name = 'UnfinishedCopyError';
+  constructor(where: string) {
+    super(
+      `${where} holds an unfinished store:migrate copy: run the same command again to finish; ` +
+        'the app will not start on this database until then',
+    );
+  }
 }
 
 export async function openPgStore(o: PgStoreOpen): Promise<{ store: Store; leader: LeaderSession }> {
@@ -38,6 +57,8 @@ export async function openPgStore(o: PgStoreOpen): Promise<{ store: Store; leade
   );
   try {
     const { collections, records, nextOrd, cold } = await loadRecords(leader);
+    if ((o.unfinishedCopy ?? 'refuse') === 'refuse' && (collections.get(UNFINISHED_COPY)?.size ?? 0) > 0)
+      throw new UnfinishedCopyError(where);
     // Only the hot set is loaded; the history (cold rows, an estimate) stays in the database.
     o.logger?.info({ where, records, history: cold, epoch: leader.epoch }, 'store opened');
     return { store: new PgStore(leader, collections, records, nextOrd, where, o), leader };

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_COLLECTION, auditHead } from '../../../src/audit/log.js';
 import { AUDIT_CHECKPOINT } from '../../../src/audit/verify.js';
 import { migrateToPostgres } from '../../../src/migration/to-postgres.js';
+import { COLLECTIONS as OUTBOX } from '../../../src/outbox/types.js';
 import { WITHDRAWALS, type WithdrawalRequest } from '../../../src/withdrawals/index.js';
 import { PAID_DESTINATIONS } from '../../../src/withdrawals/paid-summary.js';
 import { startFakeSlack, type FakeSlack } from '../../helpers/fake-slack.js';
@@ -82,11 +83,17 @@ function movedByJob(a: TestApp): Record<string, number> {
 }
 
 async function moveHistory(a: TestApp, r: WithdrawalRequest): Promise<void> {
+  const store = a.app.deps.store;
+  const card = `withdrawal:${r.id}`;
+  expect(store.get(OUTBOX.messages, card)?.ts).toBeDefined();
   offset += 121 * DAY;
   await a.app.deps.scheduler.runNow('store.prune');
   expect(movedByJob(a).withdrawals).toBe(1);
   expect(movedByJob(a).audit).toBeGreaterThanOrEqual(2);
-  const store = a.app.deps.store;
+  // The card's message records leave with it (they only served edits of that card), kept in the database.
+  expect(movedByJob(a)['withdrawal cards']).toBeGreaterThanOrEqual(1);
+  expect(store.get(OUTBOX.messages, card)).toBeUndefined();
+  expect((await store.history.get(OUTBOX.messages, card))?.ts).toBeDefined();
   // The job walked the whole chain (not from a checkpoint) and logged the head's hash.
   const full = a
     .logs()

@@ -123,7 +123,7 @@ describe.skipIf(!pgAvailable)(`PostgreSQL store${pgSkipReason ? ` (${pgSkipReaso
     const lost = new Promise<Error>((resolve) => first.leader.onLost(resolve));
     const second = openPgStore({ url });
     await admin.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'treasury-slack%' AND state = 'idle'",
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'treasury-slack%' AND state = 'idle' AND datname = current_database()",
     );
     expect((await lost).message).toMatch(/no longer leads/);
     expect(first.leader.leaseFresh()).toBe(false);
