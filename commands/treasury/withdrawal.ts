@@ -44,7 +44,7 @@ const MATCHES = 100;
  * for the store's history (src/store/history.ts), which is searched by its indexed reference.
  * Newest first, as the list of open ones.
  */
-async function requestsNamed(deps: CommandDeps, ref: string): Promise<WithdrawalRequest[]> {
+async function requestsNamed(deps: CommandDeps, ref: string): Promise<{ list: WithdrawalRequest[]; capped: boolean }> {
   const hot = findByReference(deps.withdrawals.list(), ref);
   const h = deps.store.history;
   const byId = await h.get(WITHDRAWALS, ref);
@@ -56,7 +56,9 @@ async function requestsNamed(deps: CommandDeps, ref: string): Promise<Withdrawal
   // Memory's copy first: it is the newest.
   for (const r of [...hot, ...found]) if (!all.has(r.id)) all.set(r.id, r);
   const list = findByReference([...all.values()], ref);
-  return list.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  list.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  // History stopped at MATCHES: more may be there (where all is in memory, `hot` counted them all).
+  return { list, capped: !exact.length && found.length >= MATCHES && deps.store.evicts };
 }
 
 /** Every audit entry about the request, from history: step-up entries name it in `details.request`. */
@@ -148,7 +150,7 @@ export const withdrawalVerb: VerbRun = {
       return void (await say(
         `:warning: “${echo(raw)}” is not a reference: ${parsed.error.issues[0]!.message}. ${USAGE}`,
       ));
-    const found = await requestsNamed(deps, parsed.data);
+    const { list: found, capped } = await requestsNamed(deps, parsed.data);
     if (!found.length) return void (await say(`:mag: No withdrawal request has the reference “${echo(raw)}”.`));
     if (found.length > 1) {
       const lines = found
@@ -158,7 +160,7 @@ export const withdrawalVerb: VerbRun = {
             `• \`${r.merchantReference}\` · ${stateLabel(r)} · ${amountText(r)} on ${r.network}, ${utcMinute(r.createdAt)}`,
         );
       return void (await say(
-        `:mag: ${found.length} requests have a reference starting with “${echo(raw)}”: give more of it.\n${lines.join('\n')}`,
+        `:mag: ${capped ? `${found.length} or more` : found.length} requests have a reference starting with “${echo(raw)}”: give more of it.\n${lines.join('\n')}`,
       ));
     }
     const r = found[0]!;

@@ -24,7 +24,7 @@
  *
  * History (history.ts): `tx.evict` takes a record nothing decides on out of memory and
  * `store.history` reads it on demand. Here it is a no-op: the embedded store keeps every record in
- * memory (up to its measured ceiling, docs/guides/production.md); on PostgreSQL (pg/) the record's
+ * memory (so it holds only so much: PostgreSQL is the store for years of history); on PostgreSQL (pg/) the record's
  * row is marked cold and the leader's start loads only the hot rows.
  *
  * Modules: collection.ts (typed collection handles), types.ts (the API), memory.ts (state and

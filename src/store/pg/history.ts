@@ -49,7 +49,7 @@ export function likePrefix(s: string): string {
 
 type Row = { id: string; value: unknown };
 /** Runs one read on history's own connections (openPgStore's pool), never on the leader's write session. */
-export type ColdReader = (sql: string, params: unknown[]) => Promise<Row[]>;
+export type ColdReader = (sql: string, params: unknown[]) => Promise<unknown[][]>;
 /** Ids in byte order, as memory sorts them (whatever the database's locale): store_records_cold_id. */
 const BY_ID = 'id COLLATE "C"';
 /** Values per `= ANY` query of findAny. */
@@ -152,15 +152,13 @@ export class PgHistory implements HistoryReads {
         ),
       );
       cold.catch(() => {}); // a walk that stops early leaves its prefetch unread
-      return { hot, cold };
+      return { hot, cold, from };
     };
     let next = read(after);
     for (;;) {
-      const rows = merged(
-        next.hot,
-        (await next.cold).map((r): [string, T] => [r.id, r.value as T]),
-        pageSize,
-      );
+      const cold = (await next.cold).map((r): [string, T] => [r[0] as string, r[1] as T]);
+      // Memory again, after the query (as the lookups do).
+      const rows = merged(rehot(next.hot, this.memory.pageNow<T>(c, next.from, pageSize), pageSize), cold, pageSize);
       const done = rows.length < pageSize;
       // The next page is read while the caller handles this one.
       if (!done) next = read(rows.at(-1)?.[0]);
@@ -181,4 +179,13 @@ function merged<T>(hot: Array<[string, T]>, cold: Array<[string, T]>, limit: num
   const lastCold = cold.at(-1)?.[0];
   const inRange = cold.length < limit || lastCold === undefined ? hot : hot.filter(([id]) => id <= lastCold);
   return inRange.length === 0 ? cold : mergeById(inRange, cold, limit);
+}
+
+/**
+ * Memory's page read before the query, and read again after it (a record put again meanwhile
+ * may have left the cold rows): usually the same ids, then the newer copies alone.
+ */
+function rehot<T>(before: Array<[string, T]>, after: Array<[string, T]>, limit: number): Array<[string, T]> {
+  if (after.length === before.length && after.every(([id], i) => id === before[i]![0])) return after;
+  return mergeById(after, before, limit);
 }

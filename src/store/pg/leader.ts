@@ -113,7 +113,7 @@ export class LeaderSession {
    * it never queues in front of the leader's writes. It sees only what is durable (callers wait
    * for that first) and writes nothing, so it needs no fencing.
    */
-  async read<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> {
+  async read(sql: string, params: unknown[]): Promise<unknown[][]> {
     if (this.lostError) throw this.lostError;
     if (this.closed) throw new LeadershipLostError('the store is closed');
     if (!this.readPool) {
@@ -126,7 +126,8 @@ export class LeaderSession {
       // An idle reader ended by the server is replaced on the next read; it is no reason to stop.
       this.readPool.on('error', (err) => this.o.logger?.warn({ err }, 'a history read connection failed'));
     }
-    return (await this.readPool.query<R>(sql, params)).rows;
+    // Rows as arrays: no object per row (a walk reads millions).
+    return (await this.readPool.query<unknown[]>({ text: sql, values: params, rowMode: 'array' })).rows;
   }
 
   /** One transaction on the leader's write connection, fenced by the epoch. */

@@ -226,6 +226,23 @@ describe.skipIf(!pgAvailable)(
       expect(next!.allowlist.neverPaidBefore).toBe(false);
     }, 60_000);
 
+    it('a prefix naming more requests than history lists says "or more"', async () => {
+      const a = await start({ DATABASE_URL: await createTestDatabase('history_prefix') });
+      const r = await closeLongAgo(a);
+      const store = a.app.deps.store;
+      await store.commit((tx) => {
+        for (let i = 0; i < 120; i++) {
+          const id = `bulk${String(i).padStart(3, '0')}`;
+          tx.put(WITHDRAWALS, id, { ...r, id, merchantReference: `BULKREF-${id}` });
+          tx.evict(WITHDRAWALS, id);
+        }
+      });
+      expect(await say(a, 'withdrawal BULKREF-')).toMatch(
+        /^:mag: 100 or more requests have a reference starting with “BULKREF-”/,
+      );
+      expect(await say(a, 'withdrawal BULKREF-bulk11')).toMatch(/^:mag: 10 requests have a reference starting with/);
+    }, 60_000);
+
     it('after a migration from the embedded store, the same: moved out of memory, still found', async () => {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'history-migrate-'));
       dirs.push(dataDir);

@@ -174,10 +174,12 @@ describe.skipIf(!pgAvailable)(`history on PostgreSQL${pgSkipReason ? ` (${pgSkip
     const reading = again.history.get(REQS, 'r2');
     const finding = again.history.findBy(REQS, 'merchantReference', 'Ref_2-x');
     const paging = again.history.page(REQS, undefined, 10);
+    const scanning = again.history.scan(REQS, undefined, 10)[Symbol.asyncIterator]().next();
     void again.commit((tx) => tx.put(REQS, 'r2', req(2, 'reopened')));
     expect(await reading).toEqual(req(2, 'reopened'));
     expect(await finding).toEqual([req(2, 'reopened')]);
     expect((await paging).records).toEqual([req(1, 'reopened'), req(2, 'reopened')]);
+    expect((await scanning).value).toEqual([req(1, 'reopened'), req(2, 'reopened')]);
   });
 
   it('put and evicted in one group commit: written, then cold; a record evicted during a read is found', async () => {
