@@ -47,8 +47,12 @@ const MATCHES = 100;
 async function requestsNamed(deps: CommandDeps, ref: string): Promise<{ list: WithdrawalRequest[]; capped: boolean }> {
   const hot = findByReference(deps.withdrawals.list(), ref);
   const h = deps.store.history;
-  const byId = await h.get(WITHDRAWALS, ref);
-  const exact = [...(byId ? [byId] : []), ...(await h.findBy(WITHDRAWALS, 'merchantReference', ref))];
+  // The reads are independent: asked together (each waits on the database), not one after another.
+  const [byId, byReference] = await Promise.all([
+    h.get(WITHDRAWALS, ref),
+    h.findBy(WITHDRAWALS, 'merchantReference', ref),
+  ]);
+  const exact = [...(byId ? [byId] : []), ...byReference];
   const found = exact.length
     ? exact
     : await h.findBy(WITHDRAWALS, 'merchantReference', ref, { prefix: true, limit: MATCHES });
@@ -65,10 +69,11 @@ async function requestsNamed(deps: CommandDeps, ref: string): Promise<{ list: Wi
 async function stepsOf(deps: CommandDeps, id: string): Promise<AuditEntry[]> {
   const h = deps.store.history;
   const q = { limit: 1_000 };
-  const entries = [
-    ...(await h.findBy(AUDIT_COLLECTION, 'subject', id, q)),
-    ...(await h.findBy(AUDIT_COLLECTION, 'request', id, q)),
-  ];
+  const [about, naming] = await Promise.all([
+    h.findBy(AUDIT_COLLECTION, 'subject', id, q),
+    h.findBy(AUDIT_COLLECTION, 'request', id, q),
+  ]);
+  const entries = [...about, ...naming];
   const bySeq = new Map(entries.map((e) => [e.seq, e]));
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
@@ -164,8 +169,9 @@ export const withdrawalVerb: VerbRun = {
       ));
     }
     const r = found[0]!;
-    const steps = (await stepsOf(deps, r.id)).map((e) => `${utcMinute(e.at)} · ${stepText(e, r)}`);
-    const status = await serviceStatus(deps, r);
+    // The story from history and the service's status now, asked at once.
+    const [entries, status] = await Promise.all([stepsOf(deps, r.id), serviceStatus(deps, r)]);
+    const steps = entries.map((e) => `${utcMinute(e.at)} · ${stepText(e, r)}`);
     await respond({
       response_type: 'ephemeral',
       text: `Withdrawal ${shortRef(r)}: ${stateLabel(r)} · ${amountText(r)} on ${r.network}`,
