@@ -31,6 +31,7 @@ import {
   webhookStream,
   withdrawCompleted,
 } from '../helpers/chaos.js';
+import { WRITE_STALL_TOLERANCE_MS } from '../../src/store/pg/connection.js';
 import { pgAvailable, pgSkipReason } from '../helpers/pg.js';
 import { firstReady, waitStatus } from '../helpers/replica-process.js';
 import { until } from '../helpers/wait.js';
@@ -108,9 +109,12 @@ describe.skipIf(!pgAvailable)(`replicas ride out faults${pgSkipReason ? ` (${pgS
     );
     leader.child.kill('SIGSTOP');
     const stoppedAt = Date.now();
-    const { ms } = await firstReady([standby], 10_000);
-    expect(ms).toBeLessThan(6_000);
-    // one through the new leader while the old one is stopped
+    // Usually within a few seconds; but the stop may land inside a commit the leader had begun (its
+    // result's, after the claim), and then the standby's epoch bump waits on that transaction's row
+    // for up to the write-stall tolerance (the next test makes that case deterministic): the bound.
+    const { ms } = await firstReady([standby], WRITE_STALL_TOLERANCE_MS + 5_000);
+    expect(ms).toBeLessThan(WRITE_STALL_TOLERANCE_MS + 3_000);
+    // one through the new leader while the old one is stopped (for 8 s, or until the standby leads)
     const during = await withdrawCompleted(standby, url);
     await sleep(Math.max(0, stoppedAt + 8_000 - Date.now()));
     leader.child.kill('SIGCONT');
