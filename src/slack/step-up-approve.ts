@@ -44,6 +44,20 @@ export type StepUpGate =
 
 export const PASSKEY_BUTTON = 'withdraw_passkey_open';
 
+/** The button that opens the passkey page (single withdrawals and batches alike). */
+export const passkeyButton = (url: string): KnownBlock => ({
+  type: 'actions',
+  elements: [
+    {
+      type: 'button',
+      action_id: PASSKEY_BUTTON,
+      style: 'primary',
+      text: { type: 'plain_text', text: 'Confirm with your passkey' },
+      url,
+    },
+  ],
+});
+
 /** The private answer to Approve when a passkey is needed: what it is, and the button that opens the page. */
 export function passkeyPrompt(r: WithdrawalRequest, url: string): { text: string; blocks: KnownBlock[] } {
   const text =
@@ -53,18 +67,7 @@ export function passkeyPrompt(r: WithdrawalRequest, url: string): { text: string
     text,
     blocks: [
       section(text),
-      {
-        type: 'actions',
-        elements: [
-          {
-            type: 'button',
-            action_id: PASSKEY_BUTTON,
-            style: 'primary',
-            text: { type: 'plain_text', text: 'Confirm with your passkey' },
-            url,
-          },
-        ],
-      },
+      passkeyButton(url),
       {
         type: 'context',
         elements: [

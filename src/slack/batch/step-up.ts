@@ -15,7 +15,7 @@ import { formatAmount } from '../../format/amount.js';
 import { formatFiat } from '../../format/fiat.js';
 import { section } from '../blocks.js';
 import type { CommandDeps } from '../deps.js';
-import { CODE_ACTION, CODE_BLOCK, confirmationGate, PASSKEY_BUTTON, type StepUpGate } from '../step-up-approve.js';
+import { CODE_ACTION, CODE_BLOCK, confirmationGate, passkeyButton, type StepUpGate } from '../step-up-approve.js';
 
 export const BATCH_STEP_UP_VIEW = 'batch_step_up';
 
@@ -69,21 +69,7 @@ export function batchPasskeyPrompt(b: Batch, url: string): { text: string; block
     'The page shows the batch; your passkey signs exactly that file and total. The link works once, for 5 minutes.';
   return {
     text,
-    blocks: [
-      section(text),
-      {
-        type: 'actions',
-        elements: [
-          {
-            type: 'button',
-            action_id: PASSKEY_BUTTON,
-            style: 'primary',
-            text: { type: 'plain_text', text: 'Confirm with your passkey' },
-            url,
-          },
-        ],
-      },
-    ],
+    blocks: [section(text), passkeyButton(url)],
   };
 }
 
