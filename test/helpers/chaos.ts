@@ -35,9 +35,10 @@ import { untilAsync, until } from './wait.js';
 
 export const SECRET = 'wh_chaos_secret_0123456789abcdef';
 export const MAX_CONNECTIONS = 20;
-const dir = mkdtempSync(path.join(tmpdir(), 'treasury-chaos-'));
-const policyFile = path.join(dir, 'policy.yml');
-writeFileSync(policyFile, TEST_POLICY_YAML);
+// Made by setupChaos, per file: the files of a worker share this module (isolate: false), and a
+// directory made at import was removed by the first file's teardown under the next file's replicas.
+let dir = '';
+let policyFile = '';
 
 const CLIENT = 'payouts@client.example';
 const DEST = '0x2222222222222222222222222222222222222222';
@@ -56,6 +57,9 @@ let amounts = 0;
  * stopped with `teardown`.
  */
 export async function setupChaos(): Promise<void> {
+  dir = mkdtempSync(path.join(tmpdir(), 'treasury-chaos-'));
+  policyFile = path.join(dir, 'policy.yml');
+  writeFileSync(policyFile, TEST_POLICY_YAML);
   cluster = ownCluster({ maxConnections: MAX_CONNECTIONS });
   fake = await startFakeSlack({ usergroups: { [FINANCE_GROUP]: [USERS.groupMember] } });
   sandbox = await createSandbox({
