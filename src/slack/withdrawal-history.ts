@@ -1,7 +1,7 @@
 /**
  * What a withdrawal's Slack side leaves behind and takes out of memory after it (issue 42): the
  * card's message records (the card, its thread, its DMs) and its permalink. They exist only to
- * edit and link that card, and a request that left memory (src/history/rules.ts: closed for 120
+ * edit and link that card, and a request that left memory (src/history/rules.ts: closed for 45
  * days) is never edited again; on PostgreSQL they stay in the database, cold, like the request.
  * Run as a row of the history table after the requests' own row (the app adds it): a record
  * whose request is still in memory stays, and a message whose delivery still waits stays.
